@@ -1,0 +1,72 @@
+// The Backend interface: what run formation, merging, dedupe and reductions ask of
+// a compute device. The CPU backend (cpu_backend.cpp) and the CUDA backend (cuda/)
+// implement it with byte-identical results.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gxsort/format.hpp"
+
+namespace gxsort {
+
+// A host buffer owned by a backend: page-aligned memory for the CPU, pinned
+// (cudaHostAlloc) memory for the CUDA backend so that copies run at full PCIe speed.
+class HostBuffer {
+ public:
+  HostBuffer() = default;
+  HostBuffer(unsigned char* p, size_t n, void (*release)(unsigned char*)) : p_(p), n_(n), release_(release) {}
+  HostBuffer(HostBuffer&& o) noexcept { swap(o); }
+  HostBuffer& operator=(HostBuffer&& o) noexcept { HostBuffer t(std::move(o)); swap(t); return *this; }
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+  ~HostBuffer() { if (p_ && release_) release_(p_); }
+  unsigned char* data() const { return p_; }
+  size_t size() const { return n_; }
+  void swap(HostBuffer& o) noexcept { std::swap(p_, o.p_); std::swap(n_, o.n_); std::swap(release_, o.release_); }
+
+ private:
+  unsigned char* p_ = nullptr;
+  size_t n_ = 0;
+  void (*release_)(unsigned char*) = nullptr;
+};
+
+struct DeviceInfo {
+  std::string name;
+  size_t total_memory = 0;
+  size_t free_memory = 0;
+  size_t budget = 0;  // the device memory budget this run would use
+  int multiprocessors = 0;
+  int major = 0, minor = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+
+  // Host memory for chunks: pinned for devices that copy from it.
+  virtual HostBuffer allocate_host(size_t bytes) = 0;
+
+  // Stable sort of n records of format f held in `records`, in place. `scratch`
+  // holds at least sort_scratch_bytes(f, n) bytes.
+  virtual size_t sort_scratch_bytes(const Format& f, size_t n) const = 0;
+  virtual void sort_chunk(const Format& f, unsigned char* records, size_t n, unsigned char* scratch) = 0;
+};
+
+// The largest n such that n records plus their sort scratch fit in `bytes`.
+size_t records_that_fit(const Backend& b, const Format& f, size_t bytes);
+
+std::unique_ptr<Backend> make_cpu_backend(unsigned threads);
+
+// "cpu", "cuda" or "auto": auto takes CUDA when a device is usable, else the CPU.
+// `device_memory` is the --device-memory budget text ("" for the default 80% of free).
+std::unique_ptr<Backend> make_backend(const std::string& device, unsigned threads,
+                                      const std::string& device_memory);
+
+// Devices visible to the CUDA backend (empty without CUDA or without a GPU).
+std::vector<DeviceInfo> list_devices(const std::string& device_memory);
+
+}  // namespace gxsort
