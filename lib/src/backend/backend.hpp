@@ -54,6 +54,9 @@ class Backend {
   // holds at least sort_scratch_bytes(f, n) bytes.
   virtual size_t sort_scratch_bytes(const Format& f, size_t n) const = 0;
   virtual void sort_chunk(const Format& f, unsigned char* records, size_t n, unsigned char* scratch) = 0;
+
+  // The most records one sort_chunk call may take (a device's memory budget); 0: no limit.
+  virtual size_t max_chunk_records(const Format&) const { return 0; }
 };
 
 // The largest n such that n records plus their sort scratch fit in `bytes`.

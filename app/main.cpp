@@ -1,0 +1,76 @@
+// gxsort: the command-line tool. Parses the options into one Command, makes one
+// library call for it, prints the result, and maps errors to the documented exit codes.
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <new>
+
+#include "cli_options.hpp"
+#include "progress_line.hpp"
+
+using namespace gxsort;
+
+namespace {
+
+void write_stats(const cli::Command& cmd, const RunStats& s) {
+  if (cmd.stats_json.empty()) return;
+  std::ofstream f(cmd.stats_json);
+  f << stats_json(s);
+  if (!f) throw Error(ExitCode::io, cmd.stats_json + ": cannot write the stats file");
+}
+
+void summarize(const cli::Command& cmd, const RunStats& s) {
+  if (!cmd.verbose) return;
+  double mbps = s.seconds > 0 ? double(std::max(s.input_bytes, s.output_bytes)) / s.seconds / 1e6 : 0;
+  std::fprintf(stderr, "gxsort %s: %" PRIu64 " records, %s, backend %s, %zu runs, %zu merge levels, %.3f s, %.1f MB/s\n",
+               s.command.c_str(), s.records, s.mode.c_str(), s.backend.c_str(), s.runs, s.merge_levels, s.seconds, mbps);
+  for (const auto& p : s.phases) std::fprintf(stderr, "  %-18s %8.3f s\n", p.name.c_str(), p.seconds);
+}
+
+int run(const cli::Command& cmd) {
+  cli::ProgressLine progress(!cmd.quiet);
+  EngineOptions opt = cmd.engine;
+  opt.progress = [&progress](const char* phase, uint64_t done, uint64_t total) { progress.update(phase, done, total); };
+
+  if (cmd.name == "help") { std::cout << cmd.help_text; return 0; }
+  if (cmd.name == "info") { std::cout << info_text(opt); return 0; }
+  if (cmd.name == "plan") { std::cout << plan_sort(cmd.inputs[0], cmd.output, opt, cmd.plan_format); return 0; }
+  if (cmd.name == "check") {
+    CheckResult r = check_file(cmd.inputs[0], opt);
+    progress.finish();
+    if (!cmd.quiet) {
+      std::printf("file: %s\nrecords: %" PRIu64 "\n", cmd.inputs[0].c_str(), r.records);
+      if (r.sorted) std::printf("sorted: yes\n");
+      else std::printf("sorted: no (record %" PRIu64 " is smaller than the one before it)\n", r.first_violation);
+      std::printf("duplicate keys: %" PRIu64 "\nchecksum: %016" PRIx64 "\n", r.duplicates, r.checksum);
+    }
+    return r.sorted ? 0 : int(ExitCode::check_failed);
+  }
+  RunStats s;
+  if (cmd.name == "sort") s = sort_file(cmd.inputs[0], cmd.output, opt);
+  else if (cmd.name == "runs") s = form_runs(cmd.inputs[0], cmd.output, opt);
+  else if (cmd.name == "merge") s = merge_files(cmd.inputs, cmd.output, opt);
+  else if (cmd.name == "gen") s = gen_file(cmd.output, opt.format, cmd.gen, opt);
+  progress.finish();
+  write_stats(cmd, s);
+  summarize(cmd, s);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(cli::parse_command_line(argc, argv));
+  } catch (const Error& e) {
+    std::fprintf(stderr, "gxsort: %s\n", e.what());
+    return int(e.code());
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "gxsort: out of memory (lower --memory)\n");
+    return int(ExitCode::io);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gxsort: %s\n", e.what());
+    return int(ExitCode::io);
+  }
+}

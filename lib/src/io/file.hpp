@@ -1,0 +1,57 @@
+// RAII file descriptors with whole-buffer positional reads and writes. Every
+// failure throws gxsort::Error naming the file and the errno text.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace gxsort::io {
+
+class File {
+ public:
+  File() = default;
+  static File open_read(const std::string& path);
+  // Creates a new file that must not exist yet (O_EXCL), mode 0644 (before umask).
+  static File create_new(const std::string& path);
+  File(File&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)) { o.fd_ = -1; }
+  File& operator=(File&& o) noexcept;
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+  ~File();
+
+  int fd() const { return fd_; }
+  const std::string& path() const { return path_; }
+  bool is_open() const { return fd_ >= 0; }
+  uint64_t size() const;
+
+  // Reads exactly n bytes at offset (throws on a short read: the file changed under us).
+  void read_at(void* dst, size_t n, uint64_t offset) const;
+  void write_at(const void* src, size_t n, uint64_t offset) const;
+  void sync() const;
+  void close();
+
+ private:
+  int fd_ = -1;
+  std::string path_;
+};
+
+// Sequential writer with a buffer, appending from a start offset (several writers
+// may fill disjoint ranges of one file).
+class BufferedWriter {
+ public:
+  BufferedWriter(const File& f, uint64_t start_offset, size_t buffer_bytes);
+  void write(const void* src, size_t n);
+  void flush();
+  uint64_t offset() const { return offset_ + used_; }
+
+ private:
+  const File* file_;
+  uint64_t offset_;
+  std::string buf_;
+  size_t used_ = 0;
+};
+
+uint64_t file_size(const std::string& path);  // throws with the path
+bool same_file(const std::string& a, const std::string& b);  // same inode (false if either is missing)
+
+}  // namespace gxsort::io

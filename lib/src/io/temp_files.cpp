@@ -1,0 +1,137 @@
+#include "io/temp_files.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "gxsort/error.hpp"
+
+namespace gxsort::io {
+namespace {
+
+constexpr int kSlots = 8192;
+// Each slot holds a heap copy of a live temp file's path, or null.
+std::atomic<char*> g_paths[kSlots];
+std::atomic<unsigned long> g_counter{0};
+
+int register_path(const std::string& path) {
+  char* copy = ::strdup(path.c_str());
+  for (int i = 0; i < kSlots; ++i) {
+    char* expected = nullptr;
+    if (g_paths[i].compare_exchange_strong(expected, copy)) return i;
+  }
+  std::free(copy);
+  throw Error(ExitCode::io, "too many temporary files open at once (" + std::to_string(kSlots) + ")");
+}
+
+void unregister_slot(int slot) {
+  if (slot < 0) return;
+  char* p = g_paths[slot].exchange(nullptr);
+  std::free(p);
+}
+
+extern "C" void cleanup_on_signal(int sig) {
+  for (int i = 0; i < kSlots; ++i) {
+    char* p = g_paths[i].load();
+    if (p) ::unlink(p);
+  }
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+}  // namespace
+
+void install_temp_cleanup_handlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction sa;
+    std::memset(&sa, 0, sizeof sa);
+    sa.sa_handler = cleanup_on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+  });
+}
+
+TempFile TempFile::create(const std::string& dir, const std::string& prefix) {
+  install_temp_cleanup_handlers();
+  for (int attempt = 0;; ++attempt) {
+    std::string path = (dir.empty() ? std::string(".") : dir) + "/" + prefix + "." +
+                       std::to_string(::getpid()) + "." + std::to_string(g_counter++) + ".tmp";
+    TempFile t;
+    // Register first, so a signal arriving between create and register cannot leak the file.
+    t.slot_ = register_path(path);
+    t.path_ = path;
+    try {
+      t.file_ = File::create_new(path);
+      return t;
+    } catch (const Error&) {
+      t.unregister();
+      if (errno == EEXIST && attempt < 100) continue;
+      throw;
+    }
+  }
+}
+
+TempFile::TempFile(TempFile&& o) noexcept : file_(std::move(o.file_)), path_(std::move(o.path_)), slot_(o.slot_) {
+  o.slot_ = -1;
+  o.path_.clear();
+}
+
+TempFile& TempFile::operator=(TempFile&& o) noexcept {
+  if (this != &o) {
+    try { remove(); } catch (...) {}
+    file_ = std::move(o.file_);
+    path_ = std::move(o.path_);
+    slot_ = o.slot_;
+    o.slot_ = -1;
+    o.path_.clear();
+  }
+  return *this;
+}
+
+TempFile::~TempFile() {
+  try { remove(); } catch (...) {}
+}
+
+void TempFile::unregister() {
+  unregister_slot(slot_);
+  slot_ = -1;
+}
+
+void TempFile::remove() {
+  if (slot_ < 0 && path_.empty()) return;
+  if (file_.is_open()) {
+    try { file_.close(); } catch (...) {}
+  }
+  if (!path_.empty()) ::unlink(path_.c_str());
+  unregister();
+  path_.clear();
+}
+
+void TempFile::commit_rename(const std::string& target) {
+  file_.sync();
+  file_.close();
+  if (::rename(path_.c_str(), target.c_str()) != 0) {
+    int err = errno;
+    remove();
+    fail_errno(target, "cannot rename the finished output into place", err);
+  }
+  unregister();
+  path_.clear();
+}
+
+std::string TempFile::release() {
+  file_.close();
+  unregister();
+  std::string p = path_;
+  path_.clear();
+  return p;
+}
+
+}  // namespace gxsort::io

@@ -1,0 +1,43 @@
+// Temporary files that never outlive the process: each is registered in a fixed,
+// lock-free table that a signal handler can walk (unlink is async-signal-safe), so
+// SIGINT, SIGTERM and SIGHUP remove them too; destructors remove them on success and
+// on errors.
+#pragma once
+#include <string>
+
+#include "io/file.hpp"
+
+namespace gxsort::io {
+
+// Installs the SIGINT/SIGTERM/SIGHUP handlers once (idempotent).
+void install_temp_cleanup_handlers();
+
+// A created temporary file, unlinked when destroyed unless commit_rename() moved it
+// into place or release() handed its path to the caller.
+class TempFile {
+ public:
+  TempFile() = default;
+  // Creates "<dir>/<prefix>.<pid>.<counter>.tmp".
+  static TempFile create(const std::string& dir, const std::string& prefix);
+  TempFile(TempFile&& o) noexcept;
+  TempFile& operator=(TempFile&& o) noexcept;
+  ~TempFile();
+
+  File& file() { return file_; }
+  const File& file() const { return file_; }
+  const std::string& path() const { return path_; }
+  // fsync, close and rename over `target` (atomic replacement within one filesystem).
+  void commit_rename(const std::string& target);
+  // Close and delete now.
+  void remove();
+  // Stop tracking: the file stays (used by `gxsort runs`, whose run files are output).
+  std::string release();
+
+ private:
+  void unregister();
+  File file_;
+  std::string path_;
+  int slot_ = -1;
+};
+
+}  // namespace gxsort::io

@@ -1,0 +1,115 @@
+#include "pipeline/chunk_scheduler.hpp"
+
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "gxsort/error.hpp"
+
+namespace gxsort::pipeline {
+namespace {
+
+// A closable FIFO hand-off between two stages.
+template <class T>
+class Channel {
+ public:
+  void push(T v) {
+    { std::lock_guard<std::mutex> l(m_); q_.push_back(std::move(v)); }
+    cv_.notify_one();
+  }
+  // Blocks until an item arrives; empty once the channel is closed and drained.
+  std::optional<T> pop() {
+    std::unique_lock<std::mutex> l(m_);
+    cv_.wait(l, [&] { return !q_.empty() || closed_; });
+    if (q_.empty()) return std::nullopt;
+    T v = std::move(q_.front());
+    q_.pop_front();
+    return v;
+  }
+  void close() {
+    { std::lock_guard<std::mutex> l(m_); closed_ = true; }
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<T> q_;
+  bool closed_ = false;
+};
+
+}  // namespace
+
+void run_chunks(const Config& cfg, const std::vector<unsigned char*>& slots, const Stages& stages,
+                const ProgressFn& progress) {
+  if (slots.empty() || cfg.chunk_bytes == 0) throw Error(ExitCode::io, "internal: chunk scheduler needs slots");
+  const size_t chunks = size_t((cfg.total_bytes + cfg.chunk_bytes - 1) / cfg.chunk_bytes);
+  if (chunks == 0) return;
+
+  Channel<Chunk> free_slots, to_compute, to_write;
+  for (size_t s = 0; s < slots.size(); ++s) {
+    Chunk c;
+    c.data = slots[s];
+    c.capacity = cfg.chunk_bytes;
+    c.slot = s;
+    free_slots.push(c);
+  }
+
+  std::mutex err_m;
+  std::exception_ptr first_error;
+  std::atomic<bool> failed{false};
+  auto stopped = [&] { return failed.load() || (cfg.cancel && cfg.cancel->load()); };
+  auto fail = [&](std::exception_ptr e) {
+    { std::lock_guard<std::mutex> l(err_m); if (!first_error) first_error = e; }
+    failed = true;
+    free_slots.close();
+    to_compute.close();
+    to_write.close();
+  };
+
+  std::thread reader([&] {
+    try {
+      for (size_t i = 0; i < chunks && !stopped(); ++i) {
+        auto c = free_slots.pop();  // backpressure: wait for a slot the writer released
+        if (!c) break;
+        c->index = i;
+        c->offset = uint64_t(i) * cfg.chunk_bytes;
+        c->bytes = size_t(std::min<uint64_t>(cfg.chunk_bytes, cfg.total_bytes - c->offset));
+        if (stages.read) stages.read(*c);
+        to_compute.push(*c);
+      }
+    } catch (...) { fail(std::current_exception()); }
+    to_compute.close();
+  });
+  std::thread computer([&] {
+    try {
+      while (auto c = to_compute.pop()) {
+        if (stopped()) break;
+        if (stages.compute) stages.compute(*c);
+        to_write.push(*c);
+      }
+    } catch (...) { fail(std::current_exception()); }
+    to_write.close();
+  });
+  // The writer runs on the calling thread.
+  try {
+    uint64_t done = 0;
+    while (auto c = to_write.pop()) {
+      if (stopped()) break;
+      if (stages.write) stages.write(*c);
+      done += std::min<uint64_t>(cfg.chunk_bytes, cfg.total_bytes - c->offset);
+      if (progress) progress(cfg.phase, done, cfg.total_bytes);
+      free_slots.push(*c);
+    }
+  } catch (...) { fail(std::current_exception()); }
+  free_slots.close();
+  reader.join();
+  computer.join();
+  if (first_error) std::rethrow_exception(first_error);
+  if (cfg.cancel && cfg.cancel->load()) throw Error(ExitCode::io, "cancelled");
+}
+
+}  // namespace gxsort::pipeline

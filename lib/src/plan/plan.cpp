@@ -1,0 +1,210 @@
+#include "plan/plan.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "gxsort/error.hpp"
+#include "plan/sizes.hpp"
+
+namespace gxsort {
+
+const char* plan_mode_name(PlanMode m) {
+  switch (m) {
+    case PlanMode::in_memory: return "in-memory";
+    case PlanMode::runs_in_memory: return "runs-in-memory";
+    case PlanMode::external: return "external";
+  }
+  return "?";
+}
+
+uint64_t minimum_memory(const PlanInput& in) {
+  // Room for runs of a few hundred records while the next chunk loads.
+  return std::max<uint64_t>(kMinMemory, uint64_t(256) * (in.sort_bytes_per_record + in.record_size * (in.slots - 1)));
+}
+
+std::vector<MergeLevel> merge_tree(const std::vector<uint64_t>& run_sizes, size_t record_size, size_t k,
+                                   uint64_t* peak_temp_bytes) {
+  std::vector<MergeLevel> levels;
+  std::vector<uint64_t> sizes = run_sizes;
+  uint64_t total = 0;
+  for (uint64_t s : sizes) total += s;
+  uint64_t peak = total * record_size;
+  while (true) {
+    MergeLevel lv;
+    std::vector<uint64_t> next;
+    if (sizes.size() <= k) {
+      lv.final = true;
+      lv.groups.push_back(sizes.size());
+      lv.bytes_read = lv.bytes_written = total * record_size;
+      levels.push_back(lv);
+      break;
+    }
+    for (size_t b = 0; b < sizes.size(); b += k) {
+      size_t e = std::min(sizes.size(), b + k);
+      uint64_t merged = 0;
+      for (size_t i = b; i < e; ++i) merged += sizes[i];
+      lv.groups.push_back(e - b);
+      if (e - b > 1) {
+        lv.bytes_read += merged * record_size;
+        lv.bytes_written += merged * record_size;
+        // A group's inputs are deleted once its output is complete.
+        peak = std::max(peak, total * record_size + merged * record_size);
+      }
+      next.push_back(merged);
+    }
+    levels.push_back(lv);
+    sizes.swap(next);
+  }
+  if (peak_temp_bytes) *peak_temp_bytes = peak;
+  return levels;
+}
+
+Plan make_plan(const PlanInput& in) {
+  if (in.record_size == 0) fail_usage("record size must be at least 1");
+  uint64_t min_mem = minimum_memory(in);
+  if (in.memory < min_mem)
+    fail_usage("--memory " + format_bytes(in.memory) + " is below the minimum of " + format_bytes(min_mem));
+
+  Plan p;
+  p.input_bytes = in.input_bytes;
+  p.record_size = in.record_size;
+  p.records = in.input_bytes / in.record_size;
+  p.memory = in.memory;
+  p.output_bytes = in.input_bytes;
+  const uint64_t n = p.records;
+  const uint64_t data = n * in.record_size;
+
+  // Chunks hold at most 2^32-1 records (32-bit record indices in the sort).
+  uint64_t chunk_cap = UINT32_MAX;
+  if (in.max_chunk_records) chunk_cap = std::min<uint64_t>(chunk_cap, in.max_chunk_records);
+
+  p.bytes_read = data;
+  p.bytes_written = data;
+  if (n <= chunk_cap && n * in.sort_bytes_per_record <= in.memory) {
+    p.mode = PlanMode::in_memory;
+    p.run_records = size_t(n);
+    p.runs = n ? 1 : 0;
+    if (n) p.run_sizes = {n};
+    return p;
+  }
+
+  // Runs kept in RAM: the whole data plus one chunk's sort scratch and an output buffer.
+  const uint64_t scratch_per_record = in.sort_bytes_per_record - in.record_size;
+  const uint64_t out_buffer = 4 << 20;
+  if (data + out_buffer < in.memory) {
+    uint64_t room = in.memory - data - out_buffer;
+    uint64_t chunk = std::min<uint64_t>(chunk_cap, scratch_per_record ? room / scratch_per_record : chunk_cap);
+    if (chunk >= 2 && (n + chunk - 1) / chunk <= 4096) {
+      p.mode = PlanMode::runs_in_memory;
+      p.run_records = size_t(chunk);
+    }
+  }
+  if (p.mode != PlanMode::runs_in_memory) {
+    p.mode = PlanMode::external;
+    // slots chunk buffers in flight, one of them being sorted (with its scratch).
+    uint64_t per = in.sort_bytes_per_record + uint64_t(in.record_size) * (in.slots - 1);
+    p.run_records = size_t(std::min<uint64_t>(chunk_cap, in.memory / per));
+  }
+  p.runs = size_t((n + p.run_records - 1) / p.run_records);
+  for (size_t r = 0; r < p.runs; ++r) p.run_sizes.push_back(std::min<uint64_t>(p.run_records, n - uint64_t(r) * p.run_records));
+
+  if (p.mode == PlanMode::runs_in_memory) {
+    p.fan_in = p.runs;
+    p.levels = merge_tree(p.run_sizes, in.record_size, p.runs, nullptr);
+    return p;
+  }
+
+  // Fan-in: each merge input gets a buffer of at least kMinMergeBuffer (and a record),
+  // for each merge thread, plus one output buffer per thread.
+  uint64_t min_buf = std::max<uint64_t>(kMinMergeBuffer, in.record_size);
+  unsigned mt = std::max(1u, in.merge_threads);
+  uint64_t max_k = in.memory / (min_buf * mt);
+  max_k = max_k > 1 ? max_k - 1 : 0;
+  if (max_k < 2) fail_usage("--memory " + format_bytes(in.memory) + " is too small to merge runs of " +
+                            std::to_string(in.record_size) + "-byte records (need at least " +
+                            format_bytes(3 * min_buf * mt) + ")");
+  size_t k = in.fan_in ? in.fan_in : kDefaultFanIn;
+  if (k < 2) fail_usage("--fan-in must be at least 2");
+  if (k > max_k) { k = size_t(max_k); p.fan_in_clamped = in.fan_in != 0; }
+  p.fan_in = k;
+  p.levels = merge_tree(p.run_sizes, in.record_size, k, &p.temp_bytes);
+  size_t widest = std::min(k, p.runs);
+  p.merge_buffer_bytes = size_t(in.memory / (mt * (widest + 1)) / in.record_size * in.record_size);
+  // Run formation reads the input and writes the runs; each level adds its own I/O.
+  for (const auto& lv : p.levels) {
+    p.bytes_read += lv.bytes_read;
+    p.bytes_written += lv.bytes_written;
+  }
+  return p;
+}
+
+std::string plan_text(const Plan& p) {
+  std::ostringstream o;
+  o << "input: " << p.records << " records of " << p.record_size << " bytes (" << format_bytes(p.input_bytes) << ")\n";
+  o << "memory budget: " << format_bytes(p.memory) << "\n";
+  o << "mode: " << plan_mode_name(p.mode) << "\n";
+  if (p.mode == PlanMode::in_memory) {
+    o << "one chunk sorted in memory; no temporary files\n";
+  } else {
+    o << "runs: " << p.runs << " of up to " << p.run_records << " records ("
+      << format_bytes(uint64_t(p.run_records) * p.record_size) << ")"
+      << (p.mode == PlanMode::external ? " in temporary files" : " kept in memory") << "\n";
+    o << "fan-in: " << p.fan_in << (p.fan_in_clamped ? " (lowered to fit --memory)" : "") << "\n";
+    for (size_t l = 0; l < p.levels.size(); ++l) {
+      const auto& lv = p.levels[l];
+      size_t merges = 0, carried = 0, widest = 0;
+      for (size_t g : lv.groups) { if (g > 1) ++merges; else ++carried; widest = std::max(widest, g); }
+      if (lv.final) { merges = 1; carried = 0; }
+      o << "merge level " << (l + 1) << ": " << merges << " merge" << (merges == 1 ? "" : "s") << " of up to "
+        << widest << " runs";
+      if (carried) o << ", " << carried << " run carried over";
+      o << ", reads " << format_bytes(lv.bytes_read) << ", writes " << format_bytes(lv.bytes_written)
+        << (lv.final ? " (the output)" : "") << "\n";
+    }
+    if (p.mode == PlanMode::external)
+      o << "merge buffer: " << format_bytes(p.merge_buffer_bytes) << " per input\n";
+  }
+  o << "temporary space: " << format_bytes(p.temp_bytes) << "\n";
+  o << "total read: " << format_bytes(p.bytes_read) << ", total written: " << format_bytes(p.bytes_written) << "\n";
+  return o.str();
+}
+
+std::string plan_json(const Plan& p) {
+  std::ostringstream o;
+  o << "{\"mode\":\"" << plan_mode_name(p.mode) << "\",\"input_bytes\":" << p.input_bytes
+    << ",\"records\":" << p.records << ",\"record_size\":" << p.record_size << ",\"memory\":" << p.memory
+    << ",\"run_records\":" << p.run_records << ",\"runs\":" << p.runs << ",\"fan_in\":" << p.fan_in
+    << ",\"merge_buffer_bytes\":" << p.merge_buffer_bytes << ",\"temp_bytes\":" << p.temp_bytes
+    << ",\"output_bytes\":" << p.output_bytes << ",\"bytes_read\":" << p.bytes_read
+    << ",\"bytes_written\":" << p.bytes_written << ",\"levels\":[";
+  for (size_t l = 0; l < p.levels.size(); ++l) {
+    const auto& lv = p.levels[l];
+    o << (l ? "," : "") << "{\"groups\":[";
+    for (size_t g = 0; g < lv.groups.size(); ++g) o << (g ? "," : "") << lv.groups[g];
+    o << "],\"bytes_read\":" << lv.bytes_read << ",\"bytes_written\":" << lv.bytes_written
+      << ",\"final\":" << (lv.final ? "true" : "false") << "}";
+  }
+  o << "]}\n";
+  return o.str();
+}
+
+std::string plan_dot(const Plan& p) {
+  std::ostringstream o;
+  o << "digraph merge_tree {\n  rankdir=BT;\n  node [shape=box];\n";
+  size_t count = p.runs;
+  for (size_t r = 0; r < count; ++r)
+    o << "  L0_" << r << " [label=\"run " << r << "\\n" << p.run_sizes[r] << " records\"];\n";
+  for (size_t l = 0; l < p.levels.size(); ++l) {
+    size_t in = 0;
+    for (size_t g = 0; g < p.levels[l].groups.size(); ++g) {
+      std::string node = p.levels[l].final ? std::string("output") : "L" + std::to_string(l + 1) + "_" + std::to_string(g);
+      if (p.levels[l].final) o << "  output [shape=doubleoctagon];\n";
+      else o << "  " << node << " [label=\"level " << (l + 1) << " #" << g << "\"];\n";
+      for (size_t i = 0; i < p.levels[l].groups[g]; ++i, ++in) o << "  L" << l << "_" << in << " -> " << node << ";\n";
+    }
+  }
+  o << "}\n";
+  return o.str();
+}
+
+}  // namespace gxsort

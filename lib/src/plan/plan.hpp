@@ -1,0 +1,72 @@
+// The planner: pure functions that decide, before any I/O, how a sort will run.
+// `gxsort plan` prints exactly this; `gxsort sort` executes it.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gxsort {
+
+struct PlanInput {
+  uint64_t input_bytes = 0;
+  size_t record_size = 8;
+  size_t sort_bytes_per_record = 16;  // host bytes to sort one record: the record plus its scratch
+  uint64_t memory = 0;                // host budget (--memory)
+  size_t max_chunk_records = 0;       // the device's limit on one chunk (0: none)
+  size_t fan_in = 0;                  // --fan-in (0: choose)
+  unsigned merge_threads = 1;         // threads of the final merge, each with its own buffers
+  unsigned slots = 3;                 // chunks in flight during run formation (read, sort, write)
+};
+
+enum class PlanMode {
+  in_memory,       // one chunk: read, sort, write
+  runs_in_memory,  // chunks sorted in place in one buffer, then one merge from RAM
+  external,        // runs in temp files, merged level by level with the fan-in
+};
+const char* plan_mode_name(PlanMode m);
+
+struct MergeLevel {
+  std::vector<size_t> groups;  // fan-in of each merge at this level; 1 = carried over unmerged
+  uint64_t bytes_read = 0;
+  uint64_t bytes_written = 0;
+  bool final = false;          // writes the output file
+};
+
+struct Plan {
+  PlanMode mode = PlanMode::in_memory;
+  uint64_t input_bytes = 0;
+  uint64_t records = 0;
+  size_t record_size = 0;
+  uint64_t memory = 0;
+  size_t run_records = 0;          // records per run (the chunk size)
+  size_t runs = 0;
+  size_t fan_in = 0;               // effective fan-in of external merges
+  bool fan_in_clamped = false;     // --fan-in was lowered to fit the memory budget
+  size_t merge_buffer_bytes = 0;   // read buffer per merge input
+  std::vector<uint64_t> run_sizes; // records in each run
+  std::vector<MergeLevel> levels;  // merge levels in order; the last writes the output
+  uint64_t temp_bytes = 0;         // peak temporary space
+  uint64_t output_bytes = 0;
+  uint64_t bytes_read = 0;         // everything: run formation and merges
+  uint64_t bytes_written = 0;
+};
+
+constexpr uint64_t kMinMemory = 1 << 20;
+constexpr size_t kDefaultFanIn = 64;
+constexpr size_t kMinMergeBuffer = 64 << 10;
+
+uint64_t minimum_memory(const PlanInput& in);
+// Throws usage Error when the budget is below the minimum or the input is not a
+// whole number of records.
+Plan make_plan(const PlanInput& in);
+
+// Merge levels for `runs` sorted inputs of the given sizes with fan-in k (k >= 2).
+std::vector<MergeLevel> merge_tree(const std::vector<uint64_t>& run_sizes, size_t record_size, size_t k,
+                                   uint64_t* peak_temp_bytes);
+
+std::string plan_text(const Plan& p);
+std::string plan_json(const Plan& p);
+std::string plan_dot(const Plan& p);
+
+}  // namespace gxsort

@@ -1,0 +1,45 @@
+#include "sort/engine.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "io/space.hpp"
+#include "plan/sizes.hpp"
+
+namespace gxsort {
+
+uint64_t checked_record_count(const std::string& path, uint64_t bytes, const Format& f) {
+  if (bytes % f.record_size != 0)
+    fail_usage(path + ": size " + std::to_string(bytes) + " bytes is not a multiple of the " +
+               std::to_string(f.record_size) + "-byte record size (" + f.describe() + ")");
+  return bytes / f.record_size;
+}
+
+Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::string& output_dir) {
+  opt.format.validate();
+  Prepared p;
+  p.threads = opt.threads ? opt.threads : hardware_threads();
+  const uint64_t ram = physical_memory_bytes();
+  p.memory = opt.memory.empty() ? ram / 2 : parse_size(opt.memory, ram, "--memory");
+  p.tmp_dirs = opt.tmp_dirs;
+  if (p.tmp_dirs.empty()) {
+    const char* env = std::getenv("TMPDIR");
+    p.tmp_dirs.push_back(env && *env ? std::string(env) : output_dir);
+  }
+  p.backend = make_backend(opt.device, p.threads, opt.device_memory);
+
+  PlanInput& in = p.plan_input;
+  in.input_bytes = input_bytes;
+  in.record_size = opt.format.record_size;
+  const size_t probe = 1 << 20;
+  in.sort_bytes_per_record =
+      opt.format.record_size + (p.backend->sort_scratch_bytes(opt.format, probe) + probe - 1) / probe;
+  in.memory = p.memory;
+  in.max_chunk_records = p.backend->max_chunk_records(opt.format);
+  in.fan_in = opt.fan_in;
+  in.merge_threads = p.threads;
+  p.plan = make_plan(in);
+  return p;
+}
+
+}  // namespace gxsort

@@ -1,0 +1,125 @@
+#include "sort/merge.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <exception>
+#include <thread>
+
+#include "gxsort/error.hpp"
+
+namespace gxsort {
+namespace {
+
+// Merges records [begin[i], end[i]) of each run into out from out_offset.
+void merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const std::vector<uint64_t>& begin,
+                 const std::vector<uint64_t>& end, const io::File& out, uint64_t out_offset) {
+  const Format& f = *job.format;
+  const size_t rs = f.record_size;
+  std::vector<RunCursor> cursors;
+  cursors.reserve(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) cursors.emplace_back(f, runs[i], begin[i], end[i], job.buffer_bytes);
+  LoserTree tree(f, cursors);
+  std::vector<unsigned char> obuf(std::max<size_t>(job.buffer_bytes / rs, 1) * rs);
+  size_t used = 0;
+  auto flush = [&] {
+    out.write_at(obuf.data(), used, out_offset);
+    out_offset += used;
+    if (job.done_bytes) {
+      uint64_t d = job.done_bytes->fetch_add(used) + used;
+      if (job.progress) job.progress(job.phase, d, job.total_bytes);
+    }
+    used = 0;
+  };
+  while (!tree.done()) {
+    RunCursor& c = tree.top();
+    const size_t src = tree.top_index();
+    unsigned char* written = obuf.data() + used;
+    std::memcpy(written, c.record(), rs);
+    used += rs;
+    tree.pop();
+    if (job.verify_sorted && !cursors[src].done() && compare_keys(f, cursors[src].record(), written) < 0)
+      throw Error(ExitCode::usage, runs[src].name + ": input is not sorted: record " +
+                                       std::to_string(cursors[src].position()) + " is smaller than the one before it");
+    if (used == obuf.size()) flush();
+  }
+  if (used) flush();
+}
+
+}  // namespace
+
+void merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const io::File& out, uint64_t out_offset) {
+  uint64_t total = 0;
+  for (const auto& r : runs) total += r.records;
+  unsigned threads = job.threads;
+  // Small merges are not worth the co-rank searches and thread starts.
+  if (total < (uint64_t(1) << 18) || runs.size() < 2) threads = 1;
+  std::vector<std::vector<uint64_t>> cuts;
+  cuts.push_back(std::vector<uint64_t>(runs.size(), 0));
+  for (unsigned t = 1; t < threads; ++t) cuts.push_back(multiway_corank(*job.format, runs, total * t / threads));
+  std::vector<uint64_t> ends;
+  for (const auto& r : runs) ends.push_back(r.records);
+  cuts.push_back(ends);
+
+  std::vector<std::thread> pool;
+  std::vector<std::exception_ptr> errors(threads);
+  const size_t rs = job.format->record_size;
+  for (unsigned t = 0; t < threads; ++t) {
+    uint64_t start = 0;
+    for (uint64_t c : cuts[t]) start += c;
+    auto work = [&, t, start] {
+      try { merge_range(job, runs, cuts[t], cuts[t + 1], out, out_offset + start * rs); }
+      catch (...) { errors[t] = std::current_exception(); }
+    };
+    if (t + 1 == threads) work();
+    else pool.emplace_back(work);
+  }
+  for (auto& th : pool) th.join();
+  for (auto& e : errors) if (e) std::rethrow_exception(e);
+}
+
+RunRef TreeInput::ref() const {
+  RunRef r;
+  r.file = temp ? &temp->file() : file.get();
+  r.records = records;
+  r.name = temp ? temp->path() : file->path();
+  return r;
+}
+
+size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t fan_in,
+                     const std::vector<std::string>& tmp_dirs, const io::File& final_out,
+                     const std::function<void(size_t, double, uint64_t)>& on_level) {
+  const size_t rs = job.format->record_size;
+  size_t level = 0;
+  size_t next_dir = 0;
+  while (true) {
+    ++level;
+    auto t0 = std::chrono::steady_clock::now();
+    uint64_t level_bytes = 0;
+    if (inputs.size() <= fan_in) {
+      std::vector<RunRef> refs;
+      for (const auto& in : inputs) { refs.push_back(in.ref()); level_bytes += in.records * rs; }
+      merge_runs(job, refs, final_out, 0);
+      if (on_level) on_level(level, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), level_bytes);
+      return level;
+    }
+    std::vector<TreeInput> next;
+    for (size_t b = 0; b < inputs.size(); b += fan_in) {
+      size_t e = std::min(inputs.size(), b + fan_in);
+      if (e - b == 1) { next.push_back(std::move(inputs[b])); continue; }  // carried over
+      std::vector<RunRef> refs;
+      TreeInput merged;
+      for (size_t i = b; i < e; ++i) { refs.push_back(inputs[i].ref()); merged.records += inputs[i].records; }
+      const std::string& dir = tmp_dirs[next_dir++ % tmp_dirs.size()];
+      merged.temp = std::make_shared<io::TempFile>(io::TempFile::create(dir, "gxsort-merge"));
+      merge_runs(job, refs, merged.temp->file(), 0);
+      level_bytes += merged.records * rs;
+      for (size_t i = b; i < e; ++i) inputs[i] = TreeInput();  // deletes merged temp runs now
+      next.push_back(std::move(merged));
+    }
+    inputs.swap(next);
+    if (on_level) on_level(level, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), level_bytes);
+  }
+}
+
+}  // namespace gxsort

@@ -1,0 +1,45 @@
+// Merging sorted runs into a file: one K-way merge (parallel over output ranges cut by
+// the multiway co-rank), and the level-by-level merge tree over temp files.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gxsort/progress.hpp"
+#include "io/temp_files.hpp"
+#include "sort/run.hpp"
+
+namespace gxsort {
+
+struct MergeJob {
+  const Format* format = nullptr;
+  size_t buffer_bytes = 1 << 20;  // read buffer per run, per thread
+  unsigned threads = 1;
+  bool verify_sorted = false;     // inputs come from the user: check their order
+  ProgressFn progress;
+  const char* phase = "merge";
+  std::atomic<uint64_t>* done_bytes = nullptr;  // shared progress counter
+  uint64_t total_bytes = 0;
+};
+
+// Merges `runs` (stable: ties go to the earlier run) into `out` from byte out_offset.
+void merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const io::File& out, uint64_t out_offset);
+
+// A sorted input to the merge tree: a temp file we own, or a user's file.
+struct TreeInput {
+  std::shared_ptr<io::TempFile> temp;  // owned run (deleted after it is merged)
+  std::shared_ptr<io::File> file;      // a user's sorted file (never deleted)
+  uint64_t records = 0;
+  RunRef ref() const;
+};
+
+// Merges the inputs with at most `fan_in` at a time, level by level, into temp files
+// spread over tmp_dirs, until one merge into `final_out` remains. Returns the number of levels.
+size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t fan_in,
+                     const std::vector<std::string>& tmp_dirs, const io::File& final_out,
+                     const std::function<void(size_t level, double seconds, uint64_t bytes)>& on_level);
+
+}  // namespace gxsort

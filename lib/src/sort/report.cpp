@@ -1,0 +1,62 @@
+// Text the app prints: `info` and the --stats-json document.
+#include <cstdio>
+#include <sstream>
+
+#include "backend/backend.hpp"
+#include "gxsort/gxsort.hpp"
+#include "plan/sizes.hpp"
+
+namespace gxsort {
+
+namespace {
+std::string json_string(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') { o += '\\'; o += c; }
+    else if (static_cast<unsigned char>(c) < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", c); o += b; }
+    else o += c;
+  }
+  return o + "\"";
+}
+}  // namespace
+
+std::string stats_json(const RunStats& s) {
+  std::ostringstream o;
+  o.precision(6);
+  o << "{\"command\":" << json_string(s.command) << ",\"backend\":" << json_string(s.backend)
+    << ",\"mode\":" << json_string(s.mode) << ",\"records\":" << s.records << ",\"input_bytes\":" << s.input_bytes
+    << ",\"output_bytes\":" << s.output_bytes << ",\"runs\":" << s.runs << ",\"merge_levels\":" << s.merge_levels
+    << ",\"seconds\":" << s.seconds << ",\"throughput_mb_s\":"
+    << (s.seconds > 0 ? double(std::max(s.input_bytes, s.output_bytes)) / s.seconds / 1e6 : 0.0) << ",\"phases\":[";
+  for (size_t i = 0; i < s.phases.size(); ++i) {
+    const auto& p = s.phases[i];
+    o << (i ? "," : "") << "{\"name\":" << json_string(p.name) << ",\"seconds\":" << p.seconds
+      << ",\"bytes_read\":" << p.bytes_read << ",\"bytes_written\":" << p.bytes_written << ",\"mb_s\":"
+      << (p.seconds > 0 ? double(std::max(p.bytes_read, p.bytes_written)) / p.seconds / 1e6 : 0.0) << "}";
+  }
+  o << "]}\n";
+  return o.str();
+}
+
+std::string info_text(const EngineOptions& opt) {
+  std::ostringstream o;
+  o << "gxsort " << GXSORT_VERSION << "\n";
+  o << "build: " << (GXSORT_HAVE_CUDA ? "CUDA backend built in" : "CPU only (no CUDA backend)") << ", C++17\n";
+  o << "threads: " << (opt.threads ? opt.threads : hardware_threads()) << "\n";
+  const uint64_t ram = physical_memory_bytes();
+  o << "memory: " << format_bytes(ram) << " physical; --memory default " << format_bytes(ram / 2) << " (half)\n";
+  auto devices = list_devices(opt.device_memory);
+  if (devices.empty()) {
+    o << "gpus: none usable" << (GXSORT_HAVE_CUDA ? "" : " (built without CUDA)") << "; sorting runs on the CPU\n";
+  } else {
+    for (size_t i = 0; i < devices.size(); ++i) {
+      const auto& d = devices[i];
+      o << "gpu " << i << ": " << d.name << ", sm_" << d.major << d.minor << ", " << d.multiprocessors << " SMs, "
+        << format_bytes(d.total_memory) << " total, " << format_bytes(d.free_memory) << " free, device budget "
+        << format_bytes(d.budget) << "\n";
+    }
+  }
+  return o.str();
+}
+
+}  // namespace gxsort

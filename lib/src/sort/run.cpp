@@ -1,0 +1,140 @@
+#include "sort/run.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "gxsort/error.hpp"
+
+namespace gxsort {
+
+void read_records(const RunRef& run, size_t rs, uint64_t index, uint64_t count, unsigned char* dst) {
+  if (count == 0) return;
+  if (run.mem) std::memcpy(dst, run.mem + index * rs, count * rs);
+  else run.file->read_at(dst, count * rs, run.offset + index * rs);
+}
+
+RunCursor::RunCursor(const Format& f, const RunRef& run, uint64_t begin, uint64_t end, size_t buffer_bytes)
+    : f_(&f), run_(&run), pos_(begin), end_(end) {
+  if (!run.mem) buf_.resize(std::max(buffer_bytes / f.record_size, size_t(1)) * f.record_size);
+  if (!done()) load();
+}
+
+void RunCursor::load() {
+  const size_t rs = f_->record_size;
+  if (run_->mem) {
+    cur_ = run_->mem + pos_ * rs;
+  } else {
+    if (pos_ < buf_first_ || pos_ >= buf_first_ + buf_count_) {
+      buf_first_ = pos_;
+      buf_count_ = std::min<uint64_t>(buf_.size() / rs, end_ - pos_);
+      read_records(*run_, rs, buf_first_, buf_count_, buf_.data());
+    }
+    cur_ = buf_.data() + (pos_ - buf_first_) * rs;
+  }
+  prefix_ = key_prefix(*f_, cur_);
+}
+
+void RunCursor::next() {
+  ++pos_;
+  if (!done()) load();
+}
+
+LoserTree::LoserTree(const Format& f, std::vector<RunCursor>& cursors) : f_(f), cursors_(cursors) {
+  const int k = int(cursors.size());
+  tree_.assign(size_t(std::max(k, 1)), 0);
+  if (k == 0) return;
+  std::vector<int> win(size_t(2 * k));
+  for (int i = 0; i < k; ++i) win[size_t(k + i)] = i;
+  for (int n = k - 1; n >= 1; --n) {
+    int a = win[size_t(2 * n)], b = win[size_t(2 * n + 1)];
+    if (less(b, a)) { win[size_t(n)] = b; tree_[size_t(n)] = a; }
+    else { win[size_t(n)] = a; tree_[size_t(n)] = b; }
+  }
+  tree_[0] = win[1];
+}
+
+bool LoserTree::less(int a, int b) const {
+  const RunCursor& x = cursors_[size_t(a)];
+  const RunCursor& y = cursors_[size_t(b)];
+  if (x.done()) return false;
+  if (y.done()) return true;
+  if (x.prefix() != y.prefix()) return x.prefix() < y.prefix();
+  int c = compare_key_tail(f_, x.record(), y.record());
+  if (c != 0) return c < 0;
+  return a < b;  // stability: the earlier run wins ties
+}
+
+void LoserTree::pop() {
+  const int k = int(cursors_.size());
+  int winner = tree_[0];
+  cursors_[size_t(winner)].next();
+  for (int n = (winner + k) / 2; n >= 1; n /= 2) {
+    if (less(tree_[size_t(n)], winner)) std::swap(tree_[size_t(n)], winner);
+  }
+  tree_[0] = winner;
+}
+
+namespace {
+
+// Reads single records for the co-rank searches.
+struct Probe {
+  const Format& f;
+  std::vector<unsigned char> a, b;
+  explicit Probe(const Format& fmt) : f(fmt), a(fmt.record_size), b(fmt.record_size) {}
+  const unsigned char* at(const RunRef& run, uint64_t i, std::vector<unsigned char>& buf) {
+    if (run.mem) return run.mem + i * f.record_size;
+    read_records(run, f.record_size, i, 1, buf.data());
+    return buf.data();
+  }
+};
+
+}  // namespace
+
+std::vector<uint64_t> multiway_corank(const Format& f, const std::vector<RunRef>& runs, uint64_t r) {
+  const size_t k = runs.size();
+  std::vector<uint64_t> lo(k, 0), hi(k);
+  uint64_t total = 0;
+  for (size_t i = 0; i < k; ++i) { hi[i] = std::min(runs[i].records, r); total += runs[i].records; }
+  if (r >= total) { for (size_t i = 0; i < k; ++i) lo[i] = runs[i].records; return lo; }
+  Probe probe(f);
+  // Invariant: the true split s satisfies lo <= s <= hi in every run. Each step takes
+  // the middle record x of the widest range and counts, in every run, the records that
+  // precede x in the stable merge order (run i < j: keys <= x; run i > j: keys < x).
+  while (true) {
+    size_t j = k;
+    uint64_t widest = 0;
+    for (size_t i = 0; i < k; ++i)
+      if (hi[i] - lo[i] > widest) { widest = hi[i] - lo[i]; j = i; }
+    if (j == k) break;
+    uint64_t p = lo[j] + (hi[j] - lo[j]) / 2;
+    const unsigned char* xp = probe.at(runs[j], p, probe.a);
+    std::vector<unsigned char> xbuf(xp, xp + f.record_size);
+    const unsigned char* x = xbuf.data();
+    std::vector<uint64_t> cnt(k);
+    uint64_t rank = 0;
+    for (size_t i = 0; i < k; ++i) {
+      if (i == j) { cnt[i] = p; rank += p; continue; }
+      // The count of run i's records that precede x, clamped to [lo, hi]: by the
+      // invariant the clamp changes nothing below, so the search can stay in range.
+      uint64_t a = lo[i], b = hi[i];
+      while (a < b) {
+        uint64_t m = a + (b - a) / 2;
+        int c = compare_keys(f, probe.at(runs[i], m, probe.b), x);
+        bool before = i < j ? c <= 0 : c < 0;
+        if (before) a = m + 1; else b = m;
+      }
+      cnt[i] = a;
+      rank += a;
+    }
+    if (rank < r) {  // x is among the first r records
+      for (size_t i = 0; i < k; ++i) lo[i] = std::max(lo[i], cnt[i]);
+      lo[j] = std::max(lo[j], p + 1);
+    } else {
+      for (size_t i = 0; i < k; ++i) hi[i] = std::min(hi[i], cnt[i]);
+      hi[j] = std::min(hi[j], p);
+    }
+  }
+  return lo;
+}
+
+}  // namespace gxsort

@@ -1,0 +1,70 @@
+// Sorted runs and the pieces that merge them: a run lives in memory or in a file;
+// a cursor walks a slice of a run through a read buffer; a loser tree picks the
+// next record of K cursors, stably (ties go to the earlier run).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gxsort/format.hpp"
+#include "io/file.hpp"
+
+namespace gxsort {
+
+struct RunRef {
+  const unsigned char* mem = nullptr;  // in-memory run, or
+  const io::File* file = nullptr;      // a file holding the run from byte `offset` on
+  uint64_t offset = 0;
+  uint64_t records = 0;
+  std::string name;                    // for messages (the file's path)
+};
+
+// Copies records [index, index + count) of the run into dst.
+void read_records(const RunRef& run, size_t record_size, uint64_t index, uint64_t count, unsigned char* dst);
+
+// Walks records [begin, end) of a run. In-memory runs are read in place; file runs
+// through a buffer of `buffer_bytes`.
+class RunCursor {
+ public:
+  RunCursor(const Format& f, const RunRef& run, uint64_t begin, uint64_t end, size_t buffer_bytes);
+  bool done() const { return pos_ >= end_; }
+  const unsigned char* record() const { return cur_; }
+  uint64_t prefix() const { return prefix_; }
+  uint64_t position() const { return pos_; }
+  void next();
+  const RunRef& run() const { return *run_; }
+
+ private:
+  void load();
+  const Format* f_;
+  const RunRef* run_;
+  uint64_t pos_, end_;
+  uint64_t buf_first_ = 0, buf_count_ = 0;  // records of the run held in buf_
+  std::vector<unsigned char> buf_;
+  const unsigned char* cur_ = nullptr;
+  uint64_t prefix_ = 0;
+};
+
+// Tournament tree of losers over K cursors.
+class LoserTree {
+ public:
+  LoserTree(const Format& f, std::vector<RunCursor>& cursors);
+  bool done() const { return cursors_.empty() || cursors_[size_t(tree_[0])].done(); }
+  RunCursor& top() { return cursors_[size_t(tree_[0])]; }
+  size_t top_index() const { return size_t(tree_[0]); }
+  // Advances the winning cursor and replays its path.
+  void pop();
+
+ private:
+  bool less(int a, int b) const;
+  const Format& f_;
+  std::vector<RunCursor>& cursors_;
+  std::vector<int> tree_;  // tree_[0]: the winner; tree_[1..k): losers
+};
+
+// For output rank r of the stable merge of `runs`, the number of records each run
+// contributes to the first r (multi-sequence selection by co-rank bisection).
+std::vector<uint64_t> multiway_corank(const Format& f, const std::vector<RunRef>& runs, uint64_t r);
+
+}  // namespace gxsort

@@ -1,0 +1,371 @@
+// sort, plan, runs and merge: the engine commands, each executing a Plan.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <future>
+#include <sstream>
+#include <sys/stat.h>
+
+#include "io/space.hpp"
+#include "io/temp_files.hpp"
+#include "pipeline/chunk_scheduler.hpp"
+#include "plan/sizes.hpp"
+#include "sort/engine.hpp"
+#include "sort/merge.hpp"
+
+namespace gxsort {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// The final output is written to a temp file beside the target and renamed over it.
+io::TempFile create_output_temp(const std::string& output) {
+  return io::TempFile::create(io::directory_of(output), ".gxsort-out");
+}
+
+std::string output_dir_checked(const std::string& output) {
+  if (output.empty()) fail_usage("an output file is required (-o FILE)");
+  std::string dir = io::directory_of(output);
+  io::require_writable_dir(dir, "output");
+  return dir;
+}
+
+void check_tmp_dirs(const std::vector<std::string>& dirs) {
+  for (const auto& d : dirs) io::require_writable_dir(d, "temporary");
+}
+
+// Space preflight: the output (a full copy beside the target until the rename) and
+// the temp runs, spread evenly over the temp directories.
+void preflight(const Prepared& p, const std::string& out_dir, uint64_t output_bytes) {
+  std::vector<io::SpaceNeed> needs{{out_dir, output_bytes, "the output"}};
+  if (p.plan.mode == PlanMode::external)
+    for (const auto& d : p.tmp_dirs)
+      needs.push_back({d, (p.plan.temp_bytes + p.tmp_dirs.size() - 1) / p.tmp_dirs.size(), "temporary runs"});
+  io::check_space(needs);
+}
+
+struct RunFormation {
+  std::vector<TreeInput> runs;
+  double seconds = 0;
+};
+
+// Reads the input in chunks of the plan's run size, sorts each chunk on the backend
+// and writes it to its own temp file: read, sort and write overlap in the scheduler.
+RunFormation form_run_files(Prepared& p, const io::File& in, const Format& f, const ProgressFn& progress,
+                            const std::string& run_dir, bool keep) {
+  RunFormation rf;
+  auto t0 = Clock::now();
+  const size_t rs = f.record_size;
+  const size_t chunk_bytes = p.plan.run_records * rs;
+  const size_t slots = std::min<size_t>(3, std::max<size_t>(1, p.plan.runs));
+  std::vector<HostBuffer> buffers;
+  std::vector<unsigned char*> slot_ptrs;
+  for (size_t s = 0; s < slots; ++s) {
+    buffers.push_back(p.backend->allocate_host(chunk_bytes));
+    slot_ptrs.push_back(buffers.back().data());
+  }
+  HostBuffer scratch = p.backend->allocate_host(p.backend->sort_scratch_bytes(f, p.plan.run_records));
+  size_t next_dir = 0;
+  pipeline::Stages st;
+  st.read = [&](pipeline::Chunk& c) { in.read_at(c.data, c.bytes, c.offset); };
+  st.compute = [&](pipeline::Chunk& c) { p.backend->sort_chunk(f, c.data, c.bytes / rs, scratch.data()); };
+  st.write = [&](pipeline::Chunk& c) {
+    TreeInput run;
+    if (keep) {
+      char name[64];
+      std::snprintf(name, sizeof name, "run-%06zu", c.index);
+      run.temp = std::make_shared<io::TempFile>(io::TempFile::create(run_dir, name));
+    } else {
+      run.temp = std::make_shared<io::TempFile>(io::TempFile::create(p.tmp_dirs[next_dir++ % p.tmp_dirs.size()], "gxsort-run"));
+    }
+    run.temp->file().write_at(c.data, c.bytes, 0);
+    run.records = c.bytes / rs;
+    rf.runs.push_back(std::move(run));
+  };
+  pipeline::Config cfg;
+  cfg.total_bytes = p.plan.input_bytes;
+  cfg.chunk_bytes = chunk_bytes;
+  cfg.phase = "sort runs";
+  pipeline::run_chunks(cfg, slot_ptrs, st, progress);
+  rf.seconds = since(t0);
+  return rf;
+}
+
+MergeJob make_merge_job(const Prepared& p, const Format& f, const EngineOptions& opt, size_t buffer_bytes) {
+  MergeJob job;
+  job.format = &f;
+  job.buffer_bytes = std::max<size_t>(buffer_bytes, f.record_size);
+  job.threads = p.threads;
+  job.progress = opt.progress;
+  return job;
+}
+
+}  // namespace
+
+RunStats sort_file(const std::string& input, const std::string& output, const EngineOptions& opt) {
+  auto t_start = Clock::now();
+  const Format& f = opt.format;
+  f.validate();
+  io::File in = io::File::open_read(input);
+  const uint64_t bytes = in.size();
+  checked_record_count(input, bytes, f);
+  const std::string out_dir = output_dir_checked(output);
+  Prepared p = prepare(opt, bytes, out_dir);
+  if (p.plan.mode == PlanMode::external) check_tmp_dirs(p.tmp_dirs);
+  preflight(p, out_dir, bytes);
+
+  RunStats st;
+  st.command = "sort";
+  st.backend = p.backend->name();
+  st.mode = plan_mode_name(p.plan.mode);
+  st.records = p.plan.records;
+  st.input_bytes = st.output_bytes = bytes;
+  st.runs = p.plan.runs;
+  const size_t rs = f.record_size;
+  io::TempFile out = create_output_temp(output);
+
+  if (p.plan.mode == PlanMode::in_memory) {
+    auto t0 = Clock::now();
+    const size_t n = size_t(p.plan.records);
+    HostBuffer data = p.backend->allocate_host(n * rs);
+    HostBuffer scratch = p.backend->allocate_host(p.backend->sort_scratch_bytes(f, n));
+    in.read_at(data.data(), n * rs, 0);
+    if (opt.progress) opt.progress("read", bytes, bytes);
+    double t_read = since(t0);
+    auto t1 = Clock::now();
+    p.backend->sort_chunk(f, data.data(), n, scratch.data());
+    double t_sort = since(t1);
+    auto t2 = Clock::now();
+    out.file().write_at(data.data(), n * rs, 0);
+    if (opt.progress) opt.progress("write", bytes, bytes);
+    st.phases.push_back({"read", t_read, bytes, 0});
+    st.phases.push_back({"sort", t_sort, 0, 0});
+    st.phases.push_back({"write", since(t2), 0, bytes});
+  } else if (p.plan.mode == PlanMode::runs_in_memory) {
+    // Chunks sorted in place inside one buffer; the next chunk is read while one sorts.
+    auto t0 = Clock::now();
+    HostBuffer data = p.backend->allocate_host(size_t(bytes));
+    HostBuffer scratch = p.backend->allocate_host(p.backend->sort_scratch_bytes(f, p.plan.run_records));
+    std::vector<RunRef> runs;
+    uint64_t first = 0;
+    for (uint64_t cnt : p.plan.run_sizes) {
+      RunRef r;
+      r.mem = data.data() + first * rs;
+      r.records = cnt;
+      r.name = input;
+      runs.push_back(r);
+      first += cnt;
+    }
+    auto read_run = [&](size_t i) {
+      in.read_at(const_cast<unsigned char*>(runs[i].mem), runs[i].records * rs, uint64_t(runs[i].mem - data.data()));
+    };
+    read_run(0);
+    for (size_t i = 0; i < runs.size(); ++i) {
+      std::future<void> next;
+      if (i + 1 < runs.size()) next = std::async(std::launch::async, read_run, i + 1);
+      p.backend->sort_chunk(f, const_cast<unsigned char*>(runs[i].mem), runs[i].records, scratch.data());
+      if (next.valid()) next.get();
+      if (opt.progress) opt.progress("sort runs", uint64_t(runs[i].mem - data.data()) + runs[i].records * rs, bytes);
+    }
+    st.phases.push_back({"sort runs", since(t0), bytes, 0});
+    auto t1 = Clock::now();
+    std::atomic<uint64_t> done{0};
+    MergeJob job = make_merge_job(p, f, opt, 4 << 20);
+    job.done_bytes = &done;
+    job.total_bytes = bytes;
+    merge_runs(job, runs, out.file(), 0);
+    st.merge_levels = 1;
+    st.phases.push_back({"merge", since(t1), 0, bytes});
+  } else {
+    RunFormation rf = form_run_files(p, in, f, opt.progress, "", false);
+    st.phases.push_back({"sort runs", rf.seconds, bytes, bytes});
+    std::atomic<uint64_t> done{0};
+    MergeJob job = make_merge_job(p, f, opt, p.plan.merge_buffer_bytes);
+    job.done_bytes = &done;
+    job.total_bytes = bytes;
+    st.merge_levels = merge_tree_to(job, std::move(rf.runs), p.plan.fan_in, p.tmp_dirs, out.file(),
+                                    [&](size_t level, double secs, uint64_t b) {
+                                      st.phases.push_back({"merge level " + std::to_string(level), secs, b, b});
+                                      done = 0;
+                                    });
+  }
+  auto tc = Clock::now();
+  out.commit_rename(output);
+  st.phases.push_back({"sync and rename", since(tc), 0, 0});
+  st.seconds = since(t_start);
+  return st;
+}
+
+std::string plan_sort(const std::string& input, const std::string& output, const EngineOptions& opt,
+                      const std::string& format) {
+  opt.format.validate();
+  const uint64_t bytes = io::file_size(input);
+  checked_record_count(input, bytes, opt.format);
+  Prepared p = prepare(opt, bytes, output.empty() ? io::directory_of(input) : io::directory_of(output));
+  if (format == "json") return plan_json(p.plan);
+  if (format == "dot") return plan_dot(p.plan);
+  std::string text = "backend: " + p.backend->name() + "\nformat: " + opt.format.describe() + "\n" + plan_text(p.plan);
+  std::string dirs;
+  for (const auto& d : p.tmp_dirs) dirs += (dirs.empty() ? "" : ", ") + d;
+  if (p.plan.mode == PlanMode::external) text += "temporary directories: " + dirs + "\n";
+  return text;
+}
+
+RunStats form_runs(const std::string& input, const std::string& out_dir, const EngineOptions& opt) {
+  auto t_start = Clock::now();
+  const Format& f = opt.format;
+  f.validate();
+  io::File in = io::File::open_read(input);
+  const uint64_t bytes = in.size();
+  checked_record_count(input, bytes, f);
+  if (out_dir.empty()) fail_usage("an output directory is required (-o DIR)");
+  if (::mkdir(out_dir.c_str(), 0755) != 0 && errno != EEXIST) fail_errno(out_dir, "cannot create directory", errno);
+  io::require_writable_dir(out_dir, "output");
+  struct stat existing;
+  if (::stat((out_dir + "/manifest.txt").c_str(), &existing) == 0)
+    fail_usage(out_dir + ": already holds a manifest.txt; choose an empty directory");
+  Prepared p = prepare(opt, bytes, out_dir);
+  // `runs` always writes run files, sized as the external plan sizes them, so that
+  // read, sort and write of three chunks fit in --memory.
+  {
+    const PlanInput& pi = p.plan_input;
+    uint64_t per = pi.sort_bytes_per_record + uint64_t(pi.record_size) * 2;
+    uint64_t cap = pi.max_chunk_records ? std::min<uint64_t>(pi.max_chunk_records, UINT32_MAX) : UINT32_MAX;
+    uint64_t run = std::max<uint64_t>(1, std::min({p.memory / per, cap, std::max<uint64_t>(p.plan.records, 1)}));
+    p.plan.run_records = size_t(run);
+    p.plan.runs = size_t((p.plan.records + run - 1) / run);
+  }
+  io::check_space({{out_dir, bytes, "the runs"}});
+  RunStats st;
+  st.command = "runs";
+  st.backend = p.backend->name();
+  st.mode = "runs";
+  st.records = p.plan.records;
+  st.input_bytes = st.output_bytes = bytes;
+  RunFormation rf;
+  if (p.plan.records > 0) rf = form_run_files(p, in, f, opt.progress, out_dir, true);
+  // Name the runs by their order, then write the manifest last (atomically): a
+  // directory with a manifest holds complete runs.
+  std::ostringstream manifest;
+  manifest << "gxsort-runs 1\nformat " << f.record_size << " " << f.key_offset << " " << key_type_name(f.key_type) << " "
+           << f.key_bytes << " " << (f.reverse ? 1 : 0) << "\nruns " << rf.runs.size() << "\n";
+  std::vector<std::string> finals;
+  for (size_t i = 0; i < rf.runs.size(); ++i) {
+    char name[64];
+    std::snprintf(name, sizeof name, "run-%06zu.bin", i);
+    finals.push_back(out_dir + "/" + name);
+    manifest << name << " " << rf.runs[i].records << "\n";
+  }
+  io::TempFile mf = io::TempFile::create(out_dir, ".gxsort-manifest");
+  std::string text = manifest.str();
+  mf.file().write_at(text.data(), text.size(), 0);
+  for (size_t i = 0; i < rf.runs.size(); ++i) rf.runs[i].temp->commit_rename(finals[i]);
+  mf.commit_rename(out_dir + "/manifest.txt");
+  st.runs = rf.runs.size();
+  st.phases.push_back({"sort runs", rf.seconds, bytes, bytes});
+  st.seconds = since(t_start);
+  return st;
+}
+
+namespace {
+
+// Expands directory arguments that hold a `runs` manifest into their run files.
+std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs, const Format& f) {
+  std::vector<std::string> out;
+  for (const auto& a : inputs) {
+    struct stat st;
+    if (::stat(a.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      std::ifstream m(a + "/manifest.txt");
+      if (!m) fail_usage(a + ": is a directory without a manifest.txt (not a `gxsort runs` directory)");
+      std::string magic, word;
+      int version = 0;
+      size_t rs = 0, off = 0, kb = 0, count = 0;
+      std::string kt;
+      int rev = 0;
+      m >> magic >> version >> word >> rs >> off >> kt >> kb >> rev >> word >> count;
+      if (!m || magic != "gxsort-runs") fail_usage(a + "/manifest.txt: not a gxsort runs manifest");
+      if (rs != f.record_size || off != f.key_offset || kb != f.key_bytes || kt != key_type_name(f.key_type) ||
+          (rev != 0) != f.reverse)
+        fail_usage(a + ": runs were made with another format (record size " + std::to_string(rs) + ", key " + kt +
+                   " of " + std::to_string(kb) + " bytes at offset " + std::to_string(off) +
+                   (rev ? ", reversed" : "") + "); give the same format options");
+      for (size_t i = 0; i < count; ++i) {
+        std::string name;
+        uint64_t records;
+        m >> name >> records;
+        if (!m) fail_usage(a + "/manifest.txt: truncated");
+        out.push_back(a + "/" + name);
+      }
+    } else {
+      out.push_back(a);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+RunStats merge_files(const std::vector<std::string>& inputs_arg, const std::string& output, const EngineOptions& opt) {
+  auto t_start = Clock::now();
+  const Format& f = opt.format;
+  f.validate();
+  if (inputs_arg.empty()) fail_usage("merge needs at least one input file");
+  std::vector<std::string> inputs = expand_inputs(inputs_arg, f);
+  std::vector<TreeInput> tree;
+  uint64_t bytes = 0;
+  for (const auto& path : inputs) {
+    TreeInput t;
+    t.file = std::make_shared<io::File>(io::File::open_read(path));
+    uint64_t b = t.file->size();
+    t.records = checked_record_count(path, b, f);
+    bytes += b;
+    tree.push_back(std::move(t));
+  }
+  const std::string out_dir = output_dir_checked(output);
+  Prepared p = prepare(opt, bytes, out_dir);
+  // Merging needs no run formation: re-plan the tree for the files as given.
+  std::vector<uint64_t> sizes;
+  for (const auto& t : tree) sizes.push_back(t.records);
+  const uint64_t min_buf = std::max<uint64_t>(kMinMergeBuffer, f.record_size);
+  uint64_t max_k = p.memory / (min_buf * p.threads);
+  max_k = max_k > 1 ? max_k - 1 : 0;
+  if (max_k < 2) fail_usage("--memory " + format_bytes(p.memory) + " is too small to merge (need at least " +
+                            format_bytes(3 * min_buf * p.threads) + ")");
+  size_t k = std::min<uint64_t>(opt.fan_in ? opt.fan_in : kDefaultFanIn, max_k);
+  if (k < 2) fail_usage("--fan-in must be at least 2");
+  uint64_t temp = 0;
+  auto levels = merge_tree(sizes, f.record_size, k, &temp);
+  std::vector<io::SpaceNeed> needs{{out_dir, bytes, "the output"}};
+  if (levels.size() > 1) {
+    check_tmp_dirs(p.tmp_dirs);
+    for (const auto& d : p.tmp_dirs) needs.push_back({d, temp / p.tmp_dirs.size() + 1, "temporary runs"});
+  }
+  io::check_space(needs);
+
+  RunStats st;
+  st.command = "merge";
+  st.backend = p.backend->name();
+  st.mode = "merge";
+  st.records = bytes / f.record_size;
+  st.input_bytes = st.output_bytes = bytes;
+  st.runs = inputs.size();
+  io::TempFile out = create_output_temp(output);
+  std::atomic<uint64_t> done{0};
+  MergeJob job = make_merge_job(p, f, opt, size_t(p.memory / (p.threads * (std::min<size_t>(k, inputs.size()) + 1))));
+  job.verify_sorted = true;
+  job.done_bytes = &done;
+  job.total_bytes = bytes;
+  st.merge_levels = merge_tree_to(job, std::move(tree), k, p.tmp_dirs, out.file(),
+                                  [&](size_t level, double secs, uint64_t b) {
+                                    st.phases.push_back({"merge level " + std::to_string(level), secs, b, b});
+                                    done = 0;
+                                  });
+  out.commit_rename(output);
+  st.seconds = since(t_start);
+  return st;
+}
+
+}  // namespace gxsort
