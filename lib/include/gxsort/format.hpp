@@ -42,8 +42,6 @@ struct Format {
   bool flat() const { return key_type != KeyType::bytes && record_size == key_bytes; }
   // The key fits in one 64-bit word: no tie finishing past the prefix.
   bool key_fits_prefix() const { return key_bytes <= 8; }
-  // Number of significant bits in the transformed prefix word (for radix passes).
-  unsigned prefix_bits() const { return key_bytes >= 8 ? 64 : unsigned(key_bytes * 8); }
   std::string describe() const;
 
   static Format typed(KeyType t) { Format f; f.key_type = t; f.key_bytes = key_type_width(t); f.record_size = f.key_bytes; return f; }

@@ -45,7 +45,9 @@ void sort_records(const Format& f, unsigned char* data, size_t n, unsigned char*
     keys[i] = key_prefix(f, data + i * rs);
     idx[i] = uint32_t(i);
   }
-  if (radix_sort_pairs<uint64_t>(keys, idx, ktmp, itmp, n, f.prefix_bits(), threads)) {
+  // All 64 bits: byte keys shorter than 8 bytes sit in the high bits of the prefix;
+  // digits that never vary (the zero high half of a 32-bit key) are skipped anyway.
+  if (radix_sort_pairs<uint64_t>(keys, idx, ktmp, itmp, n, 64, threads)) {
     std::swap(keys, ktmp);
     std::swap(idx, itmp);
   }

@@ -66,8 +66,12 @@ struct ExactSum {
   // The three pieces of finite double d: limb index k and signed pieces p[0..2] for
   // limbs k, k+1, k+2. Shared with the GPU so both add identical integers.
   GXSORT_HD static void split(double d, int& k, int64_t p[3]) {
+#if defined(__CUDA_ARCH__)
+    const uint64_t bits = uint64_t(__double_as_longlong(d));
+#else
     uint64_t bits;
     std::memcpy(&bits, &d, 8);
+#endif
     const unsigned e = unsigned(bits >> 52) & 0x7ffu;
     uint64_t m = bits & ((uint64_t(1) << 52) - 1);
     if (e != 0) m |= uint64_t(1) << 52;

@@ -1,0 +1,165 @@
+// Loser tree, multiway co-rank and the parallel merge against std::stable_sort.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <unistd.h>
+
+#include "gxsort/error.hpp"
+#include "sort/merge.hpp"
+
+using namespace gxsort;
+
+namespace {
+
+// K runs of (u32 key, u32 tag) records with key at offset 0: tag = (run, position).
+struct Runs {
+  Format f;
+  std::vector<std::vector<unsigned char>> data;
+  std::vector<RunRef> refs;
+};
+
+Runs make_runs(size_t k, size_t max_len, uint32_t key_range, std::mt19937& rng) {
+  Runs r;
+  r.f.record_size = 8;
+  r.f.key_offset = 0;
+  r.f.key_type = KeyType::u32;
+  r.f.key_bytes = 4;
+  for (size_t i = 0; i < k; ++i) {
+    size_t n = max_len ? rng() % (max_len + 1) : 0;
+    if (i % 5 == 1) n = 0;  // empty runs
+    std::vector<uint32_t> keys(n);
+    for (auto& x : keys) x = rng() % key_range;
+    std::sort(keys.begin(), keys.end());
+    std::vector<unsigned char> d(n * 8);
+    for (size_t j = 0; j < n; ++j) {
+      uint32_t tag = uint32_t(i << 24 | j);
+      std::memcpy(&d[j * 8], &keys[j], 4);
+      std::memcpy(&d[j * 8 + 4], &tag, 4);
+    }
+    r.data.push_back(std::move(d));
+  }
+  for (size_t i = 0; i < k; ++i) {
+    RunRef ref;
+    ref.mem = r.data[i].data();
+    ref.records = r.data[i].size() / 8;
+    ref.name = "run" + std::to_string(i);
+    r.refs.push_back(ref);
+  }
+  return r;
+}
+
+// The oracle: concatenate in run order and stable-sort by key.
+std::vector<unsigned char> oracle(const Runs& r) {
+  std::vector<unsigned char> all;
+  for (const auto& d : r.data) all.insert(all.end(), d.begin(), d.end());
+  size_t n = all.size() / 8;
+  std::vector<size_t> idx(n);
+  std::iota(idx.begin(), idx.end(), 0);
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return compare_keys(r.f, &all[a * 8], &all[b * 8]) < 0; });
+  std::vector<unsigned char> out(all.size());
+  for (size_t i = 0; i < n; ++i) std::memcpy(&out[i * 8], &all[idx[i] * 8], 8);
+  return out;
+}
+
+std::string temp_path() {
+  char p[] = "/tmp/gxsort-unit-XXXXXX";
+  int fd = mkstemp(p);
+  close(fd);
+  unlink(p);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("loser tree merge is the stable merge, K = 1..40") {
+  std::mt19937 rng(1);
+  for (size_t k = 1; k <= 40; k += (k < 8 ? 1 : 7)) {
+    for (uint32_t range : {2u, 50u, 1u << 30}) {
+      Runs r = make_runs(k, 300, range, rng);
+      std::vector<RunCursor> cursors;
+      for (const auto& ref : r.refs) cursors.emplace_back(r.f, ref, 0, ref.records, 64);
+      LoserTree t(r.f, cursors);
+      std::vector<unsigned char> out;
+      while (!t.done()) {
+        out.insert(out.end(), t.top().record(), t.top().record() + 8);
+        t.pop();
+      }
+      CHECK(out == oracle(r));
+    }
+  }
+}
+
+TEST_CASE("multiway co-rank splits agree with the stable merge at every rank") {
+  std::mt19937 rng(2);
+  for (int trial = 0; trial < 30; ++trial) {
+    size_t k = 1 + rng() % 9;
+    Runs r = make_runs(k, 60, trial % 2 ? 4 : 1000, rng);
+    auto want = oracle(r);
+    uint64_t total = want.size() / 8;
+    for (uint64_t rank = 0; rank <= total; ++rank) {
+      auto s = multiway_corank(r.f, r.refs, rank);
+      uint64_t sum = 0;
+      std::vector<uint64_t> per_run(k, 0);
+      for (uint64_t i = 0; i < rank; ++i) {  // the first `rank` outputs, by run
+        uint32_t tag;
+        std::memcpy(&tag, &want[i * 8 + 4], 4);
+        ++per_run[tag >> 24];
+      }
+      for (size_t i = 0; i < k; ++i) { CHECK(s[i] == per_run[i]); sum += s[i]; }
+      CHECK(sum == rank);
+    }
+  }
+}
+
+TEST_CASE("merge_runs with 1..4 threads from memory and file runs equals the oracle") {
+  std::mt19937 rng(3);
+  for (unsigned threads : {1u, 2u, 4u}) {
+    Runs r = make_runs(7, 90000, 1000, rng);  // large enough for the parallel path
+    auto want = oracle(r);
+    // Half of the runs from files, to cover buffered file cursors.
+    std::vector<std::unique_ptr<io::TempFile>> files;
+    std::vector<RunRef> refs = r.refs;
+    for (size_t i = 0; i < refs.size(); i += 2) {
+      files.push_back(std::make_unique<io::TempFile>(io::TempFile::create("/tmp", "gxsort-unit-run")));
+      if (!r.data[i].empty()) files.back()->file().write_at(r.data[i].data(), r.data[i].size(), 0);
+      refs[i].mem = nullptr;
+      refs[i].file = &files.back()->file();
+    }
+    std::string path = temp_path();
+    io::File out = io::File::create_new(path);
+    MergeJob job;
+    job.format = &r.f;
+    job.buffer_bytes = 4096;
+    job.threads = threads;
+    merge_runs(job, refs, out, 0);
+    std::vector<unsigned char> got(want.size());
+    if (!got.empty()) out.read_at(got.data(), got.size(), 0);
+    CHECK(got == want);
+    unlink(path.c_str());
+  }
+}
+
+TEST_CASE("merge_runs with verify_sorted names an unsorted input") {
+  Format f = Format::typed(KeyType::u64);
+  std::vector<uint64_t> a = {1, 5, 3}, b = {2};
+  std::vector<RunRef> refs(2);
+  refs[0].mem = reinterpret_cast<unsigned char*>(a.data()); refs[0].records = 3; refs[0].name = "a.bin";
+  refs[1].mem = reinterpret_cast<unsigned char*>(b.data()); refs[1].records = 1; refs[1].name = "b.bin";
+  std::string path = temp_path();
+  io::File out = io::File::create_new(path);
+  MergeJob job;
+  job.format = &f;
+  job.verify_sorted = true;
+  try {
+    merge_runs(job, refs, out, 0);
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::usage);
+    CHECK(std::string(e.what()).find("a.bin") != std::string::npos);
+  }
+  unlink(path.c_str());
+}

@@ -1,0 +1,144 @@
+#include <doctest/doctest.h>
+
+#include "gxsort/error.hpp"
+#include "plan/plan.hpp"
+#include "plan/sizes.hpp"
+
+using namespace gxsort;
+
+TEST_CASE("parse_size: units, percent and errors") {
+  CHECK(parse_size("123", 0, "--memory") == 123);
+  CHECK(parse_size("64K", 0, "--memory") == 65536);
+  CHECK(parse_size("1.5G", 0, "--memory") == 1610612736ULL);
+  CHECK(parse_size("2TiB", 0, "--memory") == 2199023255552ULL);
+  CHECK(parse_size("4mb", 0, "--memory") == 4194304);
+  CHECK(parse_size("25%", 1000, "--memory") == 250);
+  CHECK_THROWS_AS(parse_size("", 0, "--memory"), Error);
+  CHECK_THROWS_AS(parse_size("12Q", 0, "--memory"), Error);
+  CHECK_THROWS_AS(parse_size("-1G", 0, "--memory"), Error);
+  CHECK_THROWS_AS(parse_size("120%", 100, "--memory"), Error);
+  CHECK(format_bytes(1536) == "1.5 KiB");
+}
+
+TEST_CASE("plan: input that fits is one in-memory chunk") {
+  PlanInput in;
+  in.input_bytes = 8 << 20;
+  in.record_size = 8;
+  in.sort_bytes_per_record = 16;
+  in.memory = 64 << 20;
+  Plan p = make_plan(in);
+  CHECK(p.mode == PlanMode::in_memory);
+  CHECK(p.runs == 1);
+  CHECK(p.temp_bytes == 0);
+  CHECK(p.levels.empty());
+  in.input_bytes = 0;
+  CHECK(make_plan(in).runs == 0);
+}
+
+TEST_CASE("plan: runs kept in memory when the data fits but its sort scratch does not") {
+  PlanInput in;
+  in.input_bytes = 40 << 20;
+  in.record_size = 8;
+  in.sort_bytes_per_record = 16;
+  in.memory = 64 << 20;
+  Plan p = make_plan(in);
+  CHECK(p.mode == PlanMode::runs_in_memory);
+  CHECK(p.runs >= 2);
+  CHECK(p.levels.size() == 1);
+  CHECK(p.temp_bytes == 0);
+  uint64_t sum = 0;
+  for (auto s : p.run_sizes) sum += s;
+  CHECK(sum == p.records);
+}
+
+TEST_CASE("plan: external sort with a merge tree under a small fan-in") {
+  PlanInput in;
+  in.input_bytes = uint64_t(100) << 20;
+  in.record_size = 8;
+  in.sort_bytes_per_record = 16;
+  in.memory = 4 << 20;
+  in.fan_in = 2;
+  Plan p = make_plan(in);
+  CHECK(p.mode == PlanMode::external);
+  // run_records * (16 + 2*8) <= memory
+  CHECK(p.run_records * 32 <= in.memory);
+  CHECK(p.runs == (p.records + p.run_records - 1) / p.run_records);
+  CHECK(p.fan_in == 2);
+  size_t width = p.runs;
+  for (const auto& lv : p.levels) {
+    size_t inputs = 0;
+    for (size_t g : lv.groups) { CHECK(g <= 2); inputs += g; }
+    CHECK(inputs == width);
+    width = lv.groups.size();
+  }
+  CHECK(p.levels.back().final);
+  CHECK(p.levels.back().groups.size() == 1);
+  CHECK(p.temp_bytes >= in.input_bytes);
+  CHECK(p.temp_bytes <= 2 * in.input_bytes);
+  uint64_t written = in.input_bytes;  // the runs
+  for (const auto& lv : p.levels) written += lv.bytes_written;
+  CHECK(p.bytes_written == written);
+  CHECK(p.levels.back().bytes_written == in.input_bytes);
+}
+
+TEST_CASE("merge_tree: levels, carried runs and bytes") {
+  uint64_t peak = 0;
+  auto lv = merge_tree({10, 10, 10, 10, 10}, 4, 2, &peak);
+  REQUIRE(lv.size() == 3);
+  CHECK(lv[0].groups == std::vector<size_t>{2, 2, 1});
+  CHECK(lv[0].bytes_read == 160);  // the carried run is not copied
+  CHECK(lv[1].groups == std::vector<size_t>{2, 1});
+  CHECK(lv[2].final);
+  CHECK(lv[2].groups == std::vector<size_t>{2});
+  CHECK(lv[2].bytes_written == 200);
+  CHECK(peak == 200 + 160);
+  auto one = merge_tree({7}, 4, 8, nullptr);
+  REQUIRE(one.size() == 1);
+  CHECK(one[0].final);
+}
+
+TEST_CASE("plan: memory below the minimum and fan-in clamping") {
+  PlanInput in;
+  in.input_bytes = 64 << 20;
+  in.record_size = 8;
+  in.sort_bytes_per_record = 16;
+  in.memory = 512 << 10;
+  try {
+    make_plan(in);
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::usage);
+    CHECK(std::string(e.what()).find("minimum of 1.0 MiB") != std::string::npos);
+  }
+  in.memory = 1 << 20;
+  in.fan_in = 1000;
+  Plan p = make_plan(in);
+  CHECK(p.fan_in < 1000);
+  CHECK(p.fan_in_clamped);
+  CHECK(p.merge_buffer_bytes >= kMinMergeBuffer / 2);
+}
+
+TEST_CASE("plan: a device chunk limit splits input that fits the host") {
+  PlanInput in;
+  in.input_bytes = 8 << 20;
+  in.record_size = 8;
+  in.sort_bytes_per_record = 8;
+  in.memory = 1 << 30;
+  in.max_chunk_records = 100000;
+  Plan p = make_plan(in);
+  CHECK(p.mode == PlanMode::runs_in_memory);
+  CHECK(p.run_records <= 100000);
+}
+
+TEST_CASE("plan text, json and dot describe the same tree") {
+  PlanInput in;
+  in.input_bytes = 20 << 20;
+  in.record_size = 8;
+  in.sort_bytes_per_record = 16;
+  in.memory = 1 << 20;
+  in.fan_in = 4;
+  Plan p = make_plan(in);
+  CHECK(plan_text(p).find("external") != std::string::npos);
+  CHECK(plan_json(p).find("\"levels\":[") != std::string::npos);
+  CHECK(plan_dot(p).rfind("digraph", 0) == 0);
+}
