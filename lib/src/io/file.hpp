@@ -21,6 +21,8 @@ class File {
 
   int fd() const { return fd_; }
   const std::string& path() const { return path_; }
+  // The name error messages use (a temp output file is reported as its target).
+  void set_label(const std::string& label) { path_ = label; }
   bool is_open() const { return fd_ >= 0; }
   uint64_t size() const;
 

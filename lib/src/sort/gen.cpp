@@ -122,6 +122,7 @@ RunStats gen_file(const std::string& output, const Format& f, const GenOptions& 
   const uint64_t bytes = g.count * rs;
   io::check_space({{dir, bytes, "the output"}});
   io::TempFile out = io::TempFile::create(dir, ".gxsort-gen");
+  out.file().set_label(output);
   const size_t chunk_records = std::max<size_t>(1, (size_t(32) << 20) / rs);
   std::vector<std::vector<unsigned char>> buffers(3, std::vector<unsigned char>(chunk_records * rs));
   std::vector<unsigned char*> slots;

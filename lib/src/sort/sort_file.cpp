@@ -23,7 +23,9 @@ double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock:
 
 // The final output is written to a temp file beside the target and renamed over it.
 io::TempFile create_output_temp(const std::string& output) {
-  return io::TempFile::create(io::directory_of(output), ".gxsort-out");
+  io::TempFile t = io::TempFile::create(io::directory_of(output), ".gxsort-out");
+  t.file().set_label(output);
+  return t;
 }
 
 std::string output_dir_checked(const std::string& output) {
