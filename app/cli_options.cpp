@@ -68,6 +68,7 @@ std::string usage_text() {
          "  merge FILE... -o OUT  merge sorted files (a `runs` directory stands for its runs)\n"
          "  check FILE         record count, order, duplicate keys, checksum (exit 1: not sorted)\n"
          "  gen -o FILE --count N  generate test data (--dist, --seed)\n"
+         "  reduce FILE --op sum|min|max|count|mean|minmax  a reduction of the keys (--algo flat|nested|cub)\n"
          "  info               version, build, threads, memory, GPUs\n"
          "\n"
          "`gxsort COMMAND --help` lists a command's options.\n"
@@ -80,7 +81,7 @@ Command parse_command_line(int argc, const char* const* argv) {
   std::string name = argv[1];
   if (name == "--help" || name == "-h" || name == "help") { cmd.name = "help"; cmd.help_text = usage_text(); return cmd; }
   if (name == "--version") { cmd.name = "info"; return cmd; }
-  static const char* known[] = {"sort", "plan", "runs", "merge", "check", "gen", "info"};
+  static const char* known[] = {"sort", "plan", "runs", "merge", "check", "gen", "info", "reduce"};
   bool ok = false;
   for (const char* k : known) ok = ok || name == k;
   if (!ok) fail_usage("unknown command '" + name + "'\n" + usage_text());
@@ -109,6 +110,9 @@ Command parse_command_line(int argc, const char* const* argv) {
   po::options_description extra("command options");
   bool json = false, dot = false;
   if (name == "plan") extra.add_options()("json", po::bool_switch(&json), "print the plan as JSON")("dot", po::bool_switch(&dot), "print the merge tree for Graphviz");
+  if (name == "reduce") extra.add_options()
+    ("op", po::value(&cmd.reduce_op), "sum|min|max|count|mean|minmax (required)")
+    ("algo", po::value(&cmd.reduce_algo), "GPU kernel: flat|nested|cub (default flat)");
   if (name == "gen") extra.add_options()
     ("count", po::value(&cmd.gen.count), "number of records")
     ("dist", po::value(&cmd.gen.dist), "uniform|sorted|reverse|few-unique|zipf|all-equal|bits (default uniform)")
@@ -116,7 +120,7 @@ Command parse_command_line(int argc, const char* const* argv) {
 
   po::options_description all;
   all.add(general).add(format_opts).add(engine);
-  if (name == "plan" || name == "gen") all.add(extra);
+  if (name == "plan" || name == "gen" || name == "reduce") all.add(extra);
   po::options_description hidden;
   hidden.add_options()("operand", po::value(&cmd.inputs));
   po::options_description parse_set;
@@ -139,6 +143,7 @@ Command parse_command_line(int argc, const char* const* argv) {
     else if (name == "runs") o << " IN -o DIR [options]";
     else if (name == "merge") o << " FILE... -o OUT [options]";
     else if (name == "check") o << " FILE [options]";
+    else if (name == "reduce") o << " FILE --op OP [options]";
     else if (name == "gen") o << " -o FILE --count N [options]";
     o << "\n\n" << all;
     cmd.name = "help";
@@ -164,6 +169,9 @@ Command parse_command_line(int argc, const char* const* argv) {
     if (cmd.output.empty()) fail_usage(name + ": the output is required: -o " + (name == "runs" ? "DIR" : "FILE"));
   } else if (name == "plan" || name == "check") {
     operands(1, 1, "one input file");
+  } else if (name == "reduce") {
+    operands(1, 1, "one input file");
+    if (cmd.reduce_op.empty()) fail_usage("reduce: --op is required (sum, min, max, count, mean or minmax)");
   } else if (name == "merge") {
     operands(1, SIZE_MAX, "one or more sorted input files");
     if (cmd.output.empty()) fail_usage("merge: the output is required: -o FILE");

@@ -15,6 +15,8 @@ struct Command {
   EngineOptions engine;
   GenOptions gen;
   std::string plan_format = "text"; // plan: text | json | dot
+  std::string reduce_op;            // reduce: --op
+  std::string reduce_algo = "flat"; // reduce: --algo
   std::string stats_json;           // --stats-json FILE
   bool quiet = false;
   bool verbose = false;

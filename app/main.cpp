@@ -47,6 +47,14 @@ int run(const cli::Command& cmd) {
     }
     return r.sorted ? 0 : int(ExitCode::check_failed);
   }
+  if (cmd.name == "reduce") {
+    ReduceResult r = reduce_file(cmd.inputs[0], cmd.reduce_op, cmd.reduce_algo, opt);
+    progress.finish();
+    std::printf("%s\n", r.text.c_str());
+    write_stats(cmd, r.stats);
+    summarize(cmd, r.stats);
+    return 0;
+  }
   RunStats s;
   if (cmd.name == "sort") s = sort_file(cmd.inputs[0], cmd.output, opt);
   else if (cmd.name == "runs") s = form_runs(cmd.inputs[0], cmd.output, opt);

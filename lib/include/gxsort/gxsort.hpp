@@ -72,6 +72,15 @@ struct GenOptions {
 };
 RunStats gen_file(const std::string& output, const Format& f, const GenOptions& g, const EngineOptions& opt);
 
+// gxsort reduce FILE --op OP: a reduction of the records' typed keys, streamed through
+// the chunk scheduler. Returns the printed result ("sum 42", "minmax -1 7", ...).
+// algo: flat | nested | cub (GPU kernels).
+struct ReduceResult {
+  std::string text;
+  RunStats stats;
+};
+ReduceResult reduce_file(const std::string& path, const std::string& op, const std::string& algo, const EngineOptions& opt);
+
 // gxsort info: version, build options, threads, memory, devices.
 std::string info_text(const EngineOptions& opt);
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gxsort/format.hpp"
+#include "reduce/reduce.hpp"
 
 namespace gxsort {
 
@@ -57,6 +58,12 @@ class Backend {
 
   // The most records one sort_chunk call may take (a device's memory budget); 0: no limit.
   virtual size_t max_chunk_records(const Format&) const { return 0; }
+
+  // The reduction partial of n records (host memory from allocate_host) whose first
+  // record is number first_index of the file. algo: flat | nested | cub (the CUDA
+  // kernels; the CPU has one algorithm). Identical results on every backend.
+  virtual ReducePartial reduce_chunk(const Format& f, const unsigned char* records, size_t n, uint64_t first_index,
+                                     const std::string& algo) = 0;
 };
 
 // The largest n such that n records plus their sort scratch fit in `bytes`.
