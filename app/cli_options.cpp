@@ -106,7 +106,8 @@ Command parse_command_line(int argc, const char* const* argv) {
     ("fan-in", po::value(&cmd.engine.fan_in), "most runs merged at once (default 64, lowered to fit --memory)")
     ("threads", po::value(&cmd.engine.threads), "CPU threads (default: all cores)")
     ("device", po::value(&device), "cpu | cuda | auto (default auto: CUDA when a GPU is usable)")
-    ("device-memory", po::value(&cmd.engine.device_memory), "GPU memory budget (default 80% of free)");
+    ("device-memory", po::value(&cmd.engine.device_memory), "GPU memory budget (default 80% of free)")
+    ("merge-kernel", po::value(&cmd.engine.merge_kernel), "GPU merge kernel: auto|basic|tiled|circular|thrust (default auto: the fastest)");
   po::options_description extra("command options");
   bool json = false, dot = false;
   if (name == "plan") extra.add_options()("json", po::bool_switch(&json), "print the plan as JSON")("dot", po::bool_switch(&dot), "print the merge tree for Graphviz");
@@ -153,6 +154,9 @@ Command parse_command_line(int argc, const char* const* argv) {
   cmd.engine.device = device;
   if (device != "cpu" && device != "cuda" && device != "auto")
     fail_usage("--device: expected cpu, cuda or auto, got '" + device + "'");
+  const std::string& mk = cmd.engine.merge_kernel;
+  if (mk != "auto" && mk != "basic" && mk != "tiled" && mk != "circular" && mk != "thrust")
+    fail_usage("--merge-kernel: expected auto, basic, tiled, circular or thrust, got '" + mk + "'");
   if (vm.count("fan-in") && cmd.engine.fan_in < 2) fail_usage("--fan-in must be at least 2");
   if (vm.count("threads") && cmd.engine.threads < 1) fail_usage("--threads must be at least 1");
   if (cmd.quiet && cmd.verbose) fail_usage("-q and -v cannot be combined");

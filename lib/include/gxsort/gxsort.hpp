@@ -18,6 +18,7 @@ struct EngineOptions {
   unsigned threads = 0;               // --threads; 0 = all cores
   std::string device = "auto";        // cpu | cuda | auto
   std::string device_memory;          // --device-memory; "" = 80% of free device memory
+  std::string merge_kernel = "auto";  // --merge-kernel: auto | basic | tiled | circular | thrust (GPU merges)
   ProgressFn progress;
 };
 

@@ -62,6 +62,15 @@ class Backend {
   // The reduction partial of n records (host memory from allocate_host) whose first
   // record is number first_index of the file. algo: flat | nested | cub (the CUDA
   // kernels; the CPU has one algorithm). Identical results on every backend.
+  // The out-of-core merge pass on a device: the most records one output window may
+  // hold (0: this backend has no device merge; the CPU loser tree merges instead).
+  virtual size_t max_window_records(const Format&) const { return 0; }
+  // Stable merge, in place, of the sorted slices lying back to back in `records`
+  // (slices[i] records each, slice i from an earlier run than slice i+1).
+  // kernel: auto | basic | tiled | circular | thrust.
+  virtual void merge_window(const Format&, unsigned char* /*records*/, const std::vector<uint64_t>& /*slices*/,
+                            const std::string& /*kernel*/) {}
+
   virtual ReducePartial reduce_chunk(const Format& f, const unsigned char* records, size_t n, uint64_t first_index,
                                      const std::string& algo) = 0;
 };

@@ -6,7 +6,9 @@
 #include <exception>
 #include <thread>
 
+#include "backend/backend.hpp"
 #include "gxsort/error.hpp"
+#include "pipeline/chunk_scheduler.hpp"
 
 namespace gxsort {
 namespace {
@@ -46,10 +48,83 @@ void merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const std
   if (used) flush();
 }
 
+// The out-of-core merge pass on a device. The output is cut into windows of W records;
+// for each window the multiway co-rank finds the slice of every run that lands in it;
+// the reader gathers the slices back to back into a pinned slot buffer, the backend
+// merges them on the device, and the writer puts the window in place, while the
+// scheduler overlaps reading window i+1, merging window i and writing window i-1.
+void merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& runs, uint64_t total, const io::File& out,
+                          uint64_t out_offset) {
+  const Format& f = *job.format;
+  const size_t rs = f.record_size;
+  const size_t k = runs.size();
+  constexpr size_t kSlots = 3;
+  uint64_t w = job.backend->max_window_records(f);
+  if (job.window_memory) w = std::min<uint64_t>(w, job.window_memory / (kSlots * rs));
+  w = std::max<uint64_t>(1, std::min<uint64_t>(w, total));
+  std::vector<HostBuffer> buffers;
+  std::vector<unsigned char*> slots;
+  for (size_t s = 0; s < kSlots; ++s) {
+    buffers.push_back(job.backend->allocate_host(size_t(w) * rs));
+    slots.push_back(buffers.back().data());
+  }
+  std::vector<std::vector<uint64_t>> slices(kSlots, std::vector<uint64_t>(k));
+  std::vector<uint64_t> cut(k, 0), ends;
+  for (const auto& r : runs) ends.push_back(r.records);
+  std::vector<unsigned char> last(rs);
+  uint64_t done = 0;
+
+  pipeline::Stages st;
+  st.read = [&](pipeline::Chunk& c) {
+    const uint64_t end_rank = std::min<uint64_t>(total, uint64_t(c.index + 1) * w);
+    std::vector<uint64_t> next = end_rank == total ? ends : multiway_corank(f, runs, end_rank);
+    unsigned char* dst = c.data;
+    for (size_t i = 0; i < k; ++i) {
+      const uint64_t n = next[i] - cut[i];
+      read_records(runs[i], rs, cut[i], n, dst);
+      if (job.verify_sorted && n) {
+        // A user's input: its slice must be sorted, also across the window boundary.
+        const unsigned char* prev = nullptr;
+        if (cut[i] > 0) { read_records(runs[i], rs, cut[i] - 1, 1, last.data()); prev = last.data(); }
+        for (uint64_t j = 0; j < n; ++j) {
+          const unsigned char* rec = dst + j * rs;
+          if (prev && compare_keys(f, prev, rec) > 0)
+            throw Error(ExitCode::usage, runs[i].name + ": input is not sorted: record " + std::to_string(cut[i] + j) +
+                                             " is smaller than the one before it");
+          prev = rec;
+        }
+      }
+      slices[c.slot][i] = n;
+      dst += n * rs;
+    }
+    cut.swap(next);
+  };
+  st.compute = [&](pipeline::Chunk& c) { job.backend->merge_window(f, c.data, slices[c.slot], job.merge_kernel); };
+  st.write = [&](pipeline::Chunk& c) {
+    out.write_at(c.data, c.bytes, out_offset + c.offset);
+    done += c.bytes;
+    if (job.done_bytes) {
+      uint64_t d = job.done_bytes->fetch_add(c.bytes) + c.bytes;
+      if (job.progress) job.progress(job.phase, d, job.total_bytes);
+    }
+  };
+  pipeline::Config cfg;
+  cfg.total_bytes = total * rs;
+  cfg.chunk_bytes = size_t(w) * rs;
+  cfg.phase = job.phase;
+  pipeline::run_chunks(cfg, slots, st, nullptr);
+}
+
 }  // namespace
 
 void merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const io::File& out, uint64_t out_offset) {
   uint64_t total = 0;
+  for (const auto& r : runs) total += r.records;
+  if (job.backend && job.backend->max_window_records(*job.format) > 0 && total > 0) {
+    merge_runs_on_device(job, runs, total, out, out_offset);
+    return;
+  }
+  total = 0;
   for (const auto& r : runs) total += r.records;
   unsigned threads = job.threads;
   // Small merges are not worth the co-rank searches and thread starts.

@@ -14,8 +14,13 @@
 
 namespace gxsort {
 
+class Backend;
+
 struct MergeJob {
   const Format* format = nullptr;
+  Backend* backend = nullptr;     // merges windows on its device when it has one
+  std::string merge_kernel = "auto";
+  uint64_t window_memory = 0;     // host bytes for the device merge's window buffers
   size_t buffer_bytes = 1 << 20;  // read buffer per run, per thread
   unsigned threads = 1;
   bool verify_sorted = false;     // inputs come from the user: check their order

@@ -102,6 +102,9 @@ MergeJob make_merge_job(const Prepared& p, const Format& f, const EngineOptions&
   job.buffer_bytes = std::max<size_t>(buffer_bytes, f.record_size);
   job.threads = p.threads;
   job.progress = opt.progress;
+  job.backend = p.backend.get();
+  job.merge_kernel = opt.merge_kernel;
+  job.window_memory = p.memory;
   return job;
 }
 
@@ -176,6 +179,7 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
     auto t1 = Clock::now();
     std::atomic<uint64_t> done{0};
     MergeJob job = make_merge_job(p, f, opt, 4 << 20);
+    job.window_memory = std::max<uint64_t>(p.memory - std::min(p.memory, bytes), uint64_t(16) << 20);
     job.done_bytes = &done;
     job.total_bytes = bytes;
     merge_runs(job, runs, out.file(), 0);

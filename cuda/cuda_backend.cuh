@@ -1,0 +1,95 @@
+// The CUDA backend: run formation (sort_chunk) on one GPU, with byte-identical results
+// to the CPU backend's stable sort by compare_keys.
+//
+// Plain C++ header (no CUDA types), so lib/src/backend can include it to build
+// make_backend() when GXSORT_HAVE_CUDA is 1.
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "device_memory.cuh"
+
+struct CUstream_st;  // cudaStream_t without <cuda_runtime.h>
+struct CUevent_st;   // cudaEvent_t
+
+namespace gxsort {
+
+// True when the CUDA runtime sees at least one device. Clears the runtime's sticky
+// error when it does not, so a later CPU fallback starts clean.
+bool cuda_device_usable();
+
+// The CUDA backend on `device`, its device memory budget given by the --device-memory
+// text (see cuda::parse_device_budget). Throws Error(device) when the device is not usable.
+std::unique_ptr<Backend> make_cuda_backend(unsigned device, const std::string& device_memory);
+
+// Every visible device with the budget `device_memory` would give it; empty without a GPU.
+std::vector<DeviceInfo> cuda_list_devices(const std::string& device_memory);
+
+namespace cuda {
+
+class CudaBackend final : public Backend {
+ public:
+  CudaBackend(unsigned device, const std::string& device_memory);
+  ~CudaBackend() override;
+  CudaBackend(const CudaBackend&) = delete;
+  CudaBackend& operator=(const CudaBackend&) = delete;
+
+  // "cuda:0 (NVIDIA H200)"
+  std::string name() const override;
+
+  // Pinned host memory (allocate_pinned): copies from it run at full PCIe speed.
+  HostBuffer allocate_host(size_t bytes) override;
+
+  // 0: the GPU sorts in its own device memory and needs no host scratch. Device memory
+  // is bounded instead by max_chunk_records().
+  size_t sort_scratch_bytes(const Format& f, size_t n) const override;
+
+  // Stable sort of n records in host memory (pinned for speed; pageable works), in
+  // place, byte-identical to std::stable_sort by compare_keys. `scratch` is unused.
+  // Throws Error(io) when n exceeds max_chunk_records(f) for the memory free now.
+  void sort_chunk(const Format& f, unsigned char* records, size_t n, unsigned char* scratch) override;
+
+  // The most records of format f that one sort_chunk can take with the device memory
+  // free now (the whole budget when nothing else holds any). The planner sizes chunks by it.
+  size_t max_chunk_records(const Format& f) const override;
+
+  // The out-of-core merge pass (cuda/window_merge.cu); keys wider than 8 bytes are
+  // merged by a stable sort of the window (equal to the stable merge of its slices).
+  size_t max_window_records(const Format& f) const override;
+  void merge_window(const Format& f, unsigned char* records, const std::vector<uint64_t>& slices,
+                    const std::string& kernel) override;
+
+  // Reductions (cuda/reduce/): copy in, reduce with the chosen kernel.
+  ReducePartial reduce_chunk(const Format& f, const unsigned char* records, size_t n, uint64_t first_index,
+                             const std::string& algo) override;
+
+  // Device bytes sort_chunk needs for n records of format f.
+  size_t sort_device_bytes(const Format& f, size_t n) const;
+
+  DeviceMemory& memory() { return *mem_; }
+  unsigned device() const { return device_; }
+  DeviceInfo info() const;
+
+ private:
+  struct Work;  // the device buffers of one sort_chunk
+  void sort_flat(const Format& f, unsigned char* records, size_t n, Work& w);
+  void sort_records(const Format& f, unsigned char* records, size_t n, Work& w);
+  void set_device() const;
+  void drain() noexcept;
+
+  unsigned device_;
+  std::string device_name_;
+  int multiprocessors_ = 0;
+  std::unique_ptr<DeviceMemory> mem_;
+  CUstream_st* streams_[2] = {nullptr, nullptr};  // two streams: slice i+1 copies while slice i computes
+  CUevent_st* joined_ = nullptr;                  // joins the second stream into the first
+  HostBuffer bits_host_;                          // pinned landing place for the key bit range
+  std::mutex sort_mu_;                            // one sort_chunk at a time: each may use the whole budget
+};
+
+}  // namespace cuda
+}  // namespace gxsort

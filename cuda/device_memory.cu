@@ -1,0 +1,191 @@
+// The device memory manager: see device_memory.cuh for the design.
+#include "device_memory.cuh"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "cuda_check.cuh"
+
+namespace gxsort::cuda {
+
+namespace {
+constexpr double kDefaultFreeFraction = 0.80;  // the budget when --device-memory is not given
+}
+
+std::string format_bytes(size_t bytes) {
+  static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = double(bytes);
+  int u = 0;
+  while (v >= 1024.0 && u < 4) {
+    v /= 1024.0;
+    ++u;
+  }
+  char buf[64];
+  if (u == 0) std::snprintf(buf, sizeof buf, "%zu B", bytes);
+  else std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+  return buf;
+}
+
+size_t parse_device_budget(const std::string& text, size_t free_bytes, size_t total_bytes) {
+  // Trim blanks: the text may come from a config file or a quoted shell argument.
+  size_t b = 0, e = text.size();
+  while (b < e && std::isspace((unsigned char)text[b])) ++b;
+  while (e > b && std::isspace((unsigned char)text[e - 1])) --e;
+  const std::string s = text.substr(b, e - b);
+  const std::string bad = "--device-memory '" + text + "': ";
+
+  if (s.empty()) return size_t(double(free_bytes) * kDefaultFreeFraction);
+
+  // The number: digits with an optional fraction, no sign, no exponent.
+  size_t i = 0;
+  while (i < s.size() && (std::isdigit((unsigned char)s[i]) || s[i] == '.')) ++i;
+  const std::string num = s.substr(0, i);
+  std::string unit = s.substr(i);
+  for (char& c : unit) c = char(std::toupper((unsigned char)c));
+  if (num.empty() || num == "." || num.find('.') != num.rfind('.'))
+    fail_usage(bad + "expected a size such as 8G, 512M, 1073741824 or 50%");
+  const double value = std::strtod(num.c_str(), nullptr);
+
+  double bytes = 0;
+  if (unit == "%") {
+    if (!(value > 0 && value <= 100)) fail_usage(bad + "a percentage must lie in (0, 100]");
+    bytes = double(free_bytes) * value / 100.0;
+  } else {
+    // Accept K, KB, KIB (any case) and the same for M, G, T; nothing for plain bytes.
+    if (unit.size() == 3 && unit.compare(1, 2, "IB") == 0) unit.resize(1);
+    else if (unit.size() == 2 && unit[1] == 'B') unit.resize(1);
+    double scale = 1;
+    if (unit.empty() || unit == "B") scale = 1;
+    else if (unit == "K") scale = 1024.0;
+    else if (unit == "M") scale = 1024.0 * 1024;
+    else if (unit == "G") scale = 1024.0 * 1024 * 1024;
+    else if (unit == "T") scale = 1024.0 * 1024 * 1024 * 1024;
+    else fail_usage(bad + "unknown unit '" + s.substr(i) + "' (use K, M, G, T or %)");
+    bytes = std::floor(value * scale);
+  }
+  if (bytes < 1) fail_usage(bad + "the device memory budget must be at least 1 byte");
+  if (bytes > double(total_bytes))
+    fail_usage(bad + "budget " + format_bytes(size_t(std::min(bytes, 1e19))) +
+               " exceeds the device's total memory " + format_bytes(total_bytes));
+  return size_t(bytes);
+}
+
+DeviceMemory::DeviceMemory(int device, const std::string& budget_text) {
+  GXSORT_CUDA_CHECK(cudaSetDevice(device));
+  size_t free_b = 0, total_b = 0;
+  GXSORT_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  init(device, parse_device_budget(budget_text, free_b, total_b));
+}
+
+DeviceMemory::DeviceMemory(int device, size_t budget_bytes) { init(device, budget_bytes); }
+
+void DeviceMemory::init(int device, size_t budget_bytes) {
+  device_ = device;
+  budget_ = budget_bytes / kAlignment * kAlignment;
+  if (budget_ == 0)
+    throw Error(ExitCode::usage, "device memory budget of " + format_bytes(budget_bytes) +
+                                     " is smaller than one " + std::to_string(kAlignment) + "-byte block");
+  GXSORT_CUDA_CHECK(cudaSetDevice(device));
+  size_t free_b = 0, total_b = 0;
+  GXSORT_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  if (budget_ > free_b)
+    throw Error(ExitCode::io, "device memory budget " + format_bytes(budget_) + " exceeds the free memory of device " +
+                                  std::to_string(device) + " (" + format_bytes(free_b) + " free of " +
+                                  format_bytes(total_b) + "); lower --device-memory");
+  void* p = nullptr;
+  cudaError_t e = cudaMalloc(&p, budget_);
+  if (e == cudaErrorMemoryAllocation) {
+    cudaGetLastError();  // an allocation failure is not sticky; clear it for later calls
+    throw Error(ExitCode::io, "cannot reserve the device memory budget of " + format_bytes(budget_) +
+                                  " on device " + std::to_string(device) + " (" + format_bytes(free_b) +
+                                  " reported free); lower --device-memory");
+  }
+  if (e != cudaSuccess) throw_cuda(e, "cudaMalloc(device memory arena)", __FILE__, __LINE__);
+  base_ = static_cast<unsigned char*>(p);
+  free_[0] = budget_;
+}
+
+DeviceMemory::~DeviceMemory() {
+  if (base_) {
+    // Destructors must not throw; a failure here means the context is already gone.
+    cudaSetDevice(device_);
+    cudaFree(base_);
+  }
+}
+
+DeviceAllocation DeviceMemory::allocate(size_t bytes, const std::string& what) {
+  std::lock_guard<std::mutex> lk(mu_);
+  const size_t need = bytes > budget_ ? 0 : round_up(bytes);
+  if (need != 0) {
+    // First fit in address order: keeps the low end packed and large blocks at the top.
+    for (auto it = free_.begin(); it != free_.end(); ++it) {
+      if (it->second < need) continue;
+      const size_t off = it->first, size = it->second;
+      free_.erase(it);
+      if (size > need) free_[off + need] = size - need;
+      used_[off] = need;
+      in_use_ += need;
+      if (in_use_ > peak_) peak_ = in_use_;
+      return DeviceAllocation(this, base_ + off, bytes);
+    }
+  }
+  size_t largest = 0;
+  for (const auto& fb : free_) largest = std::max(largest, fb.second);
+  std::string msg = "device memory budget exceeded: requested " + format_bytes(bytes) + " for " + what +
+                    ", budget " + format_bytes(budget_) + ", " + format_bytes(in_use_) + " in use";
+  if (bytes <= budget_ - in_use_) msg += " (largest free block " + format_bytes(largest) + ")";
+  throw Error(ExitCode::io, msg);
+}
+
+void DeviceMemory::release(void* p) {
+  std::lock_guard<std::mutex> lk(mu_);
+  const size_t off = size_t(static_cast<unsigned char*>(p) - base_);
+  auto u = used_.find(off);
+  if (u == used_.end()) return;  // not ours: cannot happen through DeviceAllocation
+  size_t start = off, size = u->second;
+  in_use_ -= size;
+  used_.erase(u);
+  // Coalesce with the free block just after, then the one just before.
+  auto next = free_.find(start + size);
+  if (next != free_.end()) {
+    size += next->second;
+    free_.erase(next);
+  }
+  auto after = free_.lower_bound(start);
+  if (after != free_.begin()) {
+    auto prev = std::prev(after);
+    if (prev->first + prev->second == start) {
+      start = prev->first;
+      size += prev->second;
+      free_.erase(prev);
+    }
+  }
+  free_[start] = size;
+}
+
+size_t DeviceMemory::in_use() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return in_use_;
+}
+size_t DeviceMemory::peak() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return peak_;
+}
+void DeviceMemory::reset_peak() {
+  std::lock_guard<std::mutex> lk(mu_);
+  peak_ = in_use_;
+}
+size_t DeviceMemory::largest_free() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  size_t largest = 0;
+  for (const auto& fb : free_) largest = std::max(largest, fb.second);
+  return largest;
+}
+size_t DeviceMemory::live_allocations() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return used_.size();
+}
+
+}  // namespace gxsort::cuda

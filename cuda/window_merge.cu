@@ -1,0 +1,149 @@
+#include "window_merge.cuh"
+
+#include <algorithm>
+
+#include "cuda_check.cuh"
+
+namespace gxsort::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+unsigned grid_for(size_t n) { return unsigned(std::min<size_t>((n + kThreads - 1) / kThreads, 65535 * 8)); }
+
+struct KeySpec {
+  KeyType type;
+  uint32_t record_size, key_offset, key_bytes;
+  bool reverse;
+};
+
+// The 64-bit order prefix of a record: the device twin of gxsort::key_prefix.
+__device__ uint64_t device_key_prefix(const unsigned char* rec, const KeySpec& s) {
+  const unsigned char* k = rec + s.key_offset;
+  switch (s.type) {
+    case KeyType::u32: case KeyType::i32: case KeyType::f32: {
+      uint32_t raw = uint32_t(k[0]) | uint32_t(k[1]) << 8 | uint32_t(k[2]) << 16 | uint32_t(k[3]) << 24;
+      return order32(s.type, raw, s.reverse);
+    }
+    case KeyType::u64: case KeyType::i64: case KeyType::f64: {
+      uint64_t raw = 0;
+      for (int b = 7; b >= 0; --b) raw = raw << 8 | k[b];
+      return order64(s.type, raw, s.reverse);
+    }
+    default: {
+      uint64_t v = load_be_prefix(k, s.key_bytes);
+      if (s.reverse) v = s.key_bytes >= 8 ? ~v : (~v & (~uint64_t(0) << (64 - 8 * s.key_bytes)));
+      return v;
+    }
+  }
+}
+
+template <class K>
+__global__ void order_kernel(K* keys, size_t n, KeyType t, bool reverse, bool forward) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    if constexpr (sizeof(K) == 4) keys[i] = forward ? order32(t, keys[i], reverse) : unorder32(t, keys[i], reverse);
+    else keys[i] = forward ? order64(t, keys[i], reverse) : unorder64(t, keys[i], reverse);
+  }
+}
+
+__global__ void key_index_kernel(const unsigned char* records, size_t n, KeySpec s, KeyIndex* out) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    out[i] = KeyIndex{device_key_prefix(records + i * s.record_size, s), i};
+}
+
+// dst record i = src record order[i].index, moved in 4-byte words when the record
+// size allows, else in bytes.
+template <class U>
+__global__ void gather_kernel(const U* src, U* dst, const KeyIndex* order, size_t n, size_t units) {
+  const size_t total = n * units;
+  for (size_t g = blockIdx.x * size_t(blockDim.x) + threadIdx.x; g < total; g += size_t(gridDim.x) * blockDim.x) {
+    size_t i = g / units, j = g % units;
+    dst[g] = src[order[i].index * units + j];
+  }
+}
+
+// Merges the slices of `a` (element counts in `sizes`) pairwise, level by level,
+// ping-ponging between a and b; returns the buffer holding the result.
+template <class T>
+T* merge_tree(DeviceMemory& mem, T* a, T* b, std::vector<uint64_t> sizes, MergeKernel k, cudaStream_t s) {
+  while (sizes.size() > 1) {
+    std::vector<uint64_t> next;
+    uint64_t off = 0;
+    for (size_t i = 0; i < sizes.size(); i += 2) {
+      if (i + 1 == sizes.size()) {  // odd one out: copied to the same place
+        if (sizes[i]) GXSORT_CUDA_CHECK(cudaMemcpyAsync(b + off, a + off, sizes[i] * sizeof(T), cudaMemcpyDeviceToDevice, s));
+        next.push_back(sizes[i]);
+        off += sizes[i];
+        continue;
+      }
+      const uint64_t na = sizes[i], nb = sizes[i + 1];
+      size_t tb = merge_temp_bytes<T>(k, na, nb);
+      DeviceAllocation temp = mem.allocate(std::max<size_t>(tb, 1), "merge temp storage");
+      merge<T>(k, a + off, na, a + off + na, nb, b + off, temp.get(), tb, s);
+      // The temp block is released only after the merge ran: the stream orders reuse.
+      GXSORT_CUDA_CHECK(cudaStreamSynchronize(s));
+      next.push_back(na + nb);
+      off += na + nb;
+    }
+    sizes.swap(next);
+    std::swap(a, b);
+  }
+  return a;
+}
+
+}  // namespace
+
+size_t window_merge_device_bytes(const Format& f, size_t m, MergeKernel k) {
+  const size_t slack = 1 << 20;  // merge temp storage, alignment
+  (void)k;
+  if (f.flat()) return 2 * m * f.record_size + slack;
+  return 2 * m * f.record_size + 2 * m * sizeof(KeyIndex) + slack;
+}
+
+void merge_window(DeviceMemory& mem, const Format& f, unsigned char* records, const std::vector<uint64_t>& slices,
+                  MergeKernel k, cudaStream_t s) {
+  uint64_t m = 0;
+  for (uint64_t c : slices) m += c;
+  if (m == 0) return;
+  const size_t rs = f.record_size, bytes = m * rs;
+  std::vector<uint64_t> sizes;
+  for (uint64_t c : slices) if (c) sizes.push_back(c);
+
+  DeviceAllocation d_rec = mem.allocate(bytes, "merge window");
+  DeviceAllocation d_out = mem.allocate(bytes, "merge window output");
+  GXSORT_CUDA_CHECK(cudaMemcpyAsync(d_rec.get(), records, bytes, cudaMemcpyHostToDevice, s));
+  if (f.flat()) {
+    // Flat keys: transform to order words, merge them, transform back.
+    auto run = [&](auto* keys, auto* other) {
+      using K = std::remove_pointer_t<decltype(keys)>;
+      order_kernel<K><<<grid_for(m), kThreads, 0, s>>>(keys, m, f.key_type, f.reverse, true);
+      GXSORT_CUDA_CHECK_LAUNCH("order_kernel");
+      K* res = sizes.size() > 1 ? merge_tree<K>(mem, keys, other, sizes, k, s) : keys;
+      order_kernel<K><<<grid_for(m), kThreads, 0, s>>>(res, m, f.key_type, f.reverse, false);
+      GXSORT_CUDA_CHECK_LAUNCH("unorder_kernel");
+      GXSORT_CUDA_CHECK(cudaMemcpyAsync(records, res, bytes, cudaMemcpyDeviceToHost, s));
+    };
+    if (rs == 4) run(static_cast<uint32_t*>(d_rec.get()), static_cast<uint32_t*>(d_out.get()));
+    else run(static_cast<uint64_t*>(d_rec.get()), static_cast<uint64_t*>(d_out.get()));
+  } else {
+    // Records: merge (key prefix, position) pairs, then gather the records by position.
+    DeviceAllocation d_ki = mem.allocate(m * sizeof(KeyIndex), "merge keys");
+    DeviceAllocation d_ki2 = mem.allocate(m * sizeof(KeyIndex), "merge keys (second buffer)");
+    KeySpec spec{f.key_type, uint32_t(rs), uint32_t(f.key_offset), uint32_t(f.key_bytes), f.reverse};
+    auto* ki = static_cast<KeyIndex*>(d_ki.get());
+    key_index_kernel<<<grid_for(m), kThreads, 0, s>>>(static_cast<unsigned char*>(d_rec.get()), m, spec, ki);
+    GXSORT_CUDA_CHECK_LAUNCH("key_index_kernel");
+    KeyIndex* order = sizes.size() > 1 ? merge_tree<KeyIndex>(mem, ki, static_cast<KeyIndex*>(d_ki2.get()), sizes, k, s) : ki;
+    if (rs % 4 == 0)
+      gather_kernel<uint32_t><<<grid_for(m * rs / 4), kThreads, 0, s>>>(static_cast<uint32_t*>(d_rec.get()),
+                                                                         static_cast<uint32_t*>(d_out.get()), order, m, rs / 4);
+    else
+      gather_kernel<unsigned char><<<grid_for(m * rs), kThreads, 0, s>>>(static_cast<unsigned char*>(d_rec.get()),
+                                                                         static_cast<unsigned char*>(d_out.get()), order, m, rs);
+    GXSORT_CUDA_CHECK_LAUNCH("gather_kernel");
+    GXSORT_CUDA_CHECK(cudaMemcpyAsync(records, d_out.get(), bytes, cudaMemcpyDeviceToHost, s));
+  }
+  GXSORT_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
+}  // namespace gxsort::cuda

@@ -1,0 +1,25 @@
+// The device side of the out-of-core merge pass: one output window whose slices (one
+// per run, back to back in a pinned host buffer) are merged on the device by a tree of
+// stable 2-way merges, in place. Slice i is from an earlier run than slice i+1, and the
+// tree always merges an earlier group as the left input, so ties keep run order.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "device_memory.cuh"
+#include "gxsort/format.hpp"
+#include "merge/merge.cuh"
+
+namespace gxsort::cuda {
+
+// Device bytes merge_window needs for m records (keys up to 8 bytes only).
+size_t window_merge_device_bytes(const Format& f, size_t m, MergeKernel k);
+
+// Merges the sorted slices of `records` (slices[i] records each, back to back) into
+// one sorted sequence, in place. Keys must fit the 64-bit prefix (f.key_fits_prefix()).
+void merge_window(DeviceMemory& mem, const Format& f, unsigned char* records, const std::vector<uint64_t>& slices,
+                  MergeKernel k, cudaStream_t stream);
+
+}  // namespace gxsort::cuda

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Out-of-core sorts: --memory 1M (the minimum) and small --fan-in force temporary runs
+# and several merge levels; the output must equal the oracle's and the in-memory sort,
+# with 1 and 2 threads, one or two --tmp-dir, and leave no temp files anywhere.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
+
+mkdir -p tA tB outdir
+
+no_leftovers() {  # NAME DIR...
+  local name=$1; shift
+  local l; l=$(leftover_temps "$@"; find "$@" -mindepth 1 -name '*gxsort*' 2>/dev/null)
+  if [[ -z "$l" ]]; then pass "$name"; else fail "$name" "left behind: $(echo $l)"; fi
+}
+
+# ooc_case TAG COUNT DIST SEED FORMAT...
+ooc_case() {
+  local tag=$1 count=$2 dist=$3 seed=$4; shift 4
+  local F=("$@")
+  rm -f in.bin exp.bin rexp.bin mem.bin out*.bin plan.json stats.json
+  oracle gen -o in.bin --count "$count" --dist "$dist" --seed "$seed" --expect exp.bin "${F[@]}" || { fail "$tag" "oracle gen failed"; return; }
+  oracle sort in.bin -o rexp.bin "${F[@]}" --reverse
+
+  gx sort in.bin -o mem.bin -q --threads 2 "${F[@]}"
+  same_bytes "$tag: in-memory sort (--threads 2) equals the oracle" mem.bin exp.bin
+
+  gx plan in.bin --memory 1M --fan-in 2 --json "${F[@]}"
+  cp "$WORK/last.out" plan.json
+  local levels mode
+  levels=$(json_get plan.json 'len(j["levels"])' 2>/dev/null) mode=$(json_get plan.json 'j["mode"]' 2>/dev/null)
+  if [[ $RC == 0 && $mode == external && ${levels:-0} -gt 1 ]]; then pass "$tag: plan --memory 1M --fan-in 2 is external with $levels merge levels"
+  else fail "$tag: plan external with several levels" "rc=$RC mode=$mode levels=$levels: $(last_err)"; fi
+
+  gx sort in.bin -o out1.bin -q --memory 1M --fan-in 2 --threads 1 --stats-json stats.json "${F[@]}"
+  same_bytes "$tag: --memory 1M --fan-in 2 --threads 1 equals the oracle" out1.bin exp.bin
+  local ml; ml=$(json_get stats.json 'j["merge_levels"]' 2>/dev/null)
+  if [[ ${ml:-0} -gt 1 ]]; then pass "$tag: stats report $ml merge levels"; else fail "$tag: stats merge levels" "got '$ml'"; fi
+
+  gx sort in.bin -o outdir/out2.bin -q --memory 1M --fan-in 2 --threads 2 --tmp-dir tA --tmp-dir tB "${F[@]}"
+  same_bytes "$tag: --threads 2, two --tmp-dir equals the oracle" outdir/out2.bin exp.bin
+  cmp -s outdir/out2.bin mem.bin && pass "$tag: identical to the in-memory sort" || fail "$tag: identical to the in-memory sort" "differs"
+  no_leftovers "$tag: nothing left in the tmp dirs, \$TMPDIR or beside the output" tA tB "$TMPDIR" outdir
+
+  gx sort in.bin -o out3.bin -q --memory 1M --fan-in 3 --reverse "${F[@]}"
+  same_bytes "$tag: --reverse --memory 1M --fan-in 3 equals the oracle" out3.bin rexp.bin
+}
+
+ooc_case "u64 random" 300000 random 1 --type u64
+ooc_case "i32 dups" 400000 dups 2 --type i32
+ooc_case "f64 special" 140000 random 3 --type f64
+ooc_case "f32 special" 300000 special 4 --type f32
+ooc_case "24-byte records, i64 key at 8" 90000 random 5 --record-size 24 --key-offset 8 --key-type i64
+# Heavy duplicates in records with payload: stability across runs, merge levels and the
+# split of a merge between threads (a merge of >= 2^18 records uses both threads).
+ooc_case "12-byte records, u32 key at 4, dups" 300000 dups 6 --record-size 12 --key-offset 4 --key-type u32
+ooc_case "20-byte records, 12-byte key, shared prefixes" 100000 prefix 7 --record-size 20 --key-bytes 12
+ooc_case "16-byte records, 5-byte key at 3" 100000 dups 8 --record-size 16 --key-bytes 5 --key-offset 3
+ooc_case "gensort" 25000 random 9 --format gensort
+
+# gxsort's own gensort data, bigger, with default fan-in and 1M memory.
+gx gen -o gs.bin --count 40000 --format gensort --seed 3 -q
+oracle sort gs.bin -o gs.exp --format gensort
+gx sort gs.bin -o gs.out --format gensort --memory 1M --threads 2 -q
+same_bytes "gxsort gen gensort 4 MB, --memory 1M, default fan-in" gs.out gs.exp
+
+# Runs kept in memory (a budget between the data and the in-memory sort's need).
+oracle gen -o rim.bin --count 100000 --dist dups --seed 11 --record-size 24 --key-offset 8 --key-type i64 --expect rim.exp
+gx plan rim.bin --memory 6.5M --record-size 24 --key-offset 8 --key-type i64 --json
+cp "$WORK/last.out" rim.json
+mode=$(json_get rim.json 'j["mode"]' 2>/dev/null)
+if [[ $mode == runs-in-memory ]]; then pass "plan --memory 6.5M picks runs-in-memory"; else fail "plan --memory 6.5M picks runs-in-memory" "mode '$mode'"; fi
+gx sort rim.bin -o rim.out --memory 6.5M --record-size 24 --key-offset 8 --key-type i64 -q
+same_bytes "runs-in-memory sort equals the oracle" rim.out rim.exp
+gx sort rim.bin -o rim.out --memory 6.5M --record-size 24 --key-offset 8 --key-type i64 -q --threads 1 --reverse
+oracle sort rim.bin -o rim.rexp --record-size 24 --key-offset 8 --key-type i64 --reverse
+same_bytes "runs-in-memory --reverse --threads 1 equals the oracle" rim.out rim.rexp
+
+# Without --tmp-dir and without $TMPDIR the runs go beside the output.
+oracle gen -o d.bin --count 200000 --seed 12 --type u64 --expect d.exp
+mkdir -p besides
+(unset TMPDIR; "$GX" sort d.bin -o besides/d.out --memory 1M --fan-in 2 -q) 2>"$WORK/last.err"; RC=$?
+same_bytes "no --tmp-dir, no \$TMPDIR: external sort equals the oracle" besides/d.out d.exp
+l=$(ls -A besides)
+if [[ "$l" == d.out ]]; then pass "no --tmp-dir: only the output is left beside it"; else fail "no --tmp-dir: only the output is left beside it" "found: $(echo $l)"; fi
+
+# Sorting a file onto itself, out of core.
+cp d.bin self.bin
+gx sort self.bin -o self.bin --memory 1M --fan-in 2 -q
+same_bytes "external sort of a file onto itself" self.bin d.exp
+
+# An already sorted and a reverse-sorted input, out of core.
+oracle gen -o s.bin --count 200000 --seed 13 --dist sorted --type i64 --expect s.exp
+gx sort s.bin -o s.out --memory 1M --fan-in 2 --type i64 -q
+same_bytes "sorted input, external" s.out s.exp
+oracle gen -o r.bin --count 200000 --seed 14 --dist reverse --type i64 --expect r.exp
+gx sort r.bin -o r.out --memory 1M --fan-in 2 --type i64 -q
+same_bytes "reverse-sorted input, external" r.out r.exp
+
+no_leftovers "no temp files left in the work dir" "$WORK"
+finish

@@ -1,0 +1,222 @@
+// Times the merge kernels on two sorted runs of random u64 keys in device memory
+// (2 x 2^27 by default) against thrust::merge (stable, the reference) and
+// cub::DeviceMerge::MergeKeys (unstable, for reference), all in one run.
+//
+//   merge_kernels_bench [--log2n N] [--reps R]
+//
+// Each variant: 3 warm-ups, then R timed launches (cudaEvent), interleaved round-robin
+// with the other variants so that clock drift hits all alike; the median is reported.
+// TB/s counts bytes read and written (2 x 2N x 8). Every output is compared with
+// thrust::merge's (for u64 keys a stable and an unstable merge give the same values).
+#include <cub/device/device_merge.cuh>
+#include <cub/device/device_radix_sort.cuh>
+#include <thrust/merge.h>
+#include <thrust/system/cuda/execution_policy.h>
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <functional>
+#include <string>
+#include <vector>
+#include "cuda_check.cuh"
+#include "merge/merge.cuh"
+
+namespace gc = gxsort::cuda;
+
+namespace {
+
+__global__ void random_keys_kernel(uint64_t* v, uint64_t n, uint64_t seed) {
+  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    uint64_t x = (i + 1) * 0x9e3779b97f4a7c15ull ^ seed;  // splitmix64
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    v[i] = x ^ (x >> 31);
+  }
+}
+
+__global__ void count_mismatches_kernel(const uint64_t* x, const uint64_t* y, uint64_t n,
+                                        unsigned long long* count) {
+  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  unsigned long long c = 0;
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    c += x[i] != y[i];
+  if (c) atomicAdd(count, c);
+}
+
+// Random keys, sorted on the device (the bench owns its memory; it may allocate).
+void make_sorted_run(uint64_t* d, uint64_t n, uint64_t seed) {
+  uint64_t* tmp;
+  GXSORT_CUDA_CHECK(cudaMalloc(&tmp, n * sizeof(uint64_t)));
+  random_keys_kernel<<<1024, 256>>>(tmp, n, seed);
+  GXSORT_CUDA_CHECK_LAUNCH("random_keys_kernel");
+  size_t bytes = 0;
+  GXSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, tmp, d, int64_t(n)));
+  void* t;
+  GXSORT_CUDA_CHECK(cudaMalloc(&t, bytes));
+  GXSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(t, bytes, tmp, d, int64_t(n)));
+  GXSORT_CUDA_CHECK(cudaDeviceSynchronize());
+  GXSORT_CUDA_CHECK(cudaFree(t));
+  GXSORT_CUDA_CHECK(cudaFree(tmp));
+}
+
+// Hands thrust one preallocated buffer (bump allocation; reset for every call).
+struct BumpAllocator {
+  using value_type = char;
+  char* base;
+  size_t size;
+  size_t used = 0;
+  char* allocate(std::ptrdiff_t bytes) {
+    const size_t aligned = (used + 255) / 256 * 256;
+    if (aligned + size_t(bytes) > size) throw std::bad_alloc();
+    used = aligned + size_t(bytes);
+    return base + aligned;
+  }
+  void deallocate(char*, size_t) {}
+};
+
+struct Variant {
+  std::string name;
+  std::function<void()> launch;
+  std::vector<float> ms;
+  unsigned long long mismatches = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  int log2n = 27, reps = 15;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string arg = argv[i];
+    if (arg == "--log2n") log2n = std::atoi(argv[i + 1]);
+    else if (arg == "--reps") reps = std::atoi(argv[i + 1]);
+    else {
+      std::fprintf(stderr, "usage: %s [--log2n N] [--reps R]\n", argv[0]);
+      return 2;
+    }
+  }
+  const uint64_t n = 1ull << log2n, total = 2 * n;
+  const double bytes = 2.0 * double(total) * sizeof(uint64_t);
+
+  cudaDeviceProp prop;
+  GXSORT_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+  std::printf("merge_kernels_bench: u64 keys, 2 x 2^%d sorted random, %s (%d SMs), %s\n", log2n,
+              prop.name, prop.multiProcessorCount, date);
+
+  uint64_t *a, *b, *out, *ref;
+  unsigned long long* d_count;
+  GXSORT_CUDA_CHECK(cudaMalloc(&a, n * sizeof(uint64_t)));
+  GXSORT_CUDA_CHECK(cudaMalloc(&b, n * sizeof(uint64_t)));
+  GXSORT_CUDA_CHECK(cudaMalloc(&out, total * sizeof(uint64_t)));
+  GXSORT_CUDA_CHECK(cudaMalloc(&ref, total * sizeof(uint64_t)));
+  GXSORT_CUDA_CHECK(cudaMalloc(&d_count, sizeof(unsigned long long)));
+  make_sorted_run(a, n, 1);
+  make_sorted_run(b, n, 2);
+
+  // Temp: the largest our kernels ask for, and CUB's.
+  size_t temp_bytes = 0;
+  for (auto k : {gc::MergeKernel::basic, gc::MergeKernel::tiled, gc::MergeKernel::circular})
+    temp_bytes = std::max(temp_bytes, gc::merge_temp_bytes<uint64_t>(k, n, n));
+  size_t cub_bytes = 0;
+  GXSORT_CUDA_CHECK(cub::DeviceMerge::MergeKeys(nullptr, cub_bytes, a, int64_t(n), b, int64_t(n), out));
+  temp_bytes = std::max({temp_bytes, cub_bytes, size_t(64) << 20});
+  void* temp;
+  GXSORT_CUDA_CHECK(cudaMalloc(&temp, temp_bytes));
+  cudaStream_t s;
+  GXSORT_CUDA_CHECK(cudaStreamCreate(&s));
+
+  gc::merge<uint64_t>(gc::MergeKernel::thrust, a, n, b, n, ref, nullptr, 0, s);
+  GXSORT_CUDA_CHECK(cudaStreamSynchronize(s));
+
+  auto ours = [&](gc::MergeKernel k) {
+    return [=] { gc::merge<uint64_t>(k, a, n, b, n, out, temp, temp_bytes, s); };
+  };
+  auto circ = [&](auto policy) {
+    using P = decltype(policy);
+    return [=] { gc::merge_circular<uint64_t, P>(a, n, b, n, out, temp, temp_bytes, s); };
+  };
+  std::vector<Variant> vs;
+  vs.push_back({"basic", ours(gc::MergeKernel::basic)});
+  vs.push_back({"tiled", ours(gc::MergeKernel::tiled)});
+  {
+    using P = gc::DefaultMergePolicy<uint64_t>::circular;
+    vs.push_back({"circular (default " + std::to_string(P::threads) + "x" +
+                      std::to_string(P::items_per_thread) + " s" + std::to_string(P::stages) + ")",
+                  ours(gc::MergeKernel::circular)});
+  }
+  auto policy_name = [](auto policy) {
+    using P = decltype(policy);
+    return "circular " + std::to_string(P::threads) + "x" + std::to_string(P::items_per_thread) +
+           " s" + std::to_string(P::stages);
+  };
+#define GXSORT_BENCH_TUNE(P) vs.push_back({policy_name(gc::P{}), circ(gc::P{})});
+  GXSORT_CIRCULAR_TUNE_LIST(GXSORT_BENCH_TUNE)
+  vs.push_back({"thrust::merge", ours(gc::MergeKernel::thrust)});
+  // thrust::merge without its per-call cudaMalloc/cudaFree: its temp comes from `temp`.
+  vs.push_back({"thrust::merge (temp given)", [&] {
+                  BumpAllocator alloc{static_cast<char*>(temp), temp_bytes};
+                  thrust::merge(thrust::cuda::par_nosync(alloc).on(s), a, a + n, b, b + n, out);
+                  GXSORT_CUDA_CHECK(cudaGetLastError());
+                }});
+  vs.push_back({"cub::DeviceMerge (unstable)", [&] {
+                  size_t bytes_cub = temp_bytes;
+                  GXSORT_CUDA_CHECK(cub::DeviceMerge::MergeKeys(temp, bytes_cub, a, int64_t(n), b,
+                                                                int64_t(n), out, {}, s));
+                }});
+
+  cudaEvent_t e0, e1;
+  GXSORT_CUDA_CHECK(cudaEventCreate(&e0));
+  GXSORT_CUDA_CHECK(cudaEventCreate(&e1));
+  for (auto& v : vs) {
+    // Check first (also a warm-up), then two more warm-ups.
+    GXSORT_CUDA_CHECK(cudaMemsetAsync(out, 0, total * sizeof(uint64_t), s));
+    v.launch();
+    GXSORT_CUDA_CHECK(cudaMemsetAsync(d_count, 0, sizeof(unsigned long long), s));
+    count_mismatches_kernel<<<1024, 256, 0, s>>>(out, ref, total, d_count);
+    GXSORT_CUDA_CHECK_LAUNCH("count_mismatches_kernel");
+    GXSORT_CUDA_CHECK(cudaMemcpyAsync(&v.mismatches, d_count, sizeof v.mismatches,
+                                      cudaMemcpyDeviceToHost, s));
+    v.launch();
+    v.launch();
+    GXSORT_CUDA_CHECK(cudaStreamSynchronize(s));
+  }
+  for (int r = 0; r < reps; ++r) {
+    for (auto& v : vs) {
+      GXSORT_CUDA_CHECK(cudaEventRecord(e0, s));
+      v.launch();
+      GXSORT_CUDA_CHECK(cudaEventRecord(e1, s));
+      GXSORT_CUDA_CHECK(cudaEventSynchronize(e1));
+      float ms = 0;
+      GXSORT_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+      v.ms.push_back(ms);
+    }
+  }
+  auto median = [](std::vector<float> x) {
+    std::sort(x.begin(), x.end());
+    return x[x.size() / 2];
+  };
+  float thrust_ms = 0;
+  for (auto& v : vs)
+    if (v.name == "thrust::merge") thrust_ms = median(v.ms);
+  float cub_ms = 0;
+  for (auto& v : vs)
+    if (v.name == "cub::DeviceMerge (unstable)") cub_ms = median(v.ms);
+  std::printf("%-30s %9s %8s %10s %8s %s\n", "kernel", "ms", "TB/s", "vs thrust", "vs cub", "check");
+  bool ok = true;
+  for (auto& v : vs) {
+    const float ms = median(v.ms);
+    std::printf("%-30s %9.3f %8.3f %9.3fx %7.3fx %s\n", v.name.c_str(), ms,
+                bytes / (ms * 1e-3) / 1e12, thrust_ms / ms, cub_ms / ms,
+                v.mismatches == 0 ? "ok" : "MISMATCH");
+    ok = ok && v.mismatches == 0;
+  }
+  std::printf("median of %d runs each; TB/s counts %.2f GB read + written\n", reps, bytes / 1e9);
+  return ok ? 0 : 1;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "merge_kernels_bench: %s\n", e.what());
+  return 4;
+}
