@@ -7,11 +7,28 @@
 namespace po = boost::program_options;
 
 namespace gxsort::cli {
+
+// A non-negative whole number option. Boost reads "-1" into an unsigned type as 2^64-1;
+// this type refuses anything but decimal digits that fit in 64 bits.
+struct Unsigned {
+  uint64_t value = 0;
+};
+
+void validate(boost::any& v, const std::vector<std::string>& values, Unsigned*, int) {
+  po::validators::check_first_occurrence(v);
+  const std::string& s = po::validators::get_single_string(values);
+  if (s.empty() || s.size() > 20 || s.find_first_not_of("0123456789") != std::string::npos)
+    throw po::invalid_option_value(s);
+  unsigned long long x = 0;
+  try { x = std::stoull(s); } catch (...) { throw po::invalid_option_value(s); }
+  v = boost::any(Unsigned{x});
+}
+
 namespace {
 
 struct FormatArgs {
   std::string type, key_type, format;
-  size_t record_size = 0, key_offset = 0, key_bytes = 0;
+  Unsigned record_size, key_offset, key_bytes;
   bool reverse = false;
 };
 
@@ -37,14 +54,14 @@ Format build_format(const FormatArgs& a, const po::variables_map& vm) {
     if (vm.count("type")) fail_usage("--type describes flat key files; with --record-size use --key-type or --key-bytes");
     if (vm.count("key-type") == vm.count("key-bytes"))
       fail_usage("with --record-size give exactly one of --key-type T or --key-bytes K");
-    f.record_size = a.record_size;
-    f.key_offset = a.key_offset;
+    f.record_size = a.record_size.value;
+    f.key_offset = a.key_offset.value;
     if (vm.count("key-type")) {
       f.key_type = parse_key_type(a.key_type);
       f.key_bytes = key_type_width(f.key_type);
     } else {
       f.key_type = KeyType::bytes;
-      f.key_bytes = a.key_bytes;
+      f.key_bytes = a.key_bytes.value;
     }
   } else {
     if (vm.count("key-type") || vm.count("key-bytes") || vm.count("key-offset"))
@@ -90,7 +107,8 @@ Command parse_command_line(int argc, const char* const* argv) {
   FormatArgs fa;
   std::string device = "auto";
   po::options_description general("general options");
-  bool help = false;
+  bool help = false, no_fsync = false;
+  Unsigned fan_in, threads, count, seed{1};
   general.add_options()
     ("help,h", po::bool_switch(&help), "show this help")
     ("quiet,q", po::bool_switch(&cmd.quiet), "print nothing but errors")
@@ -103,10 +121,12 @@ Command parse_command_line(int argc, const char* const* argv) {
     ("output,o", po::value(&cmd.output), "output file (sort, merge, gen) or directory (runs); may name the input")
     ("memory,S", po::value(&cmd.engine.memory), "host memory budget: bytes, K/M/G/T or N% of RAM (default 50%)")
     ("tmp-dir,T", po::value(&cmd.engine.tmp_dirs), "directory for temporary runs (repeatable; default $TMPDIR, else the output's directory)")
-    ("fan-in", po::value(&cmd.engine.fan_in), "most runs merged at once (default 64, lowered to fit --memory)")
-    ("threads", po::value(&cmd.engine.threads), "CPU threads (default: all cores)")
+    ("fan-in", po::value(&fan_in), "most runs merged at once (default 64, lowered to fit --memory)")
+    ("threads", po::value(&threads), "CPU threads (default: all cores)")
     ("device", po::value(&device), "cpu | cuda | auto (default auto: CUDA when a GPU is usable)")
     ("device-memory", po::value(&cmd.engine.device_memory), "GPU memory budget (default 80% of free)")
+    ("unique,u", po::bool_switch(&cmd.engine.unique), "keep only the first record of each group of equal keys (sort, merge, runs)")
+    ("no-fsync", po::bool_switch(&no_fsync), "do not fsync the output before renaming it into place (faster, less durable)")
     ("merge-kernel", po::value(&cmd.engine.merge_kernel), "GPU merge kernel: auto|basic|tiled|circular|thrust (default auto: the fastest)");
   po::options_description extra("command options");
   bool json = false, dot = false;
@@ -115,9 +135,9 @@ Command parse_command_line(int argc, const char* const* argv) {
     ("op", po::value(&cmd.reduce_op), "sum|min|max|count|mean|minmax (required)")
     ("algo", po::value(&cmd.reduce_algo), "GPU kernel: flat|nested|cub (default flat)");
   if (name == "gen") extra.add_options()
-    ("count", po::value(&cmd.gen.count), "number of records")
+    ("count", po::value(&count), "number of records")
     ("dist", po::value(&cmd.gen.dist), "uniform|sorted|reverse|few-unique|zipf|all-equal|bits (default uniform)")
-    ("seed", po::value(&cmd.gen.seed), "random seed (default 1): the same seed gives the same bytes");
+    ("seed", po::value(&seed), "random seed (default 1): the same seed gives the same bytes");
 
   po::options_description all;
   all.add(general).add(format_opts).add(engine);
@@ -151,7 +171,13 @@ Command parse_command_line(int argc, const char* const* argv) {
     cmd.help_text = o.str();
     return cmd;
   }
+  if (threads.value > 4096) fail_usage("--threads: at most 4096");
+  cmd.engine.fan_in = size_t(fan_in.value);
+  cmd.engine.threads = unsigned(threads.value);
+  cmd.gen.count = count.value;
+  cmd.gen.seed = seed.value;
   cmd.engine.device = device;
+  cmd.engine.fsync = !no_fsync;
   if (device != "cpu" && device != "cuda" && device != "auto")
     fail_usage("--device: expected cpu, cuda or auto, got '" + device + "'");
   const std::string& mk = cmd.engine.merge_kernel;

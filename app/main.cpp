@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <new>
+#include <unistd.h>
 
 #include "cli_options.hpp"
 #include "progress_line.hpp"
@@ -28,7 +29,19 @@ void summarize(const cli::Command& cmd, const RunStats& s) {
   for (const auto& p : s.phases) std::fprintf(stderr, "  %-18s %8.3f s\n", p.name.c_str(), p.seconds);
 }
 
+// The stats file is written after the work: refuse a path we could not write before
+// any output is made.
+void check_stats_path(const cli::Command& cmd) {
+  if (cmd.stats_json.empty()) return;
+  auto slash = cmd.stats_json.find_last_of('/');
+  std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : cmd.stats_json.substr(0, slash);
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw Error(ExitCode::io, cmd.stats_json + ": cannot write the stats file: directory " + dir +
+                                     " is missing or not writable");
+}
+
 int run(const cli::Command& cmd) {
+  check_stats_path(cmd);
   cli::ProgressLine progress(!cmd.quiet);
   EngineOptions opt = cmd.engine;
   opt.progress = [&progress](const char* phase, uint64_t done, uint64_t total) { progress.update(phase, done, total); };

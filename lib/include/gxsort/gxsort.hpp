@@ -18,7 +18,9 @@ struct EngineOptions {
   unsigned threads = 0;               // --threads; 0 = all cores
   std::string device = "auto";        // cpu | cuda | auto
   std::string device_memory;          // --device-memory; "" = 80% of free device memory
-  std::string merge_kernel = "auto";  // --merge-kernel: auto | basic | tiled | circular | thrust (GPU merges)
+  std::string merge_kernel = "auto";
+  bool unique = false;                // -u: keep the first record of each group of equal keys
+  bool fsync = true;                  // fsync the output before renaming it into place  // --merge-kernel: auto | basic | tiled | circular | thrust (GPU merges)
   ProgressFn progress;
 };
 

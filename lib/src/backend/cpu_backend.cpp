@@ -74,13 +74,9 @@ class CpuBackend : public Backend {
   std::string name() const override { return "cpu (" + std::to_string(threads_) + " threads)"; }
 
   HostBuffer allocate_host(size_t bytes) override {
-    // Large buffers are 2 MiB aligned and asked to use transparent huge pages: the
-    // first touch of a chunk then costs hundreds of times fewer page faults.
-    const size_t align = bytes >= (size_t(8) << 20) ? (size_t(2) << 20) : 4096;
-    size_t rounded = (std::max<size_t>(bytes, 1) + align - 1) / align * align;
-    void* p = std::aligned_alloc(align, rounded);
+    size_t rounded = (std::max<size_t>(bytes, 1) + 4095) / 4096 * 4096;
+    void* p = std::aligned_alloc(4096, rounded);
     if (!p) throw Error(ExitCode::io, "out of host memory allocating " + format_bytes(bytes) + " (lower --memory)");
-    if (align > 4096) ::madvise(p, rounded, MADV_HUGEPAGE);
     return HostBuffer(static_cast<unsigned char*>(p), bytes, free_aligned);
   }
 

@@ -29,6 +29,10 @@ class File {
   // Reads exactly n bytes at offset (throws on a short read: the file changed under us).
   void read_at(void* dst, size_t n, uint64_t offset) const;
   void write_at(const void* src, size_t n, uint64_t offset) const;
+  // The same, split over `threads` threads for large transfers: page-cache copies and
+  // first-touch page faults of fresh buffers then use every core.
+  void read_at_parallel(void* dst, size_t n, uint64_t offset, unsigned threads) const;
+  void write_at_parallel(const void* src, size_t n, uint64_t offset, unsigned threads) const;
   void sync() const;
   void close();
 

@@ -54,7 +54,12 @@ void install_temp_cleanup_handlers() {
     std::memset(&sa, 0, sizeof sa);
     sa.sa_handler = cleanup_on_signal;
     sigemptyset(&sa.sa_mask);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+      // A signal ignored at start (nohup, a background job's SIGINT) stays ignored.
+      struct sigaction old;
+      if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+      ::sigaction(sig, &sa, nullptr);
+    }
   });
 }
 
@@ -114,8 +119,8 @@ void TempFile::remove() {
   path_.clear();
 }
 
-void TempFile::commit_rename(const std::string& target) {
-  file_.sync();
+void TempFile::commit_rename(const std::string& target, bool sync) {
+  if (sync) file_.sync();
   file_.close();
   if (::rename(path_.c_str(), target.c_str()) != 0) {
     int err = errno;

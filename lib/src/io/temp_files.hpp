@@ -26,8 +26,9 @@ class TempFile {
   File& file() { return file_; }
   const File& file() const { return file_; }
   const std::string& path() const { return path_; }
-  // fsync, close and rename over `target` (atomic replacement within one filesystem).
-  void commit_rename(const std::string& target);
+  // fsync (unless sync is false), close and rename over `target` (atomic replacement
+  // within one filesystem).
+  void commit_rename(const std::string& target, bool sync = true);
   // Close and delete now.
   void remove();
   // Stop tracking: the file stays (used by `gxsort runs`, whose run files are output).

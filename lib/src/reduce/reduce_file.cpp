@@ -7,6 +7,7 @@
 #include "io/file.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "reduce/reduce.hpp"
+#include "plan/sizes.hpp"
 #include "sort/engine.hpp"
 
 namespace gxsort {
@@ -41,7 +42,8 @@ ReduceResult reduce_file(const std::string& path, const std::string& op_name, co
   ReducePartial total;
   bool first_chunk = true;
   pipeline::Stages st;
-  st.read = [&](pipeline::Chunk& c) { in.read_at(c.data, c.bytes, c.offset); };
+  const unsigned threads = opt.threads ? opt.threads : hardware_threads();
+  st.read = [&](pipeline::Chunk& c) { in.read_at_parallel(c.data, c.bytes, c.offset, threads); };
   st.compute = [&](pipeline::Chunk& c) {
     ReducePartial part = backend->reduce_chunk(f, c.data, c.bytes / rs, c.offset / rs, algo);
     if (first_chunk) { total = part; first_chunk = false; }

@@ -18,7 +18,7 @@ CheckResult check_file(const std::string& path, const EngineOptions& opt) {
   const uint64_t bytes = in.size();
   checked_record_count(path, bytes, f);
   const size_t rs = f.record_size;
-  const size_t chunk_records = std::max<size_t>(1, (size_t(16) << 20) / rs);
+  const size_t chunk_records = size_t(std::max<uint64_t>(1, std::min<uint64_t>((size_t(16) << 20) / rs, bytes / rs)));
   std::vector<std::vector<unsigned char>> buffers(3, std::vector<unsigned char>(chunk_records * rs));
   std::vector<unsigned char*> slots;
   for (auto& b : buffers) slots.push_back(b.data());

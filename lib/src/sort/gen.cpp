@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "gxsort/gxsort.hpp"
@@ -123,14 +124,23 @@ RunStats gen_file(const std::string& output, const Format& f, const GenOptions& 
   io::check_space({{dir, bytes, "the output"}});
   io::TempFile out = io::TempFile::create(dir, ".gxsort-gen");
   out.file().set_label(output);
-  const size_t chunk_records = std::max<size_t>(1, (size_t(32) << 20) / rs);
+  const size_t chunk_records = size_t(std::max<uint64_t>(1, std::min<uint64_t>((size_t(32) << 20) / rs, g.count)));
   std::vector<std::vector<unsigned char>> buffers(3, std::vector<unsigned char>(chunk_records * rs));
   std::vector<unsigned char*> slots;
   for (auto& b : buffers) slots.push_back(b.data());
   pipeline::Stages st;
+  // Records depend only on their index: the threads each fill a stretch of the chunk.
+  const unsigned threads = opt.threads ? opt.threads : hardware_threads();
   st.compute = [&](pipeline::Chunk& c) {
     const uint64_t first = c.offset / rs;
-    for (size_t i = 0; i < c.bytes / rs; ++i) gen_record(f, d, g.seed, first + i, g.count, c.data + i * rs);
+    const size_t n = c.bytes / rs;
+    const size_t per = std::max<size_t>((n + threads - 1) / threads, 4096);  // no thread for a handful of records
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads && t * per < n; ++t)
+      pool.emplace_back([&, t] {
+        for (size_t i = t * per; i < std::min(n, (t + 1) * per); ++i) gen_record(f, d, g.seed, first + i, g.count, c.data + i * rs);
+      });
+    for (auto& th : pool) th.join();
   };
   st.write = [&](pipeline::Chunk& c) { out.file().write_at(c.data, c.bytes, c.offset); };
   pipeline::Config cfg;

@@ -14,15 +14,17 @@ namespace gxsort {
 namespace {
 
 // Merges records [begin[i], end[i]) of each run into out from out_offset.
-void merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const std::vector<uint64_t>& begin,
-                 const std::vector<uint64_t>& end, const io::File& out, uint64_t out_offset) {
+uint64_t merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const std::vector<uint64_t>& begin,
+                     const std::vector<uint64_t>& end, const io::File& out, uint64_t out_offset) {
   const Format& f = *job.format;
   const size_t rs = f.record_size;
   std::vector<RunCursor> cursors;
   cursors.reserve(runs.size());
   for (size_t i = 0; i < runs.size(); ++i) cursors.emplace_back(f, runs[i], begin[i], end[i], job.buffer_bytes);
   LoserTree tree(f, cursors);
-  std::vector<unsigned char> obuf(std::max<size_t>(job.buffer_bytes / rs, 1) * rs);
+  uint64_t range = 0;
+  for (size_t i = 0; i < runs.size(); ++i) range += end[i] - begin[i];
+  std::vector<unsigned char> obuf(size_t(std::max<uint64_t>(std::min<uint64_t>(job.buffer_bytes / rs, range), 1)) * rs);
   size_t used = 0;
   auto flush = [&] {
     out.write_at(obuf.data(), used, out_offset);
@@ -33,12 +35,24 @@ void merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const std
     }
     used = 0;
   };
+  uint64_t count = 0;
+  std::vector<unsigned char> last(rs);  // the last record written, for --unique
+  bool have_last = false;
   while (!tree.done()) {
     RunCursor& c = tree.top();
     const size_t src = tree.top_index();
     unsigned char* written = obuf.data() + used;
-    std::memcpy(written, c.record(), rs);
-    used += rs;
+    if (job.unique && have_last && compare_keys(f, last.data(), c.record()) == 0) {
+      // A later record of a group already written: dropped. Check the order against
+      // the kept copy, as the output buffer does not hold it.
+      std::memcpy(last.data(), c.record(), rs);
+      written = last.data();
+    } else {
+      std::memcpy(written, c.record(), rs);
+      used += rs;
+      ++count;
+      if (job.unique) { std::memcpy(last.data(), written, rs); have_last = true; }
+    }
     tree.pop();
     if (job.verify_sorted && !cursors[src].done() && compare_keys(f, cursors[src].record(), written) < 0)
       throw Error(ExitCode::usage, runs[src].name + ": input is not sorted: record " +
@@ -46,6 +60,7 @@ void merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const std
     if (used == obuf.size()) flush();
   }
   if (used) flush();
+  return count;
 }
 
 // The out-of-core merge pass on a device. The output is cut into windows of W records;
@@ -53,8 +68,8 @@ void merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const std
 // the reader gathers the slices back to back into a pinned slot buffer, the backend
 // merges them on the device, and the writer puts the window in place, while the
 // scheduler overlaps reading window i+1, merging window i and writing window i-1.
-void merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& runs, uint64_t total, const io::File& out,
-                          uint64_t out_offset) {
+uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& runs, uint64_t total, const io::File& out,
+                              uint64_t out_offset) {
   const Format& f = *job.format;
   const size_t rs = f.record_size;
   const size_t k = runs.size();
@@ -71,7 +86,7 @@ void merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& runs, 
   std::vector<std::vector<uint64_t>> slices(kSlots, std::vector<uint64_t>(k));
   std::vector<uint64_t> cut(k, 0), ends;
   for (const auto& r : runs) ends.push_back(r.records);
-  std::vector<unsigned char> last(rs);
+  std::vector<unsigned char> last(rs), prev_rec(rs);
   uint64_t done = 0;
 
   pipeline::Stages st;
@@ -85,7 +100,7 @@ void merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& runs, 
       if (job.verify_sorted && n) {
         // A user's input: its slice must be sorted, also across the window boundary.
         const unsigned char* prev = nullptr;
-        if (cut[i] > 0) { read_records(runs[i], rs, cut[i] - 1, 1, last.data()); prev = last.data(); }
+        if (cut[i] > 0) { read_records(runs[i], rs, cut[i] - 1, 1, prev_rec.data()); prev = prev_rec.data(); }
         for (uint64_t j = 0; j < n; ++j) {
           const unsigned char* rec = dst + j * rs;
           if (prev && compare_keys(f, prev, rec) > 0)
@@ -100,8 +115,25 @@ void merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& runs, 
     cut.swap(next);
   };
   st.compute = [&](pipeline::Chunk& c) { job.backend->merge_window(f, c.data, slices[c.slot], job.merge_kernel); };
+  uint64_t written = 0;  // records written so far
+  bool have_last = false;
   st.write = [&](pipeline::Chunk& c) {
-    out.write_at(c.data, c.bytes, out_offset + c.offset);
+    size_t keep = c.bytes;
+    if (job.unique) {
+      // Drop records equal to the one before them, across window boundaries too.
+      size_t o = 0;
+      for (size_t i = 0; i < c.bytes; i += rs) {
+        const unsigned char* rec = c.data + i;
+        const unsigned char* prev = o ? c.data + o - rs : (have_last ? last.data() : nullptr);
+        if (prev && compare_keys(f, prev, rec) == 0) continue;
+        if (o != i) std::memmove(c.data + o, rec, rs);
+        o += rs;
+      }
+      if (o) { std::memcpy(last.data(), c.data + o - rs, rs); have_last = true; }
+      keep = o;
+    }
+    out.write_at(c.data, keep, out_offset + written * rs);
+    written += keep / rs;
     done += c.bytes;
     if (job.done_bytes) {
       uint64_t d = job.done_bytes->fetch_add(c.bytes) + c.bytes;
@@ -113,22 +145,20 @@ void merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& runs, 
   cfg.chunk_bytes = size_t(w) * rs;
   cfg.phase = job.phase;
   pipeline::run_chunks(cfg, slots, st, nullptr);
+  return written;
 }
 
 }  // namespace
 
-void merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const io::File& out, uint64_t out_offset) {
+uint64_t merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const io::File& out, uint64_t out_offset) {
   uint64_t total = 0;
   for (const auto& r : runs) total += r.records;
-  if (job.backend && job.backend->max_window_records(*job.format) > 0 && total > 0) {
-    merge_runs_on_device(job, runs, total, out, out_offset);
-    return;
-  }
-  total = 0;
-  for (const auto& r : runs) total += r.records;
+  if (job.backend && job.backend->max_window_records(*job.format) > 0 && total > 0)
+    return merge_runs_on_device(job, runs, total, out, out_offset);
   unsigned threads = job.threads;
-  // Small merges are not worth the co-rank searches and thread starts.
-  if (total < (uint64_t(1) << 18) || runs.size() < 2) threads = 1;
+  // Small merges are not worth the co-rank searches and thread starts; with --unique
+  // the output position of a range is only known once the ranges before it are done.
+  if (total < (uint64_t(1) << 18) || runs.size() < 2 || job.unique) threads = 1;
   std::vector<std::vector<uint64_t>> cuts;
   cuts.push_back(std::vector<uint64_t>(runs.size(), 0));
   for (unsigned t = 1; t < threads; ++t) cuts.push_back(multiway_corank(*job.format, runs, total * t / threads));
@@ -138,12 +168,13 @@ void merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const io::
 
   std::vector<std::thread> pool;
   std::vector<std::exception_ptr> errors(threads);
+  std::vector<uint64_t> counts(threads, 0);
   const size_t rs = job.format->record_size;
   for (unsigned t = 0; t < threads; ++t) {
     uint64_t start = 0;
     for (uint64_t c : cuts[t]) start += c;
     auto work = [&, t, start] {
-      try { merge_range(job, runs, cuts[t], cuts[t + 1], out, out_offset + start * rs); }
+      try { counts[t] = merge_range(job, runs, cuts[t], cuts[t + 1], out, out_offset + start * rs); }
       catch (...) { errors[t] = std::current_exception(); }
     };
     if (t + 1 == threads) work();
@@ -151,6 +182,9 @@ void merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const io::
   }
   for (auto& th : pool) th.join();
   for (auto& e : errors) if (e) std::rethrow_exception(e);
+  uint64_t written = 0;
+  for (uint64_t c : counts) written += c;
+  return written;
 }
 
 RunRef TreeInput::ref() const {
@@ -163,7 +197,7 @@ RunRef TreeInput::ref() const {
 
 size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t fan_in,
                      const std::vector<std::string>& tmp_dirs, const io::File& final_out,
-                     const std::function<void(size_t, double, uint64_t)>& on_level) {
+                     const std::function<void(size_t, double, uint64_t)>& on_level, uint64_t* output_records) {
   const size_t rs = job.format->record_size;
   size_t level = 0;
   size_t next_dir = 0;
@@ -174,7 +208,8 @@ size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t 
     if (inputs.size() <= fan_in) {
       std::vector<RunRef> refs;
       for (const auto& in : inputs) { refs.push_back(in.ref()); level_bytes += in.records * rs; }
-      merge_runs(job, refs, final_out, 0);
+      uint64_t written = merge_runs(job, refs, final_out, 0);
+      if (output_records) *output_records = written;
       if (on_level) on_level(level, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), level_bytes);
       return level;
     }
@@ -187,8 +222,8 @@ size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t 
       for (size_t i = b; i < e; ++i) { refs.push_back(inputs[i].ref()); merged.records += inputs[i].records; }
       const std::string& dir = tmp_dirs[next_dir++ % tmp_dirs.size()];
       merged.temp = std::make_shared<io::TempFile>(io::TempFile::create(dir, "gxsort-merge"));
-      merge_runs(job, refs, merged.temp->file(), 0);
       level_bytes += merged.records * rs;
+      merged.records = merge_runs(job, refs, merged.temp->file(), 0);
       for (size_t i = b; i < e; ++i) inputs[i] = TreeInput();  // deletes merged temp runs now
       next.push_back(std::move(merged));
     }

@@ -24,6 +24,7 @@ struct MergeJob {
   size_t buffer_bytes = 1 << 20;  // read buffer per run, per thread
   unsigned threads = 1;
   bool verify_sorted = false;     // inputs come from the user: check their order
+  bool unique = false;            // keep only the first record of each group of equal keys
   ProgressFn progress;
   const char* phase = "merge";
   std::atomic<uint64_t>* done_bytes = nullptr;  // shared progress counter
@@ -31,7 +32,8 @@ struct MergeJob {
 };
 
 // Merges `runs` (stable: ties go to the earlier run) into `out` from byte out_offset.
-void merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const io::File& out, uint64_t out_offset);
+// Returns the records written (fewer than the inputs hold with job.unique).
+uint64_t merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const io::File& out, uint64_t out_offset);
 
 // A sorted input to the merge tree: a temp file we own, or a user's file.
 struct TreeInput {
@@ -42,9 +44,11 @@ struct TreeInput {
 };
 
 // Merges the inputs with at most `fan_in` at a time, level by level, into temp files
-// spread over tmp_dirs, until one merge into `final_out` remains. Returns the number of levels.
+// spread over tmp_dirs, until one merge into `final_out` remains. Returns the number of
+// levels; *output_records receives the records of the output.
 size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t fan_in,
                      const std::vector<std::string>& tmp_dirs, const io::File& final_out,
-                     const std::function<void(size_t level, double seconds, uint64_t bytes)>& on_level);
+                     const std::function<void(size_t level, double seconds, uint64_t bytes)>& on_level,
+                     uint64_t* output_records);
 
 }  // namespace gxsort

@@ -15,7 +15,9 @@ void read_records(const RunRef& run, size_t rs, uint64_t index, uint64_t count, 
 
 RunCursor::RunCursor(const Format& f, const RunRef& run, uint64_t begin, uint64_t end, size_t buffer_bytes)
     : f_(&f), run_(&run), pos_(begin), end_(end) {
-  if (!run.mem) buf_.resize(std::max(buffer_bytes / f.record_size, size_t(1)) * f.record_size);
+  // The buffer never exceeds the slice it walks: tiny inputs keep tiny buffers.
+  const uint64_t want = std::max<uint64_t>(1, std::min<uint64_t>(buffer_bytes / f.record_size, end > begin ? end - begin : 1));
+  if (!run.mem) buf_.resize(size_t(want) * f.record_size);
   if (!done()) load();
 }
 

@@ -14,6 +14,7 @@
 #include "plan/sizes.hpp"
 #include "sort/engine.hpp"
 #include "sort/merge.hpp"
+#include "sort/unique.hpp"
 
 namespace gxsort {
 namespace {
@@ -57,7 +58,7 @@ struct RunFormation {
 // Reads the input in chunks of the plan's run size, sorts each chunk on the backend
 // and writes it to its own temp file: read, sort and write overlap in the scheduler.
 RunFormation form_run_files(Prepared& p, const io::File& in, const Format& f, const ProgressFn& progress,
-                            const std::string& run_dir, bool keep) {
+                            const std::string& run_dir, bool keep, bool unique) {
   RunFormation rf;
   auto t0 = Clock::now();
   const size_t rs = f.record_size;
@@ -72,8 +73,11 @@ RunFormation form_run_files(Prepared& p, const io::File& in, const Format& f, co
   HostBuffer scratch = p.backend->allocate_host(p.backend->sort_scratch_bytes(f, p.plan.run_records));
   size_t next_dir = 0;
   pipeline::Stages st;
-  st.read = [&](pipeline::Chunk& c) { in.read_at(c.data, c.bytes, c.offset); };
-  st.compute = [&](pipeline::Chunk& c) { p.backend->sort_chunk(f, c.data, c.bytes / rs, scratch.data()); };
+  st.read = [&](pipeline::Chunk& c) { in.read_at_parallel(c.data, c.bytes, c.offset, p.threads); };
+  st.compute = [&](pipeline::Chunk& c) {
+    p.backend->sort_chunk(f, c.data, c.bytes / rs, scratch.data());
+    if (unique) c.bytes = unique_in_place(f, c.data, c.bytes / rs) * rs;  // runs shrink early
+  };
   st.write = [&](pipeline::Chunk& c) {
     TreeInput run;
     if (keep) {
@@ -83,7 +87,7 @@ RunFormation form_run_files(Prepared& p, const io::File& in, const Format& f, co
     } else {
       run.temp = std::make_shared<io::TempFile>(io::TempFile::create(p.tmp_dirs[next_dir++ % p.tmp_dirs.size()], "gxsort-run"));
     }
-    run.temp->file().write_at(c.data, c.bytes, 0);
+    run.temp->file().write_at_parallel(c.data, c.bytes, 0, p.threads);
     run.records = c.bytes / rs;
     rf.runs.push_back(std::move(run));
   };
@@ -105,6 +109,7 @@ MergeJob make_merge_job(const Prepared& p, const Format& f, const EngineOptions&
   job.backend = p.backend.get();
   job.merge_kernel = opt.merge_kernel;
   job.window_memory = p.memory;
+  job.unique = opt.unique;
   return job;
 }
 
@@ -137,14 +142,16 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
     const size_t n = size_t(p.plan.records);
     HostBuffer data = p.backend->allocate_host(n * rs);
     HostBuffer scratch = p.backend->allocate_host(p.backend->sort_scratch_bytes(f, n));
-    in.read_at(data.data(), n * rs, 0);
+    in.read_at_parallel(data.data(), n * rs, 0, p.threads);
     if (opt.progress) opt.progress("read", bytes, bytes);
     double t_read = since(t0);
     auto t1 = Clock::now();
     p.backend->sort_chunk(f, data.data(), n, scratch.data());
+    const size_t kept = opt.unique ? unique_in_place(f, data.data(), n) : n;
+    st.output_bytes = kept * rs;
     double t_sort = since(t1);
     auto t2 = Clock::now();
-    out.file().write_at(data.data(), n * rs, 0);
+    out.file().write_at_parallel(data.data(), kept * rs, 0, p.threads);
     if (opt.progress) opt.progress("write", bytes, bytes);
     st.phases.push_back({"read", t_read, bytes, 0});
     st.phases.push_back({"sort", t_sort, 0, 0});
@@ -165,15 +172,18 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
       first += cnt;
     }
     auto read_run = [&](size_t i) {
-      in.read_at(const_cast<unsigned char*>(runs[i].mem), runs[i].records * rs, uint64_t(runs[i].mem - data.data()));
+      in.read_at_parallel(const_cast<unsigned char*>(runs[i].mem), runs[i].records * rs, uint64_t(runs[i].mem - data.data()), p.threads);
     };
     read_run(0);
     for (size_t i = 0; i < runs.size(); ++i) {
       std::future<void> next;
       if (i + 1 < runs.size()) next = std::async(std::launch::async, read_run, i + 1);
-      p.backend->sort_chunk(f, const_cast<unsigned char*>(runs[i].mem), runs[i].records, scratch.data());
+      auto* run = const_cast<unsigned char*>(runs[i].mem);
+      p.backend->sort_chunk(f, run, runs[i].records, scratch.data());
+      const uint64_t end = uint64_t(run - data.data()) + runs[i].records * rs;
+      if (opt.unique) runs[i].records = unique_in_place(f, run, runs[i].records);
       if (next.valid()) next.get();
-      if (opt.progress) opt.progress("sort runs", uint64_t(runs[i].mem - data.data()) + runs[i].records * rs, bytes);
+      if (opt.progress) opt.progress("sort runs", end, bytes);
     }
     st.phases.push_back({"sort runs", since(t0), bytes, 0});
     auto t1 = Clock::now();
@@ -182,24 +192,26 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
     job.window_memory = std::max<uint64_t>(p.memory - std::min(p.memory, bytes), uint64_t(16) << 20);
     job.done_bytes = &done;
     job.total_bytes = bytes;
-    merge_runs(job, runs, out.file(), 0);
+    st.output_bytes = merge_runs(job, runs, out.file(), 0) * rs;
     st.merge_levels = 1;
     st.phases.push_back({"merge", since(t1), 0, bytes});
   } else {
-    RunFormation rf = form_run_files(p, in, f, opt.progress, "", false);
+    RunFormation rf = form_run_files(p, in, f, opt.progress, "", false, opt.unique);
     st.phases.push_back({"sort runs", rf.seconds, bytes, bytes});
     std::atomic<uint64_t> done{0};
     MergeJob job = make_merge_job(p, f, opt, p.plan.merge_buffer_bytes);
     job.done_bytes = &done;
     job.total_bytes = bytes;
+    uint64_t kept = 0;
     st.merge_levels = merge_tree_to(job, std::move(rf.runs), p.plan.fan_in, p.tmp_dirs, out.file(),
                                     [&](size_t level, double secs, uint64_t b) {
                                       st.phases.push_back({"merge level " + std::to_string(level), secs, b, b});
                                       done = 0;
-                                    });
+                                    }, &kept);
+    st.output_bytes = kept * rs;
   }
   auto tc = Clock::now();
-  out.commit_rename(output);
+  out.commit_rename(output, opt.fsync);
   st.phases.push_back({"sync and rename", since(tc), 0, 0});
   st.seconds = since(t_start);
   return st;
@@ -228,12 +240,13 @@ RunStats form_runs(const std::string& input, const std::string& out_dir, const E
   const uint64_t bytes = in.size();
   checked_record_count(input, bytes, f);
   if (out_dir.empty()) fail_usage("an output directory is required (-o DIR)");
+  // Every option is checked before the directory is made: a refused run leaves nothing.
+  Prepared p = prepare(opt, bytes, io::directory_of(out_dir));
   if (::mkdir(out_dir.c_str(), 0755) != 0 && errno != EEXIST) fail_errno(out_dir, "cannot create directory", errno);
   io::require_writable_dir(out_dir, "output");
   struct stat existing;
   if (::stat((out_dir + "/manifest.txt").c_str(), &existing) == 0)
     fail_usage(out_dir + ": already holds a manifest.txt; choose an empty directory");
-  Prepared p = prepare(opt, bytes, out_dir);
   // `runs` always writes run files, sized as the external plan sizes them, so that
   // read, sort and write of three chunks fit in --memory.
   {
@@ -252,7 +265,7 @@ RunStats form_runs(const std::string& input, const std::string& out_dir, const E
   st.records = p.plan.records;
   st.input_bytes = st.output_bytes = bytes;
   RunFormation rf;
-  if (p.plan.records > 0) rf = form_run_files(p, in, f, opt.progress, out_dir, true);
+  if (p.plan.records > 0) rf = form_run_files(p, in, f, opt.progress, out_dir, true, opt.unique);
   // Name the runs by their order, then write the manifest last (atomically): a
   // directory with a manifest holds complete runs.
   std::ostringstream manifest;
@@ -364,12 +377,14 @@ RunStats merge_files(const std::vector<std::string>& inputs_arg, const std::stri
   job.verify_sorted = true;
   job.done_bytes = &done;
   job.total_bytes = bytes;
+  uint64_t kept = 0;
   st.merge_levels = merge_tree_to(job, std::move(tree), k, p.tmp_dirs, out.file(),
                                   [&](size_t level, double secs, uint64_t b) {
                                     st.phases.push_back({"merge level " + std::to_string(level), secs, b, b});
                                     done = 0;
-                                  });
-  out.commit_rename(output);
+                                  }, &kept);
+  st.output_bytes = kept * f.record_size;
+  out.commit_rename(output, opt.fsync);
   st.seconds = since(t_start);
   return st;
 }

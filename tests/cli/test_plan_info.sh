@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# `plan` (text, --json, --dot), `info` and the help texts.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
+
+gx gen -o small.bin --count 1000 -q
+gx gen -o big.bin --count 300000 -q
+gx gen -o gs.bin --count 20000 --format gensort -q
+: >empty.bin
+
+json_ok() {  # NAME: stdout of the last gx call is JSON
+  if [[ $RC == 0 ]] && "${PY[@]}" -c 'import json,sys; json.load(sys.stdin)' <"$WORK/last.out" 2>/dev/null; then pass "$1"
+  else fail "$1" "rc=$RC: $(head -c 200 "$WORK/last.out") $(last_err)"; fi
+}
+jq_() { "${PY[@]}" -c "import json,sys; j=json.load(sys.stdin); print($1)" <"$WORK/last.out" 2>/dev/null; }
+
+for args in "small.bin" "big.bin --memory 1M --fan-in 2" "big.bin --memory 1M" "gs.bin --format gensort --memory 1M --fan-in 3" "empty.bin" \
+            "big.bin --memory 3M --record-size 24 --key-type u64 --key-offset 0"; do
+  read -r -a A <<<"$args"
+  [[ $args == *record-size\ 24* ]] && { gx gen -o r24.bin --count 100000 --record-size 24 --key-offset 0 --key-type u64 -q; A=(r24.bin "${A[@]:1}"); }
+  gx plan "${A[@]}" --json
+  json_ok "plan $args --json parses"
+  gx plan "${A[@]}" --dot
+  [[ $RC == 0 && $(head -c 7 "$WORK/last.out") == digraph ]] && pass "plan $args --dot starts with digraph" || fail "plan $args --dot" "rc=$RC: $(head -c 60 "$WORK/last.out")"
+  [[ $(tail -n 1 "$WORK/last.out") == "}" ]] && pass "plan $args --dot ends with }" || fail "plan $args --dot ends with }" "$(tail -n 1 "$WORK/last.out")"
+  gx plan "${A[@]}"
+  [[ $RC == 0 ]] && grep -q '^mode: \(in-memory\|runs-in-memory\|external\)$' "$WORK/last.out" && pass "plan $args (text) names the mode" || fail "plan $args text" "rc=$RC: $(head -5 "$WORK/last.out" | tr '\n' '|')"
+done
+
+gx plan small.bin --json
+[[ $(jq_ 'j["mode"]') == in-memory && $(jq_ 'j["records"]') == 1000 && $(jq_ 'j["runs"]') == 1 ]] && pass "plan of a small file: in-memory, 1000 records, 1 run" || fail "plan small json" "$(cat "$WORK/last.out")"
+gx plan small.bin
+grep -q '^mode: in-memory$' "$WORK/last.out" && pass "plan text: mode: in-memory" || fail "plan text: mode: in-memory" "$(cat "$WORK/last.out")"
+gx plan big.bin --memory 1M --fan-in 2 --json
+lv=$(jq_ 'len(j["levels"])'); runs=$(jq_ 'j["runs"]'); fi_=$(jq_ 'j["fan_in"]')
+[[ $(jq_ 'j["mode"]') == external && $lv -gt 1 && $runs -gt 2 && $fi_ == 2 ]] && pass "plan --memory 1M --fan-in 2: external, $runs runs, $lv levels, fan-in 2" || fail "plan external json" "$(cat "$WORK/last.out")"
+[[ $(jq_ 'j["levels"][-1]["final"]') == True && $(jq_ 'all(not l["final"] for l in j["levels"][:-1])') == True ]] && pass "plan json: only the last level is final" || fail "plan json: final level" "$(cat "$WORK/last.out")"
+[[ $(jq_ 'all(g <= 2 for l in j["levels"] for g in l["groups"])') == True ]] && pass "plan json: no group wider than the fan-in" || fail "plan json: groups" "$(cat "$WORK/last.out")"
+[[ $(jq_ 'sum(j["levels"][0]["groups"]) == j["runs"]') == True ]] && pass "plan json: level 1 takes every run" || fail "plan json: level 1 groups" "$(cat "$WORK/last.out")"
+gx plan big.bin --memory 1M --fan-in 2
+grep -q '^mode: external$' "$WORK/last.out" && grep -q 'temporary directories' "$WORK/last.out" && pass "plan text: mode: external, temporary directories" || fail "plan text external" "$(cat "$WORK/last.out" | tr '\n' '|')"
+[[ $(grep -c '^merge level' "$WORK/last.out") == "$lv" ]] && pass "plan text lists the $lv merge levels" || fail "plan text levels" "$(grep -c '^merge level' "$WORK/last.out") vs $lv"
+gx plan big.bin --memory 1M --fan-in 1000
+grep -q 'lowered' "$WORK/last.out" && pass "plan: a --fan-in too big for --memory is lowered and says so" || fail "plan: fan-in lowered" "$(grep fan-in "$WORK/last.out")"
+gx plan big.bin --memory 1M --fan-in 2 --dot
+edges=$(grep -c -- '->' "$WORK/last.out")
+gx plan big.bin --memory 1M --fan-in 2 --json
+want_edges=$(jq_ 'sum(sum(l["groups"]) for l in j["levels"])')
+[[ $edges == "$want_edges" ]] && pass "plan --dot has one edge per merge input ($edges)" || fail "plan --dot edges" "$edges vs $want_edges"
+gx plan big.bin --memory 1M --fan-in 2 -o "$WORK/x.out"
+[[ $RC == 0 && ! -e "$WORK/x.out" ]] && pass "plan writes nothing (-o not created)" || fail "plan writes nothing" "rc=$RC"
+[[ -z "$(ls -A "$TMPDIR")" ]] && pass "plan leaves \$TMPDIR empty" || fail "plan leaves \$TMPDIR empty" "$(ls -A "$TMPDIR")"
+
+gx info
+[[ $RC == 0 && -s "$WORK/last.out" ]] && pass "info: exit 0 with output" || fail "info" "rc=$RC"
+grep -qi gxsort "$WORK/last.out" && grep -qi thread "$WORK/last.out" && pass "info: names gxsort and the threads" || fail "info content" "$(cat "$WORK/last.out")"
+gx --version
+[[ $RC == 0 ]] && pass "--version: exit 0" || fail "--version" "rc=$RC"
+gx --help
+[[ $RC == 0 ]] && grep -q 'exit codes' "$WORK/last.out" && pass "--help: exit 0, lists the exit codes" || fail "--help" "rc=$RC"
+gx
+[[ $RC == 0 ]] && grep -q '^usage' "$WORK/last.out" && pass "no arguments: usage, exit 0" || fail "no arguments" "rc=$RC"
+for c in sort plan runs merge check gen; do
+  gx $c --help
+  [[ $RC == 0 ]] && grep -q "^usage: gxsort $c" "$WORK/last.out" && pass "$c --help: exit 0 and usage" || fail "$c --help" "rc=$RC"
+done
+gx plan big.bin --help
+grep -q -- '--json' "$WORK/last.out" && pass "plan --help lists --json" || fail "plan --help lists --json" ""
+finish

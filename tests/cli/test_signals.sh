@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# SIGTERM / SIGINT / SIGHUP during long external sorts (and runs, merge, gen): no temp
+# files in the tmp dir or beside the output, no output file, an existing output kept.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
+
+mkdir -p T O
+gx gen -o big.bin --count $((25 * 1024 * 1024)) --seed 5 -q   # 200 MiB of u64
+if [[ $RC != 0 ]]; then fail "gen of a 200 MiB input" "exit $RC: $(last_err)"; finish; fi
+printf 'OLD CONTENT' >old.ref
+
+# wait_for PATTERN DIR...: until a file matching PATTERN exists (at most 10 s).
+wait_for() {
+  local pat=$1; shift
+  local i
+  for ((i = 0; i < 200; i++)); do
+    [[ -n "$(find "$@" -name "$pat" 2>/dev/null | head -1)" ]] && return 0
+    kill -0 "$PID" 2>/dev/null || return 1
+    sleep 0.05
+  done
+  return 1
+}
+
+# interrupt NAME SIGNAL WAIT_PATTERN OUTPUT CMD...: runs CMD in the background, sends
+# SIGNAL once a temp file matching WAIT_PATTERN exists (or after 0.5 s), then checks.
+interrupt() {
+  local name=$1 sig=$2 pat=$3 out=$4; shift 4
+  "$@" >/dev/null 2>"$WORK/last.err" &
+  PID=$!
+  if [[ $pat == - ]]; then sleep 0.5
+  elif ! wait_for "$pat" T O; then
+    sleep 0.5
+    echo "  (note: no '$pat' temp file seen before the signal)"
+  fi
+  if ! kill -0 "$PID" 2>/dev/null; then
+    wait "$PID" 2>/dev/null; RC=$?
+    skip "$name" "gxsort finished (exit $RC) before the signal could be sent"
+    return
+  fi
+  kill -s "$sig" "$PID"
+  wait "$PID" 2>/dev/null; RC=$?
+  local want=$((128 + $(kill -l "$sig")))
+  [[ $RC == "$want" ]] && pass "$name: died of SIG$sig (exit $RC)" || fail "$name: died of SIG$sig" "exit $RC, expected $want: $(last_err)"
+  local l; l=$(leftover_temps T O "$WORK")
+  [[ -z "$l" ]] && pass "$name: no temp files left (tmp dir, output dir)" || fail "$name: no temp files left" "$(echo $l)"
+  if [[ $out == */old.out ]]; then
+    cmp -s "$out" old.ref && pass "$name: the existing output keeps its content" || fail "$name: the existing output keeps its content" "changed or gone"
+  else
+    [[ ! -e $out ]] && pass "$name: no output file" || fail "$name: no output file" "$out exists"
+  fi
+}
+
+interrupt "sort, SIGTERM after 0.5 s" TERM - O/out.bin \
+  "$GX" sort big.bin -o O/out.bin --memory 1M --tmp-dir T -q
+interrupt "sort, SIGTERM during run formation" TERM 'gxsort-run*' O/out.bin \
+  "$GX" sort big.bin -o O/out.bin --memory 1M --tmp-dir T -q
+# Background jobs of a non-interactive shell start with SIGINT ignored (and gxsort keeps
+# it ignored): restore the default disposition for this case.
+interrupt "sort, SIGINT during run formation" INT 'gxsort-run*' O/out.bin \
+  python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' "$GX" sort big.bin -o O/out.bin --memory 1M --tmp-dir T --threads 1 -q
+printf 'OLD CONTENT' >O/old.out
+interrupt "sort onto an existing output, SIGTERM during the merge" TERM 'gxsort-merge*' O/old.out \
+  "$GX" sort big.bin -o O/old.out --memory 1M --fan-in 2 --tmp-dir T -q
+interrupt "sort, SIGHUP during the merge, temp runs beside the output" HUP 'gxsort-merge*' O/out.bin \
+  env -u TMPDIR "$GX" sort big.bin -o O/out.bin --memory 1M --fan-in 4 -q
+interrupt "sort with two --tmp-dir, SIGTERM" TERM 'gxsort-run*' O/out.bin \
+  "$GX" sort big.bin -o O/out.bin --memory 1M --tmp-dir T --tmp-dir O -q
+# In memory: only the hidden output temp beside the target exists.
+interrupt "in-memory sort, SIGTERM while writing the output" TERM '.gxsort-out*' O/out.bin \
+  "$GX" sort big.bin -o O/out.bin -q
+interrupt "runs, SIGTERM" TERM 'run-*' O/rd/manifest.txt \
+  "$GX" runs big.bin -o O/rd --memory 1M -q
+[[ -z "$(ls -A O/rd 2>/dev/null)" ]] && pass "runs, SIGTERM: no run files left" || fail "runs, SIGTERM: no run files left" "$(ls -A O/rd | head -3 | tr '\n' ' ')"
+rm -rf O/rd
+interrupt "gen, SIGTERM" TERM '.gxsort-gen*' O/g.bin \
+  "$GX" gen -o O/g.bin --count $((100 * 1024 * 1024)) -q
+
+# A signal ignored when gxsort starts (nohup, or a background job of a script for
+# SIGINT) must stay ignored: the sort goes on and completes.
+if command -v nohup >/dev/null; then
+  nohup "$GX" sort big.bin -o O/nohup.bin --memory 1M --tmp-dir T -q >/dev/null 2>"$WORK/last.err" &
+  PID=$!
+  wait_for 'gxsort-run*' T
+  kill -HUP "$PID" 2>/dev/null
+  wait "$PID" 2>/dev/null; RC=$?
+  expect_rc "nohup gxsort sort: a SIGHUP (ignored by nohup) does not stop it" 0
+  "$GX" check O/nohup.bin -q 2>/dev/null && [[ $(stat -c %s O/nohup.bin 2>/dev/null) == $(stat -c %s big.bin) ]] \
+    && pass "nohup gxsort sort after SIGHUP: complete sorted output" || fail "nohup gxsort sort after SIGHUP: complete sorted output" "missing or unsorted"
+  rm -f O/nohup.bin
+  [[ -z "$(leftover_temps T O)" ]] && pass "nohup case: no temp files left" || fail "nohup case: no temp files left" "$(leftover_temps T O)"
+else
+  skip "nohup gxsort sort" "no nohup here"
+fi
+
+# A merge of big sorted inputs: sort the input once (not interrupted), then merge.
+gx sort big.bin -o s1.bin --memory 256M --tmp-dir T -q
+if [[ $RC == 0 ]]; then
+  interrupt "merge --fan-in 2, SIGTERM" TERM 'gxsort-merge*' O/m.bin \
+    "$GX" merge s1.bin s1.bin s1.bin -o O/m.bin --memory 1M --fan-in 2 --tmp-dir T -q
+else
+  fail "sort of the 200 MiB input" "exit $RC: $(last_err)"
+fi
+finish
