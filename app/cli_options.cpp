@@ -85,7 +85,10 @@ std::string usage_text() {
          "  merge FILE... -o OUT  merge sorted files (a `runs` directory stands for its runs)\n"
          "  check FILE         record count, order, duplicate keys, checksum (exit 1: not sorted)\n"
          "  gen -o FILE --count N  generate test data (--dist, --seed)\n"
+         "  dedupe IN -o OUT   sorted, one record per distinct key (--assume-sorted, --count, --keep, --strategy)\n"
          "  reduce FILE --op sum|min|max|count|mean|minmax  a reduction of the keys (--algo flat|nested|cub)\n"
+         "  graph build IN -o GRAPH  an edge list (snap|mtx|bin32|bin64) to a CSR graph (--symmetrize, ...)\n"
+         "  bfs GRAPH --source S  BFS levels (-o) and parents (--parents) of a CSR graph, with stats\n"
          "  info               version, build, threads, memory, GPUs\n"
          "\n"
          "`gxsort COMMAND --help` lists a command's options.\n"
@@ -98,11 +101,17 @@ Command parse_command_line(int argc, const char* const* argv) {
   std::string name = argv[1];
   if (name == "--help" || name == "-h" || name == "help") { cmd.name = "help"; cmd.help_text = usage_text(); return cmd; }
   if (name == "--version") { cmd.name = "info"; return cmd; }
-  static const char* known[] = {"sort", "plan", "runs", "merge", "check", "gen", "info", "reduce"};
+  static const char* known[] = {"sort", "plan", "runs", "merge", "check", "gen", "info", "reduce", "dedupe", "graph", "bfs"};
   bool ok = false;
   for (const char* k : known) ok = ok || name == k;
   if (!ok) fail_usage("unknown command '" + name + "'\n" + usage_text());
   cmd.name = name;
+  int first = 1;  // argv index of the command word (`graph build` has two)
+  if (name == "graph") {
+    if (argc < 3 || std::string(argv[2]) != "build") fail_usage("graph: expected `gxsort graph build IN -o GRAPH` (see gxsort graph build --help)");
+    cmd.name = name = "graph build";
+    first = 2;
+  }
 
   FormatArgs fa;
   std::string device = "auto";
@@ -134,6 +143,27 @@ Command parse_command_line(int argc, const char* const* argv) {
   if (name == "reduce") extra.add_options()
     ("op", po::value(&cmd.reduce_op), "sum|min|max|count|mean|minmax (required)")
     ("algo", po::value(&cmd.reduce_algo), "GPU kernel: flat|nested|cub (default flat)");
+  std::string keep = "first";
+  if (name == "dedupe") extra.add_options()
+    ("assume-sorted", po::bool_switch(&cmd.engine.dedupe.assume_sorted), "the input is sorted: stream it (exit 1 naming the first unsorted record)")
+    ("count", po::bool_switch(&cmd.engine.dedupe.count), "write each kept record followed by its group size as a little-endian u64 (record size + 8 bytes per output record)")
+    ("keep", po::value(&keep), "first|last: which record of a group of equal keys is kept, in input order (default first)")
+    ("strategy", po::value(&cmd.engine.dedupe.strategy), "sort|bitmap|auto (default auto: bitmap for flat u32/i32/f32 keys when the input has more than 2^26 keys or does not sort in memory, and no --count)");
+  Unsigned g_scale, g_edge_factor{16}, bfs_source, bfs_random;
+  if (name == "graph build") extra.add_options()
+    ("input-format", po::value(&cmd.engine.graph.build.input_format), "snap|mtx|bin32|bin64 (default: from the extension: .mtx, .bin32/.u32, .bin64/.u64, else snap)")
+    ("symmetrize", po::bool_switch(&cmd.engine.graph.build.symmetrize), "add the reverse (dst, src) of every edge")
+    ("keep-self-loops", po::bool_switch(&cmd.engine.graph.build.keep_self_loops), "keep edges (v, v) (default: dropped)")
+    ("keep-duplicates", po::bool_switch(&cmd.engine.graph.build.keep_duplicates), "keep repeated edges (default: deduplicated)");
+  if (name == "bfs") extra.add_options()
+    ("source", po::value(&bfs_source), "the source vertex (required unless --random-sources)")
+    ("parents", po::value(&cmd.engine.graph.bfs.parents_output), "write the parent array (the CSR's id width) to FILE")
+    ("random-sources", po::value(&bfs_random), "K searches from random vertices with edges (stats only; --seed)")
+    ("seed", po::value(&seed), "seed for --random-sources (default 1)");
+  if (name == "gen") extra.add_options()
+    ("graph", po::value(&cmd.engine.graph.gen.kind), "rmat|uniform: an edge list of binary u32 (scale < 32) or u64 pairs instead of records")
+    ("scale", po::value(&g_scale), "--graph: 2^S vertices")
+    ("edge-factor", po::value(&g_edge_factor), "--graph: E * 2^S edges (default 16)");
   if (name == "gen") extra.add_options()
     ("count", po::value(&count), "number of records")
     ("dist", po::value(&cmd.gen.dist), "uniform|sorted|reverse|few-unique|zipf|all-equal|bits (default uniform)")
@@ -141,7 +171,7 @@ Command parse_command_line(int argc, const char* const* argv) {
 
   po::options_description all;
   all.add(general).add(format_opts).add(engine);
-  if (name == "plan" || name == "gen" || name == "reduce") all.add(extra);
+  if (name == "plan" || name == "gen" || name == "reduce" || name == "dedupe" || name == "graph build" || name == "bfs") all.add(extra);
   po::options_description hidden;
   hidden.add_options()("operand", po::value(&cmd.inputs));
   po::options_description parse_set;
@@ -151,7 +181,7 @@ Command parse_command_line(int argc, const char* const* argv) {
 
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc - 1, argv + 1).options(parse_set).positional(pos).run(), vm);
+    po::store(po::command_line_parser(argc - first, argv + first).options(parse_set).positional(pos).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
     fail_usage(name + ": " + e.what() + " (see gxsort " + name + " --help)");
@@ -165,7 +195,10 @@ Command parse_command_line(int argc, const char* const* argv) {
     else if (name == "merge") o << " FILE... -o OUT [options]";
     else if (name == "check") o << " FILE [options]";
     else if (name == "reduce") o << " FILE --op OP [options]";
-    else if (name == "gen") o << " -o FILE --count N [options]";
+    else if (name == "dedupe") o << " IN -o OUT [options]\n\nThe records of IN sorted, one per distinct key. Keys are equal when their bits\n(totalOrder for floats) are: -0.0 and +0.0 differ, NaNs with the same bits are equal.\n--count output: each record followed by a little-endian u64 count.";
+    else if (name == "gen") o << " -o FILE --count N [options]\n       gxsort gen -o FILE --graph rmat|uniform --scale S [--edge-factor E] [--seed X]";
+    else if (name == "graph build") o << " IN -o GRAPH [--input-format snap|mtx|bin32|bin64] [--symmetrize] [--keep-self-loops] [--keep-duplicates] [options]";
+    else if (name == "bfs") o << " GRAPH --source S [-o LEVELS] [--parents FILE] [--device cpu|cuda|auto] [options]";
     o << "\n\n" << all;
     cmd.name = "help";
     cmd.help_text = o.str();
@@ -197,6 +230,13 @@ Command parse_command_line(int argc, const char* const* argv) {
   if (name == "sort" || name == "runs") {
     operands(1, 1, "one input file");
     if (cmd.output.empty()) fail_usage(name + ": the output is required: -o " + (name == "runs" ? "DIR" : "FILE"));
+  } else if (name == "dedupe") {
+    operands(1, 1, "one input file");
+    if (cmd.output.empty()) fail_usage("dedupe: the output is required: -o FILE");
+    if (keep != "first" && keep != "last") fail_usage("--keep: expected first or last, got '" + keep + "'");
+    cmd.engine.dedupe.keep_last = keep == "last";
+    const std::string& sg = cmd.engine.dedupe.strategy;
+    if (sg != "sort" && sg != "bitmap" && sg != "auto") fail_usage("--strategy: expected sort, bitmap or auto, got '" + sg + "'");
   } else if (name == "plan" || name == "check") {
     operands(1, 1, "one input file");
   } else if (name == "reduce") {
@@ -205,10 +245,31 @@ Command parse_command_line(int argc, const char* const* argv) {
   } else if (name == "merge") {
     operands(1, SIZE_MAX, "one or more sorted input files");
     if (cmd.output.empty()) fail_usage("merge: the output is required: -o FILE");
+  } else if (name == "graph build") {
+    operands(1, 1, "one input edge list");
+    if (cmd.output.empty()) fail_usage("graph build: the output is required: -o GRAPH");
+  } else if (name == "bfs") {
+    operands(1, 1, "one CSR graph file");
+    if (vm.count("source") == vm.count("random-sources")) fail_usage("bfs: give exactly one of --source S and --random-sources K");
+    if (vm.count("random-sources") && bfs_random.value == 0) fail_usage("--random-sources must be at least 1");
+    cmd.engine.graph.bfs.source = bfs_source.value;
+    cmd.engine.graph.bfs.random_sources = bfs_random.value;
+    cmd.engine.graph.bfs.seed = seed.value;
+    cmd.engine.graph.bfs.levels_output = cmd.output;
+  } else if (name == "gen" && vm.count("graph")) {
+    operands(0, 0, "no operands");
+    if (cmd.output.empty()) fail_usage("gen: the output is required: -o FILE");
+    if (vm.count("count") || vm.count("dist")) fail_usage("gen --graph: --count and --dist do not apply (use --scale and --edge-factor)");
+    if (!vm.count("scale")) fail_usage("gen --graph: --scale S is required");
+    if (g_scale.value < 1 || g_scale.value > 40) fail_usage("--scale: expected 1 to 40");
+    cmd.engine.graph.gen.scale = unsigned(g_scale.value);
+    cmd.engine.graph.gen.edge_factor = g_edge_factor.value;
+    cmd.engine.graph.gen.seed = seed.value;
   } else if (name == "gen") {
     operands(0, 0, "no operands");
     if (cmd.output.empty()) fail_usage("gen: the output is required: -o FILE");
     if (!vm.count("count")) fail_usage("gen: --count N is required");
+    if (vm.count("scale") || vm.count("edge-factor")) fail_usage("gen: --scale and --edge-factor need --graph");
   } else if (name == "info") {
     operands(0, 0, "no operands");
   }

@@ -68,10 +68,42 @@ int run(const cli::Command& cmd) {
     summarize(cmd, r.stats);
     return 0;
   }
+  if (cmd.name == "graph build") {
+    GraphBuildResult r = graph_build(cmd.inputs[0], cmd.output, opt.graph.build, opt);
+    progress.finish();
+    if (!cmd.quiet)
+      std::printf("graph: %s\nvertices: %" PRIu64 "\nedges: %" PRIu64 " (from %" PRIu64 " input edges)\ntime: %.3f s\n",
+                  cmd.output.c_str(), r.vertices, r.edges, r.input_edges, r.stats.seconds);
+    write_stats(cmd, r.stats);
+    summarize(cmd, r.stats);
+    return 0;
+  }
+  if (cmd.name == "bfs") {
+    BfsResult r = bfs_file(cmd.inputs[0], opt.graph.bfs, opt);
+    progress.finish();
+    if (!cmd.quiet) {
+      std::printf("graph: %" PRIu64 " vertices, %" PRIu64 " edges%s; backend %s; load %.3f s\n", r.vertices, r.edges,
+                  r.symmetric ? " (symmetric)" : "", r.backend.c_str(), r.load_seconds);
+      double sum_t = 0, sum_g = 0;
+      for (const BfsSearch& b : r.searches) {
+        std::printf("source %" PRIu64 ": levels %u, vertices reached %" PRIu64 ", edges traversed %" PRIu64
+                    " (sum of out-degrees of reached vertices), time %.3f ms, %.3f GTEPS\n",
+                    b.source, b.depth, b.reached, b.edges_traversed, b.seconds * 1e3, b.gteps);
+        sum_t += b.seconds;
+        sum_g += b.gteps;
+      }
+      if (r.searches.size() > 1)
+        std::printf("mean of %zu searches: time %.3f ms, %.3f GTEPS\n", r.searches.size(), sum_t * 1e3 / double(r.searches.size()),
+                    sum_g / double(r.searches.size()));
+    }
+    return 0;
+  }
   RunStats s;
   if (cmd.name == "sort") s = sort_file(cmd.inputs[0], cmd.output, opt);
   else if (cmd.name == "runs") s = form_runs(cmd.inputs[0], cmd.output, opt);
   else if (cmd.name == "merge") s = merge_files(cmd.inputs, cmd.output, opt);
+  else if (cmd.name == "dedupe") s = dedupe_file(cmd.inputs[0], cmd.output, opt);
+  else if (cmd.name == "gen" && !opt.graph.gen.kind.empty()) s = gen_graph(cmd.output, opt.graph.gen, opt);
   else if (cmd.name == "gen") s = gen_file(cmd.output, opt.format, cmd.gen, opt);
   progress.finish();
   write_stats(cmd, s);

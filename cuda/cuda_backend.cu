@@ -573,4 +573,72 @@ void CudaBackend::sort_records(const Format& f, unsigned char* host, size_t n, W
   GXSORT_CUDA_CHECK(cudaStreamSynchronize(c.s[1]));
 }
 
+// ---------------------------------------------------------------------------------------
+// The device-resident sort of flat keys: each load() copies a slice in and transforms its
+// keys; sort() runs the radix sort over the bits that differ and transforms back; each
+// unload() copies a sorted slice out. The backend stays locked for the sort's lifetime
+// (it may use the whole budget).
+
+template <class K>
+class ResidentFlatSort final : public DeviceResidentSort {
+ public:
+  ResidentFlatSort(CudaBackend& b, const Format& f, size_t n) : b_(b), f_(f), n_(n), lock_(b.sort_mu_) {
+    b_.set_device();
+    keys0_ = b_.mem_->allocate(std::max<size_t>(n * sizeof(K), 1), "flat keys");
+    keys1_ = b_.mem_->allocate(std::max<size_t>(n * sizeof(K), 1), "flat keys (radix sort double buffer)");
+    bits_ = b_.mem_->allocate(2 * sizeof(u64), "key bit range");
+    ctx().reset_bits(b_.streams_[0]);
+    out_ = static_cast<K*>(keys0_.get());
+  }
+  ~ResidentFlatSort() override { b_.drain(); }
+
+  void load(const unsigned char* host, size_t first, size_t count) override {
+    b_.set_device();  // callers may be other threads (the chunk scheduler's stages)
+    const Ctx c = ctx();
+    K* keys = static_cast<K*>(keys0_.get()) + first;
+    GXSORT_CUDA_CHECK(cudaMemcpyAsync(keys, host, count * sizeof(K), cudaMemcpyHostToDevice, c.s[0]));
+    order_flat_kernel<K><<<c.grid(count), SortPolicy::kThreads, 0, c.s[0]>>>(keys, count, f_.key_type, f_.reverse, c.bits);
+    GXSORT_CUDA_CHECK_LAUNCH("order_flat_kernel");
+    GXSORT_CUDA_CHECK(cudaStreamSynchronize(c.s[0]));  // the host slot is free again
+  }
+
+  void sort() override {
+    b_.set_device();
+    const Ctx c = ctx();
+    const BitRange r = c.read_bits();
+    if (!r.empty()) {
+      cub::DoubleBuffer<K> keys(static_cast<K*>(keys0_.get()), static_cast<K*>(keys1_.get()));
+      sort_words<K>(c, keys, nullptr, n_, r, "flat keys");
+      out_ = keys.Current();
+    }
+    unorder_flat_kernel<K><<<c.grid(n_), SortPolicy::kThreads, 0, c.s[0]>>>(out_, n_, f_.key_type, f_.reverse);
+    GXSORT_CUDA_CHECK_LAUNCH("unorder_flat_kernel");
+    GXSORT_CUDA_CHECK(cudaStreamSynchronize(c.s[0]));
+  }
+
+  void unload(unsigned char* host, size_t first, size_t count) override {
+    b_.set_device();
+    GXSORT_CUDA_CHECK(cudaMemcpyAsync(host, out_ + first, count * sizeof(K), cudaMemcpyDeviceToHost, b_.streams_[0]));
+    GXSORT_CUDA_CHECK(cudaStreamSynchronize(b_.streams_[0]));
+  }
+
+ private:
+  Ctx ctx() const {
+    return Ctx{{b_.streams_[0], b_.streams_[1]}, b_.joined_, b_.mem_.get(), static_cast<unsigned long long*>(bits_.get()),
+               reinterpret_cast<u64*>(b_.bits_host_.data()), unsigned(b_.multiprocessors_ * SortPolicy::kBlocksPerSM)};
+  }
+  CudaBackend& b_;
+  Format f_;
+  size_t n_;
+  std::lock_guard<std::mutex> lock_;
+  DeviceAllocation keys0_, keys1_, bits_;
+  K* out_;
+};
+
+std::unique_ptr<DeviceResidentSort> CudaBackend::begin_resident_sort(const Format& f, size_t n) {
+  if (!f.flat() || n < 2 || n > max_chunk_records(f)) return nullptr;
+  if (f.key_bytes == 4) return std::make_unique<ResidentFlatSort<u32>>(*this, f, n);
+  return std::make_unique<ResidentFlatSort<u64>>(*this, f, n);
+}
+
 }  // namespace gxsort::cuda

@@ -57,11 +57,21 @@ class CudaBackend final : public Backend {
   // free now (the whole budget when nothing else holds any). The planner sizes chunks by it.
   size_t max_chunk_records(const Format& f) const override;
 
+  // Flat keys that fit the device: slices in, one device sort, slices out.
+  std::unique_ptr<DeviceResidentSort> begin_resident_sort(const Format& f, size_t n) override;
+
   // The out-of-core merge pass (cuda/window_merge.cu); keys wider than 8 bytes are
   // merged by a stable sort of the window (equal to the stable merge of its slices).
   size_t max_window_records(const Format& f) const override;
   void merge_window(const Format& f, unsigned char* records, const std::vector<uint64_t>& slices,
                     const std::string& kernel) override;
+
+  // Dedupe of flat 4-byte keys by a 2^32-bit bitmap in device memory
+  // (cuda_backend_dedupe.cu, cuda/bitmap_dedupe.cuh); null when the budget cannot hold it.
+  std::unique_ptr<KeyBitmap> make_key_bitmap(const Format& f, size_t chunk_records, uint64_t host_budget) override;
+
+  // `gxsort check` of a chunk on the device (cuda/check_kernels.cu).
+  CheckPartial check_chunk(const Format& f, const unsigned char* records, size_t n, uint64_t first_index) override;
 
   // Reductions (cuda/reduce/): copy in, reduce with the chosen kernel.
   ReducePartial reduce_chunk(const Format& f, const unsigned char* records, size_t n, uint64_t first_index,
@@ -76,6 +86,8 @@ class CudaBackend final : public Backend {
 
  private:
   struct Work;  // the device buffers of one sort_chunk
+  template <class K>
+  friend class ResidentFlatSort;
   void sort_flat(const Format& f, unsigned char* records, size_t n, Work& w);
   void sort_records(const Format& f, unsigned char* records, size_t n, Work& w);
   void set_device() const;

@@ -1,7 +1,8 @@
-// CudaBackend: the device merge of output windows and the reductions, each through
+// CudaBackend: the device merge of output windows, check and the reductions, each through
 // the backend's memory manager and its first stream.
 #include <algorithm>
 
+#include "check_kernels.cuh"
 #include "cuda_backend.cuh"
 #include "cuda_check.cuh"
 #include "merge/merge.cuh"
@@ -41,6 +42,19 @@ void CudaBackend::merge_window(const Format& f, unsigned char* records, const st
   set_device();
   try {
     cuda::merge_window(*mem_, f, records, slices, pick_kernel(kernel), streams_[0]);
+  } catch (...) {
+    drain();
+    throw;
+  }
+}
+
+CheckPartial CudaBackend::check_chunk(const Format& f, const unsigned char* records, size_t n, uint64_t first_index) {
+  std::lock_guard<std::mutex> lk(sort_mu_);
+  set_device();
+  DeviceAllocation data = mem_->allocate(std::max<size_t>(n * f.record_size, 1), "check chunk");
+  try {
+    if (n) GXSORT_CUDA_CHECK(cudaMemcpyAsync(data.get(), records, n * f.record_size, cudaMemcpyHostToDevice, streams_[0]));
+    return check_chunk_gpu(*mem_, f, static_cast<const unsigned char*>(data.get()), n, first_index, streams_[0]);
   } catch (...) {
     drain();
     throw;

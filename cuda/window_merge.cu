@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cuda_check.cuh"
+#include "device_keys.cuh"
 
 namespace gxsort::cuda {
 namespace {
@@ -10,33 +11,6 @@ namespace {
 constexpr int kThreads = 256;
 
 unsigned grid_for(size_t n) { return unsigned(std::min<size_t>((n + kThreads - 1) / kThreads, 65535 * 8)); }
-
-struct KeySpec {
-  KeyType type;
-  uint32_t record_size, key_offset, key_bytes;
-  bool reverse;
-};
-
-// The 64-bit order prefix of a record: the device twin of gxsort::key_prefix.
-__device__ uint64_t device_key_prefix(const unsigned char* rec, const KeySpec& s) {
-  const unsigned char* k = rec + s.key_offset;
-  switch (s.type) {
-    case KeyType::u32: case KeyType::i32: case KeyType::f32: {
-      uint32_t raw = uint32_t(k[0]) | uint32_t(k[1]) << 8 | uint32_t(k[2]) << 16 | uint32_t(k[3]) << 24;
-      return order32(s.type, raw, s.reverse);
-    }
-    case KeyType::u64: case KeyType::i64: case KeyType::f64: {
-      uint64_t raw = 0;
-      for (int b = 7; b >= 0; --b) raw = raw << 8 | k[b];
-      return order64(s.type, raw, s.reverse);
-    }
-    default: {
-      uint64_t v = load_be_prefix(k, s.key_bytes);
-      if (s.reverse) v = s.key_bytes >= 8 ? ~v : (~v & (~uint64_t(0) << (64 - 8 * s.key_bytes)));
-      return v;
-    }
-  }
-}
 
 template <class K>
 __global__ void order_kernel(K* keys, size_t n, KeyType t, bool reverse, bool forward) {
@@ -129,7 +103,7 @@ void merge_window(DeviceMemory& mem, const Format& f, unsigned char* records, co
     // Records: merge (key prefix, position) pairs, then gather the records by position.
     DeviceAllocation d_ki = mem.allocate(m * sizeof(KeyIndex), "merge keys");
     DeviceAllocation d_ki2 = mem.allocate(m * sizeof(KeyIndex), "merge keys (second buffer)");
-    KeySpec spec{f.key_type, uint32_t(rs), uint32_t(f.key_offset), uint32_t(f.key_bytes), f.reverse};
+    const KeySpec spec = KeySpec::of(f);
     auto* ki = static_cast<KeyIndex*>(d_ki.get());
     key_index_kernel<<<grid_for(m), kThreads, 0, s>>>(static_cast<unsigned char*>(d_rec.get()), m, spec, ki);
     GXSORT_CUDA_CHECK_LAUNCH("key_index_kernel");

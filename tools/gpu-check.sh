@@ -20,7 +20,7 @@ if [ "$mode" = tests ]; then
   "$b/gxsort_unit_tests" > "$out/unit.log" 2>&1 || fail=1
   tail -3 "$out/unit.log"
   step "GPU tests"
-  "$b/gxsort_cuda_tests" > "$out/cuda.log" 2>&1 || fail=1
+  "$b/gxsort_cuda_tests" ${CUDA_TESTS:+-tc="$CUDA_TESTS"} > "$out/cuda.log" 2>&1 || fail=1
   grep -c SKIPPED "$out/cuda.log" | sed 's/^/skipped lines: /'
   tail -4 "$out/cuda.log"
   step "end to end: --device cpu and --device cuda give the same bytes"
@@ -48,6 +48,16 @@ if [ "$mode" = tests ]; then
   e2e gensort-ooc "--count 1000000 --format gensort --dist few-unique" "--format gensort --device-memory 16M --memory 32M --fan-in 2"
   for k in basic tiled circular thrust; do
     e2e "u64-ooc-$k" "--count 4000037 --dist zipf" "--device-memory 8M --memory 16M --merge-kernel $k"
+  done
+  step "check: cpu and cuda agree"
+  "$g" gen -o "$work/c1" --count 9000001 --dist few-unique -q
+  "$g" sort "$work/c1" -o "$work/c2" --device cpu -q
+  "$g" gen -o "$work/c3" --count 2000000 --format gensort --dist few-unique -q
+  for f in "c1" "c2" "c3 --format gensort"; do
+    set -- $f
+    want=$("$g" check "$work/$1" ${2:-} ${3:-} --device cpu); wrc=$?
+    got=$("$g" check "$work/$1" ${2:-} ${3:-} --device cuda); grc=$?
+    if [ "$got" = "$want" ] && [ $grc = $wrc ]; then pass=$((pass+1)); echo "ok   check $f"; else bad=$((bad+1)); echo "FAIL check $f: $got vs $want"; fi
   done
   step "reduce: cpu and cuda agree (flat, nested, cub)"
   "$g" gen -o "$work/r.in" --count 5000011 --type f64 --dist bits -q

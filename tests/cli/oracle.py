@@ -7,6 +7,11 @@ sorted() order them; it shares no code and no key transform with gxsort.
   oracle.py sort IN -o OUT [FORMAT]            expected output of `gxsort sort`
   oracle.py merge IN... -o OUT [FORMAT]        expected output of `gxsort merge`
                                                (stable: ties by argument order)
+  oracle.py dedupe IN -o OUT [FORMAT] [--count] [--keep first|last]
+                                               expected output of `gxsort dedupe`: stable
+                                               sort, one record per group of equal keys
+                                               (first or last in input order); --count
+                                               appends the group size as a u64 LE
   oracle.py check IN [FORMAT]                  prints "sorted: yes|no FIRST", "duplicates: D"
                                                exit 0 sorted, 1 not
   oracle.py gen -o OUT --count N --seed S [FORMAT] [--dist D] [--expect EXP]
@@ -123,6 +128,22 @@ def cmd_merge(a):
     # A stable sort of the concatenation in argument order is the stable merge of
     # sorted inputs with ties broken by argument order.
     write(a.output, stable_sorted(fmt, recs))
+
+
+def cmd_dedupe(a):
+    fmt = Fmt(a)
+    recs = stable_sorted(fmt, fmt.records(read(a.input[0])))
+    out = []
+    i = 0
+    while i < len(recs):
+        k = fmt.sort_key(recs[i])
+        j = i + 1
+        while j < len(recs) and fmt.sort_key(recs[j]) == k:
+            j += 1
+        rec = recs[j - 1] if a.keep == "last" else recs[i]
+        out.append(rec + struct.pack("<Q", j - i) if a.count else rec)
+        i = j
+    write(a.output, out)
 
 
 def cmd_check(a):
@@ -293,6 +314,12 @@ def main():
         if name != "check":
             s.add_argument("-o", "--output", required=True)
         add_format_args(s)
+    d = sub.add_parser("dedupe")
+    d.add_argument("input", nargs=1)
+    d.add_argument("-o", "--output", required=True)
+    d.add_argument("--count", action="store_true")
+    d.add_argument("--keep", default="first", choices=("first", "last"))
+    add_format_args(d)
     g = sub.add_parser("gen")
     g.add_argument("-o", "--output", required=True)
     g.add_argument("--count", type=int, required=True)
@@ -303,7 +330,7 @@ def main():
     add_format_args(g)
     sub.add_parser("selftest")
     a = p.parse_args()
-    rc = {"sort": cmd_sort, "merge": cmd_merge, "check": cmd_check, "gen": cmd_gen,
+    rc = {"sort": cmd_sort, "merge": cmd_merge, "check": cmd_check, "gen": cmd_gen, "dedupe": cmd_dedupe,
           "selftest": cmd_selftest}[a.cmd](a)
     sys.exit(rc or 0)
 

@@ -55,17 +55,7 @@ struct Rng {
   }
 };
 
-const char* type_name(KeyType t) {
-  switch (t) {
-    case KeyType::u32: return "u32";
-    case KeyType::u64: return "u64";
-    case KeyType::i32: return "i32";
-    case KeyType::i64: return "i64";
-    case KeyType::f32: return "f32";
-    case KeyType::f64: return "f64";
-    default: return "bytes";
-  }
-}
+const char* type_name(KeyType t) { return key_type_name(t); }
 
 std::string describe(const Format& f) {
   return std::string(type_name(f.key_type)) + "/" + std::to_string(f.key_bytes) + "B key @" +

@@ -10,6 +10,41 @@
 
 namespace gxsort {
 
+// gxsort dedupe (docs/dedupe.md). Equality is by the key's totalOrder bits: -0.0 and
+// +0.0 are distinct keys, NaNs with identical bits are equal.
+struct DedupeOptions {
+  bool assume_sorted = false;     // stream an adjacent unique; exit 1 at the first unsorted record
+  bool count = false;             // each kept record followed by its group size (little-endian u64)
+  bool keep_last = false;         // keep the last record of each group (input order), not the first
+  std::string strategy = "auto";  // sort | bitmap | auto
+};
+
+// Options of the graph commands (docs/graph.md); functions at the end of this file.
+struct GraphBuildOptions {
+  std::string input_format = "auto";  // auto (from the extension) | snap | mtx | bin32 | bin64
+  bool symmetrize = false;            // add (dst, src) for every edge
+  bool keep_self_loops = false;
+  bool keep_duplicates = false;
+};
+struct GraphGenOptions {
+  std::string kind;           // rmat | uniform
+  unsigned scale = 0;
+  uint64_t edge_factor = 16;
+  uint64_t seed = 1;
+};
+struct BfsOptions {
+  uint64_t source = 0;
+  uint64_t random_sources = 0;  // > 0: that many random sources with degree > 0 (seeded), stats only
+  uint64_t seed = 1;
+  std::string levels_output;    // -o
+  std::string parents_output;   // --parents
+};
+struct GraphOptions {
+  GraphBuildOptions build;  // graph build
+  GraphGenOptions gen;      // gen --graph (gen.kind empty: not a graph)
+  BfsOptions bfs;           // bfs
+};
+
 struct EngineOptions {
   Format format;
   std::string memory;                 // host budget text (--memory); "" = half of RAM
@@ -21,6 +56,8 @@ struct EngineOptions {
   std::string merge_kernel = "auto";
   bool unique = false;                // -u: keep the first record of each group of equal keys
   bool fsync = true;                  // fsync the output before renaming it into place  // --merge-kernel: auto | basic | tiled | circular | thrust (GPU merges)
+  DedupeOptions dedupe;               // the dedupe command's options
+  GraphOptions graph;                 // graph build, gen --graph, bfs
   ProgressFn progress;
 };
 
@@ -84,7 +121,49 @@ struct ReduceResult {
 };
 ReduceResult reduce_file(const std::string& path, const std::string& op, const std::string& algo, const EngineOptions& opt);
 
+// gxsort dedupe IN -o OUT: the records of IN sorted, one per distinct key (opt.dedupe;
+// with --count each followed by its group size as a little-endian u64).
+RunStats dedupe_file(const std::string& input, const std::string& output, const EngineOptions& opt);
+
 // gxsort info: version, build options, threads, memory, devices.
 std::string info_text(const EngineOptions& opt);
+
+// ---- graphs (docs/graph.md) ----
+
+// gxsort graph build IN -o GRAPH: an edge list (snap text, Matrix Market coordinate,
+// binary u32 or u64 pairs) to a CSR file. Edges are sorted and deduplicated by the
+// external sort engine (sort_file on 16-byte big-endian (src, dst) records), so graphs
+// larger than RAM can be built; engine options (--memory, --tmp-dir, --device) apply.
+struct GraphBuildResult {
+  uint64_t input_edges = 0;     // edges read (entries of the file)
+  uint64_t vertices = 0;        // max id + 1
+  uint64_t edges = 0;           // edges in the CSR
+  RunStats stats;
+};
+GraphBuildResult graph_build(const std::string& input, const std::string& output, const GraphBuildOptions& g,
+                             const EngineOptions& opt);
+
+// gxsort gen --graph rmat|uniform --scale S --edge-factor E: E * 2^S edges over 2^S
+// vertices as binary u32 pairs (scale < 32) or u64 pairs; edge i depends on (seed, i) only.
+RunStats gen_graph(const std::string& output, const GraphGenOptions& g, const EngineOptions& opt);
+
+// gxsort bfs GRAPH --source S: BFS levels (u32, unreachable 0xFFFFFFFF) and parents
+// (the CSR's id width; the source is its own parent; unreachable all ones).
+struct BfsSearch {
+  uint64_t source = 0;
+  uint32_t depth = 0;            // levels (max level + 1)
+  uint64_t reached = 0;
+  uint64_t edges_traversed = 0;  // sum of the out-degrees of the reached vertices
+  double seconds = 0;            // the search only (graph loaded, on the device for cuda)
+  double gteps = 0;              // edges_traversed / seconds / 1e9
+};
+struct BfsResult {
+  std::string backend;
+  uint64_t vertices = 0, edges = 0;
+  bool symmetric = false;
+  double load_seconds = 0;       // reading the CSR (and copying it to the device)
+  std::vector<BfsSearch> searches;
+};
+BfsResult bfs_file(const std::string& graph, const BfsOptions& b, const EngineOptions& opt);
 
 }  // namespace gxsort

@@ -10,6 +10,7 @@
 
 #include "gxsort/format.hpp"
 #include "reduce/reduce.hpp"
+#include "sort/check_chunk.hpp"
 
 namespace gxsort {
 
@@ -43,6 +44,19 @@ struct DeviceInfo {
   int major = 0, minor = 0;
 };
 
+// A sort of a whole input held in device memory, fed and drained in slices, so that no
+// host buffer of the whole input is needed and file reads overlap the copies: load()
+// every slice, sort() once, then unload() the sorted slices.
+class DeviceResidentSort {
+ public:
+  virtual ~DeviceResidentSort() = default;
+  virtual void load(const unsigned char* host, size_t first, size_t count) = 0;
+  virtual void sort() = 0;
+  virtual void unload(unsigned char* host, size_t first, size_t count) = 0;
+};
+
+class KeyBitmap;  // sort/bitmap_dedupe.hpp
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -55,6 +69,10 @@ class Backend {
   // holds at least sort_scratch_bytes(f, n) bytes.
   virtual size_t sort_scratch_bytes(const Format& f, size_t n) const = 0;
   virtual void sort_chunk(const Format& f, unsigned char* records, size_t n, unsigned char* scratch) = 0;
+
+  // A device-resident sort of n records of format f, or null when this backend (or this
+  // format) has none; the caller then uses sort_chunk on a host buffer.
+  virtual std::unique_ptr<DeviceResidentSort> begin_resident_sort(const Format&, size_t) { return nullptr; }
 
   // The most records one sort_chunk call may take (a device's memory budget); 0: no limit.
   virtual size_t max_chunk_records(const Format&) const { return 0; }
@@ -70,6 +88,17 @@ class Backend {
   // kernel: auto | basic | tiled | circular | thrust.
   virtual void merge_window(const Format&, unsigned char* /*records*/, const std::vector<uint64_t>& /*slices*/,
                             const std::string& /*kernel*/) {}
+
+  // Dedupe of flat 4-byte keys by a bitmap of all 2^32 keys (sort/bitmap_dedupe.hpp), fed
+  // chunks of at most chunk_records keys. Null when it does not fit: the device budget on
+  // a GPU, host_budget bytes on the CPU. The default is the host bitmap (all cores).
+  virtual std::unique_ptr<KeyBitmap> make_key_bitmap(const Format& f, size_t chunk_records, uint64_t host_budget);
+
+  // `gxsort check` of one chunk (host memory from allocate_host) whose first record is
+  // number first_index of the file: comparisons inside the chunk and the checksum.
+  virtual CheckPartial check_chunk(const Format& f, const unsigned char* records, size_t n, uint64_t first_index) {
+    return check_chunk_cpu(f, records, n, first_index);
+  }
 
   virtual ReducePartial reduce_chunk(const Format& f, const unsigned char* records, size_t n, uint64_t first_index,
                                      const std::string& algo) = 0;

@@ -9,6 +9,7 @@
 #include "backend/backend.hpp"
 #include "gxsort/error.hpp"
 #include "plan/sizes.hpp"
+#include "sort/bitmap_dedupe.hpp"
 #include "sort/radix_sort.hpp"
 
 namespace gxsort {
@@ -93,6 +94,11 @@ class CpuBackend : public Backend {
     } else {
       sort_records(f, data, n, scratch, threads_);
     }
+  }
+
+  std::unique_ptr<KeyBitmap> make_key_bitmap(const Format& f, size_t, uint64_t host_budget) override {
+    if (host_budget < kBitmapBytes) return nullptr;
+    return make_cpu_key_bitmap(f, threads_);
   }
 
   ReducePartial reduce_chunk(const Format& f, const unsigned char* records, size_t n, uint64_t first_index,

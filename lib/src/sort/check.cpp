@@ -1,5 +1,6 @@
 // gxsort check: order violations, duplicate keys and an order-independent checksum,
 // streamed through the chunk scheduler.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -7,7 +8,9 @@
 #include "io/file.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "sort/engine.hpp"
-#include "sort/record_hash.hpp"
+#include "backend/backend.hpp"
+#include "plan/sizes.hpp"
+#include "sort/check_chunk.hpp"
 
 namespace gxsort {
 
@@ -18,31 +21,37 @@ CheckResult check_file(const std::string& path, const EngineOptions& opt) {
   const uint64_t bytes = in.size();
   checked_record_count(path, bytes, f);
   const size_t rs = f.record_size;
-  const size_t chunk_records = size_t(std::max<uint64_t>(1, std::min<uint64_t>((size_t(16) << 20) / rs, bytes / rs)));
-  std::vector<std::vector<unsigned char>> buffers(3, std::vector<unsigned char>(chunk_records * rs));
+  auto backend = make_backend(opt.device, opt.threads, opt.device_memory);
+  size_t chunk_records = size_t(std::max<uint64_t>(1, std::min<uint64_t>((size_t(64) << 20) / rs, bytes / rs)));
+  // A device checks a chunk in its memory: keep chunks within its budget.
+  if (size_t cap = backend->max_chunk_records(f)) chunk_records = std::max<size_t>(1, std::min(chunk_records, cap));
+  std::vector<HostBuffer> buffers;
   std::vector<unsigned char*> slots;
-  for (auto& b : buffers) slots.push_back(b.data());
+  for (int s = 0; s < 3; ++s) {
+    buffers.push_back(backend->allocate_host(chunk_records * rs));
+    slots.push_back(buffers.back().data());
+  }
+  const unsigned threads = opt.threads ? opt.threads : hardware_threads();
 
   CheckResult r;
   std::vector<unsigned char> prev(rs);
   bool have_prev = false;
   pipeline::Stages st;
-  st.read = [&](pipeline::Chunk& c) { in.read_at(c.data, c.bytes, c.offset); };
-  // Chunks reach compute in order, so the last record of one chunk is compared with
-  // the first of the next.
+  st.read = [&](pipeline::Chunk& c) { in.read_at_parallel(c.data, c.bytes, c.offset, threads); };
+  // Chunks reach compute in order: the backend checks inside the chunk, and here the
+  // last record of one chunk meets the first of the next.
   st.compute = [&](pipeline::Chunk& c) {
     const size_t n = c.bytes / rs;
     const uint64_t first = c.offset / rs;
-    for (size_t i = 0; i < n; ++i) {
-      const unsigned char* rec = c.data + i * rs;
-      r.checksum += record_hash(rec, rs);
-      const unsigned char* before = i ? rec - rs : (have_prev ? prev.data() : nullptr);
-      if (before) {
-        int cmp = compare_keys(f, before, rec);
-        if (cmp > 0 && r.sorted) { r.sorted = false; r.first_violation = first + i; }
-        if (cmp == 0) ++r.duplicates;
-      }
+    CheckPartial part = backend->check_chunk(f, c.data, n, first);
+    if (n && have_prev) {
+      int cmp = compare_keys(f, prev.data(), c.data);
+      if (cmp > 0 && r.sorted) { r.sorted = false; r.first_violation = first; }
+      if (cmp == 0) ++r.duplicates;
     }
+    if (part.first_violation != UINT64_MAX && r.sorted) { r.sorted = false; r.first_violation = part.first_violation; }
+    r.duplicates += part.duplicates;
+    r.checksum += part.checksum;
     if (n) { std::memcpy(prev.data(), c.data + (n - 1) * rs, rs); have_prev = true; }
     r.records += n;
   };

@@ -100,6 +100,15 @@ RunFormation form_run_files(Prepared& p, const io::File& in, const Format& f, co
   return rf;
 }
 
+// Opens the input of a command after checking the format, and checks that it holds a
+// whole number of records.
+io::File open_input(const std::string& path, const Format& f) {
+  f.validate();
+  io::File in = io::File::open_read(path);
+  checked_record_count(path, in.size(), f);
+  return in;
+}
+
 MergeJob make_merge_job(const Prepared& p, const Format& f, const EngineOptions& opt, size_t buffer_bytes) {
   MergeJob job;
   job.format = &f;
@@ -118,10 +127,8 @@ MergeJob make_merge_job(const Prepared& p, const Format& f, const EngineOptions&
 RunStats sort_file(const std::string& input, const std::string& output, const EngineOptions& opt) {
   auto t_start = Clock::now();
   const Format& f = opt.format;
-  f.validate();
-  io::File in = io::File::open_read(input);
+  io::File in = open_input(input, f);
   const uint64_t bytes = in.size();
-  checked_record_count(input, bytes, f);
   const std::string out_dir = output_dir_checked(output);
   Prepared p = prepare(opt, bytes, out_dir);
   if (p.plan.mode == PlanMode::external) check_tmp_dirs(p.tmp_dirs);
@@ -137,7 +144,42 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
   const size_t rs = f.record_size;
   io::TempFile out = create_output_temp(output);
 
-  if (p.plan.mode == PlanMode::in_memory) {
+  std::unique_ptr<DeviceResidentSort> resident;
+  if (p.plan.mode == PlanMode::in_memory && !opt.unique) resident = p.backend->begin_resident_sort(f, size_t(p.plan.records));
+  if (resident) {
+    // Slices stream file → device and device → file through a few pinned slots; the
+    // scheduler overlaps the file reads and writes with the copies.
+    const size_t slice = std::max<size_t>(1, (size_t(64) << 20) / rs) * rs;
+    std::vector<HostBuffer> buffers;
+    std::vector<unsigned char*> slots;
+    for (int s = 0; s < 3; ++s) {
+      buffers.push_back(p.backend->allocate_host(std::min<uint64_t>(slice, bytes)));
+      slots.push_back(buffers.back().data());
+    }
+    pipeline::Config cfg;
+    cfg.total_bytes = bytes;
+    cfg.chunk_bytes = size_t(std::min<uint64_t>(slice, bytes));
+    cfg.phase = "read";
+    auto t0 = Clock::now();
+    pipeline::Stages in_st;
+    in_st.read = [&](pipeline::Chunk& c) { in.read_at_parallel(c.data, c.bytes, c.offset, p.threads); };
+    in_st.compute = [&](pipeline::Chunk& c) { resident->load(c.data, c.offset / rs, c.bytes / rs); };
+    pipeline::run_chunks(cfg, slots, in_st, opt.progress);
+    double t_read = since(t0);
+    auto t1 = Clock::now();
+    resident->sort();
+    double t_sort = since(t1);
+    auto t2 = Clock::now();
+    pipeline::Stages out_st;
+    out_st.read = [&](pipeline::Chunk& c) { resident->unload(c.data, c.offset / rs, c.bytes / rs); };
+    out_st.write = [&](pipeline::Chunk& c) { out.file().write_at(c.data, c.bytes, c.offset); };
+    cfg.phase = "write";
+    pipeline::run_chunks(cfg, slots, out_st, opt.progress);
+    resident.reset();
+    st.phases.push_back({"read and copy in", t_read, bytes, 0});
+    st.phases.push_back({"sort on the device", t_sort, 0, 0});
+    st.phases.push_back({"copy out and write", since(t2), 0, bytes});
+  } else if (p.plan.mode == PlanMode::in_memory) {
     auto t0 = Clock::now();
     const size_t n = size_t(p.plan.records);
     HostBuffer data = p.backend->allocate_host(n * rs);
@@ -235,10 +277,8 @@ std::string plan_sort(const std::string& input, const std::string& output, const
 RunStats form_runs(const std::string& input, const std::string& out_dir, const EngineOptions& opt) {
   auto t_start = Clock::now();
   const Format& f = opt.format;
-  f.validate();
-  io::File in = io::File::open_read(input);
+  io::File in = open_input(input, f);
   const uint64_t bytes = in.size();
-  checked_record_count(input, bytes, f);
   if (out_dir.empty()) fail_usage("an output directory is required (-o DIR)");
   // Every option is checked before the directory is made: a refused run leaves nothing.
   Prepared p = prepare(opt, bytes, io::directory_of(out_dir));

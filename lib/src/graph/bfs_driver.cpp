@@ -1,0 +1,114 @@
+// gxsort bfs: loads a CSR file, runs one or more searches on the CPU or the GPU, and
+// writes the levels and parents of the (single) search.
+#include <chrono>
+#include <cstring>
+
+#include "graph/graph.hpp"
+#include "gxsort/gxsort.hpp"
+#include "io/space.hpp"
+#include "io/temp_files.hpp"
+#include "sort/record_hash.hpp"
+
+namespace gxsort {
+namespace {
+
+void write_array(const std::string& path, const void* data, uint64_t bytes, bool sync) {
+  const std::string dir = io::directory_of(path);
+  io::require_writable_dir(dir, "output");
+  io::check_space({{dir, bytes, "the output"}});
+  io::TempFile t = io::TempFile::create(dir, ".gxsort-out");
+  t.file().set_label(path);
+  t.file().write_at(data, bytes, 0);
+  t.commit_rename(path, sync);
+}
+
+BfsSearch summary(const graph::BfsRun& r, uint64_t source) {
+  BfsSearch s;
+  s.source = source;
+  s.depth = r.depth;
+  s.reached = r.reached;
+  s.edges_traversed = r.edges_traversed;
+  s.seconds = r.seconds;
+  s.gteps = r.seconds > 0 ? double(r.edges_traversed) / r.seconds / 1e9 : 0;
+  return s;
+}
+
+}  // namespace
+
+BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOptions& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (b.random_sources > 0 && (!b.levels_output.empty() || !b.parents_output.empty()))
+    fail_usage("bfs: -o and --parents take a single --source, not --random-sources");
+  if (opt.device != "cpu" && opt.device != "cuda" && opt.device != "auto")
+    fail_usage("--device: expected cpu, cuda or auto, got '" + opt.device + "'");
+  for (const std::string* o : {&b.levels_output, &b.parents_output})
+    if (!o->empty()) io::require_writable_dir(io::directory_of(*o), "output");
+  graph::CsrGraph g = graph::read_csr(path);
+  BfsResult res;
+  res.vertices = g.n;
+  res.edges = g.m;
+  res.symmetric = g.symmetric;
+
+  std::vector<uint64_t> sources;
+  if (b.random_sources == 0) {
+    if (b.source >= g.n)
+      fail_usage("--source " + std::to_string(b.source) + " is out of range (" + path + " has " + std::to_string(g.n) + " vertices)");
+    sources.push_back(b.source);
+  } else {
+    // Graph500 style: random vertices with at least one edge.
+    uint64_t with_edges = 0;
+    for (uint64_t v = 0; v < g.n && with_edges == 0; ++v) with_edges += g.degree(v) > 0;
+    if (with_edges == 0) fail_usage(path + ": no vertex has an edge; give --source");
+    for (uint64_t i = 0; sources.size() < b.random_sources; ++i) {
+      const uint64_t v = mix64(b.seed * 0x9e3779b97f4a7c15ULL + i) % g.n;
+      if (g.degree(v) > 0) sources.push_back(v);
+    }
+  }
+
+  bool use_cuda = false;
+#if GXSORT_HAVE_CUDA
+  if (opt.device != "cpu") {
+    const bool usable = graph::cuda_bfs_usable();
+    if (opt.device == "cuda" && !usable) throw Error(ExitCode::device, "--device cuda: no usable CUDA device found");
+    if (usable && g.wide()) {
+      if (opt.device == "cuda") fail_usage("--device cuda: graphs of 2^32 or more vertices are not supported on the GPU yet");
+    } else {
+      use_cuda = usable;
+    }
+  }
+#else
+  if (opt.device == "cuda") throw Error(ExitCode::device, "--device cuda: this gxsort was built without the CUDA backend");
+#endif
+  res.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::vector<graph::BfsRun> runs;
+#if GXSORT_HAVE_CUDA
+  if (use_cuda) {
+    runs = graph::bfs_cuda_many(g, sources, opt.device_memory);
+    res.backend = "cuda";
+  }
+#endif
+  if (!use_cuda) {
+    for (uint64_t s : sources) {
+      runs.push_back(graph::bfs_cpu(g, s, opt.threads));
+      if (b.random_sources > 0) { runs.back().levels = {}; runs.back().parents = {}; }
+    }
+    res.backend = "cpu";
+  }
+  for (size_t i = 0; i < runs.size(); ++i) res.searches.push_back(summary(runs[i], sources[i]));
+  if (sources.size() == 1) {
+    const graph::BfsRun& r = runs[0];
+    if (!b.levels_output.empty()) write_array(b.levels_output, r.levels.data(), 4 * g.n, opt.fsync);
+    if (!b.parents_output.empty()) {
+      if (g.wide()) {
+        write_array(b.parents_output, r.parents.data(), 8 * g.n, opt.fsync);
+      } else {
+        std::vector<uint32_t> p32(g.n);
+        for (uint64_t v = 0; v < g.n; ++v) p32[v] = uint32_t(r.parents[v]);
+        write_array(b.parents_output, p32.data(), 4 * g.n, opt.fsync);
+      }
+    }
+  }
+  return res;
+}
+
+}  // namespace gxsort

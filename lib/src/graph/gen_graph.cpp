@@ -1,0 +1,101 @@
+// gxsort gen --graph rmat|uniform: deterministic edge lists (edge i depends on the seed
+// and i only), written as binary u32 pairs (scale < 32) or u64 pairs.
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "graph/graph.hpp"
+#include "gxsort/gxsort.hpp"
+#include "io/space.hpp"
+#include "io/temp_files.hpp"
+#include "plan/sizes.hpp"
+#include "sort/record_hash.hpp"
+
+namespace gxsort::graph {
+namespace {
+// A bijection of [0, 2^scale): odd multiplications and an xorshift, all mod 2^scale.
+uint64_t scramble(uint64_t x, unsigned scale, uint64_t seed) {
+  if (scale == 0) return 0;
+  const uint64_t mask = scale >= 64 ? ~uint64_t(0) : (uint64_t(1) << scale) - 1;
+  const uint64_t a = mix64(seed ^ 0x1234567ULL) | 1, b = mix64(seed ^ 0x7654321ULL) | 1;
+  x = (x * a) & mask;
+  x ^= x >> (scale / 2 + 1);
+  x = (x * b) & mask;
+  return x;
+}
+}  // namespace
+
+void gen_edge(bool rmat, unsigned scale, uint64_t seed, uint64_t i, uint64_t& src, uint64_t& dst) {
+  uint64_t state = mix64(mix64(seed * 0x9e3779b97f4a7c15ULL + 0x5bd1e995) ^ i);
+  auto next = [&state] { state += 0x9e3779b97f4a7c15ULL; return mix64(state); };
+  const uint64_t mask = scale >= 64 ? ~uint64_t(0) : (uint64_t(1) << scale) - 1;
+  if (!rmat) { src = next() & mask; dst = next() & mask; return; }
+  // Graph500 Kronecker initiator A=0.57, B=0.19, C=0.19, D=0.05: at each of the `scale`
+  // levels pick a quadrant (as integer thresholds on 2^53).
+  constexpr double A = 0.57, B = 0.19, C = 0.19;
+  const uint64_t tA = uint64_t(A * 9007199254740992.0), tB = uint64_t((A + B) * 9007199254740992.0),
+                 tC = uint64_t((A + B + C) * 9007199254740992.0);
+  uint64_t s = 0, d = 0;
+  for (unsigned l = 0; l < scale; ++l) {
+    const uint64_t r = next() >> 11;
+    const uint64_t sb = r >= tB, db = (r >= tA && r < tB) || r >= tC;
+    s = (s << 1) | sb;
+    d = (d << 1) | db;
+  }
+  src = scramble(s, scale, seed);
+  dst = scramble(d, scale, seed);
+}
+
+}  // namespace gxsort::graph
+
+namespace gxsort {
+
+RunStats gen_graph(const std::string& output, const GraphGenOptions& g, const EngineOptions& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (g.kind != "rmat" && g.kind != "uniform") fail_usage("--graph: expected rmat or uniform, got '" + g.kind + "'");
+  if (g.scale < 1 || g.scale > 40) fail_usage("--scale: expected 1 to 40");
+  if (g.edge_factor < 1 || g.edge_factor > 1024) fail_usage("--edge-factor: expected 1 to 1024");
+  if (output.empty()) fail_usage("an output file is required (-o FILE)");
+  const bool rmat = g.kind == "rmat";
+  const uint64_t edges = g.edge_factor << g.scale;
+  const size_t w = g.scale < 32 ? 4 : 8;
+  const uint64_t bytes = edges * 2 * w;
+  const std::string dir = io::directory_of(output);
+  io::require_writable_dir(dir, "output");
+  io::check_space({{dir, bytes, "the output"}});
+  io::TempFile out = io::TempFile::create(dir, ".gxsort-gen");
+  out.file().set_label(output);
+  const unsigned threads = opt.threads ? opt.threads : hardware_threads();
+  const uint64_t chunk = uint64_t(1) << 22;  // edges per chunk
+  std::vector<unsigned char> buf(chunk * 2 * w);
+  for (uint64_t first = 0; first < edges; first += chunk) {
+    const uint64_t n = std::min(chunk, edges - first);
+    std::vector<std::thread> pool;
+    const uint64_t per = (n + threads - 1) / threads;
+    for (unsigned t = 0; t < threads && t * per < n; ++t)
+      pool.emplace_back([&, t] {
+        for (uint64_t i = t * per; i < std::min(n, (t + 1) * per); ++i) {
+          uint64_t s, d;
+          graph::gen_edge(rmat, g.scale, g.seed, first + i, s, d);
+          if (w == 4) { uint32_t p[2] = {uint32_t(s), uint32_t(d)}; std::memcpy(&buf[i * 8], p, 8); }
+          else { uint64_t p[2] = {s, d}; std::memcpy(&buf[i * 16], p, 16); }
+        }
+      });
+    for (auto& th : pool) th.join();
+    out.file().write_at(buf.data(), n * 2 * w, first * 2 * w);
+    if (opt.progress) opt.progress("generate", (first + n) * 2 * w, bytes);
+  }
+  out.commit_rename(output, opt.fsync);
+  RunStats s;
+  s.command = "gen";
+  s.backend = "cpu";
+  s.records = edges;
+  s.output_bytes = bytes;
+  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  s.phases.push_back({"generate", s.seconds, 0, bytes});
+  return s;
+}
+
+}  // namespace gxsort

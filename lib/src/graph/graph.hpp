@@ -1,0 +1,105 @@
+// The graph module's internals: the CSR file format, an in-memory CSR graph, the CPU
+// BFS (sequential oracle and parallel level-synchronous), BFS tree validation, and the
+// edge generators. docs/graph.md describes the file format and the commands.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gxsort::graph {
+
+// ---- the CSR file (little-endian) ----
+//   offset 0   char[8]  magic "GXCSR\0\0\0"
+//          8   u32      version (1)
+//         12   u32      id width in bytes: 4 when n < 2^32, else 8
+//         16   u64      n, the vertex count (max id + 1)
+//         24   u64      m, the edge count
+//         32   u64      flags: bit 0 = symmetric (every edge has its reverse)
+//         40   24 bytes reserved (zero)
+//         64   u64[n+1] offsets: the neighbors of v are neighbors[offsets[v] .. offsets[v+1])
+//   64+8(n+1)  u32[m] or u64[m] neighbors, sorted within each vertex
+constexpr char kCsrMagic[8] = {'G', 'X', 'C', 'S', 'R', 0, 0, 0};
+constexpr uint32_t kCsrVersion = 1;
+constexpr uint64_t kFlagSymmetric = 1;
+constexpr uint64_t kCsrHeaderBytes = 64;
+constexpr uint32_t kUnreached = 0xFFFFFFFFu;  // level of an unreachable vertex
+
+struct CsrHeader {
+  char magic[8];
+  uint32_t version;
+  uint32_t id_bytes;
+  uint64_t n;
+  uint64_t m;
+  uint64_t flags;
+  unsigned char reserved[24];
+};
+static_assert(sizeof(CsrHeader) == kCsrHeaderBytes, "CSR header is 64 bytes");
+
+inline uint32_t id_bytes_for(uint64_t n) { return n <= 0xFFFFFFFFull ? 4 : 8; }
+
+// An in-memory CSR graph. Neighbors are held as u32 (ids32) when n < 2^32, else as
+// u64 (ids64); exactly one of the two is filled (both empty when m == 0).
+struct CsrGraph {
+  uint64_t n = 0;
+  uint64_t m = 0;
+  bool symmetric = false;
+  std::vector<uint64_t> offsets;  // n + 1
+  std::vector<uint32_t> ids32;
+  std::vector<uint64_t> ids64;
+  bool wide() const { return id_bytes_for(n) == 8; }
+  uint64_t neighbor(uint64_t e) const { return wide() ? ids64[e] : ids32[e]; }
+  uint64_t degree(uint64_t v) const { return offsets[v + 1] - offsets[v]; }
+};
+
+// Builds a CSR graph from an edge list in memory (tests): sorted, deduplicated unless
+// keep_duplicates, self loops dropped unless keep_self_loops, symmetrized on request.
+// n = max id + 1 (or `min_n` if larger).
+CsrGraph csr_from_edges(std::vector<std::pair<uint64_t, uint64_t>> edges, bool symmetrize, bool keep_self_loops,
+                        bool keep_duplicates, uint64_t min_n = 0);
+
+// Reads a CSR file (throws Error(usage) naming the file for a bad header or size).
+CsrGraph read_csr(const std::string& path);
+CsrHeader read_csr_header(const std::string& path);
+
+// ---- BFS ----
+struct BfsRun {
+  std::vector<uint32_t> levels;   // n; kUnreached for unreachable vertices
+  std::vector<uint64_t> parents;  // n; the source's parent is itself; ~0 for unreachable
+  uint32_t depth = 0;             // number of levels (max level + 1)
+  uint64_t reached = 0;
+  uint64_t edges_traversed = 0;   // sum of out-degrees of the reached vertices
+  double seconds = 0;             // the search itself (graph already in memory / on the device)
+  std::string backend;
+};
+
+BfsRun bfs_sequential(const CsrGraph& g, uint64_t source);
+// Parallel level-synchronous top-down BFS on `threads` threads (0 = all cores).
+BfsRun bfs_cpu(const CsrGraph& g, uint64_t source, unsigned threads);
+// Fills depth, reached and edges_traversed from levels.
+void bfs_summarize(const CsrGraph& g, BfsRun& r);
+
+// Graph500-style validation of a BFS result against the graph: "" when valid, else
+// what is wrong. Rules: the source has level 0 and is its own parent; every reached
+// vertex other than the source has a parent that is reached, one level lower, and has
+// an edge parent -> vertex; every edge u -> v with u reached has v reached and
+// level(v) <= level(u) + 1; unreachable vertices have parent ~0.
+std::string validate_bfs(const CsrGraph& g, uint64_t source, const std::vector<uint32_t>& levels,
+                         const std::vector<uint64_t>& parents);
+
+#if GXSORT_HAVE_CUDA
+// The CUDA BFS (cuda/graph/bfs_cuda.cu). Needs n < 2^32. `device_memory` is the
+// --device-memory text. Bottom-up steps are used only when g.symmetric.
+BfsRun bfs_cuda(const CsrGraph& g, uint64_t source, const std::string& device_memory);
+// Several searches on one upload of the graph (the bench); returns one BfsRun each.
+std::vector<BfsRun> bfs_cuda_many(const CsrGraph& g, const std::vector<uint64_t>& sources,
+                                  const std::string& device_memory);
+bool cuda_bfs_usable();
+#endif
+
+// ---- generators ----
+// Edge i of an R-MAT (Graph500 Kronecker: A=0.57, B=C=0.19, D=0.05) or uniform graph of
+// 2^scale vertices; depends only on (kind, scale, seed, i). R-MAT ids are scrambled by a
+// fixed bijection of [0, 2^scale).
+void gen_edge(bool rmat, unsigned scale, uint64_t seed, uint64_t i, uint64_t& src, uint64_t& dst);
+
+}  // namespace gxsort::graph

@@ -1,0 +1,351 @@
+// gxsort graph build: an edge list (SNAP text, Matrix Market coordinate, binary u32/u64
+// pairs) to a CSR file, in three streaming passes:
+//   1. parse the input into a temp file of 16-byte records (big-endian src, dst), adding
+//      reversed edges (--symmetrize, symmetric .mtx) and dropping self loops;
+//   2. sort_file on that temp file with a 16-byte byte key (unique unless
+//      --keep-duplicates): the external sort engine, so graphs larger than RAM work;
+//   3. one pass over the sorted edges writing the neighbors and counting degrees, then
+//      the offsets; the output is a temp file renamed into place at the end.
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include "graph/graph.hpp"
+#include "gxsort/gxsort.hpp"
+#include "io/file.hpp"
+#include "io/space.hpp"
+#include "io/temp_files.hpp"
+
+namespace gxsort {
+namespace {
+
+using graph::kCsrHeaderBytes;
+constexpr uint64_t kMaxId = (uint64_t(1) << 40) - 2;  // n = max id + 1 stays below 2^40
+constexpr size_t kBlock = size_t(8) << 20;
+
+double since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Appends (src, dst) as 16-byte big-endian records.
+class EdgeWriter {
+ public:
+  EdgeWriter(const io::File& f, bool symmetrize, bool keep_loops) : w_(f, 0, kBlock), sym_(symmetrize), loops_(keep_loops) {}
+  void add(uint64_t s, uint64_t d) {
+    max_id_ = std::max(max_id_, std::max(s, d));
+    any_ = true;
+    if (s == d && !loops_) return;
+    put(s, d);
+    if (sym_ && s != d) put(d, s);
+  }
+  void put(uint64_t s, uint64_t d) {
+    uint64_t r[2] = {__builtin_bswap64(s), __builtin_bswap64(d)};
+    w_.write(r, 16);
+    records_++;
+  }
+  void flush() { w_.flush(); }
+  uint64_t records() const { return records_; }
+  uint64_t vertices() const { return any_ ? max_id_ + 1 : 0; }
+
+ private:
+  io::BufferedWriter w_;
+  bool sym_, loops_;
+  uint64_t max_id_ = 0, records_ = 0;
+  bool any_ = false;
+};
+
+std::string resolve_format(const std::string& f, const std::string& path) {
+  if (f != "auto") {
+    if (f != "snap" && f != "mtx" && f != "bin32" && f != "bin64")
+      fail_usage("--input-format: expected snap, mtx, bin32 or bin64, got '" + f + "'");
+    return f;
+  }
+  auto ends = [&](const char* e) { size_t n = std::strlen(e); return path.size() >= n && path.compare(path.size() - n, n, e) == 0; };
+  if (ends(".mtx")) return "mtx";
+  if (ends(".bin32") || ends(".u32")) return "bin32";
+  if (ends(".bin64") || ends(".u64")) return "bin64";
+  return "snap";
+}
+
+// Reads a text file line by line (any size), numbering lines from 1.
+class LineReader {
+ public:
+  LineReader(const io::File& f, const ProgressFn& p) : f_(f), size_(f.size()), progress_(p) {}
+  bool next(std::string& line) {
+    for (;;) {
+      size_t nl = buf_.find('\n', pos_);
+      if (nl != std::string::npos) {
+        line.assign(buf_, pos_, nl - pos_);
+        pos_ = nl + 1;
+        ++lineno_;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        return true;
+      }
+      if (off_ >= size_) {
+        if (pos_ >= buf_.size()) return false;
+        line.assign(buf_, pos_, std::string::npos);
+        pos_ = buf_.size();
+        ++lineno_;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        return true;
+      }
+      buf_.erase(0, pos_);
+      pos_ = 0;
+      const size_t n = size_t(std::min<uint64_t>(kBlock, size_ - off_));
+      const size_t old = buf_.size();
+      buf_.resize(old + n);
+      f_.read_at(&buf_[old], n, off_);
+      off_ += n;
+      if (progress_) progress_("read edges", off_, size_);
+    }
+  }
+  uint64_t lineno() const { return lineno_; }
+
+ private:
+  const io::File& f_;
+  uint64_t size_, off_ = 0, lineno_ = 0;
+  std::string buf_;
+  size_t pos_ = 0;
+  const ProgressFn& progress_;
+};
+
+// Splits on blanks and tabs.
+size_t split(const std::string& line, std::string_view* tok, size_t max) {
+  size_t n = 0, i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    if (i >= line.size()) break;
+    size_t j = i;
+    while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
+    if (n < max) tok[n] = std::string_view(line.data() + i, j - i);
+    ++n;
+    i = j;
+  }
+  return n;
+}
+
+std::string shown(const std::string& line) { return line.size() > 60 ? line.substr(0, 60) + "..." : line; }
+
+struct Where {
+  const std::string& path;
+  uint64_t line;
+  [[noreturn]] void fail(const std::string& what) const { fail_usage(path + ":" + std::to_string(line) + ": " + what); }
+};
+
+uint64_t parse_id(std::string_view t, const Where& w, const char* what) {
+  if (t.empty() || t.size() > 19 || t.find_first_not_of("0123456789") != std::string_view::npos)
+    w.fail(std::string(what) + " '" + std::string(t.substr(0, 40)) + "' is not a non-negative integer");
+  uint64_t x = 0;
+  for (char c : t) x = x * 10 + uint64_t(c - '0');
+  return x;
+}
+
+void check_id(uint64_t x, const Where& w) {
+  if (x > kMaxId) w.fail("vertex id " + std::to_string(x) + " is out of range (at most " + std::to_string(kMaxId) + ")");
+}
+
+void parse_snap(const io::File& in, const std::string& path, EdgeWriter& out, uint64_t& entries, const ProgressFn& p) {
+  LineReader r(in, p);
+  std::string line;
+  std::string_view tok[3];
+  while (r.next(line)) {
+    const Where w{path, r.lineno()};
+    size_t k = split(line, tok, 3);
+    if (k == 0) continue;
+    if (tok[0][0] == '#' || tok[0][0] == '%') continue;
+    if (k != 2) w.fail("expected two vertex ids, got '" + shown(line) + "'");
+    uint64_t s = parse_id(tok[0], w, "vertex id"), d = parse_id(tok[1], w, "vertex id");
+    check_id(s, w);
+    check_id(d, w);
+    out.add(s, d);
+    ++entries;
+  }
+}
+
+std::string lower(std::string_view s) {
+  std::string o(s);
+  for (char& c : o) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return o;
+}
+
+// Returns whether the matrix is symmetric (mirrored entries were added).
+bool parse_mtx(const io::File& in, const std::string& path, EdgeWriter& out, uint64_t& entries, const ProgressFn& p) {
+  LineReader r(in, p);
+  std::string line;
+  std::string_view tok[6];
+  if (!r.next(line)) Where{path, 1}.fail("empty file: not a Matrix Market file");
+  size_t k = split(line, tok, 6);
+  const Where w1{path, 1};
+  if (k == 0 || lower(tok[0]) != "%%matrixmarket") w1.fail("not a Matrix Market file (no %%MatrixMarket header)");
+  if (k < 5) w1.fail("incomplete %%MatrixMarket header: '" + shown(line) + "'");
+  if (lower(tok[1]) != "matrix") w1.fail("not a matrix: object '" + std::string(tok[1]) + "'");
+  if (lower(tok[2]) != "coordinate") w1.fail("not a coordinate Matrix Market file (format '" + std::string(tok[2]) + "')");
+  const std::string field = lower(tok[3]), sym = lower(tok[4]);
+  if (field != "pattern" && field != "real" && field != "integer" && field != "complex")
+    w1.fail("unknown field '" + std::string(tok[3]) + "'");
+  if (sym != "general" && sym != "symmetric" && sym != "skew-symmetric" && sym != "hermitian")
+    w1.fail("unknown symmetry '" + std::string(tok[4]) + "'");
+  const bool symmetric = sym != "general";
+  const size_t want_tokens = field == "pattern" ? 2 : field == "complex" ? 4 : 3;
+  uint64_t rows = 0, cols = 0, nnz = 0, seen = 0;
+  bool have_size = false;
+  while (r.next(line)) {
+    const Where w{path, r.lineno()};
+    k = split(line, tok, 4);
+    if (k == 0 || tok[0][0] == '%') continue;
+    if (!have_size) {
+      if (k != 3) w.fail("expected the size line 'rows cols entries', got '" + shown(line) + "'");
+      rows = parse_id(tok[0], w, "row count");
+      cols = parse_id(tok[1], w, "column count");
+      nnz = parse_id(tok[2], w, "entry count");
+      have_size = true;
+      continue;
+    }
+    if (k != want_tokens)
+      w.fail("expected " + std::to_string(want_tokens) + " fields for a " + field + " matrix, got '" + shown(line) + "'");
+    const uint64_t i = parse_id(tok[0], w, "row index"), j = parse_id(tok[1], w, "column index");
+    if (i < 1 || i > rows) w.fail("row index " + std::to_string(i) + " is out of range 1.." + std::to_string(rows));
+    if (j < 1 || j > cols) w.fail("column index " + std::to_string(j) + " is out of range 1.." + std::to_string(cols));
+    if (++seen > nnz) w.fail("more entries than the " + std::to_string(nnz) + " the size line declares");
+    check_id(i - 1, w);
+    check_id(j - 1, w);
+    out.add(i - 1, j - 1);
+    if (symmetric && i != j) out.put(j - 1, i - 1);
+    ++entries;
+  }
+  if (!have_size) Where{path, r.lineno()}.fail("no size line");
+  if (seen != nnz)
+    Where{path, r.lineno()}.fail("expected " + std::to_string(nnz) + " entries, found " + std::to_string(seen));
+  return symmetric;
+}
+
+void parse_binary(const io::File& in, const std::string& path, size_t w, EdgeWriter& out, uint64_t& entries,
+                  const ProgressFn& p) {
+  const uint64_t size = in.size();
+  if (size % (2 * w) != 0)
+    fail_usage(path + ": size " + std::to_string(size) + " is not a multiple of " + std::to_string(2 * w) +
+               " bytes (" + (w == 4 ? "u32" : "u64") + " pairs)");
+  std::vector<unsigned char> buf(kBlock);
+  uint64_t edge = 0;
+  for (uint64_t off = 0; off < size; off += kBlock) {
+    const size_t n = size_t(std::min<uint64_t>(kBlock, size - off));
+    in.read_at(buf.data(), n, off);
+    for (size_t b = 0; b < n; b += 2 * w, ++edge) {
+      uint64_t s = 0, d = 0;
+      std::memcpy(&s, &buf[b], w);
+      std::memcpy(&d, &buf[b + w], w);
+      const bool bad = w == 4 ? (s == 0xFFFFFFFFull || d == 0xFFFFFFFFull) : (s > kMaxId || d > kMaxId);
+      if (bad)
+        fail_usage(path + ":edge " + std::to_string(edge) + " (byte " + std::to_string(off + b) + "): vertex id " +
+                   std::to_string(std::max(s, d)) + " is out of range for " + (w == 4 ? "bin32 (0xFFFFFFFF is reserved)" : "bin64 (at most " + std::to_string(kMaxId) + ")"));
+      out.add(s, d);
+    }
+    if (p) p("read edges", off + n, size);
+  }
+  entries = edge;
+}
+
+}  // namespace
+
+GraphBuildResult graph_build(const std::string& input, const std::string& output, const GraphBuildOptions& g,
+                             const EngineOptions& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (output.empty()) fail_usage("graph build: the output is required: -o GRAPH");
+  const std::string fmt = resolve_format(g.input_format, input);
+  io::File in = io::File::open_read(input);
+  const std::string out_dir = io::directory_of(output);
+  io::require_writable_dir(out_dir, "output");
+  std::string tmp_dir = !opt.tmp_dirs.empty() ? opt.tmp_dirs[0] : std::getenv("TMPDIR") && *std::getenv("TMPDIR") ? std::getenv("TMPDIR") : out_dir;
+  io::require_writable_dir(tmp_dir, "temporary");
+  io::install_temp_cleanup_handlers();
+
+  GraphBuildResult res;
+  res.stats.command = "graph build";
+  // 1. parse
+  io::TempFile edges = io::TempFile::create(tmp_dir, "gxsort-edges");
+  bool symmetric = g.symmetrize;
+  uint64_t records = 0, vertices = 0;
+  {
+    EdgeWriter w(edges.file(), g.symmetrize, g.keep_self_loops);
+    if (fmt == "snap") parse_snap(in, input, w, res.input_edges, opt.progress);
+    else if (fmt == "mtx") symmetric = parse_mtx(in, input, w, res.input_edges, opt.progress) || symmetric;
+    else parse_binary(in, input, fmt == "bin32" ? 4 : 8, w, res.input_edges, opt.progress);
+    w.flush();
+    records = w.records();
+    vertices = w.vertices();
+  }
+  edges.file().close();
+  res.stats.phases.push_back({"parse", since(t0), in.size(), records * 16});
+  // 2. sort (and deduplicate) with the external sort engine
+  const auto t1 = std::chrono::steady_clock::now();
+  if (records > 1) {
+    EngineOptions so = opt;
+    so.format = Format();
+    so.format.record_size = 16;
+    so.format.key_offset = 0;
+    so.format.key_type = KeyType::bytes;
+    so.format.key_bytes = 16;
+    so.unique = !g.keep_duplicates;
+    so.fsync = false;
+    if (so.tmp_dirs.empty()) so.tmp_dirs = {tmp_dir};
+    RunStats ss = sort_file(edges.path(), edges.path(), so);
+    res.stats.backend = ss.backend;
+    res.stats.mode = ss.mode;
+    res.stats.runs = ss.runs;
+    res.stats.merge_levels = ss.merge_levels;
+  }
+  const uint64_t m = records > 0 ? io::file_size(edges.path()) / 16 : 0;
+  res.stats.phases.push_back({"sort", since(t1), records * 16, m * 16});
+  // 3. the CSR
+  const auto t2 = std::chrono::steady_clock::now();
+  const uint64_t n = vertices;
+  const uint32_t idb = graph::id_bytes_for(n);
+  const uint64_t nb_off = kCsrHeaderBytes + 8 * (n + 1);
+  const uint64_t out_bytes = nb_off + idb * m;
+  io::check_space({{out_dir, out_bytes, "the output"}});
+  io::TempFile out = io::TempFile::create(out_dir, ".gxsort-out");
+  out.file().set_label(output);
+  std::vector<uint64_t> offsets(n + 1, 0);
+  {
+    io::File sorted = io::File::open_read(edges.path());
+    io::BufferedWriter nw(out.file(), nb_off, kBlock);
+    std::vector<unsigned char> buf(kBlock);
+    for (uint64_t off = 0; off < m * 16; off += kBlock) {
+      const size_t len = size_t(std::min<uint64_t>(kBlock, m * 16 - off));
+      sorted.read_at(buf.data(), len, off);
+      for (size_t b = 0; b < len; b += 16) {
+        uint64_t r[2];
+        std::memcpy(r, &buf[b], 16);
+        const uint64_t s = __builtin_bswap64(r[0]), d = __builtin_bswap64(r[1]);
+        offsets[s + 1]++;
+        if (idb == 4) { uint32_t x = uint32_t(d); nw.write(&x, 4); }
+        else nw.write(&d, 8);
+      }
+      if (opt.progress) opt.progress("write CSR", off + len, m * 16);
+    }
+    nw.flush();
+  }
+  for (uint64_t v = 0; v < n; ++v) offsets[v + 1] += offsets[v];
+  graph::CsrHeader h{};
+  std::memcpy(h.magic, graph::kCsrMagic, 8);
+  h.version = graph::kCsrVersion;
+  h.id_bytes = idb;
+  h.n = n;
+  h.m = m;
+  h.flags = symmetric ? graph::kFlagSymmetric : 0;
+  out.file().write_at(&h, sizeof h, 0);
+  out.file().write_at(offsets.data(), 8 * (n + 1), kCsrHeaderBytes);
+  out.commit_rename(output, opt.fsync);
+  res.stats.phases.push_back({"csr", since(t2), m * 16, out_bytes});
+  res.vertices = n;
+  res.edges = m;
+  res.stats.records = m;
+  res.stats.input_bytes = in.size();
+  res.stats.output_bytes = out_bytes;
+  if (res.stats.backend.empty()) res.stats.backend = "cpu";
+  res.stats.seconds = since(t0);
+  return res;
+}
+
+}  // namespace gxsort

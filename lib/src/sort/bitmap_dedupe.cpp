@@ -1,0 +1,218 @@
+// The host key bitmap, the streamed group pass and the dedupe strategy rule.
+#include "sort/bitmap_dedupe.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "gxsort/error.hpp"
+#include "io/file.hpp"
+#include "pipeline/chunk_scheduler.hpp"
+#include "plan/sizes.hpp"
+
+namespace gxsort {
+
+std::unique_ptr<KeyBitmap> Backend::make_key_bitmap(const Format& f, size_t, uint64_t host_budget) {
+  if (host_budget < kBitmapBytes) return nullptr;
+  return make_cpu_key_bitmap(f, 0);
+}
+
+namespace {
+
+class CpuKeyBitmap final : public KeyBitmap {
+ public:
+  CpuKeyBitmap(const Format& f, unsigned threads)
+      : f_(f), threads_(threads ? threads : hardware_threads()), words_(size_t(kBitmapKeys / 64), 0) {}
+
+  void add(const unsigned char* keys, size_t n) override {
+    auto set_range = [&](size_t b, size_t e) {
+      uint64_t* w = words_.data();
+      for (size_t i = b; i < e; ++i) {
+        uint32_t raw;
+        std::memcpy(&raw, keys + i * 4, 4);
+        const uint32_t k = order32(f_.key_type, raw, f_.reverse);
+        const uint64_t bit = uint64_t(1) << (k & 63);
+        uint64_t* word = w + (k >> 6);
+        // Test first: heavy duplicates then cost a read, not an atomic.
+        if (!(__atomic_load_n(word, __ATOMIC_RELAXED) & bit)) __atomic_fetch_or(word, bit, __ATOMIC_RELAXED);
+      }
+    };
+    const unsigned t = n < (size_t(1) << 16) ? 1 : threads_;
+    if (t == 1) { set_range(0, n); return; }
+    std::vector<std::thread> pool;
+    for (unsigned i = 0; i < t; ++i) pool.emplace_back(set_range, n * i / t, n * (i + 1) / t);
+    for (auto& th : pool) th.join();
+  }
+
+  uint64_t extract(const std::function<void(const unsigned char*, size_t)>& sink) override {
+    // Pieces of 2^20 words (2^26 keys at most): each thread counts, then writes, its share
+    // of the piece into one buffer at its exclusive prefix; the piece goes to the sink.
+    constexpr size_t kPieceWords = size_t(1) << 20;
+    const unsigned t = threads_;
+    std::vector<uint32_t> out;
+    std::vector<uint64_t> counts(t + 1);
+    uint64_t total = 0;
+    for (size_t p = 0; p < words_.size(); p += kPieceWords) {
+      const size_t pe = std::min(words_.size(), p + kPieceWords);
+      auto lo = [&](unsigned i) { return p + (pe - p) * i / t; };
+      auto run = [&](const std::function<void(unsigned)>& fn) {
+        if (t == 1) { fn(0); return; }
+        std::vector<std::thread> pool;
+        for (unsigned i = 0; i < t; ++i) pool.emplace_back(fn, i);
+        for (auto& th : pool) th.join();
+      };
+      run([&](unsigned i) {
+        uint64_t c = 0;
+        for (size_t w = lo(i); w < lo(i + 1); ++w) c += uint64_t(__builtin_popcountll(words_[w]));
+        counts[i + 1] = c;
+      });
+      counts[0] = 0;
+      for (unsigned i = 0; i < t; ++i) counts[i + 1] += counts[i];
+      if (counts[t] == 0) continue;
+      out.resize(size_t(counts[t]));
+      run([&](unsigned i) {
+        uint32_t* o = out.data() + counts[i];
+        for (size_t w = lo(i); w < lo(i + 1); ++w) {
+          uint64_t bits = words_[w];
+          while (bits) {
+            const uint32_t k = uint32_t(w * 64 + size_t(__builtin_ctzll(bits)));
+            *o++ = unorder32(f_.key_type, k, f_.reverse);
+            bits &= bits - 1;
+          }
+        }
+      });
+      sink(reinterpret_cast<const unsigned char*>(out.data()), out.size() * 4);
+      total += counts[t];
+    }
+    return total;
+  }
+
+ private:
+  Format f_;
+  unsigned threads_;
+  std::vector<uint64_t> words_;
+};
+
+// The group state carried from record to record and chunk to chunk.
+struct GroupState {
+  const Format* f;
+  bool count, keep_last;
+  std::vector<unsigned char> pending;  // a record of the open group (its last with keep_last)
+  uint64_t size = 0;                   // records in the open group; 0: none open
+  size_t out_size() const { return f->record_size + (count ? 8 : 0); }
+
+  // Writes the open group to o; returns the bytes written.
+  size_t emit(unsigned char* o) const {
+    std::memcpy(o, pending.data(), f->record_size);
+    if (count)
+      for (int b = 0; b < 8; ++b) o[f->record_size + size_t(b)] = uint8_t(size >> (8 * b));
+    return out_size();
+  }
+
+  // Feeds n records (the first is record `first` of the stream); completed groups go to
+  // o. Returns the bytes written. With verify, throws at the first unsorted record.
+  size_t feed(const unsigned char* recs, size_t n, uint64_t first, unsigned char* o, bool verify,
+              const std::string& name) {
+    const size_t rs = f->record_size;
+    size_t w = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const unsigned char* rec = recs + i * rs;
+      if (size) {
+        const int c = compare_keys(*f, pending.data(), rec);
+        if (c == 0) {
+          ++size;
+          if (keep_last) std::memcpy(pending.data(), rec, rs);
+          continue;
+        }
+        if (c > 0 && verify)
+          throw Error(ExitCode::check_failed, name + ": input is not sorted: record " + std::to_string(first + i) +
+                                                  " is smaller than the one before it");
+        w += emit(o + w);
+      }
+      std::memcpy(pending.data(), rec, rs);
+      size = 1;
+    }
+    return w;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<KeyBitmap> make_cpu_key_bitmap(const Format& f, unsigned threads) {
+  if (!bitmap_format_ok(f)) fail_usage("the bitmap strategy needs a flat file of 4-byte keys (u32, i32, f32)");
+  return std::make_unique<CpuKeyBitmap>(f, threads);
+}
+
+std::string choose_dedupe_strategy(const std::string& requested, const Format& f, bool count, bool assume_sorted,
+                                   uint64_t records, bool sort_in_memory) {
+  if (requested != "auto" && requested != "sort" && requested != "bitmap")
+    fail_usage("--strategy: expected sort, bitmap or auto, got '" + requested + "'");
+  if (requested == "bitmap") {
+    if (!bitmap_format_ok(f))
+      fail_usage("--strategy bitmap needs a flat file of 4-byte keys (--type u32, i32 or f32), not " + f.describe());
+    if (count) fail_usage("--strategy bitmap cannot --count (a bitmap has no counts); use --strategy sort");
+    if (assume_sorted) fail_usage("--assume-sorted streams the sorted input; it cannot be combined with --strategy bitmap");
+    return "bitmap";
+  }
+  if (assume_sorted) return "stream";
+  if (requested == "sort") return "sort";
+  if (bitmap_format_ok(f) && !count && (records > kBitmapAutoMinKeys || !sort_in_memory)) return "bitmap";
+  return "sort";
+}
+
+std::string group_records(const Format& f, const unsigned char* records, size_t n, bool count, bool keep_last) {
+  GroupState g{&f, count, keep_last, std::vector<unsigned char>(f.record_size), 0};
+  std::string out((n + 1) * g.out_size(), '\0');
+  auto* o = reinterpret_cast<unsigned char*>(&out[0]);
+  size_t w = g.feed(records, n, 0, o, false, "");
+  if (g.size) w += g.emit(o + w);
+  out.resize(w);
+  return out;
+}
+
+uint64_t group_pass(const GroupPass& gp, Backend& backend, const io::File& in, uint64_t records, const io::File& out) {
+  const Format& f = *gp.format;
+  const size_t rs = f.record_size;
+  GroupState g{&f, gp.count, gp.keep_last, std::vector<unsigned char>(rs), 0};
+  const size_t ors = g.out_size();
+  const size_t chunk_records = size_t(std::max<uint64_t>(1, std::min<uint64_t>(std::max<uint64_t>(records, 1), gp.chunk_bytes / rs)));
+  constexpr size_t kSlots = 3;
+  std::vector<HostBuffer> in_bufs, out_bufs;
+  std::vector<unsigned char*> slots;
+  std::vector<size_t> out_bytes(kSlots, 0);
+  for (size_t s = 0; s < kSlots; ++s) {
+    in_bufs.push_back(backend.allocate_host(chunk_records * rs));
+    out_bufs.push_back(backend.allocate_host(chunk_records * ors));
+    slots.push_back(in_bufs.back().data());
+  }
+  uint64_t out_offset = 0, groups = 0;
+  pipeline::Stages st;
+  st.read = [&](pipeline::Chunk& c) { in.read_at_parallel(c.data, c.bytes, c.offset, gp.threads); };
+  // Groups still open at the end of a chunk stay in `g` and close in a later chunk: the
+  // compute stage runs the chunks in order on one thread.
+  st.compute = [&](pipeline::Chunk& c) {
+    out_bytes[c.slot] = g.feed(c.data, c.bytes / rs, c.offset / rs, out_bufs[c.slot].data(), gp.verify, gp.name);
+  };
+  st.write = [&](pipeline::Chunk& c) {
+    const size_t b = out_bytes[c.slot];
+    if (b) out.write_at(out_bufs[c.slot].data(), b, out_offset);
+    out_offset += b;
+    groups += b / ors;
+  };
+  pipeline::Config cfg;
+  cfg.total_bytes = records * rs;
+  cfg.chunk_bytes = chunk_records * rs;
+  cfg.phase = "dedupe";
+  if (records) pipeline::run_chunks(cfg, slots, st, gp.progress);
+  if (g.size) {
+    std::vector<unsigned char> last(ors);
+    g.emit(last.data());
+    out.write_at(last.data(), ors, out_offset);
+    ++groups;
+  }
+  return groups;
+}
+
+}  // namespace gxsort

@@ -1,0 +1,173 @@
+// GPU dedupe: the device bitmap against the host bitmap and std::sort + std::unique;
+// `dedupe` and `sort -u` on the GPU byte-identical to the CPU, with tiny budgets so that
+// groups of equal keys straddle chunks, runs and merge windows.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bitmap_dedupe.cuh"
+#include "cuda_backend.cuh"
+#include "cuda_check.cuh"
+#include "gpu_test_util.hpp"
+#include "gxsort/gxsort.hpp"
+#include "sort/bitmap_dedupe.hpp"
+
+using namespace gxsort;
+
+namespace {
+
+using Bytes = std::vector<unsigned char>;
+
+Bytes random_records(size_t n, size_t rs, uint64_t distinct, std::mt19937_64& rng) {
+  Bytes v(n * rs);
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t b = 0; b < rs; ++b) v[i * rs + b] = uint8_t(rng());
+    uint64_t x = distinct ? rng() % distinct : rng();
+    std::memcpy(&v[i * rs], &x, std::min<size_t>(rs, 8));
+    if (rs > 8) std::memcpy(&v[i * rs + 8], &i, std::min<size_t>(rs - 8, 4));
+  }
+  return v;
+}
+
+struct Dir {
+  std::string path;
+  Dir() { char t[] = "/tmp/gxsort-cuda-dedupe.XXXXXX"; path = ::mkdtemp(t); }
+  ~Dir() { std::system(("rm -rf " + path).c_str()); }
+};
+void write_file(const std::string& p, const Bytes& b) {
+  std::ofstream o(p, std::ios::binary);
+  o.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
+}
+Bytes read_file(const std::string& p) {
+  std::ifstream i(p, std::ios::binary);
+  return Bytes((std::istreambuf_iterator<char>(i)), std::istreambuf_iterator<char>());
+}
+
+Bytes extract_all(KeyBitmap& bm) {
+  Bytes out;
+  bm.extract([&](const unsigned char* p, size_t b) { out.insert(out.end(), p, p + b); });
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("bitmap dedupe: the GPU bitmap equals the host bitmap, every 4-byte key type, --reverse, many chunks") {
+  GPU_TEST_REQUIRE_DEVICE();
+  auto backend = make_cuda_backend(0, "2G");
+  std::mt19937_64 rng(1);
+  for (KeyType t : {KeyType::u32, KeyType::i32, KeyType::f32})
+    for (bool rev : {false, true})
+      for (uint64_t distinct : {uint64_t(1), uint64_t(1000), uint64_t(0)}) {
+        Format f = Format::typed(t);
+        f.reverse = rev;
+        Bytes in = random_records(300007, 4, distinct, rng);
+        if (t == KeyType::f32) {  // signed zeros, NaN payloads
+          const uint32_t sp[] = {0x80000000u, 0, 0x7fc00001u, 0x7fc00000u, 0xffc00000u};
+          for (size_t i = 0; i < 50; ++i) std::memcpy(&in[(rng() % 300007) * 4], &sp[i % 5], 4);
+        }
+        auto gpu = backend->make_key_bitmap(f, 4096, 0);  // 4096-key pieces: many copies in
+        REQUIRE(gpu);
+        auto cpu = make_cpu_key_bitmap(f, 4);
+        HostBuffer h = backend->allocate_host(in.size());
+        std::memcpy(h.data(), in.data(), in.size());
+        const size_t n = in.size() / 4;
+        gpu->add(h.data(), n / 2);
+        gpu->add(h.data() + n / 2 * 4, n - n / 2);
+        cpu->add(in.data(), n);
+        CHECK(extract_all(*gpu) == extract_all(*cpu));
+      }
+}
+
+TEST_CASE("bitmap dedupe: device-resident keys against std::sort + std::unique (the bench's path)") {
+  GPU_TEST_REQUIRE_DEVICE();
+  gxsort::cuda::DeviceMemory mem(0, size_t(1) << 30);
+  cudaStream_t s;
+  GXSORT_CUDA_CHECK(cudaStreamCreate(&s));
+  std::mt19937_64 rng(2);
+  for (size_t n : {size_t(0), size_t(1), size_t(33), size_t(1) << 20, size_t(3000017)}) {
+    std::vector<uint32_t> keys(n);
+    for (auto& k : keys) k = uint32_t(rng() % (n + 1) * 37);
+    auto d_keys = mem.buffer<uint32_t>(std::max<size_t>(n, 1), "keys");
+    auto d_out = mem.buffer<uint32_t>(std::max<size_t>(n, 1), "out");
+    auto d_bits = mem.buffer<uint32_t>(gxsort::cuda::BitmapPolicy::kWords, "bits");
+    auto work = mem.allocate(gxsort::cuda::bitmap_scan_bytes(), "work");
+    if (n) GXSORT_CUDA_CHECK(cudaMemcpy(d_keys.data(), keys.data(), n * 4, cudaMemcpyHostToDevice));
+    size_t m = gxsort::cuda::bitmap_unique_device(d_keys.data(), n, d_bits.data(), work.get(), d_out.data(), KeyType::u32, false, s);
+    std::vector<uint32_t> got(m);
+    if (m) GXSORT_CUDA_CHECK(cudaMemcpy(got.data(), d_out.data(), m * 4, cudaMemcpyDeviceToHost));
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    CHECK(got == keys);
+  }
+  cudaStreamDestroy(s);
+}
+
+TEST_CASE("dedupe and sort -u: the GPU output is byte-identical to the CPU's (tiny budgets: groups across chunks, runs, windows)") {
+  GPU_TEST_REQUIRE_DEVICE();
+  Dir d;
+  std::mt19937_64 rng(3);
+  struct Case { Format f; size_t n; uint64_t distinct; };
+  Format rec;
+  rec.record_size = 16; rec.key_offset = 0; rec.key_type = KeyType::u64; rec.key_bytes = 8;
+  Format recb;
+  recb.record_size = 20; recb.key_offset = 0; recb.key_type = KeyType::bytes; recb.key_bytes = 12;
+  const std::vector<Case> cases = {
+      {Format::typed(KeyType::u32), 400009, 5000}, {Format::typed(KeyType::i32), 300007, 0},
+      {Format::typed(KeyType::u64), 300007, 1}, {Format::typed(KeyType::f32), 200003, 2000},
+      {rec, 250007, 3000}, {recb, 100003, 700}};
+  for (const auto& c : cases) {
+    const Bytes in = random_records(c.n, c.f.record_size, c.distinct, rng);
+    const std::string ip = d.path + "/in.bin";
+    write_file(ip, in);
+    for (const char* strategy : {"sort", "bitmap"})
+      for (bool count : {false, true})
+        for (bool last : {false, true})
+          for (const char* mem : {"", "2M"}) {
+            if (std::string(strategy) == "bitmap" && (count || !bitmap_format_ok(c.f))) continue;
+            CAPTURE(c.f.describe()); CAPTURE(strategy); CAPTURE(count); CAPTURE(last); CAPTURE(mem);
+            Bytes outs[2];
+            for (int dev = 0; dev < 2; ++dev) {
+              EngineOptions o;
+              o.format = c.f;
+              o.device = dev ? "cuda" : "cpu";
+              o.device_memory = std::string(strategy) == "bitmap" ? "2G" : "64M";
+              o.memory = mem;
+              o.threads = 2;  // tiny --memory needs few merge threads
+              o.tmp_dirs = {d.path};
+              o.fsync = false;
+              o.dedupe.strategy = strategy;
+              o.dedupe.count = count;
+              o.dedupe.keep_last = last;
+              const std::string op = d.path + "/out" + std::to_string(dev) + ".bin";
+              dedupe_file(ip, op, o);
+              outs[dev] = read_file(op);
+            }
+            CHECK(outs[0] == outs[1]);
+            CHECK(!outs[0].empty());
+          }
+    // sort -u itself
+    Bytes su[2];
+    for (int dev = 0; dev < 2; ++dev) {
+      EngineOptions o;
+      o.format = c.f;
+      o.device = dev ? "cuda" : "cpu";
+      o.device_memory = "64M";
+      o.memory = "2M";
+      o.threads = 2;
+      o.tmp_dirs = {d.path};
+      o.fsync = false;
+      o.unique = true;
+      const std::string op = d.path + "/su" + std::to_string(dev) + ".bin";
+      sort_file(ip, op, o);
+      su[dev] = read_file(op);
+    }
+    CHECK(su[0] == su[1]);
+  }
+}

@@ -1,0 +1,301 @@
+// dedupe on the CPU: every strategy (sort -u, sort + group pass, bitmap, --assume-sorted
+// stream) against std::stable_sort + a keep-first/keep-last unique with counts; groups
+// across chunk and run boundaries (tiny --memory); the strategy rule; unsorted input.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "gxsort/gxsort.hpp"
+#include "sort/bitmap_dedupe.hpp"
+
+using namespace gxsort;
+
+namespace {
+
+using Bytes = std::vector<unsigned char>;
+
+// The oracle: std::stable_sort of indices by compare_keys, then one record per group of
+// equal keys (the first or the last in input order), optionally followed by its count.
+Bytes oracle(const Format& f, const Bytes& in, bool count, bool keep_last) {
+  const size_t rs = f.record_size, n = in.size() / rs;
+  std::vector<size_t> idx(n);
+  std::iota(idx.begin(), idx.end(), 0);
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return compare_keys(f, &in[a * rs], &in[b * rs]) < 0; });
+  auto eq = [&](size_t a, size_t b) { return compare_keys(f, &in[a * rs], &in[b * rs]) == 0; };
+  Bytes out;
+  for (size_t b = 0; b < n;) {
+    size_t e = b + 1;
+    while (e < n && eq(idx[b], idx[e])) ++e;
+    const size_t pick = keep_last ? idx[e - 1] : idx[b];
+    out.insert(out.end(), in.begin() + long(pick * rs), in.begin() + long((pick + 1) * rs));
+    if (count) {
+      uint64_t c = e - b;
+      for (int i = 0; i < 8; ++i) out.push_back(uint8_t(c >> (8 * i)));
+    }
+    b = e;
+  }
+  return out;
+}
+
+// Random records; `distinct` keys at most (0: full range); payload = index (shows which
+// record of a group was kept).
+Bytes make_input(const Format& f, size_t n, uint64_t distinct, std::mt19937_64& rng, bool special = false) {
+  const size_t rs = f.record_size;
+  Bytes v(n * rs);
+  for (size_t i = 0; i < n; ++i) {
+    unsigned char* r = &v[i * rs];
+    for (size_t b = 0; b < rs; ++b) r[b] = uint8_t(rng());
+    if (rs > f.key_bytes) std::memcpy(r + (f.key_offset ? 0 : f.key_bytes), &i, std::min<size_t>(rs - f.key_bytes, 4));
+    uint64_t x = distinct ? rng() % distinct : rng();
+    if (special) {
+      static const uint32_t f32s[] = {0x7fc00001u, 0xffc00000u, 0x80000000u, 0, 0x7f800000u, 0xff800000u, 0x3f800000u, 0x7fc00000u};
+      static const uint64_t f64s[] = {0x7ff8000000000001ULL, 0xfff8000000000000ULL, 0x8000000000000000ULL, 0, 0x7ff0000000000000ULL};
+      x = f.key_bytes == 4 ? f32s[rng() % 8] : f64s[rng() % 5];
+    }
+    if (f.key_type == KeyType::bytes) {
+      for (size_t b = 0; b < f.key_bytes; ++b) r[f.key_offset + b] = uint8_t(b < 8 ? x >> (8 * b) : 0);
+    } else {
+      std::memcpy(r + f.key_offset, &x, f.key_bytes);
+    }
+  }
+  return v;
+}
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char t[] = "/tmp/gxsort-dedupe-test.XXXXXX";
+    path = ::mkdtemp(t);
+  }
+  ~TempDir() { std::system(("rm -rf " + path).c_str()); }
+};
+
+void write_file(const std::string& p, const Bytes& b) {
+  std::ofstream o(p, std::ios::binary);
+  o.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
+}
+Bytes read_file(const std::string& p) {
+  std::ifstream i(p, std::ios::binary);
+  return Bytes((std::istreambuf_iterator<char>(i)), std::istreambuf_iterator<char>());
+}
+bool exists(const std::string& p) { return ::access(p.c_str(), F_OK) == 0; }
+
+EngineOptions cpu_opts(const Format& f, const std::string& memory = "") {
+  EngineOptions o;
+  o.format = f;
+  o.device = "cpu";
+  o.threads = 2;
+  o.memory = memory;
+  o.fsync = false;
+  return o;
+}
+
+Bytes run_dedupe(const TempDir& d, const Bytes& in, EngineOptions o, RunStats* stats = nullptr) {
+  const std::string ip = d.path + "/in.bin", op = d.path + "/out.bin";
+  write_file(ip, in);
+  o.tmp_dirs = {d.path};
+  RunStats s = dedupe_file(ip, op, o);
+  if (stats) *stats = s;
+  return read_file(op);
+}
+
+std::vector<Format> formats() {
+  Format rec16;
+  rec16.record_size = 16; rec16.key_offset = 4; rec16.key_type = KeyType::u32; rec16.key_bytes = 4;
+  Format recb;
+  recb.record_size = 24; recb.key_offset = 0; recb.key_type = KeyType::bytes; recb.key_bytes = 12;
+  Format rev = Format::typed(KeyType::i32);
+  rev.reverse = true;
+  return {Format::typed(KeyType::u32), Format::typed(KeyType::i32), Format::typed(KeyType::u64),
+          Format::typed(KeyType::f64), rec16, recb, rev};
+}
+
+}  // namespace
+
+TEST_CASE("dedupe: group_records keeps first or last and counts, against the oracle") {
+  std::mt19937_64 rng(7);
+  for (const Format& f : formats())
+    for (size_t n : {0, 1, 2, 7, 1000, 4099})
+      for (uint64_t distinct : {uint64_t(1), uint64_t(3), uint64_t(50), uint64_t(0)}) {
+        Bytes in = make_input(f, n, distinct, rng);
+        // Sort it first (stably): the group pass expects sorted input.
+        Bytes sorted = oracle(f, in, false, false);
+        const size_t rs = f.record_size;
+        std::vector<size_t> idx(n);
+        std::iota(idx.begin(), idx.end(), 0);
+        std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return compare_keys(f, &in[a * rs], &in[b * rs]) < 0; });
+        Bytes s(in.size());
+        for (size_t i = 0; i < n; ++i) std::memcpy(&s[i * rs], &in[idx[i] * rs], rs);
+        for (bool count : {false, true})
+          for (bool last : {false, true}) {
+            std::string g = group_records(f, s.data(), n, count, last);
+            Bytes exp = oracle(f, in, count, last);
+            CHECK(Bytes(g.begin(), g.end()) == exp);
+          }
+      }
+}
+
+TEST_CASE("dedupe: the strategy rule") {
+  const Format u32 = Format::typed(KeyType::u32), u64 = Format::typed(KeyType::u64);
+  CHECK(choose_dedupe_strategy("auto", u32, false, false, 1000, true) == "sort");
+  CHECK(choose_dedupe_strategy("auto", u32, false, false, kBitmapAutoMinKeys + 1, true) == "bitmap");
+  CHECK(choose_dedupe_strategy("auto", u32, false, false, 1000, false) == "bitmap");
+  CHECK(choose_dedupe_strategy("auto", u32, true, false, kBitmapAutoMinKeys + 1, false) == "sort");
+  CHECK(choose_dedupe_strategy("auto", u64, false, false, kBitmapAutoMinKeys + 1, false) == "sort");
+  CHECK(choose_dedupe_strategy("auto", u32, false, true, kBitmapAutoMinKeys + 1, false) == "stream");
+  CHECK(choose_dedupe_strategy("sort", u32, false, true, 10, true) == "stream");
+  CHECK(choose_dedupe_strategy("bitmap", Format::typed(KeyType::f32), false, false, 10, true) == "bitmap");
+  CHECK_THROWS_AS(choose_dedupe_strategy("bitmap", u64, false, false, 10, true), Error);
+  CHECK_THROWS_AS(choose_dedupe_strategy("bitmap", u32, true, false, 10, true), Error);
+  CHECK_THROWS_AS(choose_dedupe_strategy("bitmap", u32, false, true, 10, true), Error);
+  CHECK_THROWS_AS(choose_dedupe_strategy("hash", u32, false, false, 10, true), Error);
+}
+
+TEST_CASE("dedupe: every CPU strategy against the oracle, in memory and out of core") {
+  TempDir d;
+  std::mt19937_64 rng(11);
+  for (const Format& f : formats())
+    for (size_t n : {size_t(0), size_t(1), size_t(3), size_t(1025), size_t(60013)})
+      for (uint64_t distinct : {uint64_t(1), uint64_t(97), uint64_t(0)})
+        for (const char* memory : {"", "1M"}) {
+          if (n < 60013 && *memory) continue;
+          Bytes in = make_input(f, n, distinct, rng);
+          for (bool count : {false, true})
+            for (bool last : {false, true}) {
+              CAPTURE(f.describe()); CAPTURE(n); CAPTURE(distinct); CAPTURE(memory); CAPTURE(count); CAPTURE(last);
+              EngineOptions o = cpu_opts(f, memory);
+              o.dedupe.count = count;
+              o.dedupe.keep_last = last;
+              o.dedupe.strategy = "sort";
+              CHECK(run_dedupe(d, in, o) == oracle(f, in, count, last));
+              if (bitmap_format_ok(f) && !count && !last && (n == 0 || n == 60013)) {  // 512 MiB each: a few
+                o.dedupe.strategy = "bitmap";
+                CHECK(run_dedupe(d, in, o) == oracle(f, in, count, last));
+              }
+            }
+        }
+}
+
+TEST_CASE("dedupe: the out-of-core sort path really forms several runs") {
+  TempDir d;
+  std::mt19937_64 rng(3);
+  Format f;
+  f.record_size = 16; f.key_offset = 0; f.key_type = KeyType::u64; f.key_bytes = 8;
+  Bytes in = make_input(f, 200000, 1000, rng);
+  for (bool last : {false, true}) {
+    EngineOptions o = cpu_opts(f, "1M");
+    o.dedupe.keep_last = last;
+    o.dedupe.count = true;
+    RunStats s;
+    CHECK(run_dedupe(d, in, o, &s) == oracle(f, in, true, last));
+    CHECK(s.runs > 1);
+    o.dedupe.count = false;
+    CHECK(run_dedupe(d, in, o, &s) == oracle(f, in, false, last));
+  }
+}
+
+TEST_CASE("dedupe: --count totals equal the input count") {
+  TempDir d;
+  std::mt19937_64 rng(5);
+  const Format f = Format::typed(KeyType::u32);
+  Bytes in = make_input(f, 30011, 300, rng);
+  EngineOptions o = cpu_opts(f);
+  o.dedupe.count = true;
+  Bytes out = run_dedupe(d, in, o);
+  REQUIRE(out.size() % 12 == 0);
+  uint64_t total = 0;
+  for (size_t i = 0; i < out.size(); i += 12) {
+    uint64_t c = 0;
+    for (int b = 7; b >= 0; --b) c = (c << 8) | out[i + 4 + size_t(b)];
+    total += c;
+  }
+  CHECK(total == 30011);
+}
+
+TEST_CASE("dedupe: floats are equal by their totalOrder bits (signed zeros differ, NaN payloads matter)") {
+  TempDir d;
+  std::mt19937_64 rng(9);
+  for (KeyType t : {KeyType::f32, KeyType::f64}) {
+    const Format f = Format::typed(t);
+    Bytes in = make_input(f, 5000, 0, rng, true);
+    EngineOptions o = cpu_opts(f);
+    for (const char* s : {"sort", "bitmap"}) {
+      if (std::string(s) == "bitmap" && t == KeyType::f64) continue;
+      o.dedupe.strategy = s;
+      Bytes out = run_dedupe(d, in, o);
+      CHECK(out == oracle(f, in, false, false));
+      CHECK(out.size() == (t == KeyType::f32 ? 8 * 4 : 5 * 8));
+    }
+  }
+}
+
+TEST_CASE("dedupe --assume-sorted: groups across chunk boundaries, and unsorted input fails with its index") {
+  TempDir d;
+  std::mt19937_64 rng(13);
+  Format f;
+  f.record_size = 12; f.key_offset = 0; f.key_type = KeyType::u32; f.key_bytes = 4;
+  Bytes in = make_input(f, 100003, 41, rng);  // long groups: every chunk boundary cuts one
+  const size_t rs = f.record_size;
+  std::vector<size_t> idx(100003);
+  std::iota(idx.begin(), idx.end(), 0);
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return compare_keys(f, &in[a * rs], &in[b * rs]) < 0; });
+  Bytes s(in.size());
+  for (size_t i = 0; i < idx.size(); ++i) std::memcpy(&s[i * rs], &in[idx[i] * rs], rs);
+  for (const char* memory : {"", "1M"})
+    for (bool count : {false, true})
+      for (bool last : {false, true}) {
+        EngineOptions o = cpu_opts(f, memory);
+        o.dedupe.assume_sorted = true;
+        o.dedupe.count = count;
+        o.dedupe.keep_last = last;
+        CHECK(run_dedupe(d, s, o) == oracle(f, in, count, last));
+      }
+  // All equal; then one record out of place.
+  Bytes eq = make_input(f, 5000, 1, rng);
+  EngineOptions o = cpu_opts(f, "1M");
+  o.dedupe.assume_sorted = true;
+  o.dedupe.count = true;
+  CHECK(run_dedupe(d, eq, o) == oracle(f, eq, true, false));
+  Bytes bad = s;
+  const size_t at = 77777;
+  std::memset(&bad[at * rs], 0, 4);  // key 0 after larger keys
+  std::remove((d.path + "/out.bin").c_str());
+  try {
+    run_dedupe(d, bad, o);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::check_failed);
+    CHECK(std::string(e.what()).find("record 77777") != std::string::npos);
+  }
+  CHECK(!exists(d.path + "/out.bin"));
+}
+
+TEST_CASE("dedupe: the host bitmap against sort + unique, every 4-byte key type and --reverse") {
+  std::mt19937_64 rng(17);
+  for (KeyType t : {KeyType::u32, KeyType::i32, KeyType::f32})
+    for (bool rev : {false, true}) {
+      Format f = Format::typed(t);
+      f.reverse = rev;
+      Bytes in = make_input(f, 70001, 0, rng);
+      Bytes in2 = make_input(f, 20000, 5000, rng);
+      in.insert(in.end(), in2.begin(), in2.end());
+      auto bm = make_cpu_key_bitmap(f, 2);
+      const size_t n = in.size() / 4, h = n / 3;
+      bm->add(in.data(), h);  // two chunks
+      bm->add(in.data() + h * 4, n - h);
+      Bytes out;
+      uint64_t got = bm->extract([&](const unsigned char* p, size_t b) { out.insert(out.end(), p, p + b); });
+      Bytes exp = oracle(f, in, false, false);
+      CHECK(out == exp);
+      CHECK(got * 4 == exp.size());
+    }
+}
