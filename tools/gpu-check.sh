@@ -87,6 +87,11 @@ step "merge kernels"
 step "reduce kernels"
 "$b/bench/reduce_bench" > "$out/reduce_bench.log" 2>&1; grep -E "^\|" "$out/reduce_bench.log" | head -12
 
+step "dedupe kernels (PBBS case)"
+"$b/bench/dedupe_bench" > "$out/dedupe_bench.log" 2>&1; tail -8 "$out/dedupe_bench.log"
+step "BFS"
+WORK=/tmp bash tools/bench/bfs_bench.sh "$g" ${BFS_SCALES:-22} 2>&1 | tee "$out/bfs_bench.log" | tail -6
+
 step "sort 4 GiB u64 on the GPU vs cp"
 "$g" gen -o "$work/in4" --count 536870912 --seed 3 -q
 c1=$(timeit cp "$work/in4" "$work/cp"); rm -f "$work/cp"

@@ -117,12 +117,16 @@ Plan make_plan(const PlanInput& in) {
   // Fan-in: each merge input gets a buffer of at least kMinMergeBuffer (and a record),
   // for each merge thread, plus one output buffer per thread.
   uint64_t min_buf = std::max<uint64_t>(kMinMergeBuffer, in.record_size);
-  unsigned mt = std::max(1u, in.merge_threads);
+  // Each merge thread needs buffers of its own: with a small budget, fewer threads merge,
+  // so that the fan-in (fewer passes over the data) comes first.
+  const uint64_t k_target = std::min<uint64_t>(in.fan_in ? in.fan_in : kDefaultFanIn, std::max<size_t>(p.runs, 2));
+  unsigned mt = unsigned(std::max<uint64_t>(1, std::min<uint64_t>(std::max(1u, in.merge_threads), in.memory / (min_buf * (k_target + 1)))));
+  p.merge_threads = mt;
   uint64_t max_k = in.memory / (min_buf * mt);
   max_k = max_k > 1 ? max_k - 1 : 0;
   if (max_k < 2) fail_usage("--memory " + format_bytes(in.memory) + " is too small to merge runs of " +
                             std::to_string(in.record_size) + "-byte records (need at least " +
-                            format_bytes(3 * min_buf * mt) + ")");
+                            format_bytes(3 * min_buf) + ")");
   size_t k = in.fan_in ? in.fan_in : kDefaultFanIn;
   if (k < 2) fail_usage("--fan-in must be at least 2");
   if (k > max_k) { k = size_t(max_k); p.fan_in_clamped = in.fan_in != 0; }

@@ -44,6 +44,7 @@ struct Plan {
   size_t fan_in = 0;               // effective fan-in of external merges
   bool fan_in_clamped = false;     // --fan-in was lowered to fit the memory budget
   size_t merge_buffer_bytes = 0;   // read buffer per merge input
+  unsigned merge_threads = 1;      // threads of each merge (fewer than asked when --memory is small)
   std::vector<uint64_t> run_sizes; // records in each run
   std::vector<MergeLevel> levels;  // merge levels in order; the last writes the output
   uint64_t temp_bytes = 0;         // peak temporary space

@@ -242,6 +242,7 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
     st.phases.push_back({"sort runs", rf.seconds, bytes, bytes});
     std::atomic<uint64_t> done{0};
     MergeJob job = make_merge_job(p, f, opt, p.plan.merge_buffer_bytes);
+    job.threads = p.plan.merge_threads;
     job.done_bytes = &done;
     job.total_bytes = bytes;
     uint64_t kept = 0;
@@ -389,10 +390,14 @@ RunStats merge_files(const std::vector<std::string>& inputs_arg, const std::stri
   std::vector<uint64_t> sizes;
   for (const auto& t : tree) sizes.push_back(t.records);
   const uint64_t min_buf = std::max<uint64_t>(kMinMergeBuffer, f.record_size);
-  uint64_t max_k = p.memory / (min_buf * p.threads);
+  // As in the planner: the fan-in first, then as many merge threads as the budget allows.
+  const uint64_t k_target = std::min<uint64_t>(opt.fan_in ? opt.fan_in : kDefaultFanIn, std::max<size_t>(inputs.size(), 2));
+  const unsigned merge_threads =
+      unsigned(std::max<uint64_t>(1, std::min<uint64_t>(p.threads, p.memory / (min_buf * (k_target + 1)))));
+  uint64_t max_k = p.memory / (min_buf * merge_threads);
   max_k = max_k > 1 ? max_k - 1 : 0;
   if (max_k < 2) fail_usage("--memory " + format_bytes(p.memory) + " is too small to merge (need at least " +
-                            format_bytes(3 * min_buf * p.threads) + ")");
+                            format_bytes(3 * min_buf) + ")");
   size_t k = std::min<uint64_t>(opt.fan_in ? opt.fan_in : kDefaultFanIn, max_k);
   if (k < 2) fail_usage("--fan-in must be at least 2");
   uint64_t temp = 0;
@@ -413,7 +418,8 @@ RunStats merge_files(const std::vector<std::string>& inputs_arg, const std::stri
   st.runs = inputs.size();
   io::TempFile out = create_output_temp(output);
   std::atomic<uint64_t> done{0};
-  MergeJob job = make_merge_job(p, f, opt, size_t(p.memory / (p.threads * (std::min<size_t>(k, inputs.size()) + 1))));
+  MergeJob job = make_merge_job(p, f, opt, size_t(p.memory / (merge_threads * (std::min<size_t>(k, inputs.size()) + 1))));
+  job.threads = merge_threads;
   job.verify_sorted = true;
   job.done_bytes = &done;
   job.total_bytes = bytes;
