@@ -9,6 +9,7 @@
 
 #include "backend/backend.hpp"
 #include "sort/radix_sort.hpp"
+#include "sort/unique.hpp"
 
 using namespace gxsort;
 
@@ -113,6 +114,32 @@ TEST_CASE("CPU sort_chunk equals the stable-sort oracle for every format, shape 
           }
         }
       }
+    }
+  }
+}
+
+TEST_CASE("unique_carry over pieces equals unique_in_place over the whole") {
+  std::mt19937_64 rng(8);
+  Format f;
+  f.record_size = 12; f.key_offset = 4; f.key_type = KeyType::i32; f.key_bytes = 4;
+  for (size_t n : {0, 1, 2, 100, 5000}) {
+    for (size_t piece : {1, 3, 64, 10000}) {
+      auto data = make_input(f, n, Shape::few, rng);
+      auto backend = make_cpu_backend(1);
+      HostBuffer scratch = backend->allocate_host(backend->sort_scratch_bytes(f, n));
+      backend->sort_chunk(f, data.data(), n, scratch.data());
+      auto whole = data;
+      whole.resize(unique_in_place(f, whole.data(), n) * f.record_size);
+      std::vector<unsigned char> got, last;
+      bool have_last = false;
+      for (size_t b = 0; b < n; b += piece) {
+        size_t m = std::min(piece, n - b);
+        std::vector<unsigned char> part(data.begin() + b * 12, data.begin() + (b + m) * 12);
+        size_t kept = unique_carry(f, part.data(), m, last, have_last);
+        got.insert(got.end(), part.begin(), part.begin() + kept * 12);
+      }
+      INFO("n=" << n << " piece=" << piece);
+      CHECK(got == whole);
     }
   }
 }

@@ -9,6 +9,7 @@
 #include "backend/backend.hpp"
 #include "gxsort/error.hpp"
 #include "pipeline/chunk_scheduler.hpp"
+#include "sort/unique.hpp"
 
 namespace gxsort {
 namespace {
@@ -118,20 +119,7 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
   uint64_t written = 0;  // records written so far
   bool have_last = false;
   st.write = [&](pipeline::Chunk& c) {
-    size_t keep = c.bytes;
-    if (job.unique) {
-      // Drop records equal to the one before them, across window boundaries too.
-      size_t o = 0;
-      for (size_t i = 0; i < c.bytes; i += rs) {
-        const unsigned char* rec = c.data + i;
-        const unsigned char* prev = o ? c.data + o - rs : (have_last ? last.data() : nullptr);
-        if (prev && compare_keys(f, prev, rec) == 0) continue;
-        if (o != i) std::memmove(c.data + o, rec, rs);
-        o += rs;
-      }
-      if (o) { std::memcpy(last.data(), c.data + o - rs, rs); have_last = true; }
-      keep = o;
-    }
+    const size_t keep = job.unique ? unique_carry(f, c.data, c.bytes / rs, last, have_last) * rs : c.bytes;
     out.write_at(c.data, keep, out_offset + written * rs);
     written += keep / rs;
     done += c.bytes;

@@ -145,7 +145,7 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
   io::TempFile out = create_output_temp(output);
 
   std::unique_ptr<DeviceResidentSort> resident;
-  if (p.plan.mode == PlanMode::in_memory && !opt.unique) resident = p.backend->begin_resident_sort(f, size_t(p.plan.records));
+  if (p.plan.mode == PlanMode::in_memory) resident = p.backend->begin_resident_sort(f, size_t(p.plan.records));
   if (resident) {
     // Slices stream file → device and device → file through a few pinned slots; the
     // scheduler overlaps the file reads and writes with the copies.
@@ -172,10 +172,18 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
     auto t2 = Clock::now();
     pipeline::Stages out_st;
     out_st.read = [&](pipeline::Chunk& c) { resident->unload(c.data, c.offset / rs, c.bytes / rs); };
-    out_st.write = [&](pipeline::Chunk& c) { out.file().write_at(c.data, c.bytes, c.offset); };
+    uint64_t written = 0;
+    std::vector<unsigned char> last;
+    bool have_last = false;
+    out_st.write = [&](pipeline::Chunk& c) {
+      const size_t keep = opt.unique ? unique_carry(f, c.data, c.bytes / rs, last, have_last) * rs : c.bytes;
+      out.file().write_at(c.data, keep, written);
+      written += keep;
+    };
     cfg.phase = "write";
     pipeline::run_chunks(cfg, slots, out_st, opt.progress);
     resident.reset();
+    st.output_bytes = written;
     st.phases.push_back({"read and copy in", t_read, bytes, 0});
     st.phases.push_back({"sort on the device", t_sort, 0, 0});
     st.phases.push_back({"copy out and write", since(t2), 0, bytes});
