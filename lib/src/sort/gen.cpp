@@ -55,7 +55,12 @@ uint64_t key_rank(Dist d, uint64_t seed, uint64_t i, uint64_t n) {
 void put_key(const Format& f, Dist d, uint64_t v, unsigned char* k) {
   const bool ordered = d == Dist::sorted || d == Dist::reverse;
   switch (f.key_type) {
-    case KeyType::u32: { uint32_t x = uint32_t(ordered ? v : v >> 32); if (d == Dist::few_unique || d == Dist::all_equal || d == Dist::zipf) x = uint32_t(v); std::memcpy(k, &x, 4); break; }
+    case KeyType::u32: {
+      // Random ranks use their high half; small ranks (ordered, few-unique, zipf) their low half.
+      uint32_t x = uint32_t((d == Dist::uniform || d == Dist::bits) ? v >> 32 : v);
+      std::memcpy(k, &x, 4);
+      break;
+    }
     case KeyType::i32: { int32_t x = (d == Dist::uniform || d == Dist::bits) ? int32_t(uint32_t(v >> 32)) : int32_t(v) - (ordered ? 0 : 8); std::memcpy(k, &x, 4); break; }
     case KeyType::u64: { uint64_t x = v; std::memcpy(k, &x, 8); break; }
     case KeyType::i64: { int64_t x = (d == Dist::uniform || d == Dist::bits) ? int64_t(v) : int64_t(v) - (ordered ? 0 : 8); std::memcpy(k, &x, 8); break; }
