@@ -5,17 +5,15 @@
 #include <vector>
 
 #include "gpu_test_util.hpp"
+#include "../common/graph_fixtures.hpp"
 #include "graph/graph.hpp"
 #include "sort/record_hash.hpp"
 
 using namespace gxsort;
 using namespace gxsort::graph;
+using namespace gxsort::graph::test;
 
 namespace {
-std::vector<std::pair<uint64_t, uint64_t>> pmpp_edges() {
-  return {{0, 1}, {0, 2}, {1, 3}, {1, 4}, {2, 5}, {2, 6}, {2, 7}, {3, 4},
-          {3, 8}, {4, 5}, {4, 8}, {5, 6}, {6, 8}, {7, 0}, {7, 6}};
-}
 
 void check_gpu(const CsrGraph& g, uint64_t source) {
   BfsRun want = bfs_sequential(g, source);
@@ -27,15 +25,6 @@ void check_gpu(const CsrGraph& g, uint64_t source) {
   CHECK(got.edges_traversed == want.edges_traversed);
 }
 
-CsrGraph random_graph(bool rmat, unsigned scale, uint64_t ef, uint64_t seed, bool sym) {
-  std::vector<std::pair<uint64_t, uint64_t>> e;
-  for (uint64_t i = 0; i < (ef << scale); ++i) {
-    uint64_t s, d;
-    gen_edge(rmat, scale, seed, i, s, d);
-    e.push_back({s, d});
-  }
-  return csr_from_edges(std::move(e), sym, false, false, uint64_t(1) << scale);
-}
 }  // namespace
 
 TEST_CASE("bfs gpu: PMPP example graph") {
