@@ -75,22 +75,29 @@ std::vector<Format> formats() {
 
 }  // namespace
 
-TEST_CASE("radix_sort_keys equals std::sort for u32 and u64, 1 and 3 threads") {
+TEST_CASE("radix_sort_copy equals std::sort for u32 and u64, 1 and 3 threads, and leaves its source alone") {
   std::mt19937_64 rng(11);
+  KeyOrder<uint64_t> identity64;
+  KeyOrder<uint32_t> identity32;
   for (size_t n : sizes()) {
     for (unsigned threads : {1u, 3u}) {
-      std::vector<uint64_t> a(n), t(n);
-      for (auto& x : a) x = rng() >> (rng() % 64);
-      std::vector<uint64_t> want = a;
-      std::sort(want.begin(), want.end());
-      uint64_t* out = radix_sort_keys<uint64_t>(a.data(), t.data(), n, 64, threads);
-      CHECK(std::equal(want.begin(), want.end(), out));
-      std::vector<uint32_t> b(n), u(n);
-      for (auto& x : b) x = uint32_t(rng());
-      std::vector<uint32_t> want32 = b;
-      std::sort(want32.begin(), want32.end());
-      uint32_t* out32 = radix_sort_keys<uint32_t>(b.data(), u.data(), n, 32, threads);
-      CHECK(std::equal(want32.begin(), want32.end(), out32));
+      for (int skew : {0, 1}) {
+        // skew: most keys in one MSD bucket, which all threads then sort together.
+        std::vector<uint64_t> a(n), t(n);
+        for (auto& x : a) x = skew && rng() % 8 ? rng() % 1000 : rng() >> (rng() % 64);
+        const std::vector<uint64_t> in = a;
+        std::vector<uint64_t> want = a;
+        std::sort(want.begin(), want.end());
+        radix_sort_copy<uint64_t>(a.data(), t.data(), n, identity64, threads);
+        CHECK(t == want);
+        CHECK(a == in);
+        std::vector<uint32_t> b(n), u(n);
+        for (auto& x : b) x = skew && rng() % 8 ? uint32_t(rng() % 300) : uint32_t(rng());
+        std::vector<uint32_t> want32 = b;
+        std::sort(want32.begin(), want32.end());
+        radix_sort_copy<uint32_t>(b.data(), u.data(), n, identity32, threads);
+        CHECK(u == want32);
+      }
     }
   }
 }
@@ -112,6 +119,28 @@ TEST_CASE("CPU sort_chunk equals the stable-sort oracle for every format, shape 
             INFO(f.describe() << " n=" << n << " shape=" << int(s) << " threads=" << threads);
             CHECK(in == want);
           }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("CPU sort_into equals sort_chunk and leaves its source alone, for every format") {
+  std::mt19937_64 rng(6);
+  for (unsigned threads : {1u, 2u}) {
+    auto backend = make_cpu_backend(threads);
+    for (Format f : formats()) {
+      for (Shape s : {Shape::random, Shape::few, Shape::special}) {
+        for (size_t n : {size_t(0), size_t(1), size_t(2), size_t(1000), size_t(300007)}) {
+          if (n > 1000 && f.record_size > 16) continue;  // keep the suite fast
+          const auto in = make_input(f, n, s, rng);
+          const auto want = oracle(f, in);
+          std::vector<unsigned char> src = in, dst(in.size() + 1, 0xAB);
+          backend->sort_into(f, src.data(), dst.data(), n);
+          INFO(f.describe() << " n=" << n << " shape=" << int(s) << " threads=" << threads);
+          CHECK(src == in);
+          CHECK(std::equal(want.begin(), want.end(), dst.begin()));
+          CHECK(dst.back() == 0xAB);  // nothing written past the end
         }
       }
     }

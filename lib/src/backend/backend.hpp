@@ -70,6 +70,11 @@ class Backend {
   virtual size_t sort_scratch_bytes(const Format& f, size_t n) const = 0;
   virtual void sort_chunk(const Format& f, unsigned char* records, size_t n, unsigned char* scratch) = 0;
 
+  // Stable sort of the n records of `src` into `dst` (src is not written; they do not
+  // overlap), with whatever scratch the backend needs. The in-memory sort passes a
+  // mapped input and a mapped output. Default: copy, then sort_chunk in place.
+  virtual void sort_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n);
+
   // A device-resident sort of n records of format f, or null when this backend (or this
   // format) has none; the caller then uses sort_chunk on a host buffer.
   virtual std::unique_ptr<DeviceResidentSort> begin_resident_sort(const Format&, size_t) { return nullptr; }

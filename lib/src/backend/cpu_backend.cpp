@@ -1,4 +1,4 @@
-// The CPU backend: parallel LSD radix sort on transformed keys.
+// The CPU backend: parallel stable radix sorts on transformed keys.
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -17,38 +17,40 @@ namespace {
 
 void free_aligned(unsigned char* p) { std::free(p); }
 
-// Flat key files: transform the keys in place, sort them as unsigned words, and
-// transform back.
+// Flat key files: the radix sort transforms the keys on the way in and out.
 template <class K>
-void sort_flat(const Format& f, unsigned char* data, size_t n, unsigned char* scratch, unsigned threads) {
-  K* keys = reinterpret_cast<K*>(data);
-  for (size_t i = 0; i < n; ++i) {
-    if constexpr (sizeof(K) == 4) keys[i] = order32(f.key_type, keys[i], f.reverse);
-    else keys[i] = order64(f.key_type, keys[i], f.reverse);
-  }
-  K* out = radix_sort_keys<K>(keys, reinterpret_cast<K*>(scratch), n, sizeof(K) * 8, threads);
-  for (size_t i = 0; i < n; ++i) {
-    if constexpr (sizeof(K) == 4) keys[i] = unorder32(f.key_type, out[i], f.reverse);
-    else keys[i] = unorder64(f.key_type, out[i], f.reverse);
-  }
+void sort_flat_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n, unsigned threads) {
+  KeyOrder<K> order;
+  order.type = f.key_type;
+  order.reverse = f.reverse;
+  radix_sort_copy<K>(reinterpret_cast<const K*>(src), reinterpret_cast<K*>(dst), n, order, threads);
 }
 
+void sort_flat_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n, unsigned threads) {
+  if (f.key_bytes == 4) sort_flat_into<uint32_t>(f, src, dst, n, threads);
+  else sort_flat_into<uint64_t>(f, src, dst, n, threads);
+}
+
+// Bytes of the (key prefix, index) pairs and their ping-pong copies that sorting n
+// records needs.
+size_t pair_bytes(size_t n) { return n * (2 * sizeof(uint64_t) + 2 * sizeof(uint32_t)); }
+
 // Records: sort (key prefix, record index) pairs, finish ties of wide keys on the
-// key tail, then gather the records through the scratch buffer.
-void sort_records(const Format& f, unsigned char* data, size_t n, unsigned char* scratch, unsigned threads) {
+// key tail, then gather the records of src into dst in that order.
+void sort_records_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n,
+                       unsigned char* pairs, unsigned threads) {
   const size_t rs = f.record_size;
-  unsigned char* gathered = scratch;
-  auto* keys = reinterpret_cast<uint64_t*>(scratch + n * rs);
+  auto* keys = reinterpret_cast<uint64_t*>(pairs);
   auto* ktmp = keys + n;
   auto* idx = reinterpret_cast<uint32_t*>(ktmp + n);
   auto* itmp = idx + n;
   for (size_t i = 0; i < n; ++i) {
-    keys[i] = key_prefix(f, data + i * rs);
+    keys[i] = key_prefix(f, src + i * rs);
     idx[i] = uint32_t(i);
   }
-  // All 64 bits: byte keys shorter than 8 bytes sit in the high bits of the prefix;
-  // digits that never vary (the zero high half of a 32-bit key) are skipped anyway.
-  if (radix_sort_pairs<uint64_t>(keys, idx, ktmp, itmp, n, 64, threads)) {
+  // Byte keys shorter than 8 bytes sit in the high bits of the prefix; digits that
+  // never vary (the zero high half of a 32-bit key) are skipped.
+  if (radix_sort_pairs<uint64_t>(keys, idx, ktmp, itmp, n, threads)) {
     std::swap(keys, ktmp);
     std::swap(idx, itmp);
   }
@@ -60,13 +62,12 @@ void sort_records(const Format& f, unsigned char* data, size_t n, unsigned char*
       while (e < n && keys[e] == keys[b]) ++e;
       if (e - b > 1)
         std::stable_sort(idx + b, idx + e, [&](uint32_t x, uint32_t y) {
-          return compare_key_tail(f, data + size_t(x) * rs, data + size_t(y) * rs) < 0;
+          return compare_key_tail(f, src + size_t(x) * rs, src + size_t(y) * rs) < 0;
         });
       b = e;
     }
   }
-  for (size_t i = 0; i < n; ++i) std::memcpy(gathered + i * rs, data + size_t(idx[i]) * rs, rs);
-  std::memcpy(data, gathered, n * rs);
+  for (size_t i = 0; i < n; ++i) std::memcpy(dst + i * rs, src + size_t(idx[i]) * rs, rs);
 }
 
 class CpuBackend : public Backend {
@@ -81,19 +82,21 @@ class CpuBackend : public Backend {
     return HostBuffer(static_cast<unsigned char*>(p), bytes, free_aligned);
   }
 
+  // In place: the sorted copy goes to scratch, then back.
   size_t sort_scratch_bytes(const Format& f, size_t n) const override {
-    return f.flat() ? n * f.record_size : n * (f.record_size + 2 * sizeof(uint64_t) + 2 * sizeof(uint32_t));
+    return n * f.record_size + (f.flat() ? 0 : pair_bytes(n));
   }
 
   void sort_chunk(const Format& f, unsigned char* data, size_t n, unsigned char* scratch) override {
     if (n < 2) return;
-    if (n > UINT32_MAX) throw Error(ExitCode::usage, "internal: chunk of more than 2^32 records");
-    if (f.flat()) {
-      if (f.key_bytes == 4) sort_flat<uint32_t>(f, data, n, scratch, threads_);
-      else sort_flat<uint64_t>(f, data, n, scratch, threads_);
-    } else {
-      sort_records(f, data, n, scratch, threads_);
-    }
+    sort_into_with(f, data, scratch, n, scratch + n * f.record_size);
+    std::memcpy(data, scratch, n * f.record_size);
+  }
+
+  // Only the pairs of a record sort need scratch: a flat sort scatters into dst itself.
+  void sort_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n) override {
+    HostBuffer pairs = f.flat() || n == 0 ? HostBuffer() : allocate_host(pair_bytes(n));
+    sort_into_with(f, src, dst, n, pairs.data());
   }
 
   std::unique_ptr<KeyBitmap> make_key_bitmap(const Format& f, size_t, uint64_t host_budget) override {
@@ -107,6 +110,12 @@ class CpuBackend : public Backend {
   }
 
  private:
+  void sort_into_with(const Format& f, const unsigned char* src, unsigned char* dst, size_t n, unsigned char* pairs) {
+    if (n > UINT32_MAX) throw Error(ExitCode::usage, "internal: chunk of more than 2^32 records");
+    if (f.flat()) sort_flat_into(f, src, dst, n, threads_);
+    else if (n > 0) sort_records_into(f, src, dst, n, pairs, threads_);
+  }
+
   unsigned threads_;
 };
 

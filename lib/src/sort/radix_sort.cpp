@@ -15,6 +15,10 @@ constexpr size_t kMinPerThread = 1 << 16;
 
 using Histogram = std::array<size_t, 256>;
 
+unsigned useful_threads(size_t n, unsigned threads) {
+  return unsigned(std::max<size_t>(1, std::min<size_t>(threads, n / kMinPerThread)));
+}
+
 // Runs f(t, begin, end) on `threads` contiguous blocks of [0, n).
 template <class F>
 void parallel_blocks(size_t n, unsigned threads, F&& f) {
@@ -29,19 +33,26 @@ void parallel_blocks(size_t n, unsigned threads, F&& f) {
   for (auto& th : pool) th.join();
 }
 
-// One stable counting-sort pass of src → dst on the byte at `shift`, over `threads`
-// blocks. Returns false (and moves nothing) when every key has the same digit.
-template <class K, bool WithIndex>
+struct Identity {
+  template <class K>
+  K operator()(K k) const { return k; }
+};
+
+// One stable counting-sort pass of src → dst on the byte at `shift` of map(key), over
+// `threads` blocks; dst receives the mapped keys. Returns false (and moves nothing)
+// when every key has the same digit. `total`, when given, receives the digit counts.
+template <class K, bool WithIndex, class Map = Identity>
 bool scatter_pass(const K* src, const uint32_t* isrc, K* dst, uint32_t* idst, size_t n, unsigned shift,
-                  unsigned threads) {
+                  unsigned threads, Map map = {}, Histogram* total_out = nullptr) {
   std::vector<Histogram> hist(threads);
   parallel_blocks(n, threads, [&](unsigned t, size_t b, size_t e) {
     Histogram& h = hist[t];
     h.fill(0);
-    for (size_t i = b; i < e; ++i) ++h[(src[i] >> shift) & 0xff];
+    for (size_t i = b; i < e; ++i) ++h[(map(src[i]) >> shift) & 0xff];
   });
   Histogram total{};
   for (auto& h : hist) for (int d = 0; d < 256; ++d) total[d] += h[d];
+  if (total_out) *total_out = total;
   if (std::any_of(total.begin(), total.end(), [n](size_t c) { return c == n; })) return false;
   // Offsets digit-major, block-minor: equal digits keep their input order.
   size_t sum = 0;
@@ -50,21 +61,22 @@ bool scatter_pass(const K* src, const uint32_t* isrc, K* dst, uint32_t* idst, si
   parallel_blocks(n, threads, [&](unsigned t, size_t b, size_t e) {
     Histogram& off = hist[t];
     for (size_t i = b; i < e; ++i) {
-      size_t pos = off[(src[i] >> shift) & 0xff]++;
-      dst[pos] = src[i];
+      const K k = map(src[i]);
+      size_t pos = off[(k >> shift) & 0xff]++;
+      dst[pos] = k;
       if constexpr (WithIndex) idst[pos] = isrc[i];
     }
   });
   return true;
 }
 
-// LSD over the bytes below `bits` on one thread; the result ends in (keys, idx).
+// LSD over the bytes below `bits` on `threads` threads; the result ends in (keys, idx).
 template <class K, bool WithIndex>
-void lsd_local(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsigned bits) {
+void lsd(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsigned bits, unsigned threads) {
   K* src = keys; K* dst = ktmp;
   uint32_t* isrc = idx; uint32_t* idst = itmp;
   for (unsigned shift = 0; shift < bits; shift += 8) {
-    if (scatter_pass<K, WithIndex>(src, isrc, dst, idst, n, shift, 1)) {
+    if (scatter_pass<K, WithIndex>(src, isrc, dst, idst, n, shift, threads)) {
       std::swap(src, dst);
       std::swap(isrc, idst);
     }
@@ -75,26 +87,39 @@ void lsd_local(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsign
   }
 }
 
-// Hybrid radix sort: one parallel MSD pass on the highest byte that varies splits the
-// keys into 256 stable buckets; each bucket, small enough to stay in cache, is then
-// LSD-sorted on the lower bytes by whichever thread takes it. Both steps are stable,
-// so the whole sort is. The result ends in (keys, idx).
-template <class K, bool WithIndex>
-void radix_impl(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsigned bits, unsigned threads) {
-  if (n < 2) return;
-  K diff = 0;
-  for (size_t i = 1; i < n; ++i) diff |= keys[i] ^ keys[0];
-  if (diff == 0) return;
-  unsigned top = 0;  // bit index of the highest differing bit
-  while (top + 1 < bits && (diff >> (top + 1)) != 0) ++top;
-  const unsigned msd_shift = top / 8 * 8;
-  threads = unsigned(std::max<size_t>(1, std::min<size_t>(threads, n / kMinPerThread)));
-  if (n < kMinPerThread * 4) { lsd_local<K, WithIndex>(keys, idx, ktmp, itmp, n, msd_shift + 8); return; }
+// The digit shift of the highest bit in which map(keys) differ, or -1 if all are equal.
+template <class K, class Map>
+int highest_digit(const K* keys, size_t n, unsigned threads, Map map) {
+  if (n < 2) return -1;
+  const K first = map(keys[0]);
+  std::vector<K> diff(threads, 0);
+  parallel_blocks(n, threads, [&](unsigned t, size_t b, size_t e) {
+    K d = 0;
+    for (size_t i = b; i < e; ++i) d |= map(keys[i]) ^ first;
+    diff[t] = d;
+  });
+  K all = 0;
+  for (K d : diff) all |= d;
+  if (all == 0) return -1;
+  unsigned top = 0;
+  while ((all >> 1 >> top) != 0) ++top;
+  return int(top / 8 * 8);
+}
 
-  // MSD pass: keys → tmp, bucketed by the top digit.
+// Hybrid radix sort of pairs: one parallel MSD pass on the highest byte that varies
+// splits them into 256 stable buckets; each bucket, small enough to stay in cache, is
+// then LSD-sorted on the lower bytes by whichever thread takes it. Both steps are
+// stable, so the whole sort is. The result ends in (keys, idx).
+template <class K>
+void radix_pairs(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsigned threads) {
+  threads = useful_threads(n, threads);
+  const int msd = highest_digit(keys, n, threads, Identity{});
+  if (msd < 0) return;
+  const unsigned msd_shift = unsigned(msd);
+  if (n < kMinPerThread * 4) { lsd<K, true>(keys, idx, ktmp, itmp, n, msd_shift + 8, 1); return; }
+
   Histogram bucket{};
-  for (size_t i = 0; i < n; ++i) ++bucket[(keys[i] >> msd_shift) & 0xff];  // cheap next to the passes
-  scatter_pass<K, WithIndex>(keys, idx, ktmp, itmp, n, msd_shift, threads);
+  scatter_pass<K, true>(keys, idx, ktmp, itmp, n, msd_shift, threads, Identity{}, &bucket);
   std::array<size_t, 257> start{};
   for (int d = 0; d < 256; ++d) start[d + 1] = start[d] + bucket[d];
 
@@ -104,9 +129,9 @@ void radix_impl(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsig
     for (int d; (d = next++) < 256;) {
       size_t b = start[d], m = start[d + 1] - b;
       if (m == 0) continue;
-      lsd_local<K, WithIndex>(ktmp + b, WithIndex ? itmp + b : nullptr, keys + b, WithIndex ? idx + b : nullptr, m, msd_shift);
+      lsd<K, true>(ktmp + b, itmp + b, keys + b, idx + b, m, msd_shift, 1);
       std::memcpy(keys + b, ktmp + b, m * sizeof(K));
-      if constexpr (WithIndex) std::memcpy(idx + b, itmp + b, m * sizeof(uint32_t));
+      std::memcpy(idx + b, itmp + b, m * sizeof(uint32_t));
     }
   };
   std::vector<std::thread> pool;
@@ -118,19 +143,62 @@ void radix_impl(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsig
 }  // namespace
 
 template <class K>
-K* radix_sort_keys(K* keys, K* tmp, size_t n, unsigned bits, unsigned threads) {
-  radix_impl<K, false>(keys, nullptr, tmp, nullptr, n, bits, threads);
-  return keys;
+void radix_sort_copy(const K* src, K* dst, size_t n, KeyOrder<K> order, unsigned threads) {
+  threads = useful_threads(n, threads);
+  const auto to = [order](K k) { return order.to(k); };
+  const int msd = highest_digit(src, n, threads, to);
+  if (msd < 0) {  // every key equal (or n < 2): the input order is sorted
+    parallel_blocks(n, threads, [&](unsigned, size_t b, size_t e) { std::memcpy(dst + b, src + b, (e - b) * sizeof(K)); });
+    return;
+  }
+  const unsigned msd_shift = unsigned(msd);
+
+  // MSD pass: src → dst, transformed, bucketed by the top digit that varies.
+  Histogram bucket{};
+  scatter_pass<K, false>(src, nullptr, dst, nullptr, n, msd_shift, threads, to, &bucket);
+  std::array<size_t, 257> start{};
+  for (int d = 0; d < 256; ++d) start[d + 1] = start[d] + bucket[d];
+  auto finish = [&](size_t b, size_t m, K* scratch, unsigned th) {
+    lsd<K, false>(dst + b, nullptr, scratch, nullptr, m, msd_shift, th);
+    parallel_blocks(m, th, [&](unsigned, size_t x, size_t e) {
+      for (size_t i = b + x; i < b + e; ++i) dst[i] = order.from(dst[i]);
+    });
+  };
+
+  // A bucket too large to share out (skewed keys) is sorted by all threads together;
+  // the rest go to whichever thread is free, each with its own reused scratch.
+  const size_t big = threads > 1 ? n / (4 * threads) : n + 1;
+  std::vector<K> scratch;
+  for (int d = 0; d < 256; ++d) {
+    const size_t m = bucket[d];
+    if (m <= big) continue;
+    scratch.resize(std::max(scratch.size(), m));
+    finish(start[d], m, scratch.data(), threads);
+  }
+  std::atomic<int> next{0};
+  auto worker = [&] {
+    std::vector<K> own;
+    for (int d; (d = next++) < 256;) {
+      const size_t m = bucket[d];
+      if (m == 0 || m > big) continue;
+      if (own.size() < m) own.resize(m);
+      finish(start[d], m, own.data(), 1);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& th : pool) th.join();
 }
 
 template <class K>
-bool radix_sort_pairs(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsigned bits, unsigned threads) {
-  radix_impl<K, true>(keys, idx, ktmp, itmp, n, bits, threads);
+bool radix_sort_pairs(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsigned threads) {
+  radix_pairs<K>(keys, idx, ktmp, itmp, n, threads);
   return false;
 }
 
-template uint32_t* radix_sort_keys<uint32_t>(uint32_t*, uint32_t*, size_t, unsigned, unsigned);
-template uint64_t* radix_sort_keys<uint64_t>(uint64_t*, uint64_t*, size_t, unsigned, unsigned);
-template bool radix_sort_pairs<uint64_t>(uint64_t*, uint32_t*, uint64_t*, uint32_t*, size_t, unsigned, unsigned);
+template void radix_sort_copy<uint32_t>(const uint32_t*, uint32_t*, size_t, KeyOrder<uint32_t>, unsigned);
+template void radix_sort_copy<uint64_t>(const uint64_t*, uint64_t*, size_t, KeyOrder<uint64_t>, unsigned);
+template bool radix_sort_pairs<uint64_t>(uint64_t*, uint32_t*, uint64_t*, uint32_t*, size_t, unsigned);
 
 }  // namespace gxsort

@@ -1,20 +1,42 @@
-// Parallel stable LSD radix sort of unsigned keys (8-bit digits), alone or with a
-// 32-bit satellite index. Passes whose digit is equal for every key are skipped, so
-// 32-bit keys held in 64-bit words cost four passes, not eight.
+// Parallel stable radix sorts of unsigned order words (8-bit digits): keys alone,
+// copied from a source into a destination, or keys with a 32-bit satellite index.
+// Passes whose digit is equal for every key are skipped, so 32-bit keys held in
+// 64-bit words cost four passes, not eight.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
+#include "gxsort/format.hpp"
+
 namespace gxsort {
 
-// Sorts keys[0..n) using tmp[0..n). Returns the buffer that holds the result
-// (keys or tmp). `bits`: the number of low bits that can differ.
+// The order-preserving key transform of a flat key type (format.hpp), as a value.
 template <class K>
-K* radix_sort_keys(K* keys, K* tmp, size_t n, unsigned bits, unsigned threads);
+struct KeyOrder {
+  KeyType type = sizeof(K) == 4 ? KeyType::u32 : KeyType::u64;
+  bool reverse = false;
+  K to(K raw) const {
+    if constexpr (sizeof(K) == 4) return order32(type, raw, reverse);
+    else return order64(type, raw, reverse);
+  }
+  K from(K u) const {
+    if constexpr (sizeof(K) == 4) return unorder32(type, u, reverse);
+    else return unorder64(type, u, reverse);
+  }
+};
+
+// Sorts the n raw keys of src into dst (src is not written; the two must not overlap):
+// keys are transformed on the way in, sorted as unsigned words and transformed back.
+// One parallel MSD pass scatters src into dst; each MSD bucket is then LSD-sorted in
+// dst with a scratch buffer of the bucket's size. So no buffer as large as the input
+// is needed besides dst: a mapped input sorts into a mapped output touching almost no
+// fresh memory. Stable; raw equal keys are equal bits, so the result is unique.
+template <class K>
+void radix_sort_copy(const K* src, K* dst, size_t n, KeyOrder<K> order, unsigned threads);
 
 // Sorts (keys, idx) pairs by key, stably. Returns true when the result ended in
 // (ktmp, itmp), false when in (keys, idx).
 template <class K>
-bool radix_sort_pairs(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsigned bits, unsigned threads);
+bool radix_sort_pairs(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsigned threads);
 
 }  // namespace gxsort

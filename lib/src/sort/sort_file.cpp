@@ -1,13 +1,17 @@
 // sort, plan, runs and merge: the engine commands, each executing a Plan.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <future>
 #include <sstream>
-#include <sys/stat.h>
 
+#include "io/mapped_file.hpp"
 #include "io/space.hpp"
 #include "io/temp_files.hpp"
 #include "pipeline/chunk_scheduler.hpp"
@@ -188,24 +192,24 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
     st.phases.push_back({"sort on the device", t_sort, 0, 0});
     st.phases.push_back({"copy out and write", since(t2), 0, bytes});
   } else if (p.plan.mode == PlanMode::in_memory) {
+    // The input's cached pages are mapped and sorted straight into the mapped output:
+    // no buffer holds a copy of the data, so the sort touches little fresh memory
+    // (io/mapped_file.hpp says why that matters).
     auto t0 = Clock::now();
     const size_t n = size_t(p.plan.records);
-    HostBuffer data = p.backend->allocate_host(n * rs);
-    HostBuffer scratch = p.backend->allocate_host(p.backend->sort_scratch_bytes(f, n));
-    in.read_at_parallel(data.data(), n * rs, 0, p.threads);
+    io::MappedFile src = io::MappedFile::map_read(in, n * rs);
+    io::MappedFile dst = io::MappedFile::map_write(out.file(), n * rs);
     if (opt.progress) opt.progress("read", bytes, bytes);
-    double t_read = since(t0);
+    double t_map = since(t0);
     auto t1 = Clock::now();
-    p.backend->sort_chunk(f, data.data(), n, scratch.data());
-    const size_t kept = opt.unique ? unique_in_place(f, data.data(), n) : n;
-    st.output_bytes = kept * rs;
-    double t_sort = since(t1);
-    auto t2 = Clock::now();
-    out.file().write_at_parallel(data.data(), kept * rs, 0, p.threads);
+    p.backend->sort_into(f, src.data(), dst.data(), n);
+    const size_t kept = opt.unique ? unique_in_place(f, dst.data(), n) : n;
+    dst.unmap();
+    if (kept < n && ::ftruncate(out.file().fd(), off_t(kept * rs)) != 0) fail_errno(output, "cannot truncate", errno);
     if (opt.progress) opt.progress("write", bytes, bytes);
-    st.phases.push_back({"read", t_read, bytes, 0});
-    st.phases.push_back({"sort", t_sort, 0, 0});
-    st.phases.push_back({"write", since(t2), 0, bytes});
+    st.output_bytes = kept * rs;
+    st.phases.push_back({"map input and output", t_map, bytes, 0});
+    st.phases.push_back({"sort into the output", since(t1), 0, bytes});
   } else if (p.plan.mode == PlanMode::runs_in_memory) {
     // Chunks sorted in place inside one buffer; the next chunk is read while one sorts.
     auto t0 = Clock::now();

@@ -1,0 +1,38 @@
+// Whole-file memory mappings for the in-memory sort. On a machine whose fresh memory
+// is expensive to touch (first-touch faults dominate a page-cache-speed sort), mapping
+// the input reuses its page-cache pages instead of copying them into a new buffer, and
+// mapping the output lets the sort scatter straight into the pages `write` would fill.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "io/file.hpp"
+
+namespace gxsort::io {
+
+class MappedFile {
+ public:
+  MappedFile() = default;
+  // The first `bytes` of `f`, read-only, pre-faulted (the input is normally cached).
+  static MappedFile map_read(const File& f, size_t bytes);
+  // Sizes `f` to `bytes` with its blocks reserved (posix_fallocate, so a full disk is
+  // an error here, never a SIGBUS later) and maps it shared, writable and pre-faulted.
+  static MappedFile map_write(const File& f, size_t bytes);
+  MappedFile(MappedFile&& o) noexcept { swap(o); }
+  MappedFile& operator=(MappedFile&& o) noexcept { MappedFile t(std::move(o)); swap(t); return *this; }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile() { unmap(); }
+
+  unsigned char* data() const { return p_; }
+  size_t size() const { return n_; }
+  // Unmaps now; written pages stay in the page cache for a later fsync.
+  void unmap();
+
+ private:
+  void swap(MappedFile& o) noexcept;
+  unsigned char* p_ = nullptr;
+  size_t n_ = 0;
+};
+
+}  // namespace gxsort::io
