@@ -87,6 +87,51 @@ void lsd(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsigned bit
   }
 }
 
+// The same on one thread, for a cache-sized bucket: one read counts every digit's
+// histogram at once, then each pass only scatters. `out` maps each key as the last
+// pass writes it (the transform back to raw keys, fused into a pass the sort makes).
+template <class K, bool WithIndex, class Map = Identity>
+void lsd_one_thread(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsigned bits, Map out = {}) {
+  constexpr unsigned kMaxPasses = sizeof(K);
+  const unsigned passes = std::min(kMaxPasses, (bits + 7) / 8);
+  std::array<Histogram, kMaxPasses> hist{};
+  for (size_t i = 0; i < n; ++i) {
+    const K k = keys[i];
+    for (unsigned p = 0; p < passes; ++p) ++hist[p][(k >> (8 * p)) & 0xff];
+  }
+  std::array<unsigned, kMaxPasses> active{};  // passes whose digit varies
+  unsigned count = 0;
+  for (unsigned p = 0; p < passes; ++p)
+    if (std::none_of(hist[p].begin(), hist[p].end(), [n](size_t c) { return c == n; })) active[count++] = p;
+  if (count == 0) {
+    for (size_t i = 0; i < n; ++i) keys[i] = out(keys[i]);
+    return;
+  }
+  K* src = keys; K* dst = ktmp;
+  uint32_t* isrc = idx; uint32_t* idst = itmp;
+  for (unsigned a = 0; a < count; ++a) {
+    Histogram& off = hist[active[a]];
+    size_t sum = 0;
+    for (size_t& c : off) { const size_t cnt = c; c = sum; sum += cnt; }
+    const unsigned shift = 8 * active[a];
+    auto scatter = [&](auto map) {
+      for (size_t i = 0; i < n; ++i) {
+        const size_t pos = off[(src[i] >> shift) & 0xff]++;
+        dst[pos] = map(src[i]);
+        if constexpr (WithIndex) idst[pos] = isrc[i];
+      }
+    };
+    if (a + 1 == count) scatter(out);
+    else scatter(Identity{});
+    std::swap(src, dst);
+    std::swap(isrc, idst);
+  }
+  if (src != keys) {
+    std::memcpy(keys, src, n * sizeof(K));
+    if constexpr (WithIndex) std::memcpy(idx, isrc, n * sizeof(uint32_t));
+  }
+}
+
 // The digit shift of the highest bit in which map(keys) differ, or -1 if all are equal.
 template <class K, class Map>
 int highest_digit(const K* keys, size_t n, unsigned threads, Map map) {
@@ -116,7 +161,7 @@ void radix_pairs(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsi
   const int msd = highest_digit(keys, n, threads, Identity{});
   if (msd < 0) return;
   const unsigned msd_shift = unsigned(msd);
-  if (n < kMinPerThread * 4) { lsd<K, true>(keys, idx, ktmp, itmp, n, msd_shift + 8, 1); return; }
+  if (n < kMinPerThread * 4) { lsd_one_thread<K, true>(keys, idx, ktmp, itmp, n, msd_shift + 8); return; }
 
   Histogram bucket{};
   scatter_pass<K, true>(keys, idx, ktmp, itmp, n, msd_shift, threads, Identity{}, &bucket);
@@ -129,7 +174,7 @@ void radix_pairs(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsi
     for (int d; (d = next++) < 256;) {
       size_t b = start[d], m = start[d + 1] - b;
       if (m == 0) continue;
-      lsd<K, true>(ktmp + b, itmp + b, keys + b, idx + b, m, msd_shift, 1);
+      lsd_one_thread<K, true>(ktmp + b, itmp + b, keys + b, idx + b, m, msd_shift);
       std::memcpy(keys + b, ktmp + b, m * sizeof(K));
       std::memcpy(idx + b, itmp + b, m * sizeof(uint32_t));
     }
@@ -158,10 +203,12 @@ void radix_sort_copy(const K* src, K* dst, size_t n, KeyOrder<K> order, unsigned
   scatter_pass<K, false>(src, nullptr, dst, nullptr, n, msd_shift, threads, to, &bucket);
   std::array<size_t, 257> start{};
   for (int d = 0; d < 256; ++d) start[d + 1] = start[d] + bucket[d];
+  const auto from = [order](K k) { return order.from(k); };
   auto finish = [&](size_t b, size_t m, K* scratch, unsigned th) {
+    if (th == 1) return lsd_one_thread<K, false>(dst + b, nullptr, scratch, nullptr, m, msd_shift, from);
     lsd<K, false>(dst + b, nullptr, scratch, nullptr, m, msd_shift, th);
     parallel_blocks(m, th, [&](unsigned, size_t x, size_t e) {
-      for (size_t i = b + x; i < b + e; ++i) dst[i] = order.from(dst[i]);
+      for (size_t i = b + x; i < b + e; ++i) dst[i] = from(dst[i]);
     });
   };
 
