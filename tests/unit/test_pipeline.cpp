@@ -1,13 +1,19 @@
-// The chunk scheduler: order kept, every byte seen once, errors propagated, cancel.
+// The chunk scheduler: order kept, every byte seen once, errors propagated, cancel;
+// and the io helpers the pipelines use (parallel tasks, write-behind, discard).
 #include <doctest/doctest.h>
+
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "gxsort/error.hpp"
+#include "io/file.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 
 using namespace gxsort;
@@ -77,4 +83,65 @@ TEST_CASE("cancellation stops early") {
   cfg.cancel = &cancel;
   CHECK_THROWS_AS(pipeline::run_chunks(cfg, ptrs, st, nullptr), Error);
   CHECK(written < 10);
+}
+
+// ---- io helpers the pipelines use: parallel tasks, write-behind, discard ----
+
+namespace {
+std::string unit_temp_path() {
+  char p[] = "/tmp/gxsort-unit-io-XXXXXX";
+  int fd = mkstemp(p);
+  close(fd);
+  unlink(p);
+  return p;
+}
+}  // namespace
+
+TEST_CASE("parallel_tasks runs every task once and rethrows the first error") {
+  for (unsigned threads : {1u, 2u, 5u}) {
+    for (size_t tasks : {size_t(0), size_t(1), size_t(3), size_t(100)}) {
+      std::vector<std::atomic<int>> seen(tasks);
+      io::parallel_tasks(tasks, threads, [&](size_t i) { seen[i]++; });
+      for (auto& s : seen) CHECK(s.load() == 1);
+    }
+    CHECK_THROWS_AS(io::parallel_tasks(50, threads, [](size_t i) { if (i == 17) throw std::runtime_error("task"); }),
+                    std::runtime_error);
+  }
+}
+
+TEST_CASE("a write-behind file reads back what was written, also in parallel pieces") {
+  const std::string path = unit_temp_path();
+  std::vector<unsigned char> data(size_t(9) << 20);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<unsigned char>(i * 2654435761u >> 13);
+  {
+    io::File f = io::File::create_new(path);
+    f.start_write_behind();
+    f.write_at(data.data(), 4097, 0);                         // an odd first piece
+    f.write_at_parallel(data.data() + 4097, data.size() - 4097, 4097, 3);
+    f.sync();
+    io::File moved = std::move(f);                            // the write-behind moves with it
+    moved.write_at(data.data(), 10, 0);
+    moved.close();
+  }
+  io::File r = io::File::open_read(path);
+  REQUIRE(r.size() == data.size());
+  std::vector<unsigned char> got(data.size());
+  r.read_at_parallel(got.data(), got.size(), 0, 4);
+  CHECK(got == data);
+  unlink(path.c_str());
+}
+
+TEST_CASE("discard keeps the size and the bytes outside the whole pages it drops") {
+  const std::string path = unit_temp_path();
+  std::vector<unsigned char> data(5 * 4096 + 100, 0xab);
+  io::File f = io::File::create_new(path);
+  f.write_at(data.data(), data.size(), 0);
+  f.discard(100, 3 * 4096);  // drops pages 1 and 2 at most (shrunk inward to whole pages)
+  CHECK(f.size() == data.size());
+  std::vector<unsigned char> got(data.size());
+  f.read_at(got.data(), got.size(), 0);
+  for (size_t i = 0; i < 4096; ++i) REQUIRE(got[i] == 0xab);
+  for (size_t i = 3 * 4096; i < got.size(); ++i) REQUIRE(got[i] == 0xab);
+  for (size_t i = 4096; i < 3 * 4096; ++i) REQUIRE((got[i] == 0xab || got[i] == 0));  // no hole punching: kept
+  unlink(path.c_str());
 }

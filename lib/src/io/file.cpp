@@ -5,10 +5,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <exception>
+#include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "gxsort/error.hpp"
@@ -30,18 +35,81 @@ namespace gxsort::io {
 // 2.6 GB/s (dd, same file, same machine).
 constexpr size_t kMaxSyscallBytes = size_t(64) << 20;
 
+// The write-behind thread of one file: starts the writeback of written ranges, in the
+// order they were written, coalescing neighbours. It never waits for the writeback:
+// the final fsync does, and reports any error.
+class WriteBehind {
+ public:
+  explicit WriteBehind(int fd) : fd_(fd), thread_([this] { loop(); }) {}
+  ~WriteBehind() {
+    { std::lock_guard<std::mutex> l(m_); stop_ = true; }
+    cv_.notify_all();
+    thread_.join();
+  }
+  void written(uint64_t offset, uint64_t n) {
+    { std::lock_guard<std::mutex> l(m_); queue_.emplace_back(offset, n); }
+    cv_.notify_one();
+  }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> l(m_);
+    while (true) {
+      cv_.wait(l, [&] { return stop_ || !queue_.empty(); });
+      if (stop_) return;  // what is left is the final fsync's
+      std::vector<std::pair<uint64_t, uint64_t>> ranges(queue_.begin(), queue_.end());
+      queue_.clear();
+      l.unlock();
+      std::sort(ranges.begin(), ranges.end());
+      for (size_t i = 0; i < ranges.size();) {
+        uint64_t b = ranges[i].first, e = b + ranges[i].second;
+        for (++i; i < ranges.size() && ranges[i].first <= e; ++i) e = std::max(e, ranges[i].first + ranges[i].second);
+        // May block while the device queue is full: that is why it runs here and not
+        // in the writer. Errors surface at the fsync.
+        ::sync_file_range(fd_, off_t(b), off_t(e - b), SYNC_FILE_RANGE_WRITE);
+      }
+      l.lock();
+    }
+  }
+  const int fd_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<std::pair<uint64_t, uint64_t>> queue_;
+  bool stop_ = false;
+  std::thread thread_;  // last: starts once the members above exist
+};
+
+File::File() = default;
+
+File::File(File&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)), write_behind_(std::move(o.write_behind_)) {
+  o.fd_ = -1;
+}
+
 File& File::operator=(File&& o) noexcept {
   if (this != &o) {
+    write_behind_.reset();
     if (fd_ >= 0) ::close(fd_);
     fd_ = o.fd_;
     path_ = std::move(o.path_);
+    write_behind_ = std::move(o.write_behind_);
     o.fd_ = -1;
   }
   return *this;
 }
 
 File::~File() {
+  write_behind_.reset();  // before the descriptor it uses goes away
   if (fd_ >= 0) ::close(fd_);
+}
+
+void File::start_write_behind() {
+  if (!write_behind_ && fd_ >= 0) write_behind_ = std::make_unique<WriteBehind>(fd_);
+}
+
+void File::discard(uint64_t offset, uint64_t n) const {
+  const uint64_t page = 4096;
+  const uint64_t b = (offset + page - 1) / page * page, e = (offset + n) / page * page;
+  if (e > b) ::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(b), off_t(e - b));
 }
 
 File File::open_read(const std::string& path) {
@@ -88,6 +156,7 @@ void File::read_at(void* dst, size_t n, uint64_t offset) const {
 
 void File::write_at(const void* src, size_t n, uint64_t offset) const {
   auto* p = static_cast<const unsigned char*>(src);
+  const uint64_t first = offset, total = n;
   while (n > 0) {
     ssize_t r = ::pwrite(fd_, p, std::min(n, kMaxSyscallBytes), off_t(offset));
     if (r < 0) {
@@ -98,26 +167,46 @@ void File::write_at(const void* src, size_t n, uint64_t offset) const {
     n -= size_t(r);
     offset += uint64_t(r);
   }
+  if (write_behind_ && total) write_behind_->written(first, total);
+}
+
+void parallel_tasks(size_t tasks, unsigned threads, const std::function<void(size_t)>& fn) {
+  threads = unsigned(std::max<size_t>(1, std::min<size_t>(threads, tasks)));
+  if (threads == 1) {
+    for (size_t i = 0; i < tasks; ++i) fn(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::vector<std::exception_ptr> errors(threads);
+  auto work = [&](unsigned t) {
+    try {
+      for (size_t i; (i = next.fetch_add(1)) < tasks;) fn(i);
+    } catch (...) {
+      errors[t] = std::current_exception();
+      next = tasks;  // the others stop after their current task
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  work(0);
+  for (auto& th : pool) th.join();
+  for (auto& e : errors) if (e) std::rethrow_exception(e);
 }
 
 namespace {
 // Runs io(begin, size) over `threads` page-aligned pieces of [0, n).
 template <class F>
 void split_io(size_t n, unsigned threads, F&& io) {
-  const size_t min_piece = size_t(16) << 20;
+  // Small enough that a 64 MiB slot is read by 16 threads: page-cache copies scale
+  // with threads well past the 4 a 16 MiB piece allowed.
+  const size_t min_piece = size_t(4) << 20;
   threads = unsigned(std::max<size_t>(1, std::min<size_t>(threads, n / min_piece)));
   if (threads == 1) { io(size_t(0), n); return; }
-  size_t piece = (n / threads + 4095) / 4096 * 4096;
-  std::vector<std::thread> pool;
-  std::vector<std::exception_ptr> errors(threads);
-  for (unsigned t = 0; t < threads; ++t) {
-    size_t b = std::min(n, t * piece), e = t + 1 == threads ? n : std::min(n, b + piece);
-    pool.emplace_back([&, t, b, e] {
-      try { io(b, e - b); } catch (...) { errors[t] = std::current_exception(); }
-    });
-  }
-  for (auto& th : pool) th.join();
-  for (auto& e : errors) if (e) std::rethrow_exception(e);
+  const size_t piece = (n / threads + 4095) / 4096 * 4096;
+  parallel_tasks(threads, threads, [&](size_t t) {
+    const size_t b = std::min(n, t * piece), e = t + 1 == threads ? n : std::min(n, b + piece);
+    if (e > b) io(b, e - b);
+  });
 }
 }  // namespace
 
@@ -134,6 +223,7 @@ void File::sync() const {
 }
 
 void File::close() {
+  write_behind_.reset();
   if (fd_ >= 0) {
     int r = ::close(fd_);
     fd_ = -1;

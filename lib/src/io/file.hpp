@@ -3,17 +3,21 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 
 namespace gxsort::io {
 
+class WriteBehind;
+
 class File {
  public:
-  File() = default;
+  File();
   static File open_read(const std::string& path);
   // Creates a new file that must not exist yet (O_EXCL), mode 0644 (before umask).
   static File create_new(const std::string& path);
-  File(File&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)) { o.fd_ = -1; }
+  File(File&& o) noexcept;
   File& operator=(File&& o) noexcept;
   File(const File&) = delete;
   File& operator=(const File&) = delete;
@@ -33,13 +37,29 @@ class File {
   // first-touch page faults of fresh buffers then use every core.
   void read_at_parallel(void* dst, size_t n, uint64_t offset, unsigned threads) const;
   void write_at_parallel(const void* src, size_t n, uint64_t offset, unsigned threads) const;
+  // Write-behind for a file that will be fsync'd: every write_at from now on hands its
+  // range to a background thread that starts the range's writeback at once
+  // (sync_file_range WRITE), so the disk works while later ranges are written and the
+  // final sync() has little left to do. Not for files that should stay in the page
+  // cache (temp runs) or outputs that are not synced (--no-fsync).
+  void start_write_behind();
+  // Drops [offset, offset + n) (shrunk inward to whole pages) from the page cache and
+  // the disk, keeping the size (a hole reads as zeros): consumed parts of our own temp
+  // runs, so their dirty pages are never written back. Best effort: a file system
+  // without hole punching keeps the data.
+  void discard(uint64_t offset, uint64_t n) const;
   void sync() const;
   void close();
 
  private:
   int fd_ = -1;
   std::string path_;
+  std::unique_ptr<WriteBehind> write_behind_;
 };
+
+// Runs fn(0) .. fn(tasks - 1) on up to `threads` threads (the caller's among them);
+// rethrows the first error after every task has ended.
+void parallel_tasks(size_t tasks, unsigned threads, const std::function<void(size_t)>& fn);
 
 // Sequential writer with a buffer, appending from a start offset (several writers
 // may fill disjoint ranges of one file).

@@ -94,17 +94,27 @@ void run_chunks(const Config& cfg, const std::vector<unsigned char*>& slots, con
     } catch (...) { fail(std::current_exception()); }
     to_write.close();
   });
-  // The writer runs on the calling thread.
-  try {
-    uint64_t done = 0;
-    while (auto c = to_write.pop()) {
-      if (stopped()) break;
-      if (stages.write) stages.write(*c);
-      done += std::min<uint64_t>(cfg.chunk_bytes, cfg.total_bytes - c->offset);
-      if (progress) progress(cfg.phase, done, cfg.total_bytes);
-      free_slots.push(*c);
-    }
-  } catch (...) { fail(std::current_exception()); }
+  // The writer runs on the calling thread, helped by write_threads - 1 more.
+  std::mutex progress_m;
+  uint64_t done = 0;
+  auto writer = [&] {
+    try {
+      while (auto c = to_write.pop()) {
+        if (stopped()) break;
+        if (stages.write) stages.write(*c);
+        {
+          std::lock_guard<std::mutex> l(progress_m);
+          done += std::min<uint64_t>(cfg.chunk_bytes, cfg.total_bytes - c->offset);
+          if (progress) progress(cfg.phase, done, cfg.total_bytes);
+        }
+        free_slots.push(*c);
+      }
+    } catch (...) { fail(std::current_exception()); }
+  };
+  std::vector<std::thread> helpers;
+  for (unsigned t = 1; t < cfg.write_threads; ++t) helpers.emplace_back(writer);
+  writer();
+  for (auto& h : helpers) h.join();
   free_slots.close();
   reader.join();
   computer.join();

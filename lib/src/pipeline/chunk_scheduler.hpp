@@ -35,6 +35,10 @@ struct Config {
   size_t chunk_bytes = 0;     // bytes per chunk (the last may be shorter)
   const char* phase = "";     // progress phase name
   std::atomic<bool>* cancel = nullptr;  // set from outside to stop early (throws Cancelled)
+  // Threads of the write stage. Above 1, write is called for several chunks at once and
+  // out of chunk order (for chunks that go to separate files: one file's buffered
+  // writes are serialized by the kernel, separate files' are not).
+  unsigned write_threads = 1;
 };
 
 // Runs the stream through the stages using the given slot buffers (each at least

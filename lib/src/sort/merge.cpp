@@ -91,28 +91,48 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
   uint64_t done = 0;
 
   pipeline::Stages st;
+  // Slices are read in pieces of this size by up to job.threads threads: one thread
+  // reads the page cache at a fraction of what the copies to and from the device move.
+  const uint64_t piece_records = std::max<uint64_t>(1, (uint64_t(16) << 20) / rs);
   st.read = [&](pipeline::Chunk& c) {
     const uint64_t end_rank = std::min<uint64_t>(total, uint64_t(c.index + 1) * w);
-    std::vector<uint64_t> next = end_rank == total ? ends : multiway_corank(f, runs, end_rank);
+    // Starting from the last cut, the co-rank never probes a consumed (discarded) record.
+    std::vector<uint64_t> next = end_rank == total ? ends : multiway_corank(f, runs, end_rank, &cut);
+    struct Piece { size_t run; uint64_t first, count; unsigned char* dst; };
+    std::vector<Piece> pieces;
+    std::vector<unsigned char*> starts(k);
     unsigned char* dst = c.data;
     for (size_t i = 0; i < k; ++i) {
       const uint64_t n = next[i] - cut[i];
-      read_records(runs[i], rs, cut[i], n, dst);
-      if (job.verify_sorted && n) {
-        // A user's input: its slice must be sorted, also across the window boundary.
-        const unsigned char* prev = nullptr;
-        if (cut[i] > 0) { read_records(runs[i], rs, cut[i] - 1, 1, prev_rec.data()); prev = prev_rec.data(); }
-        for (uint64_t j = 0; j < n; ++j) {
-          const unsigned char* rec = dst + j * rs;
-          if (prev && compare_keys(f, prev, rec) > 0)
-            throw Error(ExitCode::usage, runs[i].name + ": input is not sorted: record " + std::to_string(cut[i] + j) +
-                                             " is smaller than the one before it");
-          prev = rec;
-        }
-      }
+      starts[i] = dst;
+      for (uint64_t o = 0; o < n; o += piece_records)
+        pieces.push_back({i, cut[i] + o, std::min(piece_records, n - o), dst + o * rs});
       slices[c.slot][i] = n;
       dst += n * rs;
     }
+    io::parallel_tasks(pieces.size(), job.threads,
+                       [&](size_t t) { read_records(runs[pieces[t].run], rs, pieces[t].first, pieces[t].count, pieces[t].dst); });
+    for (size_t i = 0; i < k && job.verify_sorted; ++i) {
+      // A user's input: its slice must be sorted, also across the window boundary.
+      const uint64_t n = next[i] - cut[i];
+      const unsigned char* prev = nullptr;
+      if (n && cut[i] > 0) { read_records(runs[i], rs, cut[i] - 1, 1, prev_rec.data()); prev = prev_rec.data(); }
+      for (uint64_t j = 0; j < n; ++j) {
+        const unsigned char* rec = starts[i] + j * rs;
+        if (prev && compare_keys(f, prev, rec) > 0)
+          throw Error(ExitCode::usage, runs[i].name + ": input is not sorted: record " + std::to_string(cut[i] + j) +
+                                           " is smaller than the one before it");
+        prev = rec;
+      }
+    }
+    // What our own temp runs gave to this window is never read again: drop it, so
+    // their dirty pages are not written back to the disk the output needs.
+    for (size_t i = 0; i < k; ++i)
+      if (runs[i].discardable && runs[i].file && next[i] > cut[i]) {
+        // From the page holding the old cut: its records before the cut went earlier.
+        const uint64_t from = std::max(runs[i].offset, (runs[i].offset + cut[i] * rs) / 4096 * 4096);
+        runs[i].file->discard(from, runs[i].offset + next[i] * rs - from);
+      }
     cut.swap(next);
   };
   st.compute = [&](pipeline::Chunk& c) { job.backend->merge_window(f, c.data, slices[c.slot], job.merge_kernel); };
@@ -180,6 +200,7 @@ RunRef TreeInput::ref() const {
   r.file = temp ? &temp->file() : file.get();
   r.records = records;
   r.name = temp ? temp->path() : file->path();
+  r.discardable = bool(temp);
   return r;
 }
 
@@ -198,6 +219,7 @@ size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t 
       for (const auto& in : inputs) { refs.push_back(in.ref()); level_bytes += in.records * rs; }
       uint64_t written = merge_runs(job, refs, final_out, 0);
       if (output_records) *output_records = written;
+      inputs.clear();  // the temp runs are deleted now, inside the level's time
       if (on_level) on_level(level, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), level_bytes);
       return level;
     }

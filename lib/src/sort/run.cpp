@@ -92,11 +92,17 @@ struct Probe {
 
 }  // namespace
 
-std::vector<uint64_t> multiway_corank(const Format& f, const std::vector<RunRef>& runs, uint64_t r) {
+std::vector<uint64_t> multiway_corank(const Format& f, const std::vector<RunRef>& runs, uint64_t r,
+                                      const std::vector<uint64_t>* lower) {
   const size_t k = runs.size();
   std::vector<uint64_t> lo(k, 0), hi(k);
-  uint64_t total = 0;
-  for (size_t i = 0; i < k; ++i) { hi[i] = std::min(runs[i].records, r); total += runs[i].records; }
+  uint64_t total = 0, below = 0;
+  for (size_t i = 0; i < k; ++i) {
+    if (lower) { lo[i] = (*lower)[i]; below += lo[i]; }
+    total += runs[i].records;
+  }
+  // No run gives more than the r - (records below the lower split) it could still give.
+  for (size_t i = 0; i < k; ++i) hi[i] = std::min(runs[i].records, lo[i] + (r > below ? r - below : 0));
   if (r >= total) { for (size_t i = 0; i < k; ++i) lo[i] = runs[i].records; return lo; }
   Probe probe(f);
   // Invariant: the true split s satisfies lo <= s <= hi in every run. Each step takes

@@ -18,6 +18,7 @@ struct RunRef {
   uint64_t offset = 0;
   uint64_t records = 0;
   std::string name;                    // for messages (the file's path)
+  bool discardable = false;            // our own temp file: consumed parts may be dropped
 };
 
 // Copies records [index, index + count) of the run into dst.
@@ -64,7 +65,10 @@ class LoserTree {
 };
 
 // For output rank r of the stable merge of `runs`, the number of records each run
-// contributes to the first r (multi-sequence selection by co-rank bisection).
-std::vector<uint64_t> multiway_corank(const Format& f, const std::vector<RunRef>& runs, uint64_t r);
+// contributes to the first r (multi-sequence selection by co-rank bisection). `lower`,
+// when given, is the split of a rank <= r (splits only grow with the rank): the search
+// starts there and never reads a record before it.
+std::vector<uint64_t> multiway_corank(const Format& f, const std::vector<RunRef>& runs, uint64_t r,
+                                      const std::vector<uint64_t>* lower = nullptr);
 
 }  // namespace gxsort

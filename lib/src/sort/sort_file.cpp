@@ -75,7 +75,8 @@ RunFormation form_run_files(Prepared& p, const io::File& in, const Format& f, co
     slot_ptrs.push_back(buffers.back().data());
   }
   HostBuffer scratch = p.backend->allocate_host(p.backend->sort_scratch_bytes(f, p.plan.run_records));
-  size_t next_dir = 0;
+  const size_t chunks = size_t((p.plan.input_bytes + chunk_bytes - 1) / chunk_bytes);
+  rf.runs.resize(chunks);
   pipeline::Stages st;
   st.read = [&](pipeline::Chunk& c) { in.read_at_parallel(c.data, c.bytes, c.offset, p.threads); };
   st.compute = [&](pipeline::Chunk& c) {
@@ -89,16 +90,19 @@ RunFormation form_run_files(Prepared& p, const io::File& in, const Format& f, co
       std::snprintf(name, sizeof name, "run-%06zu", c.index);
       run.temp = std::make_shared<io::TempFile>(io::TempFile::create(run_dir, name));
     } else {
-      run.temp = std::make_shared<io::TempFile>(io::TempFile::create(p.tmp_dirs[next_dir++ % p.tmp_dirs.size()], "gxsort-run"));
+      run.temp = std::make_shared<io::TempFile>(io::TempFile::create(p.tmp_dirs[c.index % p.tmp_dirs.size()], "gxsort-run"));
     }
     run.temp->file().write_at_parallel(c.data, c.bytes, 0, p.threads);
     run.records = c.bytes / rs;
-    rf.runs.push_back(std::move(run));
+    rf.runs[c.index] = std::move(run);  // run order is input order: ties keep it
   };
   pipeline::Config cfg;
   cfg.total_bytes = p.plan.input_bytes;
   cfg.chunk_bytes = chunk_bytes;
   cfg.phase = "sort runs";
+  // Two runs are written at once, to two files: one writer is the bottleneck (the
+  // reads use every core and the sort is on the device or overlapped).
+  cfg.write_threads = slots >= 3 ? 2 : 1;
   pipeline::run_chunks(cfg, slot_ptrs, st, progress);
   rf.seconds = since(t0);
   return rf;
@@ -135,6 +139,7 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
   const uint64_t bytes = in.size();
   const std::string out_dir = output_dir_checked(output);
   Prepared p = prepare(opt, bytes, out_dir);
+  const double t_prepare = since(t_start);
   if (p.plan.mode == PlanMode::external) check_tmp_dirs(p.tmp_dirs);
   preflight(p, out_dir, bytes);
 
@@ -145,14 +150,18 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
   st.records = p.plan.records;
   st.input_bytes = st.output_bytes = bytes;
   st.runs = p.plan.runs;
+  st.phases.push_back({"open and start the device", t_prepare, 0, 0});
   const size_t rs = f.record_size;
   io::TempFile out = create_output_temp(output);
+  // A synced output streams to the disk while it is written, not all at the end.
+  if (opt.fsync) out.file().start_write_behind();
 
   std::unique_ptr<DeviceResidentSort> resident;
   if (p.plan.mode == PlanMode::in_memory) resident = p.backend->begin_resident_sort(f, size_t(p.plan.records));
   if (resident) {
     // Slices stream file → device and device → file through a few pinned slots; the
     // scheduler overlaps the file reads and writes with the copies.
+    auto t0 = Clock::now();
     const size_t slice = std::max<size_t>(1, (size_t(64) << 20) / rs) * rs;
     std::vector<HostBuffer> buffers;
     std::vector<unsigned char*> slots;
@@ -164,7 +173,6 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
     cfg.total_bytes = bytes;
     cfg.chunk_bytes = size_t(std::min<uint64_t>(slice, bytes));
     cfg.phase = "read";
-    auto t0 = Clock::now();
     pipeline::Stages in_st;
     in_st.read = [&](pipeline::Chunk& c) { in.read_at_parallel(c.data, c.bytes, c.offset, p.threads); };
     in_st.compute = [&](pipeline::Chunk& c) { resident->load(c.data, c.offset / rs, c.bytes / rs); };
@@ -429,6 +437,7 @@ RunStats merge_files(const std::vector<std::string>& inputs_arg, const std::stri
   st.input_bytes = st.output_bytes = bytes;
   st.runs = inputs.size();
   io::TempFile out = create_output_temp(output);
+  if (opt.fsync) out.file().start_write_behind();
   std::atomic<uint64_t> done{0};
   MergeJob job = make_merge_job(p, f, opt, size_t(p.memory / (merge_threads * (std::min<size_t>(k, inputs.size()) + 1))));
   job.threads = merge_threads;
