@@ -12,6 +12,14 @@
 
 using namespace gxsort;
 
+#if GXSORT_HAVE_CUDA
+namespace gxsort {
+// cuda/backend_factory.cu: CUDA start-up on a background thread.
+void cuda_start_early();
+void cuda_join_early();
+}  // namespace gxsort
+#endif
+
 namespace {
 
 void write_stats(const cli::Command& cmd, const RunStats& s) {
@@ -113,9 +121,28 @@ int run(const cli::Command& cmd) {
 
 }  // namespace
 
+// Starts CUDA early for a command that may use the GPU, and joins that start before
+// the process ends, whatever path it ends by.
+struct EarlyCudaStart {
+  explicit EarlyCudaStart(const cli::Command& cmd) {
+#if GXSORT_HAVE_CUDA
+    if (cmd.engine.device != "cpu" && cmd.name != "help" && cmd.name != "gen") cuda_start_early();
+#else
+    (void)cmd;
+#endif
+  }
+  ~EarlyCudaStart() {
+#if GXSORT_HAVE_CUDA
+    cuda_join_early();
+#endif
+  }
+};
+
 int main(int argc, char** argv) {
   try {
-    return run(cli::parse_command_line(argc, argv));
+    const cli::Command cmd = cli::parse_command_line(argc, argv);
+    EarlyCudaStart early(cmd);
+    return run(cmd);
   } catch (const Error& e) {
     std::fprintf(stderr, "gxsort: %s\n", e.what());
     return int(e.code());
