@@ -29,6 +29,11 @@ std::unique_ptr<Backend> make_cuda_backend(unsigned device, const std::string& d
 // Every visible device with the budget `device_memory` would give it; empty without a GPU.
 std::vector<DeviceInfo> cuda_list_devices(const std::string& device_memory);
 
+// Starts CUDA (the primary context of device 0) on a background thread, for a command
+// that will use the GPU; cuda_join_early() waits for it (call before exit).
+void cuda_start_early();
+void cuda_join_early();
+
 namespace cuda {
 
 class CudaBackend final : public Backend {
