@@ -1,6 +1,7 @@
 // CudaBackend: the key bitmap of the dedupe command in device memory. Chunks are copied
 // in and their bits set on the device; the set bits come back as sorted keys in pieces
 // through two pinned buffers (the host writes piece i while the device makes piece i+1).
+// Only the tiles between the smallest and the largest key seen are scanned and read back.
 #include <algorithm>
 
 #include "bitmap_dedupe.cuh"
@@ -13,7 +14,7 @@ namespace gxsort::cuda {
 namespace {
 
 using P = BitmapPolicy;
-constexpr size_t kOutKeys = size_t(8) << 20;  // keys per output piece (32 MiB)
+constexpr size_t kOutKeys = size_t(16) << 20;  // keys per output piece (64 MiB: few, large file writes)
 
 class GpuKeyBitmap final : public KeyBitmap {
  public:
@@ -27,6 +28,7 @@ class GpuKeyBitmap final : public KeyBitmap {
     GXSORT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     for (auto& e : events_) GXSORT_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     bitmap_clear(words(), stream_);
+    bitmap_range_reset(work_.get(), stream_);
   }
   ~GpuKeyBitmap() override {
     cudaSetDevice(device_);
@@ -41,7 +43,7 @@ class GpuKeyBitmap final : public KeyBitmap {
     for (size_t i = 0; i < n; i += chunk_records_) {
       const size_t m = std::min(chunk_records_, n - i);
       GXSORT_CUDA_CHECK(cudaMemcpyAsync(staging, keys + i * 4, m * 4, cudaMemcpyHostToDevice, stream_));
-      bitmap_set(words(), staging, m, f_.key_type, f_.reverse, stream_);
+      bitmap_set(words(), staging, m, f_.key_type, f_.reverse, work_.get(), stream_);
     }
     // The slot buffer goes back to the reader once the copies are done.
     GXSORT_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -49,24 +51,28 @@ class GpuKeyBitmap final : public KeyBitmap {
 
   uint64_t extract(const std::function<void(const unsigned char*, size_t)>& sink) override {
     GXSORT_CUDA_CHECK(cudaSetDevice(device_));
-    bitmap_scan(words(), work_.get(), stream_);
-    HostBuffer offsets = allocate_pinned((P::kTiles + 1) * sizeof(uint64_t));
-    auto* off = reinterpret_cast<uint64_t*>(offsets.data());
+    const BitmapTiles tl = bitmap_tiles(work_.get(), stream_);
+    if (tl.size() == 0) return 0;
+    bitmap_scan(words(), work_.get(), tl, stream_);
+    HostBuffer offsets = allocate_pinned((tl.size() + 1) * sizeof(uint64_t));
+    auto* off = reinterpret_cast<uint64_t*>(offsets.data());  // off[i]: keys before tile tl.lo + i
     GXSORT_CUDA_CHECK(cudaMemcpyAsync(off, bitmap_offsets(work_.get()), offsets.size(), cudaMemcpyDeviceToHost, stream_));
     GXSORT_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    const uint64_t total = off[P::kTiles];
+    const size_t tiles = tl.size();
+    const uint64_t total = off[tiles];
     HostBuffer host[2] = {allocate_pinned(kOutKeys * 4), allocate_pinned(kOutKeys * 4)};
-    size_t tb = 0, piece = 0, prev_keys = 0;
+    size_t tb = 0, piece = 0, prev_keys = 0;  // tiles relative to tl.lo
     bool have_prev = false;
-    while (tb < P::kTiles && off[tb] < total) {
+    while (tb < tiles && off[tb] < total) {
       // The most tiles whose keys fit in one piece (a tile holds at most 1024).
       const uint64_t limit = off[tb] + kOutKeys;
-      size_t te = size_t(std::upper_bound(off + tb, off + P::kTiles + 1, limit) - off) - 1;
+      size_t te = size_t(std::upper_bound(off + tb, off + tiles + 1, limit) - off) - 1;
       te = std::max(te, tb + 1);
       const size_t keys = size_t(off[te] - off[tb]);
       const int b = int(piece % 2);
       auto* d_out = static_cast<uint32_t*>(out_[b].get());
-      bitmap_write_keys(words(), bitmap_offsets(work_.get()), tb, te, off[tb], d_out, f_.key_type, f_.reverse, stream_);
+      bitmap_write_keys(words(), bitmap_offsets(work_.get()), tl, tl.lo + tb, tl.lo + te, off[tb], d_out, f_.key_type,
+                        f_.reverse, false, stream_);
       GXSORT_CUDA_CHECK(cudaMemcpyAsync(host[b].data(), d_out, keys * 4, cudaMemcpyDeviceToHost, stream_));
       GXSORT_CUDA_CHECK(cudaEventRecord(events_[b], stream_));
       if (have_prev) sink(host[1 - b].data(), prev_keys * 4);  // overlaps this piece on the device

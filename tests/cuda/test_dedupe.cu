@@ -17,6 +17,7 @@
 #include "cuda_check.cuh"
 #include "gpu_test_util.hpp"
 #include "gxsort/gxsort.hpp"
+#include "sort_unique.cuh"
 #include "sort/bitmap_dedupe.hpp"
 
 using namespace gxsort;
@@ -85,26 +86,89 @@ TEST_CASE("bitmap dedupe: the GPU bitmap equals the host bitmap, every 4-byte ke
       }
 }
 
-TEST_CASE("bitmap dedupe: device-resident keys against std::sort + std::unique (the bench's path)") {
+namespace {
+// Keys for the device-resident paths: n keys of width `bits` above `base`, or all equal.
+std::vector<uint32_t> device_case_keys(size_t n, int kind, std::mt19937_64& rng) {
+  std::vector<uint32_t> k(n);
+  for (auto& x : k) {
+    switch (kind) {
+      case 0: x = uint32_t(rng() % (n + 1) * 37); break;              // sparse, narrow
+      case 1: x = uint32_t(rng() % (n + 1)); break;                   // the PBBS shape
+      case 2: x = uint32_t(rng()); break;                             // the whole 32 bits
+      case 3: x = 0xfffffff0u + uint32_t(rng() % 16); break;          // the top of the range
+      case 4: x = 12345u; break;                                      // all equal
+      default: x = uint32_t(rng() % 32); break;                       // below 2^5: nothing to sort
+    }
+  }
+  return k;
+}
+std::vector<uint32_t> sorted_unique(std::vector<uint32_t> k) {
+  std::sort(k.begin(), k.end());
+  k.erase(std::unique(k.begin(), k.end()), k.end());
+  return k;
+}
+}  // namespace
+
+TEST_CASE("bitmap dedupe and sort+unique: device-resident keys against std::sort + std::unique (the bench's paths)") {
   GPU_TEST_REQUIRE_DEVICE();
-  gxsort::cuda::DeviceMemory mem(0, size_t(1) << 30);
+  namespace gc = gxsort::cuda;
+  gc::DeviceMemory mem(0, size_t(2) << 30);
   cudaStream_t s;
   GXSORT_CUDA_CHECK(cudaStreamCreate(&s));
   std::mt19937_64 rng(2);
-  for (size_t n : {size_t(0), size_t(1), size_t(33), size_t(1) << 20, size_t(3000017)}) {
+  // One bitmap for every case: bitmap_unique_device must leave it clear.
+  auto d_bits = mem.buffer<uint32_t>(gc::BitmapPolicy::kWords, "bits");
+  auto work = mem.allocate(gc::bitmap_scan_bytes(), "work");
+  gc::bitmap_clear(d_bits.data(), s);
+  for (size_t n : {size_t(0), size_t(1), size_t(33), size_t(1) << 20, size_t(3000017)})
+    for (int kind = 0; kind < 6; ++kind) {
+      CAPTURE(n); CAPTURE(kind);
+      const std::vector<uint32_t> keys = device_case_keys(n, kind, rng);
+      const std::vector<uint32_t> want = sorted_unique(keys);
+      auto d_keys = mem.buffer<uint32_t>(std::max<size_t>(n, 1), "keys");
+      auto d_out = mem.buffer<uint32_t>(std::max<size_t>(n, 1), "out");
+      auto d_sorted = mem.buffer<uint32_t>(std::max<size_t>(n, 1), "sorted");
+      auto su_work = mem.allocate(gc::sort_unique_work_bytes(n), "sort unique work");
+      if (n) GXSORT_CUDA_CHECK(cudaMemcpy(d_keys.data(), keys.data(), n * 4, cudaMemcpyHostToDevice));
+      for (int path = 0; path < 2; ++path) {
+        CAPTURE(path);
+        const size_t m = path == 0 ? gc::bitmap_unique_device(d_keys.data(), n, d_bits.data(), work.get(), d_out.data(),
+                                                              KeyType::u32, false, s)
+                                   : gc::sort_unique_u32(d_keys.data(), n, d_sorted.data(), d_out.data(), su_work.get(), s);
+        std::vector<uint32_t> got(m);
+        if (m) GXSORT_CUDA_CHECK(cudaMemcpy(got.data(), d_out.data(), m * 4, cudaMemcpyDeviceToHost));
+        CHECK(got == want);
+      }
+    }
+  std::vector<uint32_t> bits(gc::BitmapPolicy::kWords);
+  GXSORT_CUDA_CHECK(cudaMemcpy(bits.data(), d_bits.data(), bits.size() * 4, cudaMemcpyDeviceToHost));
+  CHECK(std::all_of(bits.begin(), bits.end(), [](uint32_t w) { return w == 0; }));
+  cudaStreamDestroy(s);
+}
+
+TEST_CASE("sort+unique: every key bit width (the low bits left to the unique: 0 to 5)") {
+  GPU_TEST_REQUIRE_DEVICE();
+  namespace gc = gxsort::cuda;
+  gc::DeviceMemory mem(0, size_t(1) << 30);
+  cudaStream_t s;
+  GXSORT_CUDA_CHECK(cudaStreamCreate(&s));
+  std::mt19937_64 rng(4);
+  const size_t n = 200003;
+  auto d_keys = mem.buffer<uint32_t>(n, "keys");
+  auto d_out = mem.buffer<uint32_t>(n, "out");
+  auto d_sorted = mem.buffer<uint32_t>(n, "sorted");
+  auto work = mem.allocate(gc::sort_unique_work_bytes(n), "work");
+  for (int bits = 0; bits <= 32; ++bits) {
+    CAPTURE(bits);
     std::vector<uint32_t> keys(n);
-    for (auto& k : keys) k = uint32_t(rng() % (n + 1) * 37);
-    auto d_keys = mem.buffer<uint32_t>(std::max<size_t>(n, 1), "keys");
-    auto d_out = mem.buffer<uint32_t>(std::max<size_t>(n, 1), "out");
-    auto d_bits = mem.buffer<uint32_t>(gxsort::cuda::BitmapPolicy::kWords, "bits");
-    auto work = mem.allocate(gxsort::cuda::bitmap_scan_bytes(), "work");
-    if (n) GXSORT_CUDA_CHECK(cudaMemcpy(d_keys.data(), keys.data(), n * 4, cudaMemcpyHostToDevice));
-    size_t m = gxsort::cuda::bitmap_unique_device(d_keys.data(), n, d_bits.data(), work.get(), d_out.data(), KeyType::u32, false, s);
+    const uint64_t range = uint64_t(1) << bits;
+    for (auto& k : keys) k = uint32_t(rng() % range);
+    keys[rng() % n] = uint32_t(range - 1);  // the width is exactly `bits`
+    GXSORT_CUDA_CHECK(cudaMemcpy(d_keys.data(), keys.data(), n * 4, cudaMemcpyHostToDevice));
+    const size_t m = gc::sort_unique_u32(d_keys.data(), n, d_sorted.data(), d_out.data(), work.get(), s);
     std::vector<uint32_t> got(m);
-    if (m) GXSORT_CUDA_CHECK(cudaMemcpy(got.data(), d_out.data(), m * 4, cudaMemcpyDeviceToHost));
-    std::sort(keys.begin(), keys.end());
-    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-    CHECK(got == keys);
+    GXSORT_CUDA_CHECK(cudaMemcpy(got.data(), d_out.data(), m * 4, cudaMemcpyDeviceToHost));
+    CHECK(got == sorted_unique(keys));
   }
   cudaStreamDestroy(s);
 }

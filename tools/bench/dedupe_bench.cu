@@ -1,14 +1,14 @@
 // dedupe_bench: the PBBS removeDuplicates case on the GPU. 10^8 random u32 keys in
 // [0, 10^8), already in device memory; sorted distinct keys out, in device memory.
 //   cub       cub::DeviceRadixSort::SortKeys (32 bits) + cub::DeviceSelect::Unique: the reference
-//   sort+uniq ours: the key bit range first (a max reduce), a radix sort of those bits only,
-//             then our unique (flag, scan, scatter)
-//   bitmap    ours: cuda/bitmap_dedupe (clear 512 MiB, atomicOr, tile popcount + scan, write)
+//   sort+uniq ours: cuda/sort_unique (the key bit width from a max reduce, a radix sort of
+//             bits [L, B) only, the low L bits resolved by a reduce-by-key of bit masks)
+//   bitmap    ours: cuda/bitmap_dedupe (atomicOr with the key range kept, tile popcount +
+//             scan over that range only, coalesced write that also clears the words)
+// Also timed, for the breakdown: CUB's radix sort alone over 32 bits and over [L, B).
 // Times are the median of several runs (CUDA events); ratio = time / cub's time in this run.
 //   usage: dedupe_bench [N] [RANGE] [REPS]
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_reduce.cuh>
-#include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 
 #include <algorithm>
@@ -22,6 +22,7 @@
 #include "bitmap_dedupe.cuh"
 #include "cuda_check.cuh"
 #include "device_memory.cuh"
+#include "sort_unique.cuh"
 
 
 namespace gc = gxsort::cuda;
@@ -40,18 +41,6 @@ __global__ void gen_kernel(uint32_t* keys, size_t n, uint64_t range, uint64_t se
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
   z ^= z >> 31;
   keys[i] = uint32_t(z % range);
-}
-
-// Our unique of sorted keys: flag the first of each run, exclusive scan, scatter.
-__global__ void flag_kernel(const uint32_t* keys, size_t n, uint32_t* flags) {
-  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) flags[i] = (i == 0 || keys[i] != keys[i - 1]) ? 1u : 0u;
-}
-__global__ void scatter_kernel(const uint32_t* keys, size_t n, const uint32_t* pos, uint32_t* out, uint32_t* count) {
-  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  if (i == 0 || keys[i] != keys[i - 1]) out[pos[i]] = keys[i];
-  if (i == n - 1) *count = pos[i] + ((i == 0 || keys[i] != keys[i - 1]) ? 1u : 0u);
 }
 
 double time_ms(cudaStream_t s, int reps, const std::function<void()>& fn) {
@@ -96,22 +85,21 @@ int main(int argc, char** argv) {
     auto out_cub = mem.buffer<uint32_t>(n, "cub output");
     auto out_sort = mem.buffer<uint32_t>(n, "sort+unique output");
     auto out_bm = mem.buffer<uint32_t>(n, "bitmap output");
-    auto scan = mem.buffer<uint32_t>(n, "flags / positions");
-    auto flags = mem.buffer<uint32_t>(n, "flags");
     auto counts = mem.buffer<uint32_t>(4, "counts");
-    auto maxkey = mem.buffer<uint32_t>(1, "max key");
     auto bits = mem.buffer<uint32_t>(BitmapPolicy::kWords, "bitmap");
     auto work = mem.allocate(bitmap_scan_bytes(), "bitmap scan");
+    auto su_work = mem.allocate(gc::sort_unique_work_bytes(n), "sort+unique work");
+    gc::bitmap_clear(bits.data(), s);  // bitmap_unique_device leaves it clear again
     gen_kernel<<<unsigned((n + 255) / 256), 256, 0, s>>>(keys.data(), n, range, 42);
     GXSORT_CUDA_CHECK_LAUNCH("gen");
 
     // CUB temp storage: the largest any of the calls needs.
-    size_t t_sort = 0, t_sel = 0, t_scan = 0, t_max = 0;
+    size_t t_sort = 0, t_sel = 0, t_sort32 = 0, t_sel32 = 0;
     GXSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, t_sort, keys.data(), sorted.data(), n));
     GXSORT_CUDA_CHECK(cub::DeviceSelect::Unique(nullptr, t_sel, sorted.data(), out_cub.data(), counts.data(), n));
-    GXSORT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, t_scan, flags.data(), scan.data(), n));
-    GXSORT_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, t_max, keys.data(), maxkey.data(), n));
-    const size_t t_bytes = std::max({t_sort, t_sel, t_scan, t_max, size_t(1)});
+    GXSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, t_sort32, keys.data(), sorted.data(), int(n)));
+    GXSORT_CUDA_CHECK(cub::DeviceSelect::Unique(nullptr, t_sel32, sorted.data(), out_cub.data(), counts.data(), int(n)));
+    const size_t t_bytes = std::max({t_sort, t_sel, t_sort32, t_sel32, size_t(1)});
     auto temp = mem.allocate(t_bytes, "cub temp");
 
     auto cub_run = [&] {
@@ -120,20 +108,26 @@ int main(int argc, char** argv) {
       tb = t_bytes;
       GXSORT_CUDA_CHECK(cub::DeviceSelect::Unique(temp.get(), tb, sorted.data(), out_cub.data(), counts.data(), n, s));
     };
-    auto ours_sort = [&] {
+    // The reference again with 32-bit item counts (CUB's offset type follows num_items).
+    auto cub_run32 = [&] {
       size_t tb = t_bytes;
-      GXSORT_CUDA_CHECK(cub::DeviceReduce::Max(temp.get(), tb, keys.data(), maxkey.data(), n, s));
-      uint32_t mx = 0;
-      GXSORT_CUDA_CHECK(cudaMemcpyAsync(&mx, maxkey.data(), 4, cudaMemcpyDeviceToHost, s));
-      GXSORT_CUDA_CHECK(cudaStreamSynchronize(s));
-      const int end_bit = mx ? 32 - __builtin_clz(mx) : 1;
+      GXSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp.get(), tb, keys.data(), sorted.data(), int(n), 0, 32, s));
       tb = t_bytes;
-      GXSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp.get(), tb, keys.data(), sorted.data(), n, 0, end_bit, s));
-      const unsigned blocks = unsigned((n + 255) / 256);
-      flag_kernel<<<blocks, 256, 0, s>>>(sorted.data(), n, flags.data());
-      tb = t_bytes;
-      GXSORT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), tb, flags.data(), scan.data(), n, s));
-      scatter_kernel<<<blocks, 256, 0, s>>>(sorted.data(), n, scan.data(), out_sort.data(), counts.data() + 1);
+      GXSORT_CUDA_CHECK(cub::DeviceSelect::Unique(temp.get(), tb, sorted.data(), out_cub.data(), counts.data(), int(n), s));
+    };
+    size_t su_count = 0;
+    auto ours_sort = [&] { su_count = gc::sort_unique_u32(keys.data(), n, sorted.data(), out_sort.data(), su_work.get(), s); };
+    // The breakdown: CUB's radix sort alone, all 32 bits and the bits sort_unique sorts.
+    const int width = range > 1 ? 64 - __builtin_clzll(range - 1) : 0;
+    const int low = gc::sort_unique_low_bits(width);
+    auto cub_sort32 = [&] {
+      size_t tb = t_bytes;
+      GXSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp.get(), tb, keys.data(), sorted.data(), n, 0, 32, s));
+    };
+    auto cub_sort_range = [&] {
+      size_t tb = t_bytes;
+      if (width > low)
+        GXSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp.get(), tb, keys.data(), sorted.data(), n, low, width, s));
     };
     size_t bm_count = 0;
     auto ours_bitmap = [&] {
@@ -143,11 +137,14 @@ int main(int argc, char** argv) {
     const double ms_cub = time_ms(s, reps, cub_run);
     const double ms_sort = time_ms(s, reps, ours_sort);
     const double ms_bm = time_ms(s, reps, ours_bitmap);
+    const double ms_s32 = time_ms(s, reps, cub_sort32);
+    const double ms_cub32 = time_ms(s, reps, cub_run32);
+    const double ms_srange = time_ms(s, reps, cub_sort_range);
 
     // The three outputs must agree.
     uint32_t c[2];
     GXSORT_CUDA_CHECK(cudaMemcpy(c, counts.data(), 8, cudaMemcpyDeviceToHost));
-    bool ok = c[0] == c[1] && size_t(c[0]) == bm_count;
+    bool ok = size_t(c[0]) == su_count && size_t(c[0]) == bm_count;
     if (ok) {
       std::vector<uint32_t> a(c[0]), b(c[0]), d(c[0]);
       GXSORT_CUDA_CHECK(cudaMemcpy(a.data(), out_cub.data(), size_t(c[0]) * 4, cudaMemcpyDeviceToHost));
@@ -160,13 +157,16 @@ int main(int argc, char** argv) {
     std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
     std::printf("dedupe_bench: %zu random u32 in [0, %llu), device-resident; %s, %s; median of %d\n", n,
                 (unsigned long long)range, prop.name, date, reps);
-    std::printf("distinct keys: %u (cub) %u (sort+unique) %zu (bitmap): %s\n", c[0], c[1], bm_count,
+    std::printf("distinct keys: %u (cub) %zu (sort+unique) %zu (bitmap): %s\n", c[0], su_count, bm_count,
                 ok ? "outputs identical" : "OUTPUTS DIFFER");
     std::printf("| method | ms | ratio vs cub |\n|---|---|---|\n");
     std::printf("| cub::DeviceRadixSort + cub::DeviceSelect::Unique | %.3f | 1.00 |\n", ms_cub);
-    std::printf("| ours: bit-range radix sort + unique | %.3f | %.2f |\n", ms_sort, ms_sort / ms_cub);
+    std::printf("| ours: radix sort of bits [%d, %d) + low-bit unique | %.3f | %.2f |\n", low, width, ms_sort, ms_sort / ms_cub);
     std::printf("| ours: bitmap dedupe | %.3f | %.2f |\n", ms_bm, ms_bm / ms_cub);
     std::printf("| published: thrust sort + unique, Titan Xp (PBBS) | 55 | %.1f |\n", 55.0 / ms_cub);
+    std::printf("| (breakdown) cub radix sort alone, 32 bits | %.3f | %.2f |\n", ms_s32, ms_s32 / ms_cub);
+    std::printf("| (reference, int item count) cub sort + unique | %.3f | %.2f |\n", ms_cub32, ms_cub32 / ms_cub);
+    std::printf("| (breakdown) cub radix sort alone, bits [%d, %d) | %.3f | %.2f |\n", low, width, ms_srange, ms_srange / ms_cub);
     cudaStreamDestroy(s);
     return ok ? 0 : 1;
   } catch (const std::exception& e) {

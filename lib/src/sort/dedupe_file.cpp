@@ -46,6 +46,19 @@ GroupPass make_group_pass(const EngineOptions& opt, const std::string& name, uns
   return g;
 }
 
+// Keep first (for flat keys the record is the key: keep last is the same bytes): the
+// sort engine with -u.
+RunStats dedupe_by_sort_unique(const std::string& input, const std::string& output, const EngineOptions& opt,
+                               Clock::time_point t_start) {
+  EngineOptions o = opt;
+  o.unique = true;
+  RunStats s = sort_file(input, output, o);
+  s.command = "dedupe";
+  s.mode = "sort -u (" + s.mode + ")";
+  s.seconds = since(t_start);
+  return s;
+}
+
 }  // namespace
 
 RunStats dedupe_file(const std::string& input, const std::string& output, const EngineOptions& opt) {
@@ -59,6 +72,13 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
   if (output.empty()) fail_usage("an output file is required (-o FILE)");
   const std::string out_dir = io::directory_of(output);
   io::require_writable_dir(out_dir, "output");
+  // When the strategy is sort whatever the plan, and the sort drops the duplicates
+  // itself (keep first), go straight to the sort engine: it prepares its own backend
+  // and plan, and a second one here would start the device twice.
+  const bool keep_first = !d.count && (!d.keep_last || f.flat());
+  if (keep_first && choose_dedupe_strategy(d.strategy, f, d.count, d.assume_sorted, records, true) == "sort" &&
+      choose_dedupe_strategy(d.strategy, f, d.count, d.assume_sorted, records, false) == "sort")
+    return dedupe_by_sort_unique(input, output, opt, t_start);
   // The sort's plan only matters to the auto rule; the stream and the bitmap need none
   // (and a --memory too small to merge runs must not stop them).
   Prepared p;
@@ -104,6 +124,9 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
   if (strategy == "bitmap") {
     io::check_space({{out_dir, bytes, "the output"}});
     io::TempFile out = output_temp(output);
+    // The keys are written in one burst at the end (up to 16 GiB): start their writeback
+    // as they go so that the final fsync is not a second pass at disk speed.
+    if (opt.fsync) out.file().start_write_behind();
     auto t0 = Clock::now();
     std::vector<HostBuffer> buffers;
     std::vector<unsigned char*> slots;
@@ -123,7 +146,7 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
     auto t1 = Clock::now();
     uint64_t off = 0;
     const uint64_t kept = bitmap->extract([&](const unsigned char* data, size_t n) {
-      out.file().write_at(data, n, off);
+      out.file().write_at_parallel(data, n, off, p.threads);  // the pieces are large: page-cache copies on all cores
       off += n;
     });
     bitmap.reset();
@@ -135,22 +158,16 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
   } else if (strategy == "stream") {
     io::check_space({{out_dir, records * out_rs, "the output"}});
     io::TempFile out = output_temp(output);
+    if (opt.fsync) out.file().start_write_behind();
     auto t0 = Clock::now();
     GroupPass g = make_group_pass(opt, input, p.threads, p.memory, true);
     const uint64_t kept = group_pass(g, *p.backend, in, records, out.file());
     st.output_bytes = kept * out_rs;
     st.phases.push_back({"dedupe", since(t0), bytes, st.output_bytes});
     out.commit_rename(output, opt.fsync);
-  } else if (!d.count && (!d.keep_last || f.flat())) {
-    // Keep first (for flat keys the record is the key: keep last is the same bytes).
+  } else if (keep_first) {
     p.backend.reset();  // sort_file reserves the device again
-    EngineOptions o = opt;
-    o.unique = true;
-    RunStats s = sort_file(input, output, o);
-    s.command = "dedupe";
-    s.mode = "sort -u (" + s.mode + ")";
-    s.seconds = since(t_start);
-    return s;
+    return dedupe_by_sort_unique(input, output, opt, t_start);
   } else {
     // A stable sort that drops nothing (so the later records of a group survive every
     // run and merge), into a temp file; then the group pass keeps the first or last of
@@ -174,6 +191,7 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
     st.mode = "sort + group (" + s.mode + ")";
     io::File sorted_in = io::File::open_read(sorted.path());
     io::TempFile out = output_temp(output);
+    if (opt.fsync) out.file().start_write_behind();
     auto t0 = Clock::now();
     auto host = make_cpu_backend(threads);
     GroupPass g = make_group_pass(opt, sorted.path(), threads, memory, false);
