@@ -16,6 +16,9 @@ fail=0
 step() { echo "== $*"; }
 
 if [ "$mode" = tests ]; then
+  # SUITES=0 skips the two test binaries; E2E_FILTER=regex keeps the end-to-end cases
+  # whose names match.
+  if [ "${SUITES:-1}" = 1 ]; then
   step "unit tests"
   "$b/gxsort_unit_tests" > "$out/unit.log" 2>&1 || fail=1
   tail -3 "$out/unit.log"
@@ -23,10 +26,12 @@ if [ "$mode" = tests ]; then
   "$b/gxsort_cuda_tests" ${CUDA_TESTS:+-tc="$CUDA_TESTS"} > "$out/cuda.log" 2>&1 || fail=1
   grep -c SKIPPED "$out/cuda.log" | sed 's/^/skipped lines: /'
   tail -4 "$out/cuda.log"
+  fi
   step "end to end: --device cpu and --device cuda give the same bytes"
   pass=0; bad=0
   e2e() {  # name, gen options, sort options
     local name=$1 genopt=$2 sortopt=$3
+    [[ $name =~ ${E2E_FILTER:-.} ]] || return 0
     "$g" gen -o "$work/$name.in" $genopt -q
     "$g" sort "$work/$name.in" -o "$work/$name.cpu" --device cpu $sortopt -q
     if "$g" sort "$work/$name.in" -o "$work/$name.gpu" --device cuda $sortopt -q && cmp -s "$work/$name.cpu" "$work/$name.gpu" \
@@ -81,77 +86,130 @@ if [ "$mode" = tests ]; then
 fi
 
 # ---- benchmarks ----
+# Every end-to-end row is reported three ways, each like for like or plainly not:
+#   default (fsync'd output) vs cp        -- cp leaves its copy in the page cache, unsynced
+#   --no-fsync vs cp                      -- neither waits for the disk
+#   default vs cp + `sync FILE`           -- both on the disk when they end
+# Between timed commands `sync` (untimed) lets the previous writeback finish, so no
+# command pays for the one before it. BASE=path adds rows for another gxsort binary
+# (before/after comparisons in one run); KERNELS=0, SORT4=0, REDUCE8=0, BIG=0 skip
+# sections, CPU4=0 and CPU16=0 the CPU rows.
 now() { date +%s.%N; }
 secs() { python3 -c "print(f'{$2-$1:.3f}')"; }
 timeit() { local s e; s=$(now); "$@" >/dev/null || echo "FAILED: $*" >&2; e=$(now); secs "$s" "$e"; }
-step "merge kernels"
-"$b/bench/merge_kernels_bench" > "$out/merge_bench.log" 2>&1; grep -E "^\|" "$out/merge_bench.log" | head -20
-step "reduce kernels"
-"$b/bench/reduce_bench" > "$out/reduce_bench.log" 2>&1; grep -E "^\|" "$out/reduce_bench.log" | head -12
-
-step "dedupe kernels (PBBS case)"
-"$b/bench/dedupe_bench" > "$out/dedupe_bench.log" 2>&1; tail -8 "$out/dedupe_bench.log"
-step "BFS"
-WORK=/tmp bash tools/bench/bfs_bench.sh "$g" ${BFS_SCALES:-22} 2>&1 | tee "$out/bfs_bench.log" | tail -6
-
-step "sort 4 GiB u64 on the GPU vs cp"
-"$g" gen -o "$work/in4" --count 536870912 --seed 3 -q
-c1=$(timeit cp "$work/in4" "$work/cp"); rm -f "$work/cp"
-c2=$(timeit cp "$work/in4" "$work/cp"); rm -f "$work/cp"
-s1=$(timeit "$g" sort "$work/in4" -o "$work/o4" --device cuda --stats-json "$out/sort4_stats.json")
-"$g" check "$work/o4" -q || echo "CHECK FAILED"
-s2=$(timeit "$g" sort "$work/in4" -o "$work/o4" --device cuda --device-memory 512M -T "$work" --stats-json "$out/sort4_dev18_stats.json")
-"$g" check "$work/o4" -q || echo "CHECK FAILED"
-s3=$(timeit "$g" sort "$work/in4" -o "$work/o4" --device cpu --stats-json "$out/sort4_cpu_stats.json")
-rm -f "$work/o4"
-python3 - "$c1" "$c2" "$s1" "$s2" "$s3" <<'PY'
+settle() { rm -f "$@"; sync; }
+rows=$out/rows.txt; : > "$rows"
+row() { echo "$1|$2|$3" >> "$rows"; }  # table, label, seconds
+table() {  # table title, cp time, cp+sync time
+  python3 - "$rows" "$1" "$2" "$3" <<'PY'
 import sys
-c1, c2, s1, s2, s3 = map(float, sys.argv[1:]); cp = min(c1, c2)
-print(f"| 4 GiB u64 | s | ratio to cp (best of {c1:.2f}, {c2:.2f}) |")
-print("|---|---|---|")
-print(f"| cp | {cp:.2f} | 1.00 |")
-print(f"| gxsort sort --device cuda (fits the device) | {s1:.2f} | {s1/cp:.2f} |")
-print(f"| gxsort sort --device cuda --device-memory 512M | {s2:.2f} | {s2/cp:.2f} |")
-print(f"| gxsort sort --device cpu (16 threads) | {s3:.2f} | {s3/cp:.2f} |")
-PY
-
-step "reduce 8 GiB vs cat"
-"$g" gen -o "$work/in8" --count 1073741824 --seed 4 -q
-cat "$work/in8" > /dev/null
-k1=$(timeit sh -c "cat '$work/in8' > /dev/null")
-r1=$(timeit "$g" reduce "$work/in8" --op sum --device cuda)
-r2=$(timeit "$g" reduce "$work/in8" --op sum --device cpu)
-python3 - "$k1" "$r1" "$r2" <<'PY'
-import sys
-k, r1, r2 = map(float, sys.argv[1:]); gb = 8 * 2**30 / 1e9
-print(f"| 8 GiB u64 in page cache | s | GB/s | throughput vs cat |")
+path, title, cp, cps = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+print(f"| {title} | s | vs cp | vs cp + sync |")
 print("|---|---|---|---|")
-print(f"| cat > /dev/null | {k:.2f} | {gb/k:.1f} | 1.00 |")
-print(f"| gxsort reduce --op sum --device cuda | {r1:.2f} | {gb/r1:.1f} | {k/r1:.2f} |")
-print(f"| gxsort reduce --op sum --device cpu | {r2:.2f} | {gb/r2:.1f} | {k/r2:.2f} |")
+print(f"| cp (no sync) | {cp:.2f} | 1.00 | |")
+print(f"| cp + sync FILE | {cps:.2f} | | 1.00 |")
+for line in open(path):
+    t, label, sec = line.rstrip("\n").split("|")
+    if t != title: continue
+    sec = float(sec)
+    synced = "--no-fsync" not in label
+    print(f"| {label} | {sec:.2f} | {sec/cp:.2f} | {f'{sec/cps:.2f}' if synced else '(not synced)'} |")
 PY
-rm -f "$work/in8" "$work/in4"
+}
+# cp_times FILE: two cp and two cp + `sync FILE` of FILE; sets cp_best, cps_best and cp_note.
+cp_times() {  # CP_REPS=1 measures each once
+  local c1 c2 k1 k2
+  c1=$(timeit cp "$1" "$work/cp"); settle "$work/cp"
+  k1=$(timeit sh -c "cp '$1' '$work/cp' && sync '$work/cp'"); settle "$work/cp"
+  c2=$c1; k2=$k1
+  if [ "${CP_REPS:-2}" != 1 ]; then
+    c2=$(timeit cp "$1" "$work/cp"); settle "$work/cp"
+    k2=$(timeit sh -c "cp '$1' '$work/cp' && sync '$work/cp'"); settle "$work/cp"
+  fi
+  cp_best=$(python3 -c "print(min($c1,$c2))"); cps_best=$(python3 -c "print(min($k1,$k2))")
+  cp_note="(cp runs $c1 $c2; cp + sync runs $k1 $k2)"
+}
+# sort_row table label binary args...: times one sort, checks it, removes the output.
+sort_row() {
+  local t=$1 label=$2 bin=$3; shift 3
+  local s; s=$(timeit "$bin" sort "$@")
+  "$g" check "$work/o" -q || echo "CHECK FAILED: $label"
+  settle "$work/o"
+  row "$t" "$label" "$s"
+}
+if [ "${KERNELS:-1}" = 1 ]; then
+  step "merge kernels"
+  "$b/bench/merge_kernels_bench" > "$out/merge_bench.log" 2>&1; grep -E "^\|" "$out/merge_bench.log" | head -20
+  step "reduce kernels"
+  "$b/bench/reduce_bench" > "$out/reduce_bench.log" 2>&1; grep -E "^\|" "$out/reduce_bench.log" | head -12
+  step "dedupe kernels (PBBS case)"
+  "$b/bench/dedupe_bench" > "$out/dedupe_bench.log" 2>&1; tail -8 "$out/dedupe_bench.log"
+  step "BFS"
+  WORK=/tmp bash tools/bench/bfs_bench.sh "$g" ${BFS_SCALES:-22} 2>&1 | tee "$out/bfs_bench.log" | tail -6
+fi
+
+if [ "${SORT4:-1}" = 1 ]; then
+step "sort 4 GiB u64 on the GPU vs cp"
+T4="4 GiB u64"
+"$g" gen -o "$work/in4" --count 536870912 --seed 3 -q; sync
+cp_times "$work/in4"
+for i in 1 2; do
+  sort_row "$T4" "gxsort sort --device cuda (run $i)" "$g" "$work/in4" -o "$work/o" --device cuda --stats-json "$out/sort4_stats_$i.json"
+  sort_row "$T4" "gxsort sort --device cuda --no-fsync (run $i)" "$g" "$work/in4" -o "$work/o" --device cuda --no-fsync --stats-json "$out/sort4_nofsync_stats_$i.json"
+  if [ -n "${BASE:-}" ]; then
+    sort_row "$T4" "BASE gxsort sort --device cuda (run $i)" "$BASE" "$work/in4" -o "$work/o" --device cuda
+    sort_row "$T4" "BASE gxsort sort --device cuda --no-fsync (run $i)" "$BASE" "$work/in4" -o "$work/o" --device cuda --no-fsync
+  fi
+done
+sort_row "$T4" "gxsort sort --device cuda --device-memory 512M" "$g" "$work/in4" -o "$work/o" --device cuda --device-memory 512M -T "$work" --stats-json "$out/sort4_dev18_stats.json"
+[ "${CPU4:-1}" = 1 ] && sort_row "$T4" "gxsort sort --device cpu (16 threads)" "$g" "$work/in4" -o "$work/o" --device cpu --stats-json "$out/sort4_cpu_stats.json"
+table "$T4" "$cp_best" "$cps_best"
+echo "$cp_note"
+rm -f "$work/in4"
+fi
+
+if [ "${REDUCE8:-1}" = 1 ]; then
+step "reduce 8 GiB vs cat"
+"$g" gen -o "$work/in8" --count 1073741824 --seed 4 -q; sync
+cat "$work/in8" > /dev/null
+rr=()
+for i in 1 2 3; do
+  rr+=("$(timeit sh -c "cat '$work/in8' > /dev/null")")
+  rr+=("$(timeit "$g" reduce "$work/in8" --op sum --device cuda --stats-json "$out/reduce8_stats_$i.json")")
+  [ -n "${BASE:-}" ] && rr+=("$(timeit "$BASE" reduce "$work/in8" --op sum --device cuda)") || rr+=(0)
+done
+r2=$(timeit "$g" reduce "$work/in8" --op sum --device cpu)
+python3 - "$r2" "${rr[@]}" <<'PY'
+import sys
+cpu = float(sys.argv[1]); v = list(map(float, sys.argv[2:])); gb = 8 * 2**30 / 1e9
+print("| 8 GiB u64 in page cache | cat s | reduce s | throughput vs cat (same round) |")
+print("|---|---|---|---|")
+for i in range(0, len(v), 3):
+    k, r, base = v[i:i+3]
+    print(f"| round {i//3+1}: gxsort reduce --op sum --device cuda | {k:.2f} | {r:.2f} | {k/r:.2f} |")
+    if base: print(f"| round {i//3+1}: BASE reduce --device cuda | {k:.2f} | {base:.2f} | {k/base:.2f} |")
+k = min(v[0::3])
+print(f"| gxsort reduce --op sum --device cpu | {k:.2f} | {cpu:.2f} | {k/cpu:.2f} |")
+PY
+rm -f "$work/in8"
+fi
 
 if [ "${BIG:-1}" = 1 ]; then
   step "out of core: 16 GiB u64, --device-memory 2G --memory 4G, vs two cp"
-  "$g" gen -o "$work/in16" --count 2147483648 --seed 5 -q
-  c1=$(timeit cp "$work/in16" "$work/cp"); rm -f "$work/cp"
-  c2=$(timeit cp "$work/in16" "$work/cp"); rm -f "$work/cp"
+  T16="16 GiB u64, --memory 4G, vs two copies"
+  "$g" gen -o "$work/in16" --count 2147483648 --seed 5 -q; sync
+  cp_times "$work/in16"
   "$g" plan "$work/in16" --device cuda --device-memory 2G --memory 4G -T "$work" | tail -8
-  s1=$(timeit "$g" sort "$work/in16" -o "$work/o16" --device cuda --device-memory 2G --memory 4G -T "$work" --stats-json "$out/sort16_gpu_stats.json")
-  "$g" check "$work/o16" -q || echo "CHECK FAILED"
-  rm -f "$work/o16"
-  s2=$(timeit "$g" sort "$work/in16" -o "$work/o16" --device cpu --memory 4G -T "$work" --stats-json "$out/sort16_cpu_stats.json")
-  rm -f "$work/o16" "$work/in16"
-  python3 - "$c1" "$c2" "$s1" "$s2" <<'PY'
-import sys
-c1, c2, s1, s2 = map(float, sys.argv[1:]); two = c1 + c2
-print(f"| 16 GiB u64, --memory 4G | s | ratio to two cp ({c1:.2f} + {c2:.2f}) |")
-print("|---|---|---|")
-print(f"| two cp | {two:.2f} | 1.00 |")
-print(f"| gxsort sort --device cuda --device-memory 2G | {s1:.2f} | {s1/two:.2f} |")
-print(f"| gxsort sort --device cpu | {s2:.2f} | {s2/two:.2f} |")
-PY
+  sort_row "$T16" "gxsort sort --device cuda --device-memory 2G" "$g" "$work/in16" -o "$work/o" --device cuda --device-memory 2G --memory 4G -T "$work" --stats-json "$out/sort16_gpu_stats.json"
+  sort_row "$T16" "gxsort sort --device cuda --device-memory 2G --no-fsync" "$g" "$work/in16" -o "$work/o" --device cuda --device-memory 2G --memory 4G -T "$work" --no-fsync --stats-json "$out/sort16_gpu_nofsync_stats.json"
+  if [ -n "${BASE:-}" ]; then
+    sort_row "$T16" "BASE gxsort sort --device cuda --device-memory 2G" "$BASE" "$work/in16" -o "$work/o" --device cuda --device-memory 2G --memory 4G -T "$work"
+  fi
+  [ "${CPU16:-1}" = 1 ] && sort_row "$T16" "gxsort sort --device cpu" "$g" "$work/in16" -o "$work/o" --device cpu --memory 4G -T "$work" --stats-json "$out/sort16_cpu_stats.json"
+  # "two cp": twice the best copy (one copy to form runs, one to write the output).
+  table "$T16" "$(python3 -c "print(2*$cp_best)")" "$(python3 -c "print(2*$cps_best)")"
+  echo "$cp_note"
+  rm -f "$work/in16"
 fi
-for f in "$out"/*stats.json; do echo "$(basename "$f"): $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['mode'], d['runs'], 'runs', [(p['name'], round(p['seconds'],2)) for p in d['phases']])" "$f")"; done
+for f in "$out"/*stats*.json; do echo "$(basename "$f"): $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['mode'], d['runs'], 'runs', round(d['seconds'],2), [(p['name'], round(p['seconds'],2)) for p in d['phases']])" "$f")"; done
 rm -rf "$work"

@@ -62,15 +62,16 @@ oracle sort gs.bin -o gs.exp --format gensort
 gx sort gs.bin -o gs.out --format gensort --memory 1M --threads 2 -q
 same_bytes "gxsort gen gensort 4 MB, --memory 1M, default fan-in" gs.out gs.exp
 
-# Runs kept in memory (a budget between the data and the in-memory sort's need).
+# Runs kept in memory (a budget between the data and the in-memory sort's need). On the
+# CPU backend: with a GPU the device holds the data and the plan is in-memory.
 oracle gen -o rim.bin --count 100000 --dist dups --seed 11 --record-size 24 --key-offset 8 --key-type i64 --expect rim.exp
-gx plan rim.bin --memory 6.5M --record-size 24 --key-offset 8 --key-type i64 --json
+gx plan rim.bin --memory 6.5M --record-size 24 --key-offset 8 --key-type i64 --json --device cpu
 cp "$WORK/last.out" rim.json
 mode=$(json_get rim.json 'j["mode"]' 2>/dev/null)
 if [[ $mode == runs-in-memory ]]; then pass "plan --memory 6.5M picks runs-in-memory"; else fail "plan --memory 6.5M picks runs-in-memory" "mode '$mode'"; fi
-gx sort rim.bin -o rim.out --memory 6.5M --record-size 24 --key-offset 8 --key-type i64 -q
+gx sort rim.bin -o rim.out --memory 6.5M --record-size 24 --key-offset 8 --key-type i64 -q --device cpu
 same_bytes "runs-in-memory sort equals the oracle" rim.out rim.exp
-gx sort rim.bin -o rim.out --memory 6.5M --record-size 24 --key-offset 8 --key-type i64 -q --threads 1 --reverse
+gx sort rim.bin -o rim.out --memory 6.5M --record-size 24 --key-offset 8 --key-type i64 -q --threads 1 --reverse --device cpu
 oracle sort rim.bin -o rim.rexp --record-size 24 --key-offset 8 --key-type i64 --reverse
 same_bytes "runs-in-memory --reverse --threads 1 equals the oracle" rim.out rim.rexp
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark: gxsort sort of a u64 file in memory and out of core (--memory at 1/8 of
-# the file), each as a ratio to `cp` of the same file measured in the same run.
+# the file), each as a ratio to `cp` of the same file measured in the same run: the
+# default (fsync'd output) against cp and against cp + `sync FILE`, --no-fsync against cp.
 # Usage: tools/bench/sort_vs_cp.sh [gxsort-binary] [GiB] [--device cpu|cuda|auto] [extra sort options...]
 # Prints a table and appends it, with date and machine, to docs/benchmarks.md when
 # BENCH_RECORD=1.
@@ -20,31 +21,50 @@ now() { date +%s.%N; }
 time_cmd() { local s e; s=$(now); "$@" >/dev/null; e=$(now); python3 -c "print(f'{$e-$s:.3f}')"; }
 best() { python3 -c "import sys; print(min(float(x) for x in sys.argv[1:]))" "$@"; }
 
-cp1=$(time_cmd cp "$work/in.bin" "$work/cp.bin"); rm -f "$work/cp.bin"
-cp2=$(time_cmd cp "$work/in.bin" "$work/cp.bin"); rm -f "$work/cp.bin"
+# `sync` (untimed) between commands: none pays for the writeback of the one before.
+settle() { rm -f "$@"; sync; }
+sync
+cp1=$(time_cmd cp "$work/in.bin" "$work/cp.bin"); settle "$work/cp.bin"
+cp2=$(time_cmd cp "$work/in.bin" "$work/cp.bin"); settle "$work/cp.bin"
 cpt=$(best "$cp1" "$cp2")
+# Like for like with the default sort, whose output is fsync'd before the rename.
+cs1=$(time_cmd sh -c "cp '$work/in.bin' '$work/cp.bin' && sync '$work/cp.bin'"); settle "$work/cp.bin"
+cs2=$(time_cmd sh -c "cp '$work/in.bin' '$work/cp.bin' && sync '$work/cp.bin'"); settle "$work/cp.bin"
+cst=$(best "$cs1" "$cs2")
 mem_t=$(time_cmd "$g" sort "$work/in.bin" -o "$work/out.bin" "${extra[@]}")
 "$g" check "$work/out.bin" -q
-rm -f "$work/out.bin"
+settle "$work/out.bin"
+memn_t=$(time_cmd "$g" sort "$work/in.bin" -o "$work/out.bin" --no-fsync "${extra[@]}")
+"$g" check "$work/out.bin" -q
+settle "$work/out.bin"
 ooc_mem=$(( bytes / 8 ))
 ooc_t=$(time_cmd "$g" sort "$work/in.bin" -o "$work/out.bin" --memory "$ooc_mem" -T "$work" "${extra[@]}")
+"$g" check "$work/out.bin" -q
+settle "$work/out.bin"
+oocn_t=$(time_cmd "$g" sort "$work/in.bin" -o "$work/out.bin" --memory "$ooc_mem" -T "$work" --no-fsync "${extra[@]}")
 "$g" check "$work/out.bin" -q
 plan=$("$g" plan "$work/in.bin" --memory "$ooc_mem" --json "${extra[@]}")
 runs=$(echo "$plan" | python3 -c "import json,sys; p=json.load(sys.stdin); print(p['runs'], len(p['levels']))")
 
 machine="$(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB RAM, $(uname -m)"
 gpu=$(command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name --format=csv,noheader | head -1 || echo "no GPU")
-table=$(python3 - "$gib" "$cp1" "$cp2" "$cpt" "$mem_t" "$ooc_t" "$runs" "${extra[*]:-}" <<'PY'
+table=$(python3 - "$gib" "$cp1" "$cp2" "$cpt" "$cst" "$mem_t" "$memn_t" "$ooc_t" "$oocn_t" "$runs" "${extra[*]:-}" <<'PY'
 import sys
-gib, cp1, cp2, cpt, mem, ooc = sys.argv[1], *map(float, sys.argv[2:7])
-runs, levels = sys.argv[7].split()
-extra = sys.argv[8]
+gib, cp1, cp2, cpt, cst, mem, memn, ooc, oocn = sys.argv[1], *map(float, sys.argv[2:10])
+runs, levels = sys.argv[10].split()
+extra = sys.argv[11]
 mb = int(gib) * 2**30 / 1e6
-print(f"| {gib} GiB u64, options `{extra or '-'}` | time (s) | MB/s | ratio to cp |")
-print("|---|---|---|---|")
-print(f"| cp (best of {cp1:.2f}, {cp2:.2f}) | {cpt:.2f} | {mb/cpt:.0f} | 1.00 |")
-print(f"| gxsort sort, in memory | {mem:.2f} | {mb/mem:.0f} | {mem/cpt:.2f} |")
-print(f"| gxsort sort, --memory 1/8 ({runs} runs, {levels} merge level{'s' if levels != '1' else ''}) | {ooc:.2f} | {mb/ooc:.0f} | {ooc/cpt:.2f} |")
+ooc_label = f"--memory 1/8 ({runs} runs, {levels} merge level{'s' if levels != '1' else ''})"
+# Default rows (fsync'd output) against cp and against cp + sync FILE (like for like);
+# --no-fsync rows against cp only (neither waits for the disk).
+print(f"| {gib} GiB u64, options `{extra or '-'}` | time (s) | MB/s | vs cp | vs cp + sync |")
+print("|---|---|---|---|---|")
+print(f"| cp (best of {cp1:.2f}, {cp2:.2f}) | {cpt:.2f} | {mb/cpt:.0f} | 1.00 | |")
+print(f"| cp + sync FILE | {cst:.2f} | {mb/cst:.0f} | | 1.00 |")
+print(f"| gxsort sort, in memory | {mem:.2f} | {mb/mem:.0f} | {mem/cpt:.2f} | {mem/cst:.2f} |")
+print(f"| gxsort sort, in memory, --no-fsync | {memn:.2f} | {mb/memn:.0f} | {memn/cpt:.2f} | |")
+print(f"| gxsort sort, {ooc_label} | {ooc:.2f} | {mb/ooc:.0f} | {ooc/cpt:.2f} | {ooc/cst:.2f} |")
+print(f"| gxsort sort, {ooc_label}, --no-fsync | {oocn:.2f} | {mb/oocn:.0f} | {oocn/cpt:.2f} | |")
 PY
 )
 echo "$table"
