@@ -41,10 +41,12 @@ void RunCursor::next() {
   if (!done()) load();
 }
 
-LoserTree::LoserTree(const Format& f, std::vector<RunCursor>& cursors) : f_(f), cursors_(cursors) {
+LoserTree::LoserTree(const Format& f, std::vector<RunCursor>& cursors)
+    : f_(f), cursors_(cursors), key_(cursors.size()), done_(cursors.size()), tail_(!f.key_fits_prefix()) {
   const int k = int(cursors.size());
   tree_.assign(size_t(std::max(k, 1)), 0);
   if (k == 0) return;
+  for (int i = 0; i < k; ++i) cache(i);
   std::vector<int> win(size_t(2 * k));
   for (int i = 0; i < k; ++i) win[size_t(k + i)] = i;
   for (int n = k - 1; n >= 1; --n) {
@@ -55,14 +57,21 @@ LoserTree::LoserTree(const Format& f, std::vector<RunCursor>& cursors) : f_(f), 
   tree_[0] = win[1];
 }
 
+void LoserTree::cache(int i) {
+  const RunCursor& c = cursors_[size_t(i)];
+  done_[size_t(i)] = c.done();
+  key_[size_t(i)] = c.done() ? 0 : c.prefix();
+}
+
 bool LoserTree::less(int a, int b) const {
-  const RunCursor& x = cursors_[size_t(a)];
-  const RunCursor& y = cursors_[size_t(b)];
-  if (x.done()) return false;
-  if (y.done()) return true;
-  if (x.prefix() != y.prefix()) return x.prefix() < y.prefix();
-  int c = compare_key_tail(f_, x.record(), y.record());
-  if (c != 0) return c < 0;
+  const bool da = done_[size_t(a)], db = done_[size_t(b)];
+  if (da || db) return !da;  // an exhausted cursor loses to every live one
+  const uint64_t ka = key_[size_t(a)], kb = key_[size_t(b)];
+  if (ka != kb) return ka < kb;
+  if (tail_) {
+    int c = compare_key_tail(f_, cursors_[size_t(a)].record(), cursors_[size_t(b)].record());
+    if (c != 0) return c < 0;
+  }
   return a < b;  // stability: the earlier run wins ties
 }
 
@@ -70,8 +79,23 @@ void LoserTree::pop() {
   const int k = int(cursors_.size());
   int winner = tree_[0];
   cursors_[size_t(winner)].next();
-  for (int n = (winner + k) / 2; n >= 1; n /= 2) {
-    if (less(tree_[size_t(n)], winner)) std::swap(tree_[size_t(n)], winner);
+  cache(winner);
+  if (!tail_) {
+    // Keys that fit the prefix: the replay selects with masks, not branches (the
+    // outcome of each comparison is a coin toss the branch predictor loses).
+    for (int n = (winner + k) / 2; n >= 1; n /= 2) {
+      const int other = tree_[size_t(n)];
+      const uint64_t ko = key_[size_t(other)], kw = key_[size_t(winner)];
+      const unsigned dO = done_[size_t(other)], dW = done_[size_t(winner)];
+      const unsigned sw = (dO < dW) | ((dO == dW) & ((ko < kw) | ((ko == kw) & (other < winner))));
+      const int mask = -int(sw), diff = (other ^ winner) & mask;
+      tree_[size_t(n)] = other ^ diff;
+      winner ^= diff;
+    }
+  } else {
+    for (int n = (winner + k) / 2; n >= 1; n /= 2) {
+      if (less(tree_[size_t(n)], winner)) std::swap(tree_[size_t(n)], winner);
+    }
   }
   tree_[0] = winner;
 }

@@ -59,9 +59,15 @@ class LoserTree {
 
  private:
   bool less(int a, int b) const;
+  void cache(int i);
   const Format& f_;
   std::vector<RunCursor>& cursors_;
   std::vector<int> tree_;  // tree_[0]: the winner; tree_[1..k): losers
+  // Each cursor's current key prefix and whether it is exhausted, side by side so the
+  // replay compares small arrays instead of chasing cursors.
+  std::vector<uint64_t> key_;
+  std::vector<unsigned char> done_;
+  bool tail_;  // keys wider than the prefix: equal prefixes compare the rest
 };
 
 // For output rank r of the stable merge of `runs`, the number of records each run
