@@ -37,11 +37,12 @@ class File {
   // first-touch page faults of fresh buffers then use every core.
   void read_at_parallel(void* dst, size_t n, uint64_t offset, unsigned threads) const;
   void write_at_parallel(const void* src, size_t n, uint64_t offset, unsigned threads) const;
-  // Write-behind for a file that will be fsync'd: every write_at from now on hands its
+  // Write-behind for an output file: every write_at from now on hands its
   // range to a background thread that starts the range's writeback at once
   // (sync_file_range WRITE), so the disk works while later ranges are written and the
-  // final sync() has little left to do. Not for files that should stay in the page
-  // cache (temp runs) or outputs that are not synced (--no-fsync).
+  // final sync() has little left to do, and a large unsynced output is not throttled
+  // for its dirty pages all at once. Not for files that should stay in the page cache
+  // (temp runs).
   void start_write_behind();
   // Drops [offset, offset + n) (shrunk inward to whole pages) from the page cache and
   // the disk, keeping the size (a hole reads as zeros): consumed parts of our own temp

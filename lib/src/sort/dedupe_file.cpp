@@ -126,7 +126,7 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
     io::TempFile out = output_temp(output);
     // The keys are written in one burst at the end (up to 16 GiB): start their writeback
     // as they go so that the final fsync is not a second pass at disk speed.
-    if (opt.fsync) out.file().start_write_behind();
+    out.file().start_write_behind();
     auto t0 = Clock::now();
     std::vector<HostBuffer> buffers;
     std::vector<unsigned char*> slots;
@@ -158,7 +158,7 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
   } else if (strategy == "stream") {
     io::check_space({{out_dir, records * out_rs, "the output"}});
     io::TempFile out = output_temp(output);
-    if (opt.fsync) out.file().start_write_behind();
+    out.file().start_write_behind();
     auto t0 = Clock::now();
     GroupPass g = make_group_pass(opt, input, p.threads, p.memory, true);
     const uint64_t kept = group_pass(g, *p.backend, in, records, out.file());
@@ -191,7 +191,7 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
     st.mode = "sort + group (" + s.mode + ")";
     io::File sorted_in = io::File::open_read(sorted.path());
     io::TempFile out = output_temp(output);
-    if (opt.fsync) out.file().start_write_behind();
+    out.file().start_write_behind();
     auto t0 = Clock::now();
     auto host = make_cpu_backend(threads);
     GroupPass g = make_group_pass(opt, sorted.path(), threads, memory, false);

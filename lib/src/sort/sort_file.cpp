@@ -153,8 +153,10 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
   st.phases.push_back({"open and start the device", t_prepare, 0, 0});
   const size_t rs = f.record_size;
   io::TempFile out = create_output_temp(output);
-  // A synced output streams to the disk while it is written, not all at the end.
-  if (opt.fsync) out.file().start_write_behind();
+  // The output streams to the disk while it is written, not all at the end: a synced
+  // output's fsync then has little left, and an unsynced one never hits the kernel's
+  // dirty-page throttle (measured slower than the synced default without this).
+  out.file().start_write_behind();
 
   std::unique_ptr<DeviceResidentSort> resident;
   if (p.plan.mode == PlanMode::in_memory) resident = p.backend->begin_resident_sort(f, size_t(p.plan.records));
@@ -437,7 +439,7 @@ RunStats merge_files(const std::vector<std::string>& inputs_arg, const std::stri
   st.input_bytes = st.output_bytes = bytes;
   st.runs = inputs.size();
   io::TempFile out = create_output_temp(output);
-  if (opt.fsync) out.file().start_write_behind();
+  out.file().start_write_behind();
   std::atomic<uint64_t> done{0};
   MergeJob job = make_merge_job(p, f, opt, size_t(p.memory / (merge_threads * (std::min<size_t>(k, inputs.size()) + 1))));
   job.threads = merge_threads;
