@@ -92,17 +92,24 @@ int run(const cli::Command& cmd) {
     if (!cmd.quiet) {
       std::printf("graph: %" PRIu64 " vertices, %" PRIu64 " edges%s; backend %s; load %.3f s\n", r.vertices, r.edges,
                   r.symmetric ? " (symmetric)" : "", r.backend.c_str(), r.load_seconds);
-      double sum_t = 0, sum_g = 0;
+      double sum_t = 0, sum_g = 0, sum_g500 = 0;
       for (const BfsSearch& b : r.searches) {
         std::printf("source %" PRIu64 ": levels %u, vertices reached %" PRIu64 ", edges traversed %" PRIu64
-                    " (sum of out-degrees of reached vertices), time %.3f ms, %.3f GTEPS\n",
-                    b.source, b.depth, b.reached, b.edges_traversed, b.seconds * 1e3, b.gteps);
+                    " (sum of out-degrees of reached vertices), time %.3f ms, %.3f GTEPS; Graph500 edges %" PRIu64
+                    ", %.3f GTEPS\n",
+                    b.source, b.depth, b.reached, b.edges_traversed, b.seconds * 1e3, b.gteps, b.graph500_edges,
+                    b.graph500_gteps);
+        if (b.partitions_streamed)
+          std::printf("  neighbors streamed: %" PRIu64 " partition copies, %.1f MiB\n", b.partitions_streamed,
+                      double(b.streamed_bytes) / (1 << 20));
         sum_t += b.seconds;
         sum_g += b.gteps;
+        sum_g500 += b.graph500_gteps;
       }
       if (r.searches.size() > 1)
-        std::printf("mean of %zu searches: time %.3f ms, %.3f GTEPS\n", r.searches.size(), sum_t * 1e3 / double(r.searches.size()),
-                    sum_g / double(r.searches.size()));
+        std::printf("mean of %zu searches: time %.3f ms, %.3f GTEPS; Graph500 %.3f GTEPS\n", r.searches.size(),
+                    sum_t * 1e3 / double(r.searches.size()), sum_g / double(r.searches.size()),
+                    sum_g500 / double(r.searches.size()));
     }
     return 0;
   }

@@ -61,6 +61,21 @@ same_bytes "external and in-memory builds agree" r.csr r_mem.csr
 gx bfs r.csr --source 7 --device cpu -o rl_cpu; expect_rc "bfs rmat cpu" 0
 gx bfs r.csr --source 7 --device auto -o rl_auto; expect_rc "bfs rmat auto" 0
 same_bytes "cpu and auto levels agree" rl_auto rl_cpu
+# --device-memory far below the graph (r.csr holds ~4 MiB of neighbors): on the GPU the
+# neighbors are streamed in partitions; the CPU backend ignores the option.
+gx bfs r.csr --source 7 --device-memory 2M -o rl_small; expect_rc "bfs with a small --device-memory" 0
+same_bytes "small --device-memory: levels = cpu" rl_small rl_cpu
+if grep -q "backend cuda" "$WORK/last.out"; then
+  grep -q "neighbors streamed" "$WORK/last.out" && pass "small --device-memory streams the neighbors" \
+    || fail "small --device-memory streams the neighbors" "$(cat "$WORK/last.out")"
+  gx bfs r.csr --source 7 --device cuda --device-memory 64K; expect_rc "--device-memory below the resident arrays" 2
+  err_mentions "too small --device-memory message" "at least --device-memory"
+else
+  skip "small --device-memory streams the neighbors" "no GPU: the CPU backend ran (the option is ignored there)"
+fi
+gx bfs r.csr --source 7 --device cpu --device-memory 2M -o rl_cpu2; expect_rc "--device cpu accepts --device-memory" 0
+same_bytes "--device cpu with --device-memory: levels" rl_cpu2 rl_cpu
+grep -q "Graph500 edges" "$WORK/last.out" && pass "Graph500 edge count printed" || fail "Graph500 edge count" "$(cat "$WORK/last.out")"
 gx bfs r.csr --random-sources 4 --device cpu; expect_rc "random sources" 0
 grep -q "mean of 4 searches" "$WORK/last.out" && pass "random sources mean" || fail "random sources mean" "$(cat "$WORK/last.out")"
 finish

@@ -1,12 +1,15 @@
 // GPU BFS: levels equal the sequential BFS exactly; parents form a valid BFS tree.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "gpu_test_util.hpp"
 #include "../common/graph_fixtures.hpp"
 #include "graph/graph.hpp"
+#include "gxsort/error.hpp"
 #include "sort/record_hash.hpp"
 
 using namespace gxsort;
@@ -23,6 +26,20 @@ void check_gpu(const CsrGraph& g, uint64_t source) {
   CHECK(validate_bfs(g, source, got.levels, got.parents) == "");
   CHECK(got.reached == want.reached);
   CHECK(got.edges_traversed == want.edges_traversed);
+}
+
+// The neighbors streamed in partitions of at most `part_edges` edges (forced, or from a
+// small `budget`): levels, counts and the tree as in memory.
+BfsRun check_streamed(const CsrGraph& g, uint64_t source, uint64_t part_edges, const std::string& budget = "") {
+  BfsRun want = bfs_sequential(g, source);
+  BfsRun got = std::move(bfs_cuda_many(g, {source}, budget, part_edges)[0]);
+  REQUIRE(got.levels.size() == g.n);
+  CHECK(got.levels == want.levels);
+  CHECK(validate_bfs(g, source, got.levels, got.parents) == "");
+  CHECK(got.reached == want.reached);
+  CHECK(got.edges_traversed == want.edges_traversed);
+  if (g.degree(source) > 0) CHECK(got.partitions_streamed > 0);  // an isolated source copies nothing
+  return got;
 }
 
 }  // namespace
@@ -83,4 +100,86 @@ TEST_CASE("bfs gpu: many sources on one upload agree with single searches") {
   auto many = bfs_cuda_many(g, src, "");
   REQUIRE(many.size() == 4);
   for (size_t i = 0; i < src.size(); ++i) CHECK(many[i].reached == bfs_sequential(g, src[i]).reached);
+}
+
+// ---- neighbors streamed in partitions (out of device memory) ----
+// Partitions are ranges of edges: with tiny partitions a vertex's list spans several,
+// and each partition's launch expands its part of it.
+
+TEST_CASE("bfs gpu streamed: PMPP example graph, partitions of 1, 2, 3 and 15 edges") {
+  GPU_TEST_REQUIRE_DEVICE();
+  CsrGraph g = csr_from_edges(pmpp_edges(), false, false, false);
+  for (uint64_t pe : {1, 2, 3, 15}) {
+    INFO("partition edges " << pe);
+    BfsRun r0 = check_streamed(g, 0, pe);
+    CHECK(r0.levels == std::vector<uint32_t>{0, 1, 1, 2, 2, 2, 2, 2, 3});
+    BfsRun r2 = check_streamed(g, 2, pe);
+    CHECK(r2.levels == std::vector<uint32_t>{2, 3, 0, 4, 4, 1, 1, 1, 2});
+  }
+}
+
+TEST_CASE("bfs gpu streamed: disconnected graph, self loops, isolated source") {
+  GPU_TEST_REQUIRE_DEVICE();
+  CsrGraph g = csr_from_edges({{0, 1}, {1, 2}, {2, 2}, {5, 6}, {6, 5}, {3, 3}}, false, true, false, 10);
+  for (uint64_t pe : {1, 2, 4})
+    for (uint64_t s : {0, 3, 5, 9}) check_streamed(g, s, pe);
+  BfsRun iso = std::move(bfs_cuda_many(g, {9}, "", 2)[0]);
+  CHECK(iso.reached == 1);
+  CHECK(iso.partitions_streamed == 0);  // no frontier vertex has an edge: nothing copied
+}
+
+TEST_CASE("bfs gpu streamed: stars and a path, hubs split over many partitions") {
+  GPU_TEST_REQUIRE_DEVICE();
+  std::vector<std::pair<uint64_t, uint64_t>> e;
+  for (uint64_t v = 1; v < 5000; ++v) e.push_back({0, v});
+  for (uint64_t v = 5000; v < 5040; ++v) e.push_back({1, v});
+  for (uint64_t v = 6000; v < 9000; ++v) e.push_back({v, v + 1});
+  e.push_back({2, 6000});
+  for (bool sym : {false, true}) {
+    CsrGraph g = csr_from_edges(e, sym, false, false);
+    for (uint64_t pe : {64, 1000, 4999})
+      for (uint64_t s : {0, 1, 6000}) check_streamed(g, s, pe);
+  }
+}
+
+TEST_CASE("bfs gpu streamed: random graphs, directed and symmetric, equal the sequential BFS") {
+  GPU_TEST_REQUIRE_DEVICE();
+  for (unsigned scale : {8u, 12u, 15u}) {
+    for (bool rmat : {true, false}) {
+      for (bool sym : {false, true}) {
+        CsrGraph g = random_graph(rmat, scale, 16, scale * 5 + rmat, sym);
+        for (uint64_t pe : {std::max<uint64_t>(97, g.m / 300), g.m / 7 + 1}) {  // ~300 and 7 partitions
+          uint64_t s = mix64(scale * 17 + pe) % g.n;
+          while (g.degree(s) == 0) s = (s + 1) % g.n;  // R-MAT has isolated vertices
+          INFO("scale " << scale << " rmat " << rmat << " sym " << sym << " source " << s << " partition edges " << pe);
+          BfsRun r = check_streamed(g, s, pe);
+          if (sym && scale == 15) CHECK(r.bottom_up_levels > 0);  // bottom-up levels stream every partition
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("bfs gpu streamed: a small --device-memory streams; below the minimum is one clear error") {
+  GPU_TEST_REQUIRE_DEVICE();
+  CsrGraph g = random_graph(true, 14, 16, 3, true);
+  const BfsDevicePlan fits = plan_bfs_device(g.n, g.m, uint64_t(1) << 40);
+  REQUIRE_FALSE(fits.streamed);
+  // a quarter of the neighbor array beside the resident arrays; then the smallest budget
+  for (uint64_t budget : {fits.resident_bytes + g.m, fits.min_bytes}) {
+    const BfsDevicePlan p = plan_bfs_device(g.n, g.m, budget);
+    REQUIRE(p.streamed);
+    REQUIRE(p.partitions > 2);
+    INFO("budget " << budget << " partitions " << p.partitions);
+    for (uint64_t s : {uint64_t(1), uint64_t(777)}) check_streamed(g, s, 0, std::to_string(budget));
+  }
+  // many sources on one upload, streamed
+  auto many = bfs_cuda_many(g, {1, 2, 3}, std::to_string(fits.min_bytes));
+  for (size_t i = 0; i < many.size(); ++i) CHECK(many[i].reached == bfs_sequential(g, i + 1).reached);
+  try {
+    bfs_cuda(g, 1, std::to_string(fits.min_bytes - 256));
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("at least --device-memory " + std::to_string(fits.min_bytes)) != std::string::npos);
+  }
 }

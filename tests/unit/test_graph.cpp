@@ -105,6 +105,72 @@ TEST_CASE("graph: random graphs: parallel BFS equals sequential; parents valid (
   }
 }
 
+TEST_CASE("graph: direction-optimizing CPU BFS takes bottom-up steps and equals the sequential BFS") {
+  for (bool rmat : {true, false}) {
+    CsrGraph g = random_graph(rmat, 16, 16, 11 + rmat, true);
+    uint32_t bottom_up = 0;
+    for (uint64_t k = 0; k < 3; ++k) {
+      const uint64_t s = mix64(k * 31 + rmat) % g.n;
+      BfsRun want = bfs_sequential(g, s);
+      for (unsigned threads : {1u, 4u}) {
+        BfsRun got = bfs_cpu(g, s, threads);
+        INFO("rmat " << rmat << " source " << s << " threads " << threads);
+        CHECK(got.levels == want.levels);
+        CHECK(validate_bfs(g, s, got.levels, got.parents) == "");
+        CHECK(got.edges_traversed == want.edges_traversed);
+        bottom_up += got.bottom_up_levels;
+      }
+      BfsRun td = bfs_cpu(g, s, 4, false);
+      CHECK(td.bottom_up_levels == 0);
+      CHECK(td.levels == want.levels);
+    }
+    CHECK(bottom_up > 0);  // the big middle levels went bottom-up
+  }
+  // Directed graphs stay top-down (bottom-up would need the transpose).
+  CsrGraph d = random_graph(true, 14, 16, 5, false);
+  BfsRun r = bfs_cpu(d, 1, 4);
+  CHECK(r.bottom_up_levels == 0);
+  CHECK(r.levels == bfs_sequential(d, 1).levels);
+}
+
+TEST_CASE("graph: GPU BFS device plan: resident, streamed partitions, too small a budget") {
+  const uint64_t n = 1000, m = 100000;
+  BfsDevicePlan big = plan_bfs_device(n, m, uint64_t(1) << 30);
+  CHECK_FALSE(big.streamed);
+  CHECK(big.need_bytes == big.in_memory_bytes);
+  CHECK(big.in_memory_bytes >= big.resident_bytes + 4 * m);
+  CHECK(big.resident_bytes >= 8 * (n + 1) + 16 * n);
+  // a quarter of the neighbors: several partitions, within the budget
+  for (uint64_t budget : {big.resident_bytes + m, big.resident_bytes + 3 * m, big.in_memory_bytes - 1}) {
+    BfsDevicePlan p = plan_bfs_device(n, m, budget);
+    INFO("budget " << budget);
+    CHECK(p.streamed);
+    CHECK(p.need_bytes <= budget);
+    CHECK(p.partitions >= 2);
+    CHECK(p.partition_edges * p.partitions >= m);
+    CHECK(p.partition_edges >= kBfsMinPartitionEdges);
+  }
+  // the smallest budget that runs, and one byte less
+  BfsDevicePlan lo = plan_bfs_device(n, m, big.min_bytes);
+  CHECK(lo.streamed);
+  CHECK(lo.need_bytes <= big.min_bytes);
+  BfsDevicePlan under = plan_bfs_device(n, m, big.min_bytes - 1);
+  CHECK(under.need_bytes > big.min_bytes - 1);
+  const std::string msg = bfs_budget_message(under, big.min_bytes - 1);
+  CHECK(msg.find("at least --device-memory " + std::to_string(big.min_bytes)) != std::string::npos);
+  // below the resident arrays
+  BfsDevicePlan tiny = plan_bfs_device(n, m, 4096);
+  CHECK(tiny.need_bytes > 4096);
+  // forced partitions (tests): streamed even when the graph fits
+  BfsDevicePlan forced = plan_bfs_device(n, m, uint64_t(1) << 30, 777);
+  CHECK(forced.streamed);
+  CHECK(forced.partition_edges == 777);
+  CHECK(forced.partitions == (m + 776) / 777);
+  // no edges
+  BfsDevicePlan empty = plan_bfs_device(5, 0, uint64_t(1) << 20);
+  CHECK_FALSE(empty.streamed);
+}
+
 TEST_CASE("graph: validate_bfs rejects broken trees") {
   CsrGraph g = csr_from_edges(pmpp_edges(), false, false, false);
   BfsRun r = bfs_sequential(g, 0);

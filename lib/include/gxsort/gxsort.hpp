@@ -156,6 +156,10 @@ struct BfsSearch {
   uint64_t edges_traversed = 0;  // sum of the out-degrees of the reached vertices
   double seconds = 0;            // the search only (graph loaded, on the device for cuda)
   double gteps = 0;              // edges_traversed / seconds / 1e9
+  uint64_t graph500_edges = 0;   // Graph500 count: input edges in the component (symmetric: edges_traversed / 2)
+  double graph500_gteps = 0;     // graph500_edges / seconds / 1e9
+  uint64_t streamed_bytes = 0;   // cuda with the neighbors streamed: bytes copied to the device
+  uint64_t partitions_streamed = 0;
 };
 struct BfsResult {
   std::string backend;

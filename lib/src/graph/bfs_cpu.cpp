@@ -1,5 +1,5 @@
-// CPU BFS: the sequential oracle, the parallel level-synchronous search, and the
-// Graph500-style validation of a BFS tree.
+// CPU BFS: the sequential oracle, the parallel level-synchronous direction-optimizing
+// search, and the Graph500-style validation of a BFS tree.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -54,61 +54,121 @@ BfsRun bfs_sequential(const CsrGraph& g, uint64_t source) {
 }
 
 namespace {
+
+// Beamer's switch points, the same as the GPU's (cuda/graph/bfs_kernels.cuh), so both
+// backends take the same steps: top-down -> bottom-up when the frontier's edges exceed
+// the unexplored edges / alpha (and the frontier has more than 4096 vertices),
+// bottom-up -> top-down when the frontier has fewer than n / beta vertices.
+constexpr double kAlpha = 14.0, kBeta = 24.0;
+constexpr uint64_t kMinBottomUpFrontier = 4096;
+
+// Runs body(lo, hi, thread) over [0, total) in pieces of `piece` handed out dynamically
+// to `threads` threads (the caller's thread alone when one piece would do).
+template <class Body>
+void for_pieces(uint64_t total, uint64_t piece, unsigned threads, const Body& body) {
+  if (threads <= 1 || total <= piece) { if (total) body(uint64_t(0), total, 0u); return; }
+  std::atomic<uint64_t> cursor{0};
+  auto worker = [&](unsigned t) {
+    for (;;) {
+      const uint64_t lo = cursor.fetch_add(piece);
+      if (lo >= total) break;
+      body(lo, std::min(total, lo + piece), t);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker, t);
+  worker(0);
+  for (auto& th : pool) th.join();
+}
+
+uint32_t load(const uint32_t* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+void store(uint32_t* p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+
 template <class Id>
-void bfs_parallel(const CsrGraph& g, const Id* nbr, uint64_t source, unsigned threads, BfsRun& r) {
+void bfs_parallel(const CsrGraph& g, const Id* nbr, uint64_t source, unsigned threads, bool dir_opt, BfsRun& r) {
   uint32_t* lev = r.levels.data();
   uint64_t* par = r.parents.data();
+  const uint64_t* off = g.offsets.data();
   std::vector<uint64_t> frontier{source}, next;
   lev[source] = 0;
   par[source] = source;
-  std::vector<std::vector<uint64_t>> local(threads);
-  for (uint32_t level = 0; !frontier.empty(); ++level) {
+  struct alignas(64) Local { std::vector<uint64_t> out; uint64_t found = 0, deg = 0; };
+  std::vector<Local> local(threads);
+  uint64_t n_f = 1, m_f = g.degree(source), visited_deg = m_f;
+  bool bottom_up = false;
+  for (uint32_t level = 0; n_f > 0; ++level) {
     const uint32_t nl = level + 1;
-    // Expands frontier[lo, hi) into out; a vertex is claimed by the CAS that moves its
-    // level from kUnreached to nl, so each vertex enters one next frontier once.
-    auto expand = [&](size_t lo, size_t hi, std::vector<uint64_t>& out) {
-      for (size_t i = lo; i < hi; ++i) {
-        const uint64_t u = frontier[i];
-        for (uint64_t e = g.offsets[u]; e < g.offsets[u + 1]; ++e) {
-          const uint64_t v = nbr[e];
-          if (__atomic_load_n(&lev[v], __ATOMIC_RELAXED) != kUnreached) continue;
-          uint32_t expect = kUnreached;
-          if (__atomic_compare_exchange_n(&lev[v], &expect, nl, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-            par[v] = u;
-            out.push_back(v);
+    const double m_u = double(g.m - std::min<uint64_t>(g.m, visited_deg));
+    if (dir_opt && g.symmetric && !bottom_up && double(m_f) > m_u / kAlpha && n_f > kMinBottomUpFrontier) {
+      bottom_up = true;
+    } else if (bottom_up && double(n_f) < double(g.n) / kBeta) {
+      // back to top-down: the frontier is the vertices at `level`, in vertex order
+      bottom_up = false;
+      for (auto& l : local) l.out.clear();
+      for_pieces(g.n, 1 << 16, threads, [&](uint64_t lo, uint64_t hi, unsigned t) {
+        for (uint64_t v = lo; v < hi; ++v)
+          if (load(&lev[v]) == level) local[t].out.push_back(v);
+      });
+      frontier.clear();
+      for (auto& l : local) frontier.insert(frontier.end(), l.out.begin(), l.out.end());
+    }
+    for (auto& l : local) { l.out.clear(); l.found = 0; l.deg = 0; }
+    if (bottom_up) {
+      r.bottom_up_levels++;
+      // Every unvisited vertex looks for a neighbor in the frontier; one thread owns each
+      // vertex, so its level is stored without a CAS.
+      for_pieces(g.n, 4096, threads, [&](uint64_t lo, uint64_t hi, unsigned t) {
+        Local& l = local[t];
+        for (uint64_t v = lo; v < hi; ++v) {
+          if (load(&lev[v]) != kUnreached) continue;
+          for (uint64_t e = off[v]; e < off[v + 1]; ++e) {
+            const uint64_t w = nbr[e];
+            if (load(&lev[w]) == level) {
+              store(&lev[v], nl);
+              par[v] = w;
+              l.found++;
+              l.deg += off[v + 1] - off[v];
+              break;
+            }
           }
         }
-      }
-    };
-    next.clear();
-    uint64_t work = 0;
-    if (frontier.size() > 256) for (uint64_t u : frontier) work += g.degree(u);
-    if (threads <= 1 || frontier.size() <= 256 || work < 65536) {
-      expand(0, frontier.size(), next);
+      });
     } else {
-      // Split the frontier into pieces of about equal edge counts, handed out dynamically.
-      std::atomic<size_t> cursor{0};
-      const size_t piece = std::max<size_t>(64, frontier.size() / (threads * 16));
-      std::vector<std::thread> pool;
-      for (unsigned t = 0; t < threads; ++t) {
-        local[t].clear();
-        pool.emplace_back([&, t] {
-          for (;;) {
-            size_t lo = cursor.fetch_add(piece);
-            if (lo >= frontier.size()) break;
-            expand(lo, std::min(frontier.size(), lo + piece), local[t]);
+      // Expands frontier pieces; a vertex is claimed by the CAS that moves its level from
+      // kUnreached to nl, so each vertex enters one next frontier once.
+      uint64_t work = 0;
+      if (frontier.size() > 256) for (uint64_t u : frontier) work += off[u + 1] - off[u];
+      const unsigned tt = frontier.size() <= 256 || work < 65536 ? 1 : threads;
+      const uint64_t piece = std::max<uint64_t>(64, frontier.size() / (uint64_t(tt) * 16));
+      for_pieces(frontier.size(), piece, tt, [&](uint64_t lo, uint64_t hi, unsigned t) {
+        Local& l = local[t];
+        for (uint64_t i = lo; i < hi; ++i) {
+          const uint64_t u = frontier[i];
+          for (uint64_t e = off[u]; e < off[u + 1]; ++e) {
+            const uint64_t v = nbr[e];
+            if (load(&lev[v]) != kUnreached) continue;
+            uint32_t expect = kUnreached;
+            if (__atomic_compare_exchange_n(&lev[v], &expect, nl, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+              par[v] = u;
+              l.out.push_back(v);
+              l.deg += off[v + 1] - off[v];
+            }
           }
-        });
-      }
-      for (auto& th : pool) th.join();
-      for (unsigned t = 0; t < threads; ++t) next.insert(next.end(), local[t].begin(), local[t].end());
+        }
+      });
+      next.clear();
+      for (auto& l : local) { next.insert(next.end(), l.out.begin(), l.out.end()); l.found = l.out.size(); }
+      frontier.swap(next);
     }
-    frontier.swap(next);
+    n_f = 0;
+    m_f = 0;
+    for (auto& l : local) { n_f += l.found; m_f += l.deg; }
+    visited_deg += m_f;
   }
 }
 }  // namespace
 
-BfsRun bfs_cpu(const CsrGraph& g, uint64_t source, unsigned threads) {
+BfsRun bfs_cpu(const CsrGraph& g, uint64_t source, unsigned threads, bool direction_optimizing) {
   check_source(g, source);
   if (threads == 0) threads = hardware_threads();
   BfsRun r;
@@ -116,8 +176,8 @@ BfsRun bfs_cpu(const CsrGraph& g, uint64_t source, unsigned threads) {
   r.levels.assign(g.n, kUnreached);
   r.parents.assign(g.n, kNoParent);
   const double t0 = now_s();
-  if (g.wide()) bfs_parallel(g, g.ids64.data(), source, threads, r);
-  else bfs_parallel(g, g.ids32.data(), source, threads, r);
+  if (g.wide()) bfs_parallel(g, g.ids64.data(), source, threads, direction_optimizing, r);
+  else bfs_parallel(g, g.ids32.data(), source, threads, direction_optimizing, r);
   r.seconds = now_s() - t0;
   bfs_summarize(g, r);
   return r;

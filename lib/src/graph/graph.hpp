@@ -69,12 +69,17 @@ struct BfsRun {
   uint64_t reached = 0;
   uint64_t edges_traversed = 0;   // sum of out-degrees of the reached vertices
   double seconds = 0;             // the search itself (graph already in memory / on the device)
+  uint64_t streamed_bytes = 0;    // cuda, neighbors streamed: bytes copied to the device in this search
+  uint64_t partitions_streamed = 0;  // cuda, streamed: partition copies in this search
+  uint32_t bottom_up_levels = 0;  // levels done bottom-up (direction-optimizing backends)
   std::string backend;
 };
 
 BfsRun bfs_sequential(const CsrGraph& g, uint64_t source);
-// Parallel level-synchronous top-down BFS on `threads` threads (0 = all cores).
-BfsRun bfs_cpu(const CsrGraph& g, uint64_t source, unsigned threads);
+// Parallel level-synchronous BFS on `threads` threads (0 = all cores): top-down, and on
+// symmetric graphs direction-optimizing (bottom-up steps, Beamer's heuristics, the same
+// switch points as the GPU). `direction_optimizing` = false forces top-down (tests).
+BfsRun bfs_cpu(const CsrGraph& g, uint64_t source, unsigned threads, bool direction_optimizing = true);
 // Fills depth, reached and edges_traversed from levels.
 void bfs_summarize(const CsrGraph& g, BfsRun& r);
 
@@ -86,13 +91,35 @@ void bfs_summarize(const CsrGraph& g, BfsRun& r);
 std::string validate_bfs(const CsrGraph& g, uint64_t source, const std::vector<uint32_t>& levels,
                          const std::vector<uint64_t>& parents);
 
+// ---- the GPU BFS's device memory plan (host arithmetic; lib/src/graph/bfs_plan.cpp) ----
+// Resident on the device: offsets, levels, parents, two frontier queues, counters. The
+// neighbor array is resident too when it fits the budget left; otherwise it is cut into
+// partitions of at most `partition_edges` consecutive edges (a high-degree vertex's list
+// may span several partitions) and two partition buffers are streamed per level.
+struct BfsDevicePlan {
+  uint64_t resident_bytes = 0;    // everything but the neighbors (arena-rounded)
+  uint64_t in_memory_bytes = 0;   // resident + the whole neighbor array
+  uint64_t min_bytes = 0;         // the smallest budget that runs (streamed, smallest partitions)
+  uint64_t need_bytes = 0;        // what this plan allocates; more than the budget: it cannot run
+  bool streamed = false;
+  uint64_t partition_edges = 0;   // streamed: edges per partition (the last may be shorter)
+  uint64_t partitions = 0;        // streamed: ceil(m / partition_edges)
+};
+constexpr uint64_t kBfsMinPartitionEdges = 1024;  // a partition buffer is at least 4 KiB
+constexpr unsigned kBfsStreamSlots = 2;            // partition buffers in flight (copy || expand)
+// `force_partition_edges` > 0 streams even when the graph fits, with partitions of at
+// most that many edges (tests: several partitions on small graphs).
+BfsDevicePlan plan_bfs_device(uint64_t n, uint64_t m, uint64_t budget, uint64_t force_partition_edges = 0);
+// The one-line error for a plan whose need_bytes exceed the budget.
+std::string bfs_budget_message(const BfsDevicePlan& plan, uint64_t budget);
+
 #if GXSORT_HAVE_CUDA
 // The CUDA BFS (cuda/graph/bfs_cuda.cu). Needs n < 2^32. `device_memory` is the
 // --device-memory text. Bottom-up steps are used only when g.symmetric.
 BfsRun bfs_cuda(const CsrGraph& g, uint64_t source, const std::string& device_memory);
 // Several searches on one upload of the graph (the bench); returns one BfsRun each.
 std::vector<BfsRun> bfs_cuda_many(const CsrGraph& g, const std::vector<uint64_t>& sources,
-                                  const std::string& device_memory);
+                                  const std::string& device_memory, uint64_t force_partition_edges = 0);
 bool cuda_bfs_usable();
 #endif
 

@@ -1,0 +1,73 @@
+// The BFS kernels (cuda/graph/bfs_kernels.cu), behind host launchers so that the
+// in-memory driver and the partition streamer share them.
+//
+// Every kernel sees the neighbor array through an EdgeWindow: the edges [lo, hi) of the
+// whole CSR, held at nbr[0 .. hi - lo). In memory the window is the whole array; when
+// the neighbors are streamed it is one partition, and a vertex's neighbor list is
+// clipped to the window (a list may span partitions: each partition's launch expands its
+// part of it). Offsets, levels and parents are always whole and resident.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace gxsort::graph::kernels {
+
+using ull = unsigned long long;
+constexpr uint32_t kUnvisited = 0xFFFFFFFFu;
+
+struct BfsPolicy {
+  static constexpr int kThreads = 256;             // top-down and bottom-up blocks
+  static constexpr int kBlockQueue = 2048;         // block-private queue entries
+  static constexpr int kSingleThreads = 1024;      // the single-block kernel
+  static constexpr uint32_t kSmallFrontier = 4096; // frontier vertices for the single-block kernel
+  static constexpr ull kSmallEdges = 1 << 16;      // frontier edges for the single-block kernel
+  static constexpr double kAlpha = 14.0;           // Beamer: top-down -> bottom-up when m_f > m_u / alpha
+  static constexpr double kBeta = 24.0;            // bottom-up -> top-down when n_f < n / beta
+};
+
+struct EdgeWindow {
+  const uint32_t* nbr;  // edge e of the CSR is nbr[e - lo]
+  uint64_t lo, hi;
+};
+
+// Single-block run state, exchanged with the host between launches.
+struct SingleState {
+  uint32_t level;    // in: the frontier's level; out: the level of the frontier left
+  uint32_t n;        // in/out: frontier size
+  uint32_t in_b;     // in/out: the frontier is in qb (else qa)
+  uint32_t pad;
+  ull deg_last;      // out: degree sum of the frontier left
+  ull deg_visited;   // out: degree sum of every vertex discovered
+};
+
+// The device arrays of one search. cnt[0]: next frontier size (or vertices found),
+// cnt[1]: its degree sum.
+struct BfsArrays {
+  const uint64_t* off;
+  uint32_t* lev;
+  uint32_t* par;
+  ull* cnt;
+};
+
+// Top-down step: the frontier q_in[0, n_in) at level next_level - 1 expands the edges of
+// `w` it owns; discovered vertices go to q_out. Accumulates into cnt (not reset).
+void launch_top_down(const BfsArrays& a, const EdgeWindow& w, const uint32_t* q_in, uint32_t n_in, uint32_t* q_out,
+                     uint32_t next_level, cudaStream_t stream);
+// Several top-down levels in one block while the frontier stays small (whole window only).
+void launch_single_block(const BfsArrays& a, const EdgeWindow& w, uint32_t* qa, uint32_t* qb, SingleState* st,
+                         cudaStream_t stream);
+// Bottom-up step over the vertices [v0, v1): each unvisited one looks, among its edges in
+// `w`, for a neighbor at level `cur`; found vertices are claimed with a CAS (a vertex
+// whose list spans partitions may be looked at by two launches at once).
+void launch_bottom_up(const BfsArrays& a, const EdgeWindow& w, uint64_t v0, uint64_t v1, uint32_t cur, unsigned max_blocks,
+                      cudaStream_t stream);
+// The vertices at `level` into q (bottom-up -> top-down); cnt[0] gets the count.
+void launch_levels_to_queue(const BfsArrays& a, uint32_t n, uint32_t level, uint32_t* q, unsigned max_blocks,
+                            cudaStream_t stream);
+// flags[p] = 1 for every partition p (edges [p * part_edges, (p + 1) * part_edges)) that
+// holds an edge of a frontier vertex. flags must be zeroed first.
+void launch_mark_partitions(const uint64_t* off, const uint32_t* q, uint32_t n_q, uint64_t part_edges, unsigned char* flags,
+                            cudaStream_t stream);
+
+}  // namespace gxsort::graph::kernels
