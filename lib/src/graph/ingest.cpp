@@ -10,12 +10,14 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "graph/graph.hpp"
 #include "gxsort/gxsort.hpp"
 #include "io/file.hpp"
 #include "io/space.hpp"
 #include "io/temp_files.hpp"
+#include "plan/sizes.hpp"
 
 namespace gxsort {
 namespace {
@@ -44,6 +46,14 @@ class EdgeWriter {
     w_.write(r, 16);
     records_++;
   }
+  // Appends records built elsewhere (the parallel binary parser) and merges their ids.
+  void put_records(const uint64_t* r, uint64_t records, uint64_t max_id, bool any) {
+    w_.write(r, size_t(16 * records));
+    records_ += records;
+    if (any) { max_id_ = std::max(max_id_, max_id); any_ = true; }
+  }
+  bool symmetrize() const { return sym_; }
+  bool keep_loops() const { return loops_; }
   void flush() { w_.flush(); }
   uint64_t records() const { return records_; }
   uint64_t vertices() const { return any_ ? max_id_ + 1 : 0; }
@@ -220,30 +230,78 @@ bool parse_mtx(const io::File& in, const std::string& path, EdgeWriter& out, uin
   return symmetric;
 }
 
+// Runs fn(lo, hi, t) over [0, count) cut into `threads` equal slices, one thread each.
+template <class Fn>
+void for_slices(size_t count, unsigned threads, const Fn& fn) {
+  const size_t per = (count + threads - 1) / threads;
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t + 1 < threads; ++t)
+    pool.emplace_back([&, t] { fn(std::min(count, t * per), std::min(count, (t + 1) * per), t); });
+  fn(std::min(count, (threads - 1) * per), count, threads - 1);
+  for (auto& th : pool) th.join();
+}
+
+// Binary edge lists are parsed in parallel: blocks of kBinaryBlock input bytes are read
+// with several threads, each thread turns its slice into 16-byte records (and finds its
+// largest id and its first bad edge), then the slices are appended in order.
+constexpr size_t kBinaryBlock = size_t(64) << 20;
+
+struct BinarySlice {
+  std::vector<uint64_t> out;  // records, two u64 each
+  uint64_t max_id = 0, first_bad = ~uint64_t(0);
+  bool any = false;
+};
+
+void convert_slice(const unsigned char* p, size_t bytes, size_t w, uint64_t first_edge, bool sym, bool loops,
+                   BinarySlice& sl) {
+  sl.out.clear();
+  sl.out.reserve(bytes / (2 * w) * (sym ? 4 : 2));
+  sl.first_bad = ~uint64_t(0);
+  for (size_t b = 0, i = 0; b < bytes; b += 2 * w, ++i) {
+    uint64_t s = 0, d = 0;
+    std::memcpy(&s, p + b, w);
+    std::memcpy(&d, p + b + w, w);
+    const bool bad = w == 4 ? (s == 0xFFFFFFFFull || d == 0xFFFFFFFFull) : (s > kMaxId || d > kMaxId);
+    if (bad) { sl.first_bad = first_edge + i; return; }
+    sl.max_id = std::max(sl.max_id, std::max(s, d));
+    sl.any = true;
+    if (s == d && !loops) continue;
+    sl.out.push_back(__builtin_bswap64(s));
+    sl.out.push_back(__builtin_bswap64(d));
+    if (sym && s != d) { sl.out.push_back(__builtin_bswap64(d)); sl.out.push_back(__builtin_bswap64(s)); }
+  }
+}
+
 void parse_binary(const io::File& in, const std::string& path, size_t w, EdgeWriter& out, uint64_t& entries,
-                  const ProgressFn& p) {
+                  unsigned threads, const ProgressFn& p) {
   const uint64_t size = in.size();
   if (size % (2 * w) != 0)
     fail_usage(path + ": size " + std::to_string(size) + " is not a multiple of " + std::to_string(2 * w) +
                " bytes (" + (w == 4 ? "u32" : "u64") + " pairs)");
-  std::vector<unsigned char> buf(kBlock);
-  uint64_t edge = 0;
-  for (uint64_t off = 0; off < size; off += kBlock) {
-    const size_t n = size_t(std::min<uint64_t>(kBlock, size - off));
-    in.read_at(buf.data(), n, off);
-    for (size_t b = 0; b < n; b += 2 * w, ++edge) {
-      uint64_t s = 0, d = 0;
-      std::memcpy(&s, &buf[b], w);
-      std::memcpy(&d, &buf[b + w], w);
-      const bool bad = w == 4 ? (s == 0xFFFFFFFFull || d == 0xFFFFFFFFull) : (s > kMaxId || d > kMaxId);
-      if (bad)
-        fail_usage(path + ":edge " + std::to_string(edge) + " (byte " + std::to_string(off + b) + "): vertex id " +
-                   std::to_string(std::max(s, d)) + " is out of range for " + (w == 4 ? "bin32 (0xFFFFFFFF is reserved)" : "bin64 (at most " + std::to_string(kMaxId) + ")"));
-      out.add(s, d);
+  threads = std::max(1u, threads);
+  std::vector<unsigned char> buf(size_t(std::min<uint64_t>(kBinaryBlock, size)));
+  std::vector<BinarySlice> slices(threads);
+  for (uint64_t off = 0; off < size; off += kBinaryBlock) {
+    const size_t n = size_t(std::min<uint64_t>(kBinaryBlock, size - off));
+    in.read_at_parallel(buf.data(), n, off, threads);
+    for_slices(n / (2 * w), threads, [&](size_t e0, size_t e1, unsigned t) {
+      convert_slice(buf.data() + e0 * 2 * w, (e1 - e0) * 2 * w, w, off / (2 * w) + e0, out.symmetrize(),
+                    out.keep_loops(), slices[t]);
+    });
+    for (const BinarySlice& sl : slices) {
+      if (sl.first_bad == ~uint64_t(0)) continue;  // slices are in edge order: the first bad one is the file's
+      const uint64_t edge = sl.first_bad, at = edge * 2 * w;
+      uint64_t ids[2] = {0, 0};
+      in.read_at(&ids[0], w, at);
+      in.read_at(&ids[1], w, at + w);
+      fail_usage(path + ":edge " + std::to_string(edge) + " (byte " + std::to_string(at) + "): vertex id " +
+                 std::to_string(std::max(ids[0], ids[1])) + " is out of range for " +
+                 (w == 4 ? "bin32 (0xFFFFFFFF is reserved)" : "bin64 (at most " + std::to_string(kMaxId) + ")"));
     }
+    for (const BinarySlice& sl : slices) out.put_records(sl.out.data(), sl.out.size() / 2, sl.max_id, sl.any);
     if (p) p("read edges", off + n, size);
   }
-  entries = edge;
+  entries = size / (2 * w);
 }
 
 }  // namespace
@@ -270,7 +328,8 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
     EdgeWriter w(edges.file(), g.symmetrize, g.keep_self_loops);
     if (fmt == "snap") parse_snap(in, input, w, res.input_edges, opt.progress);
     else if (fmt == "mtx") symmetric = parse_mtx(in, input, w, res.input_edges, opt.progress) || symmetric;
-    else parse_binary(in, input, fmt == "bin32" ? 4 : 8, w, res.input_edges, opt.progress);
+    else parse_binary(in, input, fmt == "bin32" ? 4 : 8, w, res.input_edges, opt.threads ? opt.threads : hardware_threads(),
+                      opt.progress);
     w.flush();
     records = w.records();
     vertices = w.vertices();
@@ -308,23 +367,30 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
   out.file().set_label(output);
   std::vector<uint64_t> offsets(n + 1, 0);
   {
+    // Record i of the sorted file is neighbor i: blocks are converted by several threads
+    // (degrees counted with relaxed atomics: only slices' end vertices are shared) and
+    // written at their own offsets.
+    const unsigned threads = std::max(1u, opt.threads ? opt.threads : hardware_threads());
     io::File sorted = io::File::open_read(edges.path());
-    io::BufferedWriter nw(out.file(), nb_off, kBlock);
-    std::vector<unsigned char> buf(kBlock);
-    for (uint64_t off = 0; off < m * 16; off += kBlock) {
-      const size_t len = size_t(std::min<uint64_t>(kBlock, m * 16 - off));
-      sorted.read_at(buf.data(), len, off);
-      for (size_t b = 0; b < len; b += 16) {
-        uint64_t r[2];
-        std::memcpy(r, &buf[b], 16);
-        const uint64_t s = __builtin_bswap64(r[0]), d = __builtin_bswap64(r[1]);
-        offsets[s + 1]++;
-        if (idb == 4) { uint32_t x = uint32_t(d); nw.write(&x, 4); }
-        else nw.write(&d, 8);
-      }
+    const size_t block = 2 * kBinaryBlock;  // of 16-byte records
+    std::vector<unsigned char> buf(size_t(std::min<uint64_t>(block, m * 16)));
+    std::vector<unsigned char> nbuf(buf.size() / 16 * idb);
+    for (uint64_t off = 0; off < m * 16; off += block) {
+      const size_t len = size_t(std::min<uint64_t>(block, m * 16 - off));
+      sorted.read_at_parallel(buf.data(), len, off, threads);
+      for_slices(len / 16, threads, [&](size_t lo, size_t hi, unsigned) {
+        for (size_t i = lo; i < hi; ++i) {
+          uint64_t r[2];
+          std::memcpy(r, &buf[16 * i], 16);
+          const uint64_t s = __builtin_bswap64(r[0]), d = __builtin_bswap64(r[1]);
+          __atomic_fetch_add(&offsets[s + 1], uint64_t(1), __ATOMIC_RELAXED);
+          if (idb == 4) { const uint32_t x = uint32_t(d); std::memcpy(&nbuf[4 * i], &x, 4); }
+          else std::memcpy(&nbuf[8 * i], &d, 8);
+        }
+      });
+      out.file().write_at_parallel(nbuf.data(), len / 16 * idb, nb_off + off / 16 * idb, threads);
       if (opt.progress) opt.progress("write CSR", off + len, m * 16);
     }
-    nw.flush();
   }
   for (uint64_t v = 0; v < n; ++v) offsets[v + 1] += offsets[v];
   graph::CsrHeader h{};
