@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -136,11 +137,30 @@ TEST_CASE("CPU sort_into equals sort_chunk and leaves its source alone, for ever
           const auto in = make_input(f, n, s, rng);
           const auto want = oracle(f, in);
           std::vector<unsigned char> src = in, dst(in.size() + 1, 0xAB);
-          backend->sort_into(f, src.data(), dst.data(), n);
+          // Each reported range must already hold its final records, and the ranges
+          // must tile [0, n) exactly.
+          std::mutex mu;
+          std::vector<std::pair<size_t, size_t>> ranges;
+          bool final_when_reported = true;
+          const size_t rs = f.record_size;
+          backend->sort_into(f, src.data(), dst.data(), n, [&](size_t first, size_t count) {
+            std::lock_guard<std::mutex> lk(mu);
+            ranges.emplace_back(first, count);
+            if (!std::equal(dst.begin() + first * rs, dst.begin() + (first + count) * rs, want.begin() + first * rs))
+              final_when_reported = false;
+          });
           INFO(f.describe() << " n=" << n << " shape=" << int(s) << " threads=" << threads);
           CHECK(src == in);
           CHECK(std::equal(want.begin(), want.end(), dst.begin()));
           CHECK(dst.back() == 0xAB);  // nothing written past the end
+          CHECK(final_when_reported);
+          std::sort(ranges.begin(), ranges.end());
+          size_t covered = 0;
+          for (auto& r : ranges) {
+            CHECK(r.first == covered);
+            covered += r.second;
+          }
+          CHECK(covered == n);
         }
       }
     }

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -72,8 +73,12 @@ class Backend {
 
   // Stable sort of the n records of `src` into `dst` (src is not written; they do not
   // overlap), with whatever scratch the backend needs. The in-memory sort passes a
-  // mapped input and a mapped output. Default: copy, then sort_chunk in place.
-  virtual void sort_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n);
+  // mapped input and a mapped output. `sorted`, when set, hears of each range of
+  // records of dst that is final, as soon as it is (to start writing it back).
+  // Default: copy, then sort_chunk in place.
+  using SortedRecords = std::function<void(size_t first, size_t count)>;
+  virtual void sort_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n,
+                         const SortedRecords& sorted = {});
 
   // A device-resident sort of n records of format f, or null when this backend (or this
   // format) has none; the caller then uses sort_chunk on a host buffer.

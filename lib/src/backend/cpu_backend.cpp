@@ -19,16 +19,18 @@ void free_aligned(unsigned char* p) { std::free(p); }
 
 // Flat key files: the radix sort transforms the keys on the way in and out.
 template <class K>
-void sort_flat_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n, unsigned threads) {
+void sort_flat_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n, unsigned threads,
+                    const SortedRange& sorted) {
   KeyOrder<K> order;
   order.type = f.key_type;
   order.reverse = f.reverse;
-  radix_sort_copy<K>(reinterpret_cast<const K*>(src), reinterpret_cast<K*>(dst), n, order, threads);
+  radix_sort_copy<K>(reinterpret_cast<const K*>(src), reinterpret_cast<K*>(dst), n, order, threads, sorted);
 }
 
-void sort_flat_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n, unsigned threads) {
-  if (f.key_bytes == 4) sort_flat_into<uint32_t>(f, src, dst, n, threads);
-  else sort_flat_into<uint64_t>(f, src, dst, n, threads);
+void sort_flat_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n, unsigned threads,
+                    const SortedRange& sorted) {
+  if (f.key_bytes == 4) sort_flat_into<uint32_t>(f, src, dst, n, threads, sorted);
+  else sort_flat_into<uint64_t>(f, src, dst, n, threads, sorted);
 }
 
 // Bytes of the (key prefix, index) pairs and their ping-pong copies that sorting n
@@ -38,7 +40,7 @@ size_t pair_bytes(size_t n) { return n * (2 * sizeof(uint64_t) + 2 * sizeof(uint
 // Records: sort (key prefix, record index) pairs, finish ties of wide keys on the
 // key tail, then gather the records of src into dst in that order.
 void sort_records_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n,
-                       unsigned char* pairs, unsigned threads) {
+                       unsigned char* pairs, unsigned threads, const SortedRange& sorted) {
   const size_t rs = f.record_size;
   auto* keys = reinterpret_cast<uint64_t*>(pairs);
   auto* ktmp = keys + n;
@@ -67,7 +69,13 @@ void sort_records_into(const Format& f, const unsigned char* src, unsigned char*
       b = e;
     }
   }
-  for (size_t i = 0; i < n; ++i) std::memcpy(dst + i * rs, src + size_t(idx[i]) * rs, rs);
+  // The gather fills dst in order: report it in pieces so its writeback can start.
+  const size_t piece = std::max<size_t>(1, (size_t(16) << 20) / rs);
+  for (size_t b = 0; b < n; b += piece) {
+    const size_t e = std::min(n, b + piece);
+    for (size_t i = b; i < e; ++i) std::memcpy(dst + i * rs, src + size_t(idx[i]) * rs, rs);
+    if (sorted) sorted(b, e - b);
+  }
 }
 
 class CpuBackend : public Backend {
@@ -89,14 +97,15 @@ class CpuBackend : public Backend {
 
   void sort_chunk(const Format& f, unsigned char* data, size_t n, unsigned char* scratch) override {
     if (n < 2) return;
-    sort_into_with(f, data, scratch, n, scratch + n * f.record_size);
+    sort_into_with(f, data, scratch, n, scratch + n * f.record_size, {});
     std::memcpy(data, scratch, n * f.record_size);
   }
 
   // Only the pairs of a record sort need scratch: a flat sort scatters into dst itself.
-  void sort_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n) override {
+  void sort_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n,
+                 const SortedRecords& sorted) override {
     HostBuffer pairs = f.flat() || n == 0 ? HostBuffer() : allocate_host(pair_bytes(n));
-    sort_into_with(f, src, dst, n, pairs.data());
+    sort_into_with(f, src, dst, n, pairs.data(), sorted);
   }
 
   std::unique_ptr<KeyBitmap> make_key_bitmap(const Format& f, size_t, uint64_t host_budget) override {
@@ -110,10 +119,11 @@ class CpuBackend : public Backend {
   }
 
  private:
-  void sort_into_with(const Format& f, const unsigned char* src, unsigned char* dst, size_t n, unsigned char* pairs) {
+  void sort_into_with(const Format& f, const unsigned char* src, unsigned char* dst, size_t n, unsigned char* pairs,
+                      const SortedRecords& sorted) {
     if (n > UINT32_MAX) throw Error(ExitCode::usage, "internal: chunk of more than 2^32 records");
-    if (f.flat()) sort_flat_into(f, src, dst, n, threads_);
-    else if (n > 0) sort_records_into(f, src, dst, n, pairs, threads_);
+    if (f.flat()) sort_flat_into(f, src, dst, n, threads_, sorted);
+    else if (n > 0) sort_records_into(f, src, dst, n, pairs, threads_, sorted);
   }
 
   unsigned threads_;

@@ -106,6 +106,10 @@ void File::start_write_behind() {
   if (!write_behind_ && fd_ >= 0) write_behind_ = std::make_unique<WriteBehind>(fd_);
 }
 
+void File::written_elsewhere(uint64_t offset, uint64_t n) const {
+  if (write_behind_ && n) write_behind_->written(offset, n);
+}
+
 void File::discard(uint64_t offset, uint64_t n) const {
   const uint64_t page = 4096;
   const uint64_t b = (offset + page - 1) / page * page, e = (offset + n) / page * page;

@@ -44,6 +44,9 @@ class File {
   // for its dirty pages all at once. Not for files that should stay in the page cache
   // (temp runs).
   void start_write_behind();
+  // Hands [offset, offset + n) to the write-behind thread (if started): for ranges
+  // written through a memory mapping of this file, which write_at does not see.
+  void written_elsewhere(uint64_t offset, uint64_t n) const;
   // Drops [offset, offset + n) (shrunk inward to whole pages) from the page cache and
   // the disk, keeping the size (a hole reads as zeros): consumed parts of our own temp
   // runs, so their dirty pages are never written back. Best effort: a file system

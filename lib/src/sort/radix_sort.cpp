@@ -188,12 +188,13 @@ void radix_pairs(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsi
 }  // namespace
 
 template <class K>
-void radix_sort_copy(const K* src, K* dst, size_t n, KeyOrder<K> order, unsigned threads) {
+void radix_sort_copy(const K* src, K* dst, size_t n, KeyOrder<K> order, unsigned threads, const SortedRange& sorted) {
   threads = useful_threads(n, threads);
   const auto to = [order](K k) { return order.to(k); };
   const int msd = highest_digit(src, n, threads, to);
   if (msd < 0) {  // every key equal (or n < 2): the input order is sorted
     parallel_blocks(n, threads, [&](unsigned, size_t b, size_t e) { std::memcpy(dst + b, src + b, (e - b) * sizeof(K)); });
+    if (sorted && n) sorted(0, n);
     return;
   }
   const unsigned msd_shift = unsigned(msd);
@@ -205,11 +206,15 @@ void radix_sort_copy(const K* src, K* dst, size_t n, KeyOrder<K> order, unsigned
   for (int d = 0; d < 256; ++d) start[d + 1] = start[d] + bucket[d];
   const auto from = [order](K k) { return order.from(k); };
   auto finish = [&](size_t b, size_t m, K* scratch, unsigned th) {
-    if (th == 1) return lsd_one_thread<K, false>(dst + b, nullptr, scratch, nullptr, m, msd_shift, from);
-    lsd<K, false>(dst + b, nullptr, scratch, nullptr, m, msd_shift, th);
-    parallel_blocks(m, th, [&](unsigned, size_t x, size_t e) {
-      for (size_t i = b + x; i < b + e; ++i) dst[i] = from(dst[i]);
-    });
+    if (th == 1) {
+      lsd_one_thread<K, false>(dst + b, nullptr, scratch, nullptr, m, msd_shift, from);
+    } else {
+      lsd<K, false>(dst + b, nullptr, scratch, nullptr, m, msd_shift, th);
+      parallel_blocks(m, th, [&](unsigned, size_t x, size_t e) {
+        for (size_t i = b + x; i < b + e; ++i) dst[i] = from(dst[i]);
+      });
+    }
+    if (sorted) sorted(b, m);
   };
 
   // A bucket too large to share out (skewed keys) is sorted by all threads together;
@@ -244,8 +249,8 @@ bool radix_sort_pairs(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n,
   return false;
 }
 
-template void radix_sort_copy<uint32_t>(const uint32_t*, uint32_t*, size_t, KeyOrder<uint32_t>, unsigned);
-template void radix_sort_copy<uint64_t>(const uint64_t*, uint64_t*, size_t, KeyOrder<uint64_t>, unsigned);
+template void radix_sort_copy<uint32_t>(const uint32_t*, uint32_t*, size_t, KeyOrder<uint32_t>, unsigned, const SortedRange&);
+template void radix_sort_copy<uint64_t>(const uint64_t*, uint64_t*, size_t, KeyOrder<uint64_t>, unsigned, const SortedRange&);
 template bool radix_sort_pairs<uint64_t>(uint64_t*, uint32_t*, uint64_t*, uint32_t*, size_t, unsigned);
 
 }  // namespace gxsort

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "gxsort/format.hpp"
 
@@ -31,8 +32,12 @@ struct KeyOrder {
 // dst with a scratch buffer of the bucket's size. So no buffer as large as the input
 // is needed besides dst: a mapped input sorts into a mapped output touching almost no
 // fresh memory. Stable; raw equal keys are equal bits, so the result is unique.
+// `sorted`, when set, is called (from any thread) with each range [first, first +
+// count) of dst that holds its final keys, as soon as it does.
+using SortedRange = std::function<void(size_t first, size_t count)>;
 template <class K>
-void radix_sort_copy(const K* src, K* dst, size_t n, KeyOrder<K> order, unsigned threads);
+void radix_sort_copy(const K* src, K* dst, size_t n, KeyOrder<K> order, unsigned threads,
+                     const SortedRange& sorted = {});
 
 // Sorts (keys, idx) pairs by key, stably. Returns true when the result ended in
 // (ktmp, itmp), false when in (keys, idx).

@@ -212,7 +212,11 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
     if (opt.progress) opt.progress("read", bytes, bytes);
     double t_map = since(t0);
     auto t1 = Clock::now();
-    p.backend->sort_into(f, src.data(), dst.data(), n);
+    // Finished ranges start their writeback while the rest sorts. Not with -u: the
+    // unique pass below still moves records.
+    Backend::SortedRecords written;
+    if (!opt.unique) written = [&](size_t first, size_t count) { out.file().written_elsewhere(first * rs, count * rs); };
+    p.backend->sort_into(f, src.data(), dst.data(), n, written);
     const size_t kept = opt.unique ? unique_in_place(f, dst.data(), n) : n;
     dst.unmap();
     if (kept < n && ::ftruncate(out.file().fd(), off_t(kept * rs)) != 0) fail_errno(output, "cannot truncate", errno);
