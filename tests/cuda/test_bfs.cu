@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -91,6 +92,51 @@ TEST_CASE("bfs gpu: random R-MAT and uniform graphs, directed and symmetric, equ
       }
     }
   }
+}
+
+// The switch points and the bottom-up kernel are tunable from the environment (bfs_cuda.cu):
+// at every setting, and on both bottom-up kernels, levels equal the sequential BFS.
+TEST_CASE("bfs gpu: direction switch points and bottom-up kernels (bitmap, level array)") {
+  GPU_TEST_REQUIRE_DEVICE();
+  struct Setting {
+    const char *alpha, *beta, *bu;
+    bool bottom_up;  // bottom-up levels must be taken
+  };
+  const Setting settings[] = {
+      {"1e9", "1e9", "bitmap", true},  // bottom-up as soon as the frontier is large, to the end
+      {"1e9", "2", "bitmap", true},    // back to top-down (bitmap -> queue) right after
+      {"1e9", "2", "lev", true},
+      {"14", "24", "lev", true},
+      {"1e-6", "24", "bitmap", false},  // top-down while unexplored edges remain
+  };
+  for (const Setting& st : settings) {
+    setenv("GXSORT_BFS_ALPHA", st.alpha, 1);
+    setenv("GXSORT_BFS_BETA", st.beta, 1);
+    setenv("GXSORT_BFS_BU", st.bu, 1);
+    for (unsigned scale : {13u, 16u}) {
+      for (bool rmat : {true, false}) {
+        CsrGraph g = random_graph(rmat, scale, 16, scale * 3 + rmat, true);
+        uint64_t bu_levels = 0;
+        for (uint64_t k = 0; k < 3; ++k) {
+          uint64_t s = mix64(scale * 71 + k) % g.n;
+          while (g.degree(s) == 0) s = (s + 1) % g.n;
+          INFO("alpha " << st.alpha << " beta " << st.beta << " " << st.bu << " scale " << scale << " rmat " << rmat << " source " << s);
+          BfsRun want = bfs_sequential(g, s);
+          BfsRun got = bfs_cuda(g, s, "");
+          CHECK(got.levels == want.levels);
+          CHECK(validate_bfs(g, s, got.levels, got.parents) == "");
+          bu_levels += got.bottom_up_levels;
+        }
+        if (scale == 16 && st.bottom_up) CHECK(bu_levels > 0);
+        // several searches on one upload: each starts from clean levels (parents are not reset)
+        auto many = bfs_cuda_many(g, {1, 2, 3}, "");
+        for (size_t i = 0; i < many.size(); ++i) CHECK(many[i].reached == bfs_sequential(g, i + 1).reached);
+      }
+    }
+  }
+  unsetenv("GXSORT_BFS_ALPHA");
+  unsetenv("GXSORT_BFS_BETA");
+  unsetenv("GXSORT_BFS_BU");
 }
 
 TEST_CASE("bfs gpu: many sources on one upload agree with single searches") {

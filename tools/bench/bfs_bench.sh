@@ -9,7 +9,10 @@
 # symmetrized undirected edge twice); "G500" counts as Graph500 does, the undirected
 # input edges within the traversed component = stored / 2. The goals use G500.
 #   usage: tools/bench/bfs_bench.sh /path/to/gxsort [SCALE...]   (default scale 22)
-#   env: WORK (scratch dir, default $TMPDIR or /tmp), SOURCES (default 16), THREADS (default 16)
+#   env: WORK (scratch dir, default $TMPDIR or /tmp), SOURCES (default 16), THREADS (default 16),
+#        PROFILE=1: also a per-level profile of 3 in-memory GPU searches (GXSORT_BFS_PROFILE:
+#        each level's mode, frontier, edges and time, the device synchronized per level),
+#        GXSORT_BFS_ALPHA / GXSORT_BFS_BETA / GXSORT_BFS_BU: GPU switch points (cuda/graph/bfs_cuda.cu)
 set -euo pipefail
 GX=${1:?usage: $0 /path/to/gxsort [SCALE...]}
 shift
@@ -47,6 +50,9 @@ for S in "${SCALES[@]}"; do
     grep -m1 "neighbors streamed" "$WORK/$name.out" >&2 || true
   }
   run cuda --device cuda
+  if [[ ${PROFILE:-0} == 1 ]]; then
+    GXSORT_BFS_PROFILE=1 "$GX" bfs "$G" --random-sources 3 --seed 7 --device cuda 2>&1 | grep -v "^source\|^mean\|^graph" >&2 || true
+  fi
   run cuda4 --device cuda --device-memory "$quarter"
   run cpu --device cpu --threads "$THREADS"
   read -r g_ms g_st g_500 < <(mean_of "$WORK/cuda.out")
