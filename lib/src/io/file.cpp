@@ -52,6 +52,10 @@ class WriteBehind {
   }
 
  private:
+  // Writeback is started this many bytes at a time, so that closing the file waits
+  // for one such call at most, not for a whole backlog (an unsynced output's close).
+  static constexpr uint64_t kStep = uint64_t(64) << 20;
+
   void loop() {
     std::unique_lock<std::mutex> l(m_);
     while (true) {
@@ -66,10 +70,15 @@ class WriteBehind {
         for (++i; i < ranges.size() && ranges[i].first <= e; ++i) e = std::max(e, ranges[i].first + ranges[i].second);
         // May block while the device queue is full: that is why it runs here and not
         // in the writer. Errors surface at the fsync.
-        ::sync_file_range(fd_, off_t(b), off_t(e - b), SYNC_FILE_RANGE_WRITE);
+        for (; b < e && !stopping(); b += kStep)
+          ::sync_file_range(fd_, off_t(b), off_t(std::min(kStep, e - b)), SYNC_FILE_RANGE_WRITE);
       }
       l.lock();
     }
+  }
+  bool stopping() {
+    std::lock_guard<std::mutex> l(m_);
+    return stop_;
   }
   const int fd_;
   std::mutex m_;
