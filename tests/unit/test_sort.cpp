@@ -167,6 +167,43 @@ TEST_CASE("CPU sort_into equals sort_chunk and leaves its source alone, for ever
   }
 }
 
+namespace {
+// A backend with only the required calls (the CPU's), so sort_into is the base class's.
+class DefaultSortInto : public Backend {
+ public:
+  std::string name() const override { return "default sort_into"; }
+  HostBuffer allocate_host(size_t bytes) override { return cpu_->allocate_host(bytes); }
+  size_t sort_scratch_bytes(const Format& f, size_t n) const override { return cpu_->sort_scratch_bytes(f, n); }
+  void sort_chunk(const Format& f, unsigned char* r, size_t n, unsigned char* s) override { cpu_->sort_chunk(f, r, n, s); }
+  ReducePartial reduce_chunk(const Format& f, const unsigned char* r, size_t n, uint64_t first,
+                             const std::string& algo) override {
+    return cpu_->reduce_chunk(f, r, n, first, algo);
+  }
+
+ private:
+  std::unique_ptr<Backend> cpu_ = make_cpu_backend(2);
+};
+}  // namespace
+
+TEST_CASE("Backend's default sort_into sorts src into dst through a host buffer and reports all of it") {
+  std::mt19937_64 rng(9);
+  DefaultSortInto b;
+  for (Format f : formats()) {
+    for (size_t n : {size_t(0), size_t(1), size_t(777), size_t(100003)}) {
+      if (n > 1000 && f.record_size > 16) continue;
+      const auto in = make_input(f, n, Shape::few, rng);
+      const auto want = oracle(f, in);
+      std::vector<unsigned char> src = in, dst(in.size(), 0);
+      size_t reported = 0;
+      b.sort_into(f, src.data(), dst.data(), n, [&](size_t first, size_t count) { reported += first == 0 ? count : 0; });
+      INFO(f.describe() << " n=" << n);
+      CHECK(src == in);
+      CHECK(dst == want);
+      CHECK(reported == n);
+    }
+  }
+}
+
 TEST_CASE("unique_carry over pieces equals unique_in_place over the whole") {
   std::mt19937_64 rng(8);
   Format f;

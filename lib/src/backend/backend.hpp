@@ -75,7 +75,8 @@ class Backend {
   // overlap), with whatever scratch the backend needs. The in-memory sort passes a
   // mapped input and a mapped output. `sorted`, when set, hears of each range of
   // records of dst that is final, as soon as it is (to start writing it back).
-  // Default: copy, then sort_chunk in place.
+  // Default: sort_chunk in an allocate_host buffer (pinned on a device backend), between
+  // two copies.
   using SortedRecords = std::function<void(size_t first, size_t count)>;
   virtual void sort_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n,
                          const SortedRecords& sorted = {});
