@@ -5,9 +5,11 @@
 //      when that is at most 5: one digit pass fewer than sorting [0, B) (27 bits: 3 passes,
 //      not 4). The keys come out ordered by k >> L; inside a group of equal k >> L the
 //      low L bits are unordered;
-//   3. a reduce-by-key over the groups ORs 1 << (k & (2^L - 1)) into one mask per group
-//      (at most 32 bits), which is the group's set of distinct keys, in order;
-//   4. a scan of the masks' popcounts and an expansion write each group's keys.
+//   3. per group, 1 << (k & (2^L - 1)) is ORed into one mask (at most 32 bits), the
+//      group's set of distinct keys, in order: a segmented OR scan inside tiles of 4096
+//      keys, groups that cross a tile edge finished by atomics on their head tile;
+//   4. a scan of the tiles' popcounts gives each tile's output offset, and each group
+//      writes its keys there (sort_unique.cu says how).
 // With L = 0 (B a multiple of 8, or B mod 8 > 5) steps 3-4 are a plain adjacent unique
 // (cub::DeviceSelect::Unique).
 #pragma once

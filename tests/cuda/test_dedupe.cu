@@ -153,13 +153,15 @@ TEST_CASE("sort+unique: every key bit width (the low bits left to the unique: 0 
   cudaStream_t s;
   GXSORT_CUDA_CHECK(cudaStreamCreate(&s));
   std::mt19937_64 rng(4);
-  const size_t n = 200003;
-  auto d_keys = mem.buffer<uint32_t>(n, "keys");
-  auto d_out = mem.buffer<uint32_t>(n, "out");
-  auto d_sorted = mem.buffer<uint32_t>(n, "sorted");
-  auto work = mem.allocate(gc::sort_unique_work_bytes(n), "work");
+  // Around the unique's tile of 4096 keys, and many tiles (groups crossing tile edges).
+  for (size_t n : {size_t(4095), size_t(4096), size_t(4097), size_t(200003)})
   for (int bits = 0; bits <= 32; ++bits) {
+    CAPTURE(n);
     CAPTURE(bits);
+    auto d_keys = mem.buffer<uint32_t>(n, "keys");
+    auto d_out = mem.buffer<uint32_t>(n, "out");
+    auto d_sorted = mem.buffer<uint32_t>(n, "sorted");
+    auto work = mem.allocate(gc::sort_unique_work_bytes(n), "work");
     std::vector<uint32_t> keys(n);
     const uint64_t range = uint64_t(1) << bits;
     for (auto& k : keys) k = uint32_t(rng() % range);
