@@ -8,6 +8,7 @@
 
 #include "backend/backend.hpp"
 #include "gxsort/error.hpp"
+#include "io/file.hpp"
 #include "plan/sizes.hpp"
 #include "sort/bitmap_dedupe.hpp"
 #include "sort/radix_sort.hpp"
@@ -46,10 +47,16 @@ void sort_records_into(const Format& f, const unsigned char* src, unsigned char*
   auto* ktmp = keys + n;
   auto* idx = reinterpret_cast<uint32_t*>(ktmp + n);
   auto* itmp = idx + n;
-  for (size_t i = 0; i < n; ++i) {
-    keys[i] = key_prefix(f, src + i * rs);
-    idx[i] = uint32_t(i);
-  }
+  // Key extraction and the gather run over pieces on every thread (they touch the
+  // whole data; one thread would leave the other cores idle).
+  const size_t piece = std::max<size_t>(1, (size_t(16) << 20) / rs);
+  const size_t pieces = (n + piece - 1) / piece;
+  io::parallel_tasks(pieces, threads, [&](size_t p) {
+    for (size_t i = p * piece, e = std::min(n, i + piece); i < e; ++i) {
+      keys[i] = key_prefix(f, src + i * rs);
+      idx[i] = uint32_t(i);
+    }
+  });
   // Byte keys shorter than 8 bytes sit in the high bits of the prefix; digits that
   // never vary (the zero high half of a 32-bit key) are skipped.
   if (radix_sort_pairs<uint64_t>(keys, idx, ktmp, itmp, n, threads)) {
@@ -69,13 +76,12 @@ void sort_records_into(const Format& f, const unsigned char* src, unsigned char*
       b = e;
     }
   }
-  // The gather fills dst in order: report it in pieces so its writeback can start.
-  const size_t piece = std::max<size_t>(1, (size_t(16) << 20) / rs);
-  for (size_t b = 0; b < n; b += piece) {
-    const size_t e = std::min(n, b + piece);
+  // Each finished piece of dst is reported at once, so its writeback can start.
+  io::parallel_tasks(pieces, threads, [&](size_t p) {
+    const size_t b = p * piece, e = std::min(n, b + piece);
     for (size_t i = b; i < e; ++i) std::memcpy(dst + i * rs, src + size_t(idx[i]) * rs, rs);
     if (sorted) sorted(b, e - b);
-  }
+  });
 }
 
 class CpuBackend : public Backend {
