@@ -18,20 +18,22 @@ namespace {
 
 void free_aligned(unsigned char* p) { std::free(p); }
 
-// Flat key files: the radix sort transforms the keys on the way in and out.
+// Flat key files: the radix sort transforms the keys on the way in and out. `scratch`:
+// n keys it may overwrite (src itself will do), or null.
 template <class K>
 void sort_flat_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n, unsigned threads,
-                    const SortedRange& sorted) {
+                    unsigned char* scratch, const SortedRange& sorted) {
   KeyOrder<K> order;
   order.type = f.key_type;
   order.reverse = f.reverse;
-  radix_sort_copy<K>(reinterpret_cast<const K*>(src), reinterpret_cast<K*>(dst), n, order, threads, sorted);
+  radix_sort_copy<K>(reinterpret_cast<const K*>(src), reinterpret_cast<K*>(dst), n, order, threads,
+                     reinterpret_cast<K*>(scratch), sorted);
 }
 
 void sort_flat_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n, unsigned threads,
-                    const SortedRange& sorted) {
-  if (f.key_bytes == 4) sort_flat_into<uint32_t>(f, src, dst, n, threads, sorted);
-  else sort_flat_into<uint64_t>(f, src, dst, n, threads, sorted);
+                    unsigned char* scratch, const SortedRange& sorted) {
+  if (f.key_bytes == 4) sort_flat_into<uint32_t>(f, src, dst, n, threads, scratch, sorted);
+  else sort_flat_into<uint64_t>(f, src, dst, n, threads, scratch, sorted);
 }
 
 // Bytes of the (key prefix, index) pairs and their ping-pong copies that sorting n
@@ -59,10 +61,7 @@ void sort_records_into(const Format& f, const unsigned char* src, unsigned char*
   });
   // Byte keys shorter than 8 bytes sit in the high bits of the prefix; digits that
   // never vary (the zero high half of a 32-bit key) are skipped.
-  if (radix_sort_pairs<uint64_t>(keys, idx, ktmp, itmp, n, threads)) {
-    std::swap(keys, ktmp);
-    std::swap(idx, itmp);
-  }
+  radix_sort_pairs<uint64_t>(keys, idx, ktmp, itmp, n, threads);
   if (!f.key_fits_prefix()) {
     // Equal prefixes: order by the rest of the key; stable_sort keeps input order
     // among equal keys because the radix sort left them in index order.
@@ -103,11 +102,13 @@ class CpuBackend : public Backend {
 
   void sort_chunk(const Format& f, unsigned char* data, size_t n, unsigned char* scratch) override {
     if (n < 2) return;
-    sort_into_with(f, data, scratch, n, scratch + n * f.record_size, {});
-    std::memcpy(data, scratch, n * f.record_size);
+    // Flat keys: data, read only by the first pass, is the buckets' scratch.
+    sort_into_with(f, data, scratch, n, f.flat() ? data : scratch + n * f.record_size, {});
+    io::parallel_copy(data, scratch, n * f.record_size, threads_);
   }
 
-  // Only the pairs of a record sort need scratch: a flat sort scatters into dst itself.
+  // Only the pairs of a record sort need scratch: a flat sort scatters into dst itself
+  // and allocates bucket-sized scratch.
   void sort_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n,
                  const SortedRecords& sorted) override {
     HostBuffer pairs = f.flat() || n == 0 ? HostBuffer() : allocate_host(pair_bytes(n));
@@ -125,11 +126,12 @@ class CpuBackend : public Backend {
   }
 
  private:
-  void sort_into_with(const Format& f, const unsigned char* src, unsigned char* dst, size_t n, unsigned char* pairs,
+  // scratch: flat keys, n keys the sort may overwrite or null; records, pair_bytes(n).
+  void sort_into_with(const Format& f, const unsigned char* src, unsigned char* dst, size_t n, unsigned char* scratch,
                       const SortedRecords& sorted) {
     if (n > UINT32_MAX) throw Error(ExitCode::usage, "internal: chunk of more than 2^32 records");
-    if (f.flat()) sort_flat_into(f, src, dst, n, threads_, sorted);
-    else if (n > 0) sort_records_into(f, src, dst, n, pairs, threads_, sorted);
+    if (f.flat()) sort_flat_into(f, src, dst, n, threads_, scratch, sorted);
+    else if (n > 0) sort_records_into(f, src, dst, n, scratch, threads_, sorted);
   }
 
   unsigned threads_;

@@ -116,7 +116,11 @@ void File::start_write_behind() {
 }
 
 void File::written_elsewhere(uint64_t offset, uint64_t n) const {
-  if (write_behind_ && n) write_behind_->written(offset, n);
+  // Whole pages only: a page shared with a range still being written would be written
+  // back now and again later. The final fsync covers the edges.
+  const uint64_t page = 4096;
+  const uint64_t b = (offset + page - 1) / page * page, e = (offset + n) / page * page;
+  if (write_behind_ && e > b) write_behind_->written(b, e - b);
 }
 
 void File::discard(uint64_t offset, uint64_t n) const {
@@ -204,6 +208,14 @@ void parallel_tasks(size_t tasks, unsigned threads, const std::function<void(siz
   work(0);
   for (auto& th : pool) th.join();
   for (auto& e : errors) if (e) std::rethrow_exception(e);
+}
+
+void parallel_copy(void* dst, const void* src, size_t bytes, unsigned threads) {
+  const size_t piece = size_t(64) << 20;
+  parallel_tasks((bytes + piece - 1) / piece, threads, [&](size_t i) {
+    const size_t b = i * piece;
+    std::memcpy(static_cast<unsigned char*>(dst) + b, static_cast<const unsigned char*>(src) + b, std::min(piece, bytes - b));
+  });
 }
 
 namespace {

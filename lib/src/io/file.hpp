@@ -44,8 +44,8 @@ class File {
   // for its dirty pages all at once. Not for files that should stay in the page cache
   // (temp runs).
   void start_write_behind();
-  // Hands [offset, offset + n) to the write-behind thread (if started): for ranges
-  // written through a memory mapping of this file, which write_at does not see.
+  // Hands the whole pages of [offset, offset + n) to the write-behind thread (if
+  // started): for ranges written through a memory mapping, which write_at does not see.
   void written_elsewhere(uint64_t offset, uint64_t n) const;
   // Drops [offset, offset + n) (shrunk inward to whole pages) from the page cache and
   // the disk, keeping the size (a hole reads as zeros): consumed parts of our own temp
@@ -64,6 +64,9 @@ class File {
 // Runs fn(0) .. fn(tasks - 1) on up to `threads` threads (the caller's among them);
 // rethrows the first error after every task has ended.
 void parallel_tasks(size_t tasks, unsigned threads, const std::function<void(size_t)>& fn);
+// memcpy split over `threads` threads in 64 MiB pieces (large copies of page-cache or
+// fresh pages are not bandwidth-bound on one thread).
+void parallel_copy(void* dst, const void* src, size_t bytes, unsigned threads);
 
 // Sequential writer with a buffer, appending from a start offset (several writers
 // may fill disjoint ranges of one file).

@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <cstring>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -188,7 +189,8 @@ void radix_pairs(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsi
 }  // namespace
 
 template <class K>
-void radix_sort_copy(const K* src, K* dst, size_t n, KeyOrder<K> order, unsigned threads, const SortedRange& sorted) {
+void radix_sort_copy(const K* src, K* dst, size_t n, KeyOrder<K> order, unsigned threads, K* scratch,
+                     const SortedRange& sorted) {
   threads = useful_threads(n, threads);
   const auto to = [order](K k) { return order.to(k); };
   const int msd = highest_digit(src, n, threads, to);
@@ -218,23 +220,26 @@ void radix_sort_copy(const K* src, K* dst, size_t n, KeyOrder<K> order, unsigned
   };
 
   // A bucket too large to share out (skewed keys) is sorted by all threads together;
-  // the rest go to whichever thread is free, each with its own reused scratch.
+  // the rest go to whichever thread is free. Scratch: the bucket's own range of
+  // `scratch`, else a buffer per thread grown to the largest bucket it takes.
   const size_t big = threads > 1 ? n / (4 * threads) : n + 1;
-  std::vector<K> scratch;
+  std::unique_ptr<K[]> shared;
+  size_t shared_size = 0;
   for (int d = 0; d < 256; ++d) {
     const size_t m = bucket[d];
     if (m <= big) continue;
-    scratch.resize(std::max(scratch.size(), m));
-    finish(start[d], m, scratch.data(), threads);
+    if (!scratch && shared_size < m) shared.reset(new K[shared_size = m]);
+    finish(start[d], m, scratch ? scratch + start[d] : shared.get(), threads);
   }
   std::atomic<int> next{0};
   auto worker = [&] {
-    std::vector<K> own;
+    std::unique_ptr<K[]> own;
+    size_t own_size = 0;
     for (int d; (d = next++) < 256;) {
       const size_t m = bucket[d];
       if (m == 0 || m > big) continue;
-      if (own.size() < m) own.resize(m);
-      finish(start[d], m, own.data(), 1);
+      if (!scratch && own_size < m) own.reset(new K[own_size = m]);  // not zero-filled
+      finish(start[d], m, scratch ? scratch + start[d] : own.get(), 1);
     }
   };
   std::vector<std::thread> pool;
@@ -244,13 +249,14 @@ void radix_sort_copy(const K* src, K* dst, size_t n, KeyOrder<K> order, unsigned
 }
 
 template <class K>
-bool radix_sort_pairs(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsigned threads) {
+void radix_sort_pairs(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsigned threads) {
   radix_pairs<K>(keys, idx, ktmp, itmp, n, threads);
-  return false;
 }
 
-template void radix_sort_copy<uint32_t>(const uint32_t*, uint32_t*, size_t, KeyOrder<uint32_t>, unsigned, const SortedRange&);
-template void radix_sort_copy<uint64_t>(const uint64_t*, uint64_t*, size_t, KeyOrder<uint64_t>, unsigned, const SortedRange&);
-template bool radix_sort_pairs<uint64_t>(uint64_t*, uint32_t*, uint64_t*, uint32_t*, size_t, unsigned);
+template void radix_sort_copy<uint32_t>(const uint32_t*, uint32_t*, size_t, KeyOrder<uint32_t>, unsigned, uint32_t*,
+                                        const SortedRange&);
+template void radix_sort_copy<uint64_t>(const uint64_t*, uint64_t*, size_t, KeyOrder<uint64_t>, unsigned, uint64_t*,
+                                        const SortedRange&);
+template void radix_sort_pairs<uint64_t>(uint64_t*, uint32_t*, uint64_t*, uint32_t*, size_t, unsigned);
 
 }  // namespace gxsort

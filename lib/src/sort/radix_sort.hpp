@@ -26,22 +26,22 @@ struct KeyOrder {
   }
 };
 
-// Sorts the n raw keys of src into dst (src is not written; the two must not overlap):
-// keys are transformed on the way in, sorted as unsigned words and transformed back.
-// One parallel MSD pass scatters src into dst; each MSD bucket is then LSD-sorted in
-// dst with a scratch buffer of the bucket's size. So no buffer as large as the input
-// is needed besides dst: a mapped input sorts into a mapped output touching almost no
-// fresh memory. Stable; raw equal keys are equal bits, so the result is unique.
-// `sorted`, when set, is called (from any thread) with each range [first, first +
-// count) of dst that holds its final keys, as soon as it does.
+// Sorts the n raw keys of src into dst (the two must not overlap): keys are transformed
+// on the way in, sorted as unsigned words and transformed back. One parallel MSD pass
+// scatters src into dst; each MSD bucket is then LSD-sorted in dst with a scratch of
+// the bucket's size: `scratch` (n keys; it may be src itself, which only the MSD pass
+// reads) or, when null, buffers allocated for the buckets. So a mapped input sorts into
+// a mapped output with no other input-sized buffer, touching almost no fresh memory.
+// Stable; raw equal keys are equal bits, so the result is unique. `sorted`, when set,
+// is called (from any thread) with each range [first, first + count) of dst that holds
+// its final keys, as soon as it does.
 using SortedRange = std::function<void(size_t first, size_t count)>;
 template <class K>
-void radix_sort_copy(const K* src, K* dst, size_t n, KeyOrder<K> order, unsigned threads,
+void radix_sort_copy(const K* src, K* dst, size_t n, KeyOrder<K> order, unsigned threads, K* scratch = nullptr,
                      const SortedRange& sorted = {});
 
-// Sorts (keys, idx) pairs by key, stably. Returns true when the result ended in
-// (ktmp, itmp), false when in (keys, idx).
+// Sorts (keys, idx) pairs by key, stably; the result ends in (keys, idx).
 template <class K>
-bool radix_sort_pairs(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsigned threads);
+void radix_sort_pairs(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsigned threads);
 
 }  // namespace gxsort
