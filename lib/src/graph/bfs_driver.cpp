@@ -16,8 +16,7 @@ void write_array(const std::string& path, const void* data, uint64_t bytes, bool
   const std::string dir = io::directory_of(path);
   io::require_writable_dir(dir, "output");
   io::check_space({{dir, bytes, "the output"}});
-  io::TempFile t = io::TempFile::create(dir, ".gxsort-out");
-  t.file().set_label(path);
+  io::TempFile t = io::TempFile::beside(path);
   t.file().write_at(data, bytes, 0);
   t.commit_rename(path, sync);
 }

@@ -65,8 +65,7 @@ RunStats gen_graph(const std::string& output, const GraphGenOptions& g, const En
   const std::string dir = io::directory_of(output);
   io::require_writable_dir(dir, "output");
   io::check_space({{dir, bytes, "the output"}});
-  io::TempFile out = io::TempFile::create(dir, ".gxsort-gen");
-  out.file().set_label(output);
+  io::TempFile out = io::TempFile::beside(output, ".gxsort-gen");
   const unsigned threads = opt.threads ? opt.threads : hardware_threads();
   const uint64_t chunk = uint64_t(1) << 22;  // edges per chunk
   std::vector<unsigned char> buf(chunk * 2 * w);

@@ -363,8 +363,7 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
   const uint64_t nb_off = kCsrHeaderBytes + 8 * (n + 1);
   const uint64_t out_bytes = nb_off + idb * m;
   io::check_space({{out_dir, out_bytes, "the output"}});
-  io::TempFile out = io::TempFile::create(out_dir, ".gxsort-out");
-  out.file().set_label(output);
+  io::TempFile out = io::TempFile::beside(output);
   std::vector<uint64_t> offsets(n + 1, 0);
   {
     // Record i of the sorted file is neighbor i: blocks are converted by several threads

@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "gxsort/error.hpp"
+#include "io/space.hpp"
 
 namespace gxsort::io {
 namespace {
@@ -61,6 +62,12 @@ void install_temp_cleanup_handlers() {
       ::sigaction(sig, &sa, nullptr);
     }
   });
+}
+
+TempFile TempFile::beside(const std::string& target, const std::string& prefix) {
+  TempFile t = create(directory_of(target), prefix);
+  t.file_.set_label(target);
+  return t;
 }
 
 TempFile TempFile::create(const std::string& dir, const std::string& prefix) {

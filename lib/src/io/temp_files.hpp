@@ -19,6 +19,9 @@ class TempFile {
   TempFile() = default;
   // Creates "<dir>/<prefix>.<pid>.<counter>.tmp".
   static TempFile create(const std::string& dir, const std::string& prefix);
+  // The temp file an output is written to before commit_rename: in the target's
+  // directory (so the rename is atomic), named in messages as the target.
+  static TempFile beside(const std::string& target, const std::string& prefix = ".gxsort-out");
   TempFile(TempFile&& o) noexcept;
   TempFile& operator=(TempFile&& o) noexcept;
   ~TempFile();

@@ -20,15 +20,6 @@
 namespace gxsort {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-io::TempFile output_temp(const std::string& output) {
-  io::TempFile t = io::TempFile::create(io::directory_of(output), ".gxsort-out");
-  t.file().set_label(output);
-  return t;
-}
-
 GroupPass make_group_pass(const EngineOptions& opt, const std::string& name, unsigned threads, uint64_t memory,
                           bool verify) {
   GroupPass g;
@@ -123,7 +114,7 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
 
   if (strategy == "bitmap") {
     io::check_space({{out_dir, bytes, "the output"}});
-    io::TempFile out = output_temp(output);
+    io::TempFile out = io::TempFile::beside(output);
     // The keys are written in one burst at the end (up to 16 GiB): start their writeback
     // as they go so that the final fsync is not a second pass at disk speed.
     out.file().start_write_behind();
@@ -157,7 +148,7 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
     st.phases.push_back({"sync and rename", since(t2), 0, 0});
   } else if (strategy == "stream") {
     io::check_space({{out_dir, records * out_rs, "the output"}});
-    io::TempFile out = output_temp(output);
+    io::TempFile out = io::TempFile::beside(output);
     out.file().start_write_behind();
     auto t0 = Clock::now();
     GroupPass g = make_group_pass(opt, input, p.threads, p.memory, true);
@@ -190,7 +181,7 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
     for (auto& ph : s.phases) st.phases.push_back(ph);
     st.mode = "sort + group (" + s.mode + ")";
     io::File sorted_in = io::File::open_read(sorted.path());
-    io::TempFile out = output_temp(output);
+    io::TempFile out = io::TempFile::beside(output);
     out.file().start_write_behind();
     auto t0 = Clock::now();
     auto host = make_cpu_backend(threads);

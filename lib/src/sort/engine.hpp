@@ -1,6 +1,7 @@
 // What every engine command prepares before any I/O: the backend, the budgets, the
 // input's record count and the plan, with all user errors reported up front.
 #pragma once
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +20,10 @@ struct Prepared {
   PlanInput plan_input;
   Plan plan;
 };
+
+// Per-phase stats: seconds since t0.
+using Clock = std::chrono::steady_clock;
+inline double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Input size must be a whole number of records; names the file otherwise.
 uint64_t checked_record_count(const std::string& path, uint64_t bytes, const Format& f);

@@ -127,8 +127,7 @@ RunStats gen_file(const std::string& output, const Format& f, const GenOptions& 
   const size_t rs = f.record_size;
   const uint64_t bytes = g.count * rs;
   io::check_space({{dir, bytes, "the output"}});
-  io::TempFile out = io::TempFile::create(dir, ".gxsort-gen");
-  out.file().set_label(output);
+  io::TempFile out = io::TempFile::beside(output, ".gxsort-gen");
   const size_t chunk_records = size_t(std::max<uint64_t>(1, std::min<uint64_t>((size_t(32) << 20) / rs, g.count)));
   std::vector<std::vector<unsigned char>> buffers(3, std::vector<unsigned char>(chunk_records * rs));
   std::vector<unsigned char*> slots;

@@ -23,16 +23,6 @@
 namespace gxsort {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-// The final output is written to a temp file beside the target and renamed over it.
-io::TempFile create_output_temp(const std::string& output) {
-  io::TempFile t = io::TempFile::create(io::directory_of(output), ".gxsort-out");
-  t.file().set_label(output);
-  return t;
-}
-
 std::string output_dir_checked(const std::string& output) {
   if (output.empty()) fail_usage("an output file is required (-o FILE)");
   std::string dir = io::directory_of(output);
@@ -152,7 +142,7 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
   st.runs = p.plan.runs;
   st.phases.push_back({"open and start the device", t_prepare, 0, 0});
   const size_t rs = f.record_size;
-  io::TempFile out = create_output_temp(output);
+  io::TempFile out = io::TempFile::beside(output);
   // The output streams to the disk while it is written, not all at the end: a synced
   // output's fsync then has little left, and an unsynced one never hits the kernel's
   // dirty-page throttle (measured slower than the synced default without this).
@@ -442,7 +432,7 @@ RunStats merge_files(const std::vector<std::string>& inputs_arg, const std::stri
   st.records = bytes / f.record_size;
   st.input_bytes = st.output_bytes = bytes;
   st.runs = inputs.size();
-  io::TempFile out = create_output_temp(output);
+  io::TempFile out = io::TempFile::beside(output);
   out.file().start_write_behind();
   std::atomic<uint64_t> done{0};
   MergeJob job = make_merge_job(p, f, opt, size_t(p.memory / (merge_threads * (std::min<size_t>(k, inputs.size()) + 1))));
