@@ -1,15 +1,11 @@
 // Sort + unique with a bit-range radix sort and the low bits resolved by the unique (see
 // sort_unique.cuh).
-#include <cub/block/block_discontinuity.cuh>
+#include <cub/agent/single_pass_scan_operators.cuh>
 #include <cub/block/block_load.cuh>
-#include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
-#include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
 
@@ -20,179 +16,184 @@
 namespace gxsort::cuda {
 namespace {
 
-// The low-bit unique (steps 3-4 of sort_unique.cuh), over tiles of the keys sorted by
-// k >> low. A group is a run of equal k >> low; its mask ORs 1 << (k & low bits) over the
-// group: the set of its distinct keys, in order. In each tile a segmented OR scan gives,
-// at a group's last item in the tile, the mask of the group's part in it.
-//   count:   groups that start and end in the tile add their popcounts to counts[t];
-//            the tile keeps the in-tile mask of the group that leaves it (own[t]) and of
-//            the group that enters it (incoming[t]), and whether any group starts in it;
-//   resolve: each tile's incoming part is ORed into own[] of the last tile before it in
-//            which a group starts (an exclusive max-scan over the tiles finds it), so
-//            own[t] becomes the whole mask of the group that starts in t and leaves it;
-//   write:   a scan of counts[t] + popcount(own[t]) gives each tile's output offset;
-//            each group that starts in the tile writes its keys there, staged in
-//            shared memory so the stores are coalesced.
-// Tiles past the end are padded with copies of the last key: they join its group and
-// change no mask.
+// The low-bit unique (step 3 of sort_unique.cuh): one pass over the keys sorted by
+// k >> low, in tiles, with CUB's decoupled look-back carrying each tile's prefix.
+//
+// A group is a run of equal k >> low; its mask ORs 1 << (k & low bits) over the group:
+// the set of its distinct keys, in order. The keys are summarised as Spans (below) and
+// scanned in key order: the exclusive prefix at a group's first key (its head) holds the
+// previous group's whole mask (tail) and the number of distinct keys of every group
+// before that one (count), i.e. where that group's keys go. In a tile:
+//   1. each thread sums its keys into one Span; a block scan with the look-back gives
+//      each thread the Span of everything before it;
+//   2. each thread walks its keys again: at each head it records the group that closes
+//      there (its offset in the tile's output and its mask) by the group's rank in the tile;
+//   3. each key of a group that closes in the tile writes itself at its place in the
+//      group, offset + popcount(mask below its low bits), into shared memory (copies of a
+//      key write the same word to the same place); the group open at the tile's start
+//      has keys in earlier tiles and is written from its mask instead;
+//   4. the tile's output, staged in order, is copied out coalesced.
+// Every key does the same work (no loop over a mask's bits per key), and the keys are
+// read once and the output written once.
+constexpr uint32_t kHeadSeen = 1u << 31;  // in the count field (n < 2^31)
+
+// A Span, packed in 64 bits so the look-back reads a tile's status and value in one
+// load: bits 0-30 count, 31 kHeadSeen, 32-47 lead, 48-63 tail (masks of low <= 4 bits).
+//   no head in the span: lead = OR of its keys' bits (the middle of a group);
+//   a head in it:        lead = the bits before its first head (the end of an earlier
+//                        group), count = distinct keys of the groups that start and end
+//                        in it, tail = the bits of its last group (still open at its end).
+using Span = unsigned long long;
+__device__ __forceinline__ uint32_t span_count(Span s) { return uint32_t(s); }
+__device__ __forceinline__ uint32_t span_lead(Span s) { return uint32_t(s >> 32) & 0xffffu; }
+__device__ __forceinline__ uint32_t span_tail(Span s) { return uint32_t(s >> 48); }
+__device__ __forceinline__ Span make_span(uint32_t count, uint32_t lead, uint32_t tail) {
+  return Span(count) | Span(lead) << 32 | Span(tail) << 48;
+}
+__device__ __forceinline__ uint32_t distinct_before(Span s) { return span_count(s) & ~kHeadSeen; }
+
+// Joining two adjacent spans. Associative, and 0 (no keys) is its identity.
+struct JoinSpans {
+  __device__ __forceinline__ Span operator()(Span a, Span b) const {
+    const uint32_t ac = span_count(a), bc = span_count(b);
+    if (!(bc & kHeadSeen)) return a | Span(span_lead(b)) << ((ac & kHeadSeen) ? 48 : 32);
+    if (!(ac & kHeadSeen)) return b | Span(span_lead(a)) << 32;
+    // a's open group ends with b's lead.
+    return make_span(ac + uint32_t(__popc(span_tail(a) | span_lead(b))) + (bc & ~kHeadSeen), span_lead(a),
+                     span_tail(b));
+  }
+};
+// A span extended by one key.
+__device__ __forceinline__ Span add_key(Span s, bool head, uint32_t bit) {
+  const uint32_t c = span_count(s);
+  if (head) return make_span((c & kHeadSeen) ? c + uint32_t(__popc(span_tail(s))) : kHeadSeen, span_lead(s), bit);
+  return s | Span(bit) << ((c & kHeadSeen) ? 48 : 32);
+}
+
+// 256 x 20 keys measured fastest of 64-256 threads x 8-32 keys on the H200 (PBBS case).
 constexpr int kThreads = 256;
-constexpr int kItems = 16;
-constexpr size_t kTile = size_t(kThreads) * kItems;
-// A tile writes at most its own keys plus the rest of the group that leaves it.
-constexpr int kMaxTileOut = int(kTile) + 32;
+constexpr int kItems = 20;
+constexpr int kTile = kThreads * kItems;
+// A tile writes at most its own keys plus the end of the group that enters it (<= 16
+// distinct keys): each group it writes ends before one of its heads or at the array's end.
+constexpr int kMaxTileOut = kTile + 16;
+static_assert(kMaxTileOut < (1 << 16), "a group's offset in the tile is kept in 16 bits");
 
-struct GroupChange {
-  int low;
-  __device__ bool operator()(uint32_t a, uint32_t b) const { return (a >> low) != (b >> low); }
-};
-// (a head seen in the scanned prefix, OR of the masks since the last head).
-struct SegmentedOr {
-  __device__ uint2 operator()(uint2 a, uint2 b) const { return b.x ? b : make_uint2(a.x, a.y | b.y); }
-};
-struct MaxOp {
-  __host__ __device__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
-};
-
+using TileState = cub::ScanTileState<Span>;
 using Load = cub::BlockLoad<uint32_t, kThreads, kItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
-using Flags = cub::BlockDiscontinuity<uint32_t, kThreads>;
-using OrScan = cub::BlockScan<uint2, kThreads>;
-using SumScan = cub::BlockScan<uint32_t, kThreads>;
-using Sum = cub::BlockReduce<uint32_t, kThreads>;
+using SpanScan = cub::BlockScan<Span, kThreads>;
+using CountScan = cub::BlockScan<int, kThreads>;
+using Prefix = cub::TilePrefixCallbackOp<Span, JoinSpans, TileState>;
 
-union TileStorage {
-  typename Load::TempStorage load;
-  typename Flags::TempStorage flags;
-  typename OrScan::TempStorage or_scan;
-  typename SumScan::TempStorage sum_scan;
-  typename Sum::TempStorage sum;
+struct UniqueStorage {
+  union {
+    typename Load::TempStorage load;
+    uint32_t staged[kMaxTileOut];  // the tile's output, in order
+  };
+  typename SpanScan::TempStorage span_scan;
+  typename CountScan::TempStorage count_scan;
+  typename Prefix::TempStorage prefix;
+  uint32_t last_key[kThreads];  // each thread's last key: the next thread's predecessor
+  uint32_t group[kTile + 1];    // by rank in the tile: offset in the tile's output << 16 | mask
+  uint32_t first_out;           // the tile's first output offset, and one past its last
+  uint32_t end_out;
 };
 
-// What both passes know of one tile: each item's key, whether it ends its group inside
-// the tile, and the segmented OR scan at it (.x: a group starts at or before the item
-// inside the tile, i.e. the item's group started in this tile).
-struct TileView {
+__global__ void init_tiles_kernel(TileState state, int tiles) { state.InitializeStatus(tiles); }
+
+__global__ void __launch_bounds__(kThreads) unique_kernel(const uint32_t* __restrict__ sorted, size_t n, int low,
+                                                          TileState state, uint32_t* __restrict__ out,
+                                                          uint32_t* __restrict__ total) {
+  __shared__ UniqueStorage st;
+  const int tile = int(blockIdx.x);
+  const size_t first = size_t(tile) * kTile;
+  const bool last_tile = first + kTile >= n;
   uint32_t key[kItems];
-  int tail[kItems];
-  uint2 scan[kItems];
-};
+  if (!last_tile) Load(st.load).Load(sorted + first, key);
+  else Load(st.load).Load(sorted + first, key, int(n - first), sorted[n - 1]);  // padding joins the last group
+  st.last_key[threadIdx.x] = key[kItems - 1];
+  __syncthreads();  // the load's storage is reused by the staging below
 
-__device__ void view_tile(const uint32_t* sorted, size_t n, int low, size_t tile, TileView& v, TileStorage& ts) {
-  const size_t first = tile * kTile;
-  const uint32_t last_key = sorted[n - 1];
-  const int valid = int(min(kTile, n - first));
-  Load(ts.load).Load(sorted + first, v.key, valid, last_key);
-  __syncthreads();
-  // Neighbours outside the tile; a key with bit `low` flipped starts another group.
-  const uint32_t pred = first == 0 ? sorted[0] ^ (1u << low) : sorted[first - 1];
-  const uint32_t succ = first + kTile >= n ? last_key ^ (1u << low) : sorted[first + kTile];
-  int head[kItems];
-  Flags(ts.flags).FlagHeadsAndTails(head, pred, v.tail, succ, v.key, GroupChange{low});
-  __syncthreads();
   const uint32_t low_mask = (1u << low) - 1;
-  uint2 in[kItems];
-  for (int j = 0; j < kItems; ++j) in[j] = make_uint2(uint32_t(head[j]), 1u << (v.key[j] & low_mask));
-  OrScan(ts.or_scan).InclusiveScan(in, v.scan, SegmentedOr{});
+  uint32_t heads = 0;  // bit j: key j starts a group
+  {
+    uint32_t prev = threadIdx.x ? st.last_key[threadIdx.x - 1] : first ? sorted[first - 1] : ~key[0];
+    for (int j = 0; j < kItems; ++j) {
+      heads |= uint32_t((key[j] >> low) != (prev >> low)) << j;
+      prev = key[j];
+    }
+  }
+  // 1. This thread's span; the span of everything before it.
+  Span mine = 0;
+  for (int j = 0; j < kItems; ++j) mine = add_key(mine, (heads >> j) & 1, 1u << (key[j] & low_mask));
+  Span run;
+  if (tile == 0) {
+    Span aggregate;
+    SpanScan(st.span_scan).ExclusiveScan(mine, run, Span(0), JoinSpans{}, aggregate);
+    if (threadIdx.x == 0) state.SetInclusive(0, aggregate);
+  } else {
+    Prefix prefix(state, st.prefix, JoinSpans{}, tile);
+    SpanScan(st.span_scan).ExclusiveScan(mine, run, JoinSpans{}, prefix);
+  }
+  int rank0, tile_heads;  // heads before this thread's keys, and in the tile
+  CountScan(st.count_scan).ExclusiveSum(__popc(heads), rank0, tile_heads);
+  if (threadIdx.x == 0) st.first_out = tile == 0 ? 0 : distinct_before(run);
   __syncthreads();
-}
+  const uint32_t base = st.first_out;
 
-__device__ bool is_tile_end(int j) { return threadIdx.x == kThreads - 1 && j == kItems - 1; }
-
-__global__ void __launch_bounds__(kThreads) count_kernel(const uint32_t* __restrict__ sorted, size_t n, int low,
-                                                         uint32_t* __restrict__ counts, uint32_t* __restrict__ own,
-                                                         uint32_t* __restrict__ incoming,
-                                                         uint32_t* __restrict__ has_head) {
-  __shared__ TileStorage ts;
-  TileView v;
-  const size_t tile = blockIdx.x;
-  view_tile(sorted, n, low, tile, v, ts);
-  uint32_t count = 0;
+  // 2. Record each group that closes at one of this thread's heads.
+  int rank = rank0;
   for (int j = 0; j < kItems; ++j) {
-    if (!v.tail[j] && !is_tile_end(j)) continue;
-    const bool headed_here = v.scan[j].x != 0;
-    if (v.tail[j] && headed_here) count += __popc(v.scan[j].y);  // the whole group is here
-    else if (headed_here) own[tile] = v.scan[j].y;               // leaves the tile
-    else incoming[tile] = v.scan[j].y;                           // started in an earlier tile
-    // Only the tile's last item can leave it and only its first group can come in:
-    // each of own[] and incoming[] has at most one writer.
-    if (is_tile_end(j)) has_head[tile] = headed_here ? 1u : 0u;
+    const bool head = (heads >> j) & 1;
+    if (head) st.group[rank++] = (distinct_before(run) - base) << 16 | span_tail(run);
+    run = add_key(run, head, 1u << (key[j] & low_mask));
   }
-  const uint32_t total = Sum(ts.sum).Sum(count);
-  if (threadIdx.x == 0) counts[tile] = total;
-}
-
-// One thread per tile: the part of a group in a tile it entered goes to the tile where
-// the group started.
-__global__ void resolve_kernel(const uint32_t* __restrict__ incoming, const uint32_t* __restrict__ last_head_before,
-                               uint32_t* __restrict__ own, size_t tiles) {
-  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t >= tiles || incoming[t] == 0) return;
-  atomicOr(&own[last_head_before[t]], incoming[t]);
-}
-
-__global__ void __launch_bounds__(kThreads) write_kernel(const uint32_t* __restrict__ sorted, size_t n, int low,
-                                                         const uint32_t* __restrict__ own,
-                                                         const uint32_t* __restrict__ offsets, uint32_t* __restrict__ out) {
-  __shared__ TileStorage ts;
-  __shared__ uint32_t staged[kMaxTileOut];
-  TileView v;
-  const size_t tile = blockIdx.x;
-  view_tile(sorted, n, low, tile, v, ts);
-  // The mask each item writes: at the last item of every group that starts here.
-  uint32_t mask[kItems];
-  uint32_t mine = 0;
-  for (int j = 0; j < kItems; ++j) {
-    mask[j] = 0;
-    if (v.scan[j].x && v.tail[j]) mask[j] = v.scan[j].y;
-    else if (v.scan[j].x && is_tile_end(j)) mask[j] = own[tile];  // leaves the tile: the whole mask
-    mine += __popc(mask[j]);
-  }
-  uint32_t at, total;
-  SumScan(ts.sum_scan).ExclusiveSum(mine, at, total);
-  for (int j = 0; j < kItems; ++j) {
-    const uint32_t base = (v.key[j] >> low) << low;
-    for (uint32_t m = mask[j]; m; m &= m - 1) staged[at++] = base | uint32_t(__ffs(int(m)) - 1);
+  if (threadIdx.x == kThreads - 1) {
+    uint32_t end = distinct_before(run);
+    if (last_tile) {  // the array's last group closes at its end
+      st.group[tile_heads] = (end - base) << 16 | span_tail(run);
+      end += uint32_t(__popc(span_tail(run)));
+      *total = end;
+    }
+    st.end_out = end;
   }
   __syncthreads();
-  uint32_t* o = out + offsets[tile];
-  for (uint32_t i = threadIdx.x; i < total; i += kThreads) o[i] = staged[i];
+
+  // 3. Groups of ranks [0, closed) close in this tile; rank 0 entered it from earlier tiles.
+  const int closed = last_tile ? tile_heads + 1 : tile_heads;
+  if (threadIdx.x < 32 && closed > 0 && first > 0) {
+    const uint32_t g = st.group[0], mask = g & 0xffffu;
+    if (threadIdx.x < uint32_t(__popc(mask))) {
+      const uint32_t group = (sorted[first - 1] >> low) << low;
+      st.staged[(g >> 16) + threadIdx.x] = group | __fns(mask, 0, int(threadIdx.x) + 1);
+    }
+  }
+  rank = rank0;
+  for (int j = 0; j < kItems; ++j) {
+    rank += (heads >> j) & 1;
+    if (rank >= 1 && rank < closed) {
+      const uint32_t g = st.group[rank];
+      st.staged[(g >> 16) + uint32_t(__popc(g & ((1u << (key[j] & low_mask)) - 1)))] = key[j];
+    }
+  }
+  __syncthreads();
+
+  // 4. Copy out.
+  const uint32_t count = st.end_out - base;
+  for (uint32_t i = threadIdx.x; i < count; i += kThreads) out[base + i] = st.staged[i];
 }
 
-// Tile i's number of distinct keys; 0 past the last tile, so the scan's last entry is
-// the total.
-struct TileCount {
-  const uint32_t* counts;
-  const uint32_t* own;
-  size_t tiles;
-  __host__ __device__ uint32_t operator()(size_t i) const {
-#if defined(__CUDA_ARCH__)
-    return i < tiles ? counts[i] + uint32_t(__popc(own[i])) : 0u;
-#else
-    return 0u;
-#endif
-  }
-};
-using TileCountIt = thrust::transform_iterator<TileCount, thrust::counting_iterator<size_t>>;
-// Tile i if a group starts in it, else 0 (tile 0 always has one).
-struct HeadTile {
-  const uint32_t* has_head;
-  __host__ __device__ uint32_t operator()(size_t i) const { return has_head[i] ? uint32_t(i) : 0u; }
-};
-using HeadTileIt = thrust::transform_iterator<HeadTile, thrust::counting_iterator<size_t>>;
+int tiles_of(size_t n) { return int((n + kTile - 1) / kTile); }
 
-size_t tiles_of(size_t n) { return (n + kTile - 1) / kTile; }
-
-// Work area: [0] max key, [1] unique count; then kArrays arrays of tiles + 1 words
-// (counts, own, incoming, has_head, last_head_before, offsets); CUB temp.
-constexpr int kArrays = 6;
-struct Layout {
-  size_t n;
-  size_t array_bytes() const { return ((tiles_of(n) + 1) * 4 + 255) / 256 * 256; }
-  uint32_t* scalars(void* w) const { return static_cast<uint32_t*>(w); }
-  uint32_t* array(void* w, int i) const {
-    return reinterpret_cast<uint32_t*>(static_cast<unsigned char*>(w) + 256 + size_t(i) * array_bytes());
-  }
-  void* temp(void* w) const { return static_cast<unsigned char*>(w) + 256 + kArrays * array_bytes(); }
-};
+// Work area: [0] max key, [1] unique count (256 bytes); the tile states; CUB temp.
+size_t tile_state_bytes(size_t n) {
+  size_t b = 0;
+  GXSORT_CUDA_CHECK(TileState::AllocationSize(tiles_of(n), b));
+  return (b + 255) / 256 * 256;
+}
+uint32_t* scalars(void* w) { return static_cast<uint32_t*>(w); }
+void* tile_states(void* w) { return static_cast<unsigned char*>(w) + 256; }
+void* cub_temp(void* w, size_t n) { return static_cast<unsigned char*>(w) + 256 + tile_state_bytes(n); }
 
 // The reduce and select count items in 32 bits (faster CUB paths; the header asks
 // n < 2^31); the radix sort keeps the size_t count its reference call uses.
@@ -200,15 +201,11 @@ size_t cub_temp_bytes(size_t n_) {
   const int n = int(n_);
   const uint32_t* k = nullptr;
   uint32_t* o = nullptr;
-  size_t a = 0, b = 0, c = 0, d = 0, e = 0;
+  size_t a = 0, b = 0, c = 0;
   GXSORT_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, a, k, o, n));
   GXSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, b, k, o, n_));
   GXSORT_CUDA_CHECK(cub::DeviceSelect::Unique(nullptr, c, k, o, o, n));
-  const size_t tiles = tiles_of(n_);
-  const thrust::counting_iterator<size_t> i0(0);
-  GXSORT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, d, TileCountIt(i0, TileCount{k, k, tiles}), o, int(tiles + 1)));
-  GXSORT_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(nullptr, e, HeadTileIt(i0, HeadTile{k}), o, MaxOp{}, 0u, int(tiles)));
-  return std::max({a, b, c, d, e, size_t(1)});
+  return std::max({a, b, c, size_t(1)});
 }
 
 uint32_t read_word(const uint32_t* d, cudaStream_t s) {
@@ -220,58 +217,46 @@ uint32_t read_word(const uint32_t* d, cudaStream_t s) {
 
 }  // namespace
 
-size_t sort_unique_work_bytes(size_t n) {
-  const Layout l{n};
-  return 256 + kArrays * l.array_bytes() + cub_temp_bytes(n) + 256;
+size_t sort_unique_work_bytes(size_t n) { return 256 + tile_state_bytes(n) + cub_temp_bytes(n) + 256; }
+
+size_t low_bit_unique_u32(const uint32_t* d_sorted, size_t n, int low, uint32_t* d_out, void* work, cudaStream_t s) {
+  if (n == 0) return 0;
+  if (n >= (size_t(1) << 31)) throw Error(ExitCode::usage, "low_bit_unique_u32: at most 2^31 - 1 keys");
+  if (low < 0 || low > kMaxLowBits) throw Error(ExitCode::usage, "low_bit_unique_u32: low must be in [0, 4]");
+  uint32_t* total = scalars(work) + 1;
+  if (low == 0) {
+    size_t t = cub_temp_bytes(n);
+    GXSORT_CUDA_CHECK(cub::DeviceSelect::Unique(cub_temp(work, n), t, d_sorted, d_out, total, int(n), s));
+    return read_word(total, s);
+  }
+  const int tiles = tiles_of(n);
+  TileState state;
+  GXSORT_CUDA_CHECK(state.Init(tiles, tile_states(work), tile_state_bytes(n)));
+  init_tiles_kernel<<<unsigned((tiles + 255) / 256), 256, 0, s>>>(state, tiles);
+  GXSORT_CUDA_CHECK_LAUNCH("sort unique tile init");
+  unique_kernel<<<unsigned(tiles), kThreads, 0, s>>>(d_sorted, n, low, state, d_out, total);
+  GXSORT_CUDA_CHECK_LAUNCH("sort unique");
+  return read_word(total, s);
 }
 
-size_t sort_unique_u32(const uint32_t* d_keys, size_t n_, uint32_t* d_sorted, uint32_t* d_out, void* work,
+size_t sort_unique_u32(const uint32_t* d_keys, size_t n, uint32_t* d_sorted, uint32_t* d_out, void* work,
                        cudaStream_t s) {
-  if (n_ == 0) return 0;
-  if (n_ >= (size_t(1) << 31)) throw Error(ExitCode::usage, "sort_unique_u32: at most 2^31 - 1 keys");
-  const int n = int(n_);
-  const Layout l{n_};
-  uint32_t* sc = l.scalars(work);
-  void* temp = l.temp(work);
-  size_t tb = cub_temp_bytes(n_);
+  if (n == 0) return 0;
+  if (n >= (size_t(1) << 31)) throw Error(ExitCode::usage, "sort_unique_u32: at most 2^31 - 1 keys");
+  uint32_t* mx_word = scalars(work);
+  const size_t tb = cub_temp_bytes(n);
   size_t t = tb;
-  GXSORT_CUDA_CHECK(cub::DeviceReduce::Max(temp, t, d_keys, sc, n, s));
-  const uint32_t mx = read_word(sc, s);
+  GXSORT_CUDA_CHECK(cub::DeviceReduce::Max(cub_temp(work, n), t, d_keys, mx_word, int(n), s));
+  const uint32_t mx = read_word(mx_word, s);
   const int bits = mx ? 32 - __builtin_clz(mx) : 0;
   const int low = sort_unique_low_bits(bits);
   const uint32_t* sorted = d_keys;  // no bits above the low ones: one group, nothing to sort
   if (bits > low) {
     t = tb;
-    GXSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, t, d_keys, d_sorted, n_, low, bits, s));
+    GXSORT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(cub_temp(work, n), t, d_keys, d_sorted, n, low, bits, s));
     sorted = d_sorted;
   }
-  if (low == 0) {
-    t = tb;
-    GXSORT_CUDA_CHECK(cub::DeviceSelect::Unique(temp, t, sorted, d_out, sc + 1, n, s));
-    return read_word(sc + 1, s);
-  }
-  const size_t tiles = tiles_of(n_);
-  uint32_t* counts = l.array(work, 0);
-  uint32_t* own = l.array(work, 1);
-  uint32_t* incoming = l.array(work, 2);
-  uint32_t* has_head = l.array(work, 3);
-  uint32_t* last_head_before = l.array(work, 4);
-  uint32_t* offsets = l.array(work, 5);
-  GXSORT_CUDA_CHECK(cudaMemsetAsync(own, 0, 2 * l.array_bytes(), s));  // own and incoming
-  count_kernel<<<unsigned(tiles), kThreads, 0, s>>>(sorted, n_, low, counts, own, incoming, has_head);
-  GXSORT_CUDA_CHECK_LAUNCH("sort unique count");
-  const thrust::counting_iterator<size_t> i0(0);
-  t = tb;
-  GXSORT_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(temp, t, HeadTileIt(i0, HeadTile{has_head}), last_head_before,
-                                                   MaxOp{}, 0u, int(tiles), s));
-  resolve_kernel<<<unsigned((tiles + 255) / 256), 256, 0, s>>>(incoming, last_head_before, own, tiles);
-  GXSORT_CUDA_CHECK_LAUNCH("sort unique resolve");
-  t = tb;
-  GXSORT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, t, TileCountIt(i0, TileCount{counts, own, tiles}), offsets,
-                                                  int(tiles + 1), s));
-  write_kernel<<<unsigned(tiles), kThreads, 0, s>>>(sorted, n_, low, own, offsets, d_out);
-  GXSORT_CUDA_CHECK_LAUNCH("sort unique write");
-  return read_word(offsets + tiles, s);
+  return low_bit_unique_u32(sorted, n, low, d_out, work, s);
 }
 
 }  // namespace gxsort::cuda

@@ -97,7 +97,7 @@ std::vector<uint32_t> device_case_keys(size_t n, int kind, std::mt19937_64& rng)
       case 2: x = uint32_t(rng()); break;                             // the whole 32 bits
       case 3: x = 0xfffffff0u + uint32_t(rng() % 16); break;          // the top of the range
       case 4: x = 12345u; break;                                      // all equal
-      default: x = uint32_t(rng() % 32); break;                       // below 2^5: nothing to sort
+      default: x = uint32_t(rng() % 16); break;                       // below 2^4: nothing to sort
     }
   }
   return k;
@@ -107,14 +107,21 @@ std::vector<uint32_t> sorted_unique(std::vector<uint32_t> k) {
   k.erase(std::unique(k.begin(), k.end()), k.end());
   return k;
 }
+// Device memory and a stream for one test case.
+struct DeviceCase {
+  gxsort::cuda::DeviceMemory mem;
+  cudaStream_t s{};
+  explicit DeviceCase(size_t bytes) : mem(0, bytes) { GXSORT_CUDA_CHECK(cudaStreamCreate(&s)); }
+  ~DeviceCase() { cudaStreamDestroy(s); }
+};
 }  // namespace
 
 TEST_CASE("bitmap dedupe and sort+unique: device-resident keys against std::sort + std::unique (the bench's paths)") {
   GPU_TEST_REQUIRE_DEVICE();
   namespace gc = gxsort::cuda;
-  gc::DeviceMemory mem(0, size_t(2) << 30);
-  cudaStream_t s;
-  GXSORT_CUDA_CHECK(cudaStreamCreate(&s));
+  DeviceCase dc(size_t(2) << 30);
+  auto& mem = dc.mem;
+  const cudaStream_t s = dc.s;
   std::mt19937_64 rng(2);
   // One bitmap for every case: bitmap_unique_device must leave it clear.
   auto d_bits = mem.buffer<uint32_t>(gc::BitmapPolicy::kWords, "bits");
@@ -143,18 +150,17 @@ TEST_CASE("bitmap dedupe and sort+unique: device-resident keys against std::sort
   std::vector<uint32_t> bits(gc::BitmapPolicy::kWords);
   GXSORT_CUDA_CHECK(cudaMemcpy(bits.data(), d_bits.data(), bits.size() * 4, cudaMemcpyDeviceToHost));
   CHECK(std::all_of(bits.begin(), bits.end(), [](uint32_t w) { return w == 0; }));
-  cudaStreamDestroy(s);
 }
 
-TEST_CASE("sort+unique: every key bit width (the low bits left to the unique: 0 to 5)") {
+TEST_CASE("sort+unique: every key bit width (the low bits left to the unique: 0 to 4)") {
   GPU_TEST_REQUIRE_DEVICE();
   namespace gc = gxsort::cuda;
-  gc::DeviceMemory mem(0, size_t(1) << 30);
-  cudaStream_t s;
-  GXSORT_CUDA_CHECK(cudaStreamCreate(&s));
+  DeviceCase dc(size_t(1) << 30);
+  auto& mem = dc.mem;
+  const cudaStream_t s = dc.s;
   std::mt19937_64 rng(4);
-  // Around the unique's tile of 4096 keys, and many tiles (groups crossing tile edges).
-  for (size_t n : {size_t(4095), size_t(4096), size_t(4097), size_t(200003)})
+  // Around the unique's tile of 5120 keys, and many tiles (groups crossing tile edges).
+  for (size_t n : {size_t(5119), size_t(5120), size_t(5121), size_t(200003)})
   for (int bits = 0; bits <= 32; ++bits) {
     CAPTURE(n);
     CAPTURE(bits);
@@ -172,7 +178,47 @@ TEST_CASE("sort+unique: every key bit width (the low bits left to the unique: 0 
     GXSORT_CUDA_CHECK(cudaMemcpy(got.data(), d_out.data(), m * 4, cudaMemcpyDeviceToHost));
     CHECK(got == sorted_unique(keys));
   }
-  cudaStreamDestroy(s);
+}
+
+// Keys ordered by k >> low with the low bits shuffled, in groups of the given kind:
+// 0 random sizes up to 3000, 1 one group for everything (a chain of tiles without a
+// head, longer than the look-back's window of 32 tiles), 2 every key its own group,
+// 3 sizes 1 or 2, 4 groups of 64 with gaps between group ids.
+static std::vector<uint32_t> group_ordered_keys(size_t n, int low, int kind, std::mt19937_64& rng) {
+  std::vector<uint32_t> k;
+  k.reserve(n);
+  uint32_t group = uint32_t(rng() % 1000);
+  while (k.size() < n) {
+    size_t len = kind == 0 ? 1 + rng() % 3000 : kind == 1 ? n : kind == 2 ? 1 : kind == 3 ? 1 + rng() % 2 : 64;
+    len = std::min(len, n - k.size());
+    for (size_t i = 0; i < len; ++i) k.push_back((group << low) | uint32_t(rng() % (1u << low)));
+    group += kind == 4 ? 1 + uint32_t(rng() % 5) : 1;
+  }
+  return k;
+}
+
+TEST_CASE("low-bit unique: keys ordered by k >> low, every low width, groups across tiles") {
+  GPU_TEST_REQUIRE_DEVICE();
+  namespace gc = gxsort::cuda;
+  DeviceCase dc(size_t(1) << 30);
+  auto& mem = dc.mem;
+  const cudaStream_t s = dc.s;
+  std::mt19937_64 rng(5);
+  // Around the unique's tile of 5120 keys, and hundreds of tiles.
+  for (size_t n : {size_t(1), size_t(2), size_t(5119), size_t(5120), size_t(5121), size_t(1000003)})
+    for (int low = 0; low <= gc::kMaxLowBits; ++low)
+      for (int kind = 0; kind < 5; ++kind) {
+        CAPTURE(n); CAPTURE(low); CAPTURE(kind);
+        const std::vector<uint32_t> keys = group_ordered_keys(n, low, kind, rng);
+        auto d_keys = mem.buffer<uint32_t>(n, "keys");
+        auto d_out = mem.buffer<uint32_t>(n, "out");
+        auto work = mem.allocate(gc::sort_unique_work_bytes(n), "work");
+        GXSORT_CUDA_CHECK(cudaMemcpy(d_keys.data(), keys.data(), n * 4, cudaMemcpyHostToDevice));
+        const size_t m = gc::low_bit_unique_u32(d_keys.data(), n, low, d_out.data(), work.get(), s);
+        std::vector<uint32_t> got(m);
+        GXSORT_CUDA_CHECK(cudaMemcpy(got.data(), d_out.data(), m * 4, cudaMemcpyDeviceToHost));
+        CHECK(got == sorted_unique(keys));
+      }
 }
 
 TEST_CASE("dedupe and sort -u: the GPU output is byte-identical to the CPU's (tiny budgets: groups across chunks, runs, windows)") {

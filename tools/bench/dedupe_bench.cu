@@ -2,10 +2,11 @@
 // [0, 10^8), already in device memory; sorted distinct keys out, in device memory.
 //   cub       cub::DeviceRadixSort::SortKeys (32 bits) + cub::DeviceSelect::Unique: the reference
 //   sort+uniq ours: cuda/sort_unique (the key bit width from a max reduce, a radix sort of
-//             bits [L, B) only, the low L bits resolved by a reduce-by-key of bit masks)
+//             bits [L, B) only, the low L bits resolved by a one-pass unique of bit masks)
 //   bitmap    ours: cuda/bitmap_dedupe (atomicOr with the key range kept, tile popcount +
 //             scan over that range only, coalesced write that also clears the words)
-// Also timed, for the breakdown: CUB's radix sort alone over 32 bits and over [L, B).
+// Also timed, for the breakdown: CUB's radix sort alone over 32 bits and over [L, B), and
+// our low-bit unique alone (on the keys sorted over [L, B)).
 // Times are the median of several runs (CUDA events); ratio = time / cub's time in this run.
 //   usage: dedupe_bench [N] [RANGE] [REPS]
 #include <cub/device/device_radix_sort.cuh>
@@ -138,13 +139,23 @@ int main(int argc, char** argv) {
     const double ms_sort = time_ms(s, reps, ours_sort);
     const double ms_bm = time_ms(s, reps, ours_bitmap);
     const double ms_s32 = time_ms(s, reps, cub_sort32);
+    // cub_sort32 left the keys sorted in `sorted`: CUB's unique alone.
+    auto cub_unique = [&] {
+      size_t tb = t_bytes;
+      GXSORT_CUDA_CHECK(cub::DeviceSelect::Unique(temp.get(), tb, sorted.data(), out_cub.data(), counts.data(), n, s));
+    };
+    const double ms_cunique = time_ms(s, reps, cub_unique);
     const double ms_cub32 = time_ms(s, reps, cub_run32);
     const double ms_srange = time_ms(s, reps, cub_sort_range);
+    // cub_sort_range left the keys sorted over [L, B) in `sorted`.
+    size_t lu_count = 0;
+    auto low_unique = [&] { lu_count = gc::low_bit_unique_u32(sorted.data(), n, low, out_sort.data(), su_work.get(), s); };
+    const double ms_lunique = time_ms(s, reps, low_unique);
 
     // The three outputs must agree.
     uint32_t c[2];
     GXSORT_CUDA_CHECK(cudaMemcpy(c, counts.data(), 8, cudaMemcpyDeviceToHost));
-    bool ok = size_t(c[0]) == su_count && size_t(c[0]) == bm_count;
+    bool ok = size_t(c[0]) == su_count && size_t(c[0]) == bm_count && lu_count == su_count;
     if (ok) {
       std::vector<uint32_t> a(c[0]), b(c[0]), d(c[0]);
       GXSORT_CUDA_CHECK(cudaMemcpy(a.data(), out_cub.data(), size_t(c[0]) * 4, cudaMemcpyDeviceToHost));
@@ -167,6 +178,8 @@ int main(int argc, char** argv) {
     std::printf("| (breakdown) cub radix sort alone, 32 bits | %.3f | %.2f |\n", ms_s32, ms_s32 / ms_cub);
     std::printf("| (reference, int item count) cub sort + unique | %.3f | %.2f |\n", ms_cub32, ms_cub32 / ms_cub);
     std::printf("| (breakdown) cub radix sort alone, bits [%d, %d) | %.3f | %.2f |\n", low, width, ms_srange, ms_srange / ms_cub);
+    std::printf("| (breakdown) cub unique alone | %.3f | %.2f |\n", ms_cunique, ms_cunique / ms_cub);
+    std::printf("| (breakdown) our low-bit unique alone (%d low bits) | %.3f | %.2f |\n", low, ms_lunique, ms_lunique / ms_cub);
     cudaStreamDestroy(s);
     return ok ? 0 : 1;
   } catch (const std::exception& e) {
