@@ -24,6 +24,7 @@
 #include "device_memory.cuh"
 #include "graph/bfs_kernels.cuh"
 #include "graph/bfs_stream.cuh"
+#include "graph/direction.hpp"
 #include "graph/graph.hpp"
 #include "pinned_pool.cuh"
 
@@ -46,12 +47,12 @@ double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock:
 // GXSORT_BFS_BU=lev (the level-array bottom-up kernel in memory too, as when streamed);
 // GXSORT_BFS_PROFILE=1 prints every level's mode, frontier and time to stderr.
 struct Tuning {
-  double alpha = BfsPolicy::kAlpha, beta = BfsPolicy::kBeta;
+  DirectionSwitch dir;
   bool bitmap = true, profile = false;
   static Tuning from_env() {
     Tuning t;
-    if (const char* e = std::getenv("GXSORT_BFS_ALPHA")) t.alpha = std::max(1e-9, std::atof(e));
-    if (const char* e = std::getenv("GXSORT_BFS_BETA")) t.beta = std::max(1e-9, std::atof(e));
+    if (const char* e = std::getenv("GXSORT_BFS_ALPHA")) t.dir.alpha = std::max(1e-9, std::atof(e));
+    if (const char* e = std::getenv("GXSORT_BFS_BETA")) t.dir.beta = std::max(1e-9, std::atof(e));
     if (const char* e = std::getenv("GXSORT_BFS_BU")) t.bitmap = std::string(e) != "lev";
     if (const char* e = std::getenv("GXSORT_BFS_PROFILE")) t.profile = *e && *e != '0';
     return t;
@@ -136,7 +137,9 @@ struct Search {
     uint32_t* q_in = qa;
     uint32_t* q_out = qb;
     // Bitmap bottom-up (in memory): the frontier bitmaps live in the queue that is free
-    // during bottom-up levels (2 * ceil(n / 32) words <= n, as n > kSmallFrontier there).
+    // during bottom-up levels (2 * ceil(n / 32) words <= n, as n > the frontier >
+    // kMinBottomUpFrontier there).
+    static_assert(DirectionSwitch::kMinBottomUpFrontier >= 64, "two frontier bitmaps must fit a queue of n entries");
     const bool bitmap = tune.bitmap && !stream;
     const uint32_t words = uint32_t((uint64_t(n) + 31) / 32);
     uint32_t* bits_front = nullptr;
@@ -146,7 +149,7 @@ struct Search {
     bool bu = false;
     while (n_f > 0) {
       const double m_u = double(g.m - std::min<uint64_t>(g.m, visited_deg));
-      if (g.symmetric && !bu && double(m_f) > m_u / tune.alpha && n_f > BfsPolicy::kSmallFrontier) {
+      if (g.symmetric && !bu && tune.dir.to_bottom_up(m_f, m_u, n_f)) {
         bu = true;
         if (bitmap) {
           bits_front = q_out;
@@ -154,7 +157,7 @@ struct Search {
           kernels::launch_queue_to_bitmap(q_in, uint32_t(n_f), n, bits_front, 0);
           step("q->bits", level, n_f, m_f);
         }
-      } else if (bu && double(n_f) < double(g.n) / tune.beta) {
+      } else if (bu && tune.dir.to_top_down(n_f, g.n)) {
         bu = false;
         counters_zero();
         if (bitmap) kernels::launch_bitmap_to_queue(a, bits_front, n, q_in, bu_blocks, 0);
@@ -253,7 +256,7 @@ std::vector<BfsRun> bfs_cuda_many(const CsrGraph& g, const std::vector<uint64_t>
     r.seconds = now_s() - t0;
     if (search.tune.profile) {
       std::fprintf(stderr, "bfs profile: source %llu, %.1f us (alpha %g, beta %g, %s bottom-up)\n", (unsigned long long)source,
-                   r.seconds * 1e6, search.tune.alpha, search.tune.beta, search.tune.bitmap && !stream ? "bitmap" : "level-array");
+                   r.seconds * 1e6, search.tune.dir.alpha, search.tune.dir.beta, search.tune.bitmap && !stream ? "bitmap" : "level-array");
       for (const auto& s : search.steps)
         std::fprintf(stderr, "  %-9s level %2u  frontier %10llu  edges %12llu  %8.1f us\n", s.mode, s.level, (unsigned long long)s.n_f,
                      (unsigned long long)s.m_f, s.s * 1e6);

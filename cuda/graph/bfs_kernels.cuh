@@ -31,8 +31,6 @@ struct BfsPolicy {
   // vertices with 1.7-2.2M edges to one or two blocks (9-18 ms levels).
   static constexpr ull kSliceEdgesPerThread = 16;
   static constexpr ull kMaxSlices = 8192;
-  static constexpr double kAlpha = 14.0;           // Beamer: top-down -> bottom-up when m_f > m_u / alpha
-  static constexpr double kBeta = 24.0;            // bottom-up -> top-down when n_f < n / beta
 };
 
 struct EdgeWindow {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <thread>
 
+#include "graph/direction.hpp"
 #include "graph/graph.hpp"
 #include "gxsort/error.hpp"
 #include "plan/sizes.hpp"
@@ -55,13 +56,6 @@ BfsRun bfs_sequential(const CsrGraph& g, uint64_t source) {
 
 namespace {
 
-// Beamer's switch points, the same as the GPU's (cuda/graph/bfs_kernels.cuh), so both
-// backends take the same steps: top-down -> bottom-up when the frontier's edges exceed
-// the unexplored edges / alpha (and the frontier has more than 4096 vertices),
-// bottom-up -> top-down when the frontier has fewer than n / beta vertices.
-constexpr double kAlpha = 14.0, kBeta = 24.0;
-constexpr uint64_t kMinBottomUpFrontier = 4096;
-
 // Runs body(lo, hi, thread) over [0, total) in pieces of `piece` handed out dynamically
 // to `threads` threads (the caller's thread alone when one piece would do).
 template <class Body>
@@ -99,9 +93,9 @@ void bfs_parallel(const CsrGraph& g, const Id* nbr, uint64_t source, unsigned th
   for (uint32_t level = 0; n_f > 0; ++level) {
     const uint32_t nl = level + 1;
     const double m_u = double(g.m - std::min<uint64_t>(g.m, visited_deg));
-    if (dir_opt && g.symmetric && !bottom_up && double(m_f) > m_u / kAlpha && n_f > kMinBottomUpFrontier) {
+    if (dir_opt && g.symmetric && !bottom_up && DirectionSwitch{}.to_bottom_up(m_f, m_u, n_f)) {
       bottom_up = true;
-    } else if (bottom_up && double(n_f) < double(g.n) / kBeta) {
+    } else if (bottom_up && DirectionSwitch{}.to_top_down(n_f, g.n)) {
       // back to top-down: the frontier is the vertices at `level`, in vertex order
       bottom_up = false;
       for (auto& l : local) l.out.clear();
