@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/test_files.hpp"
 #include "bitmap_dedupe.cuh"
 #include "cuda_backend.cuh"
 #include "cuda_check.cuh"
@@ -24,7 +25,9 @@ using namespace gxsort;
 
 namespace {
 
-using Bytes = std::vector<unsigned char>;
+using gxsort_test::Bytes;
+using gxsort_test::read_file;
+using gxsort_test::write_file;
 
 Bytes random_records(size_t n, size_t rs, uint64_t distinct, std::mt19937_64& rng) {
   Bytes v(n * rs);
@@ -35,20 +38,6 @@ Bytes random_records(size_t n, size_t rs, uint64_t distinct, std::mt19937_64& rn
     if (rs > 8) std::memcpy(&v[i * rs + 8], &i, std::min<size_t>(rs - 8, 4));
   }
   return v;
-}
-
-struct Dir {
-  std::string path;
-  Dir() { char t[] = "/tmp/gxsort-cuda-dedupe.XXXXXX"; path = ::mkdtemp(t); }
-  ~Dir() { std::system(("rm -rf " + path).c_str()); }
-};
-void write_file(const std::string& p, const Bytes& b) {
-  std::ofstream o(p, std::ios::binary);
-  o.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
-}
-Bytes read_file(const std::string& p) {
-  std::ifstream i(p, std::ios::binary);
-  return Bytes((std::istreambuf_iterator<char>(i)), std::istreambuf_iterator<char>());
 }
 
 Bytes extract_all(KeyBitmap& bm) {
@@ -223,7 +212,7 @@ TEST_CASE("low-bit unique: keys ordered by k >> low, every low width, groups acr
 
 TEST_CASE("dedupe and sort -u: the GPU output is byte-identical to the CPU's (tiny budgets: groups across chunks, runs, windows)") {
   GPU_TEST_REQUIRE_DEVICE();
-  Dir d;
+  gxsort_test::TempDir d("gxsort-cuda-dedupe");
   std::mt19937_64 rng(3);
   struct Case { Format f; size_t n; uint64_t distinct; };
   Format rec;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/test_files.hpp"
 #include "backend/backend.hpp"
 #include "gxsort/gxsort.hpp"
 #include "sort/bitmap_dedupe.hpp"
@@ -22,7 +23,10 @@ using namespace gxsort;
 
 namespace {
 
-using Bytes = std::vector<unsigned char>;
+using gxsort_test::Bytes;
+using gxsort_test::TempDir;
+using gxsort_test::read_file;
+using gxsort_test::write_file;
 
 // The oracle: std::stable_sort of indices by compare_keys, then one record per group of
 // equal keys (the first or the last in input order), optionally followed by its count.
@@ -71,23 +75,6 @@ Bytes make_input(const Format& f, size_t n, uint64_t distinct, std::mt19937_64& 
   return v;
 }
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char t[] = "/tmp/gxsort-dedupe-test.XXXXXX";
-    path = ::mkdtemp(t);
-  }
-  ~TempDir() { std::system(("rm -rf " + path).c_str()); }
-};
-
-void write_file(const std::string& p, const Bytes& b) {
-  std::ofstream o(p, std::ios::binary);
-  o.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
-}
-Bytes read_file(const std::string& p) {
-  std::ifstream i(p, std::ios::binary);
-  return Bytes((std::istreambuf_iterator<char>(i)), std::istreambuf_iterator<char>());
-}
 bool exists(const std::string& p) { return ::access(p.c_str(), F_OK) == 0; }
 
 EngineOptions cpu_opts(const Format& f, const std::string& memory = "") {

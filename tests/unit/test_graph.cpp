@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "../common/test_files.hpp"
 #include "../common/graph_fixtures.hpp"
 #include "graph/graph.hpp"
 #include "gxsort/gxsort.hpp"
@@ -21,15 +22,7 @@ using namespace gxsort::graph::test;
 namespace {
 
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char t[] = "/tmp/gxsort-graph-test.XXXXXX";
-    path = mkdtemp(t);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-  std::string file(const std::string& n) const { return path + "/" + n; }
-};
+using gxsort_test::TempDir;
 
 void write_text(const std::string& p, const std::string& s) { std::ofstream(p) << s; }
 template <class T>
