@@ -16,8 +16,9 @@ class MappedFile {
   // The first `bytes` of `f`, read-only, pre-faulted (the input is normally cached).
   static MappedFile map_read(const File& f, size_t bytes);
   // Sizes `f` to `bytes` with its blocks reserved (posix_fallocate, so a full disk is
-  // an error here, never a SIGBUS later) and maps it shared, writable and pre-faulted.
-  static MappedFile map_write(const File& f, size_t bytes);
+  // an error here, never a SIGBUS later) and maps it shared, writable and pre-faulted
+  // on `threads` threads.
+  static MappedFile map_write(const File& f, size_t bytes, unsigned threads = 1);
   MappedFile(MappedFile&& o) noexcept { swap(o); }
   MappedFile& operator=(MappedFile&& o) noexcept { MappedFile t(std::move(o)); swap(t); return *this; }
   MappedFile(const MappedFile&) = delete;
