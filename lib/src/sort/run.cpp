@@ -14,7 +14,7 @@ void read_records(const RunRef& run, size_t rs, uint64_t index, uint64_t count, 
 }
 
 RunCursor::RunCursor(const Format& f, const RunRef& run, uint64_t begin, uint64_t end, size_t buffer_bytes)
-    : f_(&f), run_(&run), pos_(begin), end_(end) {
+    : f_(&f), run_(&run), rs_(f.record_size), pos_(begin), end_(end) {
   // The buffer never exceeds the slice it walks: tiny inputs keep tiny buffers.
   const uint64_t want = std::max<uint64_t>(1, std::min<uint64_t>(buffer_bytes / f.record_size, end > begin ? end - begin : 1));
   if (!run.mem) buf_.resize(size_t(want) * f.record_size);
@@ -25,20 +25,21 @@ void RunCursor::load() {
   const size_t rs = f_->record_size;
   if (run_->mem) {
     cur_ = run_->mem + pos_ * rs;
+    ready_ = end_;
   } else {
     if (pos_ < buf_first_ || pos_ >= buf_first_ + buf_count_) {
       buf_first_ = pos_;
       buf_count_ = std::min<uint64_t>(buf_.size() / rs, end_ - pos_);
       read_records(*run_, rs, buf_first_, buf_count_, buf_.data());
+      // Our own temp run is never read here again: its pages are freed now, so the
+      // output's pages reuse them (fresh memory is slow to touch on some VMs) and they
+      // are never written back. A page shared with a neighbouring slice is kept.
+      if (run_->discardable && run_->file) run_->file->discard(run_->offset + buf_first_ * rs, buf_count_ * rs);
     }
     cur_ = buf_.data() + (pos_ - buf_first_) * rs;
+    ready_ = buf_first_ + buf_count_;
   }
   prefix_ = key_prefix(*f_, cur_);
-}
-
-void RunCursor::next() {
-  ++pos_;
-  if (!done()) load();
 }
 
 LoserTree::LoserTree(const Format& f, std::vector<RunCursor>& cursors)
@@ -55,6 +56,13 @@ LoserTree::LoserTree(const Format& f, std::vector<RunCursor>& cursors)
     else { win[size_t(n)] = a; tree_[size_t(n)] = b; }
   }
   tree_[0] = win[1];
+  if (!tail_) {
+    node_.resize(size_t(k));
+    for (int n = 1; n < k; ++n) {
+      const int l = tree_[size_t(n)];
+      node_[size_t(n)] = Node{key_[size_t(l)], uint32_t(l), done_[size_t(l)]};
+    }
+  }
 }
 
 void LoserTree::cache(int i) {
@@ -78,24 +86,35 @@ bool LoserTree::less(int a, int b) const {
 void LoserTree::pop() {
   const int k = int(cursors_.size());
   int winner = tree_[0];
-  cursors_[size_t(winner)].next();
-  cache(winner);
+  RunCursor& c = cursors_[size_t(winner)];
+  c.next();
   if (!tail_) {
-    // Keys that fit the prefix: the replay selects with masks, not branches (the
-    // outcome of each comparison is a coin toss the branch predictor loses).
+    // The replay selects with masks, not branches (the outcome of each comparison is a
+    // coin toss the branch predictor loses). Order: live before exhausted, then key,
+    // then the earlier run (stability).
+    uint32_t dw = c.done(), iw = uint32_t(winner);
+    uint64_t kw = dw ? 0 : c.prefix();
     for (int n = (winner + k) / 2; n >= 1; n /= 2) {
-      const int other = tree_[size_t(n)];
-      const uint64_t ko = key_[size_t(other)], kw = key_[size_t(winner)];
-      const unsigned dO = done_[size_t(other)], dW = done_[size_t(winner)];
-      const unsigned sw = (dO < dW) | ((dO == dW) & ((ko < kw) | ((ko == kw) & (other < winner))));
-      const int mask = -int(sw), diff = (other ^ winner) & mask;
-      tree_[size_t(n)] = other ^ diff;
-      winner ^= diff;
+      Node& o = node_[size_t(n)];
+      const uint64_t ko = o.key;
+      const uint32_t dO = o.done, io = o.idx;
+      const uint64_t sw = uint64_t((dO < dw) | ((dO == dw) & ((ko < kw) | ((ko == kw) & (io < iw)))));
+      const uint64_t m = uint64_t(0) - sw;  // all ones when the node's loser wins
+      const uint64_t dk = (ko ^ kw) & m;
+      const uint32_t di = (io ^ iw) & uint32_t(m), dd = (dO ^ dw) & uint32_t(m);
+      o.key = ko ^ dk;
+      o.idx = io ^ di;
+      o.done = dO ^ dd;
+      kw ^= dk;
+      iw ^= di;
+      dw ^= dd;
     }
-  } else {
-    for (int n = (winner + k) / 2; n >= 1; n /= 2) {
-      if (less(tree_[size_t(n)], winner)) std::swap(tree_[size_t(n)], winner);
-    }
+    tree_[0] = int(iw);
+    return;
+  }
+  cache(winner);
+  for (int n = (winner + k) / 2; n >= 1; n /= 2) {
+    if (less(tree_[size_t(n)], winner)) std::swap(tree_[size_t(n)], winner);
   }
   tree_[0] = winner;
 }
