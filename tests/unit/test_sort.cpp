@@ -107,6 +107,43 @@ TEST_CASE("radix_sort_copy equals std::sort for u32 and u64, 1 and 3 threads, wi
   }
 }
 
+// MSD buckets of more than 2^15 keys take a second MSD pass before their LSD passes;
+// keys drawn from a few top bytes make such buckets at test sizes.
+TEST_CASE("radix_sort_copy: buckets large enough for a second MSD level, skewed, with constant digits") {
+  std::mt19937_64 rng(23);
+  KeyOrder<uint64_t> order;
+  order.type = KeyType::i64;
+  order.reverse = true;  // the transform back is fused into the last pass of each level
+  for (size_t n : {size_t(0), size_t(1), size_t(40000), size_t(70001), size_t(600011)}) {
+    for (unsigned threads : {1u, 3u}) {
+      // On 3 threads buckets above n / 12 are sorted by all threads together: 16 top
+      // bytes keep them below that.
+      const uint64_t tops = threads == 1 ? 3 : 16;
+      for (int shape = 0; shape < 5; ++shape) {
+        std::vector<uint64_t> a(n), t(n);
+        for (auto& x : a) {
+          const uint64_t top = uint64_t(rng() % tops) << 56;
+          switch (shape) {
+            case 0: x = top | (rng() >> 8); break;                            // uniform below the top byte
+            case 1: x = top | (uint64_t(0x5a) << 48) | (rng() >> 16); break;  // second byte constant
+            case 2: x = top | (rng() % 5); break;                             // only low bits vary
+            case 3: x = rng() % 4 ? top : top | (rng() >> 40); break;         // mostly equal keys
+            default: x = 0x0123456789abcdefULL; break;                        // all equal
+          }
+        }
+        std::vector<uint64_t> want = a;
+        std::stable_sort(want.begin(), want.end(), [&](uint64_t x, uint64_t y) { return order.to(x) < order.to(y); });
+        radix_sort_copy<uint64_t>(a.data(), t.data(), n, order, threads);
+        INFO("n=" << n << " threads=" << threads << " shape=" << shape);
+        CHECK(t == want);
+        std::vector<uint64_t> a2 = a, t2(n);
+        radix_sort_copy<uint64_t>(a2.data(), t2.data(), n, order, threads, a2.data());
+        CHECK(t2 == want);
+      }
+    }
+  }
+}
+
 TEST_CASE("CPU sort_chunk equals the stable-sort oracle for every format, shape and size") {
   std::mt19937_64 rng(5);
   for (unsigned threads : {1u, 2u}) {

@@ -28,9 +28,10 @@ struct KeyOrder {
 
 // Sorts the n raw keys of src into dst (the two must not overlap): keys are transformed
 // on the way in, sorted as unsigned words and transformed back. One parallel MSD pass
-// scatters src into dst; each MSD bucket is then LSD-sorted in dst with a scratch of
-// the bucket's size: `scratch` (n keys; it may be src itself, which only the MSD pass
-// reads) or, when null, buffers allocated for the buckets. So a mapped input sorts into
+// scatters src into dst; each MSD bucket is then LSD-sorted in dst (after a second MSD
+// pass when it is larger than a core's L2) with a scratch of the bucket's size:
+// `scratch` (n keys; it may be src itself, which only the MSD pass reads) or, when
+// null, buffers allocated for the buckets. So a mapped input sorts into
 // a mapped output with no other input-sized buffer, touching almost no fresh memory.
 // Stable; raw equal keys are equal bits, so the result is unique. `sorted`, when set,
 // is called (from any thread) with each range [first, first + count) of dst that holds
