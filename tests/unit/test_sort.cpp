@@ -107,14 +107,15 @@ TEST_CASE("radix_sort_copy equals std::sort for u32 and u64, 1 and 3 threads, wi
   }
 }
 
-// MSD buckets of more than 2^15 keys take a second MSD pass before their LSD passes;
-// keys drawn from a few top bytes make such buckets at test sizes.
+// MSD buckets of more than 2^16 keys take a second MSD pass before their LSD passes;
+// keys drawn from a few top bytes make such buckets at the largest size (n / 3 and
+// n / 16 keys), not at the others.
 TEST_CASE("radix_sort_copy: buckets large enough for a second MSD level, skewed, with constant digits") {
   std::mt19937_64 rng(23);
   KeyOrder<uint64_t> order;
   order.type = KeyType::i64;
   order.reverse = true;  // the transform back is fused into the last pass of each level
-  for (size_t n : {size_t(0), size_t(1), size_t(40000), size_t(70001), size_t(600011)}) {
+  for (size_t n : {size_t(0), size_t(1), size_t(40000), size_t(140001), size_t(1200007)}) {
     for (unsigned threads : {1u, 3u}) {
       // On 3 threads buckets above n / 12 are sorted by all threads together: 16 top
       // bytes keep them below that.

@@ -141,13 +141,15 @@ void lsd_one_thread(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, u
   }
 }
 
-// Buckets of up to this many keys are LSD-sorted at once: with their scratch they fit
-// in a core's L2 (512 KiB or more on current x86 cores). Larger ones take one more MSD
-// pass first, so the LSD passes never stream through L3 or memory. (Measured on 2
-// cores, 2^28 uniform u64: 8-bit LSD passes over 8 MiB buckets, 3.5-3.9 s; with this
-// second MSD level, 2.9-3.2 s. 11- and 12-bit LSD digits, or MSD down to
-// insertion-sorted buckets of ~16 keys, measured no better or worse.)
-constexpr size_t kLeafKeys = size_t(1) << 15;
+// Buckets of up to this many keys are LSD-sorted at once: with their scratch (1 MiB
+// for u64) they stay in a core's L2. Larger ones take one more MSD pass first, so the
+// LSD passes never stream through L3 or memory. (Measured on 2 cores with 2 MiB L2 each,
+// 2^28 uniform u64: 8-bit LSD passes over 8 MiB buckets, 3.5-3.9 s; with this second
+// MSD level, 2.9-3.2 s. Leaves of 2^15 keys sent the 2^15-key buckets of a 64 MiB run
+// through a needless pass (run formation 5.6 -> 6.3-8.0 s); 2^16 and 2^17 measured
+// alike. 11- and 12-bit LSD digits, or MSD down to insertion-sorted buckets of ~16 keys,
+// measured no better or worse.)
+constexpr size_t kLeafKeys = size_t(1) << 16;
 
 // Sorts the m keys of a on their bits below `bits` with b (m keys) as scratch, stably;
 // the result ends in a, or in b when `result_in_b`, each key mapped by `out`.
