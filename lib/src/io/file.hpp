@@ -49,8 +49,9 @@ class File {
   void written_elsewhere(uint64_t offset, uint64_t n) const;
   // Drops [offset, offset + n) (shrunk inward to whole pages) from the page cache and
   // the disk, keeping the size (a hole reads as zeros): consumed parts of our own temp
-  // runs, so their dirty pages are never written back. Best effort: a file system
-  // without hole punching keeps the data.
+  // runs, whose pages are then free for reuse and not written back later (ext4 and XFS
+  // write a still-dirty range before punching it). Best effort: a file system without
+  // hole punching keeps the data.
   void discard(uint64_t offset, uint64_t n) const;
   void sync() const;
   void close();

@@ -40,7 +40,10 @@ uint64_t merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const
     used = 0;
   };
   uint64_t count = 0;
-  std::vector<unsigned char> last(rs);  // the last record written, for --unique
+  // The last record written, for --unique. At least 16 bytes: with kRs = 4 the compiler
+  // cannot see that the key of a 4-byte record is at most 4 bytes and warns about the
+  // wider key loads it will never run.
+  std::vector<unsigned char> last(std::max<size_t>(rs, 16));
   bool have_last = false;
   while (!tree.done()) {
     RunCursor& c = tree.top();
@@ -52,7 +55,7 @@ uint64_t merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const
       std::memcpy(last.data(), c.record(), rs);
       written = last.data();
     } else {
-      std::memcpy(written, c.record(), kRs ? kRs : rs);
+      std::memcpy(written, c.record(), rs);
       used += rs;
       ++count;
       if (job.unique) { std::memcpy(last.data(), written, rs); have_last = true; }

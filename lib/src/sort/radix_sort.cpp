@@ -113,7 +113,8 @@ void lsd_one_thread(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, u
   if (count == 0) {
     K* home = result_in_tmp ? ktmp : keys;
     for (size_t i = 0; i < n; ++i) home[i] = out(keys[i]);
-    if (WithIndex && result_in_tmp) std::memcpy(itmp, idx, n * sizeof(uint32_t));
+    if constexpr (WithIndex)
+      if (result_in_tmp) std::memcpy(itmp, idx, n * sizeof(uint32_t));
     return;
   }
   if ((count % 2 == 1) != result_in_tmp) {

@@ -28,8 +28,9 @@ struct KeyOrder {
 
 // Sorts the n raw keys of src into dst (the two must not overlap): keys are transformed
 // on the way in, sorted as unsigned words and transformed back. One parallel MSD pass
-// scatters src into dst; each MSD bucket is then LSD-sorted in dst (after a second MSD
-// pass when it is larger than a core's L2) with a scratch of the bucket's size:
+// scatters src into dst; each MSD bucket is then LSD-sorted in dst (a bucket sorted by
+// one thread first takes more MSD passes while it is larger than a core's L2; one too
+// large for one thread is LSD-sorted by all of them) with a scratch of the bucket's size:
 // `scratch` (n keys; it may be src itself, which only the MSD pass reads) or, when
 // null, buffers allocated for the buckets. So a mapped input sorts into
 // a mapped output with no other input-sized buffer, touching almost no fresh memory.

@@ -32,8 +32,10 @@ void RunCursor::load() {
       buf_count_ = std::min<uint64_t>(buf_.size() / rs, end_ - pos_);
       read_records(*run_, rs, buf_first_, buf_count_, buf_.data());
       // Our own temp run is never read here again: its pages are freed now, so the
-      // output's pages reuse them (fresh memory is slow to touch on some VMs) and they
-      // are never written back. A page shared with a neighbouring slice is kept.
+      // output's pages reuse them (fresh memory is slow to touch on some VMs) and, once
+      // punched, they are not written back later (ext4 and XFS first write a range that
+      // is still dirty). A page shared with a neighbouring slice is kept, and so is the
+      // page straddling two refills (about one page a buffer).
       if (run_->discardable && run_->file) run_->file->discard(run_->offset + buf_first_ * rs, buf_count_ * rs);
     }
     cur_ = buf_.data() + (pos_ - buf_first_) * rs;

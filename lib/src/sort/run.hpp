@@ -26,7 +26,8 @@ void read_records(const RunRef& run, size_t record_size, uint64_t index, uint64_
 
 // Walks records [begin, end) of a run. In-memory runs are read in place; file runs
 // through a buffer of `buffer_bytes`, a discardable run's records dropped from the
-// file once in the buffer (a cursor is the last reader of its slice).
+// file once in the buffer: a cursor is the last reader of its slice, because the merge
+// computes every co-rank cut before any cursor starts (merge_runs).
 class RunCursor {
  public:
   RunCursor(const Format& f, const RunRef& run, uint64_t begin, uint64_t end, size_t buffer_bytes);
