@@ -45,80 +45,51 @@ void RunCursor::load() {
 }
 
 LoserTree::LoserTree(const Format& f, std::vector<RunCursor>& cursors)
-    : f_(f), cursors_(cursors), key_(cursors.size()), done_(cursors.size()), tail_(!f.key_fits_prefix()) {
-  const int k = int(cursors.size());
-  tree_.assign(size_t(std::max(k, 1)), 0);
+    : f_(f), cursors_(cursors), tail_(!f.key_fits_prefix()) {
+  const size_t k = cursors.size();
   if (k == 0) return;
-  for (int i = 0; i < k; ++i) cache(i);
-  std::vector<int> win(size_t(2 * k));
-  for (int i = 0; i < k; ++i) win[size_t(k + i)] = i;
-  for (int n = k - 1; n >= 1; --n) {
-    int a = win[size_t(2 * n)], b = win[size_t(2 * n + 1)];
-    if (less(b, a)) { win[size_t(n)] = b; tree_[size_t(n)] = a; }
-    else { win[size_t(n)] = a; tree_[size_t(n)] = b; }
+  std::vector<size_t> win(2 * k), loser(std::max<size_t>(k, 1));
+  for (size_t i = 0; i < k; ++i) win[k + i] = i;
+  for (size_t n = k - 1; n >= 1; --n) {
+    const size_t a = win[2 * n], b = win[2 * n + 1];
+    if (less(b, a)) { win[n] = b; loser[n] = a; }
+    else { win[n] = a; loser[n] = b; }
   }
-  tree_[0] = win[1];
-  if (!tail_) {
-    node_.resize(size_t(k));
-    for (int n = 1; n < k; ++n) {
-      const int l = tree_[size_t(n)];
-      node_[size_t(n)] = Node{key_[size_t(l)], uint32_t(l), done_[size_t(l)]};
-    }
-  }
-}
-
-void LoserTree::cache(int i) {
-  const RunCursor& c = cursors_[size_t(i)];
-  done_[size_t(i)] = c.done();
-  key_[size_t(i)] = c.done() ? 0 : c.prefix();
-}
-
-bool LoserTree::less(int a, int b) const {
-  const bool da = done_[size_t(a)], db = done_[size_t(b)];
-  if (da || db) return !da;  // an exhausted cursor loses to every live one
-  const uint64_t ka = key_[size_t(a)], kb = key_[size_t(b)];
-  if (ka != kb) return ka < kb;
+  winner_ = cursors[win[1]].done() ? k : win[1];
   if (tail_) {
-    int c = compare_key_tail(f_, cursors_[size_t(a)].record(), cursors_[size_t(b)].record());
+    loser_ = std::move(loser);
+  } else {
+    entry_.resize(k);
+    for (size_t n = 1; n < k; ++n) entry_[n] = entry(loser[n]);
+  }
+}
+
+LoserTree::Entry LoserTree::entry(size_t i) const {
+  const RunCursor& c = cursors_[i];
+  const size_t k = cursors_.size();
+  if (c.done()) return (Entry(~uint64_t(0)) << 64) | (k + i);
+  return (Entry(c.prefix()) << 64) | i;
+}
+
+bool LoserTree::less(size_t a, size_t b) const {
+  const RunCursor& ca = cursors_[a];
+  const RunCursor& cb = cursors_[b];
+  if (ca.done() || cb.done()) return !ca.done();  // an exhausted cursor loses to every live one
+  if (ca.prefix() != cb.prefix()) return ca.prefix() < cb.prefix();
+  if (tail_) {
+    const int c = compare_key_tail(f_, ca.record(), cb.record());
     if (c != 0) return c < 0;
   }
   return a < b;  // stability: the earlier run wins ties
 }
 
-void LoserTree::pop() {
-  const int k = int(cursors_.size());
-  int winner = tree_[0];
-  RunCursor& c = cursors_[size_t(winner)];
-  c.next();
-  if (!tail_) {
-    // The replay selects with masks, not branches (the outcome of each comparison is a
-    // coin toss the branch predictor loses). Order: live before exhausted, then key,
-    // then the earlier run (stability).
-    uint32_t dw = c.done(), iw = uint32_t(winner);
-    uint64_t kw = dw ? 0 : c.prefix();
-    for (int n = (winner + k) / 2; n >= 1; n /= 2) {
-      Node& o = node_[size_t(n)];
-      const uint64_t ko = o.key;
-      const uint32_t dO = o.done, io = o.idx;
-      const uint64_t sw = uint64_t((dO < dw) | ((dO == dw) & ((ko < kw) | ((ko == kw) & (io < iw)))));
-      const uint64_t m = uint64_t(0) - sw;  // all ones when the node's loser wins
-      const uint64_t dk = (ko ^ kw) & m;
-      const uint32_t di = (io ^ iw) & uint32_t(m), dd = (dO ^ dw) & uint32_t(m);
-      o.key = ko ^ dk;
-      o.idx = io ^ di;
-      o.done = dO ^ dd;
-      kw ^= dk;
-      iw ^= di;
-      dw ^= dd;
-    }
-    tree_[0] = int(iw);
-    return;
-  }
-  cache(winner);
-  for (int n = (winner + k) / 2; n >= 1; n /= 2) {
-    if (less(tree_[size_t(n)], winner)) std::swap(tree_[size_t(n)], winner);
-  }
-  tree_[0] = winner;
+void LoserTree::pop_compared() {
+  const size_t k = cursors_.size();
+  size_t winner = winner_;
+  cursors_[winner].next();
+  for (size_t n = (winner + k) / 2; n >= 1; n /= 2)
+    if (less(loser_[n], winner)) std::swap(loser_[n], winner);
+  winner_ = cursors_[winner].done() ? k : winner;
 }
 
 namespace {
