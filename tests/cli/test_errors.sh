@@ -113,6 +113,7 @@ err_case "bad size text (-5M)" 2 "--memory|-5M" sort good.bin -o OUT --memory -5
 err_case "bad size text (150%)" 2 "--memory|150%" sort good.bin -o OUT --memory 150%
 err_case "bad size text (1M trailing space)" 2 "--memory" sort good.bin -o OUT --memory '1M '
 err_case "unknown option" 2 "--bogus" sort good.bin -o OUT --bogus
+err_case "bad --direct-io" 2 "--direct-io|maybe" sort good.bin -o OUT --direct-io maybe
 err_case "unknown --type" 2 "u16" sort good.bin -o OUT --type u16
 err_case "unknown --key-type" 2 "f16" sort good.bin -o OUT --record-size 8 --key-type f16
 err_case "unknown --format" 2 "--format|csv" sort good.bin -o OUT --format csv
@@ -187,6 +188,12 @@ if try_mount "$WORK/small" size=1m; then
   err_mentions "ENOSPC in --tmp-dir: message" "No space left" "small"
   [[ -z "$(ls -A ok)" ]] && pass "ENOSPC in --tmp-dir: no output" || fail "ENOSPC in --tmp-dir: no output" "$(ls -A ok)"
   [[ "$(ls -A small)" == old.out ]] && pass "ENOSPC in --tmp-dir: no temp runs left" || fail "ENOSPC in --tmp-dir: no temp runs left" "$(ls -A small)"
+  # the same with the runs written around the page cache (O_DIRECT, where tmpfs takes it)
+  gx sort big.bin -o ok/out.bin --memory 1M --fan-in 2 --tmp-dir small --direct-io on
+  expect_rc "ENOSPC in --tmp-dir, --direct-io on: exit 3" 3
+  err_mentions "ENOSPC in --tmp-dir, --direct-io on: message" "No space left" "small"
+  [[ -z "$(ls -A ok)" ]] && pass "ENOSPC in --tmp-dir, --direct-io on: no output" || fail "ENOSPC in --tmp-dir, --direct-io on: no output" "$(ls -A ok)"
+  [[ "$(ls -A small)" == old.out ]] && pass "ENOSPC in --tmp-dir, --direct-io on: no temp runs left" || fail "ENOSPC in --tmp-dir, --direct-io on: no temp runs left" "$(ls -A small)"
   gx runs big.bin -o small/rd --memory 1M
   expect_rc "ENOSPC in runs: exit 3" 3
   [[ -z "$(ls -A small/rd 2>/dev/null)" ]] && pass "ENOSPC in runs: no run files or manifest left" || fail "ENOSPC in runs: no run files or manifest left" "$(ls -A small/rd)"

@@ -42,6 +42,13 @@ ooc_case() {
 
   gx sort in.bin -o out3.bin -q --memory 1M --fan-in 3 --reverse "${F[@]}"
   same_bytes "$tag: --reverse --memory 1M --fan-in 3 equals the oracle" out3.bin rexp.bin
+
+  # Around the page cache: runs, temp levels and the synced output (ranges split
+  # between two threads at whole 4 KiB blocks), then the unsynced output through it.
+  gx sort in.bin -o out4.bin -q --memory 1M --fan-in 2 --threads 2 --direct-io on "${F[@]}"
+  same_bytes "$tag: --direct-io on, --fan-in 2, --threads 2 equals the oracle" out4.bin exp.bin
+  gx sort in.bin -o out5.bin -q --memory 1M --fan-in 3 --direct-io on --no-fsync --reverse "${F[@]}"
+  same_bytes "$tag: --direct-io on --no-fsync --reverse equals the oracle" out5.bin rexp.bin
 }
 
 ooc_case "u64 random" 300000 random 1 --type u64

@@ -43,6 +43,11 @@ runs_merge_case() {  # TAG COUNT DIST SEED FORMAT...
   # the run files given one by one, in order, are the same merge
   gx merge rd/run-*.bin --memory 64M -o merged3.bin -q --fan-in 3 "$@"
   same_bytes "$tag: merge of the run files by name equals the oracle" merged3.bin exp.bin
+  # runs and merge levels written around the page cache
+  rm -rf rdd
+  gx runs in.bin -o rdd --memory 1M -q --direct-io on "$@"
+  gx merge rdd -o merged4.bin -q --memory 1M --fan-in 2 --threads 2 --direct-io on "$@"
+  same_bytes "$tag: runs + merge (several levels) with --direct-io on equal the oracle" merged4.bin exp.bin
 }
 
 runs_merge_case "u64" 300000 random 1 --type u64

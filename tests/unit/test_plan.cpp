@@ -142,3 +142,27 @@ TEST_CASE("plan text, json and dot describe the same tree") {
   CHECK(plan_json(p).find("\"levels\":[") != std::string::npos);
   CHECK(plan_dot(p).rfind("digraph", 0) == 0);
 }
+
+TEST_CASE("direct I/O: on, off, and auto when the temp runs would fill half the page cache") {
+  CHECK(parse_direct_io("auto") == DirectIo::automatic);
+  CHECK(parse_direct_io("on") == DirectIo::on);
+  CHECK(parse_direct_io("off") == DirectIo::off);
+  CHECK_THROWS_AS(parse_direct_io("yes"), Error);
+  CHECK(use_direct_io(DirectIo::on, 0, uint64_t(1) << 40));
+  CHECK_FALSE(use_direct_io(DirectIo::off, uint64_t(1) << 40, 0));
+  CHECK_FALSE(use_direct_io(DirectIo::automatic, 500, 1000));
+  CHECK(use_direct_io(DirectIo::automatic, 501, 1000));
+
+  PlanInput in;
+  in.input_bytes = uint64_t(100) << 20;
+  in.memory = 4 << 20;
+  in.page_cache_bytes = uint64_t(1) << 30;  // 100 MiB of runs fit
+  CHECK_FALSE(make_plan(in).direct_io);
+  in.page_cache_bytes = uint64_t(150) << 20;
+  CHECK(make_plan(in).direct_io);
+  in.direct_io = DirectIo::off;
+  CHECK_FALSE(make_plan(in).direct_io);
+  in.direct_io = DirectIo::on;
+  in.memory = uint64_t(1) << 30;  // in memory: no temp files, nothing to bypass
+  CHECK_FALSE(make_plan(in).direct_io);
+}

@@ -55,7 +55,8 @@ struct EngineOptions {
   std::string device_memory;          // --device-memory; "" = 80% of free device memory
   std::string merge_kernel = "auto";
   bool unique = false;                // -u: keep the first record of each group of equal keys
-  bool fsync = true;                  // fsync the output before renaming it into place  // --merge-kernel: auto | basic | tiled | circular | thrust (GPU merges)
+  bool fsync = true;                  // fsync the output before renaming it into place
+  std::string direct_io = "auto";     // --direct-io: auto | on | off (plan.hpp: DirectIo)
   DedupeOptions dedupe;               // the dedupe command's options
   GraphOptions graph;                 // graph build, gen --graph, bfs
   ProgressFn progress;

@@ -37,6 +37,14 @@ class File {
   // first-touch page faults of fresh buffers then use every core.
   void read_at_parallel(void* dst, size_t n, uint64_t offset, unsigned threads) const;
   void write_at_parallel(const void* src, size_t n, uint64_t offset, unsigned threads) const;
+  // The same around the page cache (O_DIRECT, a second descriptor) where it can: the
+  // whole 4 KiB blocks of a source, offset and size aligned to 4 KiB go straight from
+  // src to the disk, the rest through write_at_parallel. Returns false where nothing
+  // went direct (unaligned, no /proc, or a file system that refuses O_DIRECT: then all
+  // of it went through the page cache). For data that would only pass through the cache
+  // (temp runs larger than it, a synced output): no cache pages to fill, no copy.
+  // Write-behind is not told about the direct part: it is on the disk already.
+  bool write_direct_at(const void* src, size_t n, uint64_t offset, unsigned threads) const;
   // Write-behind for an output file: every write_at from now on hands its
   // range to a background thread that starts the range's writeback at once
   // (sync_file_range WRITE), so the disk works while later ranges are written and the

@@ -17,6 +17,18 @@ const char* plan_mode_name(PlanMode m) {
   return "?";
 }
 
+DirectIo parse_direct_io(const std::string& text) {
+  if (text == "auto") return DirectIo::automatic;
+  if (text == "on") return DirectIo::on;
+  if (text == "off") return DirectIo::off;
+  fail_usage("--direct-io: expected auto, on or off, got '" + text + "'");
+}
+
+bool use_direct_io(DirectIo choice, uint64_t temp_bytes, uint64_t page_cache_bytes) {
+  if (choice != DirectIo::automatic) return choice == DirectIo::on;
+  return temp_bytes > page_cache_bytes / 2;
+}
+
 uint64_t minimum_memory(const PlanInput& in) {
   // Room for runs of a few hundred records while the next chunk loads.
   return std::max<uint64_t>(kMinMemory, uint64_t(256) * (in.sort_bytes_per_record + in.record_size * (in.slots - 1)));
@@ -134,6 +146,7 @@ Plan make_plan(const PlanInput& in) {
   p.levels = merge_tree(p.run_sizes, in.record_size, k, &p.temp_bytes);
   size_t widest = std::min(k, p.runs);
   p.merge_buffer_bytes = size_t(in.memory / (mt * (widest + 1)) / in.record_size * in.record_size);
+  p.direct_io = use_direct_io(in.direct_io, p.temp_bytes, in.page_cache_bytes);
   // Run formation reads the input and writes the runs; each level adds its own I/O.
   for (const auto& lv : p.levels) {
     p.bytes_read += lv.bytes_read;
@@ -165,8 +178,10 @@ std::string plan_text(const Plan& p) {
       o << ", reads " << format_bytes(lv.bytes_read) << ", writes " << format_bytes(lv.bytes_written)
         << (lv.final ? " (the output)" : "") << "\n";
     }
-    if (p.mode == PlanMode::external)
+    if (p.mode == PlanMode::external) {
       o << "merge buffer: " << format_bytes(p.merge_buffer_bytes) << " per input\n";
+      o << "temporary files: " << (p.direct_io ? "written around the page cache (--direct-io)" : "through the page cache") << "\n";
+    }
   }
   o << "temporary space: " << format_bytes(p.temp_bytes) << "\n";
   o << "total read: " << format_bytes(p.bytes_read) << ", total written: " << format_bytes(p.bytes_written) << "\n";
@@ -179,6 +194,7 @@ std::string plan_json(const Plan& p) {
     << ",\"records\":" << p.records << ",\"record_size\":" << p.record_size << ",\"memory\":" << p.memory
     << ",\"run_records\":" << p.run_records << ",\"runs\":" << p.runs << ",\"fan_in\":" << p.fan_in
     << ",\"merge_buffer_bytes\":" << p.merge_buffer_bytes << ",\"temp_bytes\":" << p.temp_bytes
+    << ",\"direct_io\":" << (p.direct_io ? "true" : "false")
     << ",\"output_bytes\":" << p.output_bytes << ",\"bytes_read\":" << p.bytes_read
     << ",\"bytes_written\":" << p.bytes_written << ",\"levels\":[";
   for (size_t l = 0; l < p.levels.size(); ++l) {

@@ -8,6 +8,14 @@
 
 namespace gxsort {
 
+// --direct-io: whether temporary files, and a synced merge output, bypass the page
+// cache (O_DIRECT). auto: when what they hold would not fit in half of the memory the
+// page cache can have (it would be written back to the disk anyway, after crowding
+// out everything else cached).
+enum class DirectIo { automatic, on, off };
+DirectIo parse_direct_io(const std::string& text);  // throws usage Error
+bool use_direct_io(DirectIo choice, uint64_t temp_bytes, uint64_t page_cache_bytes);
+
 struct PlanInput {
   uint64_t input_bytes = 0;
   size_t record_size = 8;
@@ -17,6 +25,8 @@ struct PlanInput {
   size_t fan_in = 0;                  // --fan-in (0: choose)
   unsigned merge_threads = 1;         // threads of the final merge, each with its own buffers
   unsigned slots = 3;                 // chunks in flight during run formation (read, sort, write)
+  DirectIo direct_io = DirectIo::automatic;
+  uint64_t page_cache_bytes = 0;      // memory the page cache can have (MemAvailable)
 };
 
 enum class PlanMode {
@@ -48,6 +58,7 @@ struct Plan {
   std::vector<uint64_t> run_sizes; // records in each run
   std::vector<MergeLevel> levels;  // merge levels in order; the last writes the output
   uint64_t temp_bytes = 0;         // peak temporary space
+  bool direct_io = false;          // temp runs and levels (and a synced output) bypass the page cache
   uint64_t output_bytes = 0;
   uint64_t bytes_read = 0;         // everything: run formation and merges
   uint64_t bytes_written = 0;

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <string>
 #include <thread>
 
 #include "gxsort/error.hpp"
@@ -52,6 +54,14 @@ std::string format_bytes(uint64_t bytes) {
 uint64_t physical_memory_bytes() {
   long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
   return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : (uint64_t(1) << 30);
+}
+
+uint64_t available_memory_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  unsigned long long kib = 0;
+  for (std::string line; std::getline(meminfo, line);)
+    if (std::sscanf(line.c_str(), "MemAvailable: %llu kB", &kib) == 1) return uint64_t(kib) * 1024;
+  return physical_memory_bytes() / 2;
 }
 
 unsigned hardware_threads() {

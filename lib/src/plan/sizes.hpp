@@ -10,6 +10,9 @@ namespace gxsort {
 uint64_t parse_size(const std::string& text, uint64_t percent_base, const std::string& option);
 std::string format_bytes(uint64_t bytes);   // "1.5 GiB"
 uint64_t physical_memory_bytes();
+// What the kernel says is available for new data without swapping (MemAvailable:
+// free memory and the page cache it could reclaim); half the RAM where not known.
+uint64_t available_memory_bytes();
 unsigned hardware_threads();
 
 }  // namespace gxsort

@@ -38,6 +38,8 @@ Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::stri
   in.max_chunk_records = p.backend->max_chunk_records(opt.format);
   in.fan_in = opt.fan_in;
   in.merge_threads = p.threads;
+  in.direct_io = parse_direct_io(opt.direct_io);
+  in.page_cache_bytes = available_memory_bytes();
   p.plan = make_plan(in);
   return p;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <numeric>
 #include <exception>
 #include <thread>
 
@@ -13,6 +14,15 @@
 
 namespace gxsort {
 namespace {
+
+// Direct (O_DIRECT) output: buffers aligned to this, flushed at offsets that are
+// multiples of it; a record size whose block (below) is larger than the cap is
+// written through the page cache.
+constexpr size_t kDirectAlign = 4096;
+constexpr size_t kMaxDirectBufferBytes = size_t(64) << 20;
+
+// The fewest records whose bytes are a whole number of 4 KiB blocks.
+size_t direct_block_records(size_t rs) { return kDirectAlign / std::gcd(rs, kDirectAlign); }
 
 // Merges records [begin[i], end[i]) of each run into out from out_offset. kRs: the
 // record size when it is known at compile time (the per-record copy is then a move of
@@ -28,10 +38,18 @@ uint64_t merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const
   LoserTree tree(f, cursors);
   uint64_t range = 0;
   for (size_t i = 0; i < runs.size(); ++i) range += end[i] - begin[i];
-  std::vector<unsigned char> obuf(size_t(std::max<uint64_t>(std::min<uint64_t>(job.buffer_bytes / rs, range), 1)) * rs);
+  // Output buffer. Direct writes need it aligned and a multiple of both the record
+  // size and the 4 KiB block, so that every flush but the last starts on a block.
+  const size_t block = direct_block_records(rs) * rs;
+  const bool direct = job.direct_output && block <= kMaxDirectBufferBytes && range * rs >= block;
+  size_t obuf_bytes = size_t(std::max<uint64_t>(std::min<uint64_t>(job.buffer_bytes / rs, range), 1)) * rs;
+  if (direct) obuf_bytes = std::max<size_t>(block, std::min<uint64_t>(job.buffer_bytes, range * rs) / block * block);
+  std::vector<unsigned char> obuf_storage(obuf_bytes + (direct ? kDirectAlign : 0));
+  unsigned char* const obuf = obuf_storage.data() + (direct ? (kDirectAlign - reinterpret_cast<uintptr_t>(obuf_storage.data()) % kDirectAlign) % kDirectAlign : 0);
   size_t used = 0;
   auto flush = [&] {
-    out.write_at(obuf.data(), used, out_offset);
+    if (direct) out.write_direct_at(obuf, used, out_offset, 1);
+    else out.write_at(obuf, used, out_offset);
     out_offset += used;
     if (job.done_bytes) {
       uint64_t d = job.done_bytes->fetch_add(used) + used;
@@ -48,7 +66,7 @@ uint64_t merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const
   while (!tree.done()) {
     RunCursor& c = tree.top();
     const size_t src = tree.top_index();
-    unsigned char* written = obuf.data() + used;
+    unsigned char* written = obuf + used;
     if (job.unique && have_last && compare_keys(f, last.data(), c.record()) == 0) {
       // A later record of a group already written: dropped. Check the order against
       // the kept copy, as the output buffer does not hold it.
@@ -64,7 +82,7 @@ uint64_t merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const
     if (job.verify_sorted && !cursors[src].done() && compare_keys(f, cursors[src].record(), written) < 0)
       throw Error(ExitCode::usage, runs[src].name + ": input is not sorted: record " +
                                        std::to_string(cursors[src].position()) + " is smaller than the one before it");
-    if (used == obuf.size()) flush();
+    if (used == obuf_bytes) flush();
   }
   if (used) flush();
   return count;
@@ -175,7 +193,11 @@ uint64_t merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const 
   if (total < (uint64_t(1) << 18) || runs.size() < 2 || job.unique) threads = 1;
   std::vector<std::vector<uint64_t>> cuts;
   cuts.push_back(std::vector<uint64_t>(runs.size(), 0));
-  for (unsigned t = 1; t < threads; ++t) cuts.push_back(multiway_corank(*job.format, runs, total * t / threads));
+  // Direct output: every range starts on a 4 KiB block (ranks rounded down to whole
+  // blocks of records), so that all its flushes but the last can go direct.
+  const uint64_t align = job.direct_output ? direct_block_records(job.format->record_size) : 1;
+  for (unsigned t = 1; t < threads; ++t)
+    cuts.push_back(multiway_corank(*job.format, runs, total * t / threads / align * align));
   std::vector<uint64_t> ends;
   for (const auto& r : runs) ends.push_back(r.records);
   cuts.push_back(ends);
@@ -219,6 +241,8 @@ size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t 
                      const std::vector<std::string>& tmp_dirs, const io::File& final_out,
                      const std::function<void(size_t, double, uint64_t)>& on_level, uint64_t* output_records) {
   const size_t rs = job.format->record_size;
+  MergeJob temp_job = job;  // merges into temp levels
+  temp_job.direct_output = job.direct_temp;
   size_t level = 0;
   size_t next_dir = 0;
   while (true) {
@@ -244,7 +268,7 @@ size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t 
       const std::string& dir = tmp_dirs[next_dir++ % tmp_dirs.size()];
       merged.temp = std::make_shared<io::TempFile>(io::TempFile::create(dir, "gxsort-merge"));
       level_bytes += merged.records * rs;
-      merged.records = merge_runs(job, refs, merged.temp->file(), 0);
+      merged.records = merge_runs(temp_job, refs, merged.temp->file(), 0);
       for (size_t i = b; i < e; ++i) inputs[i] = TreeInput();  // deletes merged temp runs now
       next.push_back(std::move(merged));
     }

@@ -25,6 +25,8 @@ struct MergeJob {
   unsigned threads = 1;
   bool verify_sorted = false;     // inputs come from the user: check their order
   bool unique = false;            // keep only the first record of each group of equal keys
+  bool direct_output = false;     // CPU merges write the output around the page cache (O_DIRECT)
+  bool direct_temp = false;       // the same for the merge tree's temp levels
   ProgressFn progress;
   const char* phase = "merge";
   std::atomic<uint64_t>* done_bytes = nullptr;  // shared progress counter

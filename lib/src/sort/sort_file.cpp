@@ -82,7 +82,8 @@ RunFormation form_run_files(Prepared& p, const io::File& in, const Format& f, co
     } else {
       run.temp = std::make_shared<io::TempFile>(io::TempFile::create(p.tmp_dirs[c.index % p.tmp_dirs.size()], "gxsort-run"));
     }
-    run.temp->file().write_at_parallel(c.data, c.bytes, 0, p.threads);
+    if (p.plan.direct_io) run.temp->file().write_direct_at(c.data, c.bytes, 0, p.threads);
+    else run.temp->file().write_at_parallel(c.data, c.bytes, 0, p.threads);
     run.records = c.bytes / rs;
     rf.runs[c.index] = std::move(run);  // run order is input order: ties keep it
   };
@@ -259,6 +260,10 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
     std::atomic<uint64_t> done{0};
     MergeJob job = make_merge_job(p, f, opt, p.plan.merge_buffer_bytes);
     job.threads = p.plan.merge_threads;
+    // Runs too large for the page cache: the levels go around it, and so does the
+    // output when it is synced anyway.
+    job.direct_temp = p.plan.direct_io;
+    job.direct_output = p.plan.direct_io && opt.fsync;
     job.done_bytes = &done;
     job.total_bytes = bytes;
     uint64_t kept = 0;
@@ -313,6 +318,7 @@ RunStats form_runs(const std::string& input, const std::string& out_dir, const E
     uint64_t run = std::max<uint64_t>(1, std::min({p.memory / per, cap, std::max<uint64_t>(p.plan.records, 1)}));
     p.plan.run_records = size_t(run);
     p.plan.runs = size_t((p.plan.records + run - 1) / run);
+    p.plan.direct_io = use_direct_io(pi.direct_io, bytes, pi.page_cache_bytes);
   }
   io::check_space({{out_dir, bytes, "the runs"}});
   RunStats st;
@@ -438,6 +444,8 @@ RunStats merge_files(const std::vector<std::string>& inputs_arg, const std::stri
   MergeJob job = make_merge_job(p, f, opt, size_t(p.memory / (merge_threads * (std::min<size_t>(k, inputs.size()) + 1))));
   job.threads = merge_threads;
   job.verify_sorted = true;
+  job.direct_temp = use_direct_io(p.plan_input.direct_io, temp, p.plan_input.page_cache_bytes);
+  job.direct_output = use_direct_io(p.plan_input.direct_io, bytes, p.plan_input.page_cache_bytes) && opt.fsync;
   job.done_bytes = &done;
   job.total_bytes = bytes;
   uint64_t kept = 0;
