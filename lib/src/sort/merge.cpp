@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <numeric>
 #include <exception>
+#include <numeric>
 #include <thread>
 
 #include "backend/backend.hpp"
@@ -16,10 +16,8 @@ namespace gxsort {
 namespace {
 
 // Direct (O_DIRECT) output: buffers aligned to this, flushed at offsets that are
-// multiples of it; a record size whose block (below) is larger than the cap is
-// written through the page cache.
+// multiples of it.
 constexpr size_t kDirectAlign = 4096;
-constexpr size_t kMaxDirectBufferBytes = size_t(64) << 20;
 
 // The fewest records whose bytes are a whole number of 4 KiB blocks.
 size_t direct_block_records(size_t rs) { return kDirectAlign / std::gcd(rs, kDirectAlign); }
@@ -39,9 +37,10 @@ uint64_t merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const
   uint64_t range = 0;
   for (size_t i = 0; i < runs.size(); ++i) range += end[i] - begin[i];
   // Output buffer. Direct writes need it aligned and a multiple of both the record
-  // size and the 4 KiB block, so that every flush but the last starts on a block.
+  // size and the 4 KiB block, so that every flush but the last starts on a block; a
+  // record size whose block exceeds the buffer budget writes through the page cache.
   const size_t block = direct_block_records(rs) * rs;
-  const bool direct = job.direct_output && block <= kMaxDirectBufferBytes && range * rs >= block;
+  const bool direct = job.direct_output && block <= job.buffer_bytes && range * rs >= block;
   size_t obuf_bytes = size_t(std::max<uint64_t>(std::min<uint64_t>(job.buffer_bytes / rs, range), 1)) * rs;
   if (direct) obuf_bytes = std::max<size_t>(block, std::min<uint64_t>(job.buffer_bytes, range * rs) / block * block);
   std::vector<unsigned char> obuf_storage(obuf_bytes + (direct ? kDirectAlign : 0));
