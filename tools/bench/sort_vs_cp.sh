@@ -7,6 +7,7 @@
 # Prints a table and appends it, with date and machine, to docs/benchmarks.md when
 # BENCH_RECORD=1.
 set -euo pipefail
+shopt -s inherit_errexit  # a failed sort or check inside $(...) stops the script
 here=$(cd "$(dirname "$0")/../.." && pwd)
 g=${1:-$here/build/gxsort}
 gib=${2:-2}
@@ -43,7 +44,6 @@ sort_best() {  # OPTIONS... : best time of two sorts, each output checked and re
   echo "$t1 $t2"
 }
 ooc_mem=$(( bytes / 8 ))
-# (Command substitutions, not <(...): a failed check then stops the script.)
 r=$(sort_best); read -r mem1 mem2 <<<"$r"
 r=$(sort_best --no-fsync); read -r memn1 memn2 <<<"$r"
 r=$(sort_best --memory "$ooc_mem" -T "$work"); read -r ooc1 ooc2 <<<"$r"
