@@ -8,6 +8,9 @@
 #include <thread>
 #include <vector>
 
+#include "sort/line_scatter.hpp"
+#include "sort/sorting_network.hpp"
+
 namespace gxsort {
 namespace {
 
@@ -39,30 +42,42 @@ struct Identity {
   K operator()(K k) const { return k; }
 };
 
-// One stable counting-sort pass of src → dst on the byte at `shift` of map(key), over
-// `threads` blocks; dst receives the mapped keys. Returns false (and moves nothing)
-// when every key has the same digit. `total`, when given, receives the digit counts.
-template <class K, bool WithIndex, class Map = Identity>
-bool scatter_pass(const K* src, const uint32_t* isrc, K* dst, uint32_t* idst, size_t n, unsigned shift,
-                  unsigned threads, Map map = {}, Histogram* total_out = nullptr) {
+// Each block's counts of the byte at `shift` of map(key), for blocks of parallel_blocks.
+template <class K, class Map>
+std::vector<Histogram> block_histograms(const K* src, size_t n, unsigned shift, unsigned threads, Map map) {
   std::vector<Histogram> hist(threads);
   parallel_blocks(n, threads, [&](unsigned t, size_t b, size_t e) {
     Histogram& h = hist[t];
     h.fill(0);
     for (size_t i = b; i < e; ++i) ++h[(map(src[i]) >> shift) & 0xff];
   });
+  return hist;
+}
+
+// Turns each block's digit counts into its first position per digit, digit-major and
+// block-minor (equal digits keep their input order); returns the digit totals.
+Histogram block_offsets(std::vector<Histogram>& hist) {
   Histogram total{};
-  for (auto& h : hist) for (int d = 0; d < 256; ++d) total[d] += h[d];
-  if (total_out) *total_out = total;
-  if (std::any_of(total.begin(), total.end(), [n](size_t c) { return c == n; })) return false;
-  // Offsets digit-major, block-minor: equal digits keep their input order.
   size_t sum = 0;
   for (int d = 0; d < 256; ++d)
-    for (unsigned t = 0; t < threads; ++t) { size_t c = hist[t][d]; hist[t][d] = sum; sum += c; }
+    for (Histogram& h : hist) { const size_t c = h[d]; h[d] = sum; sum += c; total[d] += c; }
+  return total;
+}
+
+// One stable counting-sort pass of src → dst on the byte at `shift`, over `threads`
+// blocks. Returns false (and moves nothing) when every key has the same digit.
+// `total`, when given, receives the digit counts.
+template <class K, bool WithIndex>
+bool scatter_pass(const K* src, const uint32_t* isrc, K* dst, uint32_t* idst, size_t n, unsigned shift,
+                  unsigned threads, Histogram* total_out = nullptr) {
+  std::vector<Histogram> hist = block_histograms(src, n, shift, threads, Identity{});
+  const Histogram total = block_offsets(hist);
+  if (total_out) *total_out = total;
+  if (std::any_of(total.begin(), total.end(), [n](size_t c) { return c == n; })) return false;
   parallel_blocks(n, threads, [&](unsigned t, size_t b, size_t e) {
     Histogram& off = hist[t];
     for (size_t i = b; i < e; ++i) {
-      const K k = map(src[i]);
+      const K k = src[i];
       size_t pos = off[(k >> shift) & 0xff]++;
       dst[pos] = k;
       if constexpr (WithIndex) idst[pos] = isrc[i];
@@ -142,39 +157,71 @@ void lsd_one_thread(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, u
   }
 }
 
-// Buckets of up to this many keys are LSD-sorted at once: with their scratch (1 MiB
-// for u64) they stay in a core's L2. Larger ones take one more MSD pass first, so the
-// LSD passes never stream through L3 or memory. (Measured on 2 cores with 2 MiB L2 each,
-// 2^28 uniform u64: 8-bit LSD passes over 8 MiB buckets, 3.5-3.9 s; with this second
-// MSD level, 2.9-3.2 s. Leaves of 2^15 keys sent the 2^15-key buckets of a 64 MiB run
-// through a needless pass (run formation 5.6 -> 6.3-8.0 s); 2^16 and 2^17 measured
-// alike. 11- and 12-bit LSD digits, or MSD down to insertion-sorted buckets of ~16 keys,
-// measured no better or worse.)
-constexpr size_t kLeafKeys = size_t(1) << 16;
+// The one-thread sort of a bucket is MSD all the way down: buckets above kLeafKeys take
+// 8-bit passes; a bucket of at most kLeafKeys (in L1/L2 with its scratch) takes one
+// pass on a digit sized so that its sub-buckets average about 8 keys, and buckets of
+// at most network::kMaxKeys are finished by a sorting network. Uniform keys then move
+// about log256(n / 8) + 1 times instead of once per remaining byte. (Measured on the
+// 2-core VM, one thread, 2^26 48-bit keys in buckets of 4096: 6 LSD passes 8.7 ns per
+// key, a 9-bit pass with networks 5.8, with insertion sort instead 11.3.)
+constexpr size_t kLeafKeys = size_t(1) << 13;
+constexpr unsigned kMaxLeafDigit = 10;
 
-// Sorts the m keys of a on their bits below `bits` with b (m keys) as scratch, stably;
-// the result ends in a, or in b when `result_in_b`, each key mapped by `out`.
+// Bits of the digit of the next pass over a bucket of m keys.
+unsigned digit_bits(size_t m) {
+  if (m > kLeafKeys) return 8;
+  unsigned log2 = 0;
+  while ((m >> (log2 + 1)) != 0) ++log2;
+  return std::min(kMaxLeafDigit, std::max(1u, log2 > 3 ? log2 - 3 : 1u));
+}
+
+// Sorts the m keys of a on their bits below `bits` (those above are equal) with b (m
+// keys) as scratch; the result ends in a, or in b when `result_in_b`, each key mapped
+// by `out`. Keys alone: equal keys are equal bits, so the networks' order is the stable one.
 template <class K, class Map>
 void sort_bucket(K* a, K* b, size_t m, unsigned bits, Map out, bool result_in_b) {
-  if (m <= kLeafKeys || bits <= 8) {
-    lsd_one_thread<K, false>(a, nullptr, b, nullptr, m, bits, out, result_in_b);
+  K* const home = result_in_b ? b : a;
+  if (m <= network::kMaxKeys) {
+    network::small_sort(a, home, m, out);
     return;
   }
-  const unsigned shift = bits - 8;
-  Histogram h{};
-  for (size_t i = 0; i < m; ++i) ++h[(a[i] >> shift) & 0xff];
-  if (std::any_of(h.begin(), h.end(), [m](size_t c) { return c == m; })) {
-    sort_bucket(a, b, m, shift, out, result_in_b);
-    return;
+  // end[x]: first the count of digit x, then (after the prefix sum) its first position,
+  // then (after the scatter) its end.
+  size_t end[size_t(1) << kMaxLeafDigit];
+  unsigned shift;
+  size_t digits;
+  for (;;) {
+    if (bits == 0) {  // every key equal
+      for (size_t i = 0; i < m; ++i) home[i] = out(a[i]);
+      return;
+    }
+    const unsigned d = std::min(bits, digit_bits(m));
+    shift = bits - d;
+    digits = size_t(1) << d;
+    const K mask = K(digits - 1);
+    std::fill(end, end + digits, size_t(0));
+    for (size_t i = 0; i < m; ++i) ++end[(a[i] >> shift) & mask];
+    if (std::none_of(end, end + digits, [m](size_t c) { return c == m; })) break;
+    bits = shift;  // the digit is constant: on to the next one
   }
-  std::array<size_t, 257> start{};
-  for (int d = 0; d < 256; ++d) start[d + 1] = start[d] + h[d];
-  Histogram off;
-  std::copy(start.begin(), start.end() - 1, off.begin());
-  for (size_t i = 0; i < m; ++i) b[off[(a[i] >> shift) & 0xff]++] = a[i];
-  // The buckets now lie in b: a result wanted in a is their scratch's, and vice versa.
-  for (int d = 0; d < 256; ++d)
-    if (h[d]) sort_bucket(b + start[d], a + start[d], h[d], shift, out, !result_in_b);
+  const K mask = K(digits - 1);
+  for (size_t x = 0, sum = 0; x < digits; ++x) { const size_t c = end[x]; end[x] = sum; sum += c; }
+  for (size_t i = 0; i < m; ++i) b[end[(a[i] >> shift) & mask]++] = a[i];
+  // The sub-buckets now lie in b: a result wanted in a is their scratch's, and vice versa.
+  for (size_t x = 0, first = 0; x < digits; first = end[x++]) {
+    const size_t c = end[x] - first;
+    if (c <= network::kMaxKeys) network::small_sort(b + first, home + first, c, out);
+    else sort_bucket(b + first, a + first, c, shift, out, !result_in_b);
+  }
+}
+
+// The shift of the 8-bit digit holding the highest set bit of x, or -1 when x is 0.
+template <class K>
+int digit_of_highest_bit(K x) {
+  if (x == 0) return -1;
+  unsigned top = 0;
+  while ((x >> 1 >> top) != 0) ++top;
+  return int(top / 8 * 8);
 }
 
 // The digit shift of the highest bit in which map(keys) differ, or -1 if all are equal.
@@ -190,10 +237,50 @@ int highest_digit(const K* keys, size_t n, unsigned threads, Map map) {
   });
   K all = 0;
   for (K d : diff) all |= d;
-  if (all == 0) return -1;
-  unsigned top = 0;
-  while ((all >> 1 >> top) != 0) ++top;
-  return int(top / 8 * 8);
+  return digit_of_highest_bit(all);
+}
+
+// The first pass of radix_sort_copy: src → dst, each key mapped, bucketed on the highest
+// byte in which the mapped keys differ, through LineScatter (dst is far larger than the
+// caches). Returns that byte's shift and its counts in `bucket`, or -1 (nothing moved)
+// when every key is equal. The first read counts the top byte while it finds the byte
+// that varies: for most keys that is the top one, and the keys are read once less.
+template <class K, class Map>
+int msd_scatter(const K* src, K* dst, size_t n, unsigned threads, Map map, Histogram& bucket) {
+  if (n < 2) return -1;
+  constexpr unsigned kTop = 8 * (sizeof(K) - 1);
+  const K first = map(src[0]);
+  std::vector<Histogram> hist(threads);
+  std::vector<K> diff(threads, 0);
+  parallel_blocks(n, threads, [&](unsigned t, size_t b, size_t e) {
+    Histogram& h = hist[t];
+    h.fill(0);
+    K d = 0;
+    for (size_t i = b; i < e; ++i) {
+      const K k = map(src[i]);
+      d |= k ^ first;
+      ++h[k >> kTop];
+    }
+    diff[t] = d;
+  });
+  K all = 0;
+  for (K d : diff) all |= d;
+  const int shift = digit_of_highest_bit(all);
+  if (shift < 0) return -1;
+  if (unsigned(shift) != kTop) hist = block_histograms(src, n, unsigned(shift), threads, map);
+  bucket = block_offsets(hist);
+  parallel_blocks(n, threads, [&](unsigned t, size_t b, size_t e) {
+    Histogram& off = hist[t];
+    const Histogram first_pos = off;
+    LineScatter<K> out(dst, first_pos.data());
+    for (size_t i = b; i < e; ++i) {
+      const K k = map(src[i]);
+      const unsigned d = unsigned(k >> shift) & 0xff;
+      out.put(d, off[d]++, k);
+    }
+    out.finish(off.data());
+  });
+  return shift;
 }
 
 // Hybrid radix sort of pairs: one parallel MSD pass on the highest byte that varies
@@ -209,7 +296,7 @@ void radix_pairs(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsi
   if (n < kMinPerThread * 4) { lsd_one_thread<K, true>(keys, idx, ktmp, itmp, n, msd_shift + 8); return; }
 
   Histogram bucket{};
-  scatter_pass<K, true>(keys, idx, ktmp, itmp, n, msd_shift, threads, Identity{}, &bucket);
+  scatter_pass<K, true>(keys, idx, ktmp, itmp, n, msd_shift, threads, &bucket);
   std::array<size_t, 257> start{};
   for (int d = 0; d < 256; ++d) start[d + 1] = start[d] + bucket[d];
 
@@ -235,17 +322,14 @@ void radix_sort_copy(const K* src, K* dst, size_t n, KeyOrder<K> order, unsigned
                      const SortedRange& sorted) {
   threads = useful_threads(n, threads);
   const auto to = [order](K k) { return order.to(k); };
-  const int msd = highest_digit(src, n, threads, to);
+  Histogram bucket{};
+  const int msd = msd_scatter(src, dst, n, threads, to, bucket);
   if (msd < 0) {  // every key equal (or n < 2): the input order is sorted
     parallel_blocks(n, threads, [&](unsigned, size_t b, size_t e) { std::memcpy(dst + b, src + b, (e - b) * sizeof(K)); });
     if (sorted && n) sorted(0, n);
     return;
   }
   const unsigned msd_shift = unsigned(msd);
-
-  // MSD pass: src → dst, transformed, bucketed by the top digit that varies.
-  Histogram bucket{};
-  scatter_pass<K, false>(src, nullptr, dst, nullptr, n, msd_shift, threads, to, &bucket);
   std::array<size_t, 257> start{};
   for (int d = 0; d < 256; ++d) start[d + 1] = start[d] + bucket[d];
   const auto from = [order](K k) { return order.from(k); };

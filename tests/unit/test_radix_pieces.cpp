@@ -1,0 +1,128 @@
+// The radix sort's two building blocks on their own: the sorting networks that finish
+// small buckets, and the cache-line scatter of its first pass.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "sort/line_scatter.hpp"
+#include "sort/sorting_network.hpp"
+
+using namespace gxsort;
+
+namespace {
+
+// A network of N inputs sorts every input iff it sorts every 0-1 input (Knuth's 0-1
+// principle): all 2^N of them for N <= 16.
+template <size_t N>
+bool sorts_every_zero_one_input() {
+  for (uint32_t bits = 0; bits < (uint32_t(1) << N); ++bits) {
+    uint64_t v[N];
+    for (size_t i = 0; i < N; ++i) v[i] = (bits >> i) & 1;
+    network::sort_fixed<N>(v);
+    if (!std::is_sorted(v, v + N)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("sorting networks of 4, 8 and 16 inputs sort every 0-1 input; 32 sorts random 0-1 and random inputs") {
+  CHECK(sorts_every_zero_one_input<4>());
+  CHECK(sorts_every_zero_one_input<8>());
+  CHECK(sorts_every_zero_one_input<16>());
+  std::mt19937_64 rng(3);
+  for (int trial = 0; trial < 20000; ++trial) {
+    uint64_t v[32];
+    for (auto& x : v) x = trial % 2 ? rng() & 1 : rng() % 50;
+    network::sort_fixed<32>(v);
+    REQUIRE(std::is_sorted(v, v + 32));
+  }
+}
+
+TEST_CASE("small_sort sorts every size 0..32 into another buffer or in place, keys mapped on the way out") {
+  std::mt19937_64 rng(4);
+  const auto plus_one = [](uint64_t k) { return k + 1; };
+  for (size_t m = 0; m <= network::kMaxKeys; ++m) {
+    for (int trial = 0; trial < 200; ++trial) {
+      std::vector<uint64_t> src(m), dst(m, 7);
+      for (auto& x : src) {
+        const uint64_t r = rng();
+        // Duplicates, and the largest key, which is also the networks' padding.
+        x = trial % 3 == 0 ? r % 3 : trial % 3 == 1 ? (r % 2 ? ~uint64_t(0) - 1 : r) : r;
+      }
+      std::vector<uint64_t> want = src;
+      std::sort(want.begin(), want.end());
+      for (auto& x : want) x += 1;
+      network::small_sort(src.data(), dst.data(), m, plus_one);
+      REQUIRE(dst == want);
+      std::vector<uint32_t> s32(m);
+      for (auto& x : s32) x = trial % 2 ? uint32_t(rng() % 4) : uint32_t(rng());
+      std::vector<uint32_t> w32 = s32;
+      std::sort(w32.begin(), w32.end());
+      network::small_sort(s32.data(), s32.data(), m, [](uint32_t k) { return k; });
+      REQUIRE(s32 == w32);
+    }
+  }
+}
+
+// Buckets of random sizes, each split among "threads" that own consecutive parts of it
+// (as the radix sort's blocks do), written through one LineScatter per thread into a
+// destination at every offset from a 64-byte line: equal to a plain scatter.
+template <class K>
+void check_line_scatter(std::mt19937_64& rng) {
+  constexpr size_t kAlignKeys = 64 / sizeof(K);
+  for (int trial = 0; trial < 60; ++trial) {
+    const unsigned threads = 1 + unsigned(rng() % 3);
+    const size_t n = trial % 5 == 0 ? rng() % 40 : rng() % 20000;
+    // Keys with their digit in the low byte; every key distinct, so order shows.
+    std::vector<K> keys(n);
+    for (size_t i = 0; i < n; ++i) {
+      const unsigned digit = trial % 7 == 0 ? unsigned(rng() % 3) : unsigned(rng() % 256);
+      keys[i] = K((uint64_t(i) << 8) | digit);
+    }
+    std::vector<size_t> block(threads + 1);
+    for (unsigned t = 0; t <= threads; ++t) block[t] = n * t / threads;
+    // Positions digit-major, block-minor.
+    std::vector<std::vector<size_t>> first(threads, std::vector<size_t>(256)), end = first;
+    std::vector<std::vector<size_t>> count(threads, std::vector<size_t>(256, 0));
+    for (unsigned t = 0; t < threads; ++t)
+      for (size_t i = block[t]; i < block[t + 1]; ++i) ++count[t][keys[i] & 0xff];
+    size_t sum = 0;
+    for (size_t d = 0; d < 256; ++d)
+      for (unsigned t = 0; t < threads; ++t) { first[t][d] = sum; sum += count[t][d]; }
+    std::vector<K> want(n);
+    for (unsigned t = 0; t < threads; ++t) {
+      std::vector<size_t> off = first[t];
+      for (size_t i = block[t]; i < block[t + 1]; ++i) want[off[keys[i] & 0xff]++] = keys[i];
+    }
+    for (size_t shift = 0; shift < kAlignKeys; ++shift) {
+      std::vector<K, std::allocator<K>> storage(n + 2 * kAlignKeys, K(0x5a5a5a5a));
+      K* base = storage.data();
+      while (reinterpret_cast<uintptr_t>(base) % 64) ++base;
+      K* dst = base + shift;
+      for (unsigned t = 0; t < threads; ++t) {
+        LineScatter<K> out(dst, first[t].data());
+        std::vector<size_t> off = first[t];
+        for (size_t i = block[t]; i < block[t + 1]; ++i) {
+          const unsigned d = unsigned(keys[i] & 0xff);
+          out.put(d, off[d]++, keys[i]);
+        }
+        out.finish(off.data());
+      }
+      INFO("n=" << n << " threads=" << threads << " shift=" << shift);
+      REQUIRE(std::equal(want.begin(), want.end(), dst));
+      // Nothing written outside [dst, dst + n).
+      CHECK(std::all_of(storage.data(), dst, [](K x) { return x == K(0x5a5a5a5a); }));
+      CHECK(std::all_of(dst + n, storage.data() + storage.size(), [](K x) { return x == K(0x5a5a5a5a); }));
+    }
+  }
+}
+
+TEST_CASE("LineScatter equals a plain scatter for u32 and u64, any line offset, buckets split among threads") {
+  std::mt19937_64 rng(5);
+  check_line_scatter<uint64_t>(rng);
+  check_line_scatter<uint32_t>(rng);
+}
