@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -34,9 +35,6 @@ namespace gxsort::io {
 // single 1 GiB writes into the page cache ran at 0.4 GB/s where 64 MiB ones ran at
 // 2.6 GB/s (dd, same file, same machine).
 constexpr size_t kMaxSyscallBytes = size_t(64) << 20;
-// O_DIRECT transfers start, end and sit in memory on multiples of this (the largest
-// logical block size of common disks).
-constexpr size_t kDirectBlock = 4096;
 
 // The write-behind thread of one file: starts the writeback of written ranges, in the
 // order they were written, coalescing neighbours. It never waits for the writeback:
@@ -91,9 +89,17 @@ class WriteBehind {
   std::thread thread_;  // last: starts once the members above exist
 };
 
-File::File() = default;
+struct DirectDescriptor {
+  std::once_flag opened;
+  int fd = -1;
+  std::atomic<bool> refused{false};  // EINVAL: this file system takes no O_DIRECT transfers
+  ~DirectDescriptor() { if (fd >= 0) ::close(fd); }
+};
 
-File::File(File&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)), write_behind_(std::move(o.write_behind_)) {
+File::File() : direct_(std::make_unique<DirectDescriptor>()) {}
+
+File::File(File&& o) noexcept
+    : fd_(o.fd_), path_(std::move(o.path_)), write_behind_(std::move(o.write_behind_)), direct_(std::move(o.direct_)) {
   o.fd_ = -1;
 }
 
@@ -104,6 +110,7 @@ File& File::operator=(File&& o) noexcept {
     fd_ = o.fd_;
     path_ = std::move(o.path_);
     write_behind_ = std::move(o.write_behind_);
+    direct_ = std::move(o.direct_);
     o.fd_ = -1;
   }
   return *this;
@@ -113,6 +120,17 @@ File::~File() {
   write_behind_.reset();  // before the descriptor it uses goes away
   if (fd_ >= 0) ::close(fd_);
 }
+
+int File::direct_fd() const {
+  if (!direct_ || fd_ < 0) return -1;
+  std::call_once(direct_->opened, [&] {
+    const int access = ::fcntl(fd_, F_GETFL) & O_ACCMODE;
+    direct_->fd = ::open(("/proc/self/fd/" + std::to_string(fd_)).c_str(), access | O_DIRECT | O_CLOEXEC);
+  });
+  return direct_->refused ? -1 : direct_->fd;
+}
+
+void File::refuse_direct() const { direct_->refused = true; }
 
 void File::start_write_behind() {
   if (!write_behind_ && fd_ >= 0) write_behind_ = std::make_unique<WriteBehind>(fd_);
@@ -190,6 +208,14 @@ void File::write_at(const void* src, size_t n, uint64_t offset) const {
   if (write_behind_ && total) write_behind_->written(first, total);
 }
 
+AlignedBuffer::AlignedBuffer(size_t bytes) : size_(bytes) {
+  const size_t rounded = (std::max<size_t>(bytes, 1) + kDirectBlock - 1) / kDirectBlock * kDirectBlock;
+  p_.reset(static_cast<unsigned char*>(std::aligned_alloc(kDirectBlock, rounded)));
+  if (!p_) throw Error(ExitCode::io, "out of host memory allocating " + std::to_string(bytes) + " bytes (lower --memory)");
+}
+
+void AlignedBuffer::Free::operator()(unsigned char* p) const { std::free(p); }
+
 void parallel_tasks(size_t tasks, unsigned threads, const std::function<void(size_t)>& fn) {
   threads = unsigned(std::max<size_t>(1, std::min<size_t>(threads, tasks)));
   if (threads == 1) {
@@ -250,24 +276,21 @@ bool File::write_direct_at(const void* src, size_t n, uint64_t offset, unsigned 
   const auto* p = static_cast<const unsigned char*>(src);
   const size_t whole = n / kDirectBlock * kDirectBlock;
   bool direct = false;
-  if (whole > 0 && reinterpret_cast<uintptr_t>(p) % kDirectBlock == 0 && offset % kDirectBlock == 0) {
-    // A second descriptor of the same file, opened with O_DIRECT: the file's own one
-    // stays buffered for the tail and for readers.
-    const int dfd = ::open(("/proc/self/fd/" + std::to_string(fd_)).c_str(), O_WRONLY | O_DIRECT | O_CLOEXEC);
-    if (dfd >= 0) {
-      struct Closer { int fd; ~Closer() { ::close(fd); } } closer{dfd};
-      std::atomic<bool> refused{false};  // EINVAL: this file system takes no O_DIRECT writes
-      split_io(whole, threads, [&](size_t b, size_t len) {
-        for (size_t d = 0; d < len && !refused;) {
-          const ssize_t r = ::pwrite(dfd, p + b + d, std::min(len - d, kMaxSyscallBytes), off_t(offset + b + d));
-          if (r < 0 && errno == EINTR) continue;
-          if (r < 0 && errno == EINVAL) { refused = true; break; }
-          if (r < 0) fail_errno(path_, "write failed at offset " + std::to_string(offset + b + d), errno);
-          d += size_t(r);
-        }
-      });
-      direct = !refused;
-    }
+  const int dfd = whole > 0 && reinterpret_cast<uintptr_t>(p) % kDirectBlock == 0 && offset % kDirectBlock == 0
+                      ? direct_fd() : -1;
+  if (dfd >= 0) {
+    std::atomic<bool> refused{false};
+    split_io(whole, threads, [&](size_t b, size_t len) {
+      for (size_t d = 0; d < len && !refused;) {
+        const ssize_t r = ::pwrite(dfd, p + b + d, std::min(len - d, kMaxSyscallBytes), off_t(offset + b + d));
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && errno == EINVAL) { refused = true; break; }
+        if (r < 0) fail_errno(path_, "write failed at offset " + std::to_string(offset + b + d), errno);
+        d += size_t(r);
+      }
+    });
+    if (refused) refuse_direct();
+    direct = !refused;
   }
   // The rest (or all of it where O_DIRECT was refused: what went direct is rewritten,
   // the same bytes) through the page cache.
@@ -276,12 +299,36 @@ bool File::write_direct_at(const void* src, size_t n, uint64_t offset, unsigned 
   return direct;
 }
 
+bool File::read_direct_at(void* dst, size_t n, uint64_t offset) const {
+  auto* p = static_cast<unsigned char*>(dst);
+  const int dfd = n > 0 && reinterpret_cast<uintptr_t>(p) % kDirectBlock == 0 && offset % kDirectBlock == 0
+                      ? direct_fd() : -1;
+  if (dfd >= 0) {
+    const size_t whole = (n + kDirectBlock - 1) / kDirectBlock * kDirectBlock;
+    size_t got = 0;
+    while (got < n) {
+      const ssize_t r = ::pread(dfd, p + got, std::min(whole - got, kMaxSyscallBytes), off_t(offset + got));
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0 && errno == EINVAL) { refuse_direct(); break; }
+      if (r < 0) fail_errno(path_, "read failed at offset " + std::to_string(offset + got), errno);
+      if (r == 0)
+        throw Error(ExitCode::io, path_ + ": unexpected end of file at offset " + std::to_string(offset + got) +
+                                      " (did the file change while gxsort ran?)");
+      got += size_t(r);
+    }
+    if (got >= n) return true;
+  }
+  read_at(p, n, offset);
+  return false;
+}
+
 void File::sync() const {
   if (::fsync(fd_) != 0) fail_errno(path_, "fsync failed", errno);
 }
 
 void File::close() {
   write_behind_.reset();
+  direct_ = std::make_unique<DirectDescriptor>();  // closes the O_DIRECT descriptor, if one was opened
   if (fd_ >= 0) {
     int r = ::close(fd_);
     fd_ = -1;

@@ -10,6 +10,11 @@
 namespace gxsort::io {
 
 class WriteBehind;
+struct DirectDescriptor;
+
+// O_DIRECT transfers start, end and sit in memory on multiples of this (the largest
+// logical block size of common disks).
+constexpr size_t kDirectBlock = 4096;
 
 class File {
  public:
@@ -45,6 +50,12 @@ class File {
   // (temp runs larger than it, a synced output): no cache pages to fill, no copy.
   // Write-behind is not told about the direct part: it is on the disk already.
   bool write_direct_at(const void* src, size_t n, uint64_t offset, unsigned threads) const;
+  // Reads exactly n bytes at offset around the page cache where it can: dst and offset
+  // aligned to kDirectBlock, and dst with room for n rounded up to it (the last block is
+  // read whole). Else, or where the file system refuses O_DIRECT, through the cache like
+  // read_at. Returns whether it went direct. For our own temp runs written direct: reading
+  // them back fills no cache pages either.
+  bool read_direct_at(void* dst, size_t n, uint64_t offset) const;
   // Write-behind for an output file: every write_at from now on hands its
   // range to a background thread that starts the range's writeback at once
   // (sync_file_range WRITE), so the disk works while later ranges are written and the
@@ -65,9 +76,29 @@ class File {
   void close();
 
  private:
+  // The O_DIRECT descriptor of the same file (a second open of /proc/self/fd/N, so this
+  // one stays buffered), opened on first use; -1 where it cannot be or was refused.
+  int direct_fd() const;
+  void refuse_direct() const;
+
   int fd_ = -1;
   std::string path_;
   std::unique_ptr<WriteBehind> write_behind_;
+  std::unique_ptr<DirectDescriptor> direct_;
+};
+
+// Heap bytes aligned to kDirectBlock, as O_DIRECT transfers need (not zero-filled).
+class AlignedBuffer {
+ public:
+  AlignedBuffer() = default;
+  explicit AlignedBuffer(size_t bytes);
+  unsigned char* data() const { return p_.get(); }
+  size_t size() const { return size_; }
+
+ private:
+  struct Free { void operator()(unsigned char* p) const; };
+  std::unique_ptr<unsigned char, Free> p_;
+  size_t size_ = 0;
 };
 
 // Runs fn(0) .. fn(tasks - 1) on up to `threads` threads (the caller's among them);

@@ -9,30 +9,28 @@
 
 #include "backend/backend.hpp"
 #include "gxsort/error.hpp"
+#include "io/task_pool.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "sort/unique.hpp"
 
 namespace gxsort {
 namespace {
 
-// Direct (O_DIRECT) output: buffers aligned to this, flushed at offsets that are
-// multiples of it.
-constexpr size_t kDirectAlign = 4096;
+// The fewest records whose bytes are a whole number of 4 KiB blocks (direct output is
+// flushed at offsets that are multiples of io::kDirectBlock).
+size_t direct_block_records(size_t rs) { return io::kDirectBlock / std::gcd(rs, io::kDirectBlock); }
 
-// The fewest records whose bytes are a whole number of 4 KiB blocks.
-size_t direct_block_records(size_t rs) { return kDirectAlign / std::gcd(rs, kDirectAlign); }
-
-// Merges records [begin[i], end[i]) of each run into out from out_offset. kRs: the
-// record size when it is known at compile time (the per-record copy is then a move of
-// a word, not a call to memcpy), else 0.
+// Merges records [begin[i], end[i]) of each run into out from out_offset, file runs
+// read ahead on `reads`. kRs: the record size when it is known at compile time (the
+// per-record copy is then a move of a word, not a call to memcpy), else 0.
 template <size_t kRs>
 uint64_t merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const std::vector<uint64_t>& begin,
-                     const std::vector<uint64_t>& end, const io::File& out, uint64_t out_offset) {
+                     const std::vector<uint64_t>& end, const io::File& out, uint64_t out_offset, io::TaskPool* reads) {
   const Format& f = *job.format;
   const size_t rs = kRs ? kRs : f.record_size;
   std::vector<RunCursor> cursors;
   cursors.reserve(runs.size());
-  for (size_t i = 0; i < runs.size(); ++i) cursors.emplace_back(f, runs[i], begin[i], end[i], job.buffer_bytes);
+  for (size_t i = 0; i < runs.size(); ++i) cursors.emplace_back(f, runs[i], begin[i], end[i], job.buffer_bytes, reads);
   LoserTree tree(f, cursors);
   uint64_t range = 0;
   for (size_t i = 0; i < runs.size(); ++i) range += end[i] - begin[i];
@@ -43,8 +41,8 @@ uint64_t merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const
   const bool direct = job.direct_output && block <= job.buffer_bytes && range * rs >= block;
   size_t obuf_bytes = size_t(std::max<uint64_t>(std::min<uint64_t>(job.buffer_bytes / rs, range), 1)) * rs;
   if (direct) obuf_bytes = std::max<size_t>(block, std::min<uint64_t>(job.buffer_bytes, range * rs) / block * block);
-  std::vector<unsigned char> obuf_storage(obuf_bytes + (direct ? kDirectAlign : 0));
-  unsigned char* const obuf = obuf_storage.data() + (direct ? (kDirectAlign - reinterpret_cast<uintptr_t>(obuf_storage.data()) % kDirectAlign) % kDirectAlign : 0);
+  const io::AlignedBuffer obuf_storage(obuf_bytes);
+  unsigned char* const obuf = obuf_storage.data();
   size_t used = 0;
   auto flush = [&] {
     if (direct) out.write_direct_at(obuf, used, out_offset, 1);
@@ -201,6 +199,13 @@ uint64_t merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const 
   for (const auto& r : runs) ends.push_back(r.records);
   cuts.push_back(ends);
 
+  // Runs written around the page cache are read from the disk: ahead, on two threads
+  // per merge thread, so that a few reads are in flight while the merge works (2 GiB u64
+  // --memory 256M --direct-io on, 2-core VM: merge 5.2-5.7 s -> 3.4-3.8 s). Cached runs
+  // are read by the merge threads themselves: there the pool's threads only competed for
+  // the cores (merge 3.4-3.6 s -> 5.5-5.9 s).
+  const bool direct = std::any_of(runs.begin(), runs.end(), [](const RunRef& r) { return r.file && r.direct; });
+  std::unique_ptr<io::TaskPool> reads = direct ? std::make_unique<io::TaskPool>(2 * threads) : nullptr;
   std::vector<std::thread> pool;
   std::vector<std::exception_ptr> errors(threads);
   std::vector<uint64_t> counts(threads, 0);
@@ -211,9 +216,9 @@ uint64_t merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const 
     auto work = [&, t, start] {
       try {
         const uint64_t at = out_offset + start * rs;
-        if (rs == 8) counts[t] = merge_range<8>(job, runs, cuts[t], cuts[t + 1], out, at);
-        else if (rs == 4) counts[t] = merge_range<4>(job, runs, cuts[t], cuts[t + 1], out, at);
-        else counts[t] = merge_range<0>(job, runs, cuts[t], cuts[t + 1], out, at);
+        if (rs == 8) counts[t] = merge_range<8>(job, runs, cuts[t], cuts[t + 1], out, at, reads.get());
+        else if (rs == 4) counts[t] = merge_range<4>(job, runs, cuts[t], cuts[t + 1], out, at, reads.get());
+        else counts[t] = merge_range<0>(job, runs, cuts[t], cuts[t + 1], out, at, reads.get());
       }
       catch (...) { errors[t] = std::current_exception(); }
     };
@@ -233,6 +238,7 @@ RunRef TreeInput::ref() const {
   r.records = records;
   r.name = temp ? temp->path() : file->path();
   r.discardable = bool(temp);
+  r.direct = direct;
   return r;
 }
 
@@ -266,6 +272,7 @@ size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t 
       for (size_t i = b; i < e; ++i) { refs.push_back(inputs[i].ref()); merged.records += inputs[i].records; }
       const std::string& dir = tmp_dirs[next_dir++ % tmp_dirs.size()];
       merged.temp = std::make_shared<io::TempFile>(io::TempFile::create(dir, "gxsort-merge"));
+      merged.direct = temp_job.direct_output;
       level_bytes += merged.records * rs;
       merged.records = merge_runs(temp_job, refs, merged.temp->file(), 0);
       for (size_t i = b; i < e; ++i) inputs[i] = TreeInput();  // deletes merged temp runs now

@@ -42,6 +42,7 @@ struct TreeInput {
   std::shared_ptr<io::TempFile> temp;  // owned run (deleted after it is merged)
   std::shared_ptr<io::File> file;      // a user's sorted file (never deleted)
   uint64_t records = 0;
+  bool direct = false;                 // the temp was written around the page cache
   RunRef ref() const;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 
 #include "gxsort/error.hpp"
 
@@ -13,34 +14,80 @@ void read_records(const RunRef& run, size_t rs, uint64_t index, uint64_t count, 
   else run.file->read_at(dst, count * rs, run.offset + index * rs);
 }
 
-RunCursor::RunCursor(const Format& f, const RunRef& run, uint64_t begin, uint64_t end, size_t buffer_bytes)
-    : f_(&f), run_(&run), rs_(f.record_size), pos_(begin), end_(end) {
-  // The buffer never exceeds the slice it walks: tiny inputs keep tiny buffers.
-  const uint64_t want = std::max<uint64_t>(1, std::min<uint64_t>(buffer_bytes / f.record_size, end > begin ? end - begin : 1));
-  if (!run.mem) buf_.resize(size_t(want) * f.record_size);
-  if (!done()) load();
+namespace {
+
+// Reads records [first, first + count) of a file run into dst (around the page cache
+// when `direct`), then drops those from record `drop_from` on from a discardable
+// run: records before it belong to the slice before (a direct block's aligned start).
+// Free of the cursor, so that it can run on the read-ahead pool.
+void read_block(const RunRef& run, size_t rs, bool direct, uint64_t drop_from, unsigned char* dst, uint64_t first,
+                uint64_t count) {
+  const uint64_t offset = run.offset + first * rs;
+  if (direct) run.file->read_direct_at(dst, count * rs, offset);
+  else run.file->read_at(dst, count * rs, offset);
+  // Our own temp run is never read here again: its pages are freed now, so the
+  // output's pages reuse them (fresh memory is slow to touch on some VMs) and, once
+  // punched, they are not written back later (ext4 and XFS first write a range that
+  // is still dirty). A page shared with a neighbouring slice is kept.
+  const uint64_t from = std::max(first, drop_from);
+  if (run.discardable && first + count > from) run.file->discard(run.offset + from * rs, (first + count - from) * rs);
+}
+
+}  // namespace
+
+RunCursor::RunCursor(const Format& f, const RunRef& run, uint64_t begin, uint64_t end, size_t buffer_bytes,
+                     io::TaskPool* reads)
+    : f_(&f), run_(&run), rs_(f.record_size), pos_(begin), begin_(begin), end_(end) {
+  if (done()) return;
+  if (!run.mem) {
+    reads_ = reads;
+    const uint64_t per_block = std::max<uint64_t>(reads ? buffer_bytes / 2 : buffer_bytes, rs_);
+    // A direct block is whole units of lcm(record size, 4096) bytes: each starts on a
+    // record and on a 4 KiB block of the file.
+    const uint64_t unit = rs_ / std::gcd(rs_, io::kDirectBlock) * io::kDirectBlock;
+    const uint64_t unit_records = unit / rs_;
+    direct_ = run.direct && run.offset % io::kDirectBlock == 0 && per_block >= unit;
+    next_first_ = direct_ ? begin / unit_records * unit_records : begin;
+    // Never more than the slice: tiny inputs keep tiny buffers (a shorter block is the
+    // slice's only one, so its length needs no alignment).
+    block_records_ = std::min(direct_ ? per_block / unit * unit_records : per_block / rs_, end - next_first_);
+  }
+  load();
+}
+
+RunCursor::~RunCursor() {
+  if (pending_.valid()) pending_.wait();  // the read writes into ahead_'s buffer
 }
 
 void RunCursor::load() {
-  const size_t rs = f_->record_size;
   if (run_->mem) {
-    cur_ = run_->mem + pos_ * rs;
+    cur_ = run_->mem + pos_ * rs_;
     ready_ = end_;
-  } else {
-    if (pos_ < buf_first_ || pos_ >= buf_first_ + buf_count_) {
-      buf_first_ = pos_;
-      buf_count_ = std::min<uint64_t>(buf_.size() / rs, end_ - pos_);
-      read_records(*run_, rs, buf_first_, buf_count_, buf_.data());
-      // Our own temp run is never read here again: its pages are freed now, so the
-      // output's pages reuse them (fresh memory is slow to touch on some VMs) and, once
-      // punched, they are not written back later (ext4 and XFS first write a range that
-      // is still dirty). A page shared with a neighbouring slice is kept, and so is the
-      // page straddling two refills (about one page a buffer).
-      if (run_->discardable && run_->file) run_->file->discard(run_->offset + buf_first_ * rs, buf_count_ * rs);
-    }
-    cur_ = buf_.data() + (pos_ - buf_first_) * rs;
-    ready_ = buf_first_ + buf_count_;
+    prefix_ = key_prefix(*f_, cur_);
+    return;
   }
+  // pos_ is the slice's first record or the first record past the current block.
+  if (pending_.valid()) {
+    pending_.get();  // rethrows a failed read
+    std::swap(block_, ahead_);
+  } else {
+    if (!block_.bytes.data()) block_.bytes = io::AlignedBuffer(size_t(block_records_) * rs_);
+    block_.first = next_first_;
+    block_.count = std::min(block_records_, end_ - next_first_);
+    read_block(*run_, rs_, direct_, begin_, block_.bytes.data(), block_.first, block_.count);
+  }
+  next_first_ = block_.first + block_.count;
+  if (reads_ && next_first_ < end_) {
+    if (!ahead_.bytes.data()) ahead_.bytes = io::AlignedBuffer(size_t(block_records_) * rs_);
+    ahead_.first = next_first_;
+    ahead_.count = std::min(block_records_, end_ - next_first_);
+    pending_ = reads_->submit([run = run_, rs = rs_, direct = direct_, begin = begin_, dst = ahead_.bytes.data(),
+                               first = ahead_.first, count = ahead_.count] {
+      read_block(*run, rs, direct, begin, dst, first, count);
+    });
+  }
+  cur_ = block_.bytes.data() + (pos_ - block_.first) * rs_;
+  ready_ = block_.first + block_.count;
   prefix_ = key_prefix(*f_, cur_);
 }
 

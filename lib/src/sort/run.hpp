@@ -7,8 +7,11 @@
 #include <string>
 #include <vector>
 
+#include <future>
+
 #include "gxsort/format.hpp"
 #include "io/file.hpp"
+#include "io/task_pool.hpp"
 
 namespace gxsort {
 
@@ -19,18 +22,27 @@ struct RunRef {
   uint64_t records = 0;
   std::string name;                    // for messages (the file's path)
   bool discardable = false;            // our own temp file: consumed parts may be dropped
+  bool direct = false;                 // written around the page cache: read around it too
 };
 
 // Copies records [index, index + count) of the run into dst.
 void read_records(const RunRef& run, size_t record_size, uint64_t index, uint64_t count, unsigned char* dst);
 
-// Walks records [begin, end) of a run. In-memory runs are read in place; file runs
-// through a buffer of `buffer_bytes`, a discardable run's records dropped from the
-// file once in the buffer: a cursor is the last reader of its slice, because the merge
-// computes every co-rank cut before any cursor starts (merge_runs).
+// Walks records [begin, end) of a run. In-memory runs are read in place; file runs in
+// blocks through `buffer_bytes` of buffer, a discardable run's records dropped from the
+// file once read: a cursor is the last reader of its slice, because the merge computes
+// every co-rank cut before any cursor starts (merge_runs). With `reads`, the buffer is
+// two blocks and the next block is read on the pool while the merge walks the current
+// one (else one block, read when it is needed). Blocks start on whole records, and for a
+// direct run on whole 4 KiB blocks of the file too, so that they are read around the
+// page cache (a direct run's first block may start up to lcm(record size, 4096) bytes
+// before the slice; those records are read and skipped).
 class RunCursor {
  public:
-  RunCursor(const Format& f, const RunRef& run, uint64_t begin, uint64_t end, size_t buffer_bytes);
+  RunCursor(const Format& f, const RunRef& run, uint64_t begin, uint64_t end, size_t buffer_bytes,
+            io::TaskPool* reads = nullptr);
+  RunCursor(RunCursor&&) = default;
+  ~RunCursor();  // waits for a read in flight
   bool done() const { return pos_ >= end_; }
   const unsigned char* record() const { return cur_; }
   uint64_t prefix() const { return prefix_; }
@@ -50,16 +62,26 @@ class RunCursor {
   const RunRef& run() const { return *run_; }
 
  private:
+  // Records [first, first + count) of the run, in a buffer of block_records_ records.
+  struct Block {
+    io::AlignedBuffer bytes;
+    uint64_t first = 0, count = 0;
+  };
   void load();
   const Format* f_;
   const RunRef* run_;
   size_t rs_;
-  uint64_t pos_, end_;
+  uint64_t pos_, begin_, end_;
   uint64_t ready_ = 0;  // records before this position are at cur_ onwards without a load
-  uint64_t buf_first_ = 0, buf_count_ = 0;  // records of the run held in buf_
-  std::vector<unsigned char> buf_;
   const unsigned char* cur_ = nullptr;
   uint64_t prefix_ = 0;
+  // File runs.
+  io::TaskPool* reads_ = nullptr;
+  bool direct_ = false;
+  uint64_t block_records_ = 0;
+  uint64_t next_first_ = 0;     // the first record of the block after the current one
+  Block block_, ahead_;         // the current block; the next one, read on the pool
+  std::future<void> pending_;   // the read of ahead_
 };
 
 // Tournament tree of losers over K cursors.

@@ -82,7 +82,7 @@ RunFormation form_run_files(Prepared& p, const io::File& in, const Format& f, co
     } else {
       run.temp = std::make_shared<io::TempFile>(io::TempFile::create(p.tmp_dirs[c.index % p.tmp_dirs.size()], "gxsort-run"));
     }
-    if (p.plan.direct_io) run.temp->file().write_direct_at(c.data, c.bytes, 0, p.threads);
+    if (p.plan.direct_io) run.direct = run.temp->file().write_direct_at(c.data, c.bytes, 0, p.threads);
     else run.temp->file().write_at_parallel(c.data, c.bytes, 0, p.threads);
     run.records = c.bytes / rs;
     rf.runs[c.index] = std::move(run);  // run order is input order: ties keep it
