@@ -53,6 +53,8 @@ if [ "$mode" = tests ]; then
   e2e gensort-ooc "--count 1000000 --format gensort --dist few-unique" "--format gensort --device-memory 16M --memory 32M --fan-in 2"
   e2e u64-unique-in-device "--count 3000017 --dist few-unique" "-u"
   e2e u64-unique-ooc "--count 3000017 --dist zipf" "-u --device-memory 8M --memory 16M"
+  e2e u64-ooc-direct "--count 4000037 --dist uniform" "--device-memory 8M --memory 16M --direct-io on"
+  e2e gensort-ooc-direct "--count 1000000 --format gensort" "--format gensort --device-memory 16M --memory 32M --direct-io on"
   for k in basic tiled circular thrust; do
     e2e "u64-ooc-$k" "--count 4000037 --dist zipf" "--device-memory 8M --memory 16M --merge-kernel $k"
   done
