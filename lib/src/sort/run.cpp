@@ -28,7 +28,8 @@ void read_block(const RunRef& run, size_t rs, bool direct, uint64_t drop_from, u
   // Our own temp run is never read here again: its pages are freed now, so the
   // output's pages reuse them (fresh memory is slow to touch on some VMs) and, once
   // punched, they are not written back later (ext4 and XFS first write a range that
-  // is still dirty). A page shared with a neighbouring slice is kept.
+  // is still dirty). A page shared with a neighbouring slice is kept, and so is, for a
+  // cached run, the page straddling two blocks (about one page a block).
   const uint64_t from = std::max(first, drop_from);
   if (run.discardable && first + count > from) run.file->discard(run.offset + from * rs, (first + count - from) * rs);
 }

@@ -3,11 +3,10 @@
 // next record of K cursors, stably (ties go to the earlier run).
 #pragma once
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <future>
 
 #include "gxsort/format.hpp"
 #include "io/file.hpp"
