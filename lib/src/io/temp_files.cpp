@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <thread>
 
 #include "gxsort/error.hpp"
 #include "io/space.hpp"
@@ -37,7 +38,33 @@ void unregister_slot(int slot) {
   std::free(p);
 }
 
+// Creating a temp file (registering its path, then creating the file) and the signal
+// handler's sweep exclude each other. The handler runs on one thread while the others go
+// on: without this, a run writer could create its next run after the sweep and before
+// the process dies, and leave it behind (seen once the sort got fast enough to create
+// runs back to back). The handler takes the lock for good, so nothing is created after
+// its sweep; on a thread interrupted while holding it, it does not wait: that thread never
+// resumes, and its path, registered before the file was created, is swept.
+std::atomic<bool> g_creating{false};
+thread_local bool t_creating = false;
+
+class CreationLock {
+ public:
+  CreationLock() {
+    while (g_creating.exchange(true, std::memory_order_acquire)) std::this_thread::yield();
+    t_creating = true;
+  }
+  ~CreationLock() {
+    t_creating = false;
+    g_creating.store(false, std::memory_order_release);
+  }
+  CreationLock(const CreationLock&) = delete;
+  CreationLock& operator=(const CreationLock&) = delete;
+};
+
 extern "C" void cleanup_on_signal(int sig) {
+  if (!t_creating)
+    while (g_creating.exchange(true, std::memory_order_acquire)) {}
   for (int i = 0; i < kSlots; ++i) {
     char* p = g_paths[i].load();
     if (p) ::unlink(p);
@@ -76,6 +103,7 @@ TempFile TempFile::create(const std::string& dir, const std::string& prefix) {
     std::string path = (dir.empty() ? std::string(".") : dir) + "/" + prefix + "." +
                        std::to_string(::getpid()) + "." + std::to_string(g_counter++) + ".tmp";
     TempFile t;
+    CreationLock lock;
     // Register first, so a signal arriving between create and register cannot leak the file.
     t.slot_ = register_path(path);
     t.path_ = path;
@@ -83,8 +111,9 @@ TempFile TempFile::create(const std::string& dir, const std::string& prefix) {
       t.file_ = File::create_new(path);
       return t;
     } catch (const Error&) {
+      const int err = errno;
       t.unregister();
-      if (errno == EEXIST && attempt < 100) continue;
+      if (err == EEXIST && attempt < 100) continue;
       throw;
     }
   }
