@@ -103,14 +103,12 @@ void lsd(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsigned bit
   }
 }
 
-// The same on one thread, for a cache-sized bucket: one read counts every digit's
-// histogram at once, then each pass only scatters. `out` maps each key as the last
-// pass writes it (the transform back to raw keys, fused into a pass the sort makes).
-// The result ends in (keys, idx), or in (ktmp, itmp) when `result_in_tmp`: passes
-// alternate between the two, so a copy is made first when their count has the wrong
-// parity, never a copy back after.
-template <class K, bool WithIndex, class Map = Identity>
-void lsd_one_thread(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsigned bits, Map out = {},
+// The same on one thread for (key, index) pairs in a cache-sized bucket: one read counts
+// every digit's histogram at once, then each pass only scatters. The result ends in
+// (keys, idx), or in (ktmp, itmp) when `result_in_tmp`: passes alternate between the
+// two, so a copy is made first when their count has the wrong parity, never a copy back after.
+template <class K>
+void lsd_one_thread(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsigned bits,
                     bool result_in_tmp = false) {
   constexpr unsigned kMaxPasses = sizeof(K);
   const unsigned passes = std::min(kMaxPasses, (bits + 7) / 8);
@@ -125,16 +123,9 @@ void lsd_one_thread(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, u
     if (std::none_of(hist[p].begin(), hist[p].end(), [n](size_t c) { return c == n; })) active[count++] = p;
   K* src = keys; K* dst = ktmp;
   uint32_t* isrc = idx; uint32_t* idst = itmp;
-  if (count == 0) {
-    K* home = result_in_tmp ? ktmp : keys;
-    for (size_t i = 0; i < n; ++i) home[i] = out(keys[i]);
-    if constexpr (WithIndex)
-      if (result_in_tmp) std::memcpy(itmp, idx, n * sizeof(uint32_t));
-    return;
-  }
   if ((count % 2 == 1) != result_in_tmp) {
     std::memcpy(ktmp, keys, n * sizeof(K));
-    if constexpr (WithIndex) std::memcpy(itmp, idx, n * sizeof(uint32_t));
+    std::memcpy(itmp, idx, n * sizeof(uint32_t));
     std::swap(src, dst);
     std::swap(isrc, idst);
   }
@@ -143,15 +134,11 @@ void lsd_one_thread(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, u
     size_t sum = 0;
     for (size_t& c : off) { const size_t cnt = c; c = sum; sum += cnt; }
     const unsigned shift = 8 * active[a];
-    auto scatter = [&](auto map) {
-      for (size_t i = 0; i < n; ++i) {
-        const size_t pos = off[(src[i] >> shift) & 0xff]++;
-        dst[pos] = map(src[i]);
-        if constexpr (WithIndex) idst[pos] = isrc[i];
-      }
-    };
-    if (a + 1 == count) scatter(out);
-    else scatter(Identity{});
+    for (size_t i = 0; i < n; ++i) {
+      const size_t pos = off[(src[i] >> shift) & 0xff]++;
+      dst[pos] = src[i];
+      idst[pos] = isrc[i];
+    }
     std::swap(src, dst);
     std::swap(isrc, idst);
   }
@@ -293,7 +280,7 @@ void radix_pairs(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsi
   const int msd = highest_digit(keys, n, threads, Identity{});
   if (msd < 0) return;
   const unsigned msd_shift = unsigned(msd);
-  if (n < kMinPerThread * 4) { lsd_one_thread<K, true>(keys, idx, ktmp, itmp, n, msd_shift + 8); return; }
+  if (n < kMinPerThread * 4) { lsd_one_thread<K>(keys, idx, ktmp, itmp, n, msd_shift + 8); return; }
 
   Histogram bucket{};
   scatter_pass<K, true>(keys, idx, ktmp, itmp, n, msd_shift, threads, &bucket);
@@ -306,7 +293,7 @@ void radix_pairs(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsi
     for (int d; (d = next++) < 256;) {
       size_t b = start[d], m = start[d + 1] - b;
       if (m == 0) continue;
-      lsd_one_thread<K, true>(ktmp + b, itmp + b, keys + b, idx + b, m, msd_shift, Identity{}, true);
+      lsd_one_thread<K>(ktmp + b, itmp + b, keys + b, idx + b, m, msd_shift, true);
     }
   };
   std::vector<std::thread> pool;
