@@ -32,8 +32,10 @@ void write_stats(const cli::Command& cmd, const RunStats& s) {
 void summarize(const cli::Command& cmd, const RunStats& s) {
   if (!cmd.verbose) return;
   double mbps = s.seconds > 0 ? double(std::max(s.input_bytes, s.output_bytes)) / s.seconds / 1e6 : 0;
-  std::fprintf(stderr, "gxsort %s: %" PRIu64 " records, %s, backend %s, %zu runs, %zu merge levels, %.3f s, %.1f MB/s\n",
-               s.command.c_str(), s.records, s.mode.c_str(), s.backend.c_str(), s.runs, s.merge_levels, s.seconds, mbps);
+  const std::string shape = s.buckets ? std::to_string(s.buckets) + " buckets"
+                                      : std::to_string(s.runs) + " runs, " + std::to_string(s.merge_levels) + " merge levels";
+  std::fprintf(stderr, "gxsort %s: %" PRIu64 " records, %s, backend %s, %s, %.3f s, %.1f MB/s\n", s.command.c_str(),
+               s.records, s.mode.c_str(), s.backend.c_str(), shape.c_str(), s.seconds, mbps);
   for (const auto& p : s.phases) std::fprintf(stderr, "  %-18s %8.3f s\n", p.name.c_str(), p.seconds);
 }
 

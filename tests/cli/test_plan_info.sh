@@ -23,7 +23,7 @@ for args in "small.bin" "big.bin --memory 1M --fan-in 2" "big.bin --memory 1M" "
   [[ $RC == 0 && $(head -c 7 "$WORK/last.out") == digraph ]] && pass "plan $args --dot starts with digraph" || fail "plan $args --dot" "rc=$RC: $(head -c 60 "$WORK/last.out")"
   [[ $(tail -n 1 "$WORK/last.out") == "}" ]] && pass "plan $args --dot ends with }" || fail "plan $args --dot ends with }" "$(tail -n 1 "$WORK/last.out")"
   gx plan "${A[@]}"
-  [[ $RC == 0 ]] && grep -q '^mode: \(in-memory\|runs-in-memory\|external\)$' "$WORK/last.out" && pass "plan $args (text) names the mode" || fail "plan $args text" "rc=$RC: $(head -5 "$WORK/last.out" | tr '\n' '|')"
+  [[ $RC == 0 ]] && grep -q '^mode: \(in-memory\|runs-in-memory\|external\|partition\)$' "$WORK/last.out" && pass "plan $args (text) names the mode" || fail "plan $args text" "rc=$RC: $(head -5 "$WORK/last.out" | tr '\n' '|')"
 done
 
 gx plan small.bin --json
@@ -46,6 +46,27 @@ edges=$(grep -c -- '->' "$WORK/last.out")
 gx plan big.bin --memory 1M --fan-in 2 --json
 want_edges=$(jq_ 'sum(sum(l["groups"]) for l in j["levels"])')
 [[ $edges == "$want_edges" ]] && pass "plan --dot has one edge per merge input ($edges)" || fail "plan --dot edges" "$edges vs $want_edges"
+# Without --fan-in the CPU partitions instead: buckets by key range, no merge levels.
+gx plan big.bin --memory 1M --json
+nb=$(jq_ 'j["buckets"]'); br=$(jq_ 'j["bucket_records"]')
+[[ $(jq_ 'j["mode"]') == partition && $nb -ge 2 && $br -gt 0 && $(jq_ 'len(j["levels"])') == 0 &&
+   $(jq_ 'j["temp_bytes"] == j["input_bytes"] and j["bytes_written"] == 2 * j["input_bytes"]') == True ]] &&
+  pass "plan --memory 1M (no --fan-in): partition into $nb buckets of up to $br records, no merge levels" || fail "plan partition json" "$(cat "$WORK/last.out")"
+[[ $(jq_ 'j["bucket_records"] * 16 <= j["memory"]') == True ]] && pass "plan partition: a bucket's sort fits --memory" || fail "plan partition bucket size" "$(cat "$WORK/last.out")"
+gx plan big.bin --memory 1M
+grep -q '^mode: partition$' "$WORK/last.out" && grep -q "into $nb bucket files" "$WORK/last.out" && grep -q 'temporary directories' "$WORK/last.out" &&
+  pass "plan text: mode: partition, $nb bucket files, temporary directories" || fail "plan text partition" "$(cat "$WORK/last.out" | tr '\n' '|')"
+gx plan big.bin --memory 1M --dot
+[[ $(grep -c -- '->' "$WORK/last.out") == $(( 2 * nb )) ]] && pass "plan partition --dot: input -> each bucket -> output" || fail "plan partition --dot" "$(cat "$WORK/last.out" | tr '\n' '|')"
+gx plan big.bin --memory 1M --ooc merge --json
+[[ $(jq_ 'j["mode"]') == external ]] && pass "plan --ooc merge: external" || fail "plan --ooc merge" "$(cat "$WORK/last.out")"
+gx plan big.bin --memory 1M --fan-in 2 --ooc partition --json
+[[ $(jq_ 'j["mode"]') == partition ]] && pass "plan --ooc partition wins over --fan-in" || fail "plan --ooc partition with --fan-in" "$(cat "$WORK/last.out")"
+gx plan small.bin --memory 1M --ooc partition --json
+[[ $(jq_ 'j["mode"]') == in-memory ]] && pass "plan --ooc partition: an input that fits is still sorted in memory" || fail "plan --ooc partition small" "$(cat "$WORK/last.out")"
+gx plan big.bin --memory 1M --ooc sideways
+[[ $RC == 2 ]] && grep -q -- '--ooc' "$WORK/last.err" && pass "plan --ooc sideways: usage error naming --ooc" || fail "plan --ooc bad value" "rc=$RC $(last_err)"
+
 gx plan big.bin --memory 1M --fan-in 2 -o "$WORK/x.out"
 [[ $RC == 0 && ! -e "$WORK/x.out" ]] && pass "plan writes nothing (-o not created)" || fail "plan writes nothing" "rc=$RC"
 [[ -z "$(ls -A "$TMPDIR")" ]] && pass "plan leaves \$TMPDIR empty" || fail "plan leaves \$TMPDIR empty" "$(ls -A "$TMPDIR")"

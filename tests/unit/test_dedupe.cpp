@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/records.hpp"
 #include "../common/test_files.hpp"
 #include "backend/backend.hpp"
 #include "gxsort/gxsort.hpp"
@@ -27,53 +28,8 @@ using gxsort_test::Bytes;
 using gxsort_test::TempDir;
 using gxsort_test::read_file;
 using gxsort_test::write_file;
-
-// The oracle: std::stable_sort of indices by compare_keys, then one record per group of
-// equal keys (the first or the last in input order), optionally followed by its count.
-Bytes oracle(const Format& f, const Bytes& in, bool count, bool keep_last) {
-  const size_t rs = f.record_size, n = in.size() / rs;
-  std::vector<size_t> idx(n);
-  std::iota(idx.begin(), idx.end(), 0);
-  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return compare_keys(f, &in[a * rs], &in[b * rs]) < 0; });
-  auto eq = [&](size_t a, size_t b) { return compare_keys(f, &in[a * rs], &in[b * rs]) == 0; };
-  Bytes out;
-  for (size_t b = 0; b < n;) {
-    size_t e = b + 1;
-    while (e < n && eq(idx[b], idx[e])) ++e;
-    const size_t pick = keep_last ? idx[e - 1] : idx[b];
-    out.insert(out.end(), in.begin() + long(pick * rs), in.begin() + long((pick + 1) * rs));
-    if (count) {
-      uint64_t c = e - b;
-      for (int i = 0; i < 8; ++i) out.push_back(uint8_t(c >> (8 * i)));
-    }
-    b = e;
-  }
-  return out;
-}
-
-// Random records; `distinct` keys at most (0: full range); payload = index (shows which
-// record of a group was kept).
-Bytes make_input(const Format& f, size_t n, uint64_t distinct, std::mt19937_64& rng, bool special = false) {
-  const size_t rs = f.record_size;
-  Bytes v(n * rs);
-  for (size_t i = 0; i < n; ++i) {
-    unsigned char* r = &v[i * rs];
-    for (size_t b = 0; b < rs; ++b) r[b] = uint8_t(rng());
-    if (rs > f.key_bytes) std::memcpy(r + (f.key_offset ? 0 : f.key_bytes), &i, std::min<size_t>(rs - f.key_bytes, 4));
-    uint64_t x = distinct ? rng() % distinct : rng();
-    if (special) {
-      static const uint32_t f32s[] = {0x7fc00001u, 0xffc00000u, 0x80000000u, 0, 0x7f800000u, 0xff800000u, 0x3f800000u, 0x7fc00000u};
-      static const uint64_t f64s[] = {0x7ff8000000000001ULL, 0xfff8000000000000ULL, 0x8000000000000000ULL, 0, 0x7ff0000000000000ULL};
-      x = f.key_bytes == 4 ? f32s[rng() % 8] : f64s[rng() % 5];
-    }
-    if (f.key_type == KeyType::bytes) {
-      for (size_t b = 0; b < f.key_bytes; ++b) r[f.key_offset + b] = uint8_t(b < 8 ? x >> (8 * b) : 0);
-    } else {
-      std::memcpy(r + f.key_offset, &x, f.key_bytes);
-    }
-  }
-  return v;
-}
+using gxsort_test::make_input;
+using gxsort_test::oracle;
 
 bool exists(const std::string& p) { return ::access(p.c_str(), F_OK) == 0; }
 
@@ -173,22 +129,32 @@ TEST_CASE("dedupe: every CPU strategy against the oracle, in memory and out of c
         }
 }
 
-TEST_CASE("dedupe: the out-of-core sort path really forms several runs") {
+TEST_CASE("dedupe: the out-of-core sort paths really form several runs or buckets") {
   TempDir d;
   std::mt19937_64 rng(3);
   Format f;
   f.record_size = 16; f.key_offset = 0; f.key_type = KeyType::u64; f.key_bytes = 8;
   Bytes in = make_input(f, 200000, 1000, rng);
-  for (bool last : {false, true}) {
-    EngineOptions o = cpu_opts(f, "1M");
-    o.dedupe.keep_last = last;
-    o.dedupe.count = true;
-    RunStats s;
-    CHECK(run_dedupe(d, in, o, &s) == oracle(f, in, true, last));
-    CHECK(s.runs > 1);
-    o.dedupe.count = false;
-    CHECK(run_dedupe(d, in, o, &s) == oracle(f, in, false, last));
-  }
+  auto has_phase = [](const RunStats& s, const std::string& prefix) {
+    for (const auto& ph : s.phases)
+      if (ph.name.compare(0, prefix.size(), prefix) == 0) return true;
+    return false;
+  };
+  for (std::string ooc : {"merge", "partition"})
+    for (bool last : {false, true}) {
+      CAPTURE(ooc);
+      EngineOptions o = cpu_opts(f, "1M");
+      o.ooc = ooc;
+      o.dedupe.keep_last = last;
+      o.dedupe.count = true;
+      RunStats s;
+      CHECK(run_dedupe(d, in, o, &s) == oracle(f, in, true, last));
+      if (ooc == "merge") CHECK(s.runs > 1);
+      else CHECK(has_phase(s, "partition into "));
+      o.dedupe.count = false;
+      CHECK(run_dedupe(d, in, o, &s) == oracle(f, in, false, last));
+      if (ooc == "partition") CHECK(has_phase(s, "partition into "));
+    }
 }
 
 TEST_CASE("dedupe: --count totals equal the input count") {

@@ -57,6 +57,7 @@ struct EngineOptions {
   bool unique = false;                // -u: keep the first record of each group of equal keys
   bool fsync = true;                  // fsync the output before renaming it into place
   std::string direct_io = "auto";     // --direct-io: auto | on | off (plan.hpp: DirectIo)
+  std::string ooc = "auto";           // --ooc: auto | merge | partition (plan.hpp: OocMethod)
   DedupeOptions dedupe;               // the dedupe command's options
   GraphOptions graph;                 // graph build, gen --graph, bfs
   ProgressFn progress;
@@ -78,6 +79,7 @@ struct RunStats {
   uint64_t output_bytes = 0;
   size_t runs = 0;
   size_t merge_levels = 0;
+  size_t buckets = 0;  // the partition sort's (plan.hpp: PlanMode::partition)
   double seconds = 0;
   std::vector<PhaseStat> phases;
 };

@@ -18,14 +18,17 @@
 
 namespace gxsort::io {
 
-MappedFile MappedFile::map_read(const File& f, size_t bytes) {
+MappedFile MappedFile::map_read(const File& f, size_t bytes, uint64_t offset) {
   MappedFile m;
   if (bytes == 0) return m;
-  void* p = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f.fd(), 0);
+  const uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
+  const size_t lead = size_t(offset % page);
+  void* p = ::mmap(nullptr, bytes + lead, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f.fd(), off_t(offset - lead));
   if (p == MAP_FAILED) fail_errno(f.path(), "cannot map for reading", errno);
   m.p_ = static_cast<unsigned char*>(p);
-  m.n_ = bytes;
-  ::madvise(p, bytes, MADV_SEQUENTIAL);
+  m.n_ = bytes + lead;
+  m.lead_ = lead;
+  ::madvise(p, m.n_, MADV_SEQUENTIAL);
   return m;
 }
 
@@ -76,11 +79,13 @@ void MappedFile::unmap() {
   if (p_) ::munmap(p_, n_);
   p_ = nullptr;
   n_ = 0;
+  lead_ = 0;
 }
 
 void MappedFile::swap(MappedFile& o) noexcept {
   std::swap(p_, o.p_);
   std::swap(n_, o.n_);
+  std::swap(lead_, o.lead_);
 }
 
 }  // namespace gxsort::io

@@ -13,8 +13,9 @@ namespace gxsort::io {
 class MappedFile {
  public:
   MappedFile() = default;
-  // The first `bytes` of `f`, read-only, pre-faulted (the input is normally cached).
-  static MappedFile map_read(const File& f, size_t bytes);
+  // `bytes` of `f` from byte `offset` (any), read-only, pre-faulted (the input is
+  // normally cached).
+  static MappedFile map_read(const File& f, size_t bytes, uint64_t offset = 0);
   // Sizes `f` to `bytes` with its blocks reserved (posix_fallocate, so a full disk is
   // an error here, never a SIGBUS later) and maps it shared, writable and pre-faulted
   // on `threads` threads.
@@ -25,15 +26,16 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
   ~MappedFile() { unmap(); }
 
-  unsigned char* data() const { return p_; }
-  size_t size() const { return n_; }
+  unsigned char* data() const { return p_ ? p_ + lead_ : nullptr; }
+  size_t size() const { return n_ - lead_; }
   // Unmaps now; written pages stay in the page cache for a later fsync.
   void unmap();
 
  private:
   void swap(MappedFile& o) noexcept;
-  unsigned char* p_ = nullptr;
+  unsigned char* p_ = nullptr;  // the mapping, from a page boundary
   size_t n_ = 0;
+  size_t lead_ = 0;             // bytes of p_ before the requested offset
 };
 
 }  // namespace gxsort::io

@@ -13,6 +13,7 @@ const char* plan_mode_name(PlanMode m) {
     case PlanMode::in_memory: return "in-memory";
     case PlanMode::runs_in_memory: return "runs-in-memory";
     case PlanMode::external: return "external";
+    case PlanMode::partition: return "partition";
   }
   return "?";
 }
@@ -22,6 +23,13 @@ DirectIo parse_direct_io(const std::string& text) {
   if (text == "on") return DirectIo::on;
   if (text == "off") return DirectIo::off;
   fail_usage("--direct-io: expected auto, on or off, got '" + text + "'");
+}
+
+OocMethod parse_ooc_method(const std::string& text) {
+  if (text == "auto") return OocMethod::automatic;
+  if (text == "merge") return OocMethod::merge;
+  if (text == "partition") return OocMethod::partition;
+  fail_usage("--ooc: expected auto, merge or partition, got '" + text + "'");
 }
 
 bool use_direct_io(DirectIo choice, uint64_t temp_bytes, uint64_t page_cache_bytes) {
@@ -71,6 +79,36 @@ std::vector<MergeLevel> merge_tree(const std::vector<uint64_t>& run_sizes, size_
   return levels;
 }
 
+namespace {
+
+// Fills in the partition plan of p (records known); returns an empty string, or why
+// the input cannot be partitioned under these limits.
+std::string plan_partition(const PlanInput& in, uint64_t chunk_cap, Plan& p) {
+  const uint64_t cap = std::min<uint64_t>(chunk_cap, in.memory / in.sort_bytes_per_record);
+  const uint64_t target = cap * kBucketFillPercent / 100;
+  if (target == 0) return "--memory " + format_bytes(in.memory) + " does not hold one record's sort";
+  const uint64_t buckets = std::max<uint64_t>(2, (p.records + target - 1) / target);
+  if (buckets > kMaxBuckets)
+    return "it would need " + std::to_string(buckets) + " buckets, more than the " + std::to_string(kMaxBuckets) +
+           " allowed (raise --memory, or use --ooc merge)";
+  p.mode = PlanMode::partition;
+  p.run_records = 0;
+  p.buckets = size_t(buckets);
+  p.bucket_records = size_t(cap);
+  // A staging buffer per bucket, at most a quarter of the budget; then three chunks in
+  // flight, each scattered from the mapped input into a buffer, plus a byte of bucket
+  // number per record: the rest.
+  const uint64_t page = 4096;
+  p.partition_stage_bytes = size_t(std::max<uint64_t>(page, std::min<uint64_t>(kMaxStageBytes, in.memory / 4 / buckets) / page * page));
+  const uint64_t rest = in.memory - std::min<uint64_t>(in.memory, buckets * p.partition_stage_bytes);
+  p.partition_chunk_bytes = size_t(std::max<uint64_t>(1, rest / 4 / in.record_size) * in.record_size);
+  p.temp_bytes = p.records * in.record_size;
+  p.bytes_read = p.bytes_written = 2 * p.temp_bytes;
+  return "";
+}
+
+}  // namespace
+
 Plan make_plan(const PlanInput& in) {
   if (in.record_size == 0) fail_usage("record size must be at least 1");
   uint64_t min_mem = minimum_memory(in);
@@ -111,7 +149,20 @@ Plan make_plan(const PlanInput& in) {
       p.run_records = size_t(chunk);
     }
   }
-  if (p.mode != PlanMode::runs_in_memory) {
+  // Out of core: partition when asked, or when auto finds it preferred and possible:
+  // instead of temp runs (not runs kept in RAM, which need no temp I/O), with the
+  // buckets fitting the page cache (they are written and read through it), and no
+  // --fan-in given (that asks for a merge tree).
+  const bool runs_fit_in_memory = p.mode == PlanMode::runs_in_memory;
+  if (in.ooc == OocMethod::partition ||
+      (in.ooc == OocMethod::automatic && in.partition_preferred && !runs_fit_in_memory && in.fan_in == 0 &&
+       !use_direct_io(in.direct_io, data, in.page_cache_bytes))) {
+    Plan part = p;
+    const std::string why = plan_partition(in, chunk_cap, part);
+    if (why.empty()) return part;
+    if (in.ooc == OocMethod::partition) fail_usage("--ooc partition: " + why);
+  }
+  if (!runs_fit_in_memory) {
     p.mode = PlanMode::external;
     // slots chunk buffers in flight, one of them being sorted (with its scratch).
     uint64_t per = in.sort_bytes_per_record + uint64_t(in.record_size) * (in.slots - 1);
@@ -162,6 +213,14 @@ std::string plan_text(const Plan& p) {
   o << "mode: " << plan_mode_name(p.mode) << "\n";
   if (p.mode == PlanMode::in_memory) {
     o << "one chunk sorted in memory; no temporary files\n";
+  } else if (p.mode == PlanMode::partition) {
+    o << "pass 1: the records are scattered by key range into " << p.buckets << " bucket files (splitters sampled "
+      << "from the input), in chunks of " << format_bytes(p.partition_chunk_bytes) << ", written in pieces of "
+      << format_bytes(p.partition_stage_bytes) << "\n";
+    o << "pass 2: each bucket is sorted in memory (up to " << p.bucket_records << " records, "
+      << format_bytes(uint64_t(p.bucket_records) * p.record_size) << ") into its place in the output; "
+      << "a larger one is sorted through merged runs\n";
+    o << "temporary files: through the page cache\n";
   } else {
     o << "runs: " << p.runs << " of up to " << p.run_records << " records ("
       << format_bytes(uint64_t(p.run_records) * p.record_size) << ")"
@@ -194,7 +253,9 @@ std::string plan_json(const Plan& p) {
     << ",\"records\":" << p.records << ",\"record_size\":" << p.record_size << ",\"memory\":" << p.memory
     << ",\"run_records\":" << p.run_records << ",\"runs\":" << p.runs << ",\"fan_in\":" << p.fan_in
     << ",\"merge_buffer_bytes\":" << p.merge_buffer_bytes << ",\"temp_bytes\":" << p.temp_bytes
-    << ",\"direct_io\":" << (p.direct_io ? "true" : "false")
+    << ",\"direct_io\":" << (p.direct_io ? "true" : "false") << ",\"buckets\":" << p.buckets
+    << ",\"bucket_records\":" << p.bucket_records << ",\"partition_chunk_bytes\":" << p.partition_chunk_bytes
+    << ",\"partition_stage_bytes\":" << p.partition_stage_bytes
     << ",\"output_bytes\":" << p.output_bytes << ",\"bytes_read\":" << p.bytes_read
     << ",\"bytes_written\":" << p.bytes_written << ",\"levels\":[";
   for (size_t l = 0; l < p.levels.size(); ++l) {
@@ -211,6 +272,13 @@ std::string plan_json(const Plan& p) {
 std::string plan_dot(const Plan& p) {
   std::ostringstream o;
   o << "digraph merge_tree {\n  rankdir=BT;\n  node [shape=box];\n";
+  if (p.mode == PlanMode::partition) {  // no tree: input -> buckets -> output
+    o << "  input [shape=folder];\n  output [shape=doubleoctagon];\n";
+    for (size_t b = 0; b < p.buckets; ++b)
+      o << "  B" << b << " [label=\"bucket " << b << "\"];\n  input -> B" << b << ";\n  B" << b << " -> output;\n";
+    o << "}\n";
+    return o.str();
+  }
   size_t count = p.runs;
   for (size_t r = 0; r < count; ++r)
     o << "  L0_" << r << " [label=\"run " << r << "\\n" << p.run_sizes[r] << " records\"];\n";

@@ -16,6 +16,16 @@ enum class DirectIo { automatic, on, off };
 DirectIo parse_direct_io(const std::string& text);  // throws usage Error
 bool use_direct_io(DirectIo choice, uint64_t temp_bytes, uint64_t page_cache_bytes);
 
+// --ooc: how a sort that does not fit in --memory goes out of core. merge: sorted runs
+// in temp files, merged level by level. partition: one pass scatters the records by
+// key range (splitters sampled from the input) into bucket files, then each bucket is
+// sorted in memory straight into its place in the output; no merge. auto: partition
+// where the backend prefers it (the CPU: its merge costs more than a scatter), the
+// buckets fit the limits below and the page cache, and no --fan-in asks for a merge
+// tree; else merge.
+enum class OocMethod { automatic, merge, partition };
+OocMethod parse_ooc_method(const std::string& text);  // throws usage Error
+
 struct PlanInput {
   uint64_t input_bytes = 0;
   size_t record_size = 8;
@@ -27,12 +37,15 @@ struct PlanInput {
   unsigned slots = 3;                 // chunks in flight during run formation (read, sort, write)
   DirectIo direct_io = DirectIo::automatic;
   uint64_t page_cache_bytes = 0;      // memory the page cache can have (MemAvailable)
+  OocMethod ooc = OocMethod::automatic;
+  bool partition_preferred = false;   // --ooc auto takes partition when it can (the CPU backend)
 };
 
 enum class PlanMode {
   in_memory,       // one chunk: read, sort, write
   runs_in_memory,  // chunks sorted in place in one buffer, then one merge from RAM
   external,        // runs in temp files, merged level by level with the fan-in
+  partition,       // records scattered by key range into bucket files, each sorted in memory
 };
 const char* plan_mode_name(PlanMode m);
 
@@ -59,6 +72,14 @@ struct Plan {
   std::vector<MergeLevel> levels;  // merge levels in order; the last writes the output
   uint64_t temp_bytes = 0;         // peak temporary space
   bool direct_io = false;          // temp runs and levels (and a synced output) bypass the page cache
+  // partition: buckets of about input/buckets records, each at most bucket_records (what
+  // one in-memory sort takes), scattered chunk by chunk (3 in flight, each from the
+  // mapped input into a buffer) and appended to the bucket files through a staging
+  // buffer per bucket, in whole, aligned stage-sized writes.
+  size_t buckets = 0;
+  size_t bucket_records = 0;
+  size_t partition_chunk_bytes = 0;
+  size_t partition_stage_bytes = 0;
   uint64_t output_bytes = 0;
   uint64_t bytes_read = 0;         // everything: run formation and merges
   uint64_t bytes_written = 0;
@@ -67,6 +88,17 @@ struct Plan {
 constexpr uint64_t kMinMemory = 1 << 20;
 constexpr size_t kDefaultFanIn = 64;
 constexpr size_t kMinMergeBuffer = 64 << 10;
+// Partition limits: bucket files open at once, and the share of bucket_records the
+// sampled splitters aim at (room for a bucket that comes out larger than its share).
+constexpr size_t kMaxBuckets = 256;
+constexpr unsigned kBucketFillPercent = 75;
+// Bucket files are written in aligned 2 MiB pieces (less when --memory is small): the
+// page cache then holds them in 2 MiB folios, which, freed as each bucket is sorted,
+// are what the output's large writes allocate again. Written in the pieces of a chunk's
+// bucket (about 1.5 MiB at any offset), the same bytes were left in small folios, and
+// the output's writes ran 4-10x slower on the 2-core VM (fresh memory it takes from
+// its host instead of the pages just freed).
+constexpr size_t kMaxStageBytes = size_t(2) << 20;
 
 uint64_t minimum_memory(const PlanInput& in);
 // Throws usage Error when the budget is below the minimum or the input is not a

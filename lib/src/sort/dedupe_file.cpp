@@ -178,6 +178,7 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
     st.backend = s.backend;
     st.runs = s.runs;
     st.merge_levels = s.merge_levels;
+    st.buckets = s.buckets;
     for (auto& ph : s.phases) st.phases.push_back(ph);
     st.mode = "sort + group (" + s.mode + ")";
     io::File sorted_in = io::File::open_read(sorted.path());

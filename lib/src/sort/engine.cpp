@@ -40,6 +40,10 @@ Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::stri
   in.merge_threads = p.threads;
   in.direct_io = parse_direct_io(opt.direct_io);
   in.page_cache_bytes = available_memory_bytes();
+  in.ooc = parse_ooc_method(opt.ooc);
+  // A backend without a device merge merges on the CPU's loser tree, which costs more
+  // than partition's one scatter pass.
+  in.partition_preferred = p.backend->max_window_records(opt.format) == 0;
   p.plan = make_plan(in);
   return p;
 }

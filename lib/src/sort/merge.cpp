@@ -243,7 +243,7 @@ RunRef TreeInput::ref() const {
 }
 
 size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t fan_in,
-                     const std::vector<std::string>& tmp_dirs, const io::File& final_out,
+                     const std::vector<std::string>& tmp_dirs, const io::File& final_out, uint64_t final_offset,
                      const std::function<void(size_t, double, uint64_t)>& on_level, uint64_t* output_records) {
   const size_t rs = job.format->record_size;
   MergeJob temp_job = job;  // merges into temp levels
@@ -257,7 +257,7 @@ size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t 
     if (inputs.size() <= fan_in) {
       std::vector<RunRef> refs;
       for (const auto& in : inputs) { refs.push_back(in.ref()); level_bytes += in.records * rs; }
-      uint64_t written = merge_runs(job, refs, final_out, 0);
+      uint64_t written = merge_runs(job, refs, final_out, final_offset);
       if (output_records) *output_records = written;
       inputs.clear();  // the temp runs are deleted now, inside the level's time
       if (on_level) on_level(level, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), level_bytes);

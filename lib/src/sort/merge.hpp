@@ -47,10 +47,10 @@ struct TreeInput {
 };
 
 // Merges the inputs with at most `fan_in` at a time, level by level, into temp files
-// spread over tmp_dirs, until one merge into `final_out` remains. Returns the number of
+// spread over tmp_dirs, until one merge into `final_out` (from byte final_offset) remains. Returns the number of
 // levels; *output_records receives the records of the output.
 size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t fan_in,
-                     const std::vector<std::string>& tmp_dirs, const io::File& final_out,
+                     const std::vector<std::string>& tmp_dirs, const io::File& final_out, uint64_t final_offset,
                      const std::function<void(size_t level, double seconds, uint64_t bytes)>& on_level,
                      uint64_t* output_records);
 

@@ -202,13 +202,16 @@ void sort_bucket(K* a, K* b, size_t m, unsigned bits, Map out, bool result_in_b)
   }
 }
 
-// The shift of the 8-bit digit holding the highest set bit of x, or -1 when x is 0.
+// The shift of the 8-bit digit whose top bit is the highest set bit of x (bit 0 when
+// that bit is below 8), or -1 when x is 0. Keys that differ only below that bit (a
+// partition bucket holds a 1/B slice of the key range) still split 256 ways on it,
+// where a byte-aligned digit would give them a few large buckets.
 template <class K>
 int digit_of_highest_bit(K x) {
   if (x == 0) return -1;
   unsigned top = 0;
   while ((x >> 1 >> top) != 0) ++top;
-  return int(top / 8 * 8);
+  return top >= 7 ? int(top - 7) : 0;
 }
 
 // The digit shift of the highest bit in which map(keys) differ, or -1 if all are equal.
@@ -227,11 +230,12 @@ int highest_digit(const K* keys, size_t n, unsigned threads, Map map) {
   return digit_of_highest_bit(all);
 }
 
-// The first pass of radix_sort_copy: src → dst, each key mapped, bucketed on the highest
-// byte in which the mapped keys differ, through LineScatter (dst is far larger than the
-// caches). Returns that byte's shift and its counts in `bucket`, or -1 (nothing moved)
-// when every key is equal. The first read counts the top byte while it finds the byte
-// that varies: for most keys that is the top one, and the keys are read once less.
+// The first pass of radix_sort_copy: src → dst, each key mapped, bucketed on the 8-bit
+// digit topped by the highest bit in which the mapped keys differ, through LineScatter
+// (dst is far larger than the caches). Returns the digit's shift and its counts in
+// `bucket`, or -1 (nothing moved) when every key is equal. The first read counts the
+// top byte while it finds the bit that varies: for most keys that is in the top byte's
+// digit, and the keys are read once less.
 template <class K, class Map>
 int msd_scatter(const K* src, K* dst, size_t n, unsigned threads, Map map, Histogram& bucket) {
   if (n < 2) return -1;

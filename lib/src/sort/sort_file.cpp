@@ -18,6 +18,7 @@
 #include "plan/sizes.hpp"
 #include "sort/engine.hpp"
 #include "sort/merge.hpp"
+#include "sort/partition_sort.hpp"
 #include "sort/unique.hpp"
 
 namespace gxsort {
@@ -41,6 +42,11 @@ void preflight(const Prepared& p, const std::string& out_dir, uint64_t output_by
   if (p.plan.mode == PlanMode::external)
     for (const auto& d : p.tmp_dirs)
       needs.push_back({d, (p.plan.temp_bytes + p.tmp_dirs.size() - 1) / p.tmp_dirs.size(), "temporary runs"});
+  if (p.plan.mode == PlanMode::partition)  // bucket b goes to directory b % dirs
+    for (size_t i = 0; i < p.tmp_dirs.size(); ++i) {
+      const uint64_t share = (p.plan.buckets - i + p.tmp_dirs.size() - 1) / p.tmp_dirs.size();
+      needs.push_back({p.tmp_dirs[i], p.plan.temp_bytes / p.plan.buckets * share, "temporary buckets"});
+    }
   io::check_space(needs);
 }
 
@@ -51,21 +57,21 @@ struct RunFormation {
 
 // Reads the input in chunks of the plan's run size, sorts each chunk on the backend
 // and writes it to its own temp file: read, sort and write overlap in the scheduler.
-RunFormation form_run_files(Prepared& p, const io::File& in, const Format& f, const ProgressFn& progress,
-                            const std::string& run_dir, bool keep, bool unique) {
+RunFormation form_run_files(Prepared& p, const Plan& plan, const io::File& in, const Format& f,
+                            const ProgressFn& progress, const std::string& run_dir, bool keep, bool unique) {
   RunFormation rf;
   auto t0 = Clock::now();
   const size_t rs = f.record_size;
-  const size_t chunk_bytes = p.plan.run_records * rs;
-  const size_t slots = std::min<size_t>(3, std::max<size_t>(1, p.plan.runs));
+  const size_t chunk_bytes = plan.run_records * rs;
+  const size_t slots = std::min<size_t>(3, std::max<size_t>(1, plan.runs));
   std::vector<HostBuffer> buffers;
   std::vector<unsigned char*> slot_ptrs;
   for (size_t s = 0; s < slots; ++s) {
     buffers.push_back(p.backend->allocate_host(chunk_bytes));
     slot_ptrs.push_back(buffers.back().data());
   }
-  HostBuffer scratch = p.backend->allocate_host(p.backend->sort_scratch_bytes(f, p.plan.run_records));
-  const size_t chunks = size_t((p.plan.input_bytes + chunk_bytes - 1) / chunk_bytes);
+  HostBuffer scratch = p.backend->allocate_host(p.backend->sort_scratch_bytes(f, plan.run_records));
+  const size_t chunks = size_t((plan.input_bytes + chunk_bytes - 1) / chunk_bytes);
   rf.runs.resize(chunks);
   pipeline::Stages st;
   st.read = [&](pipeline::Chunk& c) { in.read_at_parallel(c.data, c.bytes, c.offset, p.threads); };
@@ -82,13 +88,13 @@ RunFormation form_run_files(Prepared& p, const io::File& in, const Format& f, co
     } else {
       run.temp = std::make_shared<io::TempFile>(io::TempFile::create(p.tmp_dirs[c.index % p.tmp_dirs.size()], "gxsort-run"));
     }
-    if (p.plan.direct_io) run.direct = run.temp->file().write_direct_at(c.data, c.bytes, 0, p.threads);
+    if (plan.direct_io) run.direct = run.temp->file().write_direct_at(c.data, c.bytes, 0, p.threads);
     else run.temp->file().write_at_parallel(c.data, c.bytes, 0, p.threads);
     run.records = c.bytes / rs;
     rf.runs[c.index] = std::move(run);  // run order is input order: ties keep it
   };
   pipeline::Config cfg;
-  cfg.total_bytes = p.plan.input_bytes;
+  cfg.total_bytes = plan.input_bytes;
   cfg.chunk_bytes = chunk_bytes;
   cfg.phase = "sort runs";
   // Two runs are written at once, to two files: one writer is the bottleneck (the
@@ -121,6 +127,80 @@ MergeJob make_merge_job(const Prepared& p, const Format& f, const EngineOptions&
   return job;
 }
 
+// Sorts all of `in` through sorted runs, as `plan` (runs-in-memory or external) says,
+// into `out` from byte out_offset; returns the records written. With `st`, the phases
+// and merge levels are recorded there (out_offset is then 0: the whole output).
+uint64_t sort_through_runs(Prepared& p, const Plan& plan, const io::File& in, const EngineOptions& opt,
+                           const io::File& out, uint64_t out_offset, RunStats* st) {
+  const Format& f = opt.format;
+  const size_t rs = f.record_size;
+  const uint64_t bytes = plan.input_bytes;
+  auto phase = [&](const std::string& name, double secs, uint64_t r, uint64_t w) {
+    if (st) st->phases.push_back({name, secs, r, w});
+  };
+  uint64_t kept = 0;
+  if (plan.mode == PlanMode::runs_in_memory) {
+    // Chunks sorted in place inside one buffer; the next chunk is read while one sorts.
+    auto t0 = Clock::now();
+    HostBuffer data = p.backend->allocate_host(size_t(bytes));
+    HostBuffer scratch = p.backend->allocate_host(p.backend->sort_scratch_bytes(f, plan.run_records));
+    std::vector<RunRef> runs;
+    uint64_t first = 0;
+    for (uint64_t cnt : plan.run_sizes) {
+      RunRef r;
+      r.mem = data.data() + first * rs;
+      r.records = cnt;
+      r.name = in.path();
+      runs.push_back(r);
+      first += cnt;
+    }
+    auto read_run = [&](size_t i) {
+      in.read_at_parallel(const_cast<unsigned char*>(runs[i].mem), runs[i].records * rs, uint64_t(runs[i].mem - data.data()), p.threads);
+    };
+    read_run(0);
+    for (size_t i = 0; i < runs.size(); ++i) {
+      std::future<void> next;
+      if (i + 1 < runs.size()) next = std::async(std::launch::async, read_run, i + 1);
+      auto* run = const_cast<unsigned char*>(runs[i].mem);
+      p.backend->sort_chunk(f, run, runs[i].records, scratch.data());
+      const uint64_t end = uint64_t(run - data.data()) + runs[i].records * rs;
+      if (opt.unique) runs[i].records = unique_in_place(f, run, runs[i].records);
+      if (next.valid()) next.get();
+      if (opt.progress) opt.progress("sort runs", end, bytes);
+    }
+    phase("sort runs", since(t0), bytes, 0);
+    auto t1 = Clock::now();
+    std::atomic<uint64_t> done{0};
+    MergeJob job = make_merge_job(p, f, opt, 4 << 20);
+    job.window_memory = std::max<uint64_t>(p.memory - std::min(p.memory, bytes), uint64_t(16) << 20);
+    job.done_bytes = &done;
+    job.total_bytes = bytes;
+    kept = merge_runs(job, runs, out, out_offset);
+    if (st) st->merge_levels = 1;
+    phase("merge", since(t1), 0, bytes);
+    return kept;
+  }
+  RunFormation rf = form_run_files(p, plan, in, f, opt.progress, "", false, opt.unique);
+  phase("sort runs", rf.seconds, bytes, bytes);
+  std::atomic<uint64_t> done{0};
+  MergeJob job = make_merge_job(p, f, opt, plan.merge_buffer_bytes);
+  job.threads = plan.merge_threads;
+  // Runs too large for the page cache: the levels go around it, and so does the
+  // output when it is synced anyway (the whole output only: O_DIRECT needs aligned
+  // offsets).
+  job.direct_temp = plan.direct_io;
+  job.direct_output = plan.direct_io && opt.fsync && out_offset == 0 && st;
+  job.done_bytes = &done;
+  job.total_bytes = bytes;
+  const size_t levels = merge_tree_to(job, std::move(rf.runs), plan.fan_in, p.tmp_dirs, out, out_offset,
+                                      [&](size_t level, double secs, uint64_t b) {
+                                        phase("merge level " + std::to_string(level), secs, b, b);
+                                        done = 0;
+                                      }, &kept);
+  if (st) st->merge_levels = levels;
+  return kept;
+}
+
 }  // namespace
 
 RunStats sort_file(const std::string& input, const std::string& output, const EngineOptions& opt) {
@@ -131,7 +211,7 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
   const std::string out_dir = output_dir_checked(output);
   Prepared p = prepare(opt, bytes, out_dir);
   const double t_prepare = since(t_start);
-  if (p.plan.mode == PlanMode::external) check_tmp_dirs(p.tmp_dirs);
+  if (p.plan.mode == PlanMode::external || p.plan.mode == PlanMode::partition) check_tmp_dirs(p.tmp_dirs);
   preflight(p, out_dir, bytes);
 
   RunStats st;
@@ -215,64 +295,19 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
     st.output_bytes = kept * rs;
     st.phases.push_back({"map input and output", t_map, bytes, 0});
     st.phases.push_back({"sort into the output", since(t1), 0, bytes});
-  } else if (p.plan.mode == PlanMode::runs_in_memory) {
-    // Chunks sorted in place inside one buffer; the next chunk is read while one sorts.
-    auto t0 = Clock::now();
-    HostBuffer data = p.backend->allocate_host(size_t(bytes));
-    HostBuffer scratch = p.backend->allocate_host(p.backend->sort_scratch_bytes(f, p.plan.run_records));
-    std::vector<RunRef> runs;
-    uint64_t first = 0;
-    for (uint64_t cnt : p.plan.run_sizes) {
-      RunRef r;
-      r.mem = data.data() + first * rs;
-      r.records = cnt;
-      r.name = input;
-      runs.push_back(r);
-      first += cnt;
-    }
-    auto read_run = [&](size_t i) {
-      in.read_at_parallel(const_cast<unsigned char*>(runs[i].mem), runs[i].records * rs, uint64_t(runs[i].mem - data.data()), p.threads);
+  } else if (p.plan.mode == PlanMode::partition) {
+    // A bucket the sample misjudged past the in-memory sort goes through runs: its own
+    // plan, as if it were the input.
+    auto sort_large = [&](const io::File& bucket, uint64_t records, uint64_t out_offset) {
+      PlanInput pi = p.plan_input;
+      pi.input_bytes = records * rs;
+      pi.ooc = OocMethod::merge;
+      return sort_through_runs(p, make_plan(pi), bucket, opt, out.file(), out_offset, nullptr);
     };
-    read_run(0);
-    for (size_t i = 0; i < runs.size(); ++i) {
-      std::future<void> next;
-      if (i + 1 < runs.size()) next = std::async(std::launch::async, read_run, i + 1);
-      auto* run = const_cast<unsigned char*>(runs[i].mem);
-      p.backend->sort_chunk(f, run, runs[i].records, scratch.data());
-      const uint64_t end = uint64_t(run - data.data()) + runs[i].records * rs;
-      if (opt.unique) runs[i].records = unique_in_place(f, run, runs[i].records);
-      if (next.valid()) next.get();
-      if (opt.progress) opt.progress("sort runs", end, bytes);
-    }
-    st.phases.push_back({"sort runs", since(t0), bytes, 0});
-    auto t1 = Clock::now();
-    std::atomic<uint64_t> done{0};
-    MergeJob job = make_merge_job(p, f, opt, 4 << 20);
-    job.window_memory = std::max<uint64_t>(p.memory - std::min(p.memory, bytes), uint64_t(16) << 20);
-    job.done_bytes = &done;
-    job.total_bytes = bytes;
-    st.output_bytes = merge_runs(job, runs, out.file(), 0) * rs;
-    st.merge_levels = 1;
-    st.phases.push_back({"merge", since(t1), 0, bytes});
+    st.buckets = p.plan.buckets;
+    st.output_bytes = partition_sort(p, in, f, opt.unique, opt.progress, out.file(), sort_large, st.phases) * rs;
   } else {
-    RunFormation rf = form_run_files(p, in, f, opt.progress, "", false, opt.unique);
-    st.phases.push_back({"sort runs", rf.seconds, bytes, bytes});
-    std::atomic<uint64_t> done{0};
-    MergeJob job = make_merge_job(p, f, opt, p.plan.merge_buffer_bytes);
-    job.threads = p.plan.merge_threads;
-    // Runs too large for the page cache: the levels go around it, and so does the
-    // output when it is synced anyway.
-    job.direct_temp = p.plan.direct_io;
-    job.direct_output = p.plan.direct_io && opt.fsync;
-    job.done_bytes = &done;
-    job.total_bytes = bytes;
-    uint64_t kept = 0;
-    st.merge_levels = merge_tree_to(job, std::move(rf.runs), p.plan.fan_in, p.tmp_dirs, out.file(),
-                                    [&](size_t level, double secs, uint64_t b) {
-                                      st.phases.push_back({"merge level " + std::to_string(level), secs, b, b});
-                                      done = 0;
-                                    }, &kept);
-    st.output_bytes = kept * rs;
+    st.output_bytes = sort_through_runs(p, p.plan, in, opt, out.file(), 0, &st) * rs;
   }
   auto tc = Clock::now();
   out.commit_rename(output, opt.fsync);
@@ -292,7 +327,7 @@ std::string plan_sort(const std::string& input, const std::string& output, const
   std::string text = "backend: " + p.backend->name() + "\nformat: " + opt.format.describe() + "\n" + plan_text(p.plan);
   std::string dirs;
   for (const auto& d : p.tmp_dirs) dirs += (dirs.empty() ? "" : ", ") + d;
-  if (p.plan.mode == PlanMode::external) text += "temporary directories: " + dirs + "\n";
+  if (p.plan.mode == PlanMode::external || p.plan.mode == PlanMode::partition) text += "temporary directories: " + dirs + "\n";
   return text;
 }
 
@@ -328,7 +363,7 @@ RunStats form_runs(const std::string& input, const std::string& out_dir, const E
   st.records = p.plan.records;
   st.input_bytes = st.output_bytes = bytes;
   RunFormation rf;
-  if (p.plan.records > 0) rf = form_run_files(p, in, f, opt.progress, out_dir, true, opt.unique);
+  if (p.plan.records > 0) rf = form_run_files(p, p.plan, in, f, opt.progress, out_dir, true, opt.unique);
   // Name the runs by their order, then write the manifest last (atomically): a
   // directory with a manifest holds complete runs.
   std::ostringstream manifest;
@@ -449,7 +484,7 @@ RunStats merge_files(const std::vector<std::string>& inputs_arg, const std::stri
   job.done_bytes = &done;
   job.total_bytes = bytes;
   uint64_t kept = 0;
-  st.merge_levels = merge_tree_to(job, std::move(tree), k, p.tmp_dirs, out.file(),
+  st.merge_levels = merge_tree_to(job, std::move(tree), k, p.tmp_dirs, out.file(), 0,
                                   [&](size_t level, double secs, uint64_t b) {
                                     st.phases.push_back({"merge level " + std::to_string(level), secs, b, b});
                                     done = 0;
