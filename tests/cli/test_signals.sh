@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# SIGTERM / SIGINT / SIGHUP during long external sorts (and runs, merge, gen): no temp
+# SIGTERM / SIGINT / SIGHUP / SIGQUIT / SIGPIPE during long external sorts (and runs, merge, gen): no temp
 # files in the tmp dir or beside the output, no output file, an existing output kept.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
@@ -52,18 +52,28 @@ interrupt() {
 interrupt "sort, SIGTERM after 0.5 s" TERM - O/out.bin \
   "$GX" sort big.bin -o O/out.bin --memory 1M --tmp-dir T -q
 interrupt "sort, SIGTERM during run formation" TERM 'gxsort-run*' O/out.bin \
-  "$GX" sort big.bin -o O/out.bin --memory 1M --tmp-dir T -q
+  "$GX" sort big.bin -o O/out.bin --memory 1M --ooc merge --tmp-dir T -q
+interrupt "sort, SIGTERM while partitioning into buckets" TERM 'gxsort-bucket*' O/out.bin \
+  "$GX" sort big.bin -o O/out.bin --memory 8M --ooc partition --tmp-dir T -q
+# Like GNU sort, also SIGQUIT and SIGPIPE (a closed pipe on stdout or stderr). SIGQUIT,
+# like SIGINT, starts ignored in a script's background job: restored to the default.
+interrupt "sort, SIGQUIT while partitioning" QUIT 'gxsort-bucket*' O/out.bin \
+  python3 -c 'import os, signal, sys; signal.signal(signal.SIGQUIT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' "$GX" sort big.bin -o O/out.bin --memory 8M --tmp-dir T -q
+interrupt "sort, SIGPIPE during run formation" PIPE 'gxsort-run*' O/out.bin \
+  "$GX" sort big.bin -o O/out.bin --memory 1M --fan-in 4 --tmp-dir T -q
 # Background jobs of a non-interactive shell start with SIGINT ignored (and gxsort keeps
 # it ignored): restore the default disposition for this case.
 interrupt "sort, SIGINT during run formation" INT 'gxsort-run*' O/out.bin \
-  python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' "$GX" sort big.bin -o O/out.bin --memory 1M --tmp-dir T --threads 1 -q
+  python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' "$GX" sort big.bin -o O/out.bin --memory 1M --ooc merge --tmp-dir T --threads 1 -q
 printf 'OLD CONTENT' >O/old.out
 interrupt "sort onto an existing output, SIGTERM during the merge" TERM 'gxsort-merge*' O/old.out \
   "$GX" sort big.bin -o O/old.out --memory 1M --fan-in 2 --tmp-dir T -q
 interrupt "sort, SIGHUP during the merge, temp runs beside the output" HUP 'gxsort-merge*' O/out.bin \
   env -u TMPDIR "$GX" sort big.bin -o O/out.bin --memory 1M --fan-in 4 -q
 interrupt "sort with two --tmp-dir, SIGTERM" TERM 'gxsort-run*' O/out.bin \
-  "$GX" sort big.bin -o O/out.bin --memory 1M --tmp-dir T --tmp-dir O -q
+  "$GX" sort big.bin -o O/out.bin --memory 1M --ooc merge --tmp-dir T --tmp-dir O -q
+interrupt "sort with two --tmp-dir, SIGTERM while sorting buckets" TERM '.gxsort-out*' O/out.bin \
+  "$GX" sort big.bin -o O/out.bin --memory 8M --ooc partition --tmp-dir T --tmp-dir O -q
 # In memory: only the hidden output temp beside the target exists.
 interrupt "in-memory sort, SIGTERM while writing the output" TERM '.gxsort-out*' O/out.bin \
   "$GX" sort big.bin -o O/out.bin -q

@@ -82,7 +82,7 @@ void install_temp_cleanup_handlers() {
     std::memset(&sa, 0, sizeof sa);
     sa.sa_handler = cleanup_on_signal;
     sigemptyset(&sa.sa_mask);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) {
       // A signal ignored at start (nohup, a background job's SIGINT) stays ignored.
       struct sigaction old;
       if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;

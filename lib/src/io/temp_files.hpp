@@ -1,6 +1,6 @@
 // Temporary files that never outlive the process: each is registered in a fixed,
 // lock-free table that a signal handler can walk (unlink is async-signal-safe), so
-// SIGINT, SIGTERM and SIGHUP remove them too; destructors remove them on success and
+// SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE (as in GNU sort) remove them too; destructors remove them on success and
 // on errors.
 #pragma once
 #include <string>
@@ -9,7 +9,7 @@
 
 namespace gxsort::io {
 
-// Installs the SIGINT/SIGTERM/SIGHUP handlers once (idempotent).
+// Installs the SIGINT/SIGTERM/SIGHUP/SIGQUIT/SIGPIPE handlers once (idempotent).
 void install_temp_cleanup_handlers();
 
 // A created temporary file, unlinked when destroyed unless commit_rename() moved it
