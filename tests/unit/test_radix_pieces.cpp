@@ -68,6 +68,34 @@ TEST_CASE("small_sort sorts every size 0..32 into another buffer or in place, ke
   }
 }
 
+TEST_CASE("u64 networks, in AVX-512 registers and scalar, sort every size 0..32 and touch nothing past it") {
+  const bool avx = network::avx512_sort_available();
+  if (!avx) MESSAGE("this CPU has no AVX-512F: only the scalar u64 networks are tested");
+  std::mt19937_64 rng(6);
+  const auto same = [](uint64_t k) { return k; };
+  for (size_t m = 0; m <= network::kMaxKeys; ++m)
+    for (int trial = 0; trial < 300; ++trial) {
+      std::vector<uint64_t> src(m + 8, 5), dst(m + 8, 5);  // 8 canaries past the keys
+      for (size_t i = 0; i < m; ++i) {
+        const uint64_t r = rng();
+        // Duplicates, the padding key itself and its neighbour, keys of every scale.
+        src[i] = trial % 4 == 0 ? r % 3 : trial % 4 == 1 ? (r % 2 ? ~uint64_t(0) : ~uint64_t(0) - 1) : r >> (r % 64);
+      }
+      std::vector<uint64_t> want(src.begin(), src.begin() + long(m));
+      std::sort(want.begin(), want.end());
+      want.resize(m + 8, 5);
+      network::small_sort<uint64_t>(src.data(), dst.data(), m, same);  // the scalar template
+      REQUIRE(dst == want);
+      if (avx) {
+        std::fill(dst.begin(), dst.end(), 5);
+        network::sort_u64_avx512(src.data(), dst.data(), m);
+        REQUIRE(dst == want);
+        network::sort_u64_avx512(src.data(), src.data(), m);  // in place
+        REQUIRE(src == want);
+      }
+    }
+}
+
 // Buckets of random sizes, each split among "threads" that own consecutive parts of it
 // (as the radix sort's blocks do), written through one LineScatter per thread into a
 // destination at every offset from a 64-byte line: equal to a plain scatter.

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <utility>
 
+#include "sort/sorting_network_avx512.hpp"
+
 namespace gxsort::network {
 
 // The largest bucket a network sorts.
@@ -80,6 +82,18 @@ inline void small_sort(const K* src, K* dst, size_t m, Map out) {
   else if (m <= 8) sort_padded<8>(src, dst, m, out);
   else if (m <= 16) sort_padded<16>(src, dst, m, out);
   else sort_padded<32>(src, dst, m, out);
+}
+
+// u64 keys: in AVX-512 registers where the CPU has them (4 keys and fewer take the
+// scalar network of 5 compare-exchanges).
+template <class Map>
+inline void small_sort(const uint64_t* src, uint64_t* dst, size_t m, Map out) {
+  if (m > 4 && avx512_sort_available()) {
+    sort_u64_avx512(src, dst, m);
+    for (size_t i = 0; i < m; ++i) dst[i] = out(dst[i]);
+    return;
+  }
+  small_sort<uint64_t, Map>(src, dst, m, out);
 }
 
 }  // namespace gxsort::network
