@@ -82,6 +82,12 @@ void MappedFile::unmap() {
   lead_ = 0;
 }
 
+void MappedFile::release(size_t offset, size_t n) const {
+  const size_t page = size_t(::sysconf(_SC_PAGESIZE));
+  const size_t b = (lead_ + offset + page - 1) / page * page, e = (lead_ + offset + n) / page * page;
+  if (p_ && e > b) ::madvise(p_ + b, e - b, MADV_DONTNEED);
+}
+
 void MappedFile::swap(MappedFile& o) noexcept {
   std::swap(p_, o.p_);
   std::swap(n_, o.n_);

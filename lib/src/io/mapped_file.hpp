@@ -30,6 +30,11 @@ class MappedFile {
   size_t size() const { return n_ - lead_; }
   // Unmaps now; written pages stay in the page cache for a later fsync.
   void unmap();
+  // Drops this mapping's page-table entries for the whole pages inside data()[offset,
+  // offset + n) (MADV_DONTNEED; the page cache keeps the pages and their data). For a
+  // range that is final: its writeback then has no mapped page to write-protect, each
+  // of which cost a TLB shootdown of the other threads.
+  void release(size_t offset, size_t n) const;
 
  private:
   void swap(MappedFile& o) noexcept;
