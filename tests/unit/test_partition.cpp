@@ -145,10 +145,10 @@ TEST_CASE("plan: partition when the CPU prefers it, merge otherwise") {
   CHECK(p.bucket_records * in.sort_bytes_per_record <= in.memory);
   CHECK(p.buckets * p.bucket_records * kBucketFillPercent / 100 >= p.records);
   CHECK(p.buckets <= kMaxBuckets);
-  // Pass 1: staging plus three chunks and a byte per record fit the budget.
+  // Pass 1: two stages per bucket and a byte per record of three chunks fit the budget.
   CHECK(p.partition_stage_bytes <= kMaxStageBytes);
   CHECK(p.partition_stage_bytes % 4096 == 0);
-  CHECK(p.buckets * p.partition_stage_bytes + 3 * p.partition_chunk_bytes + p.partition_chunk_bytes / 8 <= in.memory);
+  CHECK(2 * p.buckets * p.partition_stage_bytes + 3 * p.partition_chunk_bytes / 8 <= in.memory);
   CHECK(p.partition_chunk_bytes % 8 == 0);
   CHECK(p.temp_bytes == in.input_bytes);
   CHECK(p.bytes_read == 2 * in.input_bytes);

@@ -95,13 +95,13 @@ std::string plan_partition(const PlanInput& in, uint64_t chunk_cap, Plan& p) {
   p.run_records = 0;
   p.buckets = size_t(buckets);
   p.bucket_records = size_t(cap);
-  // A staging buffer per bucket, at most a quarter of the budget; then three chunks in
-  // flight, each scattered from the mapped input into a buffer, plus a byte of bucket
-  // number per record: the rest.
+  // Two stages per bucket (one filling, one being written), at most half the budget;
+  // chunks of at most 64 MiB, mapped, with a byte of bucket number per record for each
+  // of the three in flight, at most a quarter.
   const uint64_t page = 4096;
   p.partition_stage_bytes = size_t(std::max<uint64_t>(page, std::min<uint64_t>(kMaxStageBytes, in.memory / 4 / buckets) / page * page));
-  const uint64_t rest = in.memory - std::min<uint64_t>(in.memory, buckets * p.partition_stage_bytes);
-  p.partition_chunk_bytes = size_t(std::max<uint64_t>(1, rest / 4 / in.record_size) * in.record_size);
+  const uint64_t chunk_records = std::max<uint64_t>(1, std::min<uint64_t>((uint64_t(64) << 20) / in.record_size, in.memory / 12));
+  p.partition_chunk_bytes = size_t(chunk_records * in.record_size);
   p.temp_bytes = p.records * in.record_size;
   p.bytes_read = p.bytes_written = 2 * p.temp_bytes;
   return "";

@@ -73,9 +73,9 @@ struct Plan {
   uint64_t temp_bytes = 0;         // peak temporary space
   bool direct_io = false;          // temp runs and levels (and a synced output) bypass the page cache
   // partition: buckets of about input/buckets records, each at most bucket_records (what
-  // one in-memory sort takes), scattered chunk by chunk (3 in flight, each from the
-  // mapped input into a buffer) and appended to the bucket files through a staging
-  // buffer per bucket, in whole, aligned stage-sized writes.
+  // one in-memory sort takes), the input mapped chunk by chunk (3 in flight) and its
+  // records appended to the bucket files through stages (2 per bucket), in whole,
+  // aligned stage-sized writes.
   size_t buckets = 0;
   size_t bucket_records = 0;
   size_t partition_chunk_bytes = 0;

@@ -1,10 +1,16 @@
 #include "sort/partition_sort.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <future>
+#include <mutex>
 #include <type_traits>
 
 #include "io/mapped_file.hpp"
+#include "io/task_pool.hpp"
 #include "io/temp_files.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "sort/splitters.hpp"
@@ -18,8 +24,6 @@ namespace {
 // Sample size per bucket: the largest of B buckets then comes out within about 15% of
 // its share for B up to kMaxBuckets (binomial quantile error), inside the plan's room.
 constexpr size_t kSamplesPerBucket = 256;
-// Chunks below this many records are scattered by one thread.
-constexpr size_t kMinPerThread = size_t(1) << 16;
 
 // Calls fn(prefix_of) with prefix_of(record) == key_prefix(f, record), the key type's
 // branch taken once here instead of once per record.
@@ -53,79 +57,96 @@ void with_record_size(size_t rs, Fn&& fn) {
   }
 }
 
-// The stable scatter of one chunk of n records from `in` to `out`, bucket after bucket;
-// counts[b] receives bucket b's records. Threads take contiguous blocks; positions are
-// bucket-major, block-minor, so equal buckets keep input order.
-template <class PrefixOf, class RecordSize>
-void scatter_chunk(const unsigned char* in, unsigned char* out, size_t n, size_t rs, const Splitters& sp,
-                   PrefixOf prefix_of, RecordSize, uint8_t* ids, unsigned threads, uint64_t* counts) {
-  constexpr size_t kRs = RecordSize::value;
-  const size_t B = sp.buckets();
-  const unsigned T = unsigned(std::max<size_t>(1, std::min<size_t>(threads, n / kMinPerThread)));
-  const size_t per = (n + T - 1) / T;
-  std::vector<std::vector<size_t>> pos(T, std::vector<size_t>(B, 0));
-  io::parallel_tasks(T, T, [&](size_t t) {
-    const size_t b = std::min(n, t * per), e = std::min(n, b + per);
-    size_t* h = pos[t].data();
-    for (size_t i = b; i < e; ++i) {
-      const size_t id = sp.bucket_of(prefix_of(in + i * (kRs ? kRs : rs)));
-      ids[i] = uint8_t(id);
-      ++h[id];
-    }
-  });
-  size_t sum = 0;
-  for (size_t k = 0; k < B; ++k) {
-    counts[k] = 0;
-    for (unsigned t = 0; t < T; ++t) {
-      const size_t c = pos[t][k];
-      pos[t][k] = sum;
-      sum += c;
-      counts[k] += c;
+// Stage buffers shared by the buckets: each bucket fills one while its full ones wait
+// for the writer, which hands them back.
+class StagePool {
+ public:
+  StagePool(size_t count, size_t bytes) : bytes_(bytes) {
+    for (size_t i = 0; i < count; ++i) {
+      all_.emplace_back(bytes);
+      free_.push_back(all_.back().data());
     }
   }
-  io::parallel_tasks(T, T, [&](size_t t) {
-    const size_t b = std::min(n, t * per), e = std::min(n, b + per);
-    size_t* at = pos[t].data();
-    for (size_t i = b; i < e; ++i) {
-      if constexpr (kRs != 0) std::memcpy(out + at[ids[i]]++ * kRs, in + i * kRs, kRs);
-      else std::memcpy(out + at[ids[i]]++ * rs, in + i * rs, rs);
-    }
-  });
-}
+  size_t bytes() const { return bytes_; }
+  unsigned char* take() {
+    std::unique_lock<std::mutex> l(m_);
+    cv_.wait(l, [&] { return !free_.empty(); });
+    unsigned char* p = free_.back();
+    free_.pop_back();
+    return p;
+  }
+  void give(unsigned char* p) {
+    { std::lock_guard<std::mutex> l(m_); free_.push_back(p); }
+    cv_.notify_one();
+  }
 
-// One bucket's temp file, appended to through a staging buffer so that every write but
-// the last is one whole, aligned stage (plan.hpp: kMaxStageBytes says why).
+ private:
+  size_t bytes_;
+  std::vector<io::AlignedBuffer> all_;
+  std::vector<unsigned char*> free_;
+  std::mutex m_;
+  std::condition_variable cv_;
+};
+
+// Writes full stages on one background thread, each buffer given back to the pool once
+// written (also when the write fails: its error comes back through the next append).
+class StageWriter {
+ public:
+  explicit StageWriter(StagePool& pool) : pool_(pool) {}
+  void write(const io::File& file, unsigned char* buf, size_t n, uint64_t offset) {
+    if (n == 0) {
+      pool_.give(buf);
+      return;
+    }
+    pending_.push_back(thread_.submit([this, &file, buf, n, offset] {
+      struct GiveBack { StagePool& pool; unsigned char* buf; ~GiveBack() { pool.give(buf); } } give{pool_, buf};
+      file.write_at(buf, n, offset);
+    }));
+    while (!pending_.empty() && pending_.front().wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+      pending_.front().get();  // rethrows a failed write
+      pending_.pop_front();
+    }
+  }
+  void finish() {
+    for (; !pending_.empty(); pending_.pop_front()) pending_.front().get();
+  }
+
+ private:
+  StagePool& pool_;
+  std::deque<std::future<void>> pending_;
+  io::TaskPool thread_{1};  // last: its tasks finish before the members above go
+};
+
+// One bucket's temp file, appended to through stages so that every write but the last
+// is one whole, aligned stage (plan.hpp: kMaxStageBytes says why).
 class BucketFile {
  public:
-  BucketFile(io::TempFile file, size_t stage_bytes) : file_(std::move(file)), stage_(stage_bytes) {}
+  explicit BucketFile(io::TempFile file) : file_(std::move(file)) {}
 
-  void append(const unsigned char* p, size_t n) {
-    const size_t stage = stage_.size();
-    if (used_ == 0 && n >= stage) {  // whole stages straight from the caller's buffer
-      const size_t whole = n / stage * stage;
-      file_.file().write_at(p, whole, flushed_);
-      flushed_ += whole;
-      p += whole;
-      n -= whole;
+  template <size_t kRs>  // the record size, or 0 for rs
+  void append(const unsigned char* rec, size_t rs, StagePool& pool, StageWriter& writer) {
+    const size_t n = kRs ? kRs : rs;
+    if (!stage_) stage_ = pool.take();
+    if (used_ + n < pool.bytes()) {  // the common case: the record fits, the stage is not full
+      std::memcpy(stage_ + used_, rec, n);
+      used_ += n;
+      return;
     }
-    while (n > 0) {
-      const size_t take = std::min(n, stage - used_);
-      std::memcpy(stage_.data() + used_, p, take);
-      used_ += take;
-      p += take;
-      n -= take;
-      if (used_ == stage) flush();
+    const size_t head = pool.bytes() - used_;  // the record fills the stage (and may go on)
+    std::memcpy(stage_ + used_, rec, head);
+    used_ += head;
+    flush(writer);
+    if (head < n) {
+      stage_ = pool.take();
+      std::memcpy(stage_, rec + head, n - head);
+      used_ = n - head;
     }
   }
-  void flush() {
-    if (used_) file_.file().write_at(stage_.data(), used_, flushed_);
+  void flush(StageWriter& writer) {
+    if (stage_) writer.write(file_.file(), stage_, used_, flushed_);
     flushed_ += used_;
     used_ = 0;
-  }
-  // The last, partial stage; the staging memory is given back.
-  void finish() {
-    flush();
-    stage_ = io::AlignedBuffer();
+    stage_ = nullptr;
   }
   uint64_t bytes() const { return flushed_ + used_; }
   const io::File& file() const { return file_.file(); }
@@ -133,7 +154,7 @@ class BucketFile {
 
  private:
   io::TempFile file_;
-  io::AlignedBuffer stage_;
+  unsigned char* stage_ = nullptr;
   size_t used_ = 0;
   uint64_t flushed_ = 0;
 };
@@ -194,51 +215,48 @@ uint64_t partition_sort(Prepared& p, const io::File& in, const Format& f, bool u
   const Splitters sp(sample_prefixes(in, f, n, size_t(std::min<uint64_t>(n, B * kSamplesPerBucket))), B);
   std::vector<BucketFile> files;
   files.reserve(B);
-  for (size_t b = 0; b < B; ++b)
-    files.emplace_back(io::TempFile::create(p.tmp_dirs[b % p.tmp_dirs.size()], "gxsort-bucket"), plan.partition_stage_bytes);
+  for (size_t b = 0; b < B; ++b) files.emplace_back(io::TempFile::create(p.tmp_dirs[b % p.tmp_dirs.size()], "gxsort-bucket"));
   std::vector<uint64_t> filled(B, 0);  // bytes in each bucket file
   {
+    // Three threads in a pipeline of three chunks: the first maps a chunk (its cached
+    // pages, no copy) and finds each record's bucket; the second appends the records,
+    // in input order, to their buckets' stages; the third writes the full stages.
+    StagePool pool(2 * B, plan.partition_stage_bytes);
+    StageWriter writer(pool);
     const size_t chunk = size_t(std::min<uint64_t>(plan.partition_chunk_bytes, bytes));
     const size_t slots = size_t(std::min<uint64_t>(3, (bytes + chunk - 1) / chunk));
-    // Each chunk is mapped (its cached pages, no copy) by the read stage and scattered
-    // into its slot's buffer, which the write stage appends to the buckets.
-    std::vector<HostBuffer> out_buf;
+    std::vector<std::vector<uint8_t>> ids(slots, std::vector<uint8_t>(chunk / rs));
     std::vector<unsigned char*> slot_ptrs;
-    for (size_t s = 0; s < slots; ++s) {
-      out_buf.push_back(p.backend->allocate_host(chunk));
-      slot_ptrs.push_back(out_buf.back().data());
-    }
+    for (auto& v : ids) slot_ptrs.push_back(v.data());  // a chunk's bucket numbers, not its bytes
     std::vector<io::MappedFile> mapped(slots);
-    std::vector<std::vector<uint64_t>> counts(slots, std::vector<uint64_t>(B, 0));
-    std::vector<uint8_t> ids(chunk / rs);
     pipeline::Stages st;
-    st.read = [&](pipeline::Chunk& c) { mapped[c.slot] = io::MappedFile::map_read(in, c.bytes, c.offset); };
-    st.compute = [&](pipeline::Chunk& c) {
+    st.read = [&](pipeline::Chunk& c) {
+      mapped[c.slot] = io::MappedFile::map_read(in, c.bytes, c.offset);
+      const unsigned char* rec = mapped[c.slot].data();
+      uint8_t* id = ids[c.slot].data();
       with_prefix_of(f, [&](auto prefix_of) {
-        with_record_size(rs, [&](auto size) {
-          scatter_chunk(mapped[c.slot].data(), c.data, c.bytes / rs, rs, sp, prefix_of, size, ids.data(), p.threads,
-                        counts[c.slot].data());
-        });
+        for (size_t i = 0, m = c.bytes / rs; i < m; ++i) id[i] = uint8_t(sp.bucket_of(prefix_of(rec + i * rs)));
+      });
+    };
+    st.compute = [&](pipeline::Chunk& c) {
+      const unsigned char* rec = mapped[c.slot].data();
+      const uint8_t* id = ids[c.slot].data();
+      with_record_size(rs, [&](auto size) {
+        constexpr size_t kRs = decltype(size)::value;
+        for (size_t i = 0, m = c.bytes / rs; i < m; ++i) files[id[i]].append<kRs>(rec + i * rs, rs, pool, writer);
       });
       mapped[c.slot].unmap();
-    };
-    st.write = [&](pipeline::Chunk& c) {
-      const unsigned char* at = c.data;
-      for (size_t b = 0; b < B; ++b) {
-        const size_t len = size_t(counts[c.slot][b] * rs);
-        files[b].append(at, len);
-        at += len;
-      }
     };
     pipeline::Config cfg;
     cfg.total_bytes = bytes;
     cfg.chunk_bytes = chunk;
     cfg.phase = "partition";
     pipeline::run_chunks(cfg, slot_ptrs, st, progress);
-  }
-  for (size_t b = 0; b < B; ++b) {
-    files[b].finish();
-    filled[b] = files[b].bytes();
+    for (size_t b = 0; b < B; ++b) {
+      files[b].flush(writer);
+      filled[b] = files[b].bytes();
+    }
+    writer.finish();
   }
   phases.push_back({"partition into " + std::to_string(B) + " buckets", since(t0), bytes, bytes});
 
