@@ -137,7 +137,7 @@ Command parse_command_line(int argc, const char* const* argv) {
     ("unique,u", po::bool_switch(&cmd.engine.unique), "keep only the first record of each group of equal keys (sort, merge, runs)")
     ("no-fsync", po::bool_switch(&no_fsync), "do not fsync the output before renaming it into place (faster, less durable)")
     ("direct-io", po::value(&cmd.engine.direct_io), "auto|on|off: temporary runs, and a merge's synced output, bypass the page cache (O_DIRECT; default auto: when the runs would fill more than half the memory available to the cache)")
-    ("ooc", po::value(&cmd.engine.ooc), "auto|merge|partition: how a sort larger than --memory goes out of core: merge = sorted runs in temp files merged with the fan-in; partition = records scattered by key range into bucket files, each then sorted in memory into the output (default auto: partition on the CPU when its buckets fit the page cache and no --fan-in is given, else merge)")
+    ("ooc", po::value(&cmd.engine.ooc), "auto|merge|partition: how a sort larger than --memory goes out of core: merge = sorted runs in temp files merged with the fan-in; partition = records scattered by key range into bucket files, each then sorted in memory into the output (default auto: partition on the CPU on at most 4 threads, when its buckets fit the page cache and no --fan-in is given, else merge)")
     ("merge-kernel", po::value(&cmd.engine.merge_kernel), "GPU merge kernel: auto|basic|tiled|circular|thrust (default auto: the fastest)");
   po::options_description extra("command options");
   bool json = false, dot = false;

@@ -55,6 +55,10 @@ if [ "$mode" = tests ]; then
   e2e u64-unique-ooc "--count 3000017 --dist zipf" "-u --device-memory 8M --memory 16M"
   e2e u64-ooc-direct "--count 4000037 --dist uniform" "--device-memory 8M --memory 16M --direct-io on"
   e2e gensort-ooc-direct "--count 1000000 --format gensort" "--format gensort --device-memory 16M --memory 32M --direct-io on"
+  # The partition sort (the CPU's default out of core without --fan-in) on both backends.
+  e2e u64-ooc-partition "--count 4000037 --dist zipf" "--device-memory 8M --memory 16M --ooc partition"
+  e2e rec24-ooc-partition-unique "--count 1000003 --record-size 24 --key-offset 8 --key-type f64 --dist bits" "--record-size 24 --key-offset 8 --key-type f64 --device-memory 8M --memory 8M --ooc partition -u"
+  e2e gensort-ooc-partition "--count 1000000 --format gensort --dist few-unique" "--format gensort --device-memory 16M --memory 32M --ooc partition"
   for k in basic tiled circular thrust; do
     e2e "u64-ooc-$k" "--count 4000037 --dist zipf" "--device-memory 8M --memory 16M --merge-kernel $k"
   done

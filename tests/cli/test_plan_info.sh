@@ -46,20 +46,23 @@ edges=$(grep -c -- '->' "$WORK/last.out")
 gx plan big.bin --memory 1M --fan-in 2 --json
 want_edges=$(jq_ 'sum(sum(l["groups"]) for l in j["levels"])')
 [[ $edges == "$want_edges" ]] && pass "plan --dot has one edge per merge input ($edges)" || fail "plan --dot edges" "$edges vs $want_edges"
-# Without --fan-in the CPU partitions instead: buckets by key range, no merge levels.
-gx plan big.bin --memory 1M --json
+# Without --fan-in, on at most 4 threads, the CPU partitions instead: buckets by key
+# range, no merge levels.
+gx plan big.bin --memory 1M --threads 2 --device cpu --json
 nb=$(jq_ 'j["buckets"]'); br=$(jq_ 'j["bucket_records"]')
 [[ $(jq_ 'j["mode"]') == partition && $nb -ge 2 && $br -gt 0 && $(jq_ 'len(j["levels"])') == 0 &&
    $(jq_ 'j["temp_bytes"] == j["input_bytes"] and j["bytes_written"] == 2 * j["input_bytes"]') == True ]] &&
   pass "plan --memory 1M (no --fan-in): partition into $nb buckets of up to $br records, no merge levels" || fail "plan partition json" "$(cat "$WORK/last.out")"
 [[ $(jq_ 'j["bucket_records"] * 16 <= j["memory"]') == True ]] && pass "plan partition: a bucket's sort fits --memory" || fail "plan partition bucket size" "$(cat "$WORK/last.out")"
-gx plan big.bin --memory 1M
+gx plan big.bin --memory 1M --threads 2 --device cpu
 grep -q '^mode: partition$' "$WORK/last.out" && grep -q "into $nb bucket files" "$WORK/last.out" && grep -q 'temporary directories' "$WORK/last.out" &&
   pass "plan text: mode: partition, $nb bucket files, temporary directories" || fail "plan text partition" "$(cat "$WORK/last.out" | tr '\n' '|')"
-gx plan big.bin --memory 1M --dot
+gx plan big.bin --memory 1M --threads 2 --device cpu --dot
 [[ $(grep -c -- '->' "$WORK/last.out") == $(( 2 * nb )) ]] && pass "plan partition --dot: input -> each bucket -> output" || fail "plan partition --dot" "$(cat "$WORK/last.out" | tr '\n' '|')"
-gx plan big.bin --memory 1M --ooc merge --json
+gx plan big.bin --memory 1M --ooc merge --threads 2 --device cpu --json
 [[ $(jq_ 'j["mode"]') == external ]] && pass "plan --ooc merge: external" || fail "plan --ooc merge" "$(cat "$WORK/last.out")"
+gx plan big.bin --memory 1M --threads 5 --device cpu --json
+[[ $(jq_ 'j["mode"]') == external ]] && pass "plan --threads 5: auto merges (all cores in every pass)" || fail "plan --threads 5 auto" "$(cat "$WORK/last.out")"
 gx plan big.bin --memory 1M --fan-in 2 --ooc partition --json
 [[ $(jq_ 'j["mode"]') == partition ]] && pass "plan --ooc partition wins over --fan-in" || fail "plan --ooc partition with --fan-in" "$(cat "$WORK/last.out")"
 gx plan small.bin --memory 1M --ooc partition --json

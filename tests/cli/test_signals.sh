@@ -34,6 +34,7 @@ interrupt() {
   if ! kill -0 "$PID" 2>/dev/null; then
     wait "$PID" 2>/dev/null; RC=$?
     skip "$name" "gxsort finished (exit $RC) before the signal could be sent"
+    [[ $out == */old.out ]] || rm -f "$out"  # not left for the next case to find
     return
   fi
   kill -s "$sig" "$PID"
@@ -54,11 +55,11 @@ interrupt "sort, SIGTERM after 0.5 s" TERM - O/out.bin \
 interrupt "sort, SIGTERM during run formation" TERM 'gxsort-run*' O/out.bin \
   "$GX" sort big.bin -o O/out.bin --memory 1M --ooc merge --tmp-dir T -q
 interrupt "sort, SIGTERM while partitioning into buckets" TERM 'gxsort-bucket*' O/out.bin \
-  "$GX" sort big.bin -o O/out.bin --memory 8M --ooc partition --tmp-dir T -q
+  "$GX" sort big.bin -o O/out.bin --memory 4M --ooc partition --device cpu --threads 1 --tmp-dir T -q
 # Like GNU sort, also SIGQUIT and SIGPIPE (a closed pipe on stdout or stderr). SIGQUIT,
 # like SIGINT, starts ignored in a script's background job: restored to the default.
 interrupt "sort, SIGQUIT while partitioning" QUIT 'gxsort-bucket*' O/out.bin \
-  python3 -c 'import os, signal, sys; signal.signal(signal.SIGQUIT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' "$GX" sort big.bin -o O/out.bin --memory 8M --tmp-dir T -q
+  python3 -c 'import os, signal, sys; signal.signal(signal.SIGQUIT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' "$GX" sort big.bin -o O/out.bin --memory 4M --device cpu --threads 1 --tmp-dir T -q
 interrupt "sort, SIGPIPE during run formation" PIPE 'gxsort-run*' O/out.bin \
   "$GX" sort big.bin -o O/out.bin --memory 1M --fan-in 4 --tmp-dir T -q
 # Background jobs of a non-interactive shell start with SIGINT ignored (and gxsort keeps
@@ -73,7 +74,7 @@ interrupt "sort, SIGHUP during the merge, temp runs beside the output" HUP 'gxso
 interrupt "sort with two --tmp-dir, SIGTERM" TERM 'gxsort-run*' O/out.bin \
   "$GX" sort big.bin -o O/out.bin --memory 1M --ooc merge --tmp-dir T --tmp-dir O -q
 interrupt "sort with two --tmp-dir, SIGTERM while sorting buckets" TERM '.gxsort-out*' O/out.bin \
-  "$GX" sort big.bin -o O/out.bin --memory 8M --ooc partition --tmp-dir T --tmp-dir O -q
+  "$GX" sort big.bin -o O/out.bin --memory 4M --ooc partition --device cpu --threads 1 --tmp-dir T --tmp-dir O -q
 # In memory: only the hidden output temp beside the target exists.
 interrupt "in-memory sort, SIGTERM while writing the output" TERM '.gxsort-out*' O/out.bin \
   "$GX" sort big.bin -o O/out.bin -q

@@ -138,6 +138,7 @@ TEST_CASE("plan: partition when the CPU prefers it, merge otherwise") {
   in.memory = 256 << 20;
   in.page_cache_bytes = uint64_t(20) << 30;
   in.partition_preferred = true;
+  in.merge_threads = 2;
   Plan p = make_plan(in);
   REQUIRE(p.mode == PlanMode::partition);
   // Each bucket's in-memory sort fits the budget, and the buckets hold the input with
@@ -161,6 +162,11 @@ TEST_CASE("plan: partition when the CPU prefers it, merge otherwise") {
   merge = in;
   merge.ooc = OocMethod::merge;
   CHECK(make_plan(merge).mode == PlanMode::external);
+  merge = in;
+  merge.merge_threads = kPartitionMaxThreads + 1;  // the merge's all-core passes win
+  CHECK(make_plan(merge).mode == PlanMode::external);
+  merge.merge_threads = kPartitionMaxThreads;
+  CHECK(make_plan(merge).mode == PlanMode::partition);
   merge = in;
   merge.partition_preferred = false;  // a device merge
   CHECK(make_plan(merge).mode == PlanMode::external);

@@ -150,13 +150,13 @@ Plan make_plan(const PlanInput& in) {
     }
   }
   // Out of core: partition when asked, or when auto finds it preferred and possible:
-  // instead of temp runs (not runs kept in RAM, which need no temp I/O), with the
-  // buckets fitting the page cache (they are written and read through it), and no
-  // --fan-in given (that asks for a merge tree).
+  // instead of temp runs (not runs kept in RAM, which need no temp I/O), on few threads
+  // (kPartitionMaxThreads), with the buckets fitting the page cache (they are written
+  // and read through it), and no --fan-in given (that asks for a merge tree).
   const bool runs_fit_in_memory = p.mode == PlanMode::runs_in_memory;
   if (in.ooc == OocMethod::partition ||
       (in.ooc == OocMethod::automatic && in.partition_preferred && !runs_fit_in_memory && in.fan_in == 0 &&
-       !use_direct_io(in.direct_io, data, in.page_cache_bytes))) {
+       in.merge_threads <= kPartitionMaxThreads && !use_direct_io(in.direct_io, data, in.page_cache_bytes))) {
     Plan part = p;
     const std::string why = plan_partition(in, chunk_cap, part);
     if (why.empty()) return part;

@@ -20,9 +20,9 @@ bool use_direct_io(DirectIo choice, uint64_t temp_bytes, uint64_t page_cache_byt
 // in temp files, merged level by level. partition: one pass scatters the records by
 // key range (splitters sampled from the input) into bucket files, then each bucket is
 // sorted in memory straight into its place in the output; no merge. auto: partition
-// where the backend prefers it (the CPU: its merge costs more than a scatter), the
-// buckets fit the limits below and the page cache, and no --fan-in asks for a merge
-// tree; else merge.
+// where the backend prefers it (the CPU: its merge costs more than a scatter) on at
+// most kPartitionMaxThreads threads, the buckets fit the limits below and the page
+// cache, and no --fan-in asks for a merge tree; else merge.
 enum class OocMethod { automatic, merge, partition };
 OocMethod parse_ooc_method(const std::string& text);  // throws usage Error
 
@@ -92,6 +92,12 @@ constexpr size_t kMinMergeBuffer = 64 << 10;
 // sampled splitters aim at (room for a bucket that comes out larger than its share).
 constexpr size_t kMaxBuckets = 256;
 constexpr unsigned kBucketFillPercent = 75;
+// auto partitions only up to this many threads: its first pass is a pipeline of three
+// threads, where run formation and the merge use every core. Measured (H100 host, u64,
+// --memory 1/8, 2026-11-24): partition faster at 2 threads (2 GiB: 3.5 s against 6.5 s)
+// and 4 (4 GiB: 7.5 s against 8.5 s), slower at 8 (6.5 s against 5.1 s) and 16 (8 GiB:
+// 13.0 s against 7.9 s).
+constexpr unsigned kPartitionMaxThreads = 4;
 // Bucket files are written in aligned 2 MiB pieces (less when --memory is small): the
 // page cache then holds them in 2 MiB folios, which, freed as each bucket is sorted,
 // are what the output's large writes allocate again. Written in the pieces of a chunk's
