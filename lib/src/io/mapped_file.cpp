@@ -18,12 +18,12 @@
 
 namespace gxsort::io {
 
-MappedFile MappedFile::map_read(const File& f, size_t bytes, uint64_t offset) {
+MappedFile MappedFile::map_read(const File& f, size_t bytes, uint64_t offset, bool populate) {
   MappedFile m;
   if (bytes == 0) return m;
   const uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
   const size_t lead = size_t(offset % page);
-  void* p = ::mmap(nullptr, bytes + lead, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f.fd(), off_t(offset - lead));
+  void* p = ::mmap(nullptr, bytes + lead, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), f.fd(), off_t(offset - lead));
   if (p == MAP_FAILED) fail_errno(f.path(), "cannot map for reading", errno);
   m.p_ = static_cast<unsigned char*>(p);
   m.n_ = bytes + lead;

@@ -13,9 +13,11 @@ namespace gxsort::io {
 class MappedFile {
  public:
   MappedFile() = default;
-  // `bytes` of `f` from byte `offset` (any), read-only, pre-faulted (the input is
-  // normally cached).
-  static MappedFile map_read(const File& f, size_t bytes, uint64_t offset = 0);
+  // `bytes` of `f` from byte `offset` (any), read-only; pre-faulted on this thread
+  // (the input is normally cached) unless `populate` is false: then the reader's first
+  // touches fault the pages in, 16 at a time (for the in-memory sort, whose first pass
+  // reads on every thread: 0.1 s less on 2 GiB, 2 cores).
+  static MappedFile map_read(const File& f, size_t bytes, uint64_t offset = 0, bool populate = true);
   // Sizes `f` to `bytes` with its blocks reserved (posix_fallocate, so a full disk is
   // an error here, never a SIGBUS later) and maps it shared, writable and pre-faulted
   // on `threads` threads.

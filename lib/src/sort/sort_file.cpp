@@ -278,7 +278,7 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
     // (io/mapped_file.hpp says why that matters).
     auto t0 = Clock::now();
     const size_t n = size_t(p.plan.records);
-    io::MappedFile src = io::MappedFile::map_read(in, n * rs);
+    io::MappedFile src = io::MappedFile::map_read(in, n * rs, 0, false);
     io::MappedFile dst = io::MappedFile::map_write(out.file(), n * rs, p.threads);
     if (opt.progress) opt.progress("read", bytes, bytes);
     double t_map = since(t0);
