@@ -185,6 +185,24 @@ TEST_CASE("plan: partition when the CPU prefers it, merge otherwise") {
   CHECK_THROWS_AS(parse_ooc_method("sideways"), Error);
   CHECK(parse_ooc_method("auto") == OocMethod::automatic);
 
+  // A budget too small to stage every bucket: auto merges, partition says why.
+  PlanInput tight = in;
+  tight.memory = 1 << 20;
+  tight.input_bytes = 100 << 20;  // 255 buckets of 4 KiB stages: more than half the budget
+  CHECK(make_plan(tight).mode == PlanMode::external);
+  tight.ooc = OocMethod::partition;
+  CHECK_THROWS_AS(make_plan(tight), Error);
+  // Stages hold a whole record at least (6000-byte records, a stage of 8 KiB).
+  PlanInput wide = in;
+  wide.record_size = 6000;
+  wide.sort_bytes_per_record = 6024;
+  wide.memory = 64 << 20;
+  wide.input_bytes = uint64_t(6000) << 16;
+  const Plan pw = make_plan(wide);
+  REQUIRE(pw.mode == PlanMode::partition);
+  CHECK(pw.partition_stage_bytes >= 6000);
+  CHECK(2 * pw.buckets * pw.partition_stage_bytes <= wide.memory / 2);
+
   // An input that fits stays in memory, whatever --ooc says.
   PlanInput small = in;
   small.input_bytes = 1 << 20;

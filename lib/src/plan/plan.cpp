@@ -99,7 +99,12 @@ std::string plan_partition(const PlanInput& in, uint64_t chunk_cap, Plan& p) {
   // chunks of at most 64 MiB, mapped, with a byte of bucket number per record for each
   // of the three in flight, at most a quarter.
   const uint64_t page = 4096;
-  p.partition_stage_bytes = size_t(std::max<uint64_t>(page, std::min<uint64_t>(kMaxStageBytes, in.memory / 4 / buckets) / page * page));
+  const uint64_t record_pages = (in.record_size + page - 1) / page * page;  // a stage holds a record at least
+  p.partition_stage_bytes =
+      size_t(std::max<uint64_t>(record_pages, std::min<uint64_t>(kMaxStageBytes, in.memory / 4 / buckets) / page * page));
+  if (2 * buckets * p.partition_stage_bytes > in.memory / 2)
+    return "--memory " + format_bytes(in.memory) + " is too small to stage " + std::to_string(buckets) +
+           " buckets (raise --memory, or use --ooc merge)";
   const uint64_t chunk_records = std::max<uint64_t>(1, std::min<uint64_t>((uint64_t(64) << 20) / in.record_size, in.memory / 12));
   p.partition_chunk_bytes = size_t(chunk_records * in.record_size);
   p.temp_bytes = p.records * in.record_size;

@@ -132,14 +132,15 @@ class BucketFile {
       used_ += n;
       return;
     }
-    const size_t head = pool.bytes() - used_;  // the record fills the stage (and may go on)
-    std::memcpy(stage_ + used_, rec, head);
-    used_ += head;
-    flush(writer);
-    if (head < n) {
-      stage_ = pool.take();
-      std::memcpy(stage_, rec + head, n - head);
-      used_ = n - head;
+    // The record fills the stage and may go on into the next ones (a record can be
+    // longer than a stage).
+    for (size_t done = 0; done < n;) {
+      if (!stage_) stage_ = pool.take();
+      const size_t piece = std::min(n - done, pool.bytes() - used_);
+      std::memcpy(stage_ + used_, rec + done, piece);
+      used_ += piece;
+      done += piece;
+      if (used_ == pool.bytes()) flush(writer);
     }
   }
   void flush(StageWriter& writer) {
@@ -271,12 +272,14 @@ uint64_t partition_sort(Prepared& p, const io::File& in, const Format& f, bool u
     else any_large = true;
   }
   if (any_large) largest = std::max<uint64_t>(largest, std::min<uint64_t>(cap, std::max<size_t>(1, (size_t(16) << 20) / rs)));
-  HostBuffer sorted = p.backend->allocate_host(size_t(largest * rs));
+  const size_t sorted_bytes = size_t(largest * rs);
+  HostBuffer sorted = p.backend->allocate_host(sorted_bytes);
   uint64_t written = 0, done = 0;
   size_t in_memory = 0, one_key = 0, through_runs = 0;  // how the buckets were sorted
   for (size_t b = 0; b < B; ++b) {
     const uint64_t m = filled[b] / rs;
     uint64_t kept = 0;
+    if (m > 0 && !sorted.data()) sorted = p.backend->allocate_host(sorted_bytes);
     if (m > 0 && m <= cap) {
       {
         io::MappedFile src = io::MappedFile::map_read(files[b].file(), size_t(m * rs));
@@ -291,6 +294,7 @@ uint64_t partition_sort(Prepared& p, const io::File& in, const Format& f, bool u
       const int64_t copied = f.key_fits_prefix()
                                  ? copy_if_one_key(files[b].file(), m, f, unique, sorted.data(), sorted.size(), out, written)
                                  : -1;
+      if (copied < 0) sorted = HostBuffer();  // the runs take the whole budget; allocated again below
       kept = copied >= 0 ? uint64_t(copied) : sort_large(files[b].file(), m, written);
       ++(copied >= 0 ? one_key : through_runs);
     }
