@@ -217,7 +217,6 @@ uint64_t partition_sort(Prepared& p, const io::File& in, const Format& f, bool u
   std::vector<BucketFile> files;
   files.reserve(B);
   for (size_t b = 0; b < B; ++b) files.emplace_back(io::TempFile::create(p.tmp_dirs[b % p.tmp_dirs.size()], "gxsort-bucket"));
-  std::vector<uint64_t> filled(B, 0);  // bytes in each bucket file
   {
     // Three threads in a pipeline of three chunks: the first maps a chunk (its cached
     // pages, no copy) and finds each record's bucket; the second appends the records,
@@ -253,10 +252,7 @@ uint64_t partition_sort(Prepared& p, const io::File& in, const Format& f, bool u
     cfg.chunk_bytes = chunk;
     cfg.phase = "partition";
     pipeline::run_chunks(cfg, slot_ptrs, st, progress);
-    for (size_t b = 0; b < B; ++b) {
-      files[b].flush(writer);
-      filled[b] = files[b].bytes();
-    }
+    for (auto& bucket : files) bucket.flush(writer);
     writer.finish();
   }
   phases.push_back({"partition into " + std::to_string(B) + " buckets", since(t0), bytes, bytes});
@@ -266,8 +262,8 @@ uint64_t partition_sort(Prepared& p, const io::File& in, const Format& f, bool u
   const uint64_t cap = plan.bucket_records;
   uint64_t largest = 0;  // records of the largest bucket sorted in memory
   bool any_large = false;
-  for (uint64_t len : filled) {
-    const uint64_t m = len / rs;
+  for (const auto& bucket : files) {
+    const uint64_t m = bucket.bytes() / rs;
     if (m <= cap) largest = std::max(largest, m);
     else any_large = true;
   }
@@ -277,7 +273,7 @@ uint64_t partition_sort(Prepared& p, const io::File& in, const Format& f, bool u
   uint64_t written = 0, done = 0;
   size_t in_memory = 0, one_key = 0, through_runs = 0;  // how the buckets were sorted
   for (size_t b = 0; b < B; ++b) {
-    const uint64_t m = filled[b] / rs;
+    const uint64_t m = files[b].bytes() / rs;
     uint64_t kept = 0;
     if (m > 0 && !sorted.data()) sorted = p.backend->allocate_host(sorted_bytes);
     if (m > 0 && m <= cap) {
