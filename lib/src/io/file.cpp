@@ -139,15 +139,13 @@ void File::start_write_behind() {
 void File::written_elsewhere(uint64_t offset, uint64_t n) const {
   // Whole pages only: a page shared with a range still being written would be written
   // back now and again later. The final fsync covers the edges.
-  const uint64_t page = 4096;
-  const uint64_t b = (offset + page - 1) / page * page, e = (offset + n) / page * page;
-  if (write_behind_ && e > b) write_behind_->written(b, e - b);
+  const PageRange r = whole_pages(offset, n);
+  if (write_behind_ && !r.empty()) write_behind_->written(r.begin, r.end - r.begin);
 }
 
 void File::discard(uint64_t offset, uint64_t n) const {
-  const uint64_t page = 4096;
-  const uint64_t b = (offset + page - 1) / page * page, e = (offset + n) / page * page;
-  if (e > b) ::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(b), off_t(e - b));
+  const PageRange r = whole_pages(offset, n);
+  if (!r.empty()) ::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(r.begin), off_t(r.end - r.begin));
 }
 
 File File::open_read(const std::string& path) {

@@ -16,6 +16,17 @@ struct DirectDescriptor;
 // logical block size of common disks).
 constexpr size_t kDirectBlock = 4096;
 
+// The whole pages (of `page` bytes) inside [offset, offset + n): [begin, end), empty
+// when begin >= end. Writeback, hole punching and unmapping act on these only, never
+// on a page that a neighbouring range still shares.
+struct PageRange {
+  uint64_t begin, end;
+  bool empty() const { return end <= begin; }
+};
+inline PageRange whole_pages(uint64_t offset, uint64_t n, uint64_t page = 4096) {
+  return {(offset + page - 1) / page * page, (offset + n) / page * page};
+}
+
 class File {
  public:
   File();

@@ -83,9 +83,8 @@ void MappedFile::unmap() {
 }
 
 void MappedFile::release(size_t offset, size_t n) const {
-  const size_t page = size_t(::sysconf(_SC_PAGESIZE));
-  const size_t b = (lead_ + offset + page - 1) / page * page, e = (lead_ + offset + n) / page * page;
-  if (p_ && e > b) ::madvise(p_ + b, e - b, MADV_DONTNEED);
+  const PageRange r = whole_pages(lead_ + offset, n, uint64_t(::sysconf(_SC_PAGESIZE)));
+  if (p_ && !r.empty()) ::madvise(p_ + r.begin, size_t(r.end - r.begin), MADV_DONTNEED);
 }
 
 void MappedFile::swap(MappedFile& o) noexcept {
