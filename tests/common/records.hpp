@@ -1,14 +1,16 @@
-// Random records and the stable-sort + unique oracle, shared by the unit tests of the
-// sort engine's commands (dedupe, the partition sort).
+// Random records, the stable-sort + unique oracle and CPU engine options, shared by the
+// unit tests of the sort engine's commands (dedupe, the partition sort).
 #pragma once
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "gxsort/format.hpp"
+#include "gxsort/gxsort.hpp"
 #include "test_files.hpp"
 
 namespace gxsort_test {
@@ -62,6 +64,17 @@ inline Bytes make_input(const Format& f, size_t n, uint64_t distinct, std::mt199
     }
   }
   return v;
+}
+
+// Engine options for the CPU backend on 2 threads, unsynced output.
+inline gxsort::EngineOptions cpu_opts(const Format& f, const std::string& memory = "") {
+  gxsort::EngineOptions o;
+  o.format = f;
+  o.device = "cpu";
+  o.threads = 2;
+  o.memory = memory;
+  o.fsync = false;
+  return o;
 }
 
 }  // namespace gxsort_test

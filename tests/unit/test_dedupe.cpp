@@ -30,18 +30,9 @@ using gxsort_test::read_file;
 using gxsort_test::write_file;
 using gxsort_test::make_input;
 using gxsort_test::oracle;
+using gxsort_test::cpu_opts;
 
 bool exists(const std::string& p) { return ::access(p.c_str(), F_OK) == 0; }
-
-EngineOptions cpu_opts(const Format& f, const std::string& memory = "") {
-  EngineOptions o;
-  o.format = f;
-  o.device = "cpu";
-  o.threads = 2;
-  o.memory = memory;
-  o.fsync = false;
-  return o;
-}
 
 Bytes run_dedupe(const TempDir& d, const Bytes& in, EngineOptions o, RunStats* stats = nullptr) {
   const std::string ip = d.path + "/in.bin", op = d.path + "/out.bin";

@@ -47,12 +47,8 @@ std::vector<uint64_t> sorted_sample(size_t n, std::mt19937_64& rng, int shape) {
 }
 
 EngineOptions partition_opts(const Format& f, unsigned threads) {
-  EngineOptions o;
-  o.format = f;
-  o.device = "cpu";
+  EngineOptions o = gxsort_test::cpu_opts(f, "1M");
   o.threads = threads;
-  o.memory = "1M";
-  o.fsync = false;
   o.ooc = "partition";
   return o;
 }
