@@ -102,6 +102,8 @@ TEST_CASE("radix_sort_copy equals std::sort for u32 and u64, 1 and 3 threads, wi
         std::sort(want32.begin(), want32.end());
         radix_sort_copy<uint32_t>(b.data(), u.data(), n, identity32, threads);
         CHECK(u == want32);
+        radix_sort_copy<uint32_t>(b.data(), u.data(), n, identity32, threads, nullptr, {}, 64);  // a 10-bit first digit
+        CHECK(u == want32);
       }
     }
   }
@@ -134,12 +136,16 @@ TEST_CASE("radix_sort_copy: buckets large enough for a second MSD level, skewed,
         }
         std::vector<uint64_t> want = a;
         std::stable_sort(want.begin(), want.end(), [&](uint64_t x, uint64_t y) { return order.to(x) < order.to(y); });
-        radix_sort_copy<uint64_t>(a.data(), t.data(), n, order, threads);
-        INFO("n=" << n << " threads=" << threads << " shape=" << shape);
-        CHECK(t == want);
-        std::vector<uint64_t> a2 = a, t2(n);
-        radix_sort_copy<uint64_t>(a2.data(), t2.data(), n, order, threads, a2.data());
-        CHECK(t2 == want);
+        // The default first digit (8 bits below 2^26 keys), and one of 9 or 10 bits:
+        // small bucket targets reach them here (at n = 40000, 128 gives 9 bits, 64 gives 10).
+        for (size_t bucket_keys : {kMsdBucketKeys, size_t(128), size_t(64)}) {
+          INFO("n=" << n << " threads=" << threads << " shape=" << shape << " bucket_keys=" << bucket_keys);
+          radix_sort_copy<uint64_t>(a.data(), t.data(), n, order, threads, nullptr, {}, bucket_keys);
+          CHECK(t == want);
+          std::vector<uint64_t> a2 = a, t2(n);
+          radix_sort_copy<uint64_t>(a2.data(), t2.data(), n, order, threads, a2.data(), {}, bucket_keys);
+          CHECK(t2 == want);
+        }
       }
     }
   }

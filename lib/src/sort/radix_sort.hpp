@@ -36,11 +36,14 @@ struct KeyOrder {
 // a mapped output with no other input-sized buffer, touching almost no fresh memory.
 // Stable; raw equal keys are equal bits, so the result is unique. `sorted`, when set,
 // is called (from any thread) with each range [first, first + count) of dst that holds
-// its final keys, as soon as it does.
+// its final keys, as soon as it does. The MSD pass takes 8 to 10 bits, as many as
+// it needs for buckets of at most `bucket_keys` keys on average (tests lower it to reach
+// the wider digits with small inputs).
 using SortedRange = std::function<void(size_t first, size_t count)>;
+constexpr size_t kMsdBucketKeys = size_t(1) << 18;
 template <class K>
 void radix_sort_copy(const K* src, K* dst, size_t n, KeyOrder<K> order, unsigned threads, K* scratch = nullptr,
-                     const SortedRange& sorted = {});
+                     const SortedRange& sorted = {}, size_t bucket_keys = kMsdBucketKeys);
 
 // Sorts (keys, idx) pairs by key, stably; the result ends in (keys, idx).
 template <class K>
