@@ -1,5 +1,5 @@
-// The radix sort's two building blocks on their own: the sorting networks that finish
-// small buckets, and the cache-line scatter of its first pass.
+// The radix sort's building blocks on their own: the sorting networks that finish
+// small buckets, the cache-line scatter of its first pass, and its key transforms.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sort/line_scatter.hpp"
+#include "sort/radix_sort.hpp"
 #include "sort/sorting_network.hpp"
 
 using namespace gxsort;
@@ -90,6 +91,19 @@ TEST_CASE("u64 networks, in AVX-512 registers and scalar, sort every size 0..32 
         std::fill(dst.begin(), dst.end(), 5);
         network::sort_u64_avx512(src.data(), dst.data(), m);
         REQUIRE(dst == want);
+        // With an XorMap applied in the registers (f64's inverse transform, reversed).
+        KeyOrder<uint64_t> f64_reversed;
+        f64_reversed.type = KeyType::f64;
+        f64_reversed.reverse = true;
+        const XorMap<uint64_t> map = f64_reversed.from_map();
+        std::vector<uint64_t> mapped = want;
+        for (size_t i = 0; i < m; ++i) mapped[i] = map(want[i]);
+        std::fill(dst.begin(), dst.end(), 5);
+        network::sort_u64_avx512(src.data(), dst.data(), m, map.a, map.b);
+        REQUIRE(dst == mapped);
+        std::fill(dst.begin(), dst.end(), 5);
+        network::small_sort(src.data(), dst.data(), m, map);  // the AVX-512 path for m > 4
+        REQUIRE(dst == mapped);
         network::sort_u64_avx512(src.data(), src.data(), m);  // in place
         REQUIRE(src == want);
       }
@@ -98,10 +112,10 @@ TEST_CASE("u64 networks, in AVX-512 registers and scalar, sort every size 0..32 
 
 // Buckets of random sizes, each split among "threads" that own consecutive parts of it
 // (as the radix sort's blocks do), written through one LineScatter per thread into a
-// destination at every offset from a 64-byte line: equal to a plain scatter.
+// destination at every offset from a block (of 4 lines): equal to a plain scatter.
 template <class K>
 void check_line_scatter(std::mt19937_64& rng) {
-  constexpr size_t kAlignKeys = 64 / sizeof(K);
+  constexpr size_t kAlignKeys = LineScatter<K>::kBlockKeys;
   for (int trial = 0; trial < 60; ++trial) {
     const unsigned threads = 1 + unsigned(rng() % 3);
     const size_t n = trial % 5 == 0 ? rng() % 40 : rng() % 20000;
@@ -129,7 +143,7 @@ void check_line_scatter(std::mt19937_64& rng) {
     for (size_t shift = 0; shift < kAlignKeys; ++shift) {
       std::vector<K, std::allocator<K>> storage(n + 2 * kAlignKeys, K(0x5a5a5a5a));
       K* base = storage.data();
-      while (reinterpret_cast<uintptr_t>(base) % 64) ++base;
+      while (reinterpret_cast<uintptr_t>(base) % LineScatter<K>::kBlockBytes) ++base;
       K* dst = base + shift;
       for (unsigned t = 0; t < threads; ++t) {
         LineScatter<K> out(dst, first[t].data());
@@ -153,4 +167,43 @@ TEST_CASE("LineScatter equals a plain scatter for u32 and u64, any line offset, 
   std::mt19937_64 rng(5);
   check_line_scatter<uint64_t>(rng);
   check_line_scatter<uint32_t>(rng);
+}
+
+// The XorMaps stand in for format.hpp's transforms inside the radix sort: equal to them
+// on every key type and direction, at the values where the float cases turn (signed
+// zeros, infinities, NaNs, the sign bit) and on random words.
+template <class K>
+void check_xor_maps(std::mt19937_64& rng) {
+  const K sign = K(K(1) << (8 * sizeof(K) - 1));
+  std::vector<K> words = {K(0), K(1), sign, K(sign - 1), K(sign + 1), K(~K(0)), K(~K(0) - 1)};
+  if constexpr (sizeof(K) == 4) {
+    for (uint32_t w : {0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00000u, 0x7f800001u, 0x80000001u, 0x3f800000u})
+      words.push_back(w);
+  } else {
+    for (uint64_t w : {0x7ff0000000000000ull, 0xfff0000000000000ull, 0x7ff8000000000000ull, 0xfff8000000000000ull,
+                       0x7ff0000000000001ull, 0x8000000000000001ull, 0x3ff0000000000000ull})
+      words.push_back(K(w));
+  }
+  for (int i = 0; i < 2000; ++i) words.push_back(K(rng()));
+  const std::vector<KeyType> types = sizeof(K) == 4 ? std::vector<KeyType>{KeyType::u32, KeyType::i32, KeyType::f32}
+                                                    : std::vector<KeyType>{KeyType::u64, KeyType::i64, KeyType::f64};
+  for (KeyType t : types) {
+    for (bool reverse : {false, true}) {
+      KeyOrder<K> order;
+      order.type = t;
+      order.reverse = reverse;
+      const XorMap<K> to = order.to_map(), from = order.from_map();
+      for (K w : words) {
+        INFO("type=" << int(t) << " reverse=" << reverse << " word=" << uint64_t(w));
+        REQUIRE(to(w) == order.to(w));
+        REQUIRE(from(w) == order.from(w));
+      }
+    }
+  }
+}
+
+TEST_CASE("the radix sort's XorMap transforms equal format.hpp's for every key type, both directions") {
+  std::mt19937_64 rng(8);
+  check_xor_maps<uint32_t>(rng);
+  check_xor_maps<uint64_t>(rng);
 }

@@ -329,11 +329,11 @@ void radix_pairs(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsi
   for (auto& th : pool) th.join();
 }
 
-template <unsigned Bits, class K>
+template <unsigned Bits, bool TopBit, class K>
 void radix_sort_copy_with(const K* src, K* dst, size_t n, KeyOrder<K> order, unsigned threads, K* scratch,
                           const SortedRange& sorted) {
   constexpr int kDigits = 1 << Bits;
-  const auto to = [order](K k) { return order.to(k); };
+  const XorMap<K, TopBit> to{order.to_map().a, order.to_map().b};
   std::vector<size_t> bucket;
   const int msd = msd_scatter<Bits>(src, dst, n, threads, to, bucket);
   if (msd < 0) {  // every key equal (or n < 2): the input order is sorted
@@ -344,7 +344,7 @@ void radix_sort_copy_with(const K* src, K* dst, size_t n, KeyOrder<K> order, uns
   const unsigned msd_shift = unsigned(msd);
   std::vector<size_t> start(kDigits + 1, 0);
   for (int d = 0; d < kDigits; ++d) start[d + 1] = start[d] + bucket[d];
-  const auto from = [order](K k) { return order.from(k); };
+  const XorMap<K, TopBit> from{order.from_map().a, order.from_map().b};
   auto finish = [&](size_t b, size_t m, K* scratch, unsigned th) {
     if (th == 1) {
       sort_bucket(dst + b, scratch, m, msd_shift, from, false);
@@ -392,10 +392,15 @@ template <class K>
 void radix_sort_copy(const K* src, K* dst, size_t n, KeyOrder<K> order, unsigned threads, K* scratch,
                      const SortedRange& sorted, size_t bucket_keys) {
   threads = useful_threads(n, threads);
-  switch (first_digit_bits(n, bucket_keys)) {
-    case 8: return radix_sort_copy_with<8>(src, dst, n, order, threads, scratch, sorted);
-    case 9: return radix_sort_copy_with<9>(src, dst, n, order, threads, scratch, sorted);
-    default: return radix_sort_copy_with<10>(src, dst, n, order, threads, scratch, sorted);
+  // Integer keys map with one xor (b == 0 both ways); floats need the top bit.
+  const bool top_bit = order.to_map().b != 0 || order.from_map().b != 0;
+  switch (first_digit_bits(n, bucket_keys) * 2 + top_bit) {
+    case 16: return radix_sort_copy_with<8, false>(src, dst, n, order, threads, scratch, sorted);
+    case 17: return radix_sort_copy_with<8, true>(src, dst, n, order, threads, scratch, sorted);
+    case 18: return radix_sort_copy_with<9, false>(src, dst, n, order, threads, scratch, sorted);
+    case 19: return radix_sort_copy_with<9, true>(src, dst, n, order, threads, scratch, sorted);
+    case 20: return radix_sort_copy_with<10, false>(src, dst, n, order, threads, scratch, sorted);
+    default: return radix_sort_copy_with<10, true>(src, dst, n, order, threads, scratch, sorted);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "gxsort/format.hpp"
+#include "sort/xor_map.hpp"
 
 namespace gxsort {
 
@@ -23,6 +24,28 @@ struct KeyOrder {
   K from(K u) const {
     if constexpr (sizeof(K) == 4) return unorder32(type, u, reverse);
     else return unorder64(type, u, reverse);
+  }
+  // to() and from() as XorMaps (unit-tested equal to them). With S the sign bit:
+  // integers flip S (signed) or nothing; floats flip S when the top bit is clear and
+  // every bit when it is set (a = S, b = ~S); reversing complements the result.
+  XorMap<K> to_map() const {
+    const K sign = K(K(1) << (8 * sizeof(K) - 1));
+    XorMap<K> m;
+    if (type == KeyType::i32 || type == KeyType::i64) m.a = sign;
+    if (type == KeyType::f32 || type == KeyType::f64) { m.a = sign; m.b = K(~sign); }
+    if (reverse) m.a = K(~m.a);
+    return m;
+  }
+  // The inverse: from an order word with its top bit set a float loses S, otherwise
+  // every bit flips (a = ~0, b = ~S). Reversed, the word is complemented first, which
+  // turns (a, b) into (~a ^ b, b).
+  XorMap<K> from_map() const {
+    const K sign = K(K(1) << (8 * sizeof(K) - 1));
+    XorMap<K> m;
+    if (type == KeyType::i32 || type == KeyType::i64) m.a = sign;
+    if (type == KeyType::f32 || type == KeyType::f64) { m.a = K(~K(0)); m.b = K(~sign); }
+    if (reverse) m.a = K(~m.a ^ m.b);
+    return m;
   }
 };
 

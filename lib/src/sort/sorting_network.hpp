@@ -8,9 +8,11 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include "sort/sorting_network_avx512.hpp"
+#include "sort/xor_map.hpp"
 
 namespace gxsort::network {
 
@@ -85,12 +87,17 @@ inline void small_sort(const K* src, K* dst, size_t m, Map out) {
 }
 
 // u64 keys: in AVX-512 registers where the CPU has them (4 keys and fewer take the
-// scalar network of 5 compare-exchanges).
+// scalar network of 5 compare-exchanges). An XorMap is applied in the registers; any
+// other map to the stored keys.
 template <class Map>
 inline void small_sort(const uint64_t* src, uint64_t* dst, size_t m, Map out) {
   if (m > 4 && avx512_sort_available()) {
-    sort_u64_avx512(src, dst, m);
-    for (size_t i = 0; i < m; ++i) dst[i] = out(dst[i]);
+    if constexpr (is_xor_map_v<Map>) {
+      sort_u64_avx512(src, dst, m, out.a, out.b);
+    } else {
+      sort_u64_avx512(src, dst, m);
+      for (size_t i = 0; i < m; ++i) dst[i] = out(dst[i]);
+    }
     return;
   }
   small_sort<uint64_t, Map>(src, dst, m, out);

@@ -76,7 +76,8 @@ GXSORT_AVX512 void bitonic(__m512i* v) {
 }
 
 template <size_t V>
-__attribute__((target("avx512f"))) void sort_registers(const uint64_t* src, uint64_t* dst, size_t m) {
+__attribute__((target("avx512f"))) void sort_registers(const uint64_t* src, uint64_t* dst, size_t m, uint64_t a,
+                                                       uint64_t b) {
   // Bit i set for each of the m keys; each register's lane mask is cut from it.
   const uint64_t present = (uint64_t(1) << m) - 1;
   __m512i v[V];
@@ -92,7 +93,14 @@ __attribute__((target("avx512f"))) void sort_registers(const uint64_t* src, uint
     v[r] = _mm512_mask_ternarylogic_epi64(x, __mmask8(~keep), x, x, 0xff);
   }
   bitonic<V>(v);
-  for (size_t r = 0; r < V; ++r) _mm512_mask_storeu_epi64(dst + 8 * r, __mmask8(present >> (8 * r)), v[r]);
+  // The XorMap in registers: reading the stored keys back to map them would wait for the
+  // masked stores to reach the cache (no store forwarding from them).
+  const __m512i va = _mm512_set1_epi64(int64_t(a)), vb = _mm512_set1_epi64(int64_t(b));
+  for (size_t r = 0; r < V; ++r) {
+    const __m512i top = _mm512_srai_epi64(v[r], 63);  // all ones where the top bit is set
+    const __m512i mapped = _mm512_xor_si512(v[r], _mm512_xor_si512(va, _mm512_and_si512(vb, top)));
+    _mm512_mask_storeu_epi64(dst + 8 * r, __mmask8(present >> (8 * r)), mapped);
+  }
 }
 
 }  // namespace
@@ -102,10 +110,10 @@ bool avx512_sort_available() {
   return yes;
 }
 
-void sort_u64_avx512(const uint64_t* src, uint64_t* dst, size_t m) {
-  if (m <= 8) sort_registers<1>(src, dst, m);
-  else if (m <= 16) sort_registers<2>(src, dst, m);
-  else sort_registers<4>(src, dst, m);
+void sort_u64_avx512(const uint64_t* src, uint64_t* dst, size_t m, uint64_t a, uint64_t b) {
+  if (m <= 8) sort_registers<1>(src, dst, m, a, b);
+  else if (m <= 16) sort_registers<2>(src, dst, m, a, b);
+  else sort_registers<4>(src, dst, m, a, b);
 }
 
 }  // namespace gxsort::network
@@ -114,7 +122,7 @@ void sort_u64_avx512(const uint64_t* src, uint64_t* dst, size_t m) {
 
 namespace gxsort::network {
 bool avx512_sort_available() { return false; }
-void sort_u64_avx512(const uint64_t*, uint64_t*, size_t) {}
+void sort_u64_avx512(const uint64_t*, uint64_t*, size_t, uint64_t, uint64_t) {}
 }  // namespace gxsort::network
 
 #endif
