@@ -10,6 +10,7 @@
 #include <fstream>
 #include <future>
 #include <sstream>
+#include <thread>
 
 #include "io/mapped_file.hpp"
 #include "io/space.hpp"
@@ -201,6 +202,23 @@ uint64_t sort_through_runs(Prepared& p, const Plan& plan, const io::File& in, co
   return kept;
 }
 
+// Unmaps a mapping on its own thread; the destructor waits for it.
+class BackgroundUnmap {
+ public:
+  BackgroundUnmap() = default;
+  BackgroundUnmap(const BackgroundUnmap&) = delete;
+  BackgroundUnmap& operator=(const BackgroundUnmap&) = delete;
+  ~BackgroundUnmap() {
+    if (thread_.joinable()) thread_.join();
+  }
+  void start(io::MappedFile m) {
+    thread_ = std::thread([m = std::move(m)]() mutable { m.unmap(); });
+  }
+
+ private:
+  std::thread thread_;
+};
+
 }  // namespace
 
 RunStats sort_file(const std::string& input, const std::string& output, const EngineOptions& opt) {
@@ -223,6 +241,10 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
   st.runs = p.plan.runs;
   st.phases.push_back({"open and start the device", t_prepare, 0, 0});
   const size_t rs = f.record_size;
+  // Unmaps the in-memory sort's input while the output's fsync waits for the disk (the
+  // 2 GiB mapping took 50 ms to unmap on the 2-core VM, time in which the CPUs are idle
+  // otherwise). Declared before `out`: joined after its commit, or on any error.
+  BackgroundUnmap input_unmap;
   io::TempFile out = io::TempFile::beside(output);
   // The output streams to the disk while it is written, not all at the end: a synced
   // output's fsync then has little left, and an unsynced one never hits the kernel's
@@ -294,6 +316,7 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
       };
     p.backend->sort_into(f, src.data(), dst.data(), n, written);
     const size_t kept = opt.unique ? unique_in_place(f, dst.data(), n) : n;
+    input_unmap.start(std::move(src));
     dst.unmap();
     if (kept < n && ::ftruncate(out.file().fd(), off_t(kept * rs)) != 0) fail_errno(output, "cannot truncate", errno);
     if (opt.progress) opt.progress("write", bytes, bytes);
