@@ -17,7 +17,10 @@ namespace {
 // Small inputs sort on one thread: thread starts cost more than they give.
 constexpr size_t kMinPerThread = 1 << 16;
 
-using Histogram = std::array<size_t, 256>;
+// Counts (or positions) per digit value, for digits of log2(Digits) bits.
+template <size_t Digits>
+using DigitCounts = std::array<size_t, Digits>;
+using Histogram = DigitCounts<256>;
 
 unsigned useful_threads(size_t n, unsigned threads) {
   return unsigned(std::max<size_t>(1, std::min<size_t>(threads, n / kMinPerThread)));
@@ -42,25 +45,27 @@ struct Identity {
   K operator()(K k) const { return k; }
 };
 
-// Each block's counts of the byte at `shift` of map(key), for blocks of parallel_blocks.
-template <class K, class Map>
-std::vector<Histogram> block_histograms(const K* src, size_t n, unsigned shift, unsigned threads, Map map) {
-  std::vector<Histogram> hist(threads);
+// Each block's counts of the digit at `shift` of map(key) (Digits values: 256 unless
+// said), for blocks of parallel_blocks.
+template <size_t Digits = 256, class K, class Map>
+std::vector<DigitCounts<Digits>> block_histograms(const K* src, size_t n, unsigned shift, unsigned threads, Map map) {
+  std::vector<DigitCounts<Digits>> hist(threads);
   parallel_blocks(n, threads, [&](unsigned t, size_t b, size_t e) {
-    Histogram& h = hist[t];
+    DigitCounts<Digits>& h = hist[t];
     h.fill(0);
-    for (size_t i = b; i < e; ++i) ++h[(map(src[i]) >> shift) & 0xff];
+    for (size_t i = b; i < e; ++i) ++h[(map(src[i]) >> shift) & (Digits - 1)];
   });
   return hist;
 }
 
 // Turns each block's digit counts into its first position per digit, digit-major and
 // block-minor (equal digits keep their input order); returns the digit totals.
-Histogram block_offsets(std::vector<Histogram>& hist) {
-  Histogram total{};
+template <size_t Digits>
+DigitCounts<Digits> block_offsets(std::vector<DigitCounts<Digits>>& hist) {
+  DigitCounts<Digits> total{};
   size_t sum = 0;
-  for (int d = 0; d < 256; ++d)
-    for (Histogram& h : hist) { const size_t c = h[d]; h[d] = sum; sum += c; total[d] += c; }
+  for (size_t d = 0; d < Digits; ++d)
+    for (DigitCounts<Digits>& h : hist) { const size_t c = h[d]; h[d] = sum; sum += c; total[d] += c; }
   return total;
 }
 
@@ -249,11 +254,12 @@ unsigned first_digit_bits(size_t n, size_t bucket_keys) {
 // The first read counts the top digit while it finds the bit that varies: for most keys
 // that is in the top digit, and the keys are read once less.
 template <unsigned Bits, class K, class Map>
-int msd_scatter(const K* src, K* dst, size_t n, unsigned threads, Map map, std::vector<size_t>& bucket) {
+int msd_scatter(const K* src, K* dst, size_t n, unsigned threads, Map map,
+                DigitCounts<size_t(1) << Bits>& bucket) {
   if (n < 2) return -1;
   constexpr unsigned kTop = 8 * sizeof(K) - Bits;
   constexpr size_t kDigits = size_t(1) << Bits;
-  using Counts = std::array<size_t, kDigits>;
+  using Counts = DigitCounts<kDigits>;
   const K first = map(src[0]);
   std::vector<Counts> hist(threads);  // per block, its counts, then its first positions
   std::vector<K> diff(threads, 0);
@@ -272,17 +278,8 @@ int msd_scatter(const K* src, K* dst, size_t n, unsigned threads, Map map, std::
   for (K d : diff) all |= d;
   const int shift = digit_of_highest_bit(all, Bits);
   if (shift < 0) return -1;
-  if (unsigned(shift) != kTop) {
-    parallel_blocks(n, threads, [&](unsigned t, size_t b, size_t e) {
-      Counts& h = hist[t];
-      h.fill(0);
-      for (size_t i = b; i < e; ++i) ++h[(map(src[i]) >> shift) & (kDigits - 1)];
-    });
-  }
-  // Digit-major, block-minor first positions: equal digits keep their input order.
-  bucket.assign(kDigits, 0);
-  for (size_t d = 0, sum = 0; d < kDigits; ++d)
-    for (Counts& h : hist) { const size_t c = h[d]; h[d] = sum; sum += c; bucket[d] += c; }
+  if (unsigned(shift) != kTop) hist = block_histograms<kDigits>(src, n, unsigned(shift), threads, map);
+  bucket = block_offsets(hist);
   parallel_blocks(n, threads, [&](unsigned t, size_t b, size_t e) {
     Counts& off = hist[t];
     const Counts first_pos = off;
@@ -333,8 +330,9 @@ template <unsigned Bits, bool TopBit, class K>
 void radix_sort_copy_with(const K* src, K* dst, size_t n, KeyOrder<K> order, unsigned threads, K* scratch,
                           const SortedRange& sorted) {
   constexpr int kDigits = 1 << Bits;
-  const XorMap<K, TopBit> to{order.to_map().a, order.to_map().b};
-  std::vector<size_t> bucket;
+  const XorMap<K> to_map = order.to_map(), from_map = order.from_map();
+  const XorMap<K, TopBit> to{to_map.a, to_map.b};
+  DigitCounts<size_t(1) << Bits> bucket;
   const int msd = msd_scatter<Bits>(src, dst, n, threads, to, bucket);
   if (msd < 0) {  // every key equal (or n < 2): the input order is sorted
     parallel_blocks(n, threads, [&](unsigned, size_t b, size_t e) { std::memcpy(dst + b, src + b, (e - b) * sizeof(K)); });
@@ -344,7 +342,7 @@ void radix_sort_copy_with(const K* src, K* dst, size_t n, KeyOrder<K> order, uns
   const unsigned msd_shift = unsigned(msd);
   std::vector<size_t> start(kDigits + 1, 0);
   for (int d = 0; d < kDigits; ++d) start[d + 1] = start[d] + bucket[d];
-  const XorMap<K, TopBit> from{order.from_map().a, order.from_map().b};
+  const XorMap<K, TopBit> from{from_map.a, from_map.b};
   auto finish = [&](size_t b, size_t m, K* scratch, unsigned th) {
     if (th == 1) {
       sort_bucket(dst + b, scratch, m, msd_shift, from, false);
