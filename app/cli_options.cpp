@@ -90,6 +90,7 @@ std::string usage_text() {
          "  graph build IN -o GRAPH  an edge list (snap|mtx|bin32|bin64) to a CSR graph (--symmetrize, ...)\n"
          "  bfs GRAPH --source S  BFS levels (-o) and parents (--parents) of a CSR graph, with stats\n"
          "  info               version, build, threads, memory, GPUs\n"
+         "  clean [-T DIR]...  remove the temporary files of gxsort runs that were killed (-n: list only)\n"
          "\n"
          "`gxsort COMMAND --help` lists a command's options.\n"
          "exit codes: 0 ok, 1 check failed, 2 usage or input error, 3 I/O or resource error, 4 device error\n";
@@ -101,7 +102,7 @@ Command parse_command_line(int argc, const char* const* argv) {
   std::string name = argv[1];
   if (name == "--help" || name == "-h" || name == "help") { cmd.name = "help"; cmd.help_text = usage_text(); return cmd; }
   if (name == "--version") { cmd.name = "info"; return cmd; }
-  static const char* known[] = {"sort", "plan", "runs", "merge", "check", "gen", "info", "reduce", "dedupe", "graph", "bfs"};
+  static const char* known[] = {"sort", "plan", "runs", "merge", "check", "gen", "info", "reduce", "dedupe", "graph", "bfs", "clean"};
   bool ok = false;
   for (const char* k : known) ok = ok || name == k;
   if (!ok) fail_usage("unknown command '" + name + "'\n" + usage_text());
@@ -162,6 +163,8 @@ Command parse_command_line(int argc, const char* const* argv) {
     ("parents", po::value(&cmd.engine.graph.bfs.parents_output), "write the parent array (the CSR's id width) to FILE")
     ("random-sources", po::value(&bfs_random), "K searches from random vertices with edges (stats only; --seed)")
     ("seed", po::value(&seed), "seed for --random-sources (default 1)");
+  if (name == "clean") extra.add_options()
+    ("dry-run,n", po::bool_switch(&cmd.dry_run), "list what would be removed, remove nothing");
   if (name == "gen") extra.add_options()
     ("graph", po::value(&cmd.engine.graph.gen.kind), "rmat|uniform: an edge list of binary u32 (scale < 32) or u64 pairs instead of records")
     ("scale", po::value(&g_scale), "--graph: 2^S vertices")
@@ -173,7 +176,9 @@ Command parse_command_line(int argc, const char* const* argv) {
 
   po::options_description all;
   all.add(general).add(format_opts).add(engine);
-  if (name == "plan" || name == "gen" || name == "reduce" || name == "dedupe" || name == "graph build" || name == "bfs") all.add(extra);
+  if (name == "plan" || name == "gen" || name == "reduce" || name == "dedupe" || name == "graph build" || name == "bfs" ||
+      name == "clean")
+    all.add(extra);
   po::options_description hidden;
   hidden.add_options()("operand", po::value(&cmd.inputs));
   po::options_description parse_set;
@@ -201,6 +206,7 @@ Command parse_command_line(int argc, const char* const* argv) {
     else if (name == "gen") o << " -o FILE --count N [options]\n       gxsort gen -o FILE --graph rmat|uniform --scale S [--edge-factor E] [--seed X]";
     else if (name == "graph build") o << " IN -o GRAPH [--input-format snap|mtx|bin32|bin64] [--symmetrize] [--keep-self-loops] [--keep-duplicates] [options]";
     else if (name == "bfs") o << " GRAPH --source S [-o LEVELS] [--parents FILE] [--device cpu|cuda|auto] [options]";
+    else if (name == "clean") o << " [-T DIR]... [-n]\n\nRemoves the temporary files (.gxsort.<host>.<pid>.*.tmp) that gxsort runs killed by\nkill -9, the OOM killer or a batch scheduler left in DIR (default: $TMPDIR or /tmp,\nand the current directory); never those of a running process or of another host.";
     o << "\n\n" << all;
     cmd.name = "help";
     cmd.help_text = o.str();
@@ -272,7 +278,7 @@ Command parse_command_line(int argc, const char* const* argv) {
     if (cmd.output.empty()) fail_usage("gen: the output is required: -o FILE");
     if (!vm.count("count")) fail_usage("gen: --count N is required");
     if (vm.count("scale") || vm.count("edge-factor")) fail_usage("gen: --scale and --edge-factor need --graph");
-  } else if (name == "info") {
+  } else if (name == "info" || name == "clean") {
     operands(0, 0, "no operands");
   }
   return cmd;

@@ -19,6 +19,7 @@ struct Command {
   std::string reduce_algo = "flat"; // reduce: --algo
   std::string stats_json;           // --stats-json FILE
   bool quiet = false;
+  bool dry_run = false;             // clean: list, remove nothing
   bool verbose = false;
   std::string help_text;            // set when --help was asked for (name == "help")
 };

@@ -22,13 +22,6 @@ void cuda_join_early();
 
 namespace {
 
-void write_stats(const cli::Command& cmd, const RunStats& s) {
-  if (cmd.stats_json.empty()) return;
-  std::ofstream f(cmd.stats_json);
-  f << stats_json(s);
-  if (!f) throw Error(ExitCode::io, cmd.stats_json + ": cannot write the stats file");
-}
-
 void summarize(const cli::Command& cmd, const RunStats& s) {
   if (!cmd.verbose) return;
   double mbps = s.seconds > 0 ? double(std::max(s.input_bytes, s.output_bytes)) / s.seconds / 1e6 : 0;
@@ -39,24 +32,39 @@ void summarize(const cli::Command& cmd, const RunStats& s) {
   for (const auto& p : s.phases) std::fprintf(stderr, "  %-18s %8.3f s\n", p.name.c_str(), p.seconds);
 }
 
-// The stats file is written after the work: refuse a path we could not write before
-// any output is made.
-void check_stats_path(const cli::Command& cmd) {
-  if (cmd.stats_json.empty()) return;
-  auto slash = cmd.stats_json.find_last_of('/');
-  std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : cmd.stats_json.substr(0, slash);
-  if (::access(dir.c_str(), W_OK | X_OK) != 0)
-    throw Error(ExitCode::io, cmd.stats_json + ": cannot write the stats file: directory " + dir +
-                                     " is missing or not writable");
+bool writes_stats(const std::string& name) {
+  return name == "sort" || name == "runs" || name == "merge" || name == "dedupe" || name == "gen" ||
+         name == "reduce" || name == "graph build";
+}
+
+bool uses_temp_dirs(const std::string& name) {
+  return name == "sort" || name == "runs" || name == "merge" || name == "dedupe" || name == "graph build";
+}
+
+int clean(const cli::Command& cmd) {
+  uint64_t removed = 0, bytes = 0, kept = 0;
+  for (const CleanEntry& e : clean_temp_files(cmd.engine.tmp_dirs, cmd.dry_run)) {
+    if (e.removed) { ++removed; bytes += e.bytes; } else { ++kept; }
+    if (!cmd.quiet) std::printf("%s %s (%" PRIu64 " bytes): %s\n", e.removed ? "removed" : "kept", e.path.c_str(), e.bytes, e.why.c_str());
+  }
+  if (!cmd.quiet) std::printf("%" PRIu64 " removed (%" PRIu64 " bytes), %" PRIu64 " kept\n", removed, bytes, kept);
+  return 0;
 }
 
 int run(const cli::Command& cmd) {
-  check_stats_path(cmd);
+  // Checked (and its room reserved) before any work; written after the output.
+  StatsFile stats(writes_stats(cmd.name) ? cmd.stats_json : std::string(), cmd.inputs, cmd.output, cmd.engine);
+  auto write_stats = [&](const cli::Command&, const RunStats& s) { stats.write(s, cmd.engine.fsync); };
   cli::ProgressLine progress(!cmd.quiet);
   EngineOptions opt = cmd.engine;
   opt.progress = [&progress](const char* phase, uint64_t done, uint64_t total) { progress.update(phase, done, total); };
+  if (uses_temp_dirs(cmd.name) && !cmd.quiet) {
+    const std::string note = stale_temp_note(command_temp_dirs(opt, cmd.name == "runs" ? std::string() : cmd.output));
+    if (!note.empty()) std::fprintf(stderr, "gxsort: note: %s\n", note.c_str());
+  }
 
   if (cmd.name == "help") { std::cout << cmd.help_text; return 0; }
+  if (cmd.name == "clean") return clean(cmd);
   if (cmd.name == "info") { std::cout << info_text(opt); return 0; }
   if (cmd.name == "plan") { std::cout << plan_sort(cmd.inputs[0], cmd.output, opt, cmd.plan_format); return 0; }
   if (cmd.name == "check") {
@@ -66,7 +74,8 @@ int run(const cli::Command& cmd) {
       std::printf("file: %s\nrecords: %" PRIu64 "\n", cmd.inputs[0].c_str(), r.records);
       if (r.sorted) std::printf("sorted: yes\n");
       else std::printf("sorted: no (record %" PRIu64 " is smaller than the one before it)\n", r.first_violation);
-      std::printf("duplicate keys: %" PRIu64 "\nchecksum: %016" PRIx64 "\n", r.duplicates, r.checksum);
+      std::printf("duplicate keys: %" PRIu64 "\nchecksum: %016" PRIx64 "\nxxh3: %016" PRIx64 "\n", r.duplicates, r.checksum,
+                  r.xxh3);
     }
     return r.sorted ? 0 : int(ExitCode::check_failed);
   }
@@ -135,7 +144,7 @@ int run(const cli::Command& cmd) {
 struct EarlyCudaStart {
   explicit EarlyCudaStart(const cli::Command& cmd) {
 #if GXSORT_HAVE_CUDA
-    if (cmd.engine.device != "cpu" && cmd.name != "help" && cmd.name != "gen") cuda_start_early();
+    if (cmd.engine.device != "cpu" && cmd.name != "help" && cmd.name != "gen" && cmd.name != "clean") cuda_start_early();
 #else
     (void)cmd;
 #endif
@@ -156,7 +165,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gxsort: %s\n", e.what());
     return int(e.code());
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "gxsort: out of memory (lower --memory)\n");
+    // Whatever asked for it, the budget is --memory's (or the RAM and cgroup limits
+    // under it): say which file was being worked on and what to change.
+    std::string what = argc > 1 ? argv[1] : "gxsort";
+    for (int i = 2; i < argc; ++i)
+      if (argv[i][0] != '-' || std::string(argv[i]) == "-") { what += std::string(" ") + argv[i]; break; }
+    std::fprintf(stderr, "gxsort: %s: out of memory: the process could not get the memory it asked for (lower --memory, "
+                         "or raise the memory limit of the job)\n", what.c_str());
     return int(ExitCode::io);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gxsort: %s\n", e.what());

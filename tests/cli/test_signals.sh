@@ -52,37 +52,37 @@ interrupt() {
 
 interrupt "sort, SIGTERM after 0.5 s" TERM - O/out.bin \
   "$GX" sort big.bin -o O/out.bin --memory 1M --tmp-dir T -q
-interrupt "sort, SIGTERM during run formation" TERM 'gxsort-run*' O/out.bin \
+interrupt "sort, SIGTERM during run formation" TERM '.gxsort.*.run.*' O/out.bin \
   "$GX" sort big.bin -o O/out.bin --memory 1M --ooc merge --tmp-dir T -q
-interrupt "sort, SIGTERM while partitioning into buckets" TERM 'gxsort-bucket*' O/out.bin \
+interrupt "sort, SIGTERM while partitioning into buckets" TERM '.gxsort.*.bucket.*' O/out.bin \
   "$GX" sort big.bin -o O/out.bin --memory 4M --ooc partition --device cpu --threads 1 --tmp-dir T -q
 # Like GNU sort, also SIGQUIT and SIGPIPE (a closed pipe on stdout or stderr). SIGQUIT,
 # like SIGINT, starts ignored in a script's background job: restored to the default.
-interrupt "sort, SIGQUIT while partitioning" QUIT 'gxsort-bucket*' O/out.bin \
+interrupt "sort, SIGQUIT while partitioning" QUIT '.gxsort.*.bucket.*' O/out.bin \
   python3 -c 'import os, signal, sys; signal.signal(signal.SIGQUIT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' "$GX" sort big.bin -o O/out.bin --memory 4M --device cpu --threads 1 --tmp-dir T -q
-interrupt "sort, SIGPIPE during run formation" PIPE 'gxsort-run*' O/out.bin \
+interrupt "sort, SIGPIPE during run formation" PIPE '.gxsort.*.run.*' O/out.bin \
   "$GX" sort big.bin -o O/out.bin --memory 1M --fan-in 4 --tmp-dir T -q
 # Background jobs of a non-interactive shell start with SIGINT ignored (and gxsort keeps
 # it ignored): restore the default disposition for this case.
-interrupt "sort, SIGINT during run formation" INT 'gxsort-run*' O/out.bin \
+interrupt "sort, SIGINT during run formation" INT '.gxsort.*.run.*' O/out.bin \
   python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' "$GX" sort big.bin -o O/out.bin --memory 1M --ooc merge --tmp-dir T --threads 1 -q
 printf 'OLD CONTENT' >O/old.out
-interrupt "sort onto an existing output, SIGTERM during the merge" TERM 'gxsort-merge*' O/old.out \
+interrupt "sort onto an existing output, SIGTERM during the merge" TERM '.gxsort.*.merge.*' O/old.out \
   "$GX" sort big.bin -o O/old.out --memory 1M --fan-in 2 --tmp-dir T -q
-interrupt "sort, SIGHUP during the merge, temp runs beside the output" HUP 'gxsort-merge*' O/out.bin \
+interrupt "sort, SIGHUP during the merge, temp runs beside the output" HUP '.gxsort.*.merge.*' O/out.bin \
   env -u TMPDIR "$GX" sort big.bin -o O/out.bin --memory 1M --fan-in 4 -q
-interrupt "sort with two --tmp-dir, SIGTERM" TERM 'gxsort-run*' O/out.bin \
+interrupt "sort with two --tmp-dir, SIGTERM" TERM '.gxsort.*.run.*' O/out.bin \
   "$GX" sort big.bin -o O/out.bin --memory 1M --ooc merge --tmp-dir T --tmp-dir O -q
-interrupt "sort with two --tmp-dir, SIGTERM while sorting buckets" TERM '.gxsort-out*' O/out.bin \
+interrupt "sort with two --tmp-dir, SIGTERM while sorting buckets" TERM '.gxsort.*.out.*' O/out.bin \
   "$GX" sort big.bin -o O/out.bin --memory 4M --ooc partition --device cpu --threads 1 --tmp-dir T --tmp-dir O -q
 # In memory: only the hidden output temp beside the target exists.
-interrupt "in-memory sort, SIGTERM while writing the output" TERM '.gxsort-out*' O/out.bin \
+interrupt "in-memory sort, SIGTERM while writing the output" TERM '.gxsort.*.out.*' O/out.bin \
   "$GX" sort big.bin -o O/out.bin -q
-interrupt "runs, SIGTERM" TERM 'run-*' O/rd/manifest.txt \
+interrupt "runs, SIGTERM" TERM '.gxsort.*.run-*' O/rd/manifest.txt \
   "$GX" runs big.bin -o O/rd --memory 1M -q
 [[ -z "$(ls -A O/rd 2>/dev/null)" ]] && pass "runs, SIGTERM: no run files left" || fail "runs, SIGTERM: no run files left" "$(ls -A O/rd | head -3 | tr '\n' ' ')"
 rm -rf O/rd
-interrupt "gen, SIGTERM" TERM '.gxsort-gen*' O/g.bin \
+interrupt "gen, SIGTERM" TERM '.gxsort.*.gen.*' O/g.bin \
   "$GX" gen -o O/g.bin --count $((100 * 1024 * 1024)) -q
 
 # A signal ignored when gxsort starts (nohup, or a background job of a script for
@@ -90,7 +90,7 @@ interrupt "gen, SIGTERM" TERM '.gxsort-gen*' O/g.bin \
 if command -v nohup >/dev/null; then
   nohup "$GX" sort big.bin -o O/nohup.bin --memory 1M --tmp-dir T -q >/dev/null 2>"$WORK/last.err" &
   PID=$!
-  wait_for 'gxsort-run*' T
+  wait_for '.gxsort.*.run.*' T
   kill -HUP "$PID" 2>/dev/null
   wait "$PID" 2>/dev/null; RC=$?
   expect_rc "nohup gxsort sort: a SIGHUP (ignored by nohup) does not stop it" 0
@@ -105,7 +105,7 @@ fi
 # A merge of big sorted inputs: sort the input once (not interrupted), then merge.
 gx sort big.bin -o s1.bin --memory 256M --tmp-dir T -q
 if [[ $RC == 0 ]]; then
-  interrupt "merge --fan-in 2, SIGTERM" TERM 'gxsort-merge*' O/m.bin \
+  interrupt "merge --fan-in 2, SIGTERM" TERM '.gxsort.*.merge.*' O/m.bin \
     "$GX" merge s1.bin s1.bin s1.bin -o O/m.bin --memory 1M --fan-in 2 --tmp-dir T -q
 else
   fail "sort of the 200 MiB input" "exit $RC: $(last_err)"

@@ -1,6 +1,7 @@
 // The public host API of gxsort: one call per CLI subcommand. No CUDA types here.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,41 @@ struct RunStats {
 };
 std::string stats_json(const RunStats& s);
 
+// The --stats-json file of a command: checked, and its temp file made with room
+// reserved, before any work (refused, exit 2, when it names an input or the output, or
+// is "-" while the output is too); written and renamed into place after the command's
+// output is committed, where the reserved room leaves it nothing to fail on for want of
+// space. "-" writes to standard output.
+class StatsFile {
+ public:
+  StatsFile(const std::string& path, const std::vector<std::string>& inputs, const std::string& output,
+            const EngineOptions& opt);
+  ~StatsFile();
+  void write(const RunStats& s, bool sync);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// gxsort clean: gxsort's temp files in `dirs` (default: $TMPDIR or /tmp, and the
+// current directory) whose process is gone from this host; removed unless dry_run.
+struct CleanEntry {
+  std::string path;
+  uint64_t bytes = 0;     // on the disk
+  long pid = 0;
+  std::string host;
+  bool removed = false;   // false: kept (its process runs, another host's, or dry run)
+  std::string why;        // why it was kept or removed
+};
+std::vector<CleanEntry> clean_temp_files(std::vector<std::string> dirs, bool dry_run);
+// The temp files of dead gxsort processes in `dirs`, as a note for the user ("" when
+// there are none): a command looks in its temp directories before it starts.
+std::string stale_temp_note(const std::vector<std::string>& dirs);
+// The temp directories a command would use (--tmp-dir, else $TMPDIR, else the
+// output's directory), for the note above.
+std::vector<std::string> command_temp_dirs(const EngineOptions& opt, const std::string& output);
+
 // gxsort sort IN -o OUT: a stable sort of the records of IN into OUT (which may be IN).
 RunStats sort_file(const std::string& input, const std::string& output, const EngineOptions& opt);
 
@@ -105,6 +141,7 @@ struct CheckResult {
   uint64_t first_violation = 0;  // index of the first record smaller than its predecessor
   uint64_t duplicates = 0;       // records whose key equals the previous record's key
   uint64_t checksum = 0;         // order-independent: sum of a 64-bit hash of each record
+  uint64_t xxh3 = 0;             // XXH3-64 of the file's bytes in order (Python: xxhash.xxh3_64)
 };
 CheckResult check_file(const std::string& path, const EngineOptions& opt);
 

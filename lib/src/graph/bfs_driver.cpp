@@ -6,19 +6,17 @@
 #include "graph/graph.hpp"
 #include "gxsort/gxsort.hpp"
 #include "io/space.hpp"
-#include "io/temp_files.hpp"
+#include "io/output.hpp"
+#include "plan/sizes.hpp"
+#include "sort/engine.hpp"
 #include "sort/record_hash.hpp"
 
 namespace gxsort {
 namespace {
 
-void write_array(const std::string& path, const void* data, uint64_t bytes, bool sync) {
-  const std::string dir = io::directory_of(path);
-  io::require_writable_dir(dir, "output");
-  io::check_space({{dir, bytes, "the output"}});
-  io::TempFile t = io::TempFile::beside(path);
-  t.file().write_at(data, bytes, 0);
-  t.commit_rename(path, sync);
+void write_array(io::Output& out, const void* data, uint64_t bytes) {
+  io::check_space({{out.space_dir(), bytes, "the output"}});
+  out.file().write_at(data, bytes, 0);
 }
 
 BfsSearch summary(const graph::BfsRun& r, uint64_t source, bool symmetric) {
@@ -46,9 +44,16 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
     fail_usage("bfs: -o and --parents take a single --source, not --random-sources");
   if (opt.device != "cpu" && opt.device != "cuda" && opt.device != "auto")
     fail_usage("--device: expected cpu, cuda or auto, got '" + opt.device + "'");
-  for (const std::string* o : {&b.levels_output, &b.parents_output})
-    if (!o->empty()) io::require_writable_dir(io::directory_of(*o), "output");
-  graph::CsrGraph g = graph::read_csr(path);
+  if (!b.levels_output.empty() && b.levels_output == b.parents_output)
+    fail_usage("bfs: -o and --parents name the same file " + b.levels_output);
+  // The outputs are checked (and their temp files made) before the graph is loaded.
+  io::Output levels_out, parents_out;
+  if (!b.levels_output.empty())
+    levels_out = io::Output::open(b.levels_output, temp_dirs(opt, default_temp_dir(b.levels_output))[0]);
+  if (!b.parents_output.empty())
+    parents_out = io::Output::open(b.parents_output, temp_dirs(opt, default_temp_dir(b.parents_output))[0]);
+  const uint64_t ram = physical_memory_bytes();
+  graph::CsrGraph g = graph::read_csr(path, opt.memory.empty() ? ram : parse_size(opt.memory, ram, "--memory"));
   BfsResult res;
   res.vertices = g.n;
   res.edges = g.m;
@@ -102,16 +107,19 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
   for (size_t i = 0; i < runs.size(); ++i) res.searches.push_back(summary(runs[i], sources[i], g.symmetric));
   if (sources.size() == 1) {
     const graph::BfsRun& r = runs[0];
-    if (!b.levels_output.empty()) write_array(b.levels_output, r.levels.data(), 4 * g.n, opt.fsync);
+    if (!b.levels_output.empty()) write_array(levels_out, r.levels.data(), 4 * g.n);
     if (!b.parents_output.empty()) {
       if (g.wide()) {
-        write_array(b.parents_output, r.parents.data(), 8 * g.n, opt.fsync);
+        write_array(parents_out, r.parents.data(), 8 * g.n);
       } else {
         std::vector<uint32_t> p32(g.n);
         for (uint64_t v = 0; v < g.n; ++v) p32[v] = uint32_t(r.parents[v]);
-        write_array(b.parents_output, p32.data(), 4 * g.n, opt.fsync);
+        write_array(parents_out, p32.data(), 4 * g.n);
       }
     }
+    // Both written before either is committed.
+    if (!b.levels_output.empty()) levels_out.commit(opt.fsync);
+    if (!b.parents_output.empty()) parents_out.commit(opt.fsync);
   }
   return res;
 }

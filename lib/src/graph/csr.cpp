@@ -4,7 +4,9 @@
 
 #include "graph/graph.hpp"
 #include "gxsort/error.hpp"
+#include "io/checksum.hpp"
 #include "io/file.hpp"
+#include "plan/sizes.hpp"
 
 namespace gxsort::graph {
 
@@ -34,43 +36,92 @@ CsrGraph csr_from_edges(std::vector<std::pair<uint64_t, uint64_t>> edges, bool s
   return g;
 }
 
-CsrHeader read_csr_header(const std::string& path) {
-  io::File f = io::File::open_read(path);
-  const uint64_t size = f.size();
+uint64_t csr_checksum(const CsrHeader& h, uint64_t offsets_hash, uint64_t neighbors_hash) {
+  unsigned char bytes[40 + 16];
+  std::memcpy(bytes, &h, 40);  // magic, version, id width, n, m, flags
+  std::memcpy(bytes + 40, &offsets_hash, 8);
+  std::memcpy(bytes + 48, &neighbors_hash, 8);
+  return io::xxh3_64(bytes, sizeof bytes);
+}
+
+namespace {
+
+// Reads bytes [offset, offset + n) of a CSR file: a regular file on several threads, a
+// stream (a pipe) in order.
+void read_section(const io::File& f, void* dst, uint64_t n, uint64_t offset) {
+  if (!f.is_stream()) return f.read_at_parallel(dst, size_t(n), offset, 8);
+  if (f.read_stream(dst, size_t(n)) != n)
+    fail_usage(f.path() + ": CSR file ends early (at byte " + std::to_string(f.stream_bytes()) + ")");
+}
+
+CsrHeader read_header(const io::File& f) {
+  const std::string& path = f.path();
   CsrHeader h{};
-  if (size < kCsrHeaderBytes) fail_usage(path + ": not a gxsort CSR file (too short for the 64-byte header)");
-  f.read_at(&h, sizeof h, 0);
+  if (!f.is_stream() && f.size() < kCsrHeaderBytes)
+    fail_usage(path + ": not a gxsort CSR file (too short for the 64-byte header)");
+  read_section(f, &h, sizeof h, 0);
   if (std::memcmp(h.magic, kCsrMagic, 8) != 0) fail_usage(path + ": not a gxsort CSR file (bad magic; build one with `gxsort graph build`)");
-  if (h.version != kCsrVersion) fail_usage(path + ": CSR version " + std::to_string(h.version) + " is not supported (expected 1)");
+  if (h.version != kCsrVersion)
+    fail_usage(path + ": CSR version " + std::to_string(h.version) + " is not supported (expected " +
+               std::to_string(kCsrVersion) + "; build it again with `gxsort graph build`)");
   if (h.id_bytes != id_bytes_for(h.n)) fail_usage(path + ": CSR header: id width " + std::to_string(h.id_bytes) + " does not match n");
   if (h.n >= (uint64_t(1) << 60) || h.m >= (uint64_t(1) << 60))
     fail_usage(path + ": CSR header: implausible vertex or edge count");
+  if (h.flags & ~kKnownFlags) fail_usage(path + ": CSR header: unknown flag bits " + std::to_string(h.flags & ~kKnownFlags));
+  for (unsigned char b : h.reserved)
+    if (b) fail_usage(path + ": CSR header: reserved bytes are not zero");
   const uint64_t want = kCsrHeaderBytes + 8 * (h.n + 1) + uint64_t(h.id_bytes) * h.m;
-  if (size != want)
-    fail_usage(path + ": CSR file is " + std::to_string(size) + " bytes, the header says " + std::to_string(want));
+  if (!f.is_stream() && f.size() != want)
+    fail_usage(path + ": CSR file is " + std::to_string(f.size()) + " bytes, the header says " + std::to_string(want));
   return h;
 }
 
-CsrGraph read_csr(const std::string& path) {
-  CsrHeader h = read_csr_header(path);
-  io::File f = io::File::open_read(path);
+}  // namespace
+
+CsrHeader read_csr_header(const std::string& path) { return read_header(io::File::open_input(path)); }
+
+CsrGraph read_csr(const std::string& path, uint64_t memory_budget) {
+  io::File f = io::File::open_input(path);
+  const CsrHeader h = read_header(f);
+  const uint64_t need = 8 * (h.n + 1) + uint64_t(h.id_bytes) * h.m;
+  if (memory_budget && need > memory_budget)
+    throw Error(ExitCode::io, f.path() + ": loading the graph needs " + format_bytes(need) +
+                                  " of memory, more than the --memory budget of " + format_bytes(memory_budget) +
+                                  " (raise --memory)");
   CsrGraph g;
   g.n = h.n;
   g.m = h.m;
   g.symmetric = (h.flags & kFlagSymmetric) != 0;
   g.offsets.resize(h.n + 1);
-  const unsigned threads = 8;
-  f.read_at_parallel(g.offsets.data(), 8 * (h.n + 1), kCsrHeaderBytes, threads);
+  read_section(f, g.offsets.data(), 8 * (h.n + 1), kCsrHeaderBytes);
   const uint64_t nb = kCsrHeaderBytes + 8 * (h.n + 1);
-  if (h.id_bytes == 4) { g.ids32.resize(h.m); f.read_at_parallel(g.ids32.data(), 4 * h.m, nb, threads); }
-  else { g.ids64.resize(h.m); f.read_at_parallel(g.ids64.data(), 8 * h.m, nb, threads); }
-  if (g.offsets[0] != 0 || g.offsets[h.n] != h.m) fail_usage(path + ": CSR offsets do not span the edges");
+  uint64_t nb_hash;
+  if (h.id_bytes == 4) {
+    g.ids32.resize(h.m);
+    read_section(f, g.ids32.data(), 4 * h.m, nb);
+    nb_hash = io::xxh3_64(g.ids32.data(), 4 * h.m);
+  } else {
+    g.ids64.resize(h.m);
+    read_section(f, g.ids64.data(), 8 * h.m, nb);
+    nb_hash = io::xxh3_64(g.ids64.data(), 8 * h.m);
+  }
+  if (f.is_stream()) {
+    unsigned char extra;
+    if (f.read_stream(&extra, 1) != 0) fail_usage(f.path() + ": CSR stream is longer than its header says");
+  }
+  f.check_unchanged();
+  // The checksum covers the header (the symmetric flag included) and both arrays: a
+  // file edited or damaged anywhere is refused before its contents are trusted.
+  if (csr_checksum(h, io::xxh3_64(g.offsets.data(), 8 * (h.n + 1)), nb_hash) != h.checksum)
+    fail_usage(f.path() + ": CSR checksum does not match its contents (the file was changed or damaged after "
+                      "`gxsort graph build` wrote it)");
+  if (g.offsets[0] != 0 || g.offsets[h.n] != h.m) fail_usage(f.path() + ": CSR offsets do not span the edges");
   for (uint64_t v = 0; v < h.n; ++v)
-    if (g.offsets[v] > g.offsets[v + 1]) fail_usage(path + ": CSR offsets decrease at vertex " + std::to_string(v));
+    if (g.offsets[v] > g.offsets[v + 1]) fail_usage(f.path() + ": CSR offsets decrease at vertex " + std::to_string(v));
   uint64_t bad = 0;
   if (h.id_bytes == 4) { for (uint32_t x : g.ids32) bad |= uint64_t(x >= h.n); }
   else { for (uint64_t x : g.ids64) bad |= uint64_t(x >= h.n); }
-  if (bad) fail_usage(path + ": CSR neighbor id out of range");
+  if (bad) fail_usage(f.path() + ": CSR neighbor id out of range");
   return g;
 }
 

@@ -9,7 +9,8 @@
 #include "graph/graph.hpp"
 #include "gxsort/gxsort.hpp"
 #include "io/space.hpp"
-#include "io/temp_files.hpp"
+#include "io/output.hpp"
+#include "sort/engine.hpp"
 #include "plan/sizes.hpp"
 #include "sort/record_hash.hpp"
 
@@ -62,10 +63,8 @@ RunStats gen_graph(const std::string& output, const GraphGenOptions& g, const En
   const uint64_t edges = g.edge_factor << g.scale;
   const size_t w = g.scale < 32 ? 4 : 8;
   const uint64_t bytes = edges * 2 * w;
-  const std::string dir = io::directory_of(output);
-  io::require_writable_dir(dir, "output");
-  io::check_space({{dir, bytes, "the output"}});
-  io::TempFile out = io::TempFile::beside(output, ".gxsort-gen");
+  io::Output out = io::Output::open(output, temp_dirs(opt, default_temp_dir(output))[0], "gen");
+  io::check_space({{out.space_dir(), bytes, "the output"}});
   const unsigned threads = opt.threads ? opt.threads : hardware_threads();
   const uint64_t chunk = uint64_t(1) << 22;  // edges per chunk
   std::vector<unsigned char> buf(chunk * 2 * w);
@@ -86,7 +85,7 @@ RunStats gen_graph(const std::string& output, const GraphGenOptions& g, const En
     out.file().write_at(buf.data(), n * 2 * w, first * 2 * w);
     if (opt.progress) opt.progress("generate", (first + n) * 2 * w, bytes);
   }
-  out.commit_rename(output, opt.fsync);
+  out.commit(opt.fsync);
   RunStats s;
   s.command = "gen";
   s.backend = "cpu";

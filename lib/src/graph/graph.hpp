@@ -10,17 +10,21 @@ namespace gxsort::graph {
 
 // ---- the CSR file (little-endian) ----
 //   offset 0   char[8]  magic "GXCSR\0\0\0"
-//          8   u32      version (1)
+//          8   u32      version (2)
 //         12   u32      id width in bytes: 4 when n < 2^32, else 8
 //         16   u64      n, the vertex count (max id + 1)
 //         24   u64      m, the edge count
-//         32   u64      flags: bit 0 = symmetric (every edge has its reverse)
-//         40   24 bytes reserved (zero)
+//         32   u64      flags: bit 0 = symmetric (every edge has its reverse); other bits 0
+//         40   u64      checksum: XXH3-64 of header bytes 0..40, then XXH3-64 of the offsets
+//                       and XXH3-64 of the neighbors, each as 8 little-endian bytes
+//                       (csr_checksum; `bfs` verifies it while loading)
+//         48   16 bytes reserved (zero)
 //         64   u64[n+1] offsets: the neighbors of v are neighbors[offsets[v] .. offsets[v+1])
 //   64+8(n+1)  u32[m] or u64[m] neighbors, sorted within each vertex
 constexpr char kCsrMagic[8] = {'G', 'X', 'C', 'S', 'R', 0, 0, 0};
-constexpr uint32_t kCsrVersion = 1;
+constexpr uint32_t kCsrVersion = 2;
 constexpr uint64_t kFlagSymmetric = 1;
+constexpr uint64_t kKnownFlags = kFlagSymmetric;
 constexpr uint64_t kCsrHeaderBytes = 64;
 constexpr uint32_t kUnreached = 0xFFFFFFFFu;  // level of an unreachable vertex
 
@@ -31,9 +35,14 @@ struct CsrHeader {
   uint64_t n;
   uint64_t m;
   uint64_t flags;
-  unsigned char reserved[24];
+  uint64_t checksum;
+  unsigned char reserved[16];
 };
 static_assert(sizeof(CsrHeader) == kCsrHeaderBytes, "CSR header is 64 bytes");
+
+// The header's checksum field for a CSR whose offsets and neighbors hash (XXH3-64) to
+// the given values: covers n, m, the id width and the flags (the symmetric claim) too.
+uint64_t csr_checksum(const CsrHeader& h, uint64_t offsets_hash, uint64_t neighbors_hash);
 
 inline uint32_t id_bytes_for(uint64_t n) { return n <= 0xFFFFFFFFull ? 4 : 8; }
 
@@ -57,8 +66,10 @@ struct CsrGraph {
 CsrGraph csr_from_edges(std::vector<std::pair<uint64_t, uint64_t>> edges, bool symmetrize, bool keep_self_loops,
                         bool keep_duplicates, uint64_t min_n = 0);
 
-// Reads a CSR file (throws Error(usage) naming the file for a bad header or size).
-CsrGraph read_csr(const std::string& path);
+// Reads a CSR file ("-" or a pipe too), verifying its header and checksum (throws
+// Error(usage) naming the file for a bad header, size or checksum). A graph that needs
+// more than `memory_budget` bytes (0: no limit) is refused with Error(io).
+CsrGraph read_csr(const std::string& path, uint64_t memory_budget = 0);
 CsrHeader read_csr_header(const std::string& path);
 
 // ---- BFS ----

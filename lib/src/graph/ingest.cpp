@@ -16,7 +16,10 @@
 #include "gxsort/gxsort.hpp"
 #include "io/file.hpp"
 #include "io/space.hpp"
+#include "io/checksum.hpp"
+#include "io/output.hpp"
 #include "io/temp_files.hpp"
+#include "sort/engine.hpp"
 #include "plan/sizes.hpp"
 
 namespace gxsort {
@@ -25,10 +28,6 @@ namespace {
 using graph::kCsrHeaderBytes;
 constexpr uint64_t kMaxId = (uint64_t(1) << 40) - 2;  // n = max id + 1 stays below 2^40
 constexpr size_t kBlock = size_t(8) << 20;
-
-double since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
 
 // Appends (src, dst) as 16-byte big-endian records.
 class EdgeWriter {
@@ -81,7 +80,7 @@ std::string resolve_format(const std::string& f, const std::string& path) {
 // Reads a text file line by line (any size), numbering lines from 1.
 class LineReader {
  public:
-  LineReader(const io::File& f, const ProgressFn& p) : f_(f), size_(f.size()), progress_(p) {}
+  LineReader(const io::File& f, const ProgressFn& p) : f_(f), size_(f.is_stream() ? 0 : f.size()), progress_(p) {}
   bool next(std::string& line) {
     for (;;) {
       size_t nl = buf_.find('\n', pos_);
@@ -92,7 +91,7 @@ class LineReader {
         if (!line.empty() && line.back() == '\r') line.pop_back();
         return true;
       }
-      if (off_ >= size_) {
+      if (ended_) {
         if (pos_ >= buf_.size()) return false;
         line.assign(buf_, pos_, std::string::npos);
         pos_ = buf_.size();
@@ -102,19 +101,29 @@ class LineReader {
       }
       buf_.erase(0, pos_);
       pos_ = 0;
-      const size_t n = size_t(std::min<uint64_t>(kBlock, size_ - off_));
       const size_t old = buf_.size();
+      buf_.resize(old + kBlock);
+      size_t n;
+      if (f_.is_stream()) {
+        n = f_.read_stream(&buf_[old], kBlock);
+        ended_ = n < kBlock;
+      } else {
+        n = size_t(std::min<uint64_t>(kBlock, size_ - off_));
+        f_.read_at(&buf_[old], n, off_);
+        ended_ = off_ + n >= size_;
+      }
       buf_.resize(old + n);
-      f_.read_at(&buf_[old], n, off_);
       off_ += n;
       if (progress_) progress_("read edges", off_, size_);
     }
   }
+  uint64_t bytes_read() const { return off_; }
   uint64_t lineno() const { return lineno_; }
 
  private:
   const io::File& f_;
   uint64_t size_, off_ = 0, lineno_ = 0;
+  bool ended_ = false;
   std::string buf_;
   size_t pos_ = 0;
   const ProgressFn& progress_;
@@ -155,7 +164,7 @@ void check_id(uint64_t x, const Where& w) {
   if (x > kMaxId) w.fail("vertex id " + std::to_string(x) + " is out of range (at most " + std::to_string(kMaxId) + ")");
 }
 
-void parse_snap(const io::File& in, const std::string& path, EdgeWriter& out, uint64_t& entries, const ProgressFn& p) {
+uint64_t parse_snap(const io::File& in, const std::string& path, EdgeWriter& out, uint64_t& entries, const ProgressFn& p) {
   LineReader r(in, p);
   std::string line;
   std::string_view tok[3];
@@ -171,6 +180,7 @@ void parse_snap(const io::File& in, const std::string& path, EdgeWriter& out, ui
     out.add(s, d);
     ++entries;
   }
+  return r.bytes_read();
 }
 
 std::string lower(std::string_view s) {
@@ -179,8 +189,10 @@ std::string lower(std::string_view s) {
   return o;
 }
 
-// Returns whether the matrix is symmetric (mirrored entries were added).
-bool parse_mtx(const io::File& in, const std::string& path, EdgeWriter& out, uint64_t& entries, const ProgressFn& p) {
+// Returns whether the matrix is symmetric (mirrored entries were added); `bytes` gets
+// the bytes read.
+bool parse_mtx(const io::File& in, const std::string& path, EdgeWriter& out, uint64_t& entries, uint64_t& bytes,
+               const ProgressFn& p) {
   LineReader r(in, p);
   std::string line;
   std::string_view tok[6];
@@ -227,6 +239,7 @@ bool parse_mtx(const io::File& in, const std::string& path, EdgeWriter& out, uin
   if (!have_size) Where{path, r.lineno()}.fail("no size line");
   if (seen != nnz)
     Where{path, r.lineno()}.fail("expected " + std::to_string(nnz) + " entries, found " + std::to_string(seen));
+  bytes = r.bytes_read();
   return symmetric;
 }
 
@@ -272,18 +285,30 @@ void convert_slice(const unsigned char* p, size_t bytes, size_t w, uint64_t firs
   }
 }
 
-void parse_binary(const io::File& in, const std::string& path, size_t w, EdgeWriter& out, uint64_t& entries,
-                  unsigned threads, const ProgressFn& p) {
-  const uint64_t size = in.size();
-  if (size % (2 * w) != 0)
-    fail_usage(path + ": size " + std::to_string(size) + " is not a multiple of " + std::to_string(2 * w) +
+// Returns the bytes read.
+uint64_t parse_binary(const io::File& in, const std::string& path, size_t w, EdgeWriter& out, uint64_t& entries,
+                      unsigned threads, const ProgressFn& p) {
+  const bool stream = in.is_stream();
+  const uint64_t size = stream ? 0 : in.size();
+  auto not_pairs = [&](uint64_t bytes) {
+    fail_usage(path + ": size " + std::to_string(bytes) + " is not a multiple of " + std::to_string(2 * w) +
                " bytes (" + (w == 4 ? "u32" : "u64") + " pairs)");
+  };
+  if (size % (2 * w) != 0) not_pairs(size);
   threads = std::max(1u, threads);
-  std::vector<unsigned char> buf(size_t(std::min<uint64_t>(kBinaryBlock, size)));
+  std::vector<unsigned char> buf(stream ? kBinaryBlock : size_t(std::min<uint64_t>(kBinaryBlock, size)));
   std::vector<BinarySlice> slices(threads);
-  for (uint64_t off = 0; off < size; off += kBinaryBlock) {
-    const size_t n = size_t(std::min<uint64_t>(kBinaryBlock, size - off));
-    in.read_at_parallel(buf.data(), n, off, threads);
+  uint64_t off = 0;
+  for (;;) {
+    size_t n;
+    if (stream) {
+      n = in.read_stream(buf.data(), kBinaryBlock);
+      if (n % (2 * w)) not_pairs(off + n);
+    } else {
+      n = size_t(std::min<uint64_t>(kBinaryBlock, size - off));
+      in.read_at_parallel(buf.data(), n, off, threads);
+    }
+    if (n == 0) break;
     for_slices(n / (2 * w), threads, [&](size_t e0, size_t e1, unsigned t) {
       convert_slice(buf.data() + e0 * 2 * w, (e1 - e0) * 2 * w, w, off / (2 * w) + e0, out.symmetrize(),
                     out.keep_loops(), slices[t]);
@@ -292,16 +317,19 @@ void parse_binary(const io::File& in, const std::string& path, size_t w, EdgeWri
       if (sl.first_bad == ~uint64_t(0)) continue;  // slices are in edge order: the first bad one is the file's
       const uint64_t edge = sl.first_bad, at = edge * 2 * w;
       uint64_t ids[2] = {0, 0};
-      in.read_at(&ids[0], w, at);
-      in.read_at(&ids[1], w, at + w);
+      std::memcpy(&ids[0], &buf[at - off], w);
+      std::memcpy(&ids[1], &buf[at - off + w], w);
       fail_usage(path + ":edge " + std::to_string(edge) + " (byte " + std::to_string(at) + "): vertex id " +
                  std::to_string(std::max(ids[0], ids[1])) + " is out of range for " +
                  (w == 4 ? "bin32 (0xFFFFFFFF is reserved)" : "bin64 (at most " + std::to_string(kMaxId) + ")"));
     }
     for (const BinarySlice& sl : slices) out.put_records(sl.out.data(), sl.out.size() / 2, sl.max_id, sl.any);
-    if (p) p("read edges", off + n, size);
+    off += n;
+    if (p) p("read edges", off, size);
+    if (stream ? n < kBinaryBlock : off >= size) break;
   }
-  entries = size / (2 * w);
+  entries = off / (2 * w);
+  return off;
 }
 
 }  // namespace
@@ -311,31 +339,39 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
   const auto t0 = std::chrono::steady_clock::now();
   if (output.empty()) fail_usage("graph build: the output is required: -o GRAPH");
   const std::string fmt = resolve_format(g.input_format, input);
-  io::File in = io::File::open_read(input);
-  const std::string out_dir = io::directory_of(output);
-  io::require_writable_dir(out_dir, "output");
-  std::string tmp_dir = !opt.tmp_dirs.empty() ? opt.tmp_dirs[0] : std::getenv("TMPDIR") && *std::getenv("TMPDIR") ? std::getenv("TMPDIR") : out_dir;
+  io::File in = io::File::open_input(input);
+  const std::string tmp_dir = temp_dirs(opt, default_temp_dir(output))[0];
   io::require_writable_dir(tmp_dir, "temporary");
-  io::install_temp_cleanup_handlers();
+  // Checked (and the output's temp file made) before any work.
+  io::Output out = io::Output::open(output, tmp_dir);
+  const uint64_t memory = opt.memory.empty() ? physical_memory_bytes() / 2
+                                             : parse_size(opt.memory, physical_memory_bytes(), "--memory");
 
   GraphBuildResult res;
   res.stats.command = "graph build";
   // 1. parse
-  io::TempFile edges = io::TempFile::create(tmp_dir, "gxsort-edges");
+  io::TempFile edges = io::TempFile::create(tmp_dir, "edges");
   bool symmetric = g.symmetrize;
-  uint64_t records = 0, vertices = 0;
+  uint64_t records = 0, vertices = 0, input_bytes = 0;
   {
     EdgeWriter w(edges.file(), g.symmetrize, g.keep_self_loops);
-    if (fmt == "snap") parse_snap(in, input, w, res.input_edges, opt.progress);
-    else if (fmt == "mtx") symmetric = parse_mtx(in, input, w, res.input_edges, opt.progress) || symmetric;
-    else parse_binary(in, input, fmt == "bin32" ? 4 : 8, w, res.input_edges, opt.threads ? opt.threads : hardware_threads(),
-                      opt.progress);
+    if (fmt == "snap") input_bytes = parse_snap(in, in.path(), w, res.input_edges, opt.progress);
+    else if (fmt == "mtx") symmetric = parse_mtx(in, in.path(), w, res.input_edges, input_bytes, opt.progress) || symmetric;
+    else input_bytes = parse_binary(in, in.path(), fmt == "bin32" ? 4 : 8, w, res.input_edges,
+                                    opt.threads ? opt.threads : hardware_threads(), opt.progress);
     w.flush();
     records = w.records();
     vertices = w.vertices();
   }
+  in.check_unchanged();
   edges.file().close();
-  res.stats.phases.push_back({"parse", since(t0), in.size(), records * 16});
+  res.stats.phases.push_back({"parse", since(t0), input_bytes, records * 16});
+  // The CSR's offsets are built in memory: 8 bytes a vertex.
+  const uint64_t offsets_bytes = 8 * (vertices + 1);
+  if (offsets_bytes > memory)
+    throw Error(ExitCode::io, in.path() + ": the CSR offsets of " + std::to_string(vertices) + " vertices (largest id + 1) need " +
+                                  format_bytes(offsets_bytes) + " of memory, more than the --memory budget of " +
+                                  format_bytes(memory) + " (raise --memory, or renumber the vertices densely)");
   // 2. sort (and deduplicate) with the external sort engine
   const auto t1 = std::chrono::steady_clock::now();
   if (records > 1) {
@@ -362,9 +398,9 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
   const uint32_t idb = graph::id_bytes_for(n);
   const uint64_t nb_off = kCsrHeaderBytes + 8 * (n + 1);
   const uint64_t out_bytes = nb_off + idb * m;
-  io::check_space({{out_dir, out_bytes, "the output"}});
-  io::TempFile out = io::TempFile::beside(output);
+  io::check_space({{out.space_dir(), out_bytes, "the output"}});
   std::vector<uint64_t> offsets(n + 1, 0);
+  io::Xxh3 neighbors_hash;  // of the neighbor array, block by block in file order
   {
     // Record i of the sorted file is neighbor i: blocks are converted by several threads
     // (degrees counted with relaxed atomics: only slices' end vertices are shared) and
@@ -388,6 +424,7 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
         }
       });
       out.file().write_at_parallel(nbuf.data(), len / 16 * idb, nb_off + off / 16 * idb, threads);
+      neighbors_hash.update(nbuf.data(), len / 16 * idb);
       if (opt.progress) opt.progress("write CSR", off + len, m * 16);
     }
   }
@@ -399,14 +436,15 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
   h.n = n;
   h.m = m;
   h.flags = symmetric ? graph::kFlagSymmetric : 0;
+  h.checksum = graph::csr_checksum(h, io::xxh3_64(offsets.data(), 8 * (n + 1)), neighbors_hash.digest());
   out.file().write_at(&h, sizeof h, 0);
   out.file().write_at(offsets.data(), 8 * (n + 1), kCsrHeaderBytes);
-  out.commit_rename(output, opt.fsync);
+  out.commit(opt.fsync);
   res.stats.phases.push_back({"csr", since(t2), m * 16, out_bytes});
   res.vertices = n;
   res.edges = m;
   res.stats.records = m;
-  res.stats.input_bytes = in.size();
+  res.stats.input_bytes = input_bytes;
   res.stats.output_bytes = out_bytes;
   if (res.stats.backend.empty()) res.stats.backend = "cpu";
   res.stats.seconds = since(t0);

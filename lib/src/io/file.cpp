@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "gxsort/error.hpp"
+#include "io/mapping_guard.hpp"
 
 namespace gxsort {
 void fail_errno(const std::string& path, const std::string& what, int err) {
@@ -99,7 +100,14 @@ struct DirectDescriptor {
 File::File() : direct_(std::make_unique<DirectDescriptor>()) {}
 
 File::File(File&& o) noexcept
-    : fd_(o.fd_), path_(std::move(o.path_)), write_behind_(std::move(o.write_behind_)), direct_(std::move(o.direct_)) {
+    : fd_(o.fd_),
+      path_(std::move(o.path_)),
+      stream_(o.stream_),
+      stream_read_(o.stream_read_),
+      open_size_(o.open_size_),
+      open_mtime_ns_(o.open_mtime_ns_),
+      write_behind_(std::move(o.write_behind_)),
+      direct_(std::move(o.direct_)) {
   o.fd_ = -1;
 }
 
@@ -109,6 +117,10 @@ File& File::operator=(File&& o) noexcept {
     if (fd_ >= 0) ::close(fd_);
     fd_ = o.fd_;
     path_ = std::move(o.path_);
+    stream_ = o.stream_;
+    stream_read_ = o.stream_read_;
+    open_size_ = o.open_size_;
+    open_mtime_ns_ = o.open_mtime_ns_;
     write_behind_ = std::move(o.write_behind_);
     direct_ = std::move(o.direct_);
     o.fd_ = -1;
@@ -148,15 +160,83 @@ void File::discard(uint64_t offset, uint64_t n) const {
   if (!r.empty()) ::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(r.begin), off_t(r.end - r.begin));
 }
 
+namespace {
+int64_t mtime_ns(const struct stat& st) { return int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec; }
+}  // namespace
+
 File File::open_read(const std::string& path) {
   File f;
   f.path_ = path;
   f.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (f.fd_ < 0) fail_errno(path, "cannot open for reading", errno);
   struct stat st;
-  if (::fstat(f.fd_, &st) == 0 && S_ISDIR(st.st_mode)) fail_errno(path, "cannot open for reading", EISDIR);
+  if (::fstat(f.fd_, &st) != 0) fail_errno(path, "cannot stat", errno);
+  if (S_ISDIR(st.st_mode)) fail_errno(path, "cannot open for reading", EISDIR);
+  f.open_size_ = uint64_t(st.st_size);
+  f.open_mtime_ns_ = mtime_ns(st);
   ::posix_fadvise(f.fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
   return f;
+}
+
+File File::open_input(const std::string& path) {
+  if (path != "-") {
+    File f = open_read(path);
+    struct stat st;
+    if (::fstat(f.fd_, &st) != 0) fail_errno(path, "cannot stat", errno);
+    f.stream_ = !S_ISREG(st.st_mode);
+    return f;
+  }
+  File f;
+  f.path_ = "stdin";
+  f.fd_ = ::fcntl(0, F_DUPFD_CLOEXEC, 3);
+  if (f.fd_ < 0) fail_errno("stdin", "cannot open for reading", errno);
+  struct stat st;
+  if (::fstat(f.fd_, &st) != 0) fail_errno("stdin", "cannot stat", errno);
+  if (S_ISDIR(st.st_mode)) fail_errno("stdin", "cannot open for reading", EISDIR);
+  // `gxsort sort - < file` reads a regular file: sized and read in place, as by name
+  // (unless the shell left it part-read: then what is left is read as a stream).
+  f.stream_ = !S_ISREG(st.st_mode) || ::lseek(f.fd_, 0, SEEK_CUR) != 0;
+  f.open_size_ = uint64_t(st.st_size);
+  f.open_mtime_ns_ = mtime_ns(st);
+  return f;
+}
+
+size_t File::read_stream(void* dst, size_t n) const {
+  auto* p = static_cast<unsigned char*>(dst);
+  size_t got = 0;
+  while (got < n) {
+    const ssize_t r = ::read(fd_, p + got, std::min(n - got, kMaxSyscallBytes));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      fail_errno(path_, "read failed after " + std::to_string(stream_read_ + got) + " bytes", errno);
+    }
+    if (r == 0) break;
+    got += size_t(r);
+  }
+  stream_read_ += got;
+  return got;
+}
+
+size_t File::read_chunk(void* dst, size_t n, uint64_t offset, unsigned threads) const {
+  if (!stream_) {
+    read_at_parallel(dst, n, offset, threads);
+    return n;
+  }
+  if (offset != stream_read_)
+    throw Error(ExitCode::io, path_ + ": internal: a stream read out of order (at " + std::to_string(offset) +
+                                  ", the stream is at " + std::to_string(stream_read_) + ")");
+  return read_stream(dst, n);
+}
+
+void File::check_unchanged() const {
+  if (stream_ || open_mtime_ns_ < 0) return;
+  struct stat st;
+  if (::fstat(fd_, &st) != 0) fail_errno(path_, "cannot stat", errno);
+  const bool shrank = mapping_fault_seen() || uint64_t(st.st_size) < open_size_;
+  if (shrank || uint64_t(st.st_size) != open_size_ || mtime_ns(st) != open_mtime_ns_)
+    throw Error(ExitCode::io, path_ + ": input changed during the run (" +
+                                  (shrank ? "it shrank" : uint64_t(st.st_size) > open_size_ ? "it grew" : "it was modified") +
+                                  " after gxsort opened it); nothing was written, run it again on a stable file");
 }
 
 File File::create_new(const std::string& path) {

@@ -31,6 +31,11 @@ class File {
  public:
   File();
   static File open_read(const std::string& path);
+  // An input as a shell names it: "-" is standard input; a path that is not a regular
+  // file (pipe, FIFO, character or block device, /proc file) is a stream, whose size is
+  // unknown until it ends: it is read in order (read_chunk, read_stream) and never sized
+  // by st_size. Standard input that is a regular file at offset 0 is a regular file.
+  static File open_input(const std::string& path);
   // Creates a new file that must not exist yet (O_EXCL), mode 0644 (before umask).
   static File create_new(const std::string& path);
   File(File&& o) noexcept;
@@ -45,6 +50,19 @@ class File {
   void set_label(const std::string& label) { path_ = label; }
   bool is_open() const { return fd_ >= 0; }
   uint64_t size() const;
+  bool is_stream() const { return stream_; }
+  // Reads up to n of a stream's next bytes; fewer only where it ends.
+  size_t read_stream(void* dst, size_t n) const;
+  // A chunk of an input at `offset`: a regular file's n bytes there (on `threads`
+  // threads; throws if it is shorter), a stream's next bytes (offset must be where the
+  // last read ended; fewer than n only at its end). Returns the bytes read.
+  size_t read_chunk(void* dst, size_t n, uint64_t offset, unsigned threads) const;
+  // Bytes a stream has delivered so far (its length, once it ended).
+  uint64_t stream_bytes() const { return stream_read_; }
+  // Throws Error(io) "input changed during the run" when a regular input opened with
+  // open_input/open_read now has another size or modification time than at its open,
+  // or a mapping of it faulted past its end (io/mapping_guard.hpp).
+  void check_unchanged() const;
 
   // Reads exactly n bytes at offset (throws on a short read: the file changed under us).
   void read_at(void* dst, size_t n, uint64_t offset) const;
@@ -94,6 +112,10 @@ class File {
 
   int fd_ = -1;
   std::string path_;
+  bool stream_ = false;
+  mutable uint64_t stream_read_ = 0;
+  uint64_t open_size_ = 0;        // regular inputs: size and mtime at open (check_unchanged)
+  int64_t open_mtime_ns_ = -1;
   std::unique_ptr<WriteBehind> write_behind_;
   std::unique_ptr<DirectDescriptor> direct_;
 };

@@ -11,6 +11,7 @@
 
 #include "gxsort/error.hpp"
 #include "io/file.hpp"
+#include "io/mapping_guard.hpp"
 
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22  // Linux 5.14; older kernels answer EINVAL
@@ -28,6 +29,8 @@ MappedFile MappedFile::map_read(const File& f, size_t bytes, uint64_t offset, bo
   m.p_ = static_cast<unsigned char*>(p);
   m.n_ = bytes + lead;
   m.lead_ = lead;
+  guard_mapping(p, m.n_);  // a file that shrinks under the mapping: an error, not SIGBUS
+  m.guarded_ = true;
   ::madvise(p, m.n_, MADV_SEQUENTIAL);
   return m;
 }
@@ -76,7 +79,9 @@ MappedFile MappedFile::map_write(const File& f, size_t bytes, unsigned threads) 
 }
 
 void MappedFile::unmap() {
+  if (p_ && guarded_) unguard_mapping(p_);
   if (p_) ::munmap(p_, n_);
+  guarded_ = false;
   p_ = nullptr;
   n_ = 0;
   lead_ = 0;
@@ -91,6 +96,7 @@ void MappedFile::swap(MappedFile& o) noexcept {
   std::swap(p_, o.p_);
   std::swap(n_, o.n_);
   std::swap(lead_, o.lead_);
+  std::swap(guarded_, o.guarded_);
 }
 
 }  // namespace gxsort::io

@@ -13,7 +13,8 @@ namespace gxsort::io {
 class MappedFile {
  public:
   MappedFile() = default;
-  // `bytes` of `f` from byte `offset` (any), read-only; pre-faulted on this thread
+  // `bytes` of `f` from byte `offset` (any), read-only, guarded against the file
+  // shrinking under it (io/mapping_guard.hpp: zeros and a recorded fault, no SIGBUS); pre-faulted on this thread
   // (the input is normally cached) unless `populate` is false: then the reader's first
   // touches fault the pages in, 16 at a time (for the in-memory sort, whose first pass
   // reads on every thread: 0.1 s less on 2 GiB, 2 cores).
@@ -43,6 +44,7 @@ class MappedFile {
   unsigned char* p_ = nullptr;  // the mapping, from a page boundary
   size_t n_ = 0;
   size_t lead_ = 0;             // bytes of p_ before the requested offset
+  bool guarded_ = false;        // registered with the SIGBUS guard (read mappings)
 };
 
 }  // namespace gxsort::io

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -62,18 +63,46 @@ class CreationLock {
   CreationLock& operator=(const CreationLock&) = delete;
 };
 
-extern "C" void cleanup_on_signal(int sig) {
+void unlink_all() {
   if (!t_creating)
     while (g_creating.exchange(true, std::memory_order_acquire)) {}
   for (int i = 0; i < kSlots; ++i) {
     char* p = g_paths[i].load();
     if (p) ::unlink(p);
   }
+}
+
+extern "C" void cleanup_on_signal(int sig) {
+  unlink_all();
   ::signal(sig, SIG_DFL);
   ::raise(sig);
 }
 
+// This host's name up to its first dot, in letters, digits, '-' and '_' only: temp
+// names stay parseable, and `gxsort clean` on a shared scratch directory judges only
+// the files of its own host's processes.
+std::string host_label() {
+  char buf[256] = {0};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "host";
+  std::string h;
+  for (const char* c = buf; *c && *c != '.' && h.size() < 32; ++c)
+    h += (std::isalnum(static_cast<unsigned char>(*c)) || *c == '-' || *c == '_') ? *c : '_';
+  return h.empty() ? "host" : h;
+}
+
 }  // namespace
+
+void remove_all_temps_now() { unlink_all(); }
+
+const std::string& this_host_label() {
+  static const std::string label = host_label();
+  return label;
+}
+
+std::string temp_name(const std::string& kind, long pid, unsigned long n) {
+  return std::string(kTempPrefix) + this_host_label() + "." + std::to_string(pid) + "." + kind + "." + std::to_string(n) +
+         kTempSuffix;
+}
 
 void install_temp_cleanup_handlers() {
   static std::once_flag once;
@@ -91,17 +120,16 @@ void install_temp_cleanup_handlers() {
   });
 }
 
-TempFile TempFile::beside(const std::string& target, const std::string& prefix) {
-  TempFile t = create(directory_of(target), prefix);
+TempFile TempFile::beside(const std::string& target, const std::string& kind) {
+  TempFile t = create(directory_of(target), kind);
   t.file_.set_label(target);
   return t;
 }
 
-TempFile TempFile::create(const std::string& dir, const std::string& prefix) {
+TempFile TempFile::create(const std::string& dir, const std::string& kind) {
   install_temp_cleanup_handlers();
   for (int attempt = 0;; ++attempt) {
-    std::string path = (dir.empty() ? std::string(".") : dir) + "/" + prefix + "." +
-                       std::to_string(::getpid()) + "." + std::to_string(g_counter++) + ".tmp";
+    std::string path = (dir.empty() ? std::string(".") : dir) + "/" + temp_name(kind, long(::getpid()), g_counter++);
     TempFile t;
     CreationLock lock;
     // Register first, so a signal arriving between create and register cannot leak the file.
@@ -165,6 +193,16 @@ void TempFile::commit_rename(const std::string& target, bool sync) {
   }
   unregister();
   path_.clear();
+}
+
+void TempFile::move_to(const std::string& target) {
+  if (::rename(path_.c_str(), target.c_str()) != 0) fail_errno(target, "cannot rename into place", errno);
+  // The slot now names the target (the handler unlinks whichever it reads: the old
+  // name is gone, so unlinking it would be harmless).
+  char* copy = ::strdup(target.c_str());
+  char* old = g_paths[slot_].exchange(copy);
+  std::free(old);
+  path_ = target;
 }
 
 std::string TempFile::release() {

@@ -11,17 +11,27 @@ namespace gxsort::io {
 
 // Installs the SIGINT/SIGTERM/SIGHUP/SIGQUIT/SIGPIPE handlers once (idempotent).
 void install_temp_cleanup_handlers();
+// Unlinks every live temp file now (async-signal-safe; for a fatal signal's handler).
+void remove_all_temps_now();
+
+// Every temp file of a job is named ".gxsort.<host>.<pid>.<kind>.<n>.tmp", so that one
+// glob (.gxsort.*.tmp) finds what a killed job left, and `gxsort clean` can tell
+// whether its process is still alive (io/debris.hpp).
+constexpr const char* kTempPrefix = ".gxsort.";
+constexpr const char* kTempSuffix = ".tmp";
+const std::string& this_host_label();
+std::string temp_name(const std::string& kind, long pid, unsigned long n);
 
 // A created temporary file, unlinked when destroyed unless commit_rename() moved it
 // into place or release() handed its path to the caller.
 class TempFile {
  public:
   TempFile() = default;
-  // Creates "<dir>/<prefix>.<pid>.<counter>.tmp".
-  static TempFile create(const std::string& dir, const std::string& prefix);
+  // Creates "<dir>/.gxsort.<host>.<pid>.<kind>.<counter>.tmp" (kind: a word without dots).
+  static TempFile create(const std::string& dir, const std::string& kind);
   // The temp file an output is written to before commit_rename: in the target's
   // directory (so the rename is atomic), named in messages as the target.
-  static TempFile beside(const std::string& target, const std::string& prefix = ".gxsort-out");
+  static TempFile beside(const std::string& target, const std::string& kind = "out");
   TempFile(TempFile&& o) noexcept;
   TempFile& operator=(TempFile&& o) noexcept;
   ~TempFile();
@@ -32,6 +42,10 @@ class TempFile {
   // fsync (unless sync is false), close and rename over `target` (atomic replacement
   // within one filesystem).
   void commit_rename(const std::string& target, bool sync = true);
+  // Renames the file to `target` (same file system) and keeps tracking it there: it is
+  // still removed on errors and signals until release(). For files that become final
+  // together, when a last file (a manifest) commits them all.
+  void move_to(const std::string& target);
   // Close and delete now.
   void remove();
   // Stop tracking: the file stays (used by `gxsort runs`, whose run files are output).

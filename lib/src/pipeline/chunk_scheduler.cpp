@@ -46,8 +46,10 @@ class Channel {
 void run_chunks(const Config& cfg, const std::vector<unsigned char*>& slots, const Stages& stages,
                 const ProgressFn& progress) {
   if (slots.empty() || cfg.chunk_bytes == 0) throw Error(ExitCode::io, "internal: chunk scheduler needs slots");
-  const size_t chunks = size_t((cfg.total_bytes + cfg.chunk_bytes - 1) / cfg.chunk_bytes);
+  const bool until_end = cfg.total_bytes == kUntilEnd;
+  const size_t chunks = until_end ? SIZE_MAX : size_t((cfg.total_bytes + cfg.chunk_bytes - 1) / cfg.chunk_bytes);
   if (chunks == 0) return;
+  const uint64_t shown_total = until_end ? 0 : cfg.total_bytes;
 
   Channel<Chunk> free_slots, to_compute, to_write;
   for (size_t s = 0; s < slots.size(); ++s) {
@@ -79,7 +81,10 @@ void run_chunks(const Config& cfg, const std::vector<unsigned char*>& slots, con
         c->offset = uint64_t(i) * cfg.chunk_bytes;
         c->bytes = size_t(std::min<uint64_t>(cfg.chunk_bytes, cfg.total_bytes - c->offset));
         if (stages.read) stages.read(*c);
+        if (until_end && c->bytes == 0) break;  // the stream ended on a chunk boundary
+        const bool last = until_end && c->bytes < cfg.chunk_bytes;
         to_compute.push(*c);
+        if (last) break;
       }
     } catch (...) { fail(std::current_exception()); }
     to_compute.close();
@@ -104,8 +109,8 @@ void run_chunks(const Config& cfg, const std::vector<unsigned char*>& slots, con
         if (stages.write) stages.write(*c);
         {
           std::lock_guard<std::mutex> l(progress_m);
-          done += std::min<uint64_t>(cfg.chunk_bytes, cfg.total_bytes - c->offset);
-          if (progress) progress(cfg.phase, done, cfg.total_bytes);
+          done += until_end ? c->bytes : std::min<uint64_t>(cfg.chunk_bytes, cfg.total_bytes - c->offset);
+          if (progress) progress(cfg.phase, done, shown_total);
         }
         free_slots.push(*c);
       }

@@ -30,8 +30,13 @@ struct Stages {
   std::function<void(Chunk&)> write;    // optional; called in chunk order
 };
 
+// Config::total_bytes of a stream whose length is unknown until it ends (a pipe): the
+// read stage sets Chunk::bytes to what it read, and the stream ends with the first chunk
+// shorter than chunk_bytes (an empty last chunk is dropped). Progress reports a total of 0.
+constexpr uint64_t kUntilEnd = UINT64_MAX;
+
 struct Config {
-  uint64_t total_bytes = 0;   // length of the stream
+  uint64_t total_bytes = 0;   // length of the stream, or kUntilEnd
   size_t chunk_bytes = 0;     // bytes per chunk (the last may be shorter)
   const char* phase = "";     // progress phase name
   std::atomic<bool>* cancel = nullptr;  // set from outside to stop early (throws Cancelled)
@@ -42,7 +47,8 @@ struct Config {
 };
 
 // Runs the stream through the stages using the given slot buffers (each at least
-// chunk_bytes long; at least one). Returns when every chunk is written, or rethrows
+// chunk_bytes long; at least one). Chunk i < slots.size() takes slot i (so a caller may
+// fill the first slot before the run, and have the read stage of chunk 0 keep it). Returns when every chunk is written, or rethrows
 // the first stage error.
 void run_chunks(const Config& cfg, const std::vector<unsigned char*>& slots, const Stages& stages,
                 const ProgressFn& progress);

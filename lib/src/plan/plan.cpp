@@ -114,6 +114,44 @@ std::string plan_partition(const PlanInput& in, uint64_t chunk_cap, Plan& p) {
 
 }  // namespace
 
+size_t external_run_records(const PlanInput& in) {
+  uint64_t chunk_cap = UINT32_MAX;
+  if (in.max_chunk_records) chunk_cap = std::min<uint64_t>(chunk_cap, in.max_chunk_records);
+  // `slots` chunk buffers in flight, one of them being sorted (with its scratch).
+  const uint64_t per = in.sort_bytes_per_record + uint64_t(in.record_size) * (in.slots - 1);
+  return size_t(std::max<uint64_t>(1, std::min<uint64_t>(chunk_cap, in.memory / per)));
+}
+
+void plan_merge_tree(const PlanInput& in, Plan& p) {
+  p.runs = p.run_sizes.size();
+  // Fan-in: each merge input gets a buffer of at least kMinMergeBuffer (and a record),
+  // for each merge thread, plus one output buffer per thread.
+  uint64_t min_buf = std::max<uint64_t>(kMinMergeBuffer, in.record_size);
+  // Each merge thread needs buffers of its own: with a small budget, fewer threads merge,
+  // so that the fan-in (fewer passes over the data) comes first.
+  const uint64_t k_target = std::min<uint64_t>(in.fan_in ? in.fan_in : kDefaultFanIn, std::max<size_t>(p.runs, 2));
+  unsigned mt = unsigned(std::max<uint64_t>(1, std::min<uint64_t>(std::max(1u, in.merge_threads), in.memory / (min_buf * (k_target + 1)))));
+  p.merge_threads = mt;
+  uint64_t max_k = in.memory / (min_buf * mt);
+  max_k = max_k > 1 ? max_k - 1 : 0;
+  if (max_k < 2) fail_usage("--memory " + format_bytes(in.memory) + " is too small to merge runs of " +
+                            std::to_string(in.record_size) + "-byte records (need at least " +
+                            format_bytes(3 * min_buf) + ")");
+  size_t k = in.fan_in ? in.fan_in : kDefaultFanIn;
+  if (k < 2) fail_usage("--fan-in must be at least 2");
+  if (k > max_k) { k = size_t(max_k); p.fan_in_clamped = in.fan_in != 0; }
+  p.fan_in = k;
+  p.levels = merge_tree(p.run_sizes, in.record_size, k, &p.temp_bytes);
+  size_t widest = std::max<size_t>(1, std::min(k, p.runs));
+  p.merge_buffer_bytes = size_t(in.memory / (mt * (widest + 1)) / in.record_size * in.record_size);
+  p.direct_io = use_direct_io(in.direct_io, p.temp_bytes, in.page_cache_bytes);
+  // Run formation reads the input and writes the runs; each level adds its own I/O.
+  for (const auto& lv : p.levels) {
+    p.bytes_read += lv.bytes_read;
+    p.bytes_written += lv.bytes_written;
+  }
+}
+
 Plan make_plan(const PlanInput& in) {
   if (in.record_size == 0) fail_usage("record size must be at least 1");
   uint64_t min_mem = minimum_memory(in);
@@ -169,9 +207,7 @@ Plan make_plan(const PlanInput& in) {
   }
   if (!runs_fit_in_memory) {
     p.mode = PlanMode::external;
-    // slots chunk buffers in flight, one of them being sorted (with its scratch).
-    uint64_t per = in.sort_bytes_per_record + uint64_t(in.record_size) * (in.slots - 1);
-    p.run_records = size_t(std::min<uint64_t>(chunk_cap, in.memory / per));
+    p.run_records = external_run_records(in);
   }
   p.runs = size_t((n + p.run_records - 1) / p.run_records);
   for (size_t r = 0; r < p.runs; ++r) p.run_sizes.push_back(std::min<uint64_t>(p.run_records, n - uint64_t(r) * p.run_records));
@@ -182,32 +218,7 @@ Plan make_plan(const PlanInput& in) {
     return p;
   }
 
-  // Fan-in: each merge input gets a buffer of at least kMinMergeBuffer (and a record),
-  // for each merge thread, plus one output buffer per thread.
-  uint64_t min_buf = std::max<uint64_t>(kMinMergeBuffer, in.record_size);
-  // Each merge thread needs buffers of its own: with a small budget, fewer threads merge,
-  // so that the fan-in (fewer passes over the data) comes first.
-  const uint64_t k_target = std::min<uint64_t>(in.fan_in ? in.fan_in : kDefaultFanIn, std::max<size_t>(p.runs, 2));
-  unsigned mt = unsigned(std::max<uint64_t>(1, std::min<uint64_t>(std::max(1u, in.merge_threads), in.memory / (min_buf * (k_target + 1)))));
-  p.merge_threads = mt;
-  uint64_t max_k = in.memory / (min_buf * mt);
-  max_k = max_k > 1 ? max_k - 1 : 0;
-  if (max_k < 2) fail_usage("--memory " + format_bytes(in.memory) + " is too small to merge runs of " +
-                            std::to_string(in.record_size) + "-byte records (need at least " +
-                            format_bytes(3 * min_buf) + ")");
-  size_t k = in.fan_in ? in.fan_in : kDefaultFanIn;
-  if (k < 2) fail_usage("--fan-in must be at least 2");
-  if (k > max_k) { k = size_t(max_k); p.fan_in_clamped = in.fan_in != 0; }
-  p.fan_in = k;
-  p.levels = merge_tree(p.run_sizes, in.record_size, k, &p.temp_bytes);
-  size_t widest = std::min(k, p.runs);
-  p.merge_buffer_bytes = size_t(in.memory / (mt * (widest + 1)) / in.record_size * in.record_size);
-  p.direct_io = use_direct_io(in.direct_io, p.temp_bytes, in.page_cache_bytes);
-  // Run formation reads the input and writes the runs; each level adds its own I/O.
-  for (const auto& lv : p.levels) {
-    p.bytes_read += lv.bytes_read;
-    p.bytes_written += lv.bytes_written;
-  }
+  plan_merge_tree(in, p);
   return p;
 }
 

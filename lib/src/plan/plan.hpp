@@ -111,6 +111,16 @@ uint64_t minimum_memory(const PlanInput& in);
 // whole number of records.
 Plan make_plan(const PlanInput& in);
 
+// Records per run when runs go to temp files (the external plan, `runs`, a stream):
+// `slots` chunks in flight within --memory, one of them sorted with its scratch.
+size_t external_run_records(const PlanInput& in);
+
+// Fills in the merge of the sorted runs p.run_sizes (records) under the budget and
+// --fan-in of `in`: runs, fan-in, merge threads, buffers, levels, temp space, direct
+// I/O, and the levels' bytes added to bytes_read/bytes_written. The external plan ends
+// with it; `merge` of the user's files and the runs of a stream are planned by it alone.
+void plan_merge_tree(const PlanInput& in, Plan& p);
+
 // Merge levels for `runs` sorted inputs of the given sizes with fan-in k (k >= 2).
 std::vector<MergeLevel> merge_tree(const std::vector<uint64_t>& run_sizes, size_t record_size, size_t k,
                                    uint64_t* peak_temp_bytes);

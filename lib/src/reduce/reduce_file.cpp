@@ -21,9 +21,9 @@ ReduceResult reduce_file(const std::string& path, const std::string& op_name, co
   if (algo != "flat" && algo != "nested" && algo != "cub")
     fail_usage("--algo: expected flat, nested or cub, got '" + algo + "'");
   check_reducible(f, 0);
-  io::File in = io::File::open_read(path);
-  const uint64_t bytes = in.size();
-  const uint64_t records = checked_record_count(path, bytes, f);
+  io::File in = open_input(path, f);
+  const uint64_t bytes = in.is_stream() ? pipeline::kUntilEnd : in.size();
+  const uint64_t records = in.is_stream() ? 0 : bytes / f.record_size;
   auto backend = make_backend(opt.device, opt.threads, opt.device_memory);
   const double t_start = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
@@ -32,7 +32,8 @@ ReduceResult reduce_file(const std::string& path, const std::string& op_name, co
   const size_t rs = f.record_size;
   size_t chunk_records = std::max<size_t>(kReduceBlock, (size_t(64) << 20) / rs / kReduceBlock * kReduceBlock);
   if (backend->max_chunk_records(f)) chunk_records = std::min(chunk_records, std::max(kReduceBlock, backend->max_chunk_records(f) / kReduceBlock * kReduceBlock));
-  chunk_records = size_t(std::min<uint64_t>(chunk_records, (records + kReduceBlock - 1) / kReduceBlock * kReduceBlock));
+  if (!in.is_stream())
+    chunk_records = size_t(std::min<uint64_t>(chunk_records, (records + kReduceBlock - 1) / kReduceBlock * kReduceBlock));
   chunk_records = std::max(chunk_records, kReduceBlock);
   std::vector<HostBuffer> buffers;
   std::vector<unsigned char*> slots;
@@ -44,7 +45,10 @@ ReduceResult reduce_file(const std::string& path, const std::string& op_name, co
   bool first_chunk = true;
   pipeline::Stages st;
   const unsigned threads = opt.threads ? opt.threads : hardware_threads();
-  st.read = [&](pipeline::Chunk& c) { in.read_at_parallel(c.data, c.bytes, c.offset, threads); };
+  st.read = [&](pipeline::Chunk& c) {
+    c.bytes = in.read_chunk(c.data, c.bytes, c.offset, threads);
+    if (c.bytes % rs) checked_record_count(in.path(), c.offset + c.bytes, f);  // a stream's partial record
+  };
   st.compute = [&](pipeline::Chunk& c) {
     ReducePartial part = backend->reduce_chunk(f, c.data, c.bytes / rs, c.offset / rs, algo);
     if (first_chunk) { total = part; first_chunk = false; }
@@ -55,6 +59,8 @@ ReduceResult reduce_file(const std::string& path, const std::string& op_name, co
   cfg.chunk_bytes = chunk_records * rs;
   cfg.phase = "reduce";
   pipeline::run_chunks(cfg, slots, st, opt.progress);
+  in.check_unchanged();
+  const uint64_t read = in.is_stream() ? in.stream_bytes() : bytes;
   if (first_chunk) total = reduce_chunk_cpu(f, nullptr, 0, 0);
 
   ReduceResult r;
@@ -62,11 +68,11 @@ ReduceResult reduce_file(const std::string& path, const std::string& op_name, co
   r.stats.command = "reduce";
   r.stats.backend = backend->name();
   r.stats.mode = std::string(reduce_op_name(op)) + "/" + algo;
-  r.stats.records = records;
-  r.stats.input_bytes = bytes;
+  r.stats.records = read / rs;
+  r.stats.input_bytes = read;
   r.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.stats.phases.push_back({"open and start the device", t_start, 0, 0});
-  r.stats.phases.push_back({"reduce", r.stats.seconds - t_start, bytes, 0});
+  r.stats.phases.push_back({"reduce", r.stats.seconds - t_start, read, 0});
   return r;
 }
 

@@ -11,6 +11,7 @@
 #include "io/file.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "plan/sizes.hpp"
+#include "sort/engine.hpp"
 
 namespace gxsort {
 
@@ -177,7 +178,9 @@ uint64_t group_pass(const GroupPass& gp, Backend& backend, const io::File& in, u
   const size_t rs = f.record_size;
   GroupState g{&f, gp.count, gp.keep_last, std::vector<unsigned char>(rs), 0};
   const size_t ors = g.out_size();
-  const size_t chunk_records = size_t(std::max<uint64_t>(1, std::min<uint64_t>(std::max<uint64_t>(records, 1), gp.chunk_bytes / rs)));
+  const bool stream = in.is_stream();  // `records` is unknown: read to its end
+  const size_t chunk_records =
+      size_t(std::max<uint64_t>(1, std::min<uint64_t>(stream ? UINT64_MAX : std::max<uint64_t>(records, 1), gp.chunk_bytes / rs)));
   constexpr size_t kSlots = 3;
   std::vector<HostBuffer> in_bufs, out_bufs;
   std::vector<unsigned char*> slots;
@@ -189,7 +192,10 @@ uint64_t group_pass(const GroupPass& gp, Backend& backend, const io::File& in, u
   }
   uint64_t out_offset = 0, groups = 0;
   pipeline::Stages st;
-  st.read = [&](pipeline::Chunk& c) { in.read_at_parallel(c.data, c.bytes, c.offset, gp.threads); };
+  st.read = [&](pipeline::Chunk& c) {
+    c.bytes = in.read_chunk(c.data, c.bytes, c.offset, gp.threads);
+    if (c.bytes % rs) checked_record_count(in.path(), c.offset + c.bytes, f);  // a stream's partial record
+  };
   // Groups still open at the end of a chunk stay in `g` and close in a later chunk: the
   // compute stage runs the chunks in order on one thread.
   st.compute = [&](pipeline::Chunk& c) {
@@ -202,10 +208,10 @@ uint64_t group_pass(const GroupPass& gp, Backend& backend, const io::File& in, u
     groups += b / ors;
   };
   pipeline::Config cfg;
-  cfg.total_bytes = records * rs;
+  cfg.total_bytes = stream ? pipeline::kUntilEnd : records * rs;
   cfg.chunk_bytes = chunk_records * rs;
   cfg.phase = "dedupe";
-  if (records) pipeline::run_chunks(cfg, slots, st, gp.progress);
+  if (records || stream) pipeline::run_chunks(cfg, slots, st, gp.progress);
   if (g.size) {
     std::vector<unsigned char> last(ors);
     g.emit(last.data());

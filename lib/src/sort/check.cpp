@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gxsort/gxsort.hpp"
+#include "io/checksum.hpp"
 #include "io/file.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "sort/engine.hpp"
@@ -16,10 +17,8 @@ namespace gxsort {
 
 CheckResult check_file(const std::string& path, const EngineOptions& opt) {
   const Format& f = opt.format;
-  f.validate();
-  io::File in = io::File::open_read(path);
-  const uint64_t bytes = in.size();
-  checked_record_count(path, bytes, f);
+  io::File in = open_input(path, f);
+  const uint64_t bytes = in.is_stream() ? pipeline::kUntilEnd : in.size();
   const size_t rs = f.record_size;
   auto backend = make_backend(opt.device, opt.threads, opt.device_memory);
   size_t chunk_records = size_t(std::max<uint64_t>(1, std::min<uint64_t>((size_t(64) << 20) / rs, bytes / rs)));
@@ -37,7 +36,11 @@ CheckResult check_file(const std::string& path, const EngineOptions& opt) {
   std::vector<unsigned char> prev(rs);
   bool have_prev = false;
   pipeline::Stages st;
-  st.read = [&](pipeline::Chunk& c) { in.read_at_parallel(c.data, c.bytes, c.offset, threads); };
+  io::Xxh3 file_hash;  // of the bytes in order, as Python's xxhash.xxh3_64 would give
+  st.read = [&](pipeline::Chunk& c) {
+    c.bytes = in.read_chunk(c.data, c.bytes, c.offset, threads);
+    if (c.bytes % rs) checked_record_count(in.path(), c.offset + c.bytes, f);  // a stream's partial record
+  };
   // Chunks reach compute in order: the backend checks inside the chunk, and here the
   // last record of one chunk meets the first of the next.
   st.compute = [&](pipeline::Chunk& c) {
@@ -52,6 +55,7 @@ CheckResult check_file(const std::string& path, const EngineOptions& opt) {
     if (part.first_violation != UINT64_MAX && r.sorted) { r.sorted = false; r.first_violation = part.first_violation; }
     r.duplicates += part.duplicates;
     r.checksum += part.checksum;
+    file_hash.update(c.data, c.bytes);
     if (n) { std::memcpy(prev.data(), c.data + (n - 1) * rs, rs); have_prev = true; }
     r.records += n;
   };
@@ -60,6 +64,8 @@ CheckResult check_file(const std::string& path, const EngineOptions& opt) {
   cfg.chunk_bytes = chunk_records * rs;
   cfg.phase = "check";
   pipeline::run_chunks(cfg, slots, st, opt.progress);
+  in.check_unchanged();
+  r.xxh3 = file_hash.digest();
   return r;
 }
 

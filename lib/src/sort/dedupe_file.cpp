@@ -10,6 +10,7 @@
 #include <chrono>
 
 #include "gxsort/gxsort.hpp"
+#include "io/output.hpp"
 #include "io/space.hpp"
 #include "io/temp_files.hpp"
 #include "pipeline/chunk_scheduler.hpp"
@@ -39,15 +40,60 @@ GroupPass make_group_pass(const EngineOptions& opt, const std::string& name, uns
 
 // Keep first (for flat keys the record is the key: keep last is the same bytes): the
 // sort engine with -u.
-RunStats dedupe_by_sort_unique(const std::string& input, const std::string& output, const EngineOptions& opt,
+RunStats dedupe_by_sort_unique(io::File& in, const std::string& output, const EngineOptions& opt,
                                Clock::time_point t_start) {
   EngineOptions o = opt;
   o.unique = true;
-  RunStats s = sort_file(input, output, o);
+  RunStats s = sort_input(in, output, o);
   s.command = "dedupe";
   s.mode = "sort -u (" + s.mode + ")";
   s.seconds = since(t_start);
   return s;
+}
+
+// The bitmap strategy: every key's bit set while the chunks stream through the
+// scheduler, then the set bits written out in order.
+void dedupe_by_bitmap(Prepared& p, io::File& in, KeyBitmap& bitmap, size_t chunk_records, const std::string& output,
+                      const EngineOptions& opt, RunStats& st) {
+  io::Output out = io::Output::open(output, p.tmp_dirs[0]);
+  io::check_space({{out.space_dir(), in.is_stream() ? 0 : in.size(), "the output"}});
+  // The keys are written in one burst at the end (up to 16 GiB): start their writeback
+  // as they go so that the final fsync is not a second pass at disk speed.
+  if (!out.streamed()) out.file().start_write_behind();
+  auto t0 = Clock::now();
+  std::vector<HostBuffer> buffers;
+  std::vector<unsigned char*> slots;
+  for (int s = 0; s < 3; ++s) {
+    buffers.push_back(p.backend->allocate_host(chunk_records * 4));
+    slots.push_back(buffers.back().data());
+  }
+  pipeline::Stages stages;
+  stages.read = [&](pipeline::Chunk& c) {
+    c.bytes = in.read_chunk(c.data, c.bytes, c.offset, p.threads);
+    if (c.bytes % 4) checked_record_count(in.path(), c.offset + c.bytes, opt.format);  // a stream's partial record
+  };
+  stages.compute = [&](pipeline::Chunk& c) { bitmap.add(c.data, c.bytes / 4); };
+  pipeline::Config cfg;
+  cfg.total_bytes = in.is_stream() ? pipeline::kUntilEnd : in.size();
+  cfg.chunk_bytes = chunk_records * 4;
+  cfg.phase = "bitmap";
+  if (cfg.total_bytes) pipeline::run_chunks(cfg, slots, stages, opt.progress);
+  const uint64_t bytes = in.is_stream() ? in.stream_bytes() : in.size();
+  st.records = bytes / 4;
+  st.input_bytes = bytes;
+  st.phases.push_back({"set bits", since(t0), bytes, 0});
+  auto t1 = Clock::now();
+  uint64_t off = 0;
+  const uint64_t kept = bitmap.extract([&](const unsigned char* data, size_t n) {
+    out.file().write_at_parallel(data, n, off, p.threads);  // the pieces are large: page-cache copies on all cores
+    off += n;
+  });
+  st.output_bytes = kept * 4;
+  st.phases.push_back({"write keys", since(t1), 0, st.output_bytes});
+  in.check_unchanged();
+  auto t2 = Clock::now();
+  out.commit(opt.fsync);
+  st.phases.push_back({"sync and rename", since(t2), 0, 0});
 }
 
 }  // namespace
@@ -56,32 +102,32 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
   const auto t_start = Clock::now();
   const Format& f = opt.format;
   const DedupeOptions& d = opt.dedupe;
-  f.validate();
-  io::File in = io::File::open_read(input);
-  const uint64_t bytes = in.size();
-  const uint64_t records = checked_record_count(input, bytes, f);
+  io::File in = open_input(input, f);
+  // A stream's size is unknown: the auto rule takes it for a small input (sort).
+  const bool stream = in.is_stream();
+  const uint64_t bytes = stream ? 0 : in.size();
+  const uint64_t records = bytes / f.record_size;
   if (output.empty()) fail_usage("an output file is required (-o FILE)");
-  const std::string out_dir = io::directory_of(output);
-  io::require_writable_dir(out_dir, "output");
   // When the strategy is sort whatever the plan, and the sort drops the duplicates
   // itself (keep first), go straight to the sort engine: it prepares its own backend
   // and plan, and a second one here would start the device twice.
   const bool keep_first = !d.count && (!d.keep_last || f.flat());
   if (keep_first && choose_dedupe_strategy(d.strategy, f, d.count, d.assume_sorted, records, true) == "sort" &&
       choose_dedupe_strategy(d.strategy, f, d.count, d.assume_sorted, records, false) == "sort")
-    return dedupe_by_sort_unique(input, output, opt, t_start);
+    return dedupe_by_sort_unique(in, output, opt, t_start);
+  const std::string tmp_dir = default_temp_dir(output);
   // The sort's plan only matters to the auto rule; the stream and the bitmap need none
   // (and a --memory too small to merge runs must not stop them).
   Prepared p;
-  bool sort_in_memory = false;
+  bool sort_in_memory = stream;
   try {
-    p = prepare(opt, bytes, out_dir);
-    sort_in_memory = p.plan.mode == PlanMode::in_memory;
+    p = prepare(opt, bytes, tmp_dir);
+    sort_in_memory = stream || p.plan.mode == PlanMode::in_memory;
   } catch (const Error& e) {
     if (e.code() != ExitCode::usage || (!d.assume_sorted && d.strategy != "bitmap" && d.strategy != "auto")) throw;
     EngineOptions tiny = opt;
     tiny.memory = "64M";  // a plan that succeeds; the budget below is the user's
-    p = prepare(tiny, bytes, out_dir);
+    p = prepare(tiny, bytes, tmp_dir);
     p.memory = parse_size(opt.memory, physical_memory_bytes(), "--memory");
   }
   std::string strategy = choose_dedupe_strategy(d.strategy, f, d.count, d.assume_sorted, records, sort_in_memory);
@@ -99,7 +145,7 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
   if (strategy == "bitmap") {
     // Chunks of at most 64 MiB, three in flight within --memory.
     chunk_records = size_t(std::max<uint64_t>(1024, std::min<uint64_t>(uint64_t(16) << 20, p.memory / 4 / 4)));
-    chunk_records = size_t(std::min<uint64_t>(chunk_records, std::max<uint64_t>(records, 1)));
+    if (!stream) chunk_records = size_t(std::min<uint64_t>(chunk_records, std::max<uint64_t>(records, 1)));
     const uint64_t chunks_bytes = 3 * uint64_t(chunk_records) * 4;
     const uint64_t host_budget = d.strategy == "bitmap" ? UINT64_MAX : (p.memory > chunks_bytes ? p.memory - chunks_bytes : 0);
     bitmap = p.backend->make_key_bitmap(f, chunk_records, host_budget);
@@ -113,85 +159,59 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
   st.mode = strategy;
 
   if (strategy == "bitmap") {
-    io::check_space({{out_dir, bytes, "the output"}});
-    io::TempFile out = io::TempFile::beside(output);
-    // The keys are written in one burst at the end (up to 16 GiB): start their writeback
-    // as they go so that the final fsync is not a second pass at disk speed.
-    out.file().start_write_behind();
-    auto t0 = Clock::now();
-    std::vector<HostBuffer> buffers;
-    std::vector<unsigned char*> slots;
-    for (int s = 0; s < 3; ++s) {
-      buffers.push_back(p.backend->allocate_host(chunk_records * 4));
-      slots.push_back(buffers.back().data());
-    }
-    pipeline::Stages stages;
-    stages.read = [&](pipeline::Chunk& c) { in.read_at_parallel(c.data, c.bytes, c.offset, p.threads); };
-    stages.compute = [&](pipeline::Chunk& c) { bitmap->add(c.data, c.bytes / 4); };
-    pipeline::Config cfg;
-    cfg.total_bytes = bytes;
-    cfg.chunk_bytes = chunk_records * 4;
-    cfg.phase = "bitmap";
-    if (records) pipeline::run_chunks(cfg, slots, stages, opt.progress);
-    st.phases.push_back({"set bits", since(t0), bytes, 0});
-    auto t1 = Clock::now();
-    uint64_t off = 0;
-    const uint64_t kept = bitmap->extract([&](const unsigned char* data, size_t n) {
-      out.file().write_at_parallel(data, n, off, p.threads);  // the pieces are large: page-cache copies on all cores
-      off += n;
-    });
-    bitmap.reset();
-    st.output_bytes = kept * 4;
-    st.phases.push_back({"write keys", since(t1), 0, st.output_bytes});
-    auto t2 = Clock::now();
-    out.commit_rename(output, opt.fsync);
-    st.phases.push_back({"sync and rename", since(t2), 0, 0});
+    dedupe_by_bitmap(p, in, *bitmap, chunk_records, output, opt, st);
   } else if (strategy == "stream") {
-    io::check_space({{out_dir, records * out_rs, "the output"}});
-    io::TempFile out = io::TempFile::beside(output);
-    out.file().start_write_behind();
+    io::Output out = io::Output::open(output, p.tmp_dirs[0]);
+    io::check_space({{out.space_dir(), records * out_rs, "the output"}});
+    if (!out.streamed()) out.file().start_write_behind();
     auto t0 = Clock::now();
-    GroupPass g = make_group_pass(opt, input, p.threads, p.memory, true);
+    GroupPass g = make_group_pass(opt, in.path(), p.threads, p.memory, true);
     const uint64_t kept = group_pass(g, *p.backend, in, records, out.file());
+    const uint64_t read = stream ? in.stream_bytes() : bytes;
+    st.records = read / rs;
+    st.input_bytes = read;
     st.output_bytes = kept * out_rs;
-    st.phases.push_back({"dedupe", since(t0), bytes, st.output_bytes});
-    out.commit_rename(output, opt.fsync);
+    st.phases.push_back({"dedupe", since(t0), read, st.output_bytes});
+    in.check_unchanged();
+    out.commit(opt.fsync);
   } else if (keep_first) {
     p.backend.reset();  // sort_file reserves the device again
-    return dedupe_by_sort_unique(input, output, opt, t_start);
+    return dedupe_by_sort_unique(in, output, opt, t_start);
   } else {
     // A stable sort that drops nothing (so the later records of a group survive every
     // run and merge), into a temp file; then the group pass keeps the first or last of
     // each group and counts it.
-    const std::string tmp_dir = p.tmp_dirs[0];
-    io::require_writable_dir(tmp_dir, "temporary");
-    io::check_space({{out_dir, records * out_rs, "the output"}});
+    const std::string sort_dir = p.tmp_dirs[0];
+    io::require_writable_dir(sort_dir, "temporary");
     const unsigned threads = p.threads;
     const uint64_t memory = p.memory;
     p.backend.reset();
-    io::TempFile sorted = io::TempFile::create(tmp_dir, "gxsort-dedupe");
+    io::TempFile sorted = io::TempFile::create(sort_dir, "dedupe");
     EngineOptions o = opt;
     o.unique = false;
     o.fsync = false;
     o.tmp_dirs = p.tmp_dirs;
-    RunStats s = sort_file(input, sorted.path(), o);
+    RunStats s = sort_input(in, sorted.path(), o);
     st.backend = s.backend;
+    st.records = s.records;
+    st.input_bytes = s.input_bytes;
     st.runs = s.runs;
     st.merge_levels = s.merge_levels;
     st.buckets = s.buckets;
     for (auto& ph : s.phases) st.phases.push_back(ph);
     st.mode = "sort + group (" + s.mode + ")";
     io::File sorted_in = io::File::open_read(sorted.path());
-    io::TempFile out = io::TempFile::beside(output);
-    out.file().start_write_behind();
+    io::Output out = io::Output::open(output, p.tmp_dirs[0]);
+    io::check_space({{out.space_dir(), s.records * out_rs, "the output"}});
+    if (!out.streamed()) out.file().start_write_behind();
     auto t0 = Clock::now();
     auto host = make_cpu_backend(threads);
     GroupPass g = make_group_pass(opt, sorted.path(), threads, memory, false);
-    const uint64_t kept = group_pass(g, *host, sorted_in, records, out.file());
+    const uint64_t kept = group_pass(g, *host, sorted_in, s.records, out.file());
     st.output_bytes = kept * out_rs;
-    st.phases.push_back({"group", since(t0), bytes, st.output_bytes});
+    st.phases.push_back({"group", since(t0), s.input_bytes, st.output_bytes});
     sorted.remove();
-    out.commit_rename(output, opt.fsync);
+    out.commit(opt.fsync);
   }
   st.seconds = since(t_start);
   return st;

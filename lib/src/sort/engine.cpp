@@ -1,8 +1,11 @@
 #include "sort/engine.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdlib>
 
+#include "io/output.hpp"
 #include "io/space.hpp"
 #include "plan/sizes.hpp"
 
@@ -15,17 +18,34 @@ uint64_t checked_record_count(const std::string& path, uint64_t bytes, const For
   return bytes / f.record_size;
 }
 
-Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::string& output_dir) {
+io::File open_input(const std::string& path, const Format& f) {
+  f.validate();
+  io::File in = io::File::open_input(path);
+  if (!in.is_stream()) checked_record_count(in.path(), in.size(), f);
+  return in;
+}
+
+std::string default_temp_dir(const std::string& output) {
+  if (output == "-") return "/tmp";
+  const std::string target = io::resolve_symlinks(output);
+  struct stat st;
+  if (::stat(target.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) return "/tmp";
+  return io::directory_of(target);
+}
+
+std::vector<std::string> temp_dirs(const EngineOptions& opt, const std::string& default_tmp_dir) {
+  if (!opt.tmp_dirs.empty()) return opt.tmp_dirs;
+  const char* env = std::getenv("TMPDIR");
+  return {env && *env ? std::string(env) : default_tmp_dir};
+}
+
+Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::string& default_tmp_dir) {
   opt.format.validate();
   Prepared p;
   p.threads = opt.threads ? opt.threads : hardware_threads();
   const uint64_t ram = physical_memory_bytes();
   p.memory = opt.memory.empty() ? ram / 2 : parse_size(opt.memory, ram, "--memory");
-  p.tmp_dirs = opt.tmp_dirs;
-  if (p.tmp_dirs.empty()) {
-    const char* env = std::getenv("TMPDIR");
-    p.tmp_dirs.push_back(env && *env ? std::string(env) : output_dir);
-  }
+  p.tmp_dirs = temp_dirs(opt, default_tmp_dir);
   p.backend = make_backend(opt.device, p.threads, opt.device_memory);
 
   PlanInput& in = p.plan_input;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "io/file.hpp"
 #include "gxsort/gxsort.hpp"
 #include "plan/plan.hpp"
 
@@ -28,8 +29,25 @@ inline double since(Clock::time_point t0) { return std::chrono::duration<double>
 // Input size must be a whole number of records; names the file otherwise.
 uint64_t checked_record_count(const std::string& path, uint64_t bytes, const Format& f);
 
-// Resolves --memory, --threads, --tmp-dir (default $TMPDIR, else the output's
-// directory) and the backend; plans the sort of `input_bytes`.
-Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::string& output_dir);
+// Opens an input of a command (io::File::open_input: "-" and streams too) after checking
+// the format; a regular file must hold a whole number of records (a stream is checked
+// when it ends).
+io::File open_input(const std::string& path, const Format& f);
+
+// The directory temp files go to by default when no --tmp-dir and no $TMPDIR is given:
+// the output's (symlinks followed), or /tmp for an output that is not a regular file
+// ("-", a device, a FIFO).
+std::string default_temp_dir(const std::string& output);
+
+// sort_file on an input already open (a stream can be opened only once): dedupe and
+// graph build sort through it.
+RunStats sort_input(io::File& in, const std::string& output, const EngineOptions& opt);
+
+// --tmp-dir, else $TMPDIR, else `default_tmp_dir`.
+std::vector<std::string> temp_dirs(const EngineOptions& opt, const std::string& default_tmp_dir);
+
+// Resolves --memory, --threads, --tmp-dir (default $TMPDIR, else `default_tmp_dir`,
+// normally default_temp_dir(output)) and the backend; plans the sort of `input_bytes`.
+Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::string& default_tmp_dir);
 
 }  // namespace gxsort

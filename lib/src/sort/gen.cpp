@@ -9,9 +9,10 @@
 
 #include "gxsort/gxsort.hpp"
 #include "io/space.hpp"
-#include "io/temp_files.hpp"
+#include "io/output.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "plan/sizes.hpp"
+#include "sort/engine.hpp"
 #include "sort/record_hash.hpp"
 
 namespace gxsort {
@@ -121,13 +122,12 @@ RunStats gen_file(const std::string& output, const Format& f, const GenOptions& 
   auto t0 = std::chrono::steady_clock::now();
   f.validate();
   Dist d = parse_dist(g.dist);
-  if (output.empty()) fail_usage("an output file is required (-o FILE)");
-  const std::string dir = io::directory_of(output);
-  io::require_writable_dir(dir, "output");
   const size_t rs = f.record_size;
+  if (g.count > UINT64_MAX / rs)
+    fail_usage("--count " + std::to_string(g.count) + " of " + std::to_string(rs) + "-byte records is more than 2^64 bytes");
   const uint64_t bytes = g.count * rs;
-  io::check_space({{dir, bytes, "the output"}});
-  io::TempFile out = io::TempFile::beside(output, ".gxsort-gen");
+  io::Output out = io::Output::open(output, temp_dirs(opt, default_temp_dir(output))[0], "gen");
+  io::check_space({{out.space_dir(), bytes, "the output"}});
   const size_t chunk_records = size_t(std::max<uint64_t>(1, std::min<uint64_t>((size_t(32) << 20) / rs, g.count)));
   std::vector<std::vector<unsigned char>> buffers(3, std::vector<unsigned char>(chunk_records * rs));
   std::vector<unsigned char*> slots;
@@ -152,7 +152,7 @@ RunStats gen_file(const std::string& output, const Format& f, const GenOptions& 
   cfg.chunk_bytes = chunk_records * rs;
   cfg.phase = "generate";
   pipeline::run_chunks(cfg, slots, st, opt.progress);
-  out.commit_rename(output);
+  out.commit(opt.fsync);
   RunStats s;
   s.command = "gen";
   s.backend = "cpu";

@@ -271,7 +271,7 @@ size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t 
       TreeInput merged;
       for (size_t i = b; i < e; ++i) { refs.push_back(inputs[i].ref()); merged.records += inputs[i].records; }
       const std::string& dir = tmp_dirs[next_dir++ % tmp_dirs.size()];
-      merged.temp = std::make_shared<io::TempFile>(io::TempFile::create(dir, "gxsort-merge"));
+      merged.temp = std::make_shared<io::TempFile>(io::TempFile::create(dir, "merge"));
       merged.direct = temp_job.direct_output;
       level_bytes += merged.records * rs;
       merged.records = merge_runs(temp_job, refs, merged.temp->file(), 0);

@@ -216,7 +216,7 @@ uint64_t partition_sort(Prepared& p, const io::File& in, const Format& f, bool u
   const Splitters sp(sample_prefixes(in, f, n, size_t(std::min<uint64_t>(n, B * kSamplesPerBucket))), B);
   std::vector<BucketFile> files;
   files.reserve(B);
-  for (size_t b = 0; b < B; ++b) files.emplace_back(io::TempFile::create(p.tmp_dirs[b % p.tmp_dirs.size()], "gxsort-bucket"));
+  for (size_t b = 0; b < B; ++b) files.emplace_back(io::TempFile::create(p.tmp_dirs[b % p.tmp_dirs.size()], "bucket"));
   {
     // Three threads in a pipeline of three chunks: the first maps a chunk (its cached
     // pages, no copy) and finds each record's bucket; the second appends the records,

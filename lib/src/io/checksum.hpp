@@ -1,0 +1,37 @@
+// XXH3-64 checksums (libxxhash, Debian's libxxhash-dev): of run files in a `runs`
+// manifest, of a whole file as `check` prints it, of CSR sections. A user recomputes
+// them with Python's xxhash package: xxhash.xxh3_64(data).intdigest().
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace gxsort::io {
+
+class File;
+
+// A streaming XXH3-64 (seed 0): update() with the bytes in order, then digest().
+class Xxh3 {
+ public:
+  Xxh3();
+  ~Xxh3();
+  Xxh3(Xxh3&&) noexcept;
+  Xxh3& operator=(Xxh3&&) noexcept;
+  void update(const void* data, size_t n);
+  uint64_t digest() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+uint64_t xxh3_64(const void* data, size_t n);
+// The XXH3-64 of bytes [0, n) of a file, read in order in large blocks.
+uint64_t xxh3_of_file(const File& f, uint64_t n);
+
+// 16 lowercase hex digits, as xxhash's hexdigest() prints them; and back (false if not).
+std::string hex64(uint64_t x);
+bool parse_hex64(const std::string& s, uint64_t& x);
+
+}  // namespace gxsort::io

@@ -1,0 +1,79 @@
+#include "io/debris.hpp"
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <set>
+
+#include "io/temp_files.hpp"
+
+namespace gxsort::io {
+namespace {
+
+bool all_digits(const std::string& s) {
+  return !s.empty() && s.size() < 12 && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+std::vector<std::string> split_dots(const std::string& s) {
+  std::vector<std::string> parts;
+  size_t b = 0;
+  for (size_t e; (e = s.find('.', b)) != std::string::npos; b = e + 1) parts.push_back(s.substr(b, e - b));
+  parts.push_back(s.substr(b));
+  return parts;
+}
+
+}  // namespace
+
+bool parse_temp_name(const std::string& name, std::string& host, long& pid) {
+  const std::string suffix = kTempSuffix;
+  if (name.size() < suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) return false;
+  const std::string stem = name.substr(0, name.size() - suffix.size());
+  const std::string prefix = kTempPrefix;
+  if (stem.compare(0, prefix.size(), prefix) == 0) {
+    // .gxsort.<host>.<pid>.<kind>.<n>
+    const auto p = split_dots(stem.substr(prefix.size()));
+    if (p.size() != 4 || p[0].empty() || !all_digits(p[1]) || p[2].empty() || !all_digits(p[3])) return false;
+    host = p[0];
+    pid = std::stol(p[1]);
+    return true;
+  }
+  // Earlier gxsort: [.]gxsort-<kind>.<pid>.<n>, and run-NNNNNN.<pid>.<n> in a runs directory.
+  const auto p = split_dots(stem[0] == '.' ? stem.substr(1) : stem);
+  if (p.size() != 3 || !all_digits(p[1]) || !all_digits(p[2])) return false;
+  if (p[0].rfind("gxsort-", 0) != 0 && !(p[0].rfind("run-", 0) == 0 && all_digits(p[0].substr(4)))) return false;
+  host.clear();
+  pid = std::stol(p[1]);
+  return true;
+}
+
+bool process_alive(long pid) { return pid > 0 && (::kill(pid_t(pid), 0) == 0 || errno == EPERM); }
+
+std::vector<TempEntry> find_temp_files(const std::vector<std::string>& dirs) {
+  std::vector<TempEntry> found;
+  std::set<std::pair<dev_t, ino_t>> seen;  // a directory named twice is listed once
+  for (const std::string& dir : dirs) {
+    struct stat ds;
+    if (::stat(dir.c_str(), &ds) != 0 || !S_ISDIR(ds.st_mode) || !seen.insert({ds.st_dev, ds.st_ino}).second) continue;
+    DIR* d = ::opendir(dir.c_str());
+    if (!d) continue;
+    while (const dirent* e = ::readdir(d)) {
+      TempEntry t;
+      if (!parse_temp_name(e->d_name, t.host, t.pid)) continue;
+      t.path = (dir == "/" ? "" : dir) + "/" + e->d_name;
+      struct stat st;
+      if (::lstat(t.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      t.bytes = uint64_t(st.st_blocks) * 512;  // what it holds on the disk (runs are punched as read)
+      t.stale = (t.host.empty() || t.host == this_host_label()) && !process_alive(t.pid);
+      found.push_back(t);
+    }
+    ::closedir(d);
+  }
+  std::sort(found.begin(), found.end(), [](const TempEntry& a, const TempEntry& b) { return a.path < b.path; });
+  return found;
+}
+
+}  // namespace gxsort::io

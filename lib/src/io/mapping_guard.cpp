@@ -1,0 +1,83 @@
+#include "io/mapping_guard.hpp"
+
+#include <signal.h>
+#include <sys/mman.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+
+#include "gxsort/error.hpp"
+#include "io/temp_files.hpp"
+
+namespace gxsort::io {
+namespace {
+
+// A fixed table a signal handler can read: begin is claimed first (0 = free), end set
+// after (0 = not ready).
+constexpr int kSlots = 256;
+std::atomic<uintptr_t> g_begin[kSlots];
+std::atomic<uintptr_t> g_end[kSlots];
+std::atomic<bool> g_fault{false};
+
+extern "C" void on_sigbus(int sig, siginfo_t* info, void*) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(info->si_addr);
+  for (int i = 0; i < kSlots; ++i) {
+    const uintptr_t b = g_begin[i].load(), e = g_end[i].load();
+    if (b == 0 || e == 0 || a < b || a >= e) continue;
+    // The rest of the mapping from the faulting page reads as zeros: one fault per
+    // mapping, not one per page of a file truncated by gigabytes.
+    const uintptr_t page = a & ~uintptr_t(4095);
+    void* p = ::mmap(reinterpret_cast<void*>(page), e - page, PROT_READ, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) break;
+    g_fault.store(true);
+    return;  // the faulting load runs again and reads a zero
+  }
+  // Not ours: the temp files go, then the default action (the load faults again).
+  remove_all_temps_now();
+  ::signal(sig, SIG_DFL);
+}
+
+void install_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction sa;
+    std::memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGBUS, &sa, nullptr);
+  });
+}
+
+}  // namespace
+
+void guard_mapping(const void* begin, size_t bytes) {
+  if (!begin || bytes == 0) return;
+  install_once();
+  const uintptr_t b = reinterpret_cast<uintptr_t>(begin);
+  for (int i = 0; i < kSlots; ++i) {
+    uintptr_t expected = 0;
+    if (g_begin[i].compare_exchange_strong(expected, b)) {
+      g_end[i].store(b + bytes);
+      return;
+    }
+  }
+  throw Error(ExitCode::io, "internal: more than " + std::to_string(kSlots) + " input mappings at once");
+}
+
+void unguard_mapping(const void* begin) {
+  const uintptr_t b = reinterpret_cast<uintptr_t>(begin);
+  if (b == 0) return;
+  for (int i = 0; i < kSlots; ++i)
+    if (g_begin[i].load() == b && g_end[i].load() != 0) {
+      g_end[i].store(0);
+      g_begin[i].store(0);
+      return;
+    }
+}
+
+bool mapping_fault_seen() { return g_fault.load(); }
+
+}  // namespace gxsort::io

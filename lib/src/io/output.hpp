@@ -1,0 +1,77 @@
+// Where a command's output goes: checked before any work, made real at commit, and
+// nothing the user had is replaced by anything but the finished output.
+//   - A new path or an existing regular file (a symlink is followed to its target): the
+//     output is written into a temp file beside the target; commit fsyncs it, gives it
+//     the old file's mode (and, as root, its owner), renames it over the target and
+//     fsyncs the directory. An existing file with other hard links keeps its inode: the
+//     finished, synced temp is copied into it (as GNU sort rewrites in place).
+//   - "-" (standard output) or an existing file that is not regular (character device,
+//     FIFO, socket, /dev/stdout): never replaced, never created. The output is written
+//     into a temp file in the spool directory (the first temp directory), and commit
+//     copies it, in order, into the target: nothing reaches it unless the run succeeded.
+#pragma once
+#include <string>
+#include <sys/types.h>
+
+#include "io/temp_files.hpp"
+
+namespace gxsort::io {
+
+// A descriptor closed when its holder goes away.
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  UniqueFd(UniqueFd&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  UniqueFd& operator=(UniqueFd&& o) noexcept;
+  ~UniqueFd();
+  int get() const { return fd_; }
+
+ private:
+  int fd_ = -1;
+};
+
+class Output {
+ public:
+  Output() = default;
+  // Throws usage Error for a directory or an empty path, io Error for a directory that
+  // is missing or not writable. `kind` names the temp file (io/temp_files.hpp).
+  static Output open(const std::string& path, const std::string& spool_dir, const std::string& kind = "out");
+  Output(Output&&) noexcept = default;
+  Output& operator=(Output&&) noexcept = default;
+
+  // The file to write the output into, from byte 0 (positional writes are fine).
+  File& file() { return temp_.file(); }
+  const File& file() const { return temp_.file(); }
+  // The directory whose file system must hold the output until commit.
+  const std::string& space_dir() const { return space_dir_; }
+  bool streamed() const { return stream_; }
+  const std::string& label() const { return label_; }  // the name messages use
+  // The path a regular output will have (symlinks resolved); "" for a streamed one.
+  const std::string& target() const { return target_; }
+  // Makes the written bytes the output (see above); fsyncs unless `sync` is false.
+  void commit(bool sync = true);
+
+ private:
+  void commit_stream();
+  void commit_in_place(bool sync);
+  TempFile temp_;
+  std::string label_, target_, space_dir_;
+  bool stream_ = false;
+  UniqueFd stdout_;          // "-": standard output, duplicated at open
+  bool existed_ = false;     // a regular target that existed: its mode and owner carry over
+  mode_t mode_ = 0;
+  uid_t uid_ = 0;
+  gid_t gid_ = 0;
+  bool in_place_ = false;    // hard-linked target: copy into its inode instead of renaming
+};
+
+// Follows symlinks (relative ones from their own directory) to the path they end at,
+// which need not exist; throws for a loop.
+std::string resolve_symlinks(const std::string& path);
+// fsyncs a directory after a rename into it, so that a power cut cannot undo the rename.
+void sync_directory(const std::string& dir);
+// Copies bytes [0, n) of `src` into descriptor `fd` at its current position, in order.
+void copy_to_fd(const File& src, uint64_t n, int fd, const std::string& label);
+
+}  // namespace gxsort::io

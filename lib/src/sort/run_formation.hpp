@@ -1,0 +1,42 @@
+// Run formation: the input read in chunks of a run's size, each chunk sorted on the
+// backend and written to a file of its own; read, sort and write overlap in the chunk
+// scheduler. Serves the external sort, `gxsort runs`, and streams (whose length is
+// known only at their end).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "sort/engine.hpp"
+#include "sort/merge.hpp"
+
+namespace gxsort {
+
+// The chunk buffers and the sort scratch of run formation (host memory of the backend:
+// pinned on a device).
+struct RunBuffers {
+  std::vector<HostBuffer> slots;
+  HostBuffer scratch;
+  size_t run_bytes = 0;
+  RunBuffers(Backend& b, const Format& f, size_t run_records, size_t slots);
+};
+
+struct RunSource {
+  uint64_t total_bytes = 0;     // pipeline::kUntilEnd for a stream
+  size_t run_records = 0;
+  bool direct_io = false;       // runs written around the page cache
+  size_t preloaded_bytes = 0;   // bytes of the first run already read into slot 0 (streams)
+  std::string keep_dir;         // `gxsort runs`: run files named run-NNNNNN in this directory
+  bool unique = false;          // -u: each run's duplicates dropped before it is written
+};
+
+struct RunFormation {
+  std::vector<TreeInput> runs;        // in input order (ties keep it)
+  std::vector<uint64_t> checksums;    // XXH3-64 of each run file (keep_dir runs only)
+  uint64_t input_bytes = 0;           // bytes read (a stream's length)
+  double seconds = 0;
+};
+
+RunFormation form_run_files(Prepared& p, RunBuffers& buffers, const RunSource& src, const io::File& in,
+                            const Format& f, const ProgressFn& progress);
+
+}  // namespace gxsort

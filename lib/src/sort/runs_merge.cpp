@@ -1,0 +1,292 @@
+// runs and merge: sorted runs written to a directory with a manifest, and the merge of
+// sorted files (a runs directory standing for its runs, checked against its manifest).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <exception>
+#include <thread>
+
+#include "io/checksum.hpp"
+#include "io/output.hpp"
+#include "io/space.hpp"
+#include "pipeline/chunk_scheduler.hpp"
+#include "plan/sizes.hpp"
+#include "sort/engine.hpp"
+#include "sort/merge.hpp"
+#include "sort/run_formation.hpp"
+#include "sort/runs_manifest.hpp"
+
+namespace gxsort {
+namespace {
+
+// Removes a directory this command created, if it is still empty, unless kept.
+class CreatedDir {
+ public:
+  explicit CreatedDir(const std::string& dir) : dir_(dir) {
+    created_ = ::mkdir(dir.c_str(), 0755) == 0;
+    if (!created_ && errno != EEXIST) fail_errno(dir, "cannot create directory", errno);
+  }
+  ~CreatedDir() {
+    if (created_ && !kept_) ::rmdir(dir_.c_str());
+  }
+  void keep() { kept_ = true; }
+
+ private:
+  std::string dir_;
+  bool created_ = false, kept_ = false;
+};
+
+}  // namespace
+
+RunStats form_runs(const std::string& input, const std::string& out_dir, const EngineOptions& opt) {
+  auto t_start = Clock::now();
+  const Format& f = opt.format;
+  io::File in = open_input(input, f);
+  if (out_dir.empty()) fail_usage("an output directory is required (-o DIR)");
+  const uint64_t bytes = in.is_stream() ? 0 : in.size();
+  // Every option is checked before the directory is made: a refused run leaves nothing.
+  Prepared p = prepare(opt, bytes, io::directory_of(out_dir));
+  CreatedDir dir(out_dir);
+  io::require_writable_dir(out_dir, "output");
+  struct stat existing;
+  if (::stat((out_dir + "/manifest.txt").c_str(), &existing) == 0)
+    fail_usage(out_dir + ": already holds a manifest.txt; choose an empty directory");
+  if (!run_files_in(out_dir).empty())
+    fail_usage(out_dir + ": already holds run files (" + *run_files_in(out_dir).begin() + "); choose an empty directory");
+  // Runs sized as the external plan sizes them: read, sort and write of three chunks
+  // fit in --memory.
+  RunSource src;
+  src.total_bytes = in.is_stream() ? pipeline::kUntilEnd : bytes;
+  src.run_records = external_run_records(p.plan_input);
+  if (!in.is_stream()) src.run_records = size_t(std::min<uint64_t>(src.run_records, std::max<uint64_t>(p.plan.records, 1)));
+  src.direct_io = use_direct_io(p.plan_input.direct_io, bytes, p.plan_input.page_cache_bytes);
+  src.keep_dir = out_dir;
+  src.unique = opt.unique;
+  if (!in.is_stream()) io::check_space({{out_dir, bytes, "the runs"}});
+  RunStats st;
+  st.command = "runs";
+  st.backend = p.backend->name();
+  st.mode = "runs";
+  RunFormation rf;
+  if (in.is_stream() || p.plan.records > 0) {
+    const uint64_t runs = in.is_stream() ? 3 : (p.plan.records + src.run_records - 1) / src.run_records;
+    RunBuffers buffers(*p.backend, f, src.run_records, size_t(std::min<uint64_t>(3, runs)));
+    rf = form_run_files(p, buffers, src, in, f, opt.progress);
+  }
+  in.check_unchanged();
+  // Name the runs by their order, then write the manifest last (atomically): a
+  // directory with a manifest holds complete runs.
+  std::vector<ManifestRun> listed;
+  for (size_t i = 0; i < rf.runs.size(); ++i)
+    listed.push_back({"", rf.runs[i].records, rf.runs[i].records * f.record_size, rf.checksums[i]});
+  const std::string text = runs_manifest_text(f, listed);
+  io::TempFile mf = io::TempFile::create(out_dir, "manifest");
+  mf.file().write_at(text.data(), text.size(), 0);
+  // Each run gets its name, still removed on an error or a signal until the manifest is
+  // in place: a killed `runs` leaves no run files without a manifest (except kill -9).
+  for (size_t i = 0; i < rf.runs.size(); ++i) {
+    if (opt.fsync) rf.runs[i].temp->file().sync();
+    rf.runs[i].temp->move_to(out_dir + "/" + run_file_name(i));
+  }
+  mf.commit_rename(out_dir + "/manifest.txt", opt.fsync);
+  if (opt.fsync) io::sync_directory(out_dir);
+  for (auto& r : rf.runs) r.temp->release();
+  dir.keep();
+  st.records = rf.input_bytes / f.record_size;
+  st.input_bytes = st.output_bytes = rf.input_bytes;
+  st.runs = rf.runs.size();
+  st.phases.push_back({"sort runs", rf.seconds, rf.input_bytes, rf.input_bytes});
+  st.seconds = since(t_start);
+  return st;
+}
+
+namespace {
+
+// One argument of `merge`, opened: a user's sorted file, a run of a runs directory
+// (with the size and checksum its manifest gives), or a stream spooled to a temp file.
+struct MergeInput {
+  std::shared_ptr<io::File> file;
+  std::shared_ptr<io::TempFile> spool;
+  bool from_manifest = false;
+  uint64_t checksum = 0;
+};
+
+// Copies a stream into a temp file (the merge reads its inputs at many offsets).
+std::shared_ptr<io::TempFile> spool_stream(io::File& in, const Format& f, const std::string& dir) {
+  auto t = std::make_shared<io::TempFile>(io::TempFile::create(dir, "spool"));
+  std::vector<unsigned char> buf(size_t(8) << 20);
+  uint64_t off = 0;
+  for (size_t n; (n = in.read_stream(buf.data(), buf.size())) > 0; off += n) t->file().write_at(buf.data(), n, off);
+  checked_record_count(in.path(), off, f);
+  t->file().set_label(in.path());
+  return t;
+}
+
+std::vector<MergeInput> open_merge_inputs(const std::vector<std::string>& args, const Format& f,
+                                          const std::string& tmp_dir, std::vector<std::string>& runs_dirs) {
+  std::vector<MergeInput> out;
+  bool stdin_taken = false;
+  for (const auto& a : args) {
+    struct stat st;
+    if (a != "-" && ::stat(a.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      runs_dirs.push_back(a);
+      for (const ManifestRun& r : read_runs_manifest(a, f)) {
+        MergeInput m;
+        m.file = std::make_shared<io::File>(io::File::open_read(r.path));
+        if (m.file->size() != r.bytes)
+          fail_usage(r.path + ": run file is " + std::to_string(m.file->size()) + " bytes, the manifest says " +
+                     std::to_string(r.bytes));
+        m.from_manifest = true;
+        m.checksum = r.checksum;
+        out.push_back(std::move(m));
+      }
+      continue;
+    }
+    if (a == "-" && stdin_taken) fail_usage("merge: '-' (standard input) can be given once");
+    stdin_taken = stdin_taken || a == "-";
+    io::File in = open_input(a, f);
+    MergeInput m;
+    if (in.is_stream()) {
+      io::require_writable_dir(tmp_dir, "temporary");
+      m.spool = spool_stream(in, f, tmp_dir);
+    } else {
+      m.file = std::make_shared<io::File>(std::move(in));
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+// Hashes the runs of runs directories on a thread of its own while the merge reads
+// them; finish() throws Error(usage) naming the first whose checksum is not the
+// manifest's. Nothing is committed before it returns.
+class RunVerifier {
+ public:
+  explicit RunVerifier(const std::vector<MergeInput>& inputs) {
+    for (const auto& m : inputs)
+      if (m.from_manifest) runs_.push_back(&m);
+    if (!runs_.empty()) thread_ = std::thread([this] { run(); });
+  }
+  ~RunVerifier() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  void finish() {
+    if (thread_.joinable()) thread_.join();
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  void run() {
+    try {
+      std::vector<unsigned char> buf(size_t(8) << 20);
+      for (const MergeInput* m : runs_) {
+        const uint64_t n = m->file->size();
+        io::Xxh3 h;
+        for (uint64_t off = 0; off < n && !stop_; off += buf.size()) {
+          const size_t len = size_t(std::min<uint64_t>(buf.size(), n - off));
+          m->file->read_at(buf.data(), len, off);
+          h.update(buf.data(), len);
+        }
+        if (stop_) return;
+        if (h.digest() != m->checksum)
+          fail_usage(m->file->path() + ": run file does not match its checksum in the manifest (" +
+                     io::hex64(m->checksum) + ", the file hashes to " + io::hex64(h.digest()) +
+                     "): it changed after `gxsort runs` wrote it");
+      }
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+  }
+  std::vector<const MergeInput*> runs_;
+  std::atomic<bool> stop_{false};
+  std::exception_ptr error_;
+  std::thread thread_;
+};
+
+}  // namespace
+
+RunStats merge_files(const std::vector<std::string>& args, const std::string& output, const EngineOptions& opt) {
+  auto t_start = Clock::now();
+  const Format& f = opt.format;
+  f.validate();
+  if (args.empty()) fail_usage("merge needs at least one input file");
+  const std::vector<std::string> tmp_dirs = temp_dirs(opt, default_temp_dir(output));
+  std::vector<std::string> runs_dirs;
+  std::vector<MergeInput> inputs = open_merge_inputs(args, f, tmp_dirs[0], runs_dirs);
+  if (output != "-") {
+    const std::string out_dir = io::directory_of(io::resolve_symlinks(output));
+    for (const auto& d : runs_dirs)
+      if (io::same_file(out_dir, d))
+        fail_usage(output + ": the output is inside the runs directory " + d +
+                   " being merged (a later merge of it would take the output for a run); write it elsewhere");
+  }
+  std::vector<TreeInput> tree;
+  uint64_t bytes = 0;
+  for (const auto& m : inputs) {
+    TreeInput t;
+    t.file = m.spool ? std::shared_ptr<io::File>(m.spool, &m.spool->file()) : m.file;
+    t.records = checked_record_count(t.file->path(), t.file->size(), f);
+    bytes += t.records * f.record_size;
+    tree.push_back(std::move(t));
+  }
+  Prepared p = prepare(opt, bytes, default_temp_dir(output));
+  // Merging needs no run formation: the tree is planned for the files as given.
+  Plan plan;
+  plan.mode = PlanMode::external;
+  plan.records = bytes / f.record_size;
+  plan.input_bytes = bytes;
+  plan.record_size = f.record_size;
+  for (const auto& t : tree) plan.run_sizes.push_back(t.records);
+  plan_merge_tree(p.plan_input, plan);
+  io::Output out = io::Output::open(output, p.tmp_dirs[0]);
+  std::vector<io::SpaceNeed> needs{{out.space_dir(), bytes, "the output"}};
+  if (plan.levels.size() > 1) {
+    for (const auto& d : p.tmp_dirs) io::require_writable_dir(d, "temporary");
+    for (const auto& d : p.tmp_dirs) needs.push_back({d, plan.temp_bytes / p.tmp_dirs.size() + 1, "temporary runs"});
+  }
+  io::check_space(needs);
+
+  RunStats st;
+  st.command = "merge";
+  st.backend = p.backend->name();
+  st.mode = "merge";
+  st.records = plan.records;
+  st.input_bytes = st.output_bytes = bytes;
+  st.runs = tree.size();
+  if (!out.streamed()) out.file().start_write_behind();
+  RunVerifier verifier(inputs);
+  std::atomic<uint64_t> done{0};
+  MergeJob job;
+  job.format = &f;
+  job.backend = p.backend.get();
+  job.merge_kernel = opt.merge_kernel;
+  job.window_memory = p.memory;
+  job.unique = opt.unique;
+  job.progress = opt.progress;
+  job.buffer_bytes = std::max<size_t>(plan.merge_buffer_bytes, f.record_size);
+  job.threads = plan.merge_threads;
+  job.verify_sorted = true;
+  job.direct_temp = plan.direct_io;
+  job.direct_output = use_direct_io(p.plan_input.direct_io, bytes, p.plan_input.page_cache_bytes) && opt.fsync &&
+                      !out.streamed();
+  job.done_bytes = &done;
+  job.total_bytes = bytes;
+  uint64_t kept = 0;
+  st.merge_levels = merge_tree_to(job, std::move(tree), plan.fan_in, p.tmp_dirs, out.file(), 0,
+                                  [&](size_t level, double secs, uint64_t b) {
+                                    st.phases.push_back({"merge level " + std::to_string(level), secs, b, b});
+                                    done = 0;
+                                  }, &kept);
+  st.output_bytes = kept * f.record_size;
+  verifier.finish();
+  for (const auto& m : inputs)
+    if (m.file) m.file->check_unchanged();
+  out.commit(opt.fsync);
+  st.seconds = since(t_start);
+  return st;
+}
+
+}  // namespace gxsort
