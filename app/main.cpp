@@ -55,6 +55,8 @@ int run(const cli::Command& cmd) {
   // Checked (and its room reserved) before any work; written after the output.
   StatsFile stats(writes_stats(cmd.name) ? cmd.stats_json : std::string(), cmd.inputs, cmd.output, cmd.engine);
   auto write_stats = [&](const cli::Command&, const RunStats& s) { stats.write(s, cmd.engine.fsync); };
+  // What a command reports goes to stdout, unless its output does (-o -, --parents -).
+  FILE* report = cmd.output == "-" || cmd.engine.graph.bfs.parents_output == "-" ? stderr : stdout;
   cli::ProgressLine progress(!cmd.quiet);
   EngineOptions opt = cmd.engine;
   opt.progress = [&progress](const char* phase, uint64_t done, uint64_t total) { progress.update(phase, done, total); };
@@ -71,10 +73,10 @@ int run(const cli::Command& cmd) {
     CheckResult r = check_file(cmd.inputs[0], opt);
     progress.finish();
     if (!cmd.quiet) {
-      std::printf("file: %s\nrecords: %" PRIu64 "\n", cmd.inputs[0].c_str(), r.records);
-      if (r.sorted) std::printf("sorted: yes\n");
-      else std::printf("sorted: no (record %" PRIu64 " is smaller than the one before it)\n", r.first_violation);
-      std::printf("duplicate keys: %" PRIu64 "\nchecksum: %016" PRIx64 "\nxxh3: %016" PRIx64 "\n", r.duplicates, r.checksum,
+      std::fprintf(report, "file: %s\nrecords: %" PRIu64 "\n", cmd.inputs[0].c_str(), r.records);
+      if (r.sorted) std::fprintf(report, "sorted: yes\n");
+      else std::fprintf(report, "sorted: no (record %" PRIu64 " is smaller than the one before it)\n", r.first_violation);
+      std::fprintf(report, "duplicate keys: %" PRIu64 "\nchecksum: %016" PRIx64 "\nxxh3: %016" PRIx64 "\n", r.duplicates, r.checksum,
                   r.xxh3);
     }
     return r.sorted ? 0 : int(ExitCode::check_failed);
@@ -82,7 +84,7 @@ int run(const cli::Command& cmd) {
   if (cmd.name == "reduce") {
     ReduceResult r = reduce_file(cmd.inputs[0], cmd.reduce_op, cmd.reduce_algo, opt);
     progress.finish();
-    std::printf("%s\n", r.text.c_str());
+    std::fprintf(report, "%s\n", r.text.c_str());
     write_stats(cmd, r.stats);
     summarize(cmd, r.stats);
     return 0;
@@ -91,7 +93,7 @@ int run(const cli::Command& cmd) {
     GraphBuildResult r = graph_build(cmd.inputs[0], cmd.output, opt.graph.build, opt);
     progress.finish();
     if (!cmd.quiet)
-      std::printf("graph: %s\nvertices: %" PRIu64 "\nedges: %" PRIu64 " (from %" PRIu64 " input edges)\ntime: %.3f s\n",
+      std::fprintf(report, "graph: %s\nvertices: %" PRIu64 "\nedges: %" PRIu64 " (from %" PRIu64 " input edges)\ntime: %.3f s\n",
                   cmd.output.c_str(), r.vertices, r.edges, r.input_edges, r.stats.seconds);
     write_stats(cmd, r.stats);
     summarize(cmd, r.stats);
@@ -101,24 +103,24 @@ int run(const cli::Command& cmd) {
     BfsResult r = bfs_file(cmd.inputs[0], opt.graph.bfs, opt);
     progress.finish();
     if (!cmd.quiet) {
-      std::printf("graph: %" PRIu64 " vertices, %" PRIu64 " edges%s; backend %s; load %.3f s\n", r.vertices, r.edges,
+      std::fprintf(report, "graph: %" PRIu64 " vertices, %" PRIu64 " edges%s; backend %s; load %.3f s\n", r.vertices, r.edges,
                   r.symmetric ? " (symmetric)" : "", r.backend.c_str(), r.load_seconds);
       double sum_t = 0, sum_g = 0, sum_g500 = 0;
       for (const BfsSearch& b : r.searches) {
-        std::printf("source %" PRIu64 ": levels %u, vertices reached %" PRIu64 ", edges traversed %" PRIu64
+        std::fprintf(report, "source %" PRIu64 ": levels %u, vertices reached %" PRIu64 ", edges traversed %" PRIu64
                     " (sum of out-degrees of reached vertices), time %.3f ms, %.3f GTEPS; Graph500 edges %" PRIu64
                     ", %.3f GTEPS\n",
                     b.source, b.depth, b.reached, b.edges_traversed, b.seconds * 1e3, b.gteps, b.graph500_edges,
                     b.graph500_gteps);
         if (b.partitions_streamed)
-          std::printf("  neighbors streamed: %" PRIu64 " partition copies, %.1f MiB\n", b.partitions_streamed,
+          std::fprintf(report, "  neighbors streamed: %" PRIu64 " partition copies, %.1f MiB\n", b.partitions_streamed,
                       double(b.streamed_bytes) / (1 << 20));
         sum_t += b.seconds;
         sum_g += b.gteps;
         sum_g500 += b.graph500_gteps;
       }
       if (r.searches.size() > 1)
-        std::printf("mean of %zu searches: time %.3f ms, %.3f GTEPS; Graph500 %.3f GTEPS\n", r.searches.size(),
+        std::fprintf(report, "mean of %zu searches: time %.3f ms, %.3f GTEPS; Graph500 %.3f GTEPS\n", r.searches.size(),
                     sum_t * 1e3 / double(r.searches.size()), sum_g / double(r.searches.size()),
                     sum_g500 / double(r.searches.size()));
     }

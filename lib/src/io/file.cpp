@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -174,16 +175,40 @@ File File::open_read(const std::string& path) {
   if (S_ISDIR(st.st_mode)) fail_errno(path, "cannot open for reading", EISDIR);
   f.open_size_ = uint64_t(st.st_size);
   f.open_mtime_ns_ = mtime_ns(st);
+  forget_mapping_faults(uint64_t(st.st_dev), uint64_t(st.st_ino));
   ::posix_fadvise(f.fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
   return f;
 }
+
+namespace {
+// Files whose st_size is not their length: anything but a regular file, and the files
+// of the kernel's pseudo file systems, which say 0 (or a page) whatever they hold.
+bool size_untrusted(int fd, const struct stat& st) {
+  if (!S_ISREG(st.st_mode)) return true;
+  struct statfs fs;
+  if (::fstatfs(fd, &fs) != 0) return false;
+  switch (static_cast<unsigned long>(fs.f_type)) {
+    case 0x9fa0:      // proc
+    case 0x62656572:  // sysfs
+    case 0x64626720:  // debugfs
+    case 0x74726163:  // tracefs
+    case 0x62656570:  // configfs
+    case 0x73636673:  // securityfs
+    case 0x27e0eb:    // cgroup
+    case 0x63677270:  // cgroup2
+      return true;
+    default:
+      return false;
+  }
+}
+}  // namespace
 
 File File::open_input(const std::string& path) {
   if (path != "-") {
     File f = open_read(path);
     struct stat st;
     if (::fstat(f.fd_, &st) != 0) fail_errno(path, "cannot stat", errno);
-    f.stream_ = !S_ISREG(st.st_mode);
+    f.stream_ = size_untrusted(f.fd_, st);
     return f;
   }
   File f;
@@ -195,7 +220,7 @@ File File::open_input(const std::string& path) {
   if (S_ISDIR(st.st_mode)) fail_errno("stdin", "cannot open for reading", EISDIR);
   // `gxsort sort - < file` reads a regular file: sized and read in place, as by name
   // (unless the shell left it part-read: then what is left is read as a stream).
-  f.stream_ = !S_ISREG(st.st_mode) || ::lseek(f.fd_, 0, SEEK_CUR) != 0;
+  f.stream_ = size_untrusted(f.fd_, st) || ::lseek(f.fd_, 0, SEEK_CUR) != 0;
   f.open_size_ = uint64_t(st.st_size);
   f.open_mtime_ns_ = mtime_ns(st);
   return f;
@@ -232,7 +257,7 @@ void File::check_unchanged() const {
   if (stream_ || open_mtime_ns_ < 0) return;
   struct stat st;
   if (::fstat(fd_, &st) != 0) fail_errno(path_, "cannot stat", errno);
-  const bool shrank = mapping_fault_seen() || uint64_t(st.st_size) < open_size_;
+  const bool shrank = mapping_fault_seen(uint64_t(st.st_dev), uint64_t(st.st_ino)) || uint64_t(st.st_size) < open_size_;
   if (shrank || uint64_t(st.st_size) != open_size_ || mtime_ns(st) != open_mtime_ns_)
     throw Error(ExitCode::io, path_ + ": input changed during the run (" +
                                   (shrank ? "it shrank" : uint64_t(st.st_size) > open_size_ ? "it grew" : "it was modified") +
@@ -263,7 +288,7 @@ void File::read_at(void* dst, size_t n, uint64_t offset) const {
     }
     if (r == 0)
       throw Error(ExitCode::io, path_ + ": unexpected end of file at offset " + std::to_string(offset) +
-                                    " (did the file change while gxsort ran?)");
+                                    ": input changed during the run (it is shorter than when gxsort opened it)");
     p += r;
     n -= size_t(r);
     offset += uint64_t(r);
@@ -391,7 +416,7 @@ bool File::read_direct_at(void* dst, size_t n, uint64_t offset) const {
       if (r < 0) fail_errno(path_, "read failed at offset " + std::to_string(offset + got), errno);
       if (r == 0)
         throw Error(ExitCode::io, path_ + ": unexpected end of file at offset " + std::to_string(offset + got) +
-                                      " (did the file change while gxsort ran?)");
+                                      ": input changed during the run (it is shorter than when gxsort opened it)");
       got += size_t(r);
     }
     if (got >= n) return true;

@@ -32,9 +32,10 @@ class File {
   File();
   static File open_read(const std::string& path);
   // An input as a shell names it: "-" is standard input; a path that is not a regular
-  // file (pipe, FIFO, character or block device, /proc file) is a stream, whose size is
-  // unknown until it ends: it is read in order (read_chunk, read_stream) and never sized
-  // by st_size. Standard input that is a regular file at offset 0 is a regular file.
+  // file (pipe, FIFO, character or block device), or a file of /proc, /sys or another
+  // of the kernel's pseudo file systems, is a stream, whose size is unknown until it ends: it is
+  // read in order (read_chunk, read_stream) and never sized by st_size. Standard input
+  // that is a regular file at offset 0 is a regular file.
   static File open_input(const std::string& path);
   // Creates a new file that must not exist yet (O_EXCL), mode 0644 (before umask).
   static File create_new(const std::string& path);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -29,7 +30,9 @@ MappedFile MappedFile::map_read(const File& f, size_t bytes, uint64_t offset, bo
   m.p_ = static_cast<unsigned char*>(p);
   m.n_ = bytes + lead;
   m.lead_ = lead;
-  guard_mapping(p, m.n_);  // a file that shrinks under the mapping: an error, not SIGBUS
+  struct stat st{};
+  ::fstat(f.fd(), &st);
+  guard_mapping(p, m.n_, uint64_t(st.st_dev), uint64_t(st.st_ino));  // a file that shrinks under it: an error, not SIGBUS
   m.guarded_ = true;
   ::madvise(p, m.n_, MADV_SEQUENTIAL);
   return m;

@@ -19,7 +19,21 @@ namespace {
 constexpr int kSlots = 256;
 std::atomic<uintptr_t> g_begin[kSlots];
 std::atomic<uintptr_t> g_end[kSlots];
-std::atomic<bool> g_fault{false};
+std::atomic<uint64_t> g_dev[kSlots], g_ino[kSlots];
+// Files whose mappings faulted (dev, ino + 1; 0 = free).
+constexpr int kFaults = 64;
+std::atomic<uint64_t> g_fault_dev[kFaults], g_fault_ino[kFaults];
+
+void record_fault(uint64_t dev, uint64_t ino) {
+  for (int i = 0; i < kFaults; ++i) {
+    uint64_t expected = 0;
+    if (g_fault_ino[i].load() == ino + 1 && g_fault_dev[i].load() == dev) return;
+    if (g_fault_ino[i].compare_exchange_strong(expected, ino + 1)) {
+      g_fault_dev[i].store(dev);
+      return;
+    }
+  }
+}
 
 extern "C" void on_sigbus(int sig, siginfo_t* info, void*) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(info->si_addr);
@@ -31,7 +45,7 @@ extern "C" void on_sigbus(int sig, siginfo_t* info, void*) {
     const uintptr_t page = a & ~uintptr_t(4095);
     void* p = ::mmap(reinterpret_cast<void*>(page), e - page, PROT_READ, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) break;
-    g_fault.store(true);
+    record_fault(g_dev[i].load(), g_ino[i].load());
     return;  // the faulting load runs again and reads a zero
   }
   // Not ours: the temp files go, then the default action (the load faults again).
@@ -53,13 +67,15 @@ void install_once() {
 
 }  // namespace
 
-void guard_mapping(const void* begin, size_t bytes) {
+void guard_mapping(const void* begin, size_t bytes, uint64_t dev, uint64_t ino) {
   if (!begin || bytes == 0) return;
   install_once();
   const uintptr_t b = reinterpret_cast<uintptr_t>(begin);
   for (int i = 0; i < kSlots; ++i) {
     uintptr_t expected = 0;
     if (g_begin[i].compare_exchange_strong(expected, b)) {
+      g_dev[i].store(dev);
+      g_ino[i].store(ino);
       g_end[i].store(b + bytes);
       return;
     }
@@ -78,6 +94,15 @@ void unguard_mapping(const void* begin) {
     }
 }
 
-bool mapping_fault_seen() { return g_fault.load(); }
+bool mapping_fault_seen(uint64_t dev, uint64_t ino) {
+  for (int i = 0; i < kFaults; ++i)
+    if (g_fault_ino[i].load() == ino + 1 && g_fault_dev[i].load() == dev) return true;
+  return false;
+}
+
+void forget_mapping_faults(uint64_t dev, uint64_t ino) {
+  for (int i = 0; i < kFaults; ++i)
+    if (g_fault_ino[i].load() == ino + 1 && g_fault_dev[i].load() == dev) g_fault_ino[i].store(0);
+}
 
 }  // namespace gxsort::io

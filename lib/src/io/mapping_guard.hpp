@@ -7,13 +7,17 @@
 // process as before.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 namespace gxsort::io {
 
-// Guards [begin, begin + bytes) (page-aligned begin) until unguard_mapping(begin).
-void guard_mapping(const void* begin, size_t bytes);
+// Guards [begin, begin + bytes) (page-aligned begin), a mapping of the file with this
+// device and inode, until unguard_mapping(begin).
+void guard_mapping(const void* begin, size_t bytes, uint64_t dev, uint64_t ino);
 void unguard_mapping(const void* begin);
-// Whether any guarded mapping faulted since the process started.
-bool mapping_fault_seen();
+// Whether a guarded mapping of that file faulted since the process started (or since
+// forget_mapping_faults for it: a file opened anew, perhaps a new file on a reused inode).
+bool mapping_fault_seen(uint64_t dev, uint64_t ino);
+void forget_mapping_faults(uint64_t dev, uint64_t ino);
 
 }  // namespace gxsort::io

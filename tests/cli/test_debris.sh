@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# What a killed job leaves, and inputs that change under a sort: after kill -9 the temp
+# files (all named .gxsort.<host>.<pid>.<kind>.<n>.tmp) are found by one glob, a later
+# command notes them, and `gxsort clean` removes them (never a running job's); an input
+# truncated while it is sorted (mapped in memory, partitioned, merged) fails with exit 3
+# and leaves nothing.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
+
+mkdir -p T O
+gx gen -o big.bin --count $((24 * 1024 * 1024)) --seed 5 -q   # 192 MiB of u64
+
+# wait_for PATTERN DIR...: until a file matching PATTERN exists (at most 10 s) or $PID ends.
+wait_for() {
+  local pat=$1; shift
+  local i
+  for ((i = 0; i < 400; i++)); do
+    [[ -n "$(find "$@" -name "$pat" 2>/dev/null | head -1)" ]] && return 0
+    kill -0 "$PID" 2>/dev/null || return 1
+    sleep 0.025
+  done
+  return 1
+}
+
+# ---- kill -9, the glob, the note, clean ----
+"$GX" sort big.bin -o O/out.bin --memory 2M --ooc merge --tmp-dir T -q 2>/dev/null &
+PID=$!
+if wait_for '.gxsort.*.run.*' T; then
+  sleep 0.2
+  kill -9 "$PID"; wait "$PID" 2>/dev/null
+  left=$(ls -A T O | grep -c '^\.gxsort\..*\.tmp$')
+  glob=$(cd T && ls -A .gxsort.*.tmp 2>/dev/null | wc -l)
+  ((left > 0)) && pass "kill -9 during run formation leaves temp files ($left)" || fail "kill -9 leaves temp files" "none"
+  ((glob > 0)) && pass "one glob (.gxsort.*.tmp) finds them" || fail "one glob finds them" "none"
+  [[ -z "$(find T O -name '*.tmp' ! -name '.gxsort.*.tmp')" ]] && pass "every temp file has the .gxsort.*.tmp name" \
+    || fail "every temp file has the .gxsort.*.tmp name" "$(find T O -name '*.tmp' ! -name '.gxsort.*.tmp')"
+  # A later command in the same temp directory says so, and still works.
+  gx sort big.bin -o O/small.bin --tmp-dir T --memory 64M --device cpu
+  expect_rc "a sort after the kill: exit 0" 0
+  grep -q "gxsort clean -T T" "$WORK/last.err" && pass "a later sort notes the leftovers and names gxsort clean" || fail "a later sort notes the leftovers" "$(last_err)"
+  gx sort big.bin -o O/small.bin --tmp-dir T --memory 64M --device cpu -q
+  [[ ! -s "$WORK/last.err" ]] && pass "-q: no note" || fail "-q: no note" "$(last_err)"
+  # A running job's files are kept.
+  "$GX" sort big.bin -o O/live.bin --memory 2M --ooc merge --tmp-dir T -q 2>/dev/null &
+  LIVE=$!
+  PID=$LIVE
+  wait_for ".gxsort.*.$LIVE.run.*" T
+  gx clean -T T -T O -n
+  grep -q "^kept .*is running" "$WORK/last.out" && pass "clean -n: the running job's files are kept" || skip "clean -n while a job runs" "the job ended first"
+  grep -q "^removed" "$WORK/last.out" && fail "clean -n removes nothing" "$(grep -m1 ^removed "$WORK/last.out")" || pass "clean -n removes nothing"
+  gx clean -T T -T O
+  expect_rc "clean: exit 0" 0
+  grep -q "^removed .*is gone" "$WORK/last.out" && pass "clean: the dead job's files are removed, with the reason" || fail "clean: removed lines" "$(head -3 "$WORK/last.out")"
+  wait "$LIVE"; RC=$?
+  expect_rc "the job that ran during clean completes" 0
+  "$GX" check O/live.bin -q && [[ $(stat -c %s O/live.bin) == $(stat -c %s big.bin) ]] && pass "... with a complete sorted output" || fail "... complete sorted output" "missing or unsorted"
+  [[ -z "$(leftover_temps T O)" ]] && pass "after clean and the job: no temp files" || fail "no temp files" "$(leftover_temps T O)"
+  rm -f O/*.bin
+else
+  wait "$PID"
+  skip "kill -9 during run formation" "the sort ended before a run appeared"
+fi
+gx clean -T T
+grep -q "0 removed" "$WORK/last.out" && pass "clean of a clean directory: 0 removed" || fail "clean of a clean directory" "$(cat "$WORK/last.out")"
+
+# ---- an input that shrinks while it is sorted ----
+# shrink NAME PATTERN ARGS...: starts `sort` on a copy of big.bin, truncates the copy
+# once a temp file matching PATTERN exists, and expects exit 3, no output, no temp files.
+shrink() {
+  local name=$1 pat=$2; shift 2
+  cp big.bin victim.bin
+  rm -f O/out.bin
+  "$GX" sort victim.bin -o O/out.bin --tmp-dir T -q "$@" 2>"$WORK/last.err" &
+  PID=$!
+  if ! wait_for "$pat" T O; then
+    wait "$PID"; RC=$?
+    skip "$name" "the sort ended (exit $RC) before its temp file appeared"; return
+  fi
+  truncate -s $((64 * 1024 * 1024)) victim.bin
+  wait "$PID"; RC=$?
+  if [[ $RC == 0 ]]; then skip "$name" "the sort finished before the truncation"; rm -f O/out.bin; return; fi
+  expect_rc "$name: exit 3 (not SIGBUS)" 3
+  err_mentions "$name: message" "victim.bin" "changed"
+  [[ ! -e O/out.bin ]] && pass "$name: no output" || fail "$name: no output" "exists"
+  local l; l=$(leftover_temps T O "$WORK")
+  [[ -z "$l" ]] && pass "$name: no temp files left" || fail "$name: no temp files left" "$(echo $l)"
+}
+shrink "truncated during the mapped in-memory sort" '.gxsort.*.out.*' --device cpu --threads 1
+shrink "truncated while partitioning" '.gxsort.*.bucket.*' --memory 8M --ooc partition --device cpu --threads 1
+shrink "truncated during run formation" '.gxsort.*.run.*' --memory 2M --ooc merge
+finish
