@@ -158,22 +158,36 @@ struct EarlyCudaStart {
   }
 };
 
+// Out of host memory, whatever asked for it: the budget is --memory's (or the RAM and
+// cgroup limits under it). Names the command's input, the budget and what to change.
+std::string out_of_memory(const cli::Command& cmd, uint64_t bytes) {
+  std::string what = cmd.name;
+  if (!cmd.inputs.empty()) what += " " + cmd.inputs[0];
+  const std::string asked = bytes ? "allocating " + std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB " : "";
+  const std::string budget = cmd.engine.memory.empty() ? "the default --memory (half of RAM)" : "--memory " + cmd.engine.memory;
+  return what + ": out of host memory " + asked + "within " + budget +
+         ": lower --memory, or raise the memory limit of the job (ulimit -v, the cgroup or the batch scheduler's)";
+}
+
 int main(int argc, char** argv) {
+  cli::Command cmd;
   try {
-    const cli::Command cmd = cli::parse_command_line(argc, argv);
+    cmd = cli::parse_command_line(argc, argv);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "gxsort: %s\n", e.what());
+    return int(e.code());
+  }
+  try {
     EarlyCudaStart early(cmd);
     return run(cmd);
+  } catch (const OutOfMemory& e) {
+    std::fprintf(stderr, "gxsort: %s\n", out_of_memory(cmd, e.bytes()).c_str());
+    return int(ExitCode::io);
   } catch (const Error& e) {
     std::fprintf(stderr, "gxsort: %s\n", e.what());
     return int(e.code());
   } catch (const std::bad_alloc&) {
-    // Whatever asked for it, the budget is --memory's (or the RAM and cgroup limits
-    // under it): say which file was being worked on and what to change.
-    std::string what = argc > 1 ? argv[1] : "gxsort";
-    for (int i = 2; i < argc; ++i)
-      if (argv[i][0] != '-' || std::string(argv[i]) == "-") { what += std::string(" ") + argv[i]; break; }
-    std::fprintf(stderr, "gxsort: %s: out of memory: the process could not get the memory it asked for (lower --memory, "
-                         "or raise the memory limit of the job)\n", what.c_str());
+    std::fprintf(stderr, "gxsort: %s\n", out_of_memory(cmd, 0).c_str());
     return int(ExitCode::io);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gxsort: %s\n", e.what());

@@ -3,6 +3,8 @@
 # here: cmake --preset gpu && cmake --build build-gpu -j2). Logs go to $OUT.
 #   tools/gpu-check.sh tests   unit tests, GPU tests, end-to-end CPU vs GPU byte identity
 #   tools/gpu-check.sh bench   kernel and end-to-end benchmarks (tables on stdout)
+#   tools/gpu-check.sh cli     the CLI suite (tests/cli) with the GPU binary (--device auto
+#                              takes the GPU): streams, outputs, runs, signals, errors
 set -uo pipefail
 mode=${1:-tests}
 b=${BUILD:-build-gpu}
@@ -14,6 +16,17 @@ rm -rf "$work"; mkdir -p "$work"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 fail=0
 step() { echo "== $*"; }
+
+if [ "$mode" = cli ]; then
+  step "CLI suite with the GPU binary"
+  for t in tests/cli/test_*.sh; do
+    name=$(basename "$t" .sh)
+    bash "$t" "$g" > "$out/cli_$name.log" 2>&1; rc=$?
+    echo "$name: $(tail -1 "$out/cli_$name.log") (exit $rc)"
+    [ $rc = 0 ] || [ $rc = 77 ] || { fail=1; grep '^FAIL' "$out/cli_$name.log" | head -5; }
+  done
+  exit $fail
+fi
 
 if [ "$mode" = tests ]; then
   # SUITES=0 skips the two test binaries; E2E_FILTER=regex keeps the end-to-end cases
@@ -61,6 +74,16 @@ if [ "$mode" = tests ]; then
   e2e gensort-ooc-partition "--count 1000000 --format gensort --dist few-unique" "--format gensort --device-memory 16M --memory 32M --ooc partition"
   for k in basic tiled circular thrust; do
     e2e "u64-ooc-$k" "--count 4000037 --dist zipf" "--device-memory 8M --memory 16M --merge-kernel $k"
+  done
+  step "streams: gen -o - | sort - -o - | check -, in and out of core, cpu and cuda agree"
+  for mem in 8G 16M; do
+    for fmt in "--type u64" "--format gensort" "--record-size 24 --key-offset 8 --key-type f64"; do
+      "$g" gen -o - --count 2000003 $fmt --dist few-unique -q | "$g" sort - -o "$work/s.cpu" $fmt --memory $mem --device cpu -q
+      "$g" gen -o - --count 2000003 $fmt --dist few-unique -q | "$g" sort - -o - $fmt --memory $mem --device-memory 64M --device cuda -q > "$work/s.gpu"
+      if cmp -s "$work/s.cpu" "$work/s.gpu" && "$g" check - $fmt -q < "$work/s.gpu"; then pass=$((pass+1)); echo "ok   stream $fmt --memory $mem"
+      else bad=$((bad+1)); echo "FAIL stream $fmt --memory $mem"; fi
+      rm -f "$work"/s.*
+    done
   done
   step "check: cpu and cuda agree"
   "$g" gen -o "$work/c1" --count 9000001 --dist few-unique -q

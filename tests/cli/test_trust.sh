@@ -138,5 +138,12 @@ gx graph build far.txt -o far.csr --memory 1G
 expect_rc "graph build with offsets larger than --memory: exit 3" 3
 err_mentions "graph build offsets: message names the file and the option" "far.txt" "--memory"
 [[ ! -e far.csr ]] && pass "graph build offsets: no output" || fail "graph build offsets: no output" "exists"
+# Memory the process cannot get (here a ulimit below --memory): one line naming the input,
+# the budget and the options that change it; exit 3; nothing left.
+head -c 8000000 /dev/urandom >rnd.bin
+(ulimit -v 1000000; cat rnd.bin | "$GX" sort - -o oom.bin --memory 3G --device cpu) >"$WORK/last.out" 2>"$WORK/last.err"; RC=$?
+expect_rc "sort - with --memory above the process's limit: exit 3" 3
+err_mentions "out of memory: message names the input and --memory" "sort -" "out of host memory" "--memory 3G" "lower --memory"
+[[ ! -e oom.bin ]] && pass "out of memory: no output" || fail "out of memory: no output" "exists"
 no_temps "sizes"
 finish

@@ -1,5 +1,6 @@
 // Typed errors thrown by the library and mapped to exit codes once, in main().
 #pragma once
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -21,6 +22,19 @@ class Error : public std::runtime_error {
 
  private:
   ExitCode code_;
+};
+
+// Host memory that could not be had (exit 3): the app names the command's input and the
+// --memory budget, and says what raises it.
+class OutOfMemory : public Error {
+ public:
+  explicit OutOfMemory(uint64_t bytes)
+      : Error(ExitCode::io, "out of host memory allocating " + std::to_string(bytes) + " bytes (lower --memory)"),
+        bytes_(bytes) {}
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  uint64_t bytes_;
 };
 
 [[noreturn]] inline void fail_usage(const std::string& m) { throw Error(ExitCode::usage, m); }

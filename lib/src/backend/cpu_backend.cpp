@@ -91,7 +91,7 @@ class CpuBackend : public Backend {
   HostBuffer allocate_host(size_t bytes) override {
     size_t rounded = (std::max<size_t>(bytes, 1) + 4095) / 4096 * 4096;
     void* p = std::aligned_alloc(4096, rounded);
-    if (!p) throw Error(ExitCode::io, "out of host memory allocating " + format_bytes(bytes) + " (lower --memory)");
+    if (!p) throw OutOfMemory(bytes);
     return HostBuffer(static_cast<unsigned char*>(p), bytes, free_aligned);
   }
 

@@ -314,7 +314,7 @@ void File::write_at(const void* src, size_t n, uint64_t offset) const {
 AlignedBuffer::AlignedBuffer(size_t bytes) : size_(bytes) {
   const size_t rounded = (std::max<size_t>(bytes, 1) + kDirectBlock - 1) / kDirectBlock * kDirectBlock;
   p_.reset(static_cast<unsigned char*>(std::aligned_alloc(kDirectBlock, rounded)));
-  if (!p_) throw Error(ExitCode::io, "out of host memory allocating " + std::to_string(bytes) + " bytes (lower --memory)");
+  if (!p_) throw OutOfMemory(bytes);
 }
 
 void AlignedBuffer::Free::operator()(unsigned char* p) const { std::free(p); }
