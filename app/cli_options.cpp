@@ -3,7 +3,6 @@
 #include <boost/program_options.hpp>
 #include <sstream>
 
-
 namespace po = boost::program_options;
 
 namespace gxsort::cli {
@@ -26,24 +25,174 @@ void validate(boost::any& v, const std::vector<std::string>& values, Unsigned*, 
 
 namespace {
 
-struct FormatArgs {
-  std::string type, key_type, format;
-  Unsigned record_size, key_offset, key_bytes;
-  bool reverse = false;
+// The text of every option as given; typed once, in to_command().
+struct Args {
+  std::string type, key_type, format, memory, device = "auto", device_memory, merge_kernel = "auto",
+      direct_io = "auto", ooc = "auto", keep = "first", strategy = "auto", input_format = "auto", op, algo = "flat",
+      dist = "uniform", graph;
+  Unsigned record_size, key_offset, key_bytes, fan_in, threads, count, seed{1}, scale, edge_factor{16}, source,
+      random_sources;
+  bool reverse = false, help = false, no_fsync = false, json = false, dot = false;
 };
 
-void add_format_options(po::options_description& d, FormatArgs& a) {
+// What each command takes: its operand shape, and which groups of options apply.
+struct Spec {
+  const char* name;
+  const char* operands;  // for the usage line
+  const char* summary;
+  bool stats, output, format, memory, device, engine, unique;
+};
+// memory: --memory, --tmp-dir, --threads; device: --device, --device-memory;
+// engine: --fan-in, --no-fsync, --direct-io, --ooc, --merge-kernel.
+const Spec kSpecs[] = {
+    {"sort", "IN -o OUT", "sort a binary file of fixed-size records (stable)", true, true, true, true, true, true, true},
+    {"plan", "IN", "print what `sort` would do (--json, --dot)", false, true, true, true, true, true, true},
+    {"runs", "IN -o DIR", "form sorted runs only (run files and a manifest)", true, true, true, true, true, false, true},
+    {"merge", "FILE... -o OUT", "merge sorted files (a `runs` directory stands for its runs)", true, true, true, true,
+     true, true, true},
+    {"check", "FILE", "record count, order, duplicate keys, checksums (exit 1: not sorted)", false, false, true, false,
+     true, false, false},
+    {"gen", "-o FILE --count N", "generate test data (--dist, --seed), or an edge list (--graph)", true, true, true,
+     false, false, false, false},
+    {"dedupe", "IN -o OUT", "sorted, one record per distinct key", true, true, true, true, true, true, false},
+    {"reduce", "FILE --op OP", "a reduction of the keys (--algo flat|nested|cub on the GPU)", true, false, true, false,
+     true, false, false},
+    {"graph build", "IN -o GRAPH", "an edge list (snap|mtx|bin32|bin64) to a CSR graph", true, true, false, true, true,
+     true, false},
+    {"bfs", "GRAPH --source S", "BFS levels (-o) and parents (--parents) of a CSR graph, with stats", false, true, false,
+     true, true, false, false},
+    {"info", "", "version, build, threads, memory, GPUs", false, false, false, true, true, false, false},
+    {"clean", "[-T DIR]...", "remove the temporary files of gxsort runs that were killed (-n: list only)", false, false,
+     false, false, false, false, false},
+};
+
+const Spec* find_spec(const std::string& name) {
+  for (const Spec& s : kSpecs)
+    if (name == s.name) return &s;
+  return nullptr;
+}
+
+// "a|b|c": the value name an option shows in --help.
+template <class E, size_t N>
+std::string names(const Choice<E> (&choices)[N]) {
+  std::string s;
+  for (const auto& c : choices) s += (s.empty() ? "" : "|") + std::string(c.name);
+  return s;
+}
+
+void add_general(po::options_description& d, const Spec& s, Command& cmd, Args& a) {
   d.add_options()
-    ("type", po::value(&a.type), "flat key file of u32|u64|i32|i64|f32|f64 (default u64)")
-    ("record-size", po::value(&a.record_size), "N-byte records (key + payload)")
-    ("key-offset", po::value(&a.key_offset), "byte offset of the key in the record (default 0)")
-    ("key-type", po::value(&a.key_type), "typed key in the record: u32|u64|i32|i64|f32|f64")
-    ("key-bytes", po::value(&a.key_bytes), "K-byte key compared as unsigned bytes")
-    ("format", po::value(&a.format), "gensort: 100-byte records with 10-byte keys")
+    ("help,h", po::bool_switch(&a.help), "show this help")
+    ("quiet,q", po::bool_switch(&cmd.quiet), "print nothing but errors");
+  if (s.stats)
+    d.add_options()
+      ("verbose,v", po::bool_switch(&cmd.verbose), "print a summary of what was done")
+      ("stats-json", po::value(&cmd.stats_json)->value_name("FILE"), "write per-phase times, bytes and throughput to FILE (- for stdout)");
+}
+
+void add_format(po::options_description& d, Args& a) {
+  d.add_options()
+    ("type", po::value(&a.type)->value_name("T"), "flat key file of u32|u64|i32|i64|f32|f64 (default u64)")
+    ("record-size", po::value(&a.record_size)->value_name("N"), "N-byte records (key + payload)")
+    ("key-offset", po::value(&a.key_offset)->value_name("O"), "byte offset of the key in the record (default 0)")
+    ("key-type", po::value(&a.key_type)->value_name("T"), "typed key in the record: u32|u64|i32|i64|f32|f64")
+    ("key-bytes", po::value(&a.key_bytes)->value_name("K"), "K-byte key compared as unsigned bytes")
+    ("format", po::value(&a.format)->value_name("NAME"), "gensort: 100-byte records with 10-byte keys")
     ("reverse,r", po::bool_switch(&a.reverse), "descending order (still stable)");
 }
 
-Format build_format(const FormatArgs& a, const po::variables_map& vm) {
+void add_memory(po::options_description& d, Command& cmd, Args& a, bool tmp_dirs) {
+  d.add_options()
+    ("memory,S", po::value(&a.memory)->value_name("SIZE"), "host memory budget: bytes, K/M/G/T or N% of RAM (default 50%)")
+    ("threads", po::value(&a.threads)->value_name("N"), "CPU threads (default: the CPUs this process may use)");
+  if (tmp_dirs)
+    d.add_options()("tmp-dir,T", po::value(&cmd.engine.tmp_dirs)->value_name("DIR"),
+                    "directory for temporary files (repeatable; default $TMPDIR, else the output's directory)");
+}
+
+void add_device(po::options_description& d, Args& a) {
+  d.add_options()
+    ("device", po::value(&a.device)->value_name(names(kDevices)), "default auto: CUDA when a GPU is usable")
+    ("device-memory", po::value(&a.device_memory)->value_name("SIZE"), "GPU memory budget: bytes or N% of free (default 80% of free)");
+}
+
+void add_engine(po::options_description& d, const Spec& s, Command& cmd, Args& a) {
+  d.add_options()("no-fsync", po::bool_switch(&a.no_fsync), "do not fsync the output before renaming it into place (faster, less durable)");
+  if (s.unique)
+    d.add_options()("unique,u", po::bool_switch(&cmd.engine.unique), "keep only the first record of each group of equal keys");
+  if (!s.engine) return;
+  d.add_options()
+    ("fan-in", po::value(&a.fan_in)->value_name("K"), "most runs merged at once (default 64, lowered to fit --memory)")
+    ("direct-io", po::value(&a.direct_io)->value_name(names(kDirectIos)), "temporary runs, and a merge's synced output, bypass the page cache (default auto: when the runs would fill more than half the memory available to the cache)")
+    ("ooc", po::value(&a.ooc)->value_name(names(kOocMethods)), "how a sort larger than --memory goes out of core: merge = sorted runs merged with the fan-in; partition = records scattered by key range into buckets, each sorted in memory (default auto: partition on the CPU on at most 4 threads when its buckets fit the page cache and no --fan-in is given)")
+    ("merge-kernel", po::value(&a.merge_kernel)->value_name(names(kMergeKernels)), "GPU merge kernel (default auto: the fastest)");
+}
+
+// The options of one command (the groups its Spec names, and its own).
+void add_command_options(po::options_description& d, const Spec& s, Command& cmd, Args& a) {
+  const std::string n = s.name;
+  if (s.output && n != "bfs") d.add_options()("output,o", po::value(&cmd.output)->value_name(n == "runs" ? "DIR" : "FILE"),
+                                              "output (- for stdout; may name the input)");
+  if (n == "runs")
+    d.add_options()("direct-io", po::value(&a.direct_io)->value_name(names(kDirectIos)), "the run files bypass the page cache (default auto: when they would fill more than half the memory available to the cache)");
+  if (n == "plan") d.add_options()("json", po::bool_switch(&a.json), "print the plan as JSON")("dot", po::bool_switch(&a.dot), "print the merge tree for Graphviz");
+  if (n == "reduce") d.add_options()
+    ("op", po::value(&a.op)->value_name(names(kReduceOps)), "the reduction (required)")
+    ("algo", po::value(&a.algo)->value_name(names(kReduceAlgos)), "GPU kernel (default flat)");
+  if (n == "dedupe") d.add_options()
+    ("assume-sorted", po::bool_switch(&cmd.engine.dedupe.assume_sorted), "the input is sorted: stream it (exit 1 naming the first unsorted record)")
+    ("count", po::bool_switch(&cmd.engine.dedupe.count), "write each kept record followed by its group size as a little-endian u64")
+    ("keep", po::value(&a.keep)->value_name("first|last"), "which record of a group of equal keys is kept, in input order (default first)")
+    ("strategy", po::value(&a.strategy)->value_name(names(kDedupeStrategies)), "default auto: bitmap for flat u32/i32/f32 keys when the input has more than 2^26 keys or does not sort in memory, and no --count");
+  if (n == "graph build") d.add_options()
+    ("input-format", po::value(&a.input_format)->value_name(names(kEdgeFormats)), "default auto: from the extension (.mtx, .bin32/.u32, .bin64/.u64, else snap)")
+    ("symmetrize", po::bool_switch(&cmd.engine.graph.build.symmetrize), "add the reverse (dst, src) of every edge")
+    ("keep-self-loops", po::bool_switch(&cmd.engine.graph.build.keep_self_loops), "keep edges (v, v) (default: dropped)")
+    ("keep-duplicates", po::bool_switch(&cmd.engine.graph.build.keep_duplicates), "keep repeated edges (default: deduplicated)");
+  if (n == "bfs") d.add_options()
+    ("output,o", po::value(&cmd.output)->value_name("LEVELS"), "write the levels (u32, unreachable 0xFFFFFFFF) to LEVELS")
+    ("source", po::value(&a.source)->value_name("S"), "the source vertex (required unless --random-sources)")
+    ("parents", po::value(&cmd.engine.graph.bfs.parents_output)->value_name("FILE"), "write the parent array (the CSR's id width) to FILE")
+    ("random-sources", po::value(&a.random_sources)->value_name("K"), "K searches from random vertices with edges (stats only; --seed)")
+    ("seed", po::value(&a.seed)->value_name("X"), "seed for --random-sources (default 1)");
+  if (n == "gen") d.add_options()
+    ("count", po::value(&a.count)->value_name("N"), "number of records")
+    ("dist", po::value(&a.dist)->value_name(names(kGenDists)), "key distribution (default uniform)")
+    ("seed", po::value(&a.seed)->value_name("X"), "random seed (default 1): the same seed gives the same bytes")
+    ("threads", po::value(&a.threads)->value_name("N"), "CPU threads (default: the CPUs this process may use)")
+    ("graph", po::value(&a.graph)->value_name(names(kGraphKinds)), "an edge list of binary u32 (scale < 32) or u64 pairs instead of records")
+    ("scale", po::value(&a.scale)->value_name("S"), "--graph: 2^S vertices")
+    ("edge-factor", po::value(&a.edge_factor)->value_name("E"), "--graph: E * 2^S edges (default 16)")
+    ("no-fsync", po::bool_switch(&a.no_fsync), "do not fsync the output before renaming it into place");
+  if (n == "clean") d.add_options()
+    ("tmp-dir,T", po::value(&cmd.engine.tmp_dirs)->value_name("DIR"), "a directory to clean (repeatable; default $TMPDIR or /tmp, and the current directory)")
+    ("dry-run,n", po::bool_switch(&cmd.dry_run), "list what would be removed, remove nothing");
+  if (n == "bfs") d.add_options()("no-fsync", po::bool_switch(&a.no_fsync), "do not fsync the outputs before renaming them into place");
+}
+
+po::options_description options_of(const Spec& s, Command& cmd, Args& a) {
+  // 100 columns: the value lists (u32|u64|...) fit on their line.
+  const unsigned w = 100, desc = 50;
+  po::options_description all(w, desc);
+  po::options_description general("general options", w, desc), command(std::string(s.name) + " options", w, desc),
+      format("record format", w, desc), resources("memory, threads and devices", w, desc), engine("engine options", w, desc);
+  add_general(general, s, cmd, a);
+  add_command_options(command, s, cmd, a);
+  if (s.format) add_format(format, a);
+  if (s.memory) add_memory(resources, cmd, a, s.engine);
+  if (std::string(s.name) == "check" || std::string(s.name) == "reduce")
+    resources.add_options()("threads", po::value(&a.threads)->value_name("N"), "CPU threads (default: the CPUs this process may use)");
+  if (s.device) add_device(resources, a);
+  if (s.engine || s.unique) add_engine(engine, s, cmd, a);
+  all.add(general);
+  if (!command.options().empty()) all.add(command);
+  if (s.format) all.add(format);
+  if (!resources.options().empty()) all.add(resources);
+  if (!engine.options().empty()) all.add(engine);
+  return all;
+}
+
+Format build_format(const Args& a, const po::variables_map& vm) {
   Format f;
   if (!a.format.empty()) {
     if (a.format != "gensort") fail_usage("--format: unknown format '" + a.format + "' (known: gensort)");
@@ -73,214 +222,178 @@ Format build_format(const FormatArgs& a, const po::variables_map& vm) {
   return f;
 }
 
+// Every option text to its typed value, once.
+void type_options(const Args& a, const po::variables_map& vm, Command& cmd) {
+  EngineOptions& e = cmd.engine;
+  if (vm.count("memory")) e.memory = parse_size_option(a.memory, "--memory");
+  if (vm.count("device-memory")) e.device_memory = parse_size_option(a.device_memory, "--device-memory");
+  if (vm.count("threads")) {
+    if (a.threads.value < 1 || a.threads.value > 4096) fail_usage("--threads: expected 1 to 4096");
+    e.threads = unsigned(a.threads.value);
+  }
+  if (vm.count("fan-in") && a.fan_in.value < 2) fail_usage("--fan-in must be at least 2");
+  e.fan_in = size_t(a.fan_in.value);
+  e.device = parse_choice(a.device, "--device", kDevices);
+  e.merge_kernel = parse_choice(a.merge_kernel, "--merge-kernel", kMergeKernels);
+  e.direct_io = parse_choice(a.direct_io, "--direct-io", kDirectIos);
+  e.ooc = parse_choice(a.ooc, "--ooc", kOocMethods);
+  e.fsync = !a.no_fsync;
+  e.dedupe.strategy = parse_choice(a.strategy, "--strategy", kDedupeStrategies);
+  if (a.keep != "first" && a.keep != "last") fail_usage("--keep: expected first or last, got '" + a.keep + "'");
+  e.dedupe.keep_last = a.keep == "last";
+  e.graph.build.input_format = parse_choice(a.input_format, "--input-format", kEdgeFormats);
+  cmd.reduce_algo = parse_choice(a.algo, "--algo", kReduceAlgos);
+  if (vm.count("op")) cmd.reduce_op = parse_choice(a.op, "--op", kReduceOps);
+  cmd.gen.dist = parse_choice(a.dist, "--dist", kGenDists);
+  cmd.gen.count = a.count.value;
+  cmd.gen.seed = a.seed.value;
+  if (vm.count("graph")) e.graph.gen.kind = parse_choice(a.graph, "--graph", kGraphKinds);
+  if (a.json && a.dot) fail_usage("plan: choose one of --json and --dot");
+  cmd.plan_format = a.json ? PlanFormat::json : a.dot ? PlanFormat::dot : PlanFormat::text;
+  if (cmd.quiet && cmd.verbose) fail_usage("-q and -v cannot be combined");
+  e.format = build_format(a, vm);
+}
+
+// The operands and the options each command requires.
+void check_operands(const Args& a, const po::variables_map& vm, Command& cmd) {
+  const std::string& name = cmd.name;
+  auto operands = [&](size_t lo, size_t hi, const char* what) {
+    if (cmd.inputs.size() < lo || cmd.inputs.size() > hi)
+      fail_usage(name + ": expected " + what + " (see gxsort " + name + " --help)");
+  };
+  auto needs_output = [&](const char* what) {
+    if (cmd.output.empty()) fail_usage(name + ": the output is required: -o " + what);
+  };
+  if (name == "sort" || name == "runs" || name == "dedupe" || name == "graph build") {
+    operands(1, 1, name == "graph build" ? "one input edge list" : "one input file");
+    needs_output(name == "runs" ? "DIR" : name == "graph build" ? "GRAPH" : "FILE");
+  } else if (name == "plan" || name == "check") {
+    operands(1, 1, "one input file");
+  } else if (name == "reduce") {
+    operands(1, 1, "one input file");
+    if (!vm.count("op")) fail_usage("reduce: --op is required (" + choice_names(kReduceOps) + ")");
+  } else if (name == "merge") {
+    operands(1, SIZE_MAX, "one or more sorted input files");
+    needs_output("FILE");
+  } else if (name == "bfs") {
+    operands(1, 1, "one CSR graph file");
+    if (vm.count("source") == vm.count("random-sources")) fail_usage("bfs: give exactly one of --source S and --random-sources K");
+    if (vm.count("random-sources") && a.random_sources.value == 0) fail_usage("--random-sources must be at least 1");
+    BfsOptions& b = cmd.engine.graph.bfs;
+    b.source = a.source.value;
+    b.random_sources = a.random_sources.value;
+    b.seed = a.seed.value;
+    b.levels_output = cmd.output;
+  } else if (name == "gen") {
+    operands(0, 0, "no operands");
+    needs_output("FILE");
+    if (vm.count("graph")) {
+      if (vm.count("count") || vm.count("dist")) fail_usage("gen --graph: --count and --dist do not apply (use --scale and --edge-factor)");
+      if (!vm.count("scale")) fail_usage("gen --graph: --scale S is required");
+      if (a.scale.value < 1 || a.scale.value > 40) fail_usage("--scale: expected 1 to 40");
+      GraphGenOptions& g = cmd.engine.graph.gen;
+      g.scale = unsigned(a.scale.value);
+      g.edge_factor = a.edge_factor.value;
+      g.seed = a.seed.value;
+    } else {
+      if (!vm.count("count")) fail_usage("gen: --count N is required");
+      if (vm.count("scale") || vm.count("edge-factor")) fail_usage("gen: --scale and --edge-factor need --graph");
+    }
+  } else {
+    operands(0, 0, "no operands");
+  }
+}
+
+std::string command_help(const Spec& s, const po::options_description& all) {
+  std::ostringstream o;
+  o << "usage: gxsort " << s.name << (*s.operands ? " " : "") << s.operands << " [options]\n\n" << s.summary << ".\n";
+  const std::string n = s.name;
+  if (n == "dedupe")
+    o << "Keys are equal when their bits (totalOrder for floats) are: -0.0 and +0.0 differ, NaNs\n"
+         "with the same bits are equal. --count output: each record followed by a little-endian u64.\n";
+  if (n == "gen") o << "Edge lists: gxsort gen -o FILE --graph rmat|uniform --scale S [--edge-factor E] [--seed X]\n";
+  if (n == "clean")
+    o << "Removes the temporary files (.gxsort.<host>.<pid>.*.tmp) that gxsort runs killed by kill -9,\n"
+         "the OOM killer or a batch scheduler left; never those of a running process or of another host.\n";
+  o << "\n" << all;
+  return o.str();
+}
+
+// The command word(s) at argv[1..]: "graph build" takes two.
+const Spec& command_spec(int argc, const char* const* argv, int& first) {
+  const std::string name = argv[1];
+  first = 1;
+  if (name == "graph") {
+    if (argc < 3 || std::string(argv[2]) != "build")
+      fail_usage("graph: expected `gxsort graph build IN -o GRAPH` (see gxsort graph build --help)");
+    first = 2;
+    return *find_spec("graph build");
+  }
+  const Spec* s = find_spec(name);
+  if (!s) fail_usage("unknown command '" + name + "' (see gxsort --help)");
+  return *s;
+}
+
+Command help_command(std::string text, bool error = false) {
+  Command c;
+  c.name = "help";
+  c.help_text = std::move(text);
+  c.help_is_error = error;
+  return c;
+}
+
 }  // namespace
 
 std::string usage_text() {
-  return "usage: gxsort COMMAND [options]\n"
-         "\n"
-         "commands:\n"
-         "  sort IN -o OUT     sort a binary file of fixed-size records (stable)\n"
-         "  plan IN            print what `sort` would do (--json, --dot)\n"
-         "  runs IN -o DIR     form sorted runs only (run files and a manifest)\n"
-         "  merge FILE... -o OUT  merge sorted files (a `runs` directory stands for its runs)\n"
-         "  check FILE         record count, order, duplicate keys, checksum (exit 1: not sorted)\n"
-         "  gen -o FILE --count N  generate test data (--dist, --seed)\n"
-         "  dedupe IN -o OUT   sorted, one record per distinct key (--assume-sorted, --count, --keep, --strategy)\n"
-         "  reduce FILE --op sum|min|max|count|mean|minmax  a reduction of the keys (--algo flat|nested|cub)\n"
-         "  graph build IN -o GRAPH  an edge list (snap|mtx|bin32|bin64) to a CSR graph (--symmetrize, ...)\n"
-         "  bfs GRAPH --source S  BFS levels (-o) and parents (--parents) of a CSR graph, with stats\n"
-         "  info               version, build, threads, memory, GPUs\n"
-         "  clean [-T DIR]...  remove the temporary files of gxsort runs that were killed (-n: list only)\n"
-         "\n"
-         "`gxsort COMMAND --help` lists a command's options.\n"
-         "exit codes: 0 ok, 1 check failed, 2 usage or input error, 3 I/O or resource error, 4 device error\n";
+  std::ostringstream o;
+  o << "usage: gxsort COMMAND [options]\n\ncommands:\n";
+  for (const Spec& s : kSpecs) {
+    const std::string head = std::string(s.name) + (*s.operands ? " " : "") + s.operands;
+    o << "  " << head << std::string(head.size() < 26 ? 26 - head.size() : 1, ' ') << s.summary << "\n";
+  }
+  o << "\n`gxsort COMMAND --help` or `gxsort help COMMAND` lists a command's options.\n"
+       "exit codes: 0 ok, 1 check failed, 2 usage or input error, 3 I/O or resource error, 4 device error\n";
+  return o.str();
 }
 
 Command parse_command_line(int argc, const char* const* argv) {
-  Command cmd;
-  if (argc < 2) { cmd.name = "help"; cmd.help_text = usage_text(); return cmd; }
-  std::string name = argv[1];
-  if (name == "--help" || name == "-h" || name == "help") { cmd.name = "help"; cmd.help_text = usage_text(); return cmd; }
-  if (name == "--version") { cmd.name = "info"; return cmd; }
-  static const char* known[] = {"sort", "plan", "runs", "merge", "check", "gen", "info", "reduce", "dedupe", "graph", "bfs", "clean"};
-  bool ok = false;
-  for (const char* k : known) ok = ok || name == k;
-  if (!ok) fail_usage("unknown command '" + name + "'\n" + usage_text());
-  cmd.name = name;
-  int first = 1;  // argv index of the command word (`graph build` has two)
-  if (name == "graph") {
-    if (argc < 3 || std::string(argv[2]) != "build") fail_usage("graph: expected `gxsort graph build IN -o GRAPH` (see gxsort graph build --help)");
-    cmd.name = name = "graph build";
-    first = 2;
+  if (argc < 2) return help_command(usage_text(), true);
+  const std::string word = argv[1];
+  if (word == "--help" || word == "-h") return help_command(usage_text());
+  if (word == "--version") { Command c; c.name = "info"; return c; }
+  if (word == "help") {
+    if (argc < 3) return help_command(usage_text());
+    std::vector<const char*> args{argv[0]};
+    for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
+    args.push_back("--help");
+    return parse_command_line(int(args.size()), args.data());
   }
-
-  FormatArgs fa;
-  std::string device = "auto";
-  po::options_description general("general options");
-  bool help = false, no_fsync = false;
-  Unsigned fan_in, threads, count, seed{1};
-  general.add_options()
-    ("help,h", po::bool_switch(&help), "show this help")
-    ("quiet,q", po::bool_switch(&cmd.quiet), "print nothing but errors")
-    ("verbose,v", po::bool_switch(&cmd.verbose), "print a summary of what was done")
-    ("stats-json", po::value(&cmd.stats_json), "write per-phase times, bytes and throughput to FILE");
-  po::options_description format_opts("record format");
-  add_format_options(format_opts, fa);
-  po::options_description engine("engine options");
-  engine.add_options()
-    ("output,o", po::value(&cmd.output), "output file (sort, merge, gen) or directory (runs); may name the input")
-    ("memory,S", po::value(&cmd.engine.memory), "host memory budget: bytes, K/M/G/T or N% of RAM (default 50%)")
-    ("tmp-dir,T", po::value(&cmd.engine.tmp_dirs), "directory for temporary runs (repeatable; default $TMPDIR, else the output's directory)")
-    ("fan-in", po::value(&fan_in), "most runs merged at once (default 64, lowered to fit --memory)")
-    ("threads", po::value(&threads), "CPU threads (default: all cores)")
-    ("device", po::value(&device), "cpu | cuda | auto (default auto: CUDA when a GPU is usable)")
-    ("device-memory", po::value(&cmd.engine.device_memory), "GPU memory budget (default 80% of free)")
-    ("unique,u", po::bool_switch(&cmd.engine.unique), "keep only the first record of each group of equal keys (sort, merge, runs)")
-    ("no-fsync", po::bool_switch(&no_fsync), "do not fsync the output before renaming it into place (faster, less durable)")
-    ("direct-io", po::value(&cmd.engine.direct_io), "auto|on|off: temporary runs, and a merge's synced output, bypass the page cache (O_DIRECT; default auto: when the runs would fill more than half the memory available to the cache)")
-    ("ooc", po::value(&cmd.engine.ooc), "auto|merge|partition: how a sort larger than --memory goes out of core: merge = sorted runs in temp files merged with the fan-in; partition = records scattered by key range into bucket files, each then sorted in memory into the output (default auto: partition on the CPU on at most 4 threads, when its buckets fit the page cache and no --fan-in is given, else merge)")
-    ("merge-kernel", po::value(&cmd.engine.merge_kernel), "GPU merge kernel: auto|basic|tiled|circular|thrust (default auto: the fastest)");
-  po::options_description extra("command options");
-  bool json = false, dot = false;
-  if (name == "plan") extra.add_options()("json", po::bool_switch(&json), "print the plan as JSON")("dot", po::bool_switch(&dot), "print the merge tree for Graphviz");
-  if (name == "reduce") extra.add_options()
-    ("op", po::value(&cmd.reduce_op), "sum|min|max|count|mean|minmax (required)")
-    ("algo", po::value(&cmd.reduce_algo), "GPU kernel: flat|nested|cub (default flat)");
-  std::string keep = "first";
-  if (name == "dedupe") extra.add_options()
-    ("assume-sorted", po::bool_switch(&cmd.engine.dedupe.assume_sorted), "the input is sorted: stream it (exit 1 naming the first unsorted record)")
-    ("count", po::bool_switch(&cmd.engine.dedupe.count), "write each kept record followed by its group size as a little-endian u64 (record size + 8 bytes per output record)")
-    ("keep", po::value(&keep), "first|last: which record of a group of equal keys is kept, in input order (default first)")
-    ("strategy", po::value(&cmd.engine.dedupe.strategy), "sort|bitmap|auto (default auto: bitmap for flat u32/i32/f32 keys when the input has more than 2^26 keys or does not sort in memory, and no --count)");
-  Unsigned g_scale, g_edge_factor{16}, bfs_source, bfs_random;
-  if (name == "graph build") extra.add_options()
-    ("input-format", po::value(&cmd.engine.graph.build.input_format), "snap|mtx|bin32|bin64 (default: from the extension: .mtx, .bin32/.u32, .bin64/.u64, else snap)")
-    ("symmetrize", po::bool_switch(&cmd.engine.graph.build.symmetrize), "add the reverse (dst, src) of every edge")
-    ("keep-self-loops", po::bool_switch(&cmd.engine.graph.build.keep_self_loops), "keep edges (v, v) (default: dropped)")
-    ("keep-duplicates", po::bool_switch(&cmd.engine.graph.build.keep_duplicates), "keep repeated edges (default: deduplicated)");
-  if (name == "bfs") extra.add_options()
-    ("source", po::value(&bfs_source), "the source vertex (required unless --random-sources)")
-    ("parents", po::value(&cmd.engine.graph.bfs.parents_output), "write the parent array (the CSR's id width) to FILE")
-    ("random-sources", po::value(&bfs_random), "K searches from random vertices with edges (stats only; --seed)")
-    ("seed", po::value(&seed), "seed for --random-sources (default 1)");
-  if (name == "clean") extra.add_options()
-    ("dry-run,n", po::bool_switch(&cmd.dry_run), "list what would be removed, remove nothing");
-  if (name == "gen") extra.add_options()
-    ("graph", po::value(&cmd.engine.graph.gen.kind), "rmat|uniform: an edge list of binary u32 (scale < 32) or u64 pairs instead of records")
-    ("scale", po::value(&g_scale), "--graph: 2^S vertices")
-    ("edge-factor", po::value(&g_edge_factor), "--graph: E * 2^S edges (default 16)");
-  if (name == "gen") extra.add_options()
-    ("count", po::value(&count), "number of records")
-    ("dist", po::value(&cmd.gen.dist), "uniform|sorted|reverse|few-unique|zipf|all-equal|bits (default uniform)")
-    ("seed", po::value(&seed), "random seed (default 1): the same seed gives the same bytes");
-
-  po::options_description all;
-  all.add(general).add(format_opts).add(engine);
-  if (name == "plan" || name == "gen" || name == "reduce" || name == "dedupe" || name == "graph build" || name == "bfs" ||
-      name == "clean")
-    all.add(extra);
+  int first = 1;
+  const Spec& spec = command_spec(argc, argv, first);
+  Command cmd;
+  cmd.name = spec.name;
+  Args a;
+  po::options_description all = options_of(spec, cmd, a);
   po::options_description hidden;
   hidden.add_options()("operand", po::value(&cmd.inputs));
   po::options_description parse_set;
   parse_set.add(all).add(hidden);
   po::positional_options_description pos;
   pos.add("operand", -1);
-
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc - first, argv + first).options(parse_set).positional(pos).run(), vm);
+    // No abbreviations: --merge must not quietly mean --merge-kernel.
+    const int style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+    po::store(po::command_line_parser(argc - first, argv + first).options(parse_set).positional(pos).style(style).run(), vm);
     po::notify(vm);
+  } catch (const po::unknown_option& e) {
+    fail_usage(cmd.name + ": " + e.get_option_name() + " does not apply to " + cmd.name + " (see gxsort " + cmd.name + " --help)");
   } catch (const po::error& e) {
-    fail_usage(name + ": " + e.what() + " (see gxsort " + name + " --help)");
+    fail_usage(cmd.name + ": " + e.what() + " (see gxsort " + cmd.name + " --help)");
   }
-  if (help) {
-    std::ostringstream o;
-    o << "usage: gxsort " << name;
-    if (name == "sort") o << " IN -o OUT [options]";
-    else if (name == "plan") o << " IN [options]";
-    else if (name == "runs") o << " IN -o DIR [options]";
-    else if (name == "merge") o << " FILE... -o OUT [options]";
-    else if (name == "check") o << " FILE [options]";
-    else if (name == "reduce") o << " FILE --op OP [options]";
-    else if (name == "dedupe") o << " IN -o OUT [options]\n\nThe records of IN sorted, one per distinct key. Keys are equal when their bits\n(totalOrder for floats) are: -0.0 and +0.0 differ, NaNs with the same bits are equal.\n--count output: each record followed by a little-endian u64 count.";
-    else if (name == "gen") o << " -o FILE --count N [options]\n       gxsort gen -o FILE --graph rmat|uniform --scale S [--edge-factor E] [--seed X]";
-    else if (name == "graph build") o << " IN -o GRAPH [--input-format snap|mtx|bin32|bin64] [--symmetrize] [--keep-self-loops] [--keep-duplicates] [options]";
-    else if (name == "bfs") o << " GRAPH --source S [-o LEVELS] [--parents FILE] [--device cpu|cuda|auto] [options]";
-    else if (name == "clean") o << " [-T DIR]... [-n]\n\nRemoves the temporary files (.gxsort.<host>.<pid>.*.tmp) that gxsort runs killed by\nkill -9, the OOM killer or a batch scheduler left in DIR (default: $TMPDIR or /tmp,\nand the current directory); never those of a running process or of another host.";
-    o << "\n\n" << all;
-    cmd.name = "help";
-    cmd.help_text = o.str();
-    return cmd;
-  }
-  if (threads.value > 4096) fail_usage("--threads: at most 4096");
-  cmd.engine.fan_in = size_t(fan_in.value);
-  cmd.engine.threads = unsigned(threads.value);
-  cmd.gen.count = count.value;
-  cmd.gen.seed = seed.value;
-  cmd.engine.device = device;
-  cmd.engine.fsync = !no_fsync;
-  if (device != "cpu" && device != "cuda" && device != "auto")
-    fail_usage("--device: expected cpu, cuda or auto, got '" + device + "'");
-  const std::string& mk = cmd.engine.merge_kernel;
-  if (mk != "auto" && mk != "basic" && mk != "tiled" && mk != "circular" && mk != "thrust")
-    fail_usage("--merge-kernel: expected auto, basic, tiled, circular or thrust, got '" + mk + "'");
-  if (vm.count("fan-in") && cmd.engine.fan_in < 2) fail_usage("--fan-in must be at least 2");
-  if (vm.count("threads") && cmd.engine.threads < 1) fail_usage("--threads must be at least 1");
-  if (cmd.quiet && cmd.verbose) fail_usage("-q and -v cannot be combined");
-  cmd.engine.format = build_format(fa, vm);
-  if (json && dot) fail_usage("plan: choose one of --json and --dot");
-  cmd.plan_format = json ? "json" : dot ? "dot" : "text";
-
-  auto operands = [&](size_t lo, size_t hi, const char* what) {
-    if (cmd.inputs.size() < lo || cmd.inputs.size() > hi)
-      fail_usage(name + ": expected " + what + " (see gxsort " + name + " --help)");
-  };
-  if (name == "sort" || name == "runs") {
-    operands(1, 1, "one input file");
-    if (cmd.output.empty()) fail_usage(name + ": the output is required: -o " + (name == "runs" ? "DIR" : "FILE"));
-  } else if (name == "dedupe") {
-    operands(1, 1, "one input file");
-    if (cmd.output.empty()) fail_usage("dedupe: the output is required: -o FILE");
-    if (keep != "first" && keep != "last") fail_usage("--keep: expected first or last, got '" + keep + "'");
-    cmd.engine.dedupe.keep_last = keep == "last";
-    const std::string& sg = cmd.engine.dedupe.strategy;
-    if (sg != "sort" && sg != "bitmap" && sg != "auto") fail_usage("--strategy: expected sort, bitmap or auto, got '" + sg + "'");
-  } else if (name == "plan" || name == "check") {
-    operands(1, 1, "one input file");
-  } else if (name == "reduce") {
-    operands(1, 1, "one input file");
-    if (cmd.reduce_op.empty()) fail_usage("reduce: --op is required (sum, min, max, count, mean or minmax)");
-  } else if (name == "merge") {
-    operands(1, SIZE_MAX, "one or more sorted input files");
-    if (cmd.output.empty()) fail_usage("merge: the output is required: -o FILE");
-  } else if (name == "graph build") {
-    operands(1, 1, "one input edge list");
-    if (cmd.output.empty()) fail_usage("graph build: the output is required: -o GRAPH");
-  } else if (name == "bfs") {
-    operands(1, 1, "one CSR graph file");
-    if (vm.count("source") == vm.count("random-sources")) fail_usage("bfs: give exactly one of --source S and --random-sources K");
-    if (vm.count("random-sources") && bfs_random.value == 0) fail_usage("--random-sources must be at least 1");
-    cmd.engine.graph.bfs.source = bfs_source.value;
-    cmd.engine.graph.bfs.random_sources = bfs_random.value;
-    cmd.engine.graph.bfs.seed = seed.value;
-    cmd.engine.graph.bfs.levels_output = cmd.output;
-  } else if (name == "gen" && vm.count("graph")) {
-    operands(0, 0, "no operands");
-    if (cmd.output.empty()) fail_usage("gen: the output is required: -o FILE");
-    if (vm.count("count") || vm.count("dist")) fail_usage("gen --graph: --count and --dist do not apply (use --scale and --edge-factor)");
-    if (!vm.count("scale")) fail_usage("gen --graph: --scale S is required");
-    if (g_scale.value < 1 || g_scale.value > 40) fail_usage("--scale: expected 1 to 40");
-    cmd.engine.graph.gen.scale = unsigned(g_scale.value);
-    cmd.engine.graph.gen.edge_factor = g_edge_factor.value;
-    cmd.engine.graph.gen.seed = seed.value;
-  } else if (name == "gen") {
-    operands(0, 0, "no operands");
-    if (cmd.output.empty()) fail_usage("gen: the output is required: -o FILE");
-    if (!vm.count("count")) fail_usage("gen: --count N is required");
-    if (vm.count("scale") || vm.count("edge-factor")) fail_usage("gen: --scale and --edge-factor need --graph");
-  } else if (name == "info" || name == "clean") {
-    operands(0, 0, "no operands");
-  }
+  if (a.help) return help_command(command_help(spec, all));
+  type_options(a, vm, cmd);
+  check_operands(a, vm, cmd);
   return cmd;
 }
 

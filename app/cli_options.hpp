@@ -1,5 +1,7 @@
 // Parsing the command line into one Command: the subcommand, its operands and the
-// library's option structs. Pure (no I/O), so the tests call it directly.
+// library's option structs, typed (enums and byte counts: the library parses no text).
+// Each command accepts its own options only (an option that does not apply is an
+// error); pure (no I/O), so the tests call it directly.
 #pragma once
 #include <string>
 #include <vector>
@@ -9,22 +11,23 @@
 namespace gxsort::cli {
 
 struct Command {
-  std::string name;                 // sort, plan, runs, merge, check, gen, info, help
+  std::string name;                 // sort, plan, runs, merge, check, gen, ..., help
   std::vector<std::string> inputs;  // operands
   std::string output;               // -o
   EngineOptions engine;
   GenOptions gen;
-  std::string plan_format = "text"; // plan: text | json | dot
-  std::string reduce_op;            // reduce: --op
-  std::string reduce_algo = "flat"; // reduce: --algo
+  PlanFormat plan_format = PlanFormat::text;
+  ReduceOp reduce_op = ReduceOp::sum;
+  ReduceAlgo reduce_algo = ReduceAlgo::flat;
   std::string stats_json;           // --stats-json FILE
   bool quiet = false;
-  bool dry_run = false;             // clean: list, remove nothing
   bool verbose = false;
-  std::string help_text;            // set when --help was asked for (name == "help")
+  bool dry_run = false;             // clean: list, remove nothing
+  std::string help_text;            // name == "help": what to print
+  bool help_is_error = false;       // `gxsort` alone: the usage goes to stderr, exit 2
 };
 
-// Throws gxsort::Error(usage) with a message for bad options.
+// Throws gxsort::Error(usage) with a one-line message for bad options.
 Command parse_command_line(int argc, const char* const* argv);
 
 std::string usage_text();

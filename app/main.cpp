@@ -32,11 +32,6 @@ void summarize(const cli::Command& cmd, const RunStats& s) {
   for (const auto& p : s.phases) std::fprintf(stderr, "  %-18s %8.3f s\n", p.name.c_str(), p.seconds);
 }
 
-bool writes_stats(const std::string& name) {
-  return name == "sort" || name == "runs" || name == "merge" || name == "dedupe" || name == "gen" ||
-         name == "reduce" || name == "graph build";
-}
-
 bool uses_temp_dirs(const std::string& name) {
   return name == "sort" || name == "runs" || name == "merge" || name == "dedupe" || name == "graph build";
 }
@@ -53,7 +48,7 @@ int clean(const cli::Command& cmd) {
 
 int run(const cli::Command& cmd) {
   // Checked (and its room reserved) before any work; written after the output.
-  StatsFile stats(writes_stats(cmd.name) ? cmd.stats_json : std::string(), cmd.inputs, cmd.output, cmd.engine);
+  StatsFile stats(cmd.stats_json, cmd.inputs, cmd.output, cmd.engine);
   auto write_stats = [&](const cli::Command&, const RunStats& s) { stats.write(s, cmd.engine.fsync); };
   // What a command reports goes to stdout, unless its output does (-o -, --parents -).
   FILE* report = cmd.output == "-" || cmd.engine.graph.bfs.parents_output == "-" ? stderr : stdout;
@@ -65,7 +60,10 @@ int run(const cli::Command& cmd) {
     if (!note.empty()) std::fprintf(stderr, "gxsort: note: %s\n", note.c_str());
   }
 
-  if (cmd.name == "help") { std::cout << cmd.help_text; return 0; }
+  if (cmd.name == "help") {
+    (cmd.help_is_error ? std::cerr : std::cout) << cmd.help_text;
+    return cmd.help_is_error ? int(ExitCode::usage) : 0;
+  }
   if (cmd.name == "clean") return clean(cmd);
   if (cmd.name == "info") { std::cout << info_text(opt); return 0; }
   if (cmd.name == "plan") { std::cout << plan_sort(cmd.inputs[0], cmd.output, opt, cmd.plan_format); return 0; }
@@ -131,7 +129,7 @@ int run(const cli::Command& cmd) {
   else if (cmd.name == "runs") s = form_runs(cmd.inputs[0], cmd.output, opt);
   else if (cmd.name == "merge") s = merge_files(cmd.inputs, cmd.output, opt);
   else if (cmd.name == "dedupe") s = dedupe_file(cmd.inputs[0], cmd.output, opt);
-  else if (cmd.name == "gen" && !opt.graph.gen.kind.empty()) s = gen_graph(cmd.output, opt.graph.gen, opt);
+  else if (cmd.name == "gen" && opt.graph.gen.kind != GraphKind::none) s = gen_graph(cmd.output, opt.graph.gen, opt);
   else if (cmd.name == "gen") s = gen_file(cmd.output, opt.format, cmd.gen, opt);
   progress.finish();
   write_stats(cmd, s);
@@ -146,7 +144,7 @@ int run(const cli::Command& cmd) {
 struct EarlyCudaStart {
   explicit EarlyCudaStart(const cli::Command& cmd) {
 #if GXSORT_HAVE_CUDA
-    if (cmd.engine.device != "cpu" && cmd.name != "help" && cmd.name != "gen" && cmd.name != "clean") cuda_start_early();
+    if (cmd.engine.device != Device::cpu && cmd.name != "help" && cmd.name != "gen" && cmd.name != "clean") cuda_start_early();
 #else
     (void)cmd;
 #endif
@@ -164,7 +162,9 @@ std::string out_of_memory(const cli::Command& cmd, uint64_t bytes) {
   std::string what = cmd.name;
   if (!cmd.inputs.empty()) what += " " + cmd.inputs[0];
   const std::string asked = bytes ? "allocating " + std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB " : "";
-  const std::string budget = cmd.engine.memory.empty() ? "the default --memory (half of RAM)" : "--memory " + cmd.engine.memory;
+  const std::string budget = !cmd.engine.memory.given ? "the default --memory (half of RAM)"
+                             : cmd.engine.memory.percent > 0 ? "--memory " + std::to_string(int(cmd.engine.memory.percent)) + "%"
+                                                             : "--memory " + format_bytes(cmd.engine.memory.bytes);
   return what + ": out of host memory " + asked + "within " + budget +
          ": lower --memory, or raise the memory limit of the job (ulimit -v, the cgroup or the batch scheduler's)";
 }

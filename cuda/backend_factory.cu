@@ -43,11 +43,11 @@ void cuda_join_early() {
   if (g_early_start.joinable()) g_early_start.join();
 }
 
-std::unique_ptr<Backend> make_cuda_backend(unsigned device, const std::string& device_memory) {
+std::unique_ptr<Backend> make_cuda_backend(unsigned device, const SizeOption& device_memory) {
   return std::make_unique<cuda::CudaBackend>(device, device_memory);
 }
 
-std::vector<DeviceInfo> cuda_list_devices(const std::string& device_memory) {
+std::vector<DeviceInfo> cuda_list_devices(const SizeOption& device_memory) {
   std::vector<DeviceInfo> out;
   if (!cuda_device_usable()) return out;
   int n = 0, previous = 0;
@@ -60,7 +60,7 @@ std::vector<DeviceInfo> cuda_list_devices(const std::string& device_memory) {
     DeviceInfo info;
     info.name = prop.name;
     GXSORT_CUDA_CHECK(cudaMemGetInfo(&info.free_memory, &info.total_memory));
-    info.budget = cuda::parse_device_budget(device_memory, info.free_memory, info.total_memory);
+    info.budget = cuda::device_budget(device_memory, info.free_memory, info.total_memory);
     info.multiprocessors = prop.multiProcessorCount;
     info.major = prop.major;
     info.minor = prop.minor;

@@ -387,7 +387,7 @@ struct CudaBackend::Work {
   DeviceAllocation keys[2], vals[2], records_in, records_out, bits;
 };
 
-CudaBackend::CudaBackend(unsigned device, const std::string& device_memory) : device_(device) {
+CudaBackend::CudaBackend(unsigned device, const SizeOption& device_memory) : device_(device) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count <= 0) {

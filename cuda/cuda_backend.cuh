@@ -23,11 +23,11 @@ namespace gxsort {
 bool cuda_device_usable();
 
 // The CUDA backend on `device`, its device memory budget given by the --device-memory
-// text (see cuda::parse_device_budget). Throws Error(device) when the device is not usable.
-std::unique_ptr<Backend> make_cuda_backend(unsigned device, const std::string& device_memory);
+// (see cuda::device_budget). Throws Error(device) when the device is not usable.
+std::unique_ptr<Backend> make_cuda_backend(unsigned device, const SizeOption& device_memory);
 
 // Every visible device with the budget `device_memory` would give it; empty without a GPU.
-std::vector<DeviceInfo> cuda_list_devices(const std::string& device_memory);
+std::vector<DeviceInfo> cuda_list_devices(const SizeOption& device_memory);
 
 // Starts CUDA (the primary context of device 0) on a background thread, for a command
 // that will use the GPU; cuda_join_early() waits for it (call before exit).
@@ -38,7 +38,7 @@ namespace cuda {
 
 class CudaBackend final : public Backend {
  public:
-  CudaBackend(unsigned device, const std::string& device_memory);
+  CudaBackend(unsigned device, const SizeOption& device_memory);
   ~CudaBackend() override;
   CudaBackend(const CudaBackend&) = delete;
   CudaBackend& operator=(const CudaBackend&) = delete;
@@ -69,7 +69,7 @@ class CudaBackend final : public Backend {
   // merged by a stable sort of the window (equal to the stable merge of its slices).
   size_t max_window_records(const Format& f) const override;
   void merge_window(const Format& f, unsigned char* records, const std::vector<uint64_t>& slices,
-                    const std::string& kernel) override;
+                    MergeKernel kernel) override;
 
   // Dedupe of flat 4-byte keys by a 2^32-bit bitmap in device memory
   // (cuda_backend_dedupe.cu, cuda/bitmap_dedupe.cuh); null when the budget cannot hold it.
@@ -80,7 +80,7 @@ class CudaBackend final : public Backend {
 
   // Reductions (cuda/reduce/): copy in, reduce with the chosen kernel.
   ReducePartial reduce_chunk(const Format& f, const unsigned char* records, size_t n, uint64_t first_index,
-                             const std::string& algo) override;
+                             ReduceAlgo algo) override;
 
   // Device bytes sort_chunk needs for n records of format f.
   size_t sort_device_bytes(const Format& f, size_t n) const;

@@ -13,8 +13,8 @@ namespace gxsort::cuda {
 
 namespace {
 // "auto" is the fastest correct kernel measured (docs/merge-kernels.md).
-MergeKernel pick_kernel(const std::string& name) {
-  return parse_merge_kernel(name == "auto" ? std::string("circular") : name);
+MergeKernel pick_kernel(MergeKernel k) {
+  return k == MergeKernel::automatic ? MergeKernel::circular : k;
 }
 }  // namespace
 
@@ -28,7 +28,7 @@ size_t CudaBackend::max_window_records(const Format& f) const {
 }
 
 void CudaBackend::merge_window(const Format& f, unsigned char* records, const std::vector<uint64_t>& slices,
-                               const std::string& kernel) {
+                               MergeKernel kernel) {
   uint64_t m = 0;
   size_t nonempty = 0;
   for (uint64_t c : slices) { m += c; nonempty += c > 0; }
@@ -62,10 +62,9 @@ CheckPartial CudaBackend::check_chunk(const Format& f, const unsigned char* reco
 }
 
 ReducePartial CudaBackend::reduce_chunk(const Format& f, const unsigned char* records, size_t n, uint64_t first_index,
-                                        const std::string& algo) {
+                                        ReduceAlgo a) {
   std::lock_guard<std::mutex> lk(sort_mu_);
   set_device();
-  const ReduceAlgo a = parse_reduce_algo(algo);
   DeviceAllocation data = mem_->allocate(std::max<size_t>(n * f.record_size, 1), "reduce chunk");
   const size_t tb = reduce_gpu_temp_bytes(a, f, n);
   DeviceAllocation temp = mem_->allocate(std::max<size_t>(tb, 1), "reduce temp storage");

@@ -14,69 +14,21 @@ namespace {
 constexpr double kDefaultFreeFraction = 0.80;  // the budget when --device-memory is not given
 }
 
-std::string format_bytes(size_t bytes) {
-  static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = double(bytes);
-  int u = 0;
-  while (v >= 1024.0 && u < 4) {
-    v /= 1024.0;
-    ++u;
-  }
-  char buf[64];
-  if (u == 0) std::snprintf(buf, sizeof buf, "%zu B", bytes);
-  else std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
-  return buf;
-}
-
-size_t parse_device_budget(const std::string& text, size_t free_bytes, size_t total_bytes) {
-  // Trim blanks: the text may come from a config file or a quoted shell argument.
-  size_t b = 0, e = text.size();
-  while (b < e && std::isspace((unsigned char)text[b])) ++b;
-  while (e > b && std::isspace((unsigned char)text[e - 1])) --e;
-  const std::string s = text.substr(b, e - b);
-  const std::string bad = "--device-memory '" + text + "': ";
-
-  if (s.empty()) return size_t(double(free_bytes) * kDefaultFreeFraction);
-
-  // The number: digits with an optional fraction, no sign, no exponent.
-  size_t i = 0;
-  while (i < s.size() && (std::isdigit((unsigned char)s[i]) || s[i] == '.')) ++i;
-  const std::string num = s.substr(0, i);
-  std::string unit = s.substr(i);
-  for (char& c : unit) c = char(std::toupper((unsigned char)c));
-  if (num.empty() || num == "." || num.find('.') != num.rfind('.'))
-    fail_usage(bad + "expected a size such as 8G, 512M, 1073741824 or 50%");
-  const double value = std::strtod(num.c_str(), nullptr);
-
-  double bytes = 0;
-  if (unit == "%") {
-    if (!(value > 0 && value <= 100)) fail_usage(bad + "a percentage must lie in (0, 100]");
-    bytes = double(free_bytes) * value / 100.0;
-  } else {
-    // Accept K, KB, KIB (any case) and the same for M, G, T; nothing for plain bytes.
-    if (unit.size() == 3 && unit.compare(1, 2, "IB") == 0) unit.resize(1);
-    else if (unit.size() == 2 && unit[1] == 'B') unit.resize(1);
-    double scale = 1;
-    if (unit.empty() || unit == "B") scale = 1;
-    else if (unit == "K") scale = 1024.0;
-    else if (unit == "M") scale = 1024.0 * 1024;
-    else if (unit == "G") scale = 1024.0 * 1024 * 1024;
-    else if (unit == "T") scale = 1024.0 * 1024 * 1024 * 1024;
-    else fail_usage(bad + "unknown unit '" + s.substr(i) + "' (use K, M, G, T or %)");
-    bytes = std::floor(value * scale);
-  }
-  if (bytes < 1) fail_usage(bad + "the device memory budget must be at least 1 byte");
-  if (bytes > double(total_bytes))
-    fail_usage(bad + "budget " + format_bytes(size_t(std::min(bytes, 1e19))) +
-               " exceeds the device's total memory " + format_bytes(total_bytes));
+size_t device_budget(const SizeOption& budget, size_t free_bytes, size_t total_bytes) {
+  if (!budget.given) return size_t(double(free_bytes) * kDefaultFreeFraction);
+  const uint64_t bytes = budget.of(free_bytes);
+  if (bytes < 1) fail_usage("--device-memory: the device memory budget must be at least 1 byte");
+  if (bytes > total_bytes)
+    fail_usage("--device-memory: budget " + format_bytes(bytes) + " exceeds the device's total memory " +
+               format_bytes(total_bytes));
   return size_t(bytes);
 }
 
-DeviceMemory::DeviceMemory(int device, const std::string& budget_text) {
+DeviceMemory::DeviceMemory(int device, const SizeOption& budget) {
   GXSORT_CUDA_CHECK(cudaSetDevice(device));
   size_t free_b = 0, total_b = 0;
   GXSORT_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-  init(device, parse_device_budget(budget_text, free_b, total_b));
+  init(device, device_budget(budget, free_b, total_b));
 }
 
 DeviceMemory::DeviceMemory(int device, size_t budget_bytes) { init(device, budget_bytes); }

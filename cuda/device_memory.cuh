@@ -25,19 +25,13 @@
 #include <string>
 
 #include "gxsort/error.hpp"
+#include "gxsort/options.hpp"
 
 namespace gxsort::cuda {
 
-// "1.5 GiB", "512.0 MiB", "17 B": for messages.
-std::string format_bytes(size_t bytes);
-
-// The --device-memory text to a byte budget:
-//   ""          80% of free device memory (the default)
-//   "50%"       a percentage of free device memory (0 < p <= 100, decimals allowed)
-//   "123456"    plain bytes
-//   "8G", "512M", "1.5G", "64K", "1T"   powers of 1024; a trailing "B" or "iB" is accepted
-// Throws Error(usage) for text it cannot read, a zero budget, or more than total_bytes.
-size_t parse_device_budget(const std::string& text, size_t free_bytes, size_t total_bytes);
+// --device-memory to a byte budget: not given, 80% of free device memory; a percent, of
+// free device memory. Throws Error(usage) for a zero budget or more than total_bytes.
+size_t device_budget(const SizeOption& budget, size_t free_bytes, size_t total_bytes);
 
 class DeviceMemory;
 
@@ -95,10 +89,10 @@ class DeviceMemory {
  public:
   static constexpr size_t kAlignment = 256;  // every sub-allocation starts on this boundary
 
-  // Reserve the budget described by `budget_text` (see parse_device_budget) on `device`.
+  // Reserve the budget `budget` gives (see device_budget) on `device`.
   // Throws Error(usage) for bad text, Error(io) when the budget exceeds the free device
   // memory or the arena cannot be allocated, Error(device) for other CUDA failures.
-  DeviceMemory(int device, const std::string& budget_text);
+  DeviceMemory(int device, const SizeOption& budget);
   // Reserve exactly `budget_bytes` (rounded down to kAlignment).
   DeviceMemory(int device, size_t budget_bytes);
   ~DeviceMemory();

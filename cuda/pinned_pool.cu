@@ -5,7 +5,7 @@
 #include <unordered_map>
 
 #include "cuda_check.cuh"
-#include "device_memory.cuh"  // format_bytes
+#include "device_memory.cuh"
 
 namespace gxsort::cuda {
 

@@ -212,7 +212,7 @@ struct Search {
 
 bool cuda_bfs_usable() { return cuda_device_usable(); }
 
-std::vector<BfsRun> bfs_cuda_many(const CsrGraph& g, const std::vector<uint64_t>& sources, const std::string& device_memory,
+std::vector<BfsRun> bfs_cuda_many(const CsrGraph& g, const std::vector<uint64_t>& sources, const SizeOption& device_memory,
                                   uint64_t force_partition_edges) {
   if (g.wide()) fail_usage("the GPU BFS needs fewer than 2^32 vertices");
   for (uint64_t s : sources)
@@ -282,7 +282,7 @@ std::vector<BfsRun> bfs_cuda_many(const CsrGraph& g, const std::vector<uint64_t>
   return runs;
 }
 
-BfsRun bfs_cuda(const CsrGraph& g, uint64_t source, const std::string& device_memory) {
+BfsRun bfs_cuda(const CsrGraph& g, uint64_t source, const SizeOption& device_memory) {
   return std::move(bfs_cuda_many(g, {source}, device_memory)[0]);
 }
 

@@ -18,7 +18,7 @@ namespace {
 // read stage would set the streaming rate.
 void parallel_copy(void* dst, const void* src, size_t bytes) {
   constexpr size_t kPiece = size_t(4) << 20;
-  const unsigned threads = unsigned(std::min<size_t>({16, hardware_threads(), (bytes + kPiece - 1) / kPiece}));
+  const unsigned threads = unsigned(std::min<size_t>({16, default_threads(), (bytes + kPiece - 1) / kPiece}));
   if (threads <= 1) { std::memcpy(dst, src, bytes); return; }
   const size_t share = (bytes + threads - 1) / threads;
   std::vector<std::thread> pool;

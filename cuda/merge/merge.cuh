@@ -18,9 +18,10 @@
 #include <string>
 #include "merge/merge_policy.cuh"
 
+#include "gxsort/options.hpp"
+
 namespace gxsort::cuda {
 
-enum class MergeKernel { basic, tiled, circular, thrust };
 
 // A key and the index of its record: what record merges move. Compared by key only, so
 // equal keys keep their relative order only if the merge is stable (ours is).
@@ -35,9 +36,9 @@ inline bool operator<(const KeyIndex& x, const KeyIndex& y) {
   return x.key < y.key;
 }
 
-// "basic" | "tiled" | "circular" | "thrust"; anything else throws gxsort::Error (usage).
-MergeKernel parse_merge_kernel(const std::string& name);
-const char* merge_kernel_name(MergeKernel k);
+// The kernels are gxsort::MergeKernel (gxsort/options.hpp); `automatic` is not one of
+// them: the backend resolves it (circular) before it calls merge().
+inline const char* merge_kernel_name(MergeKernel k) { return choice_name(k, kMergeKernels); }
 
 // Bytes of temp storage merge() needs for these sizes (0 for basic and thrust).
 template <class T>

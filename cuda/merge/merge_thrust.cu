@@ -1,5 +1,5 @@
 // thrust::merge, the stable reference, and the public dispatch of merge.cuh
-// (merge_temp_bytes, merge, parse_merge_kernel) for all kernels.
+// (merge_temp_bytes, merge) for all kernels.
 #include <thrust/execution_policy.h>
 #include <thrust/merge.h>
 #include <thrust/system/cuda/execution_policy.h>
@@ -24,29 +24,12 @@ void merge_thrust(const T* a, size_t na, const T* b, size_t nb, T* out, cudaStre
   GXSORT_CUDA_CHECK_LAUNCH("thrust::merge");
 }
 
-MergeKernel parse_merge_kernel(const std::string& name) {
-  if (name == "basic") return MergeKernel::basic;
-  if (name == "tiled") return MergeKernel::tiled;
-  if (name == "circular") return MergeKernel::circular;
-  if (name == "thrust") return MergeKernel::thrust;
-  fail_usage("unknown merge kernel '" + name + "' (expected basic, tiled, circular or thrust)");
-}
-
-const char* merge_kernel_name(MergeKernel k) {
-  switch (k) {
-    case MergeKernel::basic: return "basic";
-    case MergeKernel::tiled: return "tiled";
-    case MergeKernel::circular: return "circular";
-    case MergeKernel::thrust: return "thrust";
-  }
-  return "?";
-}
-
 template <class T>
 size_t merge_temp_bytes(MergeKernel k, size_t na, size_t nb) {
   using P = DefaultMergePolicy<T>;
   switch (k) {
     case MergeKernel::tiled: return merge_tiled_temp_bytes<typename P::tiled>(na, nb);
+    case MergeKernel::automatic:  // the backend's default kernel
     case MergeKernel::circular: return merge_circular_temp_bytes<typename P::circular>(na, nb);
     case MergeKernel::basic:
     case MergeKernel::thrust: return 0;
@@ -63,6 +46,7 @@ void merge(MergeKernel k, const T* a, size_t na, const T* b, size_t nb, T* out, 
       return merge_basic<T, typename P::basic>(a, na, b, nb, out, stream);
     case MergeKernel::tiled:
       return merge_tiled<T, typename P::tiled>(a, na, b, nb, out, temp, temp_bytes, stream);
+    case MergeKernel::automatic:
     case MergeKernel::circular:
       return merge_circular<T, typename P::circular>(a, na, b, nb, out, temp, temp_bytes, stream);
     case MergeKernel::thrust:

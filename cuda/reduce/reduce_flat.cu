@@ -11,21 +11,6 @@
 
 namespace gxsort::cuda {
 
-ReduceAlgo parse_reduce_algo(const std::string& s) {
-  if (s == "flat") return ReduceAlgo::flat;
-  if (s == "nested") return ReduceAlgo::nested;
-  if (s == "cub") return ReduceAlgo::cub;
-  fail_usage("unknown reduce algorithm '" + s + "' (expected flat, nested or cub)");
-}
-
-const char* reduce_algo_name(ReduceAlgo a) {
-  switch (a) {
-    case ReduceAlgo::flat: return "flat";
-    case ReduceAlgo::nested: return "nested";
-    case ReduceAlgo::cub: return "cub";
-  }
-  return "?";
-}
 
 namespace {
 

@@ -29,9 +29,8 @@
 
 namespace gxsort::cuda {
 
-enum class ReduceAlgo { flat, nested, cub };
-ReduceAlgo parse_reduce_algo(const std::string& s);  // throws usage Error
-const char* reduce_algo_name(ReduceAlgo a);
+// The algorithms are gxsort::ReduceAlgo (gxsort/options.hpp).
+inline const char* reduce_algo_name(ReduceAlgo a) { return choice_name(a, kReduceAlgos); }
 
 // Bytes of device scratch reduce_chunk_gpu(algo, f, ..., n, ...) needs on the current device.
 size_t reduce_gpu_temp_bytes(ReduceAlgo algo, const Format& f, size_t n);

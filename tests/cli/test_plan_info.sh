@@ -82,7 +82,7 @@ gx --version
 gx --help
 [[ $RC == 0 ]] && grep -q 'exit codes' "$WORK/last.out" && pass "--help: exit 0, lists the exit codes" || fail "--help" "rc=$RC"
 gx
-[[ $RC == 0 ]] && grep -q '^usage' "$WORK/last.out" && pass "no arguments: usage, exit 0" || fail "no arguments" "rc=$RC"
+[[ $RC == 2 ]] && grep -q '^usage' "$WORK/last.err" && [[ ! -s "$WORK/last.out" ]] && pass "no arguments: the usage on stderr, exit 2" || fail "no arguments" "rc=$RC"
 for c in sort plan runs merge check gen; do
   gx $c --help
   [[ $RC == 0 ]] && grep -q "^usage: gxsort $c" "$WORK/last.out" && pass "$c --help: exit 0 and usage" || fail "$c --help" "rc=$RC"

@@ -143,7 +143,7 @@ err_mentions "graph build offsets: message names the file and the option" "far.t
 head -c 8000000 /dev/urandom >rnd.bin
 (ulimit -v 1000000; cat rnd.bin | "$GX" sort - -o oom.bin --memory 3G --device cpu) >"$WORK/last.out" 2>"$WORK/last.err"; RC=$?
 expect_rc "sort - with --memory above the process's limit: exit 3" 3
-err_mentions "out of memory: message names the input and --memory" "sort -" "out of host memory" "--memory 3G" "lower --memory"
+err_mentions "out of memory: message names the input and --memory" "sort -" "out of host memory" "--memory 3.0 GiB" "lower --memory"
 [[ ! -e oom.bin ]] && pass "out of memory: no output" || fail "out of memory: no output" "exists"
 no_temps "sizes"
 finish

@@ -70,9 +70,9 @@ inline Bytes make_input(const Format& f, size_t n, uint64_t distinct, std::mt199
 inline gxsort::EngineOptions cpu_opts(const Format& f, const std::string& memory = "") {
   gxsort::EngineOptions o;
   o.format = f;
-  o.device = "cpu";
+  o.device = gxsort::Device::cpu;
   o.threads = 2;
-  o.memory = memory;
+  if (!memory.empty()) o.memory = gxsort::parse_size_option(memory, "--memory");
   o.fsync = false;
   return o;
 }

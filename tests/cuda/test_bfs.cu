@@ -21,7 +21,7 @@ namespace {
 
 void check_gpu(const CsrGraph& g, uint64_t source) {
   BfsRun want = bfs_sequential(g, source);
-  BfsRun got = bfs_cuda(g, source, "");
+  BfsRun got = bfs_cuda(g, source, SizeOption{});
   REQUIRE(got.levels.size() == g.n);
   CHECK(got.levels == want.levels);
   CHECK(validate_bfs(g, source, got.levels, got.parents) == "");
@@ -31,7 +31,7 @@ void check_gpu(const CsrGraph& g, uint64_t source) {
 
 // The neighbors streamed in partitions of at most `part_edges` edges (forced, or from a
 // small `budget`): levels, counts and the tree as in memory.
-BfsRun check_streamed(const CsrGraph& g, uint64_t source, uint64_t part_edges, const std::string& budget = "") {
+BfsRun check_streamed(const CsrGraph& g, uint64_t source, uint64_t part_edges, const SizeOption& budget = SizeOption{}) {
   BfsRun want = bfs_sequential(g, source);
   BfsRun got = std::move(bfs_cuda_many(g, {source}, budget, part_edges)[0]);
   REQUIRE(got.levels.size() == g.n);
@@ -48,10 +48,10 @@ BfsRun check_streamed(const CsrGraph& g, uint64_t source, uint64_t part_edges, c
 TEST_CASE("bfs gpu: PMPP example graph") {
   GPU_TEST_REQUIRE_DEVICE();
   CsrGraph g = csr_from_edges(pmpp_edges(), false, false, false);
-  BfsRun r0 = bfs_cuda(g, 0, "");
+  BfsRun r0 = bfs_cuda(g, 0, SizeOption{});
   CHECK(r0.levels == std::vector<uint32_t>{0, 1, 1, 2, 2, 2, 2, 2, 3});
   CHECK(validate_bfs(g, 0, r0.levels, r0.parents) == "");
-  BfsRun r2 = bfs_cuda(g, 2, "");
+  BfsRun r2 = bfs_cuda(g, 2, SizeOption{});
   CHECK(r2.levels == std::vector<uint32_t>{2, 3, 0, 4, 4, 1, 1, 1, 2});
   CHECK(validate_bfs(g, 2, r2.levels, r2.parents) == "");
 }
@@ -60,7 +60,7 @@ TEST_CASE("bfs gpu: disconnected graph, self loops, isolated source") {
   GPU_TEST_REQUIRE_DEVICE();
   CsrGraph g = csr_from_edges({{0, 1}, {1, 2}, {2, 2}, {5, 6}, {6, 5}, {3, 3}}, false, true, false, 10);
   for (uint64_t s : {0, 3, 5, 9}) check_gpu(g, s);
-  BfsRun iso = bfs_cuda(g, 9, "");
+  BfsRun iso = bfs_cuda(g, 9, SizeOption{});
   CHECK(iso.reached == 1);
   CHECK(iso.levels[0] == kUnreached);
 }
@@ -122,14 +122,14 @@ TEST_CASE("bfs gpu: direction switch points and bottom-up kernels (bitmap, level
           while (g.degree(s) == 0) s = (s + 1) % g.n;
           INFO("alpha " << st.alpha << " beta " << st.beta << " " << st.bu << " scale " << scale << " rmat " << rmat << " source " << s);
           BfsRun want = bfs_sequential(g, s);
-          BfsRun got = bfs_cuda(g, s, "");
+          BfsRun got = bfs_cuda(g, s, SizeOption{});
           CHECK(got.levels == want.levels);
           CHECK(validate_bfs(g, s, got.levels, got.parents) == "");
           bu_levels += got.bottom_up_levels;
         }
         if (scale == 16 && st.bottom_up) CHECK(bu_levels > 0);
         // several searches on one upload: each starts from clean levels (parents are not reset)
-        auto many = bfs_cuda_many(g, {1, 2, 3}, "");
+        auto many = bfs_cuda_many(g, {1, 2, 3}, SizeOption{});
         for (size_t i = 0; i < many.size(); ++i) CHECK(many[i].reached == bfs_sequential(g, i + 1).reached);
       }
     }
@@ -143,7 +143,7 @@ TEST_CASE("bfs gpu: many sources on one upload agree with single searches") {
   GPU_TEST_REQUIRE_DEVICE();
   CsrGraph g = random_graph(true, 12, 8, 5, true);
   std::vector<uint64_t> src{1, 2, 3, 100};
-  auto many = bfs_cuda_many(g, src, "");
+  auto many = bfs_cuda_many(g, src, SizeOption{});
   REQUIRE(many.size() == 4);
   for (size_t i = 0; i < src.size(); ++i) CHECK(many[i].reached == bfs_sequential(g, src[i]).reached);
 }
@@ -169,7 +169,7 @@ TEST_CASE("bfs gpu streamed: disconnected graph, self loops, isolated source") {
   CsrGraph g = csr_from_edges({{0, 1}, {1, 2}, {2, 2}, {5, 6}, {6, 5}, {3, 3}}, false, true, false, 10);
   for (uint64_t pe : {1, 2, 4})
     for (uint64_t s : {0, 3, 5, 9}) check_streamed(g, s, pe);
-  BfsRun iso = std::move(bfs_cuda_many(g, {9}, "", 2)[0]);
+  BfsRun iso = std::move(bfs_cuda_many(g, {9}, SizeOption{}, 2)[0]);
   CHECK(iso.reached == 1);
   CHECK(iso.partitions_streamed == 0);  // no frontier vertex has an edge: nothing copied
 }
@@ -217,13 +217,13 @@ TEST_CASE("bfs gpu streamed: a small --device-memory streams; below the minimum 
     REQUIRE(p.streamed);
     REQUIRE(p.partitions > 2);
     INFO("budget " << budget << " partitions " << p.partitions);
-    for (uint64_t s : {uint64_t(1), uint64_t(777)}) check_streamed(g, s, 0, std::to_string(budget));
+    for (uint64_t s : {uint64_t(1), uint64_t(777)}) check_streamed(g, s, 0, parse_size_option(std::to_string(budget), "--device-memory"));
   }
   // many sources on one upload, streamed
-  auto many = bfs_cuda_many(g, {1, 2, 3}, std::to_string(fits.min_bytes));
+  auto many = bfs_cuda_many(g, {1, 2, 3}, parse_size_option(std::to_string(fits.min_bytes), "--device-memory"));
   for (size_t i = 0; i < many.size(); ++i) CHECK(many[i].reached == bfs_sequential(g, i + 1).reached);
   try {
-    bfs_cuda(g, 1, std::to_string(fits.min_bytes - 256));
+    bfs_cuda(g, 1, parse_size_option(std::to_string(fits.min_bytes - 256), "--device-memory"));
     FAIL("expected an error");
   } catch (const Error& e) {
     CHECK(std::string(e.what()).find("at least --device-memory " + std::to_string(fits.min_bytes)) != std::string::npos);

@@ -27,6 +27,8 @@ using gxsort::ExitCode;
 using gxsort::Format;
 using gxsort::HostBuffer;
 using gxsort::KeyType;
+using gxsort::parse_size_option;
+using gxsort::SizeOption;
 using gxsort::cuda::CudaBackend;
 using gxsort::cuda::DeviceMemory;
 
@@ -183,7 +185,7 @@ std::vector<unsigned char> make_input(const Format& f, size_t n, Dist d, Rng& rn
 CudaBackend& backend() {
   // One backend for all sort tests: half the free memory leaves room for the small
   // arenas the memory-manager tests make.
-  static std::unique_ptr<CudaBackend> b = std::make_unique<CudaBackend>(0, "50%");
+  static std::unique_ptr<CudaBackend> b = std::make_unique<CudaBackend>(0, parse_size_option("50%", "--device-memory"));
   return *b;
 }
 
@@ -244,40 +246,35 @@ void check_format(const Format& f, uint64_t seed) {
 }  // namespace
 
 // ---------------------------------------------------------------------------------------
-// parse_device_budget is pure host code: it runs with or without a GPU.
+// device_budget and parse_size_option are pure host code: they run with or without a GPU.
 
-TEST_CASE("parse_device_budget") {
-  using gxsort::cuda::parse_device_budget;
+TEST_CASE("--device-memory: sizes and percents of free memory") {
+  using gxsort::cuda::device_budget;
+  auto budget = [](const char* text) { return parse_size_option(text, "--device-memory"); };
   const size_t free_b = 10 * GiB, total_b = 16 * GiB;
-  CHECK(parse_device_budget("", free_b, total_b) == size_t(double(free_b) * 0.8));
-  CHECK(parse_device_budget("  ", free_b, total_b) == size_t(double(free_b) * 0.8));
-  CHECK(parse_device_budget("50%", free_b, total_b) == 5 * GiB);
-  CHECK(parse_device_budget("100%", free_b, total_b) == free_b);
-  CHECK(parse_device_budget("12.5%", free_b, total_b) == free_b / 8);
-  CHECK(parse_device_budget("123456", free_b, total_b) == 123456);
-  CHECK(parse_device_budget("64K", free_b, total_b) == 64 * KiB);
-  CHECK(parse_device_budget("64k", free_b, total_b) == 64 * KiB);
-  CHECK(parse_device_budget("512M", free_b, total_b) == 512 * MiB);
-  CHECK(parse_device_budget("512MiB", free_b, total_b) == 512 * MiB);
-  CHECK(parse_device_budget("2G", free_b, total_b) == 2 * GiB);
-  CHECK(parse_device_budget("2GB", free_b, total_b) == 2 * GiB);
-  CHECK(parse_device_budget("1.5G", free_b, total_b) == 3 * GiB / 2);
-  CHECK(parse_device_budget(" 8G ", free_b, total_b) == 8 * GiB);
-  CHECK(parse_device_budget("16G", free_b, total_b) == 16 * GiB);  // more than free is the arena's problem
-  for (const char* bad : {"abc", "G", "0", "0%", "150%", "-1G", "1.2.3G", "5X", "1e9", "17G", "1T", "%"}) {
+  CHECK(device_budget(SizeOption{}, free_b, total_b) == size_t(double(free_b) * 0.8));
+  CHECK(device_budget(budget("50%"), free_b, total_b) == 5 * GiB);
+  CHECK(device_budget(budget("100%"), free_b, total_b) == free_b);
+  CHECK(device_budget(budget("12.5%"), free_b, total_b) == free_b / 8);
+  CHECK(device_budget(budget("123456"), free_b, total_b) == 123456);
+  CHECK(device_budget(budget("64K"), free_b, total_b) == 64 * KiB);
+  CHECK(device_budget(budget("64k"), free_b, total_b) == 64 * KiB);
+  CHECK(device_budget(budget("512MiB"), free_b, total_b) == 512 * MiB);
+  CHECK(device_budget(budget("2GB"), free_b, total_b) == 2 * GiB);
+  CHECK(device_budget(budget("1.5G"), free_b, total_b) == 3 * GiB / 2);
+  CHECK(device_budget(budget("16G"), free_b, total_b) == 16 * GiB);  // more than free is the arena's problem
+  for (const char* bad : {"abc", "G", "0%", "150%", "-1G", "1.2.3G", "5X", "1e9", "%", " 8G"}) {
     INFO("text: ", bad);
-    try {
-      parse_device_budget(bad, free_b, total_b);
-      FAIL("accepted");
-    } catch (const Error& e) {
-      CHECK(e.code() == ExitCode::usage);
-      CHECK(std::string(e.what()).find("--device-memory") != std::string::npos);
-    }
+    CHECK_THROWS_AS(budget(bad), Error);
+  }
+  for (const char* too_big : {"0", "17G", "1T"}) {
+    INFO("text: ", too_big);
+    CHECK_THROWS_AS(device_budget(budget(too_big), free_b, total_b), Error);
   }
 }
 
 TEST_CASE("format_bytes") {
-  using gxsort::cuda::format_bytes;
+  using gxsort::format_bytes;
   CHECK(format_bytes(17) == "17 B");
   CHECK(format_bytes(3 * GiB) == "3.0 GiB");
   CHECK(format_bytes(1536 * KiB) == "1.5 MiB");
@@ -390,16 +387,16 @@ TEST_CASE("DeviceMemory: budgets from text and budgets past free memory") {
   GXSORT_CUDA_CHECK(cudaSetDevice(0));
   GXSORT_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
   {
-    DeviceMemory m(0, std::string("64M"));
+    DeviceMemory m(0, parse_size_option("64M", "--device-memory"));
     CHECK(m.budget() == 64 * MiB);
   }
   {
-    DeviceMemory m(0, std::string("1%"));
+    DeviceMemory m(0, parse_size_option("1%", "--device-memory"));
     CHECK(m.budget() > 0);
     CHECK(m.budget() <= free_b / 100);
   }
   try {
-    DeviceMemory m(0, std::string("banana"));
+    DeviceMemory m(0, parse_size_option("banana", "--device-memory"));
     FAIL("accepted");
   } catch (const Error& e) {
     CHECK(e.code() == ExitCode::usage);
@@ -456,15 +453,15 @@ TEST_CASE("CudaBackend: identity, devices and sizing") {
   CHECK(d.total_memory >= d.budget);
   CHECK(d.multiprocessors > 0);
 
-  const auto devs = gxsort::cuda_list_devices("25%");
+  const auto devs = gxsort::cuda_list_devices(parse_size_option("25%", "--device-memory"));
   REQUIRE(!devs.empty());
   CHECK(devs[0].name == d.name);
   CHECK(devs[0].budget > 0);
   CHECK(devs[0].budget <= devs[0].free_memory / 4 + 1);
 
-  auto made = gxsort::make_cuda_backend(0, "16M");
+  auto made = gxsort::make_cuda_backend(0, parse_size_option("16M", "--device-memory"));
   CHECK(made->name() == b.name());
-  CHECK_THROWS_AS(gxsort::make_cuda_backend(999, "16M"), Error);
+  CHECK_THROWS_AS(gxsort::make_cuda_backend(999, parse_size_option("16M", "--device-memory")), Error);
 
   // max_chunk_records is the largest n whose working set fits what is free.
   for (const Format& f : {typed(KeyType::u64), typed(KeyType::u32), Format::gensort(),
@@ -480,7 +477,7 @@ TEST_CASE("CudaBackend: identity, devices and sizing") {
 
 TEST_CASE("sort_chunk: a chunk of max_chunk_records fits, one more is refused") {
   GPU_TEST_REQUIRE_DEVICE();
-  CudaBackend small(0, "48M");
+  CudaBackend small(0, parse_size_option("48M", "--device-memory"));
   for (const Format& f : {Format::gensort(), typed(KeyType::f64), bytes_key(16, 2, 4)}) {
     const size_t n = small.max_chunk_records(f);
     INFO(describe(f), ": max ", n);
@@ -633,7 +630,7 @@ double raw_cub_ms(DeviceMemory& m, const std::vector<K>& keys_host, bool pairs) 
 TEST_CASE("bench: sort_chunk vs raw cub::DeviceRadixSort" * doctest::skip()) {
   GPU_TEST_REQUIRE_DEVICE();
   CudaBackend& b = backend();
-  std::printf("\ndevice: %s, budget %s\n", b.name().c_str(), gxsort::cuda::format_bytes(b.memory().budget()).c_str());
+  std::printf("\ndevice: %s, budget %s\n", b.name().c_str(), gxsort::format_bytes(b.memory().budget()).c_str());
   std::printf("| case | n | bytes | sort_chunk ms | H2D+D2H ms | raw cub ms (keys on device) | sort_chunk / copies |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
 

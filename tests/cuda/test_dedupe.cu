@@ -50,7 +50,7 @@ Bytes extract_all(KeyBitmap& bm) {
 
 TEST_CASE("bitmap dedupe: the GPU bitmap equals the host bitmap, every 4-byte key type, --reverse, many chunks") {
   GPU_TEST_REQUIRE_DEVICE();
-  auto backend = make_cuda_backend(0, "2G");
+  auto backend = make_cuda_backend(0, parse_size_option("2G", "--device-memory"));
   std::mt19937_64 rng(1);
   for (KeyType t : {KeyType::u32, KeyType::i32, KeyType::f32})
     for (bool rev : {false, true})
@@ -237,13 +237,13 @@ TEST_CASE("dedupe and sort -u: the GPU output is byte-identical to the CPU's (ti
             for (int dev = 0; dev < 2; ++dev) {
               EngineOptions o;
               o.format = c.f;
-              o.device = dev ? "cuda" : "cpu";
-              o.device_memory = std::string(strategy) == "bitmap" ? "2G" : "64M";
-              o.memory = mem;
+              o.device = dev ? Device::cuda : Device::cpu;
+              o.device_memory = parse_size_option(std::string(strategy) == "bitmap" ? "2G" : "64M", "--device-memory");
+              if (*mem) o.memory = parse_size_option(mem, "--memory");
               o.threads = 2;  // tiny --memory needs few merge threads
               o.tmp_dirs = {d.path};
               o.fsync = false;
-              o.dedupe.strategy = strategy;
+              o.dedupe.strategy = parse_choice(std::string(strategy), "--strategy", kDedupeStrategies);
               o.dedupe.count = count;
               o.dedupe.keep_last = last;
               const std::string op = d.path + "/out" + std::to_string(dev) + ".bin";
@@ -258,9 +258,9 @@ TEST_CASE("dedupe and sort -u: the GPU output is byte-identical to the CPU's (ti
     for (int dev = 0; dev < 2; ++dev) {
       EngineOptions o;
       o.format = c.f;
-      o.device = dev ? "cuda" : "cpu";
-      o.device_memory = "64M";
-      o.memory = "2M";
+      o.device = dev ? Device::cuda : Device::cpu;
+      o.device_memory = parse_size_option("64M", "--device-memory");
+      o.memory = parse_size_option("2M", "--memory");
       o.threads = 2;
       o.tmp_dirs = {d.path};
       o.fsync = false;

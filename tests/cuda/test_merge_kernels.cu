@@ -48,10 +48,10 @@ void run_variant(Variant v, const T* a, size_t na, const T* b, size_t nb, T* out
     case Variant::tiled:
     case Variant::circular:
     case Variant::thrust: {
-      gc::MergeKernel k = v == Variant::basic ? gc::MergeKernel::basic
-                          : v == Variant::tiled ? gc::MergeKernel::tiled
-                          : v == Variant::circular ? gc::MergeKernel::circular
-                                                   : gc::MergeKernel::thrust;
+      gxsort::MergeKernel k = v == Variant::basic ? gxsort::MergeKernel::basic
+                          : v == Variant::tiled ? gxsort::MergeKernel::tiled
+                          : v == Variant::circular ? gxsort::MergeKernel::circular
+                                                   : gxsort::MergeKernel::thrust;
       REQUIRE(gc::merge_temp_bytes<T>(k, na, nb) <= temp_bytes);
       gc::merge<T>(k, a, na, b, nb, out, temp, temp_bytes, nullptr);
       break;
@@ -218,13 +218,16 @@ TEST_CASE("co_rank on the host matches a brute-force stable merge") {
   }
 }
 
-TEST_CASE("parse_merge_kernel") {
-  CHECK(gc::parse_merge_kernel("basic") == gc::MergeKernel::basic);
-  CHECK(gc::parse_merge_kernel("tiled") == gc::MergeKernel::tiled);
-  CHECK(gc::parse_merge_kernel("circular") == gc::MergeKernel::circular);
-  CHECK(gc::parse_merge_kernel("thrust") == gc::MergeKernel::thrust);
+TEST_CASE("--merge-kernel names") {
+  auto k = [](const char* t) { return gxsort::parse_choice(std::string(t), "--merge-kernel", gxsort::kMergeKernels); };
+  CHECK(k("basic") == gxsort::MergeKernel::basic);
+  CHECK(k("tiled") == gxsort::MergeKernel::tiled);
+  CHECK(k("circular") == gxsort::MergeKernel::circular);
+  CHECK(k("thrust") == gxsort::MergeKernel::thrust);
+  CHECK(k("auto") == gxsort::MergeKernel::automatic);
+  CHECK(std::string(gc::merge_kernel_name(gxsort::MergeKernel::tiled)) == "tiled");
   try {
-    gc::parse_merge_kernel("bitonic");
+    k("bitonic");
     FAIL("no exception");
   } catch (const gxsort::Error& e) {
     CHECK(e.code() == gxsort::ExitCode::usage);
@@ -397,7 +400,7 @@ TEST_CASE("merge kernels beyond 2^31 elements (uint32_t, 1.2e9 + 1.0e9)") {
   CHECK(sb.descents == 0);
 
   // thrust::merge is the reference here: check it, then compare the others with it.
-  gc::merge<uint32_t>(gc::MergeKernel::thrust, a, na, b, nb, ref, temp, temp_bytes, nullptr);
+  gc::merge<uint32_t>(gxsort::MergeKernel::thrust, a, na, b, nb, ref, temp, temp_bytes, nullptr);
   GXSORT_CUDA_CHECK(cudaDeviceSynchronize());
   const BigStats sr = big_stats(ref, total, nullptr, d_stats);
   CHECK(sr.descents == 0);
@@ -407,7 +410,7 @@ TEST_CASE("merge kernels beyond 2^31 elements (uint32_t, 1.2e9 + 1.0e9)") {
               (unsigned long long)total, int(sr.descents == 0),
               int(sr.sum == sa.sum + sb.sum && sr.xr == (sa.xr ^ sb.xr)));
 
-  for (auto k : {gc::MergeKernel::basic, gc::MergeKernel::tiled, gc::MergeKernel::circular}) {
+  for (auto k : {gxsort::MergeKernel::basic, gxsort::MergeKernel::tiled, gxsort::MergeKernel::circular}) {
     GXSORT_CUDA_CHECK(cudaMemset(out, 0, total * sizeof(uint32_t)));
     cudaEvent_t e0, e1;
     GXSORT_CUDA_CHECK(cudaEventCreate(&e0));

@@ -13,7 +13,6 @@
 #include "reduce/reduce_kernels.cuh"
 
 using namespace gxsort;
-using gxsort::cuda::ReduceAlgo;
 
 namespace {
 
@@ -70,7 +69,7 @@ void check_all_algos(const Format& f, const std::vector<unsigned char>& buf, siz
     CAPTURE(gxsort::cuda::reduce_algo_name(algo));
     const ReducePartial g = gpu_reduce(algo, f, d.get(), n, 0);
     CHECK(g == cpu);
-    for (const char* op : kOps) CHECK(format_result(f, parse_reduce_op(op), g) == format_result(f, parse_reduce_op(op), cpu));
+    for (const char* op : kOps) CHECK(format_result(f, parse_choice(std::string(op), "--op", kReduceOps), g) == format_result(f, parse_choice(std::string(op), "--op", kReduceOps), cpu));
   }
 }
 
@@ -171,6 +170,6 @@ TEST_CASE("reduce gpu: NaN, infinities and signed zeros in chosen blocks") {
 TEST_CASE("reduce gpu: byte keys and unknown algorithms are usage errors") {
   GPU_TEST_REQUIRE_DEVICE();
   CHECK_THROWS_AS(gxsort::cuda::reduce_gpu_temp_bytes(ReduceAlgo::flat, Format::gensort(), 10), Error);
-  CHECK_THROWS_AS(gxsort::cuda::parse_reduce_algo("tree"), Error);
-  CHECK(gxsort::cuda::parse_reduce_algo("nested") == ReduceAlgo::nested);
+  CHECK_THROWS_AS(parse_choice(std::string("tree"), "--algo", kReduceAlgos), Error);
+  CHECK(parse_choice(std::string("nested"), "--algo", kReduceAlgos) == ReduceAlgo::nested);
 }

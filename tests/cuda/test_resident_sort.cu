@@ -11,7 +11,7 @@ using namespace gxsort;
 
 TEST_CASE("device-resident flat sort equals the CPU sort for every key type and slice size") {
   GPU_TEST_REQUIRE_DEVICE();
-  auto gpu = make_backend("cuda", 2, "1G");
+  auto gpu = make_backend(Device::cuda, 2, parse_size_option("1G", "--device-memory"));
   auto cpu = make_cpu_backend(2);
   std::mt19937_64 rng(21);
   for (KeyType t : {KeyType::u32, KeyType::u64, KeyType::i32, KeyType::i64, KeyType::f32, KeyType::f64}) {
@@ -51,14 +51,14 @@ TEST_CASE("device-resident flat sort equals the CPU sort for every key type and 
 
 TEST_CASE("records and --unique do not take the resident path") {
   GPU_TEST_REQUIRE_DEVICE();
-  auto gpu = make_backend("cuda", 2, "1G");
+  auto gpu = make_backend(Device::cuda, 2, parse_size_option("1G", "--device-memory"));
   CHECK(gpu->begin_resident_sort(Format::gensort(), 1000) == nullptr);
   CHECK(gpu->begin_resident_sort(Format::typed(KeyType::u64), 1) == nullptr);
 }
 
 TEST_CASE("check on the GPU equals check on the CPU: violations, duplicates, checksum") {
   GPU_TEST_REQUIRE_DEVICE();
-  auto gpu = make_backend("cuda", 2, "1G");
+  auto gpu = make_backend(Device::cuda, 2, parse_size_option("1G", "--device-memory"));
   std::mt19937_64 rng(5);
   Format rec;
   rec.record_size = 13; rec.key_offset = 1; rec.key_type = KeyType::bytes; rec.key_bytes = 11;

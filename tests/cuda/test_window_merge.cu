@@ -15,7 +15,7 @@ using namespace gxsort;
 namespace {
 
 std::vector<unsigned char> merge_with(const Format& f, const std::vector<RunRef>& runs, Backend* backend,
-                                      const std::string& kernel, uint64_t window_memory) {
+                                      MergeKernel kernel, uint64_t window_memory) {
   uint64_t total = 0;
   for (const auto& r : runs) total += r.records;
   io::TempFile out = io::TempFile::create("/tmp", "gxsort-cuda-test");
@@ -48,7 +48,7 @@ std::vector<Format> formats() {
 
 TEST_CASE("GPU windowed merge equals the CPU loser tree for K = 1..64 uneven runs and every format") {
   GPU_TEST_REQUIRE_DEVICE();
-  auto gpu = make_backend("cuda", 2, "2G");
+  auto gpu = make_backend(Device::cuda, 2, parse_size_option("2G", "--device-memory"));
   auto cpu = make_cpu_backend(2);
   std::mt19937_64 rng(9);
   for (Format f : formats()) {
@@ -75,11 +75,11 @@ TEST_CASE("GPU windowed merge equals the CPU loser tree for K = 1..64 uneven run
           runs[i].records = n;
           runs[i].name = "run" + std::to_string(i);
         }
-        auto want = merge_with(f, runs, nullptr, "", 0);
-        for (const char* kernel : {"basic", "tiled", "circular", "thrust"}) {
+        auto want = merge_with(f, runs, nullptr, MergeKernel::automatic, 0);
+        for (MergeKernel kernel : {MergeKernel::basic, MergeKernel::tiled, MergeKernel::circular, MergeKernel::thrust}) {
           // Window memory for three slots of ~1000 records: many windows per merge.
           auto got = merge_with(f, runs, gpu.get(), kernel, 3 * 1000 * f.record_size);
-          INFO(f.describe() << " k=" << k << " kernel=" << kernel);
+          INFO(f.describe() << " k=" << k << " kernel=" << choice_name(kernel, kMergeKernels));
           CHECK(got == want);
         }
       }
@@ -89,7 +89,7 @@ TEST_CASE("GPU windowed merge equals the CPU loser tree for K = 1..64 uneven run
 
 TEST_CASE("GPU sort_chunk and windowed merge give the same bytes as the CPU for a whole external sort") {
   GPU_TEST_REQUIRE_DEVICE();
-  auto gpu = make_backend("cuda", 2, "1G");
+  auto gpu = make_backend(Device::cuda, 2, parse_size_option("1G", "--device-memory"));
   auto cpu = make_cpu_backend(2);
   std::mt19937_64 rng(4);
   Format f = Format::typed(KeyType::f64);

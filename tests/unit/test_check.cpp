@@ -29,7 +29,7 @@ TEST_CASE("check finds a violation and a duplicate where two chunks meet") {
   std::vector<uint64_t> v(boundary + 1000);
   for (size_t i = 0; i < v.size(); ++i) v[i] = 2 * i;
   EngineOptions opt;
-  opt.device = "cpu";
+  opt.device = Device::cpu;
   opt.format = Format::typed(KeyType::u64);
 
   v[boundary] = v[boundary - 1];  // duplicate across the boundary

@@ -26,11 +26,12 @@ TEST_CASE("sort options become one Command") {
   CHECK(c.engine.format.key_type == KeyType::f32);
   CHECK(c.engine.format.flat());
   CHECK(c.engine.format.reverse);
-  CHECK(c.engine.memory == "1G");
+  CHECK(c.engine.memory.given);
+  CHECK(c.engine.memory.bytes == uint64_t(1) << 30);
   CHECK(c.engine.tmp_dirs == std::vector<std::string>{"/a", "/b"});
   CHECK(c.engine.fan_in == 8);
   CHECK(c.engine.threads == 3);
-  CHECK(c.engine.device == "cpu");
+  CHECK(c.engine.device == Device::cpu);
 }
 
 TEST_CASE("record formats") {
@@ -66,4 +67,60 @@ TEST_CASE("help is a command of its own") {
   auto h = parse({"sort", "--help"});
   CHECK(h.name == "help");
   CHECK(h.help_text.find("--memory") != std::string::npos);
+}
+
+TEST_CASE("each command takes its own options: others are errors, never ignored") {
+  CHECK(code_of({"info", "-o", "x"}) == ExitCode::usage);
+  CHECK(code_of({"info", "--type", "f32"}) == ExitCode::usage);
+  CHECK(code_of({"check", "f", "--fan-in", "3"}) == ExitCode::usage);
+  CHECK(code_of({"check", "f", "-u"}) == ExitCode::usage);
+  CHECK(code_of({"check", "f", "--stats-json", "s"}) == ExitCode::usage);
+  CHECK(code_of({"gen", "-o", "x", "--count", "1", "--memory", "1G"}) == ExitCode::usage);
+  CHECK(code_of({"clean", "--device", "cpu"}) == ExitCode::usage);
+  try {
+    parse({"check", "f", "--fan-in", "3"});
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    CHECK(m.find("--fan-in") != std::string::npos);
+    CHECK(m.find("does not apply to check") != std::string::npos);
+  }
+  // What applies still parses.
+  CHECK(parse({"check", "f", "--threads", "2", "--device", "cpu", "--type", "u32"}).engine.threads == 2);
+  CHECK(parse({"runs", "f", "-o", "d", "--direct-io", "on"}).engine.direct_io == DirectIo::on);
+  CHECK(parse({"clean", "-T", "/a", "-n"}).dry_run);
+}
+
+TEST_CASE("no abbreviations: --merge is not --merge-kernel") {
+  CHECK(code_of({"sort", "x", "-o", "y", "--merge", "tiled"}) == ExitCode::usage);
+  CHECK(parse({"sort", "x", "-o", "y", "--merge-kernel", "tiled"}).engine.merge_kernel == MergeKernel::tiled);
+}
+
+TEST_CASE("options are typed once: enums and byte counts") {
+  auto c = parse({"sort", "x", "-o", "y", "--memory", "25%", "--device-memory", "2G", "--direct-io", "off", "--ooc",
+                  "partition", "--device", "cuda"});
+  CHECK(c.engine.memory.percent == 25);
+  CHECK(c.engine.device_memory.bytes == uint64_t(2) << 30);
+  CHECK(c.engine.direct_io == DirectIo::off);
+  CHECK(c.engine.ooc == OocMethod::partition);
+  CHECK(c.engine.device == Device::cuda);
+  CHECK(parse({"reduce", "f", "--op", "minmax", "--algo", "cub"}).reduce_op == ReduceOp::minmax);
+  CHECK(parse({"dedupe", "f", "-o", "y", "--strategy", "bitmap"}).engine.dedupe.strategy == DedupeStrategy::bitmap);
+  CHECK(parse({"gen", "-o", "y", "--count", "5", "--dist", "few-unique"}).gen.dist == GenDist::few_unique);
+  CHECK(parse({"plan", "x", "--dot"}).plan_format == PlanFormat::dot);
+  CHECK(code_of({"sort", "x", "-o", "y", "--memory", "lots"}) == ExitCode::usage);
+  CHECK(code_of({"sort", "x", "-o", "y", "--ooc", "sideways"}) == ExitCode::usage);
+  CHECK(code_of({"sort", "x", "-o", "y", "--threads", "0"}) == ExitCode::usage);
+}
+
+TEST_CASE("help: per command, with value names; gxsort alone is a usage error") {
+  auto h = parse({"help", "check"});
+  CHECK(h.name == "help");
+  CHECK(h.help_text.find("usage: gxsort check") != std::string::npos);
+  CHECK(h.help_text.find("--fan-in") == std::string::npos);  // not a check option
+  CHECK(h.help_text.find(" arg") == std::string::npos);      // real value names
+  CHECK(parse({"sort", "--help"}).help_text.find("--memory ] SIZE") != std::string::npos);
+  auto none = parse({});
+  CHECK(none.name == "help");
+  CHECK(none.help_is_error);
+  CHECK_FALSE(parse({"--help"}).help_is_error);
 }

@@ -81,18 +81,18 @@ TEST_CASE("dedupe: group_records keeps first or last and counts, against the ora
 
 TEST_CASE("dedupe: the strategy rule") {
   const Format u32 = Format::typed(KeyType::u32), u64 = Format::typed(KeyType::u64);
-  CHECK(choose_dedupe_strategy("auto", u32, false, false, 1000, true) == "sort");
-  CHECK(choose_dedupe_strategy("auto", u32, false, false, kBitmapAutoMinKeys + 1, true) == "bitmap");
-  CHECK(choose_dedupe_strategy("auto", u32, false, false, 1000, false) == "bitmap");
-  CHECK(choose_dedupe_strategy("auto", u32, true, false, kBitmapAutoMinKeys + 1, false) == "sort");
-  CHECK(choose_dedupe_strategy("auto", u64, false, false, kBitmapAutoMinKeys + 1, false) == "sort");
-  CHECK(choose_dedupe_strategy("auto", u32, false, true, kBitmapAutoMinKeys + 1, false) == "stream");
-  CHECK(choose_dedupe_strategy("sort", u32, false, true, 10, true) == "stream");
-  CHECK(choose_dedupe_strategy("bitmap", Format::typed(KeyType::f32), false, false, 10, true) == "bitmap");
-  CHECK_THROWS_AS(choose_dedupe_strategy("bitmap", u64, false, false, 10, true), Error);
-  CHECK_THROWS_AS(choose_dedupe_strategy("bitmap", u32, true, false, 10, true), Error);
-  CHECK_THROWS_AS(choose_dedupe_strategy("bitmap", u32, false, true, 10, true), Error);
-  CHECK_THROWS_AS(choose_dedupe_strategy("hash", u32, false, false, 10, true), Error);
+  CHECK(choose_dedupe_strategy(DedupeStrategy::automatic, u32, false, false, 1000, true) == DedupePath::sort);
+  CHECK(choose_dedupe_strategy(DedupeStrategy::automatic, u32, false, false, kBitmapAutoMinKeys + 1, true) == DedupePath::bitmap);
+  CHECK(choose_dedupe_strategy(DedupeStrategy::automatic, u32, false, false, 1000, false) == DedupePath::bitmap);
+  CHECK(choose_dedupe_strategy(DedupeStrategy::automatic, u32, true, false, kBitmapAutoMinKeys + 1, false) == DedupePath::sort);
+  CHECK(choose_dedupe_strategy(DedupeStrategy::automatic, u64, false, false, kBitmapAutoMinKeys + 1, false) == DedupePath::sort);
+  CHECK(choose_dedupe_strategy(DedupeStrategy::automatic, u32, false, true, kBitmapAutoMinKeys + 1, false) == DedupePath::stream);
+  CHECK(choose_dedupe_strategy(DedupeStrategy::sort, u32, false, true, 10, true) == DedupePath::stream);
+  CHECK(choose_dedupe_strategy(DedupeStrategy::bitmap, Format::typed(KeyType::f32), false, false, 10, true) == DedupePath::bitmap);
+  CHECK_THROWS_AS(choose_dedupe_strategy(DedupeStrategy::bitmap, u64, false, false, 10, true), Error);
+  CHECK_THROWS_AS(choose_dedupe_strategy(DedupeStrategy::bitmap, u32, true, false, 10, true), Error);
+  CHECK_THROWS_AS(choose_dedupe_strategy(DedupeStrategy::bitmap, u32, false, true, 10, true), Error);
+  CHECK_THROWS_AS(parse_choice(std::string("hash"), "--strategy", kDedupeStrategies), Error);
 }
 
 TEST_CASE("dedupe: every CPU strategy against the oracle, in memory and out of core") {
@@ -110,10 +110,10 @@ TEST_CASE("dedupe: every CPU strategy against the oracle, in memory and out of c
               EngineOptions o = cpu_opts(f, memory);
               o.dedupe.count = count;
               o.dedupe.keep_last = last;
-              o.dedupe.strategy = "sort";
+              o.dedupe.strategy = DedupeStrategy::sort;
               CHECK(run_dedupe(d, in, o) == oracle(f, in, count, last));
               if (bitmap_format_ok(f) && !count && !last && (n == 0 || n == 60013)) {  // 512 MiB each: a few
-                o.dedupe.strategy = "bitmap";
+                o.dedupe.strategy = DedupeStrategy::bitmap;
                 CHECK(run_dedupe(d, in, o) == oracle(f, in, count, last));
               }
             }
@@ -135,7 +135,7 @@ TEST_CASE("dedupe: the out-of-core sort paths really form several runs or bucket
     for (bool last : {false, true}) {
       CAPTURE(ooc);
       EngineOptions o = cpu_opts(f, "1M");
-      o.ooc = ooc;
+      o.ooc = parse_choice(ooc, "--ooc", kOocMethods);
       o.dedupe.keep_last = last;
       o.dedupe.count = true;
       RunStats s;
@@ -175,7 +175,7 @@ TEST_CASE("dedupe: floats are equal by their totalOrder bits (signed zeros diffe
     EngineOptions o = cpu_opts(f);
     for (const char* s : {"sort", "bitmap"}) {
       if (std::string(s) == "bitmap" && t == KeyType::f64) continue;
-      o.dedupe.strategy = s;
+      o.dedupe.strategy = parse_choice(std::string(s), "--strategy", kDedupeStrategies);
       Bytes out = run_dedupe(d, in, o);
       CHECK(out == oracle(f, in, false, false));
       CHECK(out.size() == (t == KeyType::f32 ? 8 * 4 : 5 * 8));

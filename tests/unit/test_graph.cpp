@@ -36,7 +36,7 @@ std::string slurp(const std::string& p) {
 }
 EngineOptions cpu_opts(const TempDir& d) {
   EngineOptions o;
-  o.device = "cpu";
+  o.device = Device::cpu;
   o.tmp_dirs = {d.path};
   o.fsync = false;
   return o;

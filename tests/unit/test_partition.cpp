@@ -49,7 +49,7 @@ std::vector<uint64_t> sorted_sample(size_t n, std::mt19937_64& rng, int shape) {
 EngineOptions partition_opts(const Format& f, unsigned threads) {
   EngineOptions o = gxsort_test::cpu_opts(f, "1M");
   o.threads = threads;
-  o.ooc = "partition";
+  o.ooc = OocMethod::partition;
   return o;
 }
 
@@ -178,8 +178,8 @@ TEST_CASE("plan: partition when the CPU prefers it, merge otherwise") {
   CHECK(make_plan(huge).mode == PlanMode::external);
   huge.ooc = OocMethod::partition;
   CHECK_THROWS_AS(make_plan(huge), Error);
-  CHECK_THROWS_AS(parse_ooc_method("sideways"), Error);
-  CHECK(parse_ooc_method("auto") == OocMethod::automatic);
+  CHECK_THROWS_AS(parse_choice(std::string("sideways"), "--ooc", kOocMethods), Error);
+  CHECK(parse_choice(std::string("auto"), "--ooc", kOocMethods) == OocMethod::automatic);
 
   // A budget too small to stage every bucket: auto merges, partition says why.
   PlanInput tight = in;
@@ -261,7 +261,7 @@ TEST_CASE("partition sort: chunks scattered by two threads keep equal keys in in
   rec12.record_size = 12; rec12.key_offset = 4; rec12.key_type = KeyType::u32; rec12.key_bytes = 4;
   const Bytes in = gxsort_test::make_input(rec12, 1500007, 50, rng);
   EngineOptions o = partition_opts(rec12, 2);
-  o.memory = "16M";
+  o.memory = parse_size_option("16M", "--memory");
   RunStats st;
   CHECK(sort_through_engine(d, in, o, &st) == stable_sorted(rec12, in));
   CHECK(st.mode == "partition");

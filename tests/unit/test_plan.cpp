@@ -6,17 +6,20 @@
 
 using namespace gxsort;
 
-TEST_CASE("parse_size: units, percent and errors") {
-  CHECK(parse_size("123", 0, "--memory") == 123);
-  CHECK(parse_size("64K", 0, "--memory") == 65536);
-  CHECK(parse_size("1.5G", 0, "--memory") == 1610612736ULL);
-  CHECK(parse_size("2TiB", 0, "--memory") == 2199023255552ULL);
-  CHECK(parse_size("4mb", 0, "--memory") == 4194304);
-  CHECK(parse_size("25%", 1000, "--memory") == 250);
-  CHECK_THROWS_AS(parse_size("", 0, "--memory"), Error);
-  CHECK_THROWS_AS(parse_size("12Q", 0, "--memory"), Error);
-  CHECK_THROWS_AS(parse_size("-1G", 0, "--memory"), Error);
-  CHECK_THROWS_AS(parse_size("120%", 100, "--memory"), Error);
+TEST_CASE("parse_size_option: units, percent and errors") {
+  auto size = [](const char* t, uint64_t base = 0) { return parse_size_option(t, "--memory").of(base); };
+  CHECK(size("123") == 123);
+  CHECK(size("64K") == 65536);
+  CHECK(size("1.5G") == 1610612736ULL);
+  CHECK(size("2TiB") == 2199023255552ULL);
+  CHECK(size("4mb") == 4194304);
+  CHECK(size("25%", 1000) == 250);
+  CHECK(parse_size_option("25%", "--memory").given);
+  CHECK_FALSE(SizeOption{}.given);
+  for (const char* bad : {"", "12Q", "-1G", "120%", "0%", "1e9", " 4G", "1.2.3G"}) {
+    INFO(bad);
+    CHECK_THROWS_AS(parse_size_option(bad, "--memory"), Error);
+  }
   CHECK(format_bytes(1536) == "1.5 KiB");
 }
 
@@ -144,10 +147,10 @@ TEST_CASE("plan text, json and dot describe the same tree") {
 }
 
 TEST_CASE("direct I/O: on, off, and auto when the temp runs would fill half the page cache") {
-  CHECK(parse_direct_io("auto") == DirectIo::automatic);
-  CHECK(parse_direct_io("on") == DirectIo::on);
-  CHECK(parse_direct_io("off") == DirectIo::off);
-  CHECK_THROWS_AS(parse_direct_io("yes"), Error);
+  CHECK(parse_choice(std::string("auto"), "--direct-io", kDirectIos) == DirectIo::automatic);
+  CHECK(parse_choice(std::string("on"), "--direct-io", kDirectIos) == DirectIo::on);
+  CHECK(parse_choice(std::string("off"), "--direct-io", kDirectIos) == DirectIo::off);
+  CHECK_THROWS_AS(parse_choice(std::string("yes"), "--direct-io", kDirectIos), Error);
   CHECK(use_direct_io(DirectIo::on, 0, uint64_t(1) << 40));
   CHECK_FALSE(use_direct_io(DirectIo::off, uint64_t(1) << 40, 0));
   CHECK_FALSE(use_direct_io(DirectIo::automatic, 500, 1000));

@@ -137,7 +137,7 @@ std::vector<size_t> random_chunks(size_t n, std::mt19937_64& rng) {
 }
 
 std::string fmt(const Format& f, const char* op, const ReducePartial& p) {
-  return format_result(f, parse_reduce_op(op), p);
+  return format_result(f, parse_choice(std::string(op), "--op", kReduceOps), p);
 }
 
 std::vector<uint64_t> floats(KeyType t, const std::vector<double>& v) {
@@ -355,8 +355,8 @@ TEST_CASE("reduce: usage errors") {
   std::vector<unsigned char> buf(100 * 8);
   CHECK_THROWS_AS(reduce_chunk_cpu(Format::gensort(), buf.data(), 1, 0), Error);
   CHECK_THROWS_AS(reduce_chunk_cpu(Format::typed(KeyType::u64), buf.data(), 1, 5), Error);
-  CHECK_THROWS_AS(parse_reduce_op("median"), Error);
-  CHECK(parse_reduce_op("minmax") == ReduceOp::minmax);
+  CHECK_THROWS_AS(parse_choice(std::string("median"), "--op", kReduceOps), Error);
+  CHECK(parse_choice(std::string("minmax"), "--op", kReduceOps) == ReduceOp::minmax);
   const Format f = Format::typed(KeyType::u64);
   ReducePartial a = reduce_chunk_cpu(f, buf.data(), 10, 0);
   const ReducePartial b = reduce_chunk_cpu(f, buf.data(), 10, kReduceBlock);

@@ -224,7 +224,7 @@ class DefaultSortInto : public Backend {
   size_t sort_scratch_bytes(const Format& f, size_t n) const override { return cpu_->sort_scratch_bytes(f, n); }
   void sort_chunk(const Format& f, unsigned char* r, size_t n, unsigned char* s) override { cpu_->sort_chunk(f, r, n, s); }
   ReducePartial reduce_chunk(const Format& f, const unsigned char* r, size_t n, uint64_t first,
-                             const std::string& algo) override {
+                             ReduceAlgo algo) override {
     return cpu_->reduce_chunk(f, r, n, first, algo);
   }
 

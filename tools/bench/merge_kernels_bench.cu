@@ -119,7 +119,7 @@ int main(int argc, char** argv) try {
 
   // Temp: the largest our kernels ask for, and CUB's.
   size_t temp_bytes = 0;
-  for (auto k : {gc::MergeKernel::basic, gc::MergeKernel::tiled, gc::MergeKernel::circular})
+  for (auto k : {gxsort::MergeKernel::basic, gxsort::MergeKernel::tiled, gxsort::MergeKernel::circular})
     temp_bytes = std::max(temp_bytes, gc::merge_temp_bytes<uint64_t>(k, n, n));
   size_t cub_bytes = 0;
   GXSORT_CUDA_CHECK(cub::DeviceMerge::MergeKeys(nullptr, cub_bytes, a, int64_t(n), b, int64_t(n), out));
@@ -129,10 +129,10 @@ int main(int argc, char** argv) try {
   cudaStream_t s;
   GXSORT_CUDA_CHECK(cudaStreamCreate(&s));
 
-  gc::merge<uint64_t>(gc::MergeKernel::thrust, a, n, b, n, ref, nullptr, 0, s);
+  gc::merge<uint64_t>(gxsort::MergeKernel::thrust, a, n, b, n, ref, nullptr, 0, s);
   GXSORT_CUDA_CHECK(cudaStreamSynchronize(s));
 
-  auto ours = [&](gc::MergeKernel k) {
+  auto ours = [&](gxsort::MergeKernel k) {
     return [=] { gc::merge<uint64_t>(k, a, n, b, n, out, temp, temp_bytes, s); };
   };
   auto circ = [&](auto policy) {
@@ -140,13 +140,13 @@ int main(int argc, char** argv) try {
     return [=] { gc::merge_circular<uint64_t, P>(a, n, b, n, out, temp, temp_bytes, s); };
   };
   std::vector<Variant> vs;
-  vs.push_back({"basic", ours(gc::MergeKernel::basic)});
-  vs.push_back({"tiled", ours(gc::MergeKernel::tiled)});
+  vs.push_back({"basic", ours(gxsort::MergeKernel::basic)});
+  vs.push_back({"tiled", ours(gxsort::MergeKernel::tiled)});
   {
     using P = gc::DefaultMergePolicy<uint64_t>::circular;
     vs.push_back({"circular (default " + std::to_string(P::threads) + "x" +
                       std::to_string(P::items_per_thread) + " s" + std::to_string(P::stages) + ")",
-                  ours(gc::MergeKernel::circular)});
+                  ours(gxsort::MergeKernel::circular)});
   }
   auto policy_name = [](auto policy) {
     using P = decltype(policy);
@@ -155,7 +155,7 @@ int main(int argc, char** argv) try {
   };
 #define GXSORT_BENCH_TUNE(P) vs.push_back({policy_name(gc::P{}), circ(gc::P{})});
   GXSORT_CIRCULAR_TUNE_LIST(GXSORT_BENCH_TUNE)
-  vs.push_back({"thrust::merge", ours(gc::MergeKernel::thrust)});
+  vs.push_back({"thrust::merge", ours(gxsort::MergeKernel::thrust)});
   // thrust::merge without its per-call cudaMalloc/cudaFree: its temp comes from `temp`.
   vs.push_back({"thrust::merge (temp given)", [&] {
                   BumpAllocator alloc{static_cast<char*>(temp), temp_bytes};

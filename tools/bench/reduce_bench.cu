@@ -24,7 +24,7 @@ using gxsort::KeyType;
 using gxsort::ReduceOp;
 using gxsort::ReducePartial;
 using gxsort::format_result;
-using gxsort::cuda::ReduceAlgo;
+using gxsort::ReduceAlgo;
 namespace gcuda = gxsort::cuda;
 
 namespace {

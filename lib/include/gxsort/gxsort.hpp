@@ -7,6 +7,7 @@
 
 #include "gxsort/error.hpp"
 #include "gxsort/format.hpp"
+#include "gxsort/options.hpp"
 #include "gxsort/progress.hpp"
 
 namespace gxsort {
@@ -17,18 +18,18 @@ struct DedupeOptions {
   bool assume_sorted = false;     // stream an adjacent unique; exit 1 at the first unsorted record
   bool count = false;             // each kept record followed by its group size (little-endian u64)
   bool keep_last = false;         // keep the last record of each group (input order), not the first
-  std::string strategy = "auto";  // sort | bitmap | auto
+  DedupeStrategy strategy = DedupeStrategy::automatic;
 };
 
 // Options of the graph commands (docs/graph.md); functions at the end of this file.
 struct GraphBuildOptions {
-  std::string input_format = "auto";  // auto (from the extension) | snap | mtx | bin32 | bin64
+  EdgeFormat input_format = EdgeFormat::automatic;  // automatic: from the extension
   bool symmetrize = false;            // add (dst, src) for every edge
   bool keep_self_loops = false;
   bool keep_duplicates = false;
 };
 struct GraphGenOptions {
-  std::string kind;           // rmat | uniform
+  GraphKind kind = GraphKind::none;  // none: gen writes records, not a graph
   unsigned scale = 0;
   uint64_t edge_factor = 16;
   uint64_t seed = 1;
@@ -48,17 +49,17 @@ struct GraphOptions {
 
 struct EngineOptions {
   Format format;
-  std::string memory;                 // host budget text (--memory); "" = half of RAM
+  SizeOption memory;                  // host budget (--memory); not given: half of RAM
   std::vector<std::string> tmp_dirs;  // --tmp-dir; empty = $TMPDIR, else the output's directory
   size_t fan_in = 0;                  // --fan-in; 0 = choose
-  unsigned threads = 0;               // --threads; 0 = all cores
-  std::string device = "auto";        // cpu | cuda | auto
-  std::string device_memory;          // --device-memory; "" = 80% of free device memory
-  std::string merge_kernel = "auto";
+  unsigned threads = default_threads();  // --threads; resolved here, once
+  Device device = Device::automatic;
+  SizeOption device_memory;           // --device-memory; not given: 80% of free device memory
+  MergeKernel merge_kernel = MergeKernel::automatic;
   bool unique = false;                // -u: keep the first record of each group of equal keys
   bool fsync = true;                  // fsync the output before renaming it into place
-  std::string direct_io = "auto";     // --direct-io: auto | on | off (plan.hpp: DirectIo)
-  std::string ooc = "auto";           // --ooc: auto | merge | partition (plan.hpp: OocMethod)
+  DirectIo direct_io = DirectIo::automatic;  // --direct-io (plan.hpp says when auto goes direct)
+  OocMethod ooc = OocMethod::automatic;       // --ooc
   DedupeOptions dedupe;               // the dedupe command's options
   GraphOptions graph;                 // graph build, gen --graph, bfs
   ProgressFn progress;
@@ -124,9 +125,8 @@ std::vector<std::string> command_temp_dirs(const EngineOptions& opt, const std::
 // gxsort sort IN -o OUT: a stable sort of the records of IN into OUT (which may be IN).
 RunStats sort_file(const std::string& input, const std::string& output, const EngineOptions& opt);
 
-// gxsort plan IN: what sort_file would do. format: "text", "json" or "dot".
-std::string plan_sort(const std::string& input, const std::string& output, const EngineOptions& opt,
-                      const std::string& format);
+// gxsort plan IN: what sort_file would do.
+std::string plan_sort(const std::string& input, const std::string& output, const EngineOptions& opt, PlanFormat format);
 
 // gxsort runs IN -o DIR: sorted run files DIR/run-NNNNNN.bin and DIR/manifest.txt.
 RunStats form_runs(const std::string& input, const std::string& out_dir, const EngineOptions& opt);
@@ -147,19 +147,19 @@ CheckResult check_file(const std::string& path, const EngineOptions& opt);
 
 struct GenOptions {
   uint64_t count = 0;
-  std::string dist = "uniform";  // uniform|sorted|reverse|few-unique|zipf|all-equal|bits
+  GenDist dist = GenDist::uniform;
   uint64_t seed = 1;
 };
 RunStats gen_file(const std::string& output, const Format& f, const GenOptions& g, const EngineOptions& opt);
 
 // gxsort reduce FILE --op OP: a reduction of the records' typed keys, streamed through
 // the chunk scheduler. Returns the printed result ("sum 42", "minmax -1 7", ...).
-// algo: flat | nested | cub (GPU kernels).
+// algo: the GPU kernels (the CPU has one).
 struct ReduceResult {
   std::string text;
   RunStats stats;
 };
-ReduceResult reduce_file(const std::string& path, const std::string& op, const std::string& algo, const EngineOptions& opt);
+ReduceResult reduce_file(const std::string& path, ReduceOp op, ReduceAlgo algo, const EngineOptions& opt);
 
 // gxsort dedupe IN -o OUT: the records of IN sorted, one per distinct key (opt.dedupe;
 // with --count each followed by its group size as a little-endian u64).

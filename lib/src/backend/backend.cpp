@@ -13,10 +13,10 @@ void Backend::sort_into(const Format& f, const unsigned char* src, unsigned char
   // PCIe from pageable memory such as a mapping), then copied into dst.
   const size_t bytes = n * f.record_size;
   HostBuffer data = allocate_host(bytes);
-  io::parallel_copy(data.data(), src, bytes, hardware_threads());
+  io::parallel_copy(data.data(), src, bytes, default_threads());
   HostBuffer scratch = allocate_host(sort_scratch_bytes(f, n));
   sort_chunk(f, data.data(), n, scratch.data());
-  io::parallel_copy(dst, data.data(), bytes, hardware_threads());
+  io::parallel_copy(dst, data.data(), bytes, default_threads());
   if (sorted) sorted(0, n);
 }
 

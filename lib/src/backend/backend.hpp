@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gxsort/format.hpp"
+#include "gxsort/options.hpp"
 #include "reduce/reduce.hpp"
 #include "sort/check_chunk.hpp"
 
@@ -89,16 +90,15 @@ class Backend {
   virtual size_t max_chunk_records(const Format&) const { return 0; }
 
   // The reduction partial of n records (host memory from allocate_host) whose first
-  // record is number first_index of the file. algo: flat | nested | cub (the CUDA
-  // kernels; the CPU has one algorithm). Identical results on every backend.
+  // record is number first_index of the file. algo: the CUDA kernels (the CPU has one
+  // algorithm). Identical results on every backend.
   // The out-of-core merge pass on a device: the most records one output window may
   // hold (0: this backend has no device merge; the CPU loser tree merges instead).
   virtual size_t max_window_records(const Format&) const { return 0; }
   // Stable merge, in place, of the sorted slices lying back to back in `records`
   // (slices[i] records each, slice i from an earlier run than slice i+1).
-  // kernel: auto | basic | tiled | circular | thrust.
   virtual void merge_window(const Format&, unsigned char* /*records*/, const std::vector<uint64_t>& /*slices*/,
-                            const std::string& /*kernel*/) {}
+                            MergeKernel /*kernel*/) {}
 
   // Dedupe of flat 4-byte keys by a bitmap of all 2^32 keys (sort/bitmap_dedupe.hpp), fed
   // chunks of at most chunk_records keys. Null when it does not fit: the device budget on
@@ -112,7 +112,7 @@ class Backend {
   }
 
   virtual ReducePartial reduce_chunk(const Format& f, const unsigned char* records, size_t n, uint64_t first_index,
-                                     const std::string& algo) = 0;
+                                     ReduceAlgo algo) = 0;
 };
 
 // The largest n such that n records plus their sort scratch fit in `bytes`.
@@ -120,12 +120,11 @@ size_t records_that_fit(const Backend& b, const Format& f, size_t bytes);
 
 std::unique_ptr<Backend> make_cpu_backend(unsigned threads);
 
-// "cpu", "cuda" or "auto": auto takes CUDA when a device is usable, else the CPU.
-// `device_memory` is the --device-memory budget text ("" for the default 80% of free).
-std::unique_ptr<Backend> make_backend(const std::string& device, unsigned threads,
-                                      const std::string& device_memory);
+// --device: automatic takes CUDA when a device is usable, else the CPU. `device_memory`
+// is the device budget (not given: 80% of free device memory).
+std::unique_ptr<Backend> make_backend(Device device, unsigned threads, const SizeOption& device_memory);
 
 // Devices visible to the CUDA backend (empty without CUDA or without a GPU).
-std::vector<DeviceInfo> list_devices(const std::string& device_memory);
+std::vector<DeviceInfo> list_devices(const SizeOption& device_memory);
 
 }  // namespace gxsort

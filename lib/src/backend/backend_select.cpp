@@ -6,25 +6,24 @@ namespace gxsort {
 
 #if GXSORT_HAVE_CUDA
 // Defined by the CUDA backend (cuda/backend_factory.cu).
-std::unique_ptr<Backend> make_cuda_backend(unsigned device, const std::string& device_memory);
-std::vector<DeviceInfo> cuda_list_devices(const std::string& device_memory);
+std::unique_ptr<Backend> make_cuda_backend(unsigned device, const SizeOption& device_memory);
+std::vector<DeviceInfo> cuda_list_devices(const SizeOption& device_memory);
 bool cuda_device_usable();
 #endif
 
-std::unique_ptr<Backend> make_backend(const std::string& device, unsigned threads, const std::string& device_memory) {
-  if (device == "cpu") return make_cpu_backend(threads);
-  if (device != "auto" && device != "cuda") fail_usage("--device: expected cpu, cuda or auto, got '" + device + "'");
+std::unique_ptr<Backend> make_backend(Device device, unsigned threads, const SizeOption& device_memory) {
+  if (device == Device::cpu) return make_cpu_backend(threads);
 #if GXSORT_HAVE_CUDA
   if (cuda_device_usable()) return make_cuda_backend(0, device_memory);
-  if (device == "cuda") throw Error(ExitCode::device, "--device cuda: no usable CUDA device found");
+  if (device == Device::cuda) throw Error(ExitCode::device, "--device cuda: no usable CUDA device found");
 #else
   (void)device_memory;
-  if (device == "cuda") throw Error(ExitCode::device, "--device cuda: this gxsort was built without the CUDA backend");
+  if (device == Device::cuda) throw Error(ExitCode::device, "--device cuda: this gxsort was built without the CUDA backend");
 #endif
   return make_cpu_backend(threads);
 }
 
-std::vector<DeviceInfo> list_devices(const std::string& device_memory) {
+std::vector<DeviceInfo> list_devices(const SizeOption& device_memory) {
 #if GXSORT_HAVE_CUDA
   if (cuda_device_usable()) return cuda_list_devices(device_memory);
 #else

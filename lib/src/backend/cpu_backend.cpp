@@ -85,7 +85,7 @@ void sort_records_into(const Format& f, const unsigned char* src, unsigned char*
 
 class CpuBackend : public Backend {
  public:
-  explicit CpuBackend(unsigned threads) : threads_(threads ? threads : hardware_threads()) {}
+  explicit CpuBackend(unsigned threads) : threads_(std::max(1u, threads)) {}
   std::string name() const override { return "cpu (" + std::to_string(threads_) + " threads)"; }
 
   HostBuffer allocate_host(size_t bytes) override {
@@ -121,7 +121,7 @@ class CpuBackend : public Backend {
   }
 
   ReducePartial reduce_chunk(const Format& f, const unsigned char* records, size_t n, uint64_t first_index,
-                             const std::string&) override {
+                             ReduceAlgo) override {
     return reduce_chunk_cpu(f, records, n, first_index);
   }
 

@@ -164,7 +164,7 @@ void bfs_parallel(const CsrGraph& g, const Id* nbr, uint64_t source, unsigned th
 
 BfsRun bfs_cpu(const CsrGraph& g, uint64_t source, unsigned threads, bool direction_optimizing) {
   check_source(g, source);
-  if (threads == 0) threads = hardware_threads();
+  if (threads == 0) threads = default_threads();
   BfsRun r;
   r.backend = "cpu";
   r.levels.assign(g.n, kUnreached);

@@ -42,8 +42,6 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
   const auto t0 = std::chrono::steady_clock::now();
   if (b.random_sources > 0 && (!b.levels_output.empty() || !b.parents_output.empty()))
     fail_usage("bfs: -o and --parents take a single --source, not --random-sources");
-  if (opt.device != "cpu" && opt.device != "cuda" && opt.device != "auto")
-    fail_usage("--device: expected cpu, cuda or auto, got '" + opt.device + "'");
   if (!b.levels_output.empty() && b.levels_output == b.parents_output)
     fail_usage("bfs: -o and --parents name the same file " + b.levels_output);
   // The outputs are checked (and their temp files made) before the graph is loaded.
@@ -52,8 +50,7 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
     levels_out = io::Output::open(b.levels_output, temp_dirs(opt, default_temp_dir(b.levels_output))[0]);
   if (!b.parents_output.empty())
     parents_out = io::Output::open(b.parents_output, temp_dirs(opt, default_temp_dir(b.parents_output))[0]);
-  const uint64_t ram = physical_memory_bytes();
-  graph::CsrGraph g = graph::read_csr(path, opt.memory.empty() ? ram : parse_size(opt.memory, ram, "--memory"));
+  graph::CsrGraph g = graph::read_csr(path, opt.memory.given ? host_budget(opt) : physical_memory_bytes());
   BfsResult res;
   res.vertices = g.n;
   res.edges = g.m;
@@ -77,17 +74,17 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
 
   bool use_cuda = false;
 #if GXSORT_HAVE_CUDA
-  if (opt.device != "cpu") {
+  if (opt.device != Device::cpu) {
     const bool usable = graph::cuda_bfs_usable();
-    if (opt.device == "cuda" && !usable) throw Error(ExitCode::device, "--device cuda: no usable CUDA device found");
+    if (opt.device == Device::cuda && !usable) throw Error(ExitCode::device, "--device cuda: no usable CUDA device found");
     if (usable && g.wide()) {
-      if (opt.device == "cuda") fail_usage("--device cuda: graphs of 2^32 or more vertices are not supported on the GPU yet");
+      if (opt.device == Device::cuda) fail_usage("--device cuda: graphs of 2^32 or more vertices are not supported on the GPU yet");
     } else {
       use_cuda = usable;
     }
   }
 #else
-  if (opt.device == "cuda") throw Error(ExitCode::device, "--device cuda: this gxsort was built without the CUDA backend");
+  if (opt.device == Device::cuda) throw Error(ExitCode::device, "--device cuda: this gxsort was built without the CUDA backend");
 #endif
   res.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::vector<graph::BfsRun> runs;

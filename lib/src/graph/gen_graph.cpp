@@ -55,17 +55,17 @@ namespace gxsort {
 
 RunStats gen_graph(const std::string& output, const GraphGenOptions& g, const EngineOptions& opt) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (g.kind != "rmat" && g.kind != "uniform") fail_usage("--graph: expected rmat or uniform, got '" + g.kind + "'");
+  if (g.kind == GraphKind::none) fail_usage("gen --graph: expected rmat or uniform");
   if (g.scale < 1 || g.scale > 40) fail_usage("--scale: expected 1 to 40");
   if (g.edge_factor < 1 || g.edge_factor > 1024) fail_usage("--edge-factor: expected 1 to 1024");
   if (output.empty()) fail_usage("an output file is required (-o FILE)");
-  const bool rmat = g.kind == "rmat";
+  const bool rmat = g.kind == GraphKind::rmat;
   const uint64_t edges = g.edge_factor << g.scale;
   const size_t w = g.scale < 32 ? 4 : 8;
   const uint64_t bytes = edges * 2 * w;
   io::Output out = io::Output::open(output, temp_dirs(opt, default_temp_dir(output))[0], "gen");
   io::check_space({{out.space_dir(), bytes, "the output"}});
-  const unsigned threads = opt.threads ? opt.threads : hardware_threads();
+  const unsigned threads = std::max(1u, opt.threads);
   const uint64_t chunk = uint64_t(1) << 22;  // edges per chunk
   std::vector<unsigned char> buf(chunk * 2 * w);
   for (uint64_t first = 0; first < edges; first += chunk) {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "gxsort/options.hpp"
+
 namespace gxsort::graph {
 
 // ---- the CSR file (little-endian) ----
@@ -125,12 +127,12 @@ BfsDevicePlan plan_bfs_device(uint64_t n, uint64_t m, uint64_t budget, uint64_t 
 std::string bfs_budget_message(const BfsDevicePlan& plan, uint64_t budget);
 
 #if GXSORT_HAVE_CUDA
-// The CUDA BFS (cuda/graph/bfs_cuda.cu). Needs n < 2^32. `device_memory` is the
-// --device-memory text. Bottom-up steps are used only when g.symmetric.
-BfsRun bfs_cuda(const CsrGraph& g, uint64_t source, const std::string& device_memory);
+// The CUDA BFS (cuda/graph/bfs_cuda.cu). Needs n < 2^32. `device_memory` is
+// --device-memory. Bottom-up steps are used only when g.symmetric.
+BfsRun bfs_cuda(const CsrGraph& g, uint64_t source, const SizeOption& device_memory);
 // Several searches on one upload of the graph (the bench); returns one BfsRun each.
 std::vector<BfsRun> bfs_cuda_many(const CsrGraph& g, const std::vector<uint64_t>& sources,
-                                  const std::string& device_memory, uint64_t force_partition_edges = 0);
+                                  const SizeOption& device_memory, uint64_t force_partition_edges = 0);
 bool cuda_bfs_usable();
 #endif
 

@@ -64,17 +64,14 @@ class EdgeWriter {
   bool any_ = false;
 };
 
-std::string resolve_format(const std::string& f, const std::string& path) {
-  if (f != "auto") {
-    if (f != "snap" && f != "mtx" && f != "bin32" && f != "bin64")
-      fail_usage("--input-format: expected snap, mtx, bin32 or bin64, got '" + f + "'");
-    return f;
-  }
+// --input-format, or from the file name's extension: .mtx, .bin32/.u32, .bin64/.u64, else snap.
+EdgeFormat resolve_format(EdgeFormat f, const std::string& path) {
+  if (f != EdgeFormat::automatic) return f;
   auto ends = [&](const char* e) { size_t n = std::strlen(e); return path.size() >= n && path.compare(path.size() - n, n, e) == 0; };
-  if (ends(".mtx")) return "mtx";
-  if (ends(".bin32") || ends(".u32")) return "bin32";
-  if (ends(".bin64") || ends(".u64")) return "bin64";
-  return "snap";
+  if (ends(".mtx")) return EdgeFormat::mtx;
+  if (ends(".bin32") || ends(".u32")) return EdgeFormat::bin32;
+  if (ends(".bin64") || ends(".u64")) return EdgeFormat::bin64;
+  return EdgeFormat::snap;
 }
 
 // Reads a text file line by line (any size), numbering lines from 1.
@@ -338,14 +335,13 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
                              const EngineOptions& opt) {
   const auto t0 = std::chrono::steady_clock::now();
   if (output.empty()) fail_usage("graph build: the output is required: -o GRAPH");
-  const std::string fmt = resolve_format(g.input_format, input);
+  const EdgeFormat fmt = resolve_format(g.input_format, input);
   io::File in = io::File::open_input(input);
   const std::string tmp_dir = temp_dirs(opt, default_temp_dir(output))[0];
   io::require_writable_dir(tmp_dir, "temporary");
   // Checked (and the output's temp file made) before any work.
   io::Output out = io::Output::open(output, tmp_dir);
-  const uint64_t memory = opt.memory.empty() ? physical_memory_bytes() / 2
-                                             : parse_size(opt.memory, physical_memory_bytes(), "--memory");
+  const uint64_t memory = host_budget(opt);
 
   GraphBuildResult res;
   res.stats.command = "graph build";
@@ -355,10 +351,10 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
   uint64_t records = 0, vertices = 0, input_bytes = 0;
   {
     EdgeWriter w(edges.file(), g.symmetrize, g.keep_self_loops);
-    if (fmt == "snap") input_bytes = parse_snap(in, in.path(), w, res.input_edges, opt.progress);
-    else if (fmt == "mtx") symmetric = parse_mtx(in, in.path(), w, res.input_edges, input_bytes, opt.progress) || symmetric;
-    else input_bytes = parse_binary(in, in.path(), fmt == "bin32" ? 4 : 8, w, res.input_edges,
-                                    opt.threads ? opt.threads : hardware_threads(), opt.progress);
+    if (fmt == EdgeFormat::snap) input_bytes = parse_snap(in, in.path(), w, res.input_edges, opt.progress);
+    else if (fmt == EdgeFormat::mtx) symmetric = parse_mtx(in, in.path(), w, res.input_edges, input_bytes, opt.progress) || symmetric;
+    else input_bytes = parse_binary(in, in.path(), fmt == EdgeFormat::bin32 ? 4 : 8, w, res.input_edges,
+                                    opt.threads, opt.progress);
     w.flush();
     records = w.records();
     vertices = w.vertices();
@@ -405,7 +401,7 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
     // Record i of the sorted file is neighbor i: blocks are converted by several threads
     // (degrees counted with relaxed atomics: only slices' end vertices are shared) and
     // written at their own offsets.
-    const unsigned threads = std::max(1u, opt.threads ? opt.threads : hardware_threads());
+    const unsigned threads = std::max(1u, opt.threads);
     io::File sorted = io::File::open_read(edges.path());
     const size_t block = 2 * kBinaryBlock;  // of 16-byte records
     std::vector<unsigned char> buf(size_t(std::min<uint64_t>(block, m * 16)));

@@ -18,20 +18,6 @@ const char* plan_mode_name(PlanMode m) {
   return "?";
 }
 
-DirectIo parse_direct_io(const std::string& text) {
-  if (text == "auto") return DirectIo::automatic;
-  if (text == "on") return DirectIo::on;
-  if (text == "off") return DirectIo::off;
-  fail_usage("--direct-io: expected auto, on or off, got '" + text + "'");
-}
-
-OocMethod parse_ooc_method(const std::string& text) {
-  if (text == "auto") return OocMethod::automatic;
-  if (text == "merge") return OocMethod::merge;
-  if (text == "partition") return OocMethod::partition;
-  fail_usage("--ooc: expected auto, merge or partition, got '" + text + "'");
-}
-
 bool use_direct_io(DirectIo choice, uint64_t temp_bytes, uint64_t page_cache_bytes) {
   if (choice != DirectIo::automatic) return choice == DirectIo::on;
   return temp_bytes > page_cache_bytes / 2;

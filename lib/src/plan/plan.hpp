@@ -6,14 +6,14 @@
 #include <string>
 #include <vector>
 
+#include "gxsort/options.hpp"
+
 namespace gxsort {
 
 // --direct-io: whether temporary files, and a synced merge output, bypass the page
 // cache (O_DIRECT). auto: when what they hold would not fit in half of the memory the
 // page cache can have (it would be written back to the disk anyway, after crowding
 // out everything else cached).
-enum class DirectIo { automatic, on, off };
-DirectIo parse_direct_io(const std::string& text);  // throws usage Error
 bool use_direct_io(DirectIo choice, uint64_t temp_bytes, uint64_t page_cache_bytes);
 
 // --ooc: how a sort that does not fit in --memory goes out of core. merge: sorted runs
@@ -23,8 +23,6 @@ bool use_direct_io(DirectIo choice, uint64_t temp_bytes, uint64_t page_cache_byt
 // where the backend prefers it (the CPU: its merge costs more than a scatter) on at
 // most kPartitionMaxThreads threads, the buckets fit the limits below and the page
 // cache, and no --fan-in asks for a merge tree; else merge.
-enum class OocMethod { automatic, merge, partition };
-OocMethod parse_ooc_method(const std::string& text);  // throws usage Error
 
 struct PlanInput {
   uint64_t input_bytes = 0;

@@ -1,5 +1,6 @@
 #include "plan/sizes.hpp"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -13,19 +14,22 @@
 
 namespace gxsort {
 
-uint64_t parse_size(const std::string& text, uint64_t percent_base, const std::string& option) {
+SizeOption parse_size_option(const std::string& text, const std::string& option) {
   auto bad = [&] { fail_usage(option + ": invalid size '" + text + "' (examples: 512M, 4G, 1.5T, 25%)"); };
-  if (text.empty()) bad();
-  size_t pos = 0;
-  double value = 0;
-  try { value = std::stod(text, &pos); } catch (...) { bad(); }
-  if (!(value >= 0) || !std::isfinite(value)) bad();
-  std::string unit = text.substr(pos);
+  // Digits with an optional fraction: no sign, exponent, hex or leading blank (stod's).
+  const size_t pos = text.find_first_not_of("0123456789.");
+  const std::string num = text.substr(0, pos);
+  if (num.empty() || num == "." || num.find('.') != num.rfind('.')) bad();
+  const double value = std::stod(num);
+  std::string unit = pos == std::string::npos ? "" : text.substr(pos);
   for (auto& c : unit) c = char(std::toupper(static_cast<unsigned char>(c)));
+  SizeOption o;
+  o.given = true;
   double mult = 1;
   if (unit == "%") {
-    if (value > 100) bad();
-    return uint64_t(double(percent_base) * value / 100.0);
+    if (!(value > 0 && value <= 100)) bad();
+    o.percent = value;
+    return o;
   }
   if (unit.size() == 3 && unit.substr(1) == "IB") unit = unit.substr(0, 1);
   else if (unit.size() == 2 && unit[1] == 'B') unit = unit.substr(0, 1);
@@ -35,9 +39,10 @@ uint64_t parse_size(const std::string& text, uint64_t percent_base, const std::s
   else if (unit == "G") mult = 1024.0 * 1024 * 1024;
   else if (unit == "T") mult = 1024.0 * 1024 * 1024 * 1024;
   else bad();
-  double bytes = value * mult;
+  const double bytes = value * mult;
   if (bytes >= 18446744073709551615.0) bad();
-  return uint64_t(bytes);
+  o.bytes = uint64_t(bytes);
+  return o;
 }
 
 std::string format_bytes(uint64_t bytes) {
@@ -64,8 +69,10 @@ uint64_t available_memory_bytes() {
   return physical_memory_bytes() / 2;
 }
 
-unsigned hardware_threads() {
-  unsigned n = std::thread::hardware_concurrency();
+unsigned default_threads() {
+  cpu_set_t set;
+  if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return unsigned(CPU_COUNT(&set));
+  const unsigned n = std::thread::hardware_concurrency();
   return n ? n : 1;
 }
 

@@ -16,27 +16,6 @@ namespace gxsort {
 
 // ---------------------------------------------------------------- ops
 
-ReduceOp parse_reduce_op(const std::string& s) {
-  if (s == "sum") return ReduceOp::sum;
-  if (s == "min") return ReduceOp::min;
-  if (s == "max") return ReduceOp::max;
-  if (s == "count") return ReduceOp::count;
-  if (s == "mean") return ReduceOp::mean;
-  if (s == "minmax") return ReduceOp::minmax;
-  fail_usage("unknown reduce op '" + s + "' (expected sum, min, max, count, mean or minmax)");
-}
-
-const char* reduce_op_name(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::sum: return "sum";
-    case ReduceOp::min: return "min";
-    case ReduceOp::max: return "max";
-    case ReduceOp::count: return "count";
-    case ReduceOp::mean: return "mean";
-    case ReduceOp::minmax: return "minmax";
-  }
-  return "?";
-}
 
 // ---------------------------------------------------------------- ExactSum
 
@@ -327,7 +306,7 @@ double partial_sum_as_double(const Format& f, const ReducePartial& p) {
 }
 
 std::string format_result(const Format& f, ReduceOp op, const ReducePartial& p) {
-  const std::string name = reduce_op_name(op);
+  const std::string name = choice_name(op, kReduceOps);
   if (key_type_width(f.key_type) == 0) fail_usage("reduce needs a typed key");
   const KeyType t = f.key_type;
   switch (op) {

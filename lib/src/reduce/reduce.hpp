@@ -27,12 +27,10 @@
 #include <string>
 
 #include "gxsort/format.hpp"
+#include "gxsort/options.hpp"
 
 namespace gxsort {
 
-enum class ReduceOp { sum, min, max, count, mean, minmax };
-ReduceOp parse_reduce_op(const std::string& s);  // throws usage Error
-const char* reduce_op_name(ReduceOp op);
 
 // Records per block of the float-sum tree. Chunks passed to reduce_chunk_* start at
 // a multiple of this many records (the last chunk of a file may end anywhere).

@@ -12,14 +12,10 @@
 
 namespace gxsort {
 
-ReduceResult reduce_file(const std::string& path, const std::string& op_name, const std::string& algo,
-                         const EngineOptions& opt) {
+ReduceResult reduce_file(const std::string& path, ReduceOp op, ReduceAlgo algo, const EngineOptions& opt) {
   auto t0 = std::chrono::steady_clock::now();
   const Format& f = opt.format;
   f.validate();
-  const ReduceOp op = parse_reduce_op(op_name);
-  if (algo != "flat" && algo != "nested" && algo != "cub")
-    fail_usage("--algo: expected flat, nested or cub, got '" + algo + "'");
   check_reducible(f, 0);
   io::File in = open_input(path, f);
   const uint64_t bytes = in.is_stream() ? pipeline::kUntilEnd : in.size();
@@ -44,7 +40,7 @@ ReduceResult reduce_file(const std::string& path, const std::string& op_name, co
   ReducePartial total;
   bool first_chunk = true;
   pipeline::Stages st;
-  const unsigned threads = opt.threads ? opt.threads : hardware_threads();
+  const unsigned threads = opt.threads;
   st.read = [&](pipeline::Chunk& c) {
     c.bytes = in.read_chunk(c.data, c.bytes, c.offset, threads);
     if (c.bytes % rs) checked_record_count(in.path(), c.offset + c.bytes, f);  // a stream's partial record
@@ -67,7 +63,7 @@ ReduceResult reduce_file(const std::string& path, const std::string& op_name, co
   r.text = format_result(f, op, total);
   r.stats.command = "reduce";
   r.stats.backend = backend->name();
-  r.stats.mode = std::string(reduce_op_name(op)) + "/" + algo;
+  r.stats.mode = std::string(choice_name(op, kReduceOps)) + "/" + choice_name(algo, kReduceAlgos);
   r.stats.records = read / rs;
   r.stats.input_bytes = read;
   r.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

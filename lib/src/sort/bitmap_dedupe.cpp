@@ -25,7 +25,7 @@ namespace {
 class CpuKeyBitmap final : public KeyBitmap {
  public:
   CpuKeyBitmap(const Format& f, unsigned threads)
-      : f_(f), threads_(threads ? threads : hardware_threads()), words_(size_t(kBitmapKeys / 64), 0) {}
+      : f_(f), threads_(std::max(1u, threads)), words_(size_t(kBitmapKeys / 64), 0) {}
 
   void add(const unsigned char* keys, size_t n) override {
     auto set_range = [&](size_t b, size_t e) {
@@ -146,21 +146,19 @@ std::unique_ptr<KeyBitmap> make_cpu_key_bitmap(const Format& f, unsigned threads
   return std::make_unique<CpuKeyBitmap>(f, threads);
 }
 
-std::string choose_dedupe_strategy(const std::string& requested, const Format& f, bool count, bool assume_sorted,
-                                   uint64_t records, bool sort_in_memory) {
-  if (requested != "auto" && requested != "sort" && requested != "bitmap")
-    fail_usage("--strategy: expected sort, bitmap or auto, got '" + requested + "'");
-  if (requested == "bitmap") {
+DedupePath choose_dedupe_strategy(DedupeStrategy requested, const Format& f, bool count, bool assume_sorted,
+                                  uint64_t records, bool sort_in_memory) {
+  if (requested == DedupeStrategy::bitmap) {
     if (!bitmap_format_ok(f))
       fail_usage("--strategy bitmap needs a flat file of 4-byte keys (--type u32, i32 or f32), not " + f.describe());
     if (count) fail_usage("--strategy bitmap cannot --count (a bitmap has no counts); use --strategy sort");
     if (assume_sorted) fail_usage("--assume-sorted streams the sorted input; it cannot be combined with --strategy bitmap");
-    return "bitmap";
+    return DedupePath::bitmap;
   }
-  if (assume_sorted) return "stream";
-  if (requested == "sort") return "sort";
-  if (bitmap_format_ok(f) && !count && (records > kBitmapAutoMinKeys || !sort_in_memory)) return "bitmap";
-  return "sort";
+  if (assume_sorted) return DedupePath::stream;
+  if (requested == DedupeStrategy::sort) return DedupePath::sort;
+  if (bitmap_format_ok(f) && !count && (records > kBitmapAutoMinKeys || !sort_in_memory)) return DedupePath::bitmap;
+  return DedupePath::sort;
 }
 
 std::string group_records(const Format& f, const unsigned char* records, size_t n, bool count, bool keep_last) {

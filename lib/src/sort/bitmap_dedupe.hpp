@@ -14,6 +14,7 @@
 #include <string>
 
 #include "gxsort/format.hpp"
+#include "gxsort/options.hpp"
 #include "gxsort/progress.hpp"
 
 namespace gxsort {
@@ -41,14 +42,20 @@ class KeyBitmap {
 // `threads` threads (0: all cores), read back word by word.
 std::unique_ptr<KeyBitmap> make_cpu_key_bitmap(const Format& f, unsigned threads);
 
-// sort | bitmap | stream (--assume-sorted). `requested` is --strategy (sort|bitmap|auto).
+// How dedupe runs: the sort engine, the bitmap, or the group pass over a sorted input.
+enum class DedupePath { sort, bitmap, stream };
+inline const char* dedupe_path_name(DedupePath p) {
+  return p == DedupePath::sort ? "sort" : p == DedupePath::bitmap ? "bitmap" : "stream";
+}
+
+// sort | bitmap | stream (--assume-sorted). `requested` is --strategy.
 // Throws Error(usage) for combinations the bitmap cannot serve.
 //   auto = bitmap when the format is a flat 4-byte key, no --count, not --assume-sorted,
 //          and the input has more than 2^26 keys or the sort would not run in memory
 //          (`sort_in_memory` false); the caller falls back to sort when the bitmap does
 //          not fit its device or host budget.
-std::string choose_dedupe_strategy(const std::string& requested, const Format& f, bool count, bool assume_sorted,
-                                   uint64_t records, bool sort_in_memory);
+DedupePath choose_dedupe_strategy(DedupeStrategy requested, const Format& f, bool count, bool assume_sorted,
+                                  uint64_t records, bool sort_in_memory);
 constexpr uint64_t kBitmapAutoMinKeys = uint64_t(1) << 26;
 
 struct GroupPass {

@@ -30,7 +30,7 @@ CheckResult check_file(const std::string& path, const EngineOptions& opt) {
     buffers.push_back(backend->allocate_host(chunk_records * rs));
     slots.push_back(buffers.back().data());
   }
-  const unsigned threads = opt.threads ? opt.threads : hardware_threads();
+  const unsigned threads = opt.threads;
 
   CheckResult r;
   std::vector<unsigned char> prev(rs);

@@ -112,8 +112,8 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
   // itself (keep first), go straight to the sort engine: it prepares its own backend
   // and plan, and a second one here would start the device twice.
   const bool keep_first = !d.count && (!d.keep_last || f.flat());
-  if (keep_first && choose_dedupe_strategy(d.strategy, f, d.count, d.assume_sorted, records, true) == "sort" &&
-      choose_dedupe_strategy(d.strategy, f, d.count, d.assume_sorted, records, false) == "sort")
+  if (keep_first && choose_dedupe_strategy(d.strategy, f, d.count, d.assume_sorted, records, true) == DedupePath::sort &&
+      choose_dedupe_strategy(d.strategy, f, d.count, d.assume_sorted, records, false) == DedupePath::sort)
     return dedupe_by_sort_unique(in, output, opt, t_start);
   const std::string tmp_dir = default_temp_dir(output);
   // The sort's plan only matters to the auto rule; the stream and the bitmap need none
@@ -124,13 +124,14 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
     p = prepare(opt, bytes, tmp_dir);
     sort_in_memory = stream || p.plan.mode == PlanMode::in_memory;
   } catch (const Error& e) {
-    if (e.code() != ExitCode::usage || (!d.assume_sorted && d.strategy != "bitmap" && d.strategy != "auto")) throw;
+    if (e.code() != ExitCode::usage || (!d.assume_sorted && d.strategy == DedupeStrategy::sort)) throw;
     EngineOptions tiny = opt;
-    tiny.memory = "64M";  // a plan that succeeds; the budget below is the user's
+    tiny.memory.bytes = uint64_t(64) << 20;  // a plan that succeeds; the budget below is the user's
+    tiny.memory.percent = 0;
     p = prepare(tiny, bytes, tmp_dir);
-    p.memory = parse_size(opt.memory, physical_memory_bytes(), "--memory");
+    p.memory = host_budget(opt);
   }
-  std::string strategy = choose_dedupe_strategy(d.strategy, f, d.count, d.assume_sorted, records, sort_in_memory);
+  DedupePath strategy = choose_dedupe_strategy(d.strategy, f, d.count, d.assume_sorted, records, sort_in_memory);
   const size_t rs = f.record_size;
   const size_t out_rs = rs + (d.count ? 8 : 0);
 
@@ -142,25 +143,25 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
 
   std::unique_ptr<KeyBitmap> bitmap;
   size_t chunk_records = 0;
-  if (strategy == "bitmap") {
+  if (strategy == DedupePath::bitmap) {
     // Chunks of at most 64 MiB, three in flight within --memory.
     chunk_records = size_t(std::max<uint64_t>(1024, std::min<uint64_t>(uint64_t(16) << 20, p.memory / 4 / 4)));
     if (!stream) chunk_records = size_t(std::min<uint64_t>(chunk_records, std::max<uint64_t>(records, 1)));
     const uint64_t chunks_bytes = 3 * uint64_t(chunk_records) * 4;
-    const uint64_t host_budget = d.strategy == "bitmap" ? UINT64_MAX : (p.memory > chunks_bytes ? p.memory - chunks_bytes : 0);
+    const uint64_t host_budget = d.strategy == DedupeStrategy::bitmap ? UINT64_MAX : (p.memory > chunks_bytes ? p.memory - chunks_bytes : 0);
     bitmap = p.backend->make_key_bitmap(f, chunk_records, host_budget);
     if (!bitmap) {
-      if (d.strategy == "bitmap")
+      if (d.strategy == DedupeStrategy::bitmap)
         throw Error(ExitCode::io, "--strategy bitmap: the " + format_bytes(kBitmapBytes) + " key bitmap does not fit in " +
                                       p.backend->name() + "'s memory budget (raise --device-memory, or use --device cpu or --strategy sort)");
-      strategy = "sort";
+      strategy = DedupePath::sort;
     }
   }
-  st.mode = strategy;
+  st.mode = dedupe_path_name(strategy);
 
-  if (strategy == "bitmap") {
+  if (strategy == DedupePath::bitmap) {
     dedupe_by_bitmap(p, in, *bitmap, chunk_records, output, opt, st);
-  } else if (strategy == "stream") {
+  } else if (strategy == DedupePath::stream) {
     io::Output out = io::Output::open(output, p.tmp_dirs[0]);
     io::check_space({{out.space_dir(), records * out_rs, "the output"}});
     if (!out.streamed()) out.file().start_write_behind();

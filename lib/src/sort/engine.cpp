@@ -33,6 +33,11 @@ std::string default_temp_dir(const std::string& output) {
   return io::directory_of(target);
 }
 
+uint64_t host_budget(const EngineOptions& opt) {
+  const uint64_t ram = physical_memory_bytes();
+  return opt.memory.given ? opt.memory.of(ram) : ram / 2;
+}
+
 std::vector<std::string> temp_dirs(const EngineOptions& opt, const std::string& default_tmp_dir) {
   if (!opt.tmp_dirs.empty()) return opt.tmp_dirs;
   const char* env = std::getenv("TMPDIR");
@@ -42,9 +47,8 @@ std::vector<std::string> temp_dirs(const EngineOptions& opt, const std::string& 
 Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::string& default_tmp_dir) {
   opt.format.validate();
   Prepared p;
-  p.threads = opt.threads ? opt.threads : hardware_threads();
-  const uint64_t ram = physical_memory_bytes();
-  p.memory = opt.memory.empty() ? ram / 2 : parse_size(opt.memory, ram, "--memory");
+  p.threads = std::max(1u, opt.threads);
+  p.memory = host_budget(opt);
   p.tmp_dirs = temp_dirs(opt, default_tmp_dir);
   p.backend = make_backend(opt.device, p.threads, opt.device_memory);
 
@@ -58,9 +62,9 @@ Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::stri
   in.max_chunk_records = p.backend->max_chunk_records(opt.format);
   in.fan_in = opt.fan_in;
   in.merge_threads = p.threads;
-  in.direct_io = parse_direct_io(opt.direct_io);
+  in.direct_io = opt.direct_io;
   in.page_cache_bytes = available_memory_bytes();
-  in.ooc = parse_ooc_method(opt.ooc);
+  in.ooc = opt.ooc;
   // A backend without a device merge merges on the CPU's loser tree, which costs more
   // than partition's one scatter pass.
   in.partition_preferred = p.backend->max_window_records(opt.format) == 0;

@@ -43,6 +43,9 @@ std::string default_temp_dir(const std::string& output);
 // graph build sort through it.
 RunStats sort_input(io::File& in, const std::string& output, const EngineOptions& opt);
 
+// --memory in bytes (a percent of RAM resolved; half of RAM when not given).
+uint64_t host_budget(const EngineOptions& opt);
+
 // --tmp-dir, else $TMPDIR, else `default_tmp_dir`.
 std::vector<std::string> temp_dirs(const EngineOptions& opt, const std::string& default_tmp_dir);
 

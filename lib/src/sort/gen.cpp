@@ -18,18 +18,7 @@
 namespace gxsort {
 namespace {
 
-enum class Dist { uniform, sorted, reverse, few_unique, zipf, all_equal, bits };
-
-Dist parse_dist(const std::string& s) {
-  if (s == "uniform") return Dist::uniform;
-  if (s == "sorted") return Dist::sorted;
-  if (s == "reverse") return Dist::reverse;
-  if (s == "few-unique") return Dist::few_unique;
-  if (s == "zipf") return Dist::zipf;
-  if (s == "all-equal") return Dist::all_equal;
-  if (s == "bits") return Dist::bits;
-  fail_usage("--dist: unknown distribution '" + s + "' (uniform, sorted, reverse, few-unique, zipf, all-equal, bits)");
-}
+using Dist = GenDist;
 
 uint64_t rnd(uint64_t seed, uint64_t i, uint64_t stream) { return mix64(mix64(seed * 0x9e3779b97f4a7c15ULL + stream) ^ i); }
 
@@ -121,7 +110,7 @@ void gen_record(const Format& f, Dist d, uint64_t seed, uint64_t i, uint64_t n, 
 RunStats gen_file(const std::string& output, const Format& f, const GenOptions& g, const EngineOptions& opt) {
   auto t0 = std::chrono::steady_clock::now();
   f.validate();
-  Dist d = parse_dist(g.dist);
+  const Dist d = g.dist;
   const size_t rs = f.record_size;
   if (g.count > UINT64_MAX / rs)
     fail_usage("--count " + std::to_string(g.count) + " of " + std::to_string(rs) + "-byte records is more than 2^64 bytes");
@@ -134,7 +123,7 @@ RunStats gen_file(const std::string& output, const Format& f, const GenOptions& 
   for (auto& b : buffers) slots.push_back(b.data());
   pipeline::Stages st;
   // Records depend only on their index: the threads each fill a stretch of the chunk.
-  const unsigned threads = opt.threads ? opt.threads : hardware_threads();
+  const unsigned threads = std::max(1u, opt.threads);
   st.compute = [&](pipeline::Chunk& c) {
     const uint64_t first = c.offset / rs;
     const size_t n = c.bytes / rs;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gxsort/options.hpp"
 #include "gxsort/progress.hpp"
 #include "io/temp_files.hpp"
 #include "sort/run.hpp"
@@ -19,7 +20,7 @@ class Backend;
 struct MergeJob {
   const Format* format = nullptr;
   Backend* backend = nullptr;     // merges windows on its device when it has one
-  std::string merge_kernel = "auto";
+  MergeKernel merge_kernel = MergeKernel::automatic;
   uint64_t window_memory = 0;     // host bytes for the device merge's window buffers
   size_t buffer_bytes = 1 << 20;  // read buffer per run, per thread
   unsigned threads = 1;

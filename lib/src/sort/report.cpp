@@ -42,7 +42,7 @@ std::string info_text(const EngineOptions& opt) {
   std::ostringstream o;
   o << "gxsort " << GXSORT_VERSION << "\n";
   o << "build: " << (GXSORT_HAVE_CUDA ? "CUDA backend built in" : "CPU only (no CUDA backend)") << ", C++17\n";
-  o << "threads: " << (opt.threads ? opt.threads : hardware_threads()) << "\n";
+  o << "threads: " << opt.threads << "\n";
   const uint64_t ram = physical_memory_bytes();
   o << "memory: " << format_bytes(ram) << " physical; --memory default " << format_bytes(ram / 2) << " (half)\n";
   auto devices = list_devices(opt.device_memory);

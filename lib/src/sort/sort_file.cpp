@@ -381,8 +381,7 @@ RunStats sort_input(io::File& in, const std::string& output, const EngineOptions
   return st;
 }
 
-std::string plan_sort(const std::string& input, const std::string& output, const EngineOptions& opt,
-                      const std::string& format) {
+std::string plan_sort(const std::string& input, const std::string& output, const EngineOptions& opt, PlanFormat format) {
   io::File in = open_input(input, opt.format);
   const std::string tmp = default_temp_dir(!output.empty() ? output : in.is_stream() ? "-" : input);
   if (in.is_stream()) {
@@ -397,16 +396,16 @@ std::string plan_sort(const std::string& input, const std::string& output, const
                             "); one that ends inside the first run is sorted in memory, a longer one goes to runs in "
                             "temporary files merged with fan-in up to " +
                             std::to_string(pi.fan_in ? pi.fan_in : kDefaultFanIn) + "\n";
-    if (format == "json")
+    if (format == PlanFormat::json)
       return "{\"mode\":\"stream\",\"input_bytes\":null,\"run_records\":" + std::to_string(run) +
              ",\"record_size\":" + std::to_string(opt.format.record_size) + ",\"memory\":" + std::to_string(p.memory) + "}\n";
-    if (format == "dot") return "digraph merge_tree {\n  input [shape=folder,label=\"stream (size unknown)\"];\n}\n";
+    if (format == PlanFormat::dot) return "digraph merge_tree {\n  input [shape=folder,label=\"stream (size unknown)\"];\n}\n";
     return "backend: " + p.backend->name() + "\nformat: " + opt.format.describe() + "\n" + what +
            "memory budget: " + format_bytes(p.memory) + "\n" + how;
   }
   Prepared p = prepare(opt, in.size(), tmp);
-  if (format == "json") return plan_json(p.plan);
-  if (format == "dot") return plan_dot(p.plan);
+  if (format == PlanFormat::json) return plan_json(p.plan);
+  if (format == PlanFormat::dot) return plan_dot(p.plan);
   std::string text = "backend: " + p.backend->name() + "\nformat: " + opt.format.describe() + "\n" + plan_text(p.plan);
   std::string dirs;
   for (const auto& d : p.tmp_dirs) dirs += (dirs.empty() ? "" : ", ") + d;
