@@ -62,6 +62,24 @@ fi
 gx clean -T T
 grep -q "0 removed" "$WORK/last.out" && pass "clean of a clean directory: 0 removed" || fail "clean of a clean directory" "$(cat "$WORK/last.out")"
 
+# A temp name already taken (here by a file named like ours): never deleted.
+host=$(hostname | cut -d. -f1 | tr -c 'A-Za-z0-9_\n-' '_')
+sh -c 'printf precious >"O/.gxsort.$1.$$.out.0.tmp"; exec "$2" sort big.bin -o O/coll.bin --memory 64M -q' sh "$host" "$GX"
+precious=$(cat O/.gxsort."$host".*.out.0.tmp 2>/dev/null)
+[[ $precious == precious ]] && pass "a file with the name of our temp file is not deleted" || fail "a taken temp name" "gone"
+rm -f O/.gxsort."$host".*.out.0.tmp O/coll.bin
+
+# kill -BUS (not a fault): the temp files go and the process dies of the signal.
+"$GX" sort big.bin -o O/out.bin --memory 2M --ooc merge --tmp-dir T -q 2>/dev/null &
+PID=$!
+if wait_for '.gxsort.*.run.*' T; then
+  kill -BUS "$PID"; wait "$PID" 2>/dev/null; RC=$?
+  expect_rc "kill -BUS: dies of SIGBUS" 135
+  [[ -z "$(leftover_temps T O)" ]] && pass "kill -BUS: no temp files left" || fail "kill -BUS: no temp files left" "$(leftover_temps T O)"
+else
+  wait "$PID"; skip "kill -BUS" "the sort ended first"
+fi
+
 # ---- an input that shrinks while it is sorted ----
 # shrink NAME PATTERN ARGS...: starts `sort` on a copy of big.bin, truncates the copy
 # once a temp file matching PATTERN exists, and expects exit 3, no output, no temp files.

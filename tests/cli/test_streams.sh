@@ -87,7 +87,7 @@ printf '0 1\n1 2\n2 0\n' | "$GX" graph build - -o g.csr --input-format snap -q; 
 expect_rc "graph build - (snap on stdin)" 0
 gx bfs g.csr --source 0
 grep -q "vertices reached 3" "$WORK/last.out" && pass "bfs of a graph built from stdin" || fail "bfs of a graph built from stdin" "$(last_err)"
-cat g.csr | "$GX" bfs - --source 0 -o - >lv.bin; RC=$?
+cat g.csr | "$GX" bfs - --source 0 -o - >lv.bin 2>/dev/null; RC=$?
 [[ $RC == 0 && $(od -An -tu4 lv.bin | tr -s ' ' | sed 's/^ //') == "0 1 2" ]] && pass "bfs - -o -: levels of a CSR on stdin" || fail "bfs - -o -" "rc $RC $(od -An -tu4 lv.bin)"
 cat d.bin | gx plan - --type u32
 expect_rc "plan -: exit 0" 0
@@ -131,6 +131,22 @@ gx sort in.bin -o fo -q
 wait
 same_bytes "-o FIFO: the reader gets the sorted output" fifo_read.bin exp.bin
 [[ -p fo ]] && pass "-o FIFO: still a FIFO" || fail "-o FIFO" "replaced"
+"$GX" sort in.bin -o /dev/fd/1 -q >fd1.bin; RC=$?
+same_bytes "-o /dev/fd/1: written through" fd1.bin exp.bin
+printf 'KEEP' >appended.bin
+"$GX" sort in.bin -o /dev/stdout -q >>appended.bin; RC=$?
+{ printf 'KEEP'; cat exp.bin; } >appended.exp
+same_bytes "-o /dev/stdout >> FILE: appended, the file's old bytes kept" appended.bin appended.exp
+"$GX" sort in.bin -o /dev/stdout -q | cat >piped.bin; RC=$?
+same_bytes "-o /dev/stdout into a pipe" piped.bin exp.bin
+if "${PY[@]}" -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$WORK/sock" 2>/dev/null; then
+  gx sort in.bin -o sock
+  expect_rc "-o a socket: refused (exit 2)" 2
+  err_mentions "-o a socket: message" "sock" "socket"
+  [[ -S sock ]] && pass "-o a socket: left as it was" || fail "-o a socket" "replaced"
+else
+  skip "-o a socket" "cannot make a unix socket here"
+fi
 no_temps "device and FIFO outputs"
 
 # ---- symlinks, modes, owners, hard links ----
@@ -159,6 +175,26 @@ same_bytes "in place with a hard link: sorted" linked.bin exp.bin
 same_bytes "in place with a hard link: the other name sees the sorted data" other_name.bin exp.bin
 [[ $(stat -c %i linked.bin) == "$ino" && $(stat -c %h linked.bin) == 2 ]] && pass "in place with a hard link: same inode, 2 links" \
   || fail "in place with a hard link: inode kept" "inode $(stat -c %i linked.bin) vs $ino, links $(stat -c %h linked.bin)"
+if ! is_root; then
+  cp in.bin readonly.bin; chmod 444 readonly.bin
+  gx sort in.bin -o readonly.bin
+  expect_rc "-o a read-only file: exit 3, before any work" 3
+  chmod 644 readonly.bin
+else
+  skip "-o a read-only file" "root may write any file"
+fi
+# A hard-linked target on a full file system: the room is reserved before a byte of it
+# is rewritten, so it fails with the file as it was.
+if try_mount "$WORK/small" size=3m; then
+  head -c 1048576 /dev/urandom >small/linked.bin; ln small/linked.bin small/link2.bin; cp small/linked.bin linked.ref
+  "$GX" gen -o big2.bin --count 262144 -q   # 2 MiB
+  gx sort big2.bin -o small/linked.bin --tmp-dir "$WORK/tmp"
+  expect_rc "hard-linked output on a full file system: exit 3" 3
+  cmp -s small/linked.bin linked.ref && pass "... the file keeps its bytes" || fail "... the file keeps its bytes" "changed"
+  [[ -z "$(ls -A small | grep -v '^link')" ]] && pass "... nothing else left there" || fail "... nothing left" "$(ls -A small)"
+else
+  skip "hard-linked output on a full file system" "needs root (tmpfs)"
+fi
 no_temps "symlinks, modes, hard links"
 
 # ---- refused before any work ----
@@ -177,6 +213,11 @@ cmp -s keep.bin in.bin && pass "--stats-json naming the input: the input is unto
 [[ ! -e s.bin ]] && pass "--stats-json naming the input: no output" || fail "--stats-json naming the input: no output" "exists"
 gx sort keep.bin -o s.bin --stats-json s.bin
 expect_rc "--stats-json naming the output: exit 2" 2
+gx sort keep.bin -o s.bin --stats-json ./s.bin
+expect_rc "--stats-json naming the output by another spelling: exit 2" 2
+[[ ! -e s.bin ]] && pass "--stats-json naming the output by another spelling: no file" || fail "--stats-json ./s.bin" "s.bin exists"
+gx dedupe big.bin -o adir --keep last --memory 1M
+expect_rc "dedupe --keep last -o DIR: exit 2" 2
 gx sort keep.bin -o s.bin --stats-json adir
 expect_rc "--stats-json naming a directory: exit 2" 2
 [[ ! -e s.bin ]] && pass "--stats-json naming a directory: no output" || fail "--stats-json naming a directory: no output" "exists"

@@ -17,6 +17,7 @@
 #include "io/debris.hpp"
 #include "io/file.hpp"
 #include "io/mapped_file.hpp"
+#include "io/mapping_guard.hpp"
 #include "io/output.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "plan/plan.hpp"
@@ -107,10 +108,19 @@ TEST_CASE("a mapped input truncated under its mapping reads zeros, and check_unc
     CHECK(e.code() == ExitCode::io);
     CHECK(std::string(e.what()).find("changed") != std::string::npos);
   }
-  // Another file's check is not affected by this one's fault.
+  // Another file's check is not affected by this one's fault; no output commits meanwhile.
   gxsort_test::write_file(d.file("other"), Bytes(64, 1));
   io::File g = io::File::open_input(d.file("other"));
   CHECK_NOTHROW(g.check_unchanged());
+  CHECK(io::any_mapping_fault());
+  {
+    io::Output o = io::Output::open(d.file("out"), d.path);
+    CHECK_THROWS_AS(o.commit(false), Error);
+  }
+  // Opened anew, the file's old fault is forgotten (a new file may reuse its inode).
+  m.unmap();
+  io::File again = io::File::open_input(d.file("in"));
+  CHECK_FALSE(io::any_mapping_fault());
 }
 
 TEST_CASE("check_unchanged: a grown or rewritten input fails, an untouched one passes") {

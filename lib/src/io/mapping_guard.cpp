@@ -23,8 +23,10 @@ std::atomic<uint64_t> g_dev[kSlots], g_ino[kSlots];
 // Files whose mappings faulted (dev, ino + 1; 0 = free).
 constexpr int kFaults = 64;
 std::atomic<uint64_t> g_fault_dev[kFaults], g_fault_ino[kFaults];
+std::atomic<bool> g_any_fault{false};
 
 void record_fault(uint64_t dev, uint64_t ino) {
+  g_any_fault.store(true);
   for (int i = 0; i < kFaults; ++i) {
     uint64_t expected = 0;
     if (g_fault_ino[i].load() == ino + 1 && g_fault_dev[i].load() == dev) return;
@@ -37,9 +39,10 @@ void record_fault(uint64_t dev, uint64_t ino) {
 
 extern "C" void on_sigbus(int sig, siginfo_t* info, void*) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(info->si_addr);
-  for (int i = 0; i < kSlots; ++i) {
+  for (int i = 0; info->si_code > 0 && i < kSlots; ++i) {  // a fault (si_code > 0), not kill -BUS
+    // begin read again after end: a slot freed and taken again in between is skipped.
     const uintptr_t b = g_begin[i].load(), e = g_end[i].load();
-    if (b == 0 || e == 0 || a < b || a >= e) continue;
+    if (b == 0 || e == 0 || a < b || a >= e || g_begin[i].load() != b) continue;
     // The rest of the mapping from the faulting page reads as zeros: one fault per
     // mapping, not one per page of a file truncated by gigabytes.
     const uintptr_t page = a & ~uintptr_t(4095);
@@ -48,12 +51,16 @@ extern "C" void on_sigbus(int sig, siginfo_t* info, void*) {
     record_fault(g_dev[i].load(), g_ino[i].load());
     return;  // the faulting load runs again and reads a zero
   }
-  // Not ours: the temp files go, then the default action (the load faults again).
+  // Not ours: the temp files go, then the default action (a fault's load faults again;
+  // a sent signal is sent again).
   remove_all_temps_now();
   ::signal(sig, SIG_DFL);
+  if (info->si_code <= 0) ::raise(sig);
 }
 
-void install_once() {
+}  // namespace
+
+void install_sigbus_handler() {
   static std::once_flag once;
   std::call_once(once, [] {
     struct sigaction sa;
@@ -65,11 +72,9 @@ void install_once() {
   });
 }
 
-}  // namespace
-
 void guard_mapping(const void* begin, size_t bytes, uint64_t dev, uint64_t ino) {
   if (!begin || bytes == 0) return;
-  install_once();
+  install_temp_cleanup_handlers();  // SIGBUS's among them
   const uintptr_t b = reinterpret_cast<uintptr_t>(begin);
   for (int i = 0; i < kSlots; ++i) {
     uintptr_t expected = 0;
@@ -100,9 +105,15 @@ bool mapping_fault_seen(uint64_t dev, uint64_t ino) {
   return false;
 }
 
+bool any_mapping_fault() { return g_any_fault.load(); }
+
 void forget_mapping_faults(uint64_t dev, uint64_t ino) {
-  for (int i = 0; i < kFaults; ++i)
+  bool any = false;
+  for (int i = 0; i < kFaults; ++i) {
     if (g_fault_ino[i].load() == ino + 1 && g_fault_dev[i].load() == dev) g_fault_ino[i].store(0);
+    any = any || g_fault_ino[i].load() != 0;
+  }
+  g_any_fault.store(any);
 }
 
 }  // namespace gxsort::io

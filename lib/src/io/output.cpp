@@ -5,10 +5,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <vector>
 
 #include "gxsort/error.hpp"
+#include "io/mapping_guard.hpp"
 #include "io/space.hpp"
 
 namespace gxsort::io {
@@ -26,9 +29,35 @@ UniqueFd::~UniqueFd() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-std::string resolve_symlinks(const std::string& path) {
+namespace {
+
+[[noreturn]] void output_error(const std::string& label, const std::string& what, int err) {
+  throw Error(ExitCode::io, label + ": " + what + ": " + std::strerror(err));
+}
+
+// The descriptor a path names when it is one of this process's own (/dev/stdout,
+// /dev/stderr, /dev/fd/N, /proc/self/fd/N, /proc/<our pid>/fd/N), else -1. Such a path
+// must not be followed to what the descriptor points at: written through the descriptor
+// itself, the output goes where the shell sent it (appended with >>, into a pipe).
+int own_fd(const std::string& p) {
+  if (p == "/dev/stdout") return 1;
+  if (p == "/dev/stderr") return 2;
+  for (const std::string& prefix : {std::string("/dev/fd/"), std::string("/proc/self/fd/"),
+                                   "/proc/" + std::to_string(::getpid()) + "/fd/"}) {
+    if (p.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string n = p.substr(prefix.size());
+    if (!n.empty() && n.size() < 9 && n.find_first_not_of("0123456789") == std::string::npos) return std::stoi(n);
+  }
+  return -1;
+}
+
+}  // namespace
+
+std::string resolve_symlinks(const std::string& path, int* fd) {
   std::string p = path;
+  if (fd) *fd = -1;
   for (int hops = 0; hops < 40; ++hops) {
+    if (fd && (*fd = own_fd(p)) >= 0) return p;
     struct stat st;
     if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
     std::vector<char> buf(size_t(st.st_size > 0 ? st.st_size : 4096) + 1);
@@ -38,6 +67,19 @@ std::string resolve_symlinks(const std::string& path) {
     p = link[0] == '/' ? link : directory_of(p) + "/" + link;
   }
   fail_errno(path, "cannot open for writing", ELOOP);
+}
+
+std::string output_key(const std::string& path) {
+  if (path == "-") return "fd:1";
+  int fd = -1;
+  const std::string target = resolve_symlinks(path, &fd);
+  if (fd >= 0) return "fd:" + std::to_string(fd);
+  const size_t slash = target.find_last_of('/');
+  const std::string name = slash == std::string::npos ? target : target.substr(slash + 1);
+  char* dir = ::realpath(directory_of(target).c_str(), nullptr);
+  const std::string key = std::string(dir ? dir : directory_of(target).c_str()) + "/" + name;
+  std::free(dir);
+  return key;
 }
 
 void sync_directory(const std::string& dir) {
@@ -53,25 +95,28 @@ Output Output::open(const std::string& path, const std::string& spool_dir, const
   if (path.empty()) fail_usage("an output file is required (-o FILE)");
   Output o;
   o.label_ = path == "-" ? "stdout" : path;
+  int fd = path == "-" ? 1 : -1;
+  if (fd < 0) o.target_ = resolve_symlinks(path, &fd);
   struct stat st;
-  if (path == "-") {
+  if (fd >= 0) {
+    // Standard output, or another descriptor of ours: written through a duplicate.
     o.stream_ = true;
-    o.stdout_ = UniqueFd(::fcntl(1, F_DUPFD_CLOEXEC, 3));
-    if (o.stdout_.get() < 0) fail_errno("stdout", "cannot write", errno);
-  } else {
-    o.target_ = resolve_symlinks(path);
-    if (::stat(o.target_.c_str(), &st) == 0) {
-      if (S_ISDIR(st.st_mode)) fail_usage(path + ": is a directory; -o names the output file");
-      if (S_ISREG(st.st_mode)) {
-        o.existed_ = true;
-        o.mode_ = st.st_mode & 07777;
-        o.uid_ = st.st_uid;
-        o.gid_ = st.st_gid;
-        o.in_place_ = st.st_nlink > 1;
-      } else {
-        o.stream_ = true;  // a device, FIFO or socket: written through at commit
-        if (::access(o.target_.c_str(), W_OK) != 0) fail_errno(path, "cannot open for writing", errno);
-      }
+    o.own_fd_ = UniqueFd(::fcntl(fd, F_DUPFD_CLOEXEC, 3));
+    if (o.own_fd_.get() < 0) output_error(o.label_, "cannot write", errno);
+  } else if (::stat(o.target_.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) fail_usage(path + ": is a directory; -o names the output file");
+    if (S_ISSOCK(st.st_mode))
+      fail_usage(path + ": is a socket, which cannot be opened by name; write to - and redirect it");
+    // Checked now, not after the work: the user's file must be one the user may write.
+    if (::access(o.target_.c_str(), W_OK) != 0) output_error(path, "cannot open for writing", errno);
+    if (S_ISREG(st.st_mode)) {
+      o.existed_ = true;
+      o.mode_ = st.st_mode & 07777;
+      o.uid_ = st.st_uid;
+      o.gid_ = st.st_gid;
+      o.in_place_ = st.st_nlink > 1;
+    } else {
+      o.stream_ = true;  // a device or a FIFO: written through at commit
     }
   }
   try {
@@ -125,11 +170,11 @@ void copy_to_fd(const File& src, uint64_t n, int fd, const std::string& label) {
 void Output::commit_stream() {
   const uint64_t n = temp_.file().size();
   UniqueFd opened;
-  int fd = stdout_.get();
+  int fd = own_fd_.get();
   if (fd < 0) {
     // Opened only now: a FIFO's open waits for its reader, which may start after us.
     opened = UniqueFd(::open(label_.c_str(), O_WRONLY | O_CLOEXEC));
-    if (opened.get() < 0) fail_errno(label_, "cannot open for writing", errno);
+    if (opened.get() < 0) output_error(label_, "cannot open for writing", errno);
     fd = opened.get();
   }
   copy_to_fd(temp_.file(), n, fd, label_);
@@ -139,22 +184,32 @@ void Output::commit_stream() {
 void Output::commit_in_place(bool sync) {
   if (sync) temp_.file().sync();
   const int fd = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) fail_errno(label_, "cannot open for writing", errno);
+  if (fd < 0) output_error(label_, "cannot open for writing", errno);
   UniqueFd holder(fd);
   const uint64_t n = temp_.file().size();
+  // Room for all of it first: a full disk fails here, with the file still as it was.
+  if (int err = ::posix_fallocate(fd, 0, off_t(std::max<uint64_t>(n, 1)))) output_error(label_, "cannot reserve space", err);
   try {
     copy_to_fd(temp_.file(), n, fd, label_);
-    if (::ftruncate(fd, off_t(n)) != 0) fail_errno(label_, "cannot truncate", errno);
-    if (sync && ::fsync(fd) != 0) fail_errno(label_, "fsync failed", errno);
+    if (::ftruncate(fd, off_t(n)) != 0) output_error(label_, "cannot truncate", errno);
+    if (sync && ::fsync(fd) != 0) output_error(label_, "fsync failed", errno);
   } catch (const Error& e) {
-    // The target is partly rewritten: the complete output stays where it is.
-    const std::string kept = temp_.release();
+    // Partly rewritten (an I/O error): the complete output is kept, under a name that
+    // is not a temp file's (gxsort clean must not take it).
+    std::string kept = target_ + ".gxsort-sorted";
+    for (int i = 1; ::access(kept.c_str(), F_OK) == 0 && i < 1000; ++i) kept = target_ + ".gxsort-sorted." + std::to_string(i);
+    try { temp_.move_to(kept); } catch (...) { kept = temp_.path(); }
+    temp_.release();
     throw Error(e.code(), std::string(e.what()) + "; it was partly rewritten, the complete output is kept in " + kept);
   }
   temp_.remove();
 }
 
 void Output::commit(bool sync) {
+  // A mapped file that faulted was read as zeros: never commit what came of it.
+  if (any_mapping_fault())
+    throw Error(ExitCode::io, label_ + ": not written: a file gxsort had mapped changed or could not be read "
+                                       "during the run (truncated, or an I/O error)");
   if (stream_) return commit_stream();
   if (in_place_) return commit_in_place(sync);
   File& f = temp_.file();

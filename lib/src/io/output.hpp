@@ -5,8 +5,9 @@
 //     the old file's mode (and, as root, its owner), renames it over the target and
 //     fsyncs the directory. An existing file with other hard links keeps its inode: the
 //     finished, synced temp is copied into it (as GNU sort rewrites in place).
-//   - "-" (standard output) or an existing file that is not regular (character device,
-//     FIFO, socket, /dev/stdout): never replaced, never created. The output is written
+//   - "-" (standard output), one of this process's descriptors (/dev/stdout, /dev/fd/N:
+//     written through it, so `>> log` appends) or an existing file that is not regular
+//     (character device, FIFO): never replaced, never created. A socket is refused. The output is written
 //     into a temp file in the spool directory (the first temp directory), and commit
 //     copies it, in order, into the target: nothing reaches it unless the run succeeded.
 #pragma once
@@ -58,7 +59,7 @@ class Output {
   TempFile temp_;
   std::string label_, target_, space_dir_;
   bool stream_ = false;
-  UniqueFd stdout_;          // "-": standard output, duplicated at open
+  UniqueFd own_fd_;          // "-", /dev/stdout, /dev/fd/N: that descriptor, duplicated at open
   bool existed_ = false;     // a regular target that existed: its mode and owner carry over
   mode_t mode_ = 0;
   uid_t uid_ = 0;
@@ -67,8 +68,15 @@ class Output {
 };
 
 // Follows symlinks (relative ones from their own directory) to the path they end at,
-// which need not exist; throws for a loop.
-std::string resolve_symlinks(const std::string& path);
+// which need not exist; throws for a loop. With `fd`, it stops at a path that names one
+// of this process's descriptors (/dev/stdout, /dev/fd/N, /proc/self/fd/N) and sets *fd
+// to it (else -1).
+std::string resolve_symlinks(const std::string& path, int* fd = nullptr);
+// One name for whatever a path will be written as: "-" and this process's descriptors
+// as "fd:N", else the real directory (symlinks resolved) and the file name. Two paths
+// with the same key name the same output, existing yet or not.
+std::string output_key(const std::string& path);
+
 // fsyncs a directory after a rename into it, so that a power cut cannot undo the rename.
 void sync_directory(const std::string& dir);
 // Copies bytes [0, n) of `src` into descriptor `fd` at its current position, in order.

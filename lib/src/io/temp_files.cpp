@@ -13,13 +13,16 @@
 #include <thread>
 
 #include "gxsort/error.hpp"
+#include "io/mapping_guard.hpp"
 #include "io/space.hpp"
 
 namespace gxsort::io {
 namespace {
 
 constexpr int kSlots = 8192;
-// Each slot holds a heap copy of a live temp file's path, or null.
+// Each slot holds a heap copy of a live temp file's path, or null. The copies are never
+// freed: a signal handler on another thread may be unlinking one at any moment (a few
+// hundred bytes per temp file of a run is the price).
 std::atomic<char*> g_paths[kSlots];
 std::atomic<unsigned long> g_counter{0};
 
@@ -34,9 +37,7 @@ int register_path(const std::string& path) {
 }
 
 void unregister_slot(int slot) {
-  if (slot < 0) return;
-  char* p = g_paths[slot].exchange(nullptr);
-  std::free(p);
+  if (slot >= 0) g_paths[slot].store(nullptr);
 }
 
 // Creating a temp file (registering its path, then creating the file) and the signal
@@ -107,6 +108,7 @@ std::string temp_name(const std::string& kind, long pid, unsigned long n) {
 void install_temp_cleanup_handlers() {
   static std::once_flag once;
   std::call_once(once, [] {
+    install_sigbus_handler();
     struct sigaction sa;
     std::memset(&sa, 0, sizeof sa);
     sa.sa_handler = cleanup_on_signal;
@@ -141,6 +143,7 @@ TempFile TempFile::create(const std::string& dir, const std::string& kind) {
     } catch (const Error&) {
       const int err = errno;
       t.unregister();
+      t.path_.clear();  // not ours: the destructor must not unlink what another process made
       if (err == EEXIST && attempt < 100) continue;
       throw;
     }
@@ -199,9 +202,7 @@ void TempFile::move_to(const std::string& target) {
   if (::rename(path_.c_str(), target.c_str()) != 0) fail_errno(target, "cannot rename into place", errno);
   // The slot now names the target (the handler unlinks whichever it reads: the old
   // name is gone, so unlinking it would be harmless).
-  char* copy = ::strdup(target.c_str());
-  char* old = g_paths[slot_].exchange(copy);
-  std::free(old);
+  g_paths[slot_].store(::strdup(target.c_str()));
   path_ = target;
 }
 

@@ -187,6 +187,7 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
     const unsigned threads = p.threads;
     const uint64_t memory = p.memory;
     p.backend.reset();
+    io::Output out = io::Output::open(output, p.tmp_dirs[0]);  // checked before the sort
     io::TempFile sorted = io::TempFile::create(sort_dir, "dedupe");
     EngineOptions o = opt;
     o.unique = false;
@@ -202,7 +203,6 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
     for (auto& ph : s.phases) st.phases.push_back(ph);
     st.mode = "sort + group (" + s.mode + ")";
     io::File sorted_in = io::File::open_read(sorted.path());
-    io::Output out = io::Output::open(output, p.tmp_dirs[0]);
     io::check_space({{out.space_dir(), s.records * out_rs, "the output"}});
     if (!out.streamed()) out.file().start_write_behind();
     auto t0 = Clock::now();

@@ -27,7 +27,9 @@ io::File open_input(const std::string& path, const Format& f) {
 
 std::string default_temp_dir(const std::string& output) {
   if (output == "-") return "/tmp";
-  const std::string target = io::resolve_symlinks(output);
+  int own_fd = -1;
+  const std::string target = io::resolve_symlinks(output, &own_fd);
+  if (own_fd >= 0) return "/tmp";  // /dev/stdout and the like
   struct stat st;
   if (::stat(target.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) return "/tmp";
   return io::directory_of(target);

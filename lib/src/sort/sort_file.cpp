@@ -300,8 +300,10 @@ RunStats sort_stream(io::File& in, const std::string& output, const EngineOption
     for (const TreeInput& r : rf.runs) plan.run_sizes.push_back(r.records);
     pi.input_bytes = rf.input_bytes;
     plan_merge_tree(pi, plan);
+    // The runs are on the disk already: what the merge levels add beyond them.
+    const uint64_t more = plan.temp_bytes - std::min(plan.temp_bytes, rf.input_bytes);
     std::vector<io::SpaceNeed> needs{{out.space_dir(), rf.input_bytes, "the output"}};
-    for (const auto& d : p.tmp_dirs) needs.push_back({d, plan.temp_bytes / p.tmp_dirs.size(), "temporary runs"});
+    for (const auto& d : p.tmp_dirs) needs.push_back({d, more / p.tmp_dirs.size(), "temporary runs"});
     io::check_space(needs);
     st.mode = "external (stream)";
     st.records = plan.records;

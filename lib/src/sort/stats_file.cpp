@@ -32,15 +32,14 @@ StatsFile::StatsFile(const std::string& path, const std::vector<std::string>& in
     : impl_(std::make_unique<Impl>()) {
   impl_->path = path;
   if (path.empty()) return;
-  if (path == "-") {
-    if (output == "-") fail_usage("--stats-json -: the output already goes to standard output (-o -)");
-    return;
-  }
-  std::vector<std::string> taken = inputs;
-  if (!output.empty()) taken.push_back(output);
-  for (const auto& t : taken)
-    if (t == path || io::same_file(t, path))
-      fail_usage("--stats-json " + path + ": names an input or the output of the command; give another file");
+  const std::string key = io::output_key(path);
+  auto clashes = [&](const std::string& t, const std::string& t_key) {
+    return t_key == key || (t != "-" && path != "-" && io::same_file(t, path));
+  };
+  bool clash = !output.empty() && clashes(output, io::output_key(output));
+  for (const auto& in : inputs) clash = clash || clashes(in, in == "-" ? "fd:0" : io::output_key(in));
+  if (clash) fail_usage("--stats-json " + path + ": names an input or the output of the command; give another file");
+  if (path == "-") return;
   impl_->out.emplace(io::Output::open(path, temp_dirs(opt, default_temp_dir(path))[0], "stats"));
   if (int err = ::posix_fallocate(impl_->out->file().fd(), 0, kStatsReserve)) fail_errno(path, "cannot reserve space", err);
 }
