@@ -89,4 +89,13 @@ for c in sort plan runs merge check gen; do
 done
 gx plan big.bin --help
 grep -q -- '--json' "$WORK/last.out" && pass "plan --help lists --json" || fail "plan --help lists --json" ""
+# The process's limits: threads from the affinity mask, the budget from the cgroup.
+if command -v taskset >/dev/null; then
+  out=$(taskset -c 0 "$GX" info)
+  grep -q '^threads: 1 ' <<<"$out" && pass "taskset -c 0 gxsort info: 1 thread" || fail "taskset -c 0 gxsort info" "$(grep threads <<<"$out")"
+else
+  skip "taskset -c 0 gxsort info" "no taskset"
+fi
+gx info
+grep -q '^memory: .*limit .*--memory default' "$WORK/last.out" && pass "info: the memory limit and where it comes from" || fail "info: memory limit" "$(grep memory "$WORK/last.out")"
 finish

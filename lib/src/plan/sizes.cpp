@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -61,6 +62,47 @@ uint64_t physical_memory_bytes() {
   return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : (uint64_t(1) << 30);
 }
 
+namespace {
+
+// The number in a cgroup limit file; false for "max", a missing file or no limit.
+bool read_limit(const std::string& path, uint64_t& bytes) {
+  std::ifstream f(path);
+  std::string text;
+  if (!(f >> text) || text == "max" || text.find_first_not_of("0123456789") != std::string::npos) return false;
+  bytes = std::stoull(text);
+  return bytes < (uint64_t(1) << 62);  // v1 writes "no limit" as a huge page-aligned number
+}
+
+// The smallest limit in `file` from dir/path up to dir (cgroup namespaces may hide the
+// upper part of the path: the walk then finds the container's own root).
+void smallest_limit(const std::string& dir, std::string path, const std::string& file, MemoryLimit& best) {
+  while (true) {
+    const std::string at = dir + (path == "/" ? "" : path) + "/" + file;
+    uint64_t b = 0;
+    if (read_limit(at, b) && b < best.bytes) best = {b, "cgroup " + at};
+    if (path.empty() || path == "/") return;
+    const size_t slash = path.find_last_of('/');
+    path = slash == 0 ? "/" : path.substr(0, slash);
+  }
+}
+
+}  // namespace
+
+MemoryLimit memory_limit(const std::string& proc_cgroup, const std::string& cgroup_root) {
+  MemoryLimit best{physical_memory_bytes(), "physical RAM"};
+  std::ifstream f(proc_cgroup);
+  for (std::string line; std::getline(f, line);) {
+    // "0::/path" (v2) or "4:memory:/path" (v1, maybe with other controllers: "4:cpu,memory:/path")
+    const size_t a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
+    if (b == std::string::npos) continue;
+    const std::string controllers = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
+    if (controllers.empty()) smallest_limit(cgroup_root, path, "memory.max", best);
+    else if (("," + controllers + ",").find(",memory,") != std::string::npos)
+      smallest_limit(cgroup_root + "/memory", path, "memory.limit_in_bytes", best);
+  }
+  return best;
+}
+
 uint64_t available_memory_bytes() {
   std::ifstream meminfo("/proc/meminfo");
   unsigned long long kib = 0;
@@ -74,6 +116,16 @@ unsigned default_threads() {
   if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return unsigned(CPU_COUNT(&set));
   const unsigned n = std::thread::hardware_concurrency();
   return n ? n : 1;
+}
+
+}  // namespace gxsort
+
+namespace gxsort {
+
+std::string threads_source(unsigned threads) {
+  const unsigned online = std::max(1u, std::thread::hardware_concurrency());
+  if (threads != default_threads()) return "--threads; " + std::to_string(default_threads()) + " CPUs allowed";
+  return "the CPUs this process may run on (sched_getaffinity), of " + std::to_string(online) + " online";
 }
 
 }  // namespace gxsort

@@ -9,6 +9,21 @@
 namespace gxsort {
 
 uint64_t physical_memory_bytes();
+
+// The memory this process may use: physical RAM, or less where a cgroup limits it
+// (v2 memory.max, v1 memory.limit_in_bytes, the smallest on the way up from the
+// process's cgroup to the root: containers and batch schedulers set them). `source`
+// says which it is, for `gxsort info`. The defaults read /proc/self/cgroup and
+// /sys/fs/cgroup; tests pass their own files.
+struct MemoryLimit {
+  uint64_t bytes = 0;
+  std::string source;
+};
+MemoryLimit memory_limit(const std::string& proc_cgroup = "/proc/self/cgroup",
+                         const std::string& cgroup_root = "/sys/fs/cgroup");
+// Where a thread count came from, for `gxsort info`.
+std::string threads_source(unsigned threads);
+
 // What the kernel says is available for new data without swapping (MemAvailable:
 // free memory and the page cache it could reclaim); half the RAM where not known.
 uint64_t available_memory_bytes();

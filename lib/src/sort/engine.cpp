@@ -36,8 +36,8 @@ std::string default_temp_dir(const std::string& output) {
 }
 
 uint64_t host_budget(const EngineOptions& opt) {
-  const uint64_t ram = physical_memory_bytes();
-  return opt.memory.given ? opt.memory.of(ram) : ram / 2;
+  const uint64_t limit = memory_limit().bytes;  // RAM, or the cgroup's limit when lower
+  return opt.memory.given ? opt.memory.of(limit) : limit / 2;
 }
 
 std::vector<std::string> temp_dirs(const EngineOptions& opt, const std::string& default_tmp_dir) {

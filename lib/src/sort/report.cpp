@@ -42,9 +42,10 @@ std::string info_text(const EngineOptions& opt) {
   std::ostringstream o;
   o << "gxsort " << GXSORT_VERSION << "\n";
   o << "build: " << (GXSORT_HAVE_CUDA ? "CUDA backend built in" : "CPU only (no CUDA backend)") << ", C++17\n";
-  o << "threads: " << opt.threads << "\n";
-  const uint64_t ram = physical_memory_bytes();
-  o << "memory: " << format_bytes(ram) << " physical; --memory default " << format_bytes(ram / 2) << " (half)\n";
+  o << "threads: " << opt.threads << " (" << threads_source(opt.threads) << ")\n";
+  const MemoryLimit limit = memory_limit();
+  o << "memory: " << format_bytes(physical_memory_bytes()) << " physical; limit " << format_bytes(limit.bytes) << " ("
+    << limit.source << "); --memory default " << format_bytes(limit.bytes / 2) << " (half of the limit)\n";
   auto devices = list_devices(opt.device_memory);
   if (devices.empty()) {
     o << "gpus: none usable" << (GXSORT_HAVE_CUDA ? "" : " (built without CUDA)") << "; sorting runs on the CPU\n";
