@@ -50,7 +50,7 @@ const Spec kSpecs[] = {
     {"runs", "IN -o DIR", "form sorted runs only (run files and a manifest)", true, true, true, true, true, false, true},
     {"merge", "FILE... -o OUT", "merge sorted files (a `runs` directory stands for its runs)", true, true, true, true,
      true, true, true},
-    {"check", "FILE", "record count, order, duplicate keys, checksums (exit 1: not sorted)", false, false, true, false,
+    {"check", "FILE", "record count, order, duplicate keys, checksums (exit 1: not sorted)", true, false, true, false,
      true, false, false},
     {"gen", "-o FILE --count N", "generate test data (--dist, --seed), or an edge list (--graph)", true, true, true,
      false, false, false, false},
@@ -59,7 +59,7 @@ const Spec kSpecs[] = {
      true, false, false},
     {"graph build", "IN -o GRAPH", "an edge list (snap|mtx|bin32|bin64) to a CSR graph", true, true, false, true, true,
      true, false},
-    {"bfs", "GRAPH --source S", "BFS levels (-o) and parents (--parents) of a CSR graph, with stats", false, true, false,
+    {"bfs", "GRAPH --source S", "BFS levels (-o) and parents (--parents) of a CSR graph, with stats", true, true, false,
      true, true, false, false},
     {"info", "", "version, build, threads, memory, GPUs", false, false, false, true, true, false, false},
     {"clean", "[-T DIR]...", "remove the temporary files of gxsort runs that were killed (-n: list only)", false, false,
@@ -136,6 +136,8 @@ void add_command_options(po::options_description& d, const Spec& s, Command& cmd
   if (n == "runs")
     d.add_options()("direct-io", po::value(&a.direct_io)->value_name(names(kDirectIos)), "the run files bypass the page cache (default auto: when they would fill more than half the memory available to the cache)");
   if (n == "plan") d.add_options()("json", po::bool_switch(&a.json), "print the plan as JSON")("dot", po::bool_switch(&a.dot), "print the merge tree for Graphviz");
+  if (n == "check" || n == "info" || n == "reduce" || n == "bfs" || n == "clean" || n == "graph build")
+    d.add_options()("json", po::bool_switch(&cmd.json), "print the result as one JSON object (with a format_version)");
   if (n == "reduce") d.add_options()
     ("op", po::value(&a.op)->value_name(names(kReduceOps)), "the reduction (required)")
     ("algo", po::value(&a.algo)->value_name(names(kReduceAlgos)), "GPU kernel (default flat)");
@@ -250,6 +252,7 @@ void type_options(const Args& a, const po::variables_map& vm, Command& cmd) {
   if (vm.count("graph")) e.graph.gen.kind = parse_choice(a.graph, "--graph", kGraphKinds);
   if (a.json && a.dot) fail_usage("plan: choose one of --json and --dot");
   cmd.plan_format = a.json ? PlanFormat::json : a.dot ? PlanFormat::dot : PlanFormat::text;
+  cmd.json = cmd.json || a.json;
   if (cmd.quiet && cmd.verbose) fail_usage("-q and -v cannot be combined");
   e.format = build_format(a, vm);
 }

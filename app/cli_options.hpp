@@ -23,6 +23,7 @@ struct Command {
   bool quiet = false;
   bool verbose = false;
   bool dry_run = false;             // clean: list, remove nothing
+  bool json = false;                // --json: the result as one JSON object
   std::string help_text;            // name == "help": what to print
   bool help_is_error = false;       // `gxsort` alone: the usage goes to stderr, exit 2
 };

@@ -9,6 +9,7 @@
 
 #include "cli_options.hpp"
 #include "progress_line.hpp"
+#include "reports.hpp"
 
 using namespace gxsort;
 
@@ -22,34 +23,42 @@ void cuda_join_early();
 
 namespace {
 
-void summarize(const cli::Command& cmd, const RunStats& s) {
-  if (!cmd.verbose) return;
-  double mbps = s.seconds > 0 ? double(std::max(s.input_bytes, s.output_bytes)) / s.seconds / 1e6 : 0;
-  const std::string shape = s.buckets ? std::to_string(s.buckets) + " buckets"
-                                      : std::to_string(s.runs) + " runs, " + std::to_string(s.merge_levels) + " merge levels";
-  std::fprintf(stderr, "gxsort %s: %" PRIu64 " records, %s, backend %s, %s, %.3f s, %.1f MB/s\n", s.command.c_str(),
-               s.records, s.mode.c_str(), s.backend.c_str(), shape.c_str(), s.seconds, mbps);
-  for (const auto& p : s.phases) std::fprintf(stderr, "  %-18s %8.3f s\n", p.name.c_str(), p.seconds);
-}
-
 bool uses_temp_dirs(const std::string& name) {
   return name == "sort" || name == "runs" || name == "merge" || name == "dedupe" || name == "graph build";
 }
 
-int clean(const cli::Command& cmd) {
-  uint64_t removed = 0, bytes = 0, kept = 0;
-  for (const CleanEntry& e : clean_temp_files(cmd.engine.tmp_dirs, cmd.dry_run)) {
-    if (e.removed) { ++removed; bytes += e.bytes; } else { ++kept; }
-    if (!cmd.quiet) std::printf("%s %s (%" PRIu64 " bytes): %s\n", e.removed ? "removed" : "kept", e.path.c_str(), e.bytes, e.why.c_str());
+// Runs the command that writes an output (or nothing but its stats) and returns its stats.
+RunStats run_work(const cli::Command& cmd, const EngineOptions& opt, FILE* report) {
+  const std::string& in = cmd.inputs.empty() ? std::string() : cmd.inputs[0];
+  const std::string& n = cmd.name;
+  if (n == "sort") return sort_file(in, cmd.output, opt);
+  if (n == "runs") return form_runs(in, cmd.output, opt);
+  if (n == "merge") return merge_files(cmd.inputs, cmd.output, opt);
+  if (n == "dedupe") return dedupe_file(in, cmd.output, opt);
+  if (n == "gen" && opt.graph.gen.kind != GraphKind::none) return gen_graph(cmd.output, opt.graph.gen, opt);
+  if (n == "gen") return gen_file(cmd.output, opt.format, cmd.gen, opt);
+  if (n == "reduce") {
+    ReduceResult r = reduce_file(in, cmd.reduce_op, cmd.reduce_algo, opt);
+    cli::print_reduce(report, in, cmd.reduce_op, r, cmd.json);
+    return r.stats;
   }
-  if (!cmd.quiet) std::printf("%" PRIu64 " removed (%" PRIu64 " bytes), %" PRIu64 " kept\n", removed, bytes, kept);
-  return 0;
+  if (n == "graph build") {
+    GraphBuildResult r = graph_build(in, cmd.output, opt.graph.build, opt);
+    if (!cmd.quiet || cmd.json) cli::print_graph_build(report, cmd.output, r, cmd.json);
+    return r.stats;
+  }
+  BfsResult r = bfs_file(in, opt.graph.bfs, opt);
+  if (!cmd.quiet || cmd.json) cli::print_bfs(report, in, r, cmd.json);
+  return r.stats;
 }
 
 int run(const cli::Command& cmd) {
+  if (cmd.name == "help") {
+    (cmd.help_is_error ? std::cerr : std::cout) << cmd.help_text;
+    return cmd.help_is_error ? int(ExitCode::usage) : 0;
+  }
   // Checked (and its room reserved) before any work; written after the output.
   StatsFile stats(cmd.stats_json, cmd.inputs, cmd.output, cmd.engine);
-  auto write_stats = [&](const cli::Command&, const RunStats& s) { stats.write(s, cmd.engine.fsync); };
   // What a command reports goes to stdout, unless its output does (-o -, --parents -).
   FILE* report = cmd.output == "-" || cmd.engine.graph.bfs.parents_output == "-" ? stderr : stdout;
   cli::ProgressLine progress(!cmd.quiet);
@@ -59,81 +68,26 @@ int run(const cli::Command& cmd) {
     const std::string note = stale_temp_note(command_temp_dirs(opt, cmd.name == "runs" ? std::string() : cmd.output));
     if (!note.empty()) std::fprintf(stderr, "gxsort: note: %s\n", note.c_str());
   }
-
-  if (cmd.name == "help") {
-    (cmd.help_is_error ? std::cerr : std::cout) << cmd.help_text;
-    return cmd.help_is_error ? int(ExitCode::usage) : 0;
+  if (cmd.name == "clean") {
+    cli::print_clean(stdout, clean_temp_files(cmd.engine.tmp_dirs, cmd.dry_run), cmd.json, cmd.quiet);
+    return 0;
   }
-  if (cmd.name == "clean") return clean(cmd);
-  if (cmd.name == "info") { std::cout << info_text(opt); return 0; }
-  if (cmd.name == "plan") { std::cout << plan_sort(cmd.inputs[0], cmd.output, opt, cmd.plan_format); return 0; }
+  if (cmd.name == "info") { cli::print_info(stdout, opt, cmd.json); return 0; }
+  if (cmd.name == "plan") {
+    cli::print_plan(stdout, plan_sort(cmd.inputs[0], cmd.output, opt, cmd.plan_format), cmd.plan_format);
+    return 0;
+  }
   if (cmd.name == "check") {
     CheckResult r = check_file(cmd.inputs[0], opt);
     progress.finish();
-    if (!cmd.quiet) {
-      std::fprintf(report, "file: %s\nrecords: %" PRIu64 "\n", cmd.inputs[0].c_str(), r.records);
-      if (r.sorted) std::fprintf(report, "sorted: yes\n");
-      else std::fprintf(report, "sorted: no (record %" PRIu64 " is smaller than the one before it)\n", r.first_violation);
-      std::fprintf(report, "duplicate keys: %" PRIu64 "\nchecksum: %016" PRIx64 "\nxxh3: %016" PRIx64 "\n", r.duplicates, r.checksum,
-                  r.xxh3);
-    }
+    if (!cmd.quiet || cmd.json) cli::print_check(report, cmd.inputs[0], r, cmd.json);
+    stats.write(r.stats, cmd.engine.fsync);
     return r.sorted ? 0 : int(ExitCode::check_failed);
   }
-  if (cmd.name == "reduce") {
-    ReduceResult r = reduce_file(cmd.inputs[0], cmd.reduce_op, cmd.reduce_algo, opt);
-    progress.finish();
-    std::fprintf(report, "%s\n", r.text.c_str());
-    write_stats(cmd, r.stats);
-    summarize(cmd, r.stats);
-    return 0;
-  }
-  if (cmd.name == "graph build") {
-    GraphBuildResult r = graph_build(cmd.inputs[0], cmd.output, opt.graph.build, opt);
-    progress.finish();
-    if (!cmd.quiet)
-      std::fprintf(report, "graph: %s\nvertices: %" PRIu64 "\nedges: %" PRIu64 " (from %" PRIu64 " input edges)\ntime: %.3f s\n",
-                  cmd.output.c_str(), r.vertices, r.edges, r.input_edges, r.stats.seconds);
-    write_stats(cmd, r.stats);
-    summarize(cmd, r.stats);
-    return 0;
-  }
-  if (cmd.name == "bfs") {
-    BfsResult r = bfs_file(cmd.inputs[0], opt.graph.bfs, opt);
-    progress.finish();
-    if (!cmd.quiet) {
-      std::fprintf(report, "graph: %" PRIu64 " vertices, %" PRIu64 " edges%s; backend %s; load %.3f s\n", r.vertices, r.edges,
-                  r.symmetric ? " (symmetric)" : "", r.backend.c_str(), r.load_seconds);
-      double sum_t = 0, sum_g = 0, sum_g500 = 0;
-      for (const BfsSearch& b : r.searches) {
-        std::fprintf(report, "source %" PRIu64 ": levels %u, vertices reached %" PRIu64 ", edges traversed %" PRIu64
-                    " (sum of out-degrees of reached vertices), time %.3f ms, %.3f GTEPS; Graph500 edges %" PRIu64
-                    ", %.3f GTEPS\n",
-                    b.source, b.depth, b.reached, b.edges_traversed, b.seconds * 1e3, b.gteps, b.graph500_edges,
-                    b.graph500_gteps);
-        if (b.partitions_streamed)
-          std::fprintf(report, "  neighbors streamed: %" PRIu64 " partition copies, %.1f MiB\n", b.partitions_streamed,
-                      double(b.streamed_bytes) / (1 << 20));
-        sum_t += b.seconds;
-        sum_g += b.gteps;
-        sum_g500 += b.graph500_gteps;
-      }
-      if (r.searches.size() > 1)
-        std::fprintf(report, "mean of %zu searches: time %.3f ms, %.3f GTEPS; Graph500 %.3f GTEPS\n", r.searches.size(),
-                    sum_t * 1e3 / double(r.searches.size()), sum_g / double(r.searches.size()),
-                    sum_g500 / double(r.searches.size()));
-    }
-    return 0;
-  }
-  RunStats s;
-  if (cmd.name == "sort") s = sort_file(cmd.inputs[0], cmd.output, opt);
-  else if (cmd.name == "runs") s = form_runs(cmd.inputs[0], cmd.output, opt);
-  else if (cmd.name == "merge") s = merge_files(cmd.inputs, cmd.output, opt);
-  else if (cmd.name == "dedupe") s = dedupe_file(cmd.inputs[0], cmd.output, opt);
-  else if (cmd.name == "gen" && opt.graph.gen.kind != GraphKind::none) s = gen_graph(cmd.output, opt.graph.gen, opt);
-  else if (cmd.name == "gen") s = gen_file(cmd.output, opt.format, cmd.gen, opt);
+  const RunStats s = run_work(cmd, opt, report);
   progress.finish();
-  write_stats(cmd, s);
-  summarize(cmd, s);
+  stats.write(s, cmd.engine.fsync);
+  if (cmd.verbose) cli::print_summary(s);
   return 0;
 }
 

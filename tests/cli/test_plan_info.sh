@@ -89,6 +89,31 @@ for c in sort plan runs merge check gen; do
 done
 gx plan big.bin --help
 grep -q -- '--json' "$WORK/last.out" && pass "plan --help lists --json" || fail "plan --help lists --json" ""
+# --json: one JSON object with a format version, for every command that reports.
+oracle gen -o j.bin --count 5000 --seed 2 --expect js.bin
+printf '0 1\n1 2\n' >j.txt
+"$GX" graph build j.txt -o j.csr -q
+json_case() {  # NAME EXPR ARGS...: the stdout of gxsort ARGS parses and EXPR (on `j`) is true
+  local name=$1 expr=$2; shift 2
+  gx "$@"
+  if "${PY[@]}" -c "import json, sys; j = json.load(open(sys.argv[1])); assert j['format_version'] == 1; assert $expr" "$WORK/last.out" 2>/dev/null
+  then pass "$name"; else fail "$name" "rc=$RC: $(head -c 300 "$WORK/last.out") $(last_err)"; fi
+}
+json_case "check --json" "j['records'] == 5000 and j['sorted'] is False and len(j['xxh3']) == 16" check j.bin --json
+json_case "check --json of a sorted file" "j['sorted'] is True" check js.bin --json
+json_case "reduce --json" "j['op'] == 'count' and j['values'] == [5000]" reduce j.bin --op count --json
+json_case "info --json" "j['threads'] >= 1 and j['memory_limit'] > 0 and isinstance(j['gpus'], list)" info --json
+json_case "plan --json" "j['command'] == 'plan' and j['mode'] == 'in-memory' and j['records'] == 5000" plan j.bin --json
+json_case "bfs --json" "j['searches'][0]['reached'] == 3 and 'undirected_gteps' in j['searches'][0]" bfs j.csr --source 0 --json
+json_case "clean --json" "j['removed'] == 0 and j['files'] == []" clean -T "$WORK/tmp" --json
+json_case "graph build --json" "j['vertices'] == 3" graph build j.txt -o j2.csr --json
+gx check js.bin --stats-json cs.json -q
+[[ $RC == 0 ]] && json_get cs.json 'j["command"] == "check" and j["records"] == 5000' | grep -q True && pass "check --stats-json" || fail "check --stats-json" "rc=$RC"
+gx bfs j.csr --source 0 --stats-json bs.json -q
+[[ $RC == 0 ]] && json_get bs.json 'j["command"] == "bfs"' | grep -q True && pass "bfs --stats-json" || fail "bfs --stats-json" "rc=$RC"
+gx info --stats-json x.json
+expect_rc "info --stats-json: refused (no work to report)" 2
+
 # The process's limits: threads from the affinity mask, the budget from the cgroup.
 if command -v taskset >/dev/null; then
   out=$(taskset -c 0 "$GX" info)

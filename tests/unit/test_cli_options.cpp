@@ -74,7 +74,7 @@ TEST_CASE("each command takes its own options: others are errors, never ignored"
   CHECK(code_of({"info", "--type", "f32"}) == ExitCode::usage);
   CHECK(code_of({"check", "f", "--fan-in", "3"}) == ExitCode::usage);
   CHECK(code_of({"check", "f", "-u"}) == ExitCode::usage);
-  CHECK(code_of({"check", "f", "--stats-json", "s"}) == ExitCode::usage);
+  CHECK(code_of({"info", "--stats-json", "s"}) == ExitCode::usage);
   CHECK(code_of({"gen", "-o", "x", "--count", "1", "--memory", "1G"}) == ExitCode::usage);
   CHECK(code_of({"clean", "--device", "cpu"}) == ExitCode::usage);
   try {

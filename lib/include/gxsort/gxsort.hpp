@@ -142,6 +142,7 @@ struct CheckResult {
   uint64_t duplicates = 0;       // records whose key equals the previous record's key
   uint64_t checksum = 0;         // order-independent: sum of a 64-bit hash of each record
   uint64_t xxh3 = 0;             // XXH3-64 of the file's bytes in order (Python: xxhash.xxh3_64)
+  RunStats stats;
 };
 CheckResult check_file(const std::string& path, const EngineOptions& opt);
 
@@ -165,8 +166,10 @@ ReduceResult reduce_file(const std::string& path, ReduceOp op, ReduceAlgo algo, 
 // with --count each followed by its group size as a little-endian u64).
 RunStats dedupe_file(const std::string& input, const std::string& output, const EngineOptions& opt);
 
-// gxsort info: version, build options, threads, memory, devices.
+// gxsort info: version, build options, threads, memory, devices; as text or as the
+// fields of a JSON object (`"key":value,...`, without braces).
 std::string info_text(const EngineOptions& opt);
+std::string info_json_fields(const EngineOptions& opt);
 
 // ---- graphs (docs/graph.md) ----
 
@@ -207,6 +210,7 @@ struct BfsResult {
   bool symmetric = false;
   double load_seconds = 0;       // reading the CSR (and copying it to the device)
   std::vector<BfsSearch> searches;
+  RunStats stats;
 };
 BfsResult bfs_file(const std::string& graph, const BfsOptions& b, const EngineOptions& opt);
 

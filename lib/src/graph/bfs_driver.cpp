@@ -118,6 +118,16 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
     if (!b.levels_output.empty()) levels_out.commit(opt.fsync);
     if (!b.parents_output.empty()) parents_out.commit(opt.fsync);
   }
+  res.stats.command = "bfs";
+  res.stats.backend = res.backend;
+  res.stats.mode = res.searches.size() > 1 ? "random sources" : "one source";
+  res.stats.records = g.n;
+  res.stats.input_bytes = graph::kCsrHeaderBytes + 8 * (g.n + 1) + uint64_t(graph::id_bytes_for(g.n)) * g.m;
+  res.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res.stats.phases.push_back({"load", res.load_seconds, res.stats.input_bytes, 0});
+  double search = 0;
+  for (const BfsSearch& b : res.searches) search += b.seconds;
+  res.stats.phases.push_back({"search", search, 0, 0});
   return res;
 }
 

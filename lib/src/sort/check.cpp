@@ -16,6 +16,7 @@
 namespace gxsort {
 
 CheckResult check_file(const std::string& path, const EngineOptions& opt) {
+  const auto t0 = Clock::now();
   const Format& f = opt.format;
   io::File in = open_input(path, f);
   const uint64_t bytes = in.is_stream() ? pipeline::kUntilEnd : in.size();
@@ -66,6 +67,13 @@ CheckResult check_file(const std::string& path, const EngineOptions& opt) {
   pipeline::run_chunks(cfg, slots, st, opt.progress);
   in.check_unchanged();
   r.xxh3 = file_hash.digest();
+  r.stats.command = "check";
+  r.stats.backend = backend->name();
+  r.stats.mode = "stream";
+  r.stats.records = r.records;
+  r.stats.input_bytes = r.records * rs;
+  r.stats.seconds = since(t0);
+  r.stats.phases.push_back({"check", r.stats.seconds, r.stats.input_bytes, 0});
   return r;
 }
 

@@ -38,6 +38,25 @@ std::string stats_json(const RunStats& s) {
   return o.str();
 }
 
+std::string info_json_fields(const EngineOptions& opt) {
+  std::ostringstream o;
+  const MemoryLimit limit = memory_limit();
+  o << "\"version\":" << json_string(GXSORT_VERSION) << ",\"cuda_built\":" << (GXSORT_HAVE_CUDA ? "true" : "false")
+    << ",\"threads\":" << opt.threads << ",\"threads_source\":" << json_string(threads_source(opt.threads))
+    << ",\"physical_memory\":" << physical_memory_bytes() << ",\"memory_limit\":" << limit.bytes
+    << ",\"memory_limit_source\":" << json_string(limit.source) << ",\"memory_default\":" << limit.bytes / 2
+    << ",\"gpus\":[";
+  const auto devices = list_devices(opt.device_memory);
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const auto& d = devices[i];
+    o << (i ? "," : "") << "{\"name\":" << json_string(d.name) << ",\"sm\":" << d.major * 10 + d.minor
+      << ",\"multiprocessors\":" << d.multiprocessors << ",\"total_memory\":" << d.total_memory
+      << ",\"free_memory\":" << d.free_memory << ",\"budget\":" << d.budget << "}";
+  }
+  o << "]";
+  return o.str();
+}
+
 std::string info_text(const EngineOptions& opt) {
   std::ostringstream o;
   o << "gxsort " << GXSORT_VERSION << "\n";

@@ -1,0 +1,166 @@
+#include "reports.hpp"
+
+#include <cinttypes>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include "json.hpp"
+
+namespace gxsort::cli {
+
+void print_check(FILE* out, const std::string& path, const CheckResult& r, bool json) {
+  if (json) {
+    JsonObject o = json_document("check");
+    o.add("file", path).add("records", r.records).add("sorted", r.sorted);
+    if (!r.sorted) o.add("first_violation", r.first_violation);
+    o.add("duplicate_keys", r.duplicates).add("checksum", hex_of(r.checksum)).add("xxh3", hex_of(r.xxh3));
+    std::fprintf(out, "%s\n", o.str().c_str());
+    return;
+  }
+  std::fprintf(out, "file: %s\nrecords: %" PRIu64 "\n", path.c_str(), r.records);
+  if (r.sorted) std::fprintf(out, "sorted: yes\n");
+  else std::fprintf(out, "sorted: no (record %" PRIu64 " is smaller than the one before it)\n", r.first_violation);
+  std::fprintf(out, "duplicate keys: %" PRIu64 "\nchecksum: %016" PRIx64 "\nxxh3: %016" PRIx64 "\n", r.duplicates,
+               r.checksum, r.xxh3);
+}
+
+// "minmax -1 7" -> ["-1", "7"] as JSON numbers where they are finite numbers.
+std::string json_values(const std::string& text) {
+  std::istringstream in(text);
+  std::string word, values;
+  in >> word;  // the op's name
+  while (in >> word) {
+    char* end = nullptr;
+    const double v = std::strtod(word.c_str(), &end);
+    const bool number = end && *end == '\0' && std::isfinite(v);
+    values += (values.empty() ? "" : ",") + (number ? word : json_quote(word));
+  }
+  return "[" + values + "]";
+}
+
+void print_reduce(FILE* out, const std::string& path, ReduceOp op, const ReduceResult& r, bool json) {
+  if (!json) {
+    std::fprintf(out, "%s\n", r.text.c_str());
+    return;
+  }
+  JsonObject o = json_document("reduce");
+  o.add("file", path).add("op", choice_name(op, kReduceOps)).raw("values", json_values(r.text));
+  o.add("records", r.stats.records).add("backend", r.stats.backend).add("seconds", r.stats.seconds);
+  std::fprintf(out, "%s\n", o.str().c_str());
+}
+
+void print_graph_build(FILE* out, const std::string& graph, const GraphBuildResult& r, bool json) {
+  if (json) {
+    JsonObject o = json_document("graph build");
+    o.add("graph", graph).add("vertices", r.vertices).add("edges", r.edges).add("input_edges", r.input_edges);
+    o.add("seconds", r.stats.seconds);
+    std::fprintf(out, "%s\n", o.str().c_str());
+    return;
+  }
+  std::fprintf(out, "graph: %s\nvertices: %" PRIu64 "\nedges: %" PRIu64 " (from %" PRIu64 " input edges)\ntime: %.3f s\n",
+               graph.c_str(), r.vertices, r.edges, r.input_edges, r.stats.seconds);
+}
+
+namespace {
+
+std::string search_json(const BfsSearch& b) {
+  JsonObject o;
+  o.add("source", b.source).add("levels", uint64_t(b.depth)).add("reached", b.reached);
+  o.add("edges_traversed", b.edges_traversed).add("seconds", b.seconds).add("gteps", b.gteps);
+  o.add("undirected_edges", b.graph500_edges).add("undirected_gteps", b.graph500_gteps);
+  if (b.partitions_streamed) o.add("partitions_streamed", b.partitions_streamed).add("streamed_bytes", b.streamed_bytes);
+  return o.str();
+}
+
+void print_search(FILE* out, const BfsSearch& b) {
+  // GTEPS count the edges the search looks at (every stored edge of a reached vertex);
+  // the undirected figure halves that on a symmetric graph. Graph500's own figure counts
+  // the input tuples (duplicates included), which the CSR no longer holds (docs/graph.md).
+  std::fprintf(out, "source %" PRIu64 ": levels %u, vertices reached %" PRIu64 ", edges traversed %" PRIu64
+               ", time %.3f ms, %.3f GTEPS; undirected edges %" PRIu64 ", %.3f GTEPS\n",
+               b.source, b.depth, b.reached, b.edges_traversed, b.seconds * 1e3, b.gteps, b.graph500_edges,
+               b.graph500_gteps);
+  if (b.partitions_streamed)
+    std::fprintf(out, "  neighbors streamed: %" PRIu64 " partition copies, %.1f MiB\n", b.partitions_streamed,
+                 double(b.streamed_bytes) / (1 << 20));
+}
+
+}  // namespace
+
+void print_bfs(FILE* out, const std::string& graph, const BfsResult& r, bool json) {
+  double sum_t = 0, sum_g = 0, sum_u = 0;
+  for (const BfsSearch& b : r.searches) {
+    sum_t += b.seconds;
+    sum_g += b.gteps;
+    sum_u += b.graph500_gteps;
+  }
+  const double k = double(std::max<size_t>(r.searches.size(), 1));
+  if (json) {
+    std::string searches;
+    for (const BfsSearch& b : r.searches) searches += (searches.empty() ? "" : ",") + search_json(b);
+    JsonObject o = json_document("bfs");
+    o.add("graph", graph).add("vertices", r.vertices).add("edges", r.edges).add("symmetric", r.symmetric);
+    o.add("backend", r.backend).add("load_seconds", r.load_seconds).raw("searches", "[" + searches + "]");
+    o.add("mean_seconds", sum_t / k).add("mean_gteps", sum_g / k).add("mean_undirected_gteps", sum_u / k);
+    std::fprintf(out, "%s\n", o.str().c_str());
+    return;
+  }
+  std::fprintf(out, "graph: %" PRIu64 " vertices, %" PRIu64 " edges%s; backend %s; load %.3f s\n", r.vertices, r.edges,
+               r.symmetric ? " (symmetric)" : "", r.backend.c_str(), r.load_seconds);
+  for (const BfsSearch& b : r.searches) print_search(out, b);
+  if (r.searches.size() > 1)
+    std::fprintf(out, "mean of %zu searches: time %.3f ms, %.3f GTEPS; undirected %.3f GTEPS\n", r.searches.size(),
+                 sum_t * 1e3 / k, sum_g / k, sum_u / k);
+}
+
+void print_clean(FILE* out, const std::vector<CleanEntry>& entries, bool json, bool quiet) {
+  uint64_t removed = 0, bytes = 0, kept = 0;
+  std::string list;
+  for (const CleanEntry& e : entries) {
+    if (e.removed) { ++removed; bytes += e.bytes; } else { ++kept; }
+    JsonObject j;
+    j.add("path", e.path).add("bytes", e.bytes).add("pid", uint64_t(e.pid)).add("removed", e.removed).add("why", e.why);
+    list += (list.empty() ? "" : ",") + j.str();
+    if (!json && !quiet)
+      std::fprintf(out, "%s %s (%" PRIu64 " bytes): %s\n", e.removed ? "removed" : "kept", e.path.c_str(), e.bytes,
+                   e.why.c_str());
+  }
+  if (json) {
+    JsonObject o = json_document("clean");
+    o.raw("files", "[" + list + "]").add("removed", removed).add("removed_bytes", bytes).add("kept", kept);
+    std::fprintf(out, "%s\n", o.str().c_str());
+  } else if (!quiet) {
+    std::fprintf(out, "%" PRIu64 " removed (%" PRIu64 " bytes), %" PRIu64 " kept\n", removed, bytes, kept);
+  }
+}
+
+void print_info(FILE* out, const EngineOptions& opt, bool json) {
+  if (!json) {
+    std::fputs(info_text(opt).c_str(), out);
+    return;
+  }
+  const std::string doc = json_document("info").str();
+  std::fprintf(out, "%s,%s}\n", doc.substr(0, doc.size() - 1).c_str(), info_json_fields(opt).c_str());
+}
+
+void print_plan(FILE* out, const std::string& plan, PlanFormat format) {
+  if (format != PlanFormat::json) {
+    std::fputs(plan.c_str(), out);
+    return;
+  }
+  // The library's plan object, with the document's version and command in front.
+  const std::string doc = json_document("plan").str();
+  std::fprintf(out, "%s,%s", doc.substr(0, doc.size() - 1).c_str(), plan.substr(plan.find('{') + 1).c_str());
+}
+
+void print_summary(const RunStats& s) {
+  const double mbps = s.seconds > 0 ? double(std::max(s.input_bytes, s.output_bytes)) / s.seconds / 1e6 : 0;
+  const std::string shape = s.buckets ? std::to_string(s.buckets) + " buckets"
+                                      : std::to_string(s.runs) + " runs, " + std::to_string(s.merge_levels) + " merge levels";
+  std::fprintf(stderr, "gxsort %s: %" PRIu64 " records, %s, backend %s, %s, %.3f s, %.1f MB/s\n", s.command.c_str(),
+               s.records, s.mode.c_str(), s.backend.c_str(), shape.c_str(), s.seconds, mbps);
+  for (const auto& p : s.phases) std::fprintf(stderr, "  %-18s %8.3f s\n", p.name.c_str(), p.seconds);
+}
+
+}  // namespace gxsort::cli
