@@ -6,17 +6,9 @@
 #include <cstdio>
 #include <string>
 
-namespace gxsort::cli {
+#include "gxsort/gxsort.hpp"
 
-inline std::string json_quote(const std::string& s) {
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') { o += '\\'; o += c; }
-    else if (static_cast<unsigned char>(c) < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", c); o += b; }
-    else o += c;
-  }
-  return o + "\"";
-}
+namespace gxsort::cli {
 
 class JsonObject {
  public:

@@ -86,6 +86,8 @@ struct RunStats {
   std::vector<PhaseStat> phases;
 };
 std::string stats_json(const RunStats& s);
+// A JSON string literal of s (quotes and escapes included).
+std::string json_quote(const std::string& s);
 
 // The --stats-json file of a command: checked, and its temp file made with room
 // reserved, before any work (refused, exit 2, when it names an input or the output, or

@@ -8,8 +8,7 @@
 
 namespace gxsort {
 
-namespace {
-std::string json_string(const std::string& s) {
+std::string json_quote(const std::string& s) {
   std::string o = "\"";
   for (char c : s) {
     if (c == '"' || c == '\\') { o += '\\'; o += c; }
@@ -18,6 +17,9 @@ std::string json_string(const std::string& s) {
   }
   return o + "\"";
 }
+
+namespace {
+std::string json_string(const std::string& s) { return json_quote(s); }
 }  // namespace
 
 std::string stats_json(const RunStats& s) {
