@@ -44,8 +44,12 @@ grep -q 'lowered' "$WORK/last.out" && pass "plan: a --fan-in too big for --memor
 gx plan big.bin --memory 1M --fan-in 2 --dot
 edges=$(grep -c -- '->' "$WORK/last.out")
 gx plan big.bin --memory 1M --fan-in 2 --json
-want_edges=$(jq_ 'sum(sum(l["groups"]) for l in j["levels"])')
-[[ $edges == "$want_edges" ]] && pass "plan --dot has one edge per merge input ($edges)" || fail "plan --dot edges" "$edges vs $want_edges"
+# One edge out of every run and every intermediate merge; a run carried over unmerged is
+# no node of its own (its edge goes to where it is merged).
+want_edges=$(jq_ 'j["runs"] + sum(sum(1 for g in l["groups"] if g > 1) for l in j["levels"] if not l["final"])')
+[[ $edges == "$want_edges" ]] && pass "plan --dot has one edge per node ($edges)" || fail "plan --dot edges" "$edges vs $want_edges"
+gx plan big.bin --memory 1M --fan-in 2 --dot
+grep -q 'records, ' "$WORK/last.out" && pass "plan --dot labels nodes with records and bytes" || fail "plan --dot labels" "$(head -5 "$WORK/last.out")"
 # Without --fan-in, on at most 4 threads, the CPU partitions instead: buckets by key
 # range, no merge levels.
 gx plan big.bin --memory 1M --threads 2 --device cpu --json

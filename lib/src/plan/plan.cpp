@@ -274,27 +274,62 @@ std::string plan_json(const Plan& p) {
   return o.str();
 }
 
+namespace {
+
+// "run 3\n1000 records, 7.8 KiB": a node's label.
+std::string dot_label(const std::string& what, uint64_t records, size_t record_size) {
+  return what + "\\n" + std::to_string(records) + " records, " + format_bytes(records * record_size);
+}
+
+}  // namespace
+
 std::string plan_dot(const Plan& p) {
   std::ostringstream o;
   o << "digraph merge_tree {\n  rankdir=BT;\n  node [shape=box];\n";
+  const std::string out_label = dot_label("output", p.records, p.record_size);
+  o << "  output [shape=doubleoctagon,label=\"" << out_label << "\"];\n";
   if (p.mode == PlanMode::partition) {  // no tree: input -> buckets -> output
-    o << "  input [shape=folder];\n  output [shape=doubleoctagon];\n";
+    const uint64_t per = p.buckets ? p.records / p.buckets : 0;
+    o << "  input [shape=folder,label=\"" << dot_label("input", p.records, p.record_size) << "\"];\n";
     for (size_t b = 0; b < p.buckets; ++b)
-      o << "  B" << b << " [label=\"bucket " << b << "\"];\n  input -> B" << b << ";\n  B" << b << " -> output;\n";
+      o << "  B" << b << " [label=\"" << dot_label("bucket " + std::to_string(b), per, p.record_size)
+        << " (about)\"];\n  input -> B" << b << ";\n  B" << b << " -> output;\n";
     o << "}\n";
     return o.str();
   }
-  size_t count = p.runs;
-  for (size_t r = 0; r < count; ++r)
-    o << "  L0_" << r << " [label=\"run " << r << "\\n" << p.run_sizes[r] << " records\"];\n";
+  // Each level's inputs: node names and record counts. A run carried over to the next
+  // level unmerged is not a node of its own: its edge goes on to where it is merged.
+  std::vector<std::string> names;
+  std::vector<uint64_t> sizes = p.run_sizes;
+  for (size_t r = 0; r < p.runs; ++r) {
+    names.push_back("R" + std::to_string(r));
+    o << "  " << names.back() << " [label=\"" << dot_label("run " + std::to_string(r), sizes[r], p.record_size) << "\"];\n";
+  }
   for (size_t l = 0; l < p.levels.size(); ++l) {
+    std::vector<std::string> next_names;
+    std::vector<uint64_t> next_sizes;
     size_t in = 0;
     for (size_t g = 0; g < p.levels[l].groups.size(); ++g) {
-      std::string node = p.levels[l].final ? std::string("output") : "L" + std::to_string(l + 1) + "_" + std::to_string(g);
-      if (p.levels[l].final) o << "  output [shape=doubleoctagon];\n";
-      else o << "  " << node << " [label=\"level " << (l + 1) << " #" << g << "\"];\n";
-      for (size_t i = 0; i < p.levels[l].groups[g]; ++i, ++in) o << "  L" << l << "_" << in << " -> " << node << ";\n";
+      const size_t width = p.levels[l].groups[g];
+      if (width == 1 && !p.levels[l].final) {  // carried over
+        next_names.push_back(names[in]);
+        next_sizes.push_back(sizes[in++]);
+        continue;
+      }
+      uint64_t merged = 0;
+      for (size_t i = 0; i < width; ++i) merged += sizes[in + i];
+      std::string node = "output";
+      if (!p.levels[l].final) {
+        node = "L" + std::to_string(l + 1) + "_" + std::to_string(g);
+        o << "  " << node << " [label=\""
+          << dot_label("level " + std::to_string(l + 1) + " merge " + std::to_string(g), merged, p.record_size) << "\"];\n";
+      }
+      for (size_t i = 0; i < width; ++i, ++in) o << "  " << names[in] << " -> " << node << ";\n";
+      next_names.push_back(node);
+      next_sizes.push_back(merged);
     }
+    names.swap(next_names);
+    sizes.swap(next_sizes);
   }
   o << "}\n";
   return o.str();
