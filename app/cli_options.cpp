@@ -29,7 +29,7 @@ namespace {
 struct Args {
   std::string type, key_type, format, memory, device = "auto", device_memory, merge_kernel = "auto",
       direct_io = "auto", ooc = "auto", keep = "first", strategy = "auto", input_format = "auto", op, algo = "flat",
-      dist = "uniform", graph;
+      dist = "uniform", graph, key;
   Unsigned record_size, key_offset, key_bytes, fan_in, threads, count, seed{1}, scale, edge_factor{16}, source,
       random_sources;
   bool reverse = false, help = false, no_fsync = false, json = false, dot = false;
@@ -98,6 +98,7 @@ void add_format(po::options_description& d, Args& a) {
     ("key-type", po::value(&a.key_type)->value_name("T"), "typed key in the record: u32|u64|i32|i64|f32|f64")
     ("key-bytes", po::value(&a.key_bytes)->value_name("K"), "K-byte key compared as unsigned bytes")
     ("format", po::value(&a.format)->value_name("NAME"), "gensort: 100-byte records with 10-byte keys")
+    ("key", po::value(&a.key)->value_name("FIELD"), "the key field of a structured .npy array")
     ("reverse,r", po::bool_switch(&a.reverse), "descending order (still stable)");
 }
 
@@ -255,6 +256,8 @@ void type_options(const Args& a, const po::variables_map& vm, Command& cmd) {
   cmd.json = cmd.json || a.json;
   if (cmd.quiet && cmd.verbose) fail_usage("-q and -v cannot be combined");
   e.format = build_format(a, vm);
+  cmd.format_given = vm.count("type") || vm.count("record-size") || vm.count("format");
+  cmd.key_field = a.key;
 }
 
 // The operands and the options each command requires.
@@ -398,6 +401,28 @@ Command parse_command_line(int argc, const char* const* argv) {
   type_options(a, vm, cmd);
   check_operands(a, vm, cmd);
   return cmd;
+}
+
+namespace {
+bool npy_name(const std::string& p) { return p.size() > 4 && p.compare(p.size() - 4, 4, ".npy") == 0; }
+}  // namespace
+
+void resolve_npy(Command& cmd) {
+  EngineOptions& e = cmd.engine;
+  std::string descr;
+  bool npy_in = false;
+  for (const std::string& in : cmd.inputs) {
+    if (!npy_name(in)) continue;
+    const NpyInput n = npy_input(in, cmd.format_given || npy_in ? &e.format : nullptr, cmd.key_field);
+    if (!npy_in) descr = n.descr;
+    const bool reverse = e.format.reverse;
+    e.format = n.format;
+    e.format.reverse = reverse;
+    npy_in = true;
+  }
+  if (!npy_in && !cmd.key_field.empty()) fail_usage("--key " + cmd.key_field + ": names a field of a structured .npy input");
+  const bool writes = cmd.name == "sort" || cmd.name == "merge" || cmd.name == "dedupe" || cmd.name == "gen";
+  if (writes && (npy_in || npy_name(cmd.output))) e.npy_descr = npy_in ? descr : npy_descr_for(e.format);
 }
 
 }  // namespace gxsort::cli

@@ -24,12 +24,18 @@ struct Command {
   bool verbose = false;
   bool dry_run = false;             // clean: list, remove nothing
   bool json = false;                // --json: the result as one JSON object
+  bool format_given = false;        // format options were given (a .npy header must agree)
+  std::string key_field;            // --key FIELD: the key of a structured .npy array
   std::string help_text;            // name == "help": what to print
   bool help_is_error = false;       // `gxsort` alone: the usage goes to stderr, exit 2
 };
 
 // Throws gxsort::Error(usage) with a one-line message for bad options.
 Command parse_command_line(int argc, const char* const* argv);
+
+// .npy inputs: the header gives the format (checked against format options given);
+// a .npy input or a -o ending in .npy makes the outputs .npy files. Reads the headers.
+void resolve_npy(Command& cmd);
 
 std::string usage_text();
 

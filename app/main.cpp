@@ -127,6 +127,7 @@ int main(int argc, char** argv) {
   cli::Command cmd;
   try {
     cmd = cli::parse_command_line(argc, argv);
+    cli::resolve_npy(cmd);
   } catch (const Error& e) {
     std::fprintf(stderr, "gxsort: %s\n", e.what());
     return int(e.code());

@@ -59,6 +59,7 @@ struct EngineOptions {
   bool unique = false;                // -u: keep the first record of each group of equal keys
   bool fsync = true;                  // fsync the output before renaming it into place
   DirectIo direct_io = DirectIo::automatic;  // --direct-io (plan.hpp says when auto goes direct)
+  std::string npy_descr;              // non-empty: outputs are .npy files of this dtype (npy_output_descr)
   OocMethod ooc = OocMethod::automatic;       // --ooc
   DedupeOptions dedupe;               // the dedupe command's options
   GraphOptions graph;                 // graph build, gen --graph, bfs
@@ -123,6 +124,16 @@ std::string stale_temp_note(const std::vector<std::string>& dirs);
 // The temp directories a command would use (--tmp-dir, else $TMPDIR, else the
 // output's directory), for the note above.
 std::vector<std::string> command_temp_dirs(const EngineOptions& opt, const std::string& output);
+
+// .npy files (docs in README): the format a .npy input's header gives (`given`, the
+// format options when the user gave some, must agree; `key_field` names the key of a
+// structured dtype), and the dtype its outputs get: the input's, or `format`'s.
+struct NpyInput {
+  Format format;
+  std::string descr;
+};
+NpyInput npy_input(const std::string& path, const Format* given, const std::string& key_field);
+std::string npy_descr_for(const Format& format);
 
 // gxsort sort IN -o OUT: a stable sort of the records of IN into OUT (which may be IN).
 RunStats sort_file(const std::string& input, const std::string& output, const EngineOptions& opt);

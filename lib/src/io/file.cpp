@@ -103,6 +103,7 @@ File::File() : direct_(std::make_unique<DirectDescriptor>()) {}
 File::File(File&& o) noexcept
     : fd_(o.fd_),
       path_(std::move(o.path_)),
+      base_(o.base_),
       stream_(o.stream_),
       stream_read_(o.stream_read_),
       open_size_(o.open_size_),
@@ -118,6 +119,7 @@ File& File::operator=(File&& o) noexcept {
     if (fd_ >= 0) ::close(fd_);
     fd_ = o.fd_;
     path_ = std::move(o.path_);
+    base_ = o.base_;
     stream_ = o.stream_;
     stream_read_ = o.stream_read_;
     open_size_ = o.open_size_;
@@ -152,12 +154,12 @@ void File::start_write_behind() {
 void File::written_elsewhere(uint64_t offset, uint64_t n) const {
   // Whole pages only: a page shared with a range still being written would be written
   // back now and again later. The final fsync covers the edges.
-  const PageRange r = whole_pages(offset, n);
+  const PageRange r = whole_pages(base_ + offset, n);
   if (write_behind_ && !r.empty()) write_behind_->written(r.begin, r.end - r.begin);
 }
 
 void File::discard(uint64_t offset, uint64_t n) const {
-  const PageRange r = whole_pages(offset, n);
+  const PageRange r = whole_pages(base_ + offset, n);
   if (!r.empty()) ::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(r.begin), off_t(r.end - r.begin));
 }
 
@@ -272,13 +274,23 @@ File File::create_new(const std::string& path) {
   return f;
 }
 
-uint64_t File::size() const {
+uint64_t File::raw_size() const {
   struct stat st;
   if (::fstat(fd_, &st) != 0) fail_errno(path_, "cannot stat", errno);
   return uint64_t(st.st_size);
 }
 
+uint64_t File::size() const {
+  const uint64_t raw = raw_size();
+  return raw > base_ ? raw - base_ : 0;
+}
+
+void File::truncate(uint64_t n) const {
+  if (::ftruncate(fd_, off_t(base_ + n)) != 0) fail_errno(path_, "cannot truncate", errno);
+}
+
 void File::read_at(void* dst, size_t n, uint64_t offset) const {
+  offset += base_;
   auto* p = static_cast<unsigned char*>(dst);
   while (n > 0) {
     ssize_t r = ::pread(fd_, p, std::min(n, kMaxSyscallBytes), off_t(offset));
@@ -296,6 +308,7 @@ void File::read_at(void* dst, size_t n, uint64_t offset) const {
 }
 
 void File::write_at(const void* src, size_t n, uint64_t offset) const {
+  offset += base_;
   auto* p = static_cast<const unsigned char*>(src);
   const uint64_t first = offset, total = n;
   while (n > 0) {
@@ -379,7 +392,9 @@ bool File::write_direct_at(const void* src, size_t n, uint64_t offset, unsigned 
   const auto* p = static_cast<const unsigned char*>(src);
   const size_t whole = n / kDirectBlock * kDirectBlock;
   bool direct = false;
-  const int dfd = whole > 0 && reinterpret_cast<uintptr_t>(p) % kDirectBlock == 0 && offset % kDirectBlock == 0
+  // (A file with a header goes through the cache: its data is not block-aligned.)
+  const int dfd = whole > 0 && base_ == 0 && reinterpret_cast<uintptr_t>(p) % kDirectBlock == 0 &&
+                          offset % kDirectBlock == 0
                       ? direct_fd() : -1;
   if (dfd >= 0) {
     std::atomic<bool> refused{false};
@@ -404,7 +419,7 @@ bool File::write_direct_at(const void* src, size_t n, uint64_t offset, unsigned 
 
 bool File::read_direct_at(void* dst, size_t n, uint64_t offset) const {
   auto* p = static_cast<unsigned char*>(dst);
-  const int dfd = n > 0 && reinterpret_cast<uintptr_t>(p) % kDirectBlock == 0 && offset % kDirectBlock == 0
+  const int dfd = n > 0 && base_ == 0 && reinterpret_cast<uintptr_t>(p) % kDirectBlock == 0 && offset % kDirectBlock == 0
                       ? direct_fd() : -1;
   if (dfd >= 0) {
     const size_t whole = (n + kDirectBlock - 1) / kDirectBlock * kDirectBlock;

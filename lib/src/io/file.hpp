@@ -50,7 +50,15 @@ class File {
   // The name error messages use (a temp output file is reported as its target).
   void set_label(const std::string& label) { path_ = label; }
   bool is_open() const { return fd_ >= 0; }
+  // Bytes after the base (below): the data's size.
   uint64_t size() const;
+  // A file whose data starts after a header (.npy): every offset of this class (reads,
+  // writes, mappings, size, truncate) counts from `base` bytes into the file. The
+  // header itself is read and written through raw_fd-level calls by its owner.
+  void set_base(uint64_t base) { base_ = base; }
+  uint64_t base() const { return base_; }
+  uint64_t raw_size() const;
+  void truncate(uint64_t n) const;
   bool is_stream() const { return stream_; }
   // Reads up to n of a stream's next bytes; fewer only where it ends.
   size_t read_stream(void* dst, size_t n) const;
@@ -113,6 +121,7 @@ class File {
 
   int fd_ = -1;
   std::string path_;
+  uint64_t base_ = 0;
   bool stream_ = false;
   mutable uint64_t stream_read_ = 0;
   uint64_t open_size_ = 0;        // regular inputs: size and mtime at open (check_unchanged)

@@ -91,7 +91,8 @@ void sync_directory(const std::string& dir) {
   if (r != 0 && err != EINVAL && err != EROFS) fail_errno(dir, "cannot sync the directory after the rename", err);
 }
 
-Output Output::open(const std::string& path, const std::string& spool_dir, const std::string& kind) {
+Output Output::open(const std::string& path, const std::string& spool_dir, const std::string& kind,
+                     const OutputHeader& header) {
   if (path.empty()) fail_usage("an output file is required (-o FILE)");
   Output o;
   o.label_ = path == "-" ? "stdout" : path;
@@ -134,7 +135,18 @@ Output Output::open(const std::string& path, const std::string& spool_dir, const
     throw Error(e.code(), o.label_ + ": cannot write it: " + e.what());
   }
   o.temp_.file().set_label(o.label_);
+  o.header_ = header;
+  o.temp_.file().set_base(header.bytes);
   return o;
+}
+
+void Output::write_header() {
+  if (header_.bytes == 0) return;
+  const File& f = temp_.file();
+  const std::string text = header_.make(f.size());
+  if (text.size() != header_.bytes) throw Error(ExitCode::io, label_ + ": internal: a header of the wrong size");
+  if (f.raw_size() < header_.bytes) f.truncate(0);  // an empty output still has its header
+  if (::pwrite(f.fd(), text.data(), text.size(), 0) != ssize_t(text.size())) output_error(label_, "cannot write the header", errno);
 }
 
 void copy_to_fd(const File& src, uint64_t n, int fd, const std::string& label) {
@@ -150,7 +162,8 @@ void copy_to_fd(const File& src, uint64_t n, int fd, const std::string& label) {
     } else {
       if (buf.empty()) buf.resize(size_t(8) << 20);
       const size_t len = std::min(want, buf.size());
-      src.read_at(buf.data(), len, uint64_t(off));
+      const ssize_t got = ::pread(src.fd(), buf.data(), len, off);  // raw bytes: a header too
+      if (got != ssize_t(len)) output_error(label, "cannot read back the output", got < 0 ? errno : EIO);
       size_t done = 0;
       while (done < len) {
         const ssize_t r = ::write(fd, buf.data() + done, len - done);
@@ -168,7 +181,7 @@ void copy_to_fd(const File& src, uint64_t n, int fd, const std::string& label) {
 }
 
 void Output::commit_stream() {
-  const uint64_t n = temp_.file().size();
+  const uint64_t n = temp_.file().raw_size();
   UniqueFd opened;
   int fd = own_fd_.get();
   if (fd < 0) {
@@ -186,7 +199,7 @@ void Output::commit_in_place(bool sync) {
   const int fd = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) output_error(label_, "cannot open for writing", errno);
   UniqueFd holder(fd);
-  const uint64_t n = temp_.file().size();
+  const uint64_t n = temp_.file().raw_size();
   // Room for all of it first: a full disk fails here, with the file still as it was.
   if (int err = ::posix_fallocate(fd, 0, off_t(std::max<uint64_t>(n, 1)))) output_error(label_, "cannot reserve space", err);
   try {
@@ -210,6 +223,7 @@ void Output::commit(bool sync) {
   if (any_mapping_fault())
     throw Error(ExitCode::io, label_ + ": not written: a file gxsort had mapped changed or could not be read "
                                        "during the run (truncated, or an I/O error)");
+  write_header();
   if (stream_) return commit_stream();
   if (in_place_) return commit_in_place(sync);
   File& f = temp_.file();

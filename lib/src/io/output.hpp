@@ -11,6 +11,7 @@
 //     into a temp file in the spool directory (the first temp directory), and commit
 //     copies it, in order, into the target: nothing reaches it unless the run succeeded.
 #pragma once
+#include <functional>
 #include <string>
 #include <sys/types.h>
 
@@ -32,12 +33,21 @@ class UniqueFd {
   int fd_ = -1;
 };
 
+// A header in front of the output's data (a .npy header): `bytes` long, its text made
+// at commit from the data's size. The data is written from byte 0 of file() as always
+// (File::set_base).
+struct OutputHeader {
+  uint64_t bytes = 0;  // 0: no header
+  std::function<std::string(uint64_t data_bytes)> make;
+};
+
 class Output {
  public:
   Output() = default;
   // Throws usage Error for a directory or an empty path, io Error for a directory that
   // is missing or not writable. `kind` names the temp file (io/temp_files.hpp).
-  static Output open(const std::string& path, const std::string& spool_dir, const std::string& kind = "out");
+  static Output open(const std::string& path, const std::string& spool_dir, const std::string& kind = "out",
+                     const OutputHeader& header = {});
   Output(Output&&) noexcept = default;
   Output& operator=(Output&&) noexcept = default;
 
@@ -56,7 +66,9 @@ class Output {
  private:
   void commit_stream();
   void commit_in_place(bool sync);
+  void write_header();
   TempFile temp_;
+  OutputHeader header_;
   std::string label_, target_, space_dir_;
   bool stream_ = false;
   UniqueFd own_fd_;          // "-", /dev/stdout, /dev/fd/N: that descriptor, duplicated at open

@@ -55,7 +55,7 @@ RunStats dedupe_by_sort_unique(io::File& in, const std::string& output, const En
 // scheduler, then the set bits written out in order.
 void dedupe_by_bitmap(Prepared& p, io::File& in, KeyBitmap& bitmap, size_t chunk_records, const std::string& output,
                       const EngineOptions& opt, RunStats& st) {
-  io::Output out = io::Output::open(output, p.tmp_dirs[0]);
+  io::Output out = io::Output::open(output, p.tmp_dirs[0], "out", output_header(opt, 4));
   io::check_space({{out.space_dir(), in.is_stream() ? 0 : in.size(), "the output"}});
   // The keys are written in one burst at the end (up to 16 GiB): start their writeback
   // as they go so that the final fsync is not a second pass at disk speed.
@@ -162,7 +162,7 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
   if (strategy == DedupePath::bitmap) {
     dedupe_by_bitmap(p, in, *bitmap, chunk_records, output, opt, st);
   } else if (strategy == DedupePath::stream) {
-    io::Output out = io::Output::open(output, p.tmp_dirs[0]);
+    io::Output out = io::Output::open(output, p.tmp_dirs[0], "out", output_header(opt, out_rs));
     io::check_space({{out.space_dir(), records * out_rs, "the output"}});
     if (!out.streamed()) out.file().start_write_behind();
     auto t0 = Clock::now();
@@ -187,11 +187,12 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
     const unsigned threads = p.threads;
     const uint64_t memory = p.memory;
     p.backend.reset();
-    io::Output out = io::Output::open(output, p.tmp_dirs[0]);  // checked before the sort
+    io::Output out = io::Output::open(output, p.tmp_dirs[0], "out", output_header(opt, out_rs));  // checked before the sort
     io::TempFile sorted = io::TempFile::create(sort_dir, "dedupe");
     EngineOptions o = opt;
     o.unique = false;
     o.fsync = false;
+    o.npy_descr.clear();  // a temp file of bare records, read back below
     o.tmp_dirs = p.tmp_dirs;
     RunStats s = sort_input(in, sorted.path(), o);
     st.backend = s.backend;

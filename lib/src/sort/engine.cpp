@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "format/npy.hpp"
 #include "io/output.hpp"
 #include "io/space.hpp"
 #include "plan/sizes.hpp"
@@ -18,11 +19,60 @@ uint64_t checked_record_count(const std::string& path, uint64_t bytes, const For
   return bytes / f.record_size;
 }
 
+namespace {
+
+// Reads the .npy header at the start of `in` (a stream: consumed; a regular file: the
+// data then starts after it, File::set_base).
+npy::Header read_npy_header(io::File& in) {
+  npy::Header h;
+  std::string bytes;
+  uint64_t need = 64;
+  while (true) {
+    const size_t have = bytes.size();
+    bytes.resize(size_t(need));
+    const size_t got = in.is_stream() ? in.read_stream(&bytes[have], size_t(need - have))
+                                      : size_t(std::min<uint64_t>(need, in.raw_size()) - std::min<uint64_t>(have, in.raw_size()));
+    if (!in.is_stream() && got) in.read_at(&bytes[have], got, have);
+    bytes.resize(have + got);
+    if (npy::parse_header(in.path(), bytes, h, &need)) break;
+    if (got == 0) fail_usage(in.path() + ": not a .npy file this gxsort reads: the file ends inside its header");
+  }
+  if (!in.is_stream()) in.set_base(h.data_offset);
+  return h;
+}
+
+}  // namespace
+
 io::File open_input(const std::string& path, const Format& f) {
   f.validate();
   io::File in = io::File::open_input(path);
+  if (npy::has_npy_name(path)) {
+    const npy::Header h = read_npy_header(in);
+    if (h.itemsize != f.record_size)
+      fail_usage(in.path() + ": its dtype holds " + std::to_string(h.itemsize) + "-byte records, the format " +
+                 std::to_string(f.record_size));
+    if (!in.is_stream() && in.size() != h.count * h.itemsize)
+      fail_usage(in.path() + ": the header says " + std::to_string(h.count) + " records of " + std::to_string(h.itemsize) +
+                 " bytes, the file holds " + std::to_string(in.size()) + " bytes of data");
+  }
   if (!in.is_stream()) checked_record_count(in.path(), in.size(), f);
   return in;
+}
+
+NpyInput npy_input(const std::string& path, const Format* given, const std::string& key_field) {
+  io::File in = io::File::open_input(path);
+  const npy::Header h = read_npy_header(in);
+  return {npy::format_of(in.path(), h, given, key_field), h.descr};
+}
+
+std::string npy_descr_for(const Format& format) { return npy::descr_for(format); }
+
+io::OutputHeader output_header(const EngineOptions& opt, size_t record_size) {
+  if (opt.npy_descr.empty()) return {};
+  // A record with something appended (dedupe --count) is opaque bytes to numpy.
+  const std::string descr = record_size == opt.format.record_size ? opt.npy_descr : "'|V" + std::to_string(record_size) + "'";
+  const uint64_t bytes = npy::header_bytes(descr);
+  return {bytes, [descr, bytes, record_size](uint64_t data) { return npy::header(descr, data / record_size, bytes); }};
 }
 
 std::string default_temp_dir(const std::string& output) {

@@ -8,6 +8,7 @@
 
 #include "backend/backend.hpp"
 #include "io/file.hpp"
+#include "io/output.hpp"
 #include "gxsort/gxsort.hpp"
 #include "plan/plan.hpp"
 
@@ -33,6 +34,10 @@ uint64_t checked_record_count(const std::string& path, uint64_t bytes, const For
 // the format; a regular file must hold a whole number of records (a stream is checked
 // when it ends).
 io::File open_input(const std::string& path, const Format& f);
+
+// The header an output gets: a .npy header when opt.npy_descr is set (for records of
+// record_size bytes), else none.
+io::OutputHeader output_header(const EngineOptions& opt, size_t record_size);
 
 // The directory temp files go to by default when no --tmp-dir and no $TMPDIR is given:
 // the output's (symlinks followed), or /tmp for an output that is not a regular file

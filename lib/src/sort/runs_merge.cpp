@@ -241,7 +241,7 @@ RunStats merge_files(const std::vector<std::string>& args, const std::string& ou
   plan.record_size = f.record_size;
   for (const auto& t : tree) plan.run_sizes.push_back(t.records);
   plan_merge_tree(p.plan_input, plan);
-  io::Output out = io::Output::open(output, p.tmp_dirs[0]);
+  io::Output out = io::Output::open(output, p.tmp_dirs[0], "out", output_header(opt, f.record_size));
   std::vector<io::SpaceNeed> needs{{out.space_dir(), bytes, "the output"}};
   if (plan.levels.size() > 1) {
     for (const auto& d : p.tmp_dirs) io::require_writable_dir(d, "temporary");

@@ -238,7 +238,7 @@ uint64_t sort_mapped(Prepared& p, const io::File& in, const EngineOptions& opt, 
   const size_t kept = opt.unique ? unique_in_place(f, dst.data(), n) : n;
   input_unmap.start(std::move(src));
   dst.unmap();
-  if (kept < n && ::ftruncate(out.file().fd(), off_t(kept * rs)) != 0) fail_errno(out.label(), "cannot truncate", errno);
+  if (kept < n) out.file().truncate(kept * rs);
   if (opt.progress) opt.progress("write", bytes, bytes);
   st.phases.push_back({"map input and output", t_map, bytes, 0});
   st.phases.push_back({"sort into the output", since(t1), 0, bytes});
@@ -258,7 +258,7 @@ RunStats sort_stream(io::File& in, const std::string& output, const EngineOption
   PlanInput pi = p.plan_input;
   pi.ooc = OocMethod::merge;  // partition samples the whole input first: not a stream
   const size_t run_records = external_run_records(pi);
-  io::Output out = io::Output::open(output, p.tmp_dirs[0]);
+  io::Output out = io::Output::open(output, p.tmp_dirs[0], "out", output_header(opt, opt.format.record_size));
   check_tmp_dirs(p.tmp_dirs);
   RunStats st;
   st.command = "sort";
@@ -337,7 +337,7 @@ RunStats sort_input(io::File& in, const std::string& output, const EngineOptions
   // 2 GiB mapping took 50 ms to unmap on the 2-core VM, time in which the CPUs are idle
   // otherwise). Declared before `out`: joined after its commit, or on any error.
   BackgroundUnmap input_unmap;
-  io::Output out = io::Output::open(output, p.tmp_dirs[0]);
+  io::Output out = io::Output::open(output, p.tmp_dirs[0], "out", output_header(opt, opt.format.record_size));
   preflight(p, out.space_dir(), bytes);
 
   RunStats st;

@@ -1,0 +1,51 @@
+// NumPy .npy files (format versions 1 to 3): the header of an input, read once, gives
+// the record format (a plain dtype is a flat key file; a structured dtype is records,
+// one field named as the key); an output gets a header of a fixed size written first
+// and filled in with the final shape when it is committed. Little-endian numeric dtypes,
+// C order, 1-D arrays; anything else is refused with one line naming the file.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gxsort/format.hpp"
+
+namespace gxsort::npy {
+
+struct Field {
+  std::string name;   // "" for a plain dtype
+  std::string descr;  // "<u8", "|V4", ...
+  size_t offset = 0;
+  size_t size = 0;
+};
+
+struct Header {
+  uint64_t data_offset = 0;  // bytes before the first record
+  std::string descr;         // the dtype as the file gives it (a string, or a list)
+  size_t itemsize = 0;
+  std::vector<Field> fields;
+  bool structured = false;
+  uint64_t count = 0;        // shape[0]
+};
+
+constexpr char kMagic[] = "\x93NUMPY";
+bool has_npy_name(const std::string& path);  // ends in .npy
+
+// Parses the header at the start of `bytes` (the first bytes of the file; at least the
+// whole header). Throws Error(usage) naming `path` for anything this reader refuses.
+// `needed` receives the header length when `bytes` is too short (then returns false).
+bool parse_header(const std::string& path, const std::string& bytes, Header& h, uint64_t* needed);
+
+// The record format of a .npy file: its dtype gives the type of a flat file, or the
+// record size and (by `key_field`) the key of a structured one. `given`, when set,
+// must agree with it (exit 2 otherwise); `reverse` is kept from it.
+Format format_of(const std::string& path, const Header& h, const Format* given, const std::string& key_field);
+
+// The dtype text for records of format f: a typed flat key ("<u8"), or opaque records
+// ("|V24") when there is payload.
+std::string descr_for(const Format& f);
+// The header size an output of this dtype gets (room for any count), and its bytes.
+uint64_t header_bytes(const std::string& descr);
+std::string header(const std::string& descr, uint64_t count, uint64_t size);
+
+}  // namespace gxsort::npy
