@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <new>
+#include <optional>
 #include <unistd.h>
 
 #include "cli_options.hpp"
@@ -12,14 +13,6 @@
 #include "reports.hpp"
 
 using namespace gxsort;
-
-#if GXSORT_HAVE_CUDA
-namespace gxsort {
-// cuda/backend_factory.cu: CUDA start-up on a background thread.
-void cuda_start_early();
-void cuda_join_early();
-}  // namespace gxsort
-#endif
 
 namespace {
 
@@ -93,21 +86,13 @@ int run(const cli::Command& cmd) {
 
 }  // namespace
 
-// Starts CUDA early for a command that may use the GPU, and joins that start before
-// the process ends, whatever path it ends by.
+// Starts the GPU early for a command that may use it (help, gen and clean do not), and
+// joins that start before the process ends, whatever path it ends by.
 struct EarlyCudaStart {
   explicit EarlyCudaStart(const cli::Command& cmd) {
-#if GXSORT_HAVE_CUDA
-    if (cmd.engine.device != Device::cpu && cmd.name != "help" && cmd.name != "gen" && cmd.name != "clean") cuda_start_early();
-#else
-    (void)cmd;
-#endif
+    if (cmd.name != "help" && cmd.name != "gen" && cmd.name != "clean") start.emplace(cmd.engine);
   }
-  ~EarlyCudaStart() {
-#if GXSORT_HAVE_CUDA
-    cuda_join_early();
-#endif
-  }
+  std::optional<EarlyDeviceStart> start;
 };
 
 // Out of host memory, whatever asked for it: the budget is --memory's (or the RAM and

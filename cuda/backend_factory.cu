@@ -1,9 +1,10 @@
-// Entry points the host library's make_backend() / list_devices() call when gxsort is
-// built with CUDA (GXSORT_HAVE_CUDA = 1). Declared in cuda_backend.cuh.
+// The entry points the host library calls when gxsort is built with CUDA
+// (GXSORT_HAVE_CUDA = 1), declared in lib/src/backend/device_entry.hpp.
 #include <cuda_runtime.h>
 
 #include <thread>
 
+#include "backend/device_entry.hpp"
 #include "cuda_backend.cuh"
 #include "cuda_check.cuh"
 

@@ -1,8 +1,8 @@
-// The CUDA backend: run formation (sort_chunk) on one GPU, with byte-identical results
-// to the CPU backend's stable sort by compare_keys.
+// The CUDA backend: every device use of gxsort on one GPU, in one DeviceMemory arena,
+// with byte-identical results to the CPU backend. The host library reaches it only
+// through the Backend interface and backend/device_entry.hpp (cuda/backend_factory.cu).
 //
-// Plain C++ header (no CUDA types), so lib/src/backend can include it to build
-// make_backend() when GXSORT_HAVE_CUDA is 1.
+// Plain C++ header (no CUDA types).
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -17,24 +17,9 @@ struct CUstream_st;  // cudaStream_t without <cuda_runtime.h>
 struct CUevent_st;   // cudaEvent_t
 
 namespace gxsort {
-
-// True when the CUDA runtime sees at least one device. Clears the runtime's sticky
-// error when it does not, so a later CPU fallback starts clean.
-bool cuda_device_usable();
-
-// The CUDA backend on `device`, its device memory budget given by the --device-memory
-// (see cuda::device_budget). Throws Error(device) when the device is not usable.
-std::unique_ptr<Backend> make_cuda_backend(unsigned device, const SizeOption& device_memory);
-
-// Every visible device with the budget `device_memory` would give it; empty without a GPU.
-std::vector<DeviceInfo> cuda_list_devices(const SizeOption& device_memory);
-
-// Starts CUDA (the primary context of device 0) on a background thread, for a command
-// that will use the GPU; cuda_join_early() waits for it (call before exit).
-void cuda_start_early();
-void cuda_join_early();
-
 namespace cuda {
+
+struct SortContext;  // sort/sort_context.cuh
 
 class CudaBackend final : public Backend {
  public:
@@ -82,6 +67,11 @@ class CudaBackend final : public Backend {
   ReducePartial reduce_chunk(const Format& f, const unsigned char* records, size_t n, uint64_t first_index,
                              ReduceAlgo algo) override;
 
+  // `gxsort bfs` in the arena (cuda_backend_bfs.cu, cuda/graph/bfs_cuda.cu): vertex ids
+  // are 32-bit on the device, so graphs of 2^32 or more vertices are refused.
+  uint64_t max_bfs_vertices() const override;
+  std::vector<graph::BfsRun> bfs(const graph::CsrGraph& g, const std::vector<uint64_t>& sources) override;
+
   // Device bytes sort_chunk needs for n records of format f.
   size_t sort_device_bytes(const Format& f, size_t n) const;
 
@@ -90,11 +80,9 @@ class CudaBackend final : public Backend {
   DeviceInfo info() const;
 
  private:
-  struct Work;  // the device buffers of one sort_chunk
   template <class K>
-  friend class ResidentFlatSort;
-  void sort_flat(const Format& f, unsigned char* records, size_t n, Work& w);
-  void sort_records(const Format& f, unsigned char* records, size_t n, Work& w);
+  friend class ResidentFlatSort;  // sort/resident_sort.cu
+  SortContext sort_context() const;  // the streams, the arena and the grid cap of one sort
   void set_device() const;
   void drain() noexcept;
 

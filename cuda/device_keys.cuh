@@ -1,6 +1,9 @@
-// Device twins of gxsort::key_prefix and gxsort::compare_keys (format.hpp): the same
-// order words from unaligned record bytes.
+// The device's view of a record's key, the twin of gxsort::key_prefix and
+// gxsort::compare_keys (format.hpp): the same order words from record bytes. One KeySpec
+// serves the sort's key words (a typed key, or one 8-byte segment of a byte key, per
+// radix pass), the merge's 64-bit prefixes and check's comparisons.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 #include "gxsort/format.hpp"
@@ -9,31 +12,55 @@ namespace gxsort::cuda {
 
 struct KeySpec {
   KeyType type;
-  uint32_t record_size, key_offset, key_bytes;
   bool reverse;
+  bool aligned;  // a typed key lies on its natural alignment in every record: one load
+  uint32_t record_size, key_offset, key_bytes;
+
+  // The whole key of f, loaded byte by byte (records may start anywhere).
   static KeySpec of(const Format& f) {
-    return KeySpec{f.key_type, uint32_t(f.record_size), uint32_t(f.key_offset), uint32_t(f.key_bytes), f.reverse};
+    return KeySpec{f.key_type, f.reverse, false, uint32_t(f.record_size), uint32_t(f.key_offset), uint32_t(f.key_bytes)};
+  }
+  // Bytes [start, start + len) of f's key (a typed key: all of it), loaded in one word
+  // where every record keeps a typed key aligned (device buffers are 256-byte aligned).
+  static KeySpec segment(const Format& f, size_t start, size_t len) {
+    KeySpec s = of(f);
+    s.key_offset = uint32_t(f.key_offset + start);
+    s.key_bytes = uint32_t(len);
+    const size_t w = len > 4 ? 8 : 4;
+    s.aligned = f.key_type != KeyType::bytes && f.record_size % w == 0 && f.key_offset % w == 0;
+    return s;
   }
 };
 
-__device__ __forceinline__ uint64_t device_key_prefix(const unsigned char* rec, const KeySpec& s) {
-  const unsigned char* k = rec + s.key_offset;
-  switch (s.type) {
-    case KeyType::u32: case KeyType::i32: case KeyType::f32: {
-      uint32_t raw = uint32_t(k[0]) | uint32_t(k[1]) << 8 | uint32_t(k[2]) << 16 | uint32_t(k[3]) << 24;
-      return order32(s.type, raw, s.reverse);
-    }
-    case KeyType::u64: case KeyType::i64: case KeyType::f64: {
-      uint64_t raw = 0;
-      for (int b = 7; b >= 0; --b) raw = raw << 8 | k[b];
-      return order64(s.type, raw, s.reverse);
-    }
-    default: {
-      uint64_t v = load_be_prefix(k, s.key_bytes);
-      if (s.reverse) v = s.key_bytes >= 8 ? ~v : (~v & (~uint64_t(0) << (64 - 8 * s.key_bytes)));
-      return v;
-    }
+template <class T>
+__device__ __forceinline__ T load_le(const unsigned char* p, bool aligned) {
+  if (aligned) return *reinterpret_cast<const T*>(p);
+  T v = 0;
+  for (int i = int(sizeof(T)) - 1; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+// The order word of a record's key: K = uint32_t for 4-byte typed keys and byte segments
+// of at most 4 bytes, uint64_t otherwise. Byte segments follow key_prefix in format.hpp
+// exactly: big-endian, zero padded on the right, and for --reverse only the segment's own
+// bytes are complemented (the padding stays zero).
+template <class K>
+__device__ __forceinline__ K key_word(const unsigned char* rec, const KeySpec& s) {
+  const unsigned char* p = rec + s.key_offset;
+  if (s.type != KeyType::bytes) {
+    if constexpr (sizeof(K) == 4) return order32(s.type, load_le<uint32_t>(p, s.aligned), s.reverse);
+    else return order64(s.type, load_le<uint64_t>(p, s.aligned), s.reverse);
   }
+  uint64_t v = load_be_prefix(p, s.key_bytes);
+  if (s.reverse) v = ~v & (s.key_bytes >= 8 ? ~uint64_t(0) : ~uint64_t(0) << (64 - 8 * s.key_bytes));
+  if constexpr (sizeof(K) == 4) return K(v >> 32);
+  else return v;
+}
+
+// key_prefix: the 64-bit order word of the whole key (of its first 8 bytes for byte keys).
+__device__ __forceinline__ uint64_t device_key_prefix(const unsigned char* rec, const KeySpec& s) {
+  if (s.type != KeyType::bytes && s.key_bytes == 4) return key_word<uint32_t>(rec, s);
+  return key_word<uint64_t>(rec, s);
 }
 
 // <0, 0, >0 like compare_keys: the prefix, then the bytes past it for wide byte keys.

@@ -4,13 +4,16 @@
 
 #include "cuda_check.cuh"
 #include "device_keys.cuh"
+#include "gather.cuh"
+#include "grid.cuh"
 
 namespace gxsort::cuda {
 namespace {
 
 constexpr int kThreads = 256;
+constexpr size_t kMaxBlocks = 65535 * 8;
 
-unsigned grid_for(size_t n) { return unsigned(std::min<size_t>((n + kThreads - 1) / kThreads, 65535 * 8)); }
+unsigned grid_for(size_t n) { return grid_blocks(n, kThreads, kMaxBlocks); }
 
 template <class K>
 __global__ void order_kernel(K* keys, size_t n, KeyType t, bool reverse, bool forward) {
@@ -23,17 +26,6 @@ __global__ void order_kernel(K* keys, size_t n, KeyType t, bool reverse, bool fo
 __global__ void key_index_kernel(const unsigned char* records, size_t n, KeySpec s, KeyIndex* out) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
     out[i] = KeyIndex{device_key_prefix(records + i * s.record_size, s), i};
-}
-
-// dst record i = src record order[i].index, moved in 4-byte words when the record
-// size allows, else in bytes.
-template <class U>
-__global__ void gather_kernel(const U* src, U* dst, const KeyIndex* order, size_t n, size_t units) {
-  const size_t total = n * units;
-  for (size_t g = blockIdx.x * size_t(blockDim.x) + threadIdx.x; g < total; g += size_t(gridDim.x) * blockDim.x) {
-    size_t i = g / units, j = g % units;
-    dst[g] = src[order[i].index * units + j];
-  }
 }
 
 // Merges the slices of `a` (element counts in `sizes`) pairwise, level by level,
@@ -108,13 +100,7 @@ void merge_window(DeviceMemory& mem, const Format& f, unsigned char* records, co
     key_index_kernel<<<grid_for(m), kThreads, 0, s>>>(static_cast<unsigned char*>(d_rec.get()), m, spec, ki);
     GXSORT_CUDA_CHECK_LAUNCH("key_index_kernel");
     KeyIndex* order = sizes.size() > 1 ? merge_tree<KeyIndex>(mem, ki, static_cast<KeyIndex*>(d_ki2.get()), sizes, k, s) : ki;
-    if (rs % 4 == 0)
-      gather_kernel<uint32_t><<<grid_for(m * rs / 4), kThreads, 0, s>>>(static_cast<uint32_t*>(d_rec.get()),
-                                                                         static_cast<uint32_t*>(d_out.get()), order, m, rs / 4);
-    else
-      gather_kernel<unsigned char><<<grid_for(m * rs), kThreads, 0, s>>>(static_cast<unsigned char*>(d_rec.get()),
-                                                                         static_cast<unsigned char*>(d_out.get()), order, m, rs);
-    GXSORT_CUDA_CHECK_LAUNCH("gather_kernel");
+    gather_records<size_t>(d_rec.get(), d_out.get(), order, 0, m, rs, kMaxBlocks, s);
     GXSORT_CUDA_CHECK(cudaMemcpyAsync(records, d_out.get(), bytes, cudaMemcpyDeviceToHost, s));
   }
   GXSORT_CUDA_CHECK(cudaStreamSynchronize(s));

@@ -22,15 +22,12 @@
 
 #include "cuda_check.cuh"
 #include "device_memory.cuh"
+#include "graph/bfs_cuda.cuh"
 #include "graph/bfs_kernels.cuh"
 #include "graph/bfs_stream.cuh"
 #include "graph/direction.hpp"
 #include "graph/graph.hpp"
 #include "pinned_pool.cuh"
-
-namespace gxsort {
-bool cuda_device_usable();  // cuda/backend_factory.cu
-}
 
 namespace gxsort::graph {
 namespace {
@@ -59,18 +56,43 @@ struct Tuning {
   }
 };
 
-// One search's level loop over resident arrays; the neighbors are either resident
-// (`whole`) or streamed (`stream`).
-struct Search {
+// The graph on the device: the resident arrays, allocated in the order plan_bfs_device
+// counts them, and the neighbors, resident or streamed.
+struct DeviceGraph {
+  cuda::device_buffer<uint64_t> off;
+  cuda::device_buffer<uint32_t> lev, par, qa, qb;
+  cuda::device_buffer<ull> cnt;
+  cuda::device_buffer<kernels::SingleState> st;
+  cuda::device_buffer<uint32_t> nbr;      // resident neighbors; empty when streamed
+  std::unique_ptr<NeighborStream> stream;  // streamed neighbors; null when resident
+
+  DeviceGraph(cuda::DeviceMemory& mem, const CsrGraph& g, const BfsDevicePlan& plan) {
+    const size_t nq = std::max<size_t>(g.n, 1);
+    off = mem.buffer<uint64_t>(g.n + 1, "BFS offsets");
+    lev = mem.buffer<uint32_t>(nq, "BFS levels");
+    par = mem.buffer<uint32_t>(nq, "BFS parents");
+    qa = mem.buffer<uint32_t>(nq, "BFS queue");
+    qb = mem.buffer<uint32_t>(nq, "BFS queue");
+    cnt = mem.buffer<ull>(2, "BFS counters");
+    st = mem.buffer<kernels::SingleState>(1, "BFS state");
+    GXSORT_CUDA_CHECK(cudaMemcpy(off.data(), g.offsets.data(), 8 * (g.n + 1), cudaMemcpyHostToDevice));
+    if (plan.streamed) {
+      stream = std::make_unique<NeighborStream>(g, mem, plan.partition_edges);
+    } else {
+      nbr = mem.buffer<uint32_t>(std::max<uint64_t>(g.m, 1), "BFS neighbors");
+      if (g.m) GXSORT_CUDA_CHECK(cudaMemcpy(nbr.data(), g.ids32.data(), 4 * g.m, cudaMemcpyHostToDevice));
+    }
+  }
+};
+
+// One level's kernels over the resident arrays, with the neighbors resident (`whole`)
+// or streamed (`stream`), and the two level counters (frontier vertices, their edges).
+struct LevelKernels {
   const CsrGraph& g;
   kernels::BfsArrays a;
-  uint32_t* qa;
-  uint32_t* qb;
-  kernels::SingleState* st;
-  kernels::EdgeWindow whole;       // valid when stream is null
+  kernels::EdgeWindow whole;  // valid when stream is null
   NeighborStream* stream;
   unsigned bu_blocks;
-  Tuning tune;
   // Pinned: a device-to-host copy into pageable memory costs a staging copy and a
   // synchronous call on every level.
   HostBuffer host = cuda::allocate_pinned(sizeof(kernels::SingleState) + 16);
@@ -109,181 +131,231 @@ struct Search {
       kernels::launch_top_down(a, w, q_in, n_f, m_f, q_out, level + 1, s);
     });
   }
+};
 
-  uint32_t bottom_up_levels = 0;
+// GXSORT_BFS_PROFILE: every step's mode, level, frontier and time (the device synchronized
+// after each step, so the times are the steps' own).
+struct Profile {
   struct Step {
     const char* mode;
     uint32_t level;
     uint64_t n_f, m_f;
     double s;
   };
-  std::vector<Step> steps;  // filled when tune.profile
+  bool on = false;
+  double last = 0;
+  std::vector<Step> steps;
 
-  // Parents of unreached vertices are left undefined (the caller maps them by level).
-  void run(uint32_t source) {
-    bottom_up_levels = 0;
+  void start() {
     steps.clear();
-    const uint32_t n = uint32_t(g.n);
-    double t = tune.profile ? now_s() : 0;
-    auto step = [&](const char* mode, uint32_t lv, uint64_t nf, uint64_t mf) {
-      if (!tune.profile) return;
-      GXSORT_CUDA_CHECK(cudaDeviceSynchronize());
-      const double t1 = now_s();
-      steps.push_back({mode, lv, nf, mf, t1 - t});
-      t = t1;
-    };
-    kernels::launch_init(a, n, source, qa, bu_blocks, 0);
-    step("init", 0, 0, 0);
-    uint32_t* q_in = qa;
-    uint32_t* q_out = qb;
-    // Bitmap bottom-up (in memory): the frontier bitmaps live in the queue that is free
-    // during bottom-up levels (2 * ceil(n / 32) words <= n, as n > the frontier >
-    // kMinBottomUpFrontier there).
-    static_assert(DirectionSwitch::kMinBottomUpFrontier >= 64, "two frontier bitmaps must fit a queue of n entries");
-    const bool bitmap = tune.bitmap && !stream;
-    const uint32_t words = uint32_t((uint64_t(n) + 31) / 32);
-    uint32_t* bits_front = nullptr;
-    uint32_t* bits_next = nullptr;
-    uint64_t n_f = 1, m_f = g.degree(source), visited_deg = m_f;
-    uint32_t level = 0;
-    bool bu = false;
-    while (n_f > 0) {
-      const double m_u = double(g.m - std::min<uint64_t>(g.m, visited_deg));
-      if (g.symmetric && !bu && tune.dir.to_bottom_up(m_f, m_u, n_f)) {
-        bu = true;
-        if (bitmap) {
-          bits_front = q_out;
-          bits_next = q_out + words;
-          kernels::launch_queue_to_bitmap(q_in, uint32_t(n_f), n, bits_front, 0);
-          step("q->bits", level, n_f, m_f);
-        }
-      } else if (bu && tune.dir.to_top_down(n_f, g.n)) {
-        bu = false;
-        counters_zero();
-        if (bitmap) kernels::launch_bitmap_to_queue(a, bits_front, n, q_in, bu_blocks, 0);
-        else kernels::launch_levels_to_queue(a, n, level, q_in, bu_blocks, 0);
-        step("->queue", level, n_f, m_f);
-      }
-      const uint64_t nf0 = n_f, mf0 = m_f;
-      ull c[2];
-      if (bu) {
-        counters_zero();
-        if (bitmap) {
-          kernels::launch_bottom_up_bitmap(a, whole.nbr, n, level, bits_front, bits_next, bu_blocks, 0);
-          std::swap(bits_front, bits_next);
-        } else {
-          bottom_up(level);
-        }
-        ++bottom_up_levels;
-        counters_read(c);
-        step("bottom-up", level, nf0, mf0);
-        ++level;
-      } else if (!stream && n_f <= BfsPolicy::kSmallFrontier && m_f <= BfsPolicy::kSmallEdges) {
-        const kernels::SingleState in{level, uint32_t(n_f), q_in == qb ? 1u : 0u, 0, 0, 0};
-        kernels::launch_single_block(a, whole, qa, qb, in, st, 0);
-        GXSORT_CUDA_CHECK(cudaMemcpyAsync(host_st(), st, sizeof in, cudaMemcpyDeviceToHost, 0));
-        GXSORT_CUDA_CHECK(cudaStreamSynchronize(0));
-        const kernels::SingleState h = *host_st();
-        step("single", level, nf0, mf0);
-        n_f = h.n;
-        m_f = h.deg_last;
-        visited_deg += h.deg_visited;
-        level = h.level;
-        q_in = h.in_b ? qb : qa;
-        q_out = h.in_b ? qa : qb;
-        continue;
-      } else {
-        counters_zero();
-        top_down(q_in, uint32_t(n_f), m_f, q_out, level);
-        counters_read(c);
-        step("top-down", level, nf0, mf0);
-        std::swap(q_in, q_out);
-        ++level;
-      }
-      n_f = c[0];
-      m_f = c[1];
-      visited_deg += m_f;
-    }
+    last = on ? now_s() : 0;
+  }
+  void step(const char* mode, uint32_t level, uint64_t n_f, uint64_t m_f) {
+    if (!on) return;
     GXSORT_CUDA_CHECK(cudaDeviceSynchronize());
+    const double t = now_s();
+    steps.push_back({mode, level, n_f, m_f, t - last});
+    last = t;
+  }
+  void print(uint64_t source, double seconds, const Tuning& tune, bool bitmap) const {
+    if (!on) return;
+    std::fprintf(stderr, "bfs profile: source %llu, %.1f us (alpha %g, beta %g, %s bottom-up)\n", (unsigned long long)source,
+                 seconds * 1e6, tune.dir.alpha, tune.dir.beta, bitmap ? "bitmap" : "level-array");
+    for (const auto& s : steps)
+      std::fprintf(stderr, "  %-9s level %2u  frontier %10llu  edges %12llu  %8.1f us\n", s.mode, s.level, (unsigned long long)s.n_f,
+                   (unsigned long long)s.m_f, s.s * 1e6);
   }
 };
 
-}  // namespace
+// One search's level loop: the direction switch (Beamer's, on symmetric graphs), then a
+// bottom-up level, a run of small top-down levels in the single-block kernel, or a
+// top-down level. Parents of unreached vertices are left undefined (the caller maps
+// them by level).
+class Search {
+ public:
+  Search(const CsrGraph& g, DeviceGraph& d, unsigned bu_blocks, const Tuning& tune);
+  void run(uint32_t source);
+  void print_profile(uint64_t source, double seconds) const { profile_.print(source, seconds, tune_, bitmap_); }
 
-bool cuda_bfs_usable() { return cuda_device_usable(); }
+  uint32_t bottom_up_levels = 0;
 
-std::vector<BfsRun> bfs_cuda_many(const CsrGraph& g, const std::vector<uint64_t>& sources, const SizeOption& device_memory,
-                                  uint64_t force_partition_edges) {
+ private:
+  void switch_direction();
+  void bottom_up_level();
+  void top_down_level();
+  void finish_level(const char* mode);  // the level's counters become the next frontier
+  void single_block_levels();          // small top-down levels in one launch, until the frontier grows
+
+  const CsrGraph& g_;
+  LevelKernels k_;
+  uint32_t* qa_;
+  uint32_t* qb_;
+  kernels::SingleState* st_;
+  Tuning tune_;
+  bool bitmap_;
+  uint32_t words_;
+  Profile profile_;
+  // The level loop's state.
+  uint32_t* q_in_ = nullptr;
+  uint32_t* q_out_ = nullptr;
+  uint32_t* bits_front_ = nullptr;
+  uint32_t* bits_next_ = nullptr;
+  uint64_t n_f_ = 0, m_f_ = 0, visited_deg_ = 0;
+  uint32_t level_ = 0;
+  bool bu_ = false;
+};
+
+Search::Search(const CsrGraph& g, DeviceGraph& d, unsigned bu_blocks, const Tuning& tune)
+    : g_(g), k_{g, {d.off.data(), d.lev.data(), d.par.data(), d.cnt.data()}, {d.nbr.data(), 0, g.m}, d.stream.get(), bu_blocks},
+      qa_(d.qa.data()), qb_(d.qb.data()), st_(d.st.data()), tune_(tune),
+      // Bitmap bottom-up (in memory): the frontier bitmaps live in the queue that is free
+      // during bottom-up levels (2 * ceil(n / 32) words <= n, as n > the frontier >
+      // kMinBottomUpFrontier there).
+      bitmap_(tune.bitmap && !d.stream), words_(uint32_t((g.n + 31) / 32)) {
+  static_assert(DirectionSwitch::kMinBottomUpFrontier >= 64, "two frontier bitmaps must fit a queue of n entries");
+  profile_.on = tune.profile;
+}
+
+void Search::run(uint32_t source) {
+  bottom_up_levels = 0;
+  profile_.start();
+  kernels::launch_init(k_.a, uint32_t(g_.n), source, qa_, k_.bu_blocks, 0);
+  profile_.step("init", 0, 0, 0);
+  q_in_ = qa_;
+  q_out_ = qb_;
+  n_f_ = 1;
+  m_f_ = visited_deg_ = g_.degree(source);
+  level_ = 0;
+  bu_ = false;
+  while (n_f_ > 0) {
+    switch_direction();
+    if (bu_) bottom_up_level();
+    else if (!k_.stream && n_f_ <= BfsPolicy::kSmallFrontier && m_f_ <= BfsPolicy::kSmallEdges) single_block_levels();
+    else top_down_level();
+  }
+  GXSORT_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+void Search::switch_direction() {
+  const double m_u = double(g_.m - std::min<uint64_t>(g_.m, visited_deg_));
+  if (g_.symmetric && !bu_ && tune_.dir.to_bottom_up(m_f_, m_u, n_f_)) {
+    bu_ = true;
+    if (bitmap_) {
+      bits_front_ = q_out_;
+      bits_next_ = q_out_ + words_;
+      kernels::launch_queue_to_bitmap(q_in_, uint32_t(n_f_), uint32_t(g_.n), bits_front_, 0);
+      profile_.step("q->bits", level_, n_f_, m_f_);
+    }
+  } else if (bu_ && tune_.dir.to_top_down(n_f_, g_.n)) {
+    bu_ = false;
+    k_.counters_zero();
+    if (bitmap_) kernels::launch_bitmap_to_queue(k_.a, bits_front_, uint32_t(g_.n), q_in_, k_.bu_blocks, 0);
+    else kernels::launch_levels_to_queue(k_.a, uint32_t(g_.n), level_, q_in_, k_.bu_blocks, 0);
+    profile_.step("->queue", level_, n_f_, m_f_);
+  }
+}
+
+void Search::bottom_up_level() {
+  k_.counters_zero();
+  if (bitmap_) {
+    kernels::launch_bottom_up_bitmap(k_.a, k_.whole.nbr, uint32_t(g_.n), level_, bits_front_, bits_next_, k_.bu_blocks, 0);
+    std::swap(bits_front_, bits_next_);
+  } else {
+    k_.bottom_up(level_);
+  }
+  ++bottom_up_levels;
+  finish_level("bottom-up");
+}
+
+void Search::top_down_level() {
+  k_.counters_zero();
+  k_.top_down(q_in_, uint32_t(n_f_), m_f_, q_out_, level_);
+  std::swap(q_in_, q_out_);
+  finish_level("top-down");
+}
+
+void Search::finish_level(const char* mode) {
+  ull c[2];
+  k_.counters_read(c);
+  profile_.step(mode, level_, n_f_, m_f_);
+  ++level_;
+  n_f_ = c[0];
+  m_f_ = c[1];
+  visited_deg_ += m_f_;
+}
+
+void Search::single_block_levels() {
+  const kernels::SingleState in{level_, uint32_t(n_f_), q_in_ == qb_ ? 1u : 0u, 0, 0, 0};
+  kernels::launch_single_block(k_.a, k_.whole, qa_, qb_, in, st_, 0);
+  GXSORT_CUDA_CHECK(cudaMemcpyAsync(k_.host_st(), st_, sizeof in, cudaMemcpyDeviceToHost, 0));
+  GXSORT_CUDA_CHECK(cudaStreamSynchronize(0));
+  const kernels::SingleState h = *k_.host_st();
+  profile_.step("single", level_, n_f_, m_f_);
+  n_f_ = h.n;
+  m_f_ = h.deg_last;
+  visited_deg_ += h.deg_visited;
+  level_ = h.level;
+  q_in_ = h.in_b ? qb_ : qa_;
+  q_out_ = h.in_b ? qa_ : qb_;
+}
+
+void check_searchable(const CsrGraph& g, const std::vector<uint64_t>& sources) {
   if (g.wide()) fail_usage("the GPU BFS needs fewer than 2^32 vertices");
   for (uint64_t s : sources)
     if (s >= g.n) fail_usage("--source " + std::to_string(s) + " is out of range (the graph has " + std::to_string(g.n) + " vertices)");
-  GXSORT_CUDA_CHECK(cudaSetDevice(0));
-  cuda::DeviceMemory mem(0, device_memory);
+}
+
+// The levels (and with `parents`, the parents; an unreached vertex's is ~0) of the search
+// that just ran, and its summary.
+BfsRun collect(const CsrGraph& g, const DeviceGraph& d, bool parents) {
+  BfsRun r;
+  r.backend = "cuda";
+  r.levels.resize(g.n);
+  if (g.n) GXSORT_CUDA_CHECK(cudaMemcpy(r.levels.data(), d.lev.data(), 4 * g.n, cudaMemcpyDeviceToHost));
+  bfs_summarize(g, r);
+  if (!parents) {
+    r.keep_summary_only();
+    return r;
+  }
+  std::vector<uint32_t> p(g.n);
+  if (g.n) GXSORT_CUDA_CHECK(cudaMemcpy(p.data(), d.par.data(), 4 * g.n, cudaMemcpyDeviceToHost));
+  r.parents.resize(g.n);
+  for (uint64_t v = 0; v < g.n; ++v) r.parents[v] = r.levels[v] == kernels::kUnvisited ? ~uint64_t(0) : p[v];
+  return r;
+}
+
+}  // namespace
+
+std::vector<BfsRun> bfs_on_device(cuda::DeviceMemory& mem, const CsrGraph& g, const std::vector<uint64_t>& sources,
+                                  uint64_t force_partition_edges) {
+  check_searchable(g, sources);
+  GXSORT_CUDA_CHECK(cudaSetDevice(mem.device()));
   const BfsDevicePlan plan = plan_bfs_device(g.n, g.m, mem.budget(), force_partition_edges);
   if (plan.need_bytes > mem.budget()) fail_usage(bfs_budget_message(plan, mem.budget()));
-  const size_t nq = std::max<size_t>(g.n, 1);
-  // Allocated in the order plan_bfs_device counts them.
-  auto off = mem.buffer<uint64_t>(g.n + 1, "BFS offsets");
-  auto lev = mem.buffer<uint32_t>(nq, "BFS levels");
-  auto par = mem.buffer<uint32_t>(nq, "BFS parents");
-  auto qa = mem.buffer<uint32_t>(nq, "BFS queue");
-  auto qb = mem.buffer<uint32_t>(nq, "BFS queue");
-  auto cnt = mem.buffer<ull>(2, "BFS counters");
-  auto st = mem.buffer<kernels::SingleState>(1, "BFS state");
-  GXSORT_CUDA_CHECK(cudaMemcpy(off.data(), g.offsets.data(), 8 * (g.n + 1), cudaMemcpyHostToDevice));
-  cuda::device_buffer<uint32_t> nbr;
-  std::unique_ptr<NeighborStream> stream;
-  if (plan.streamed) {
-    stream = std::make_unique<NeighborStream>(g, mem, plan.partition_edges);
-  } else {
-    nbr = mem.buffer<uint32_t>(std::max<uint64_t>(g.m, 1), "BFS neighbors");
-    if (g.m) GXSORT_CUDA_CHECK(cudaMemcpy(nbr.data(), g.ids32.data(), 4 * g.m, cudaMemcpyHostToDevice));
-  }
+  DeviceGraph d(mem, g, plan);
   kernels::preload();
   int sms = 0;
-  GXSORT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  Search search{g, {off.data(), lev.data(), par.data(), cnt.data()}, qa.data(), qb.data(), st.data(),
-                {nbr.data(), 0, g.m}, stream.get(), unsigned(sms) * 16, Tuning::from_env()};
+  GXSORT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, mem.device()));
+  Search search(g, d, unsigned(sms) * 16, Tuning::from_env());
 
   std::vector<BfsRun> runs;
   for (uint64_t source : sources) {
-    BfsRun r;
-    r.backend = "cuda";
-    const uint64_t bytes0 = stream ? stream->bytes_copied : 0, parts0 = stream ? stream->partitions_copied : 0;
+    const uint64_t bytes0 = d.stream ? d.stream->bytes_copied : 0, parts0 = d.stream ? d.stream->partitions_copied : 0;
     GXSORT_CUDA_CHECK(cudaDeviceSynchronize());
     const double t0 = now_s();
     search.run(uint32_t(source));
-    r.seconds = now_s() - t0;
-    if (search.tune.profile) {
-      std::fprintf(stderr, "bfs profile: source %llu, %.1f us (alpha %g, beta %g, %s bottom-up)\n", (unsigned long long)source,
-                   r.seconds * 1e6, search.tune.dir.alpha, search.tune.dir.beta, search.tune.bitmap && !stream ? "bitmap" : "level-array");
-      for (const auto& s : search.steps)
-        std::fprintf(stderr, "  %-9s level %2u  frontier %10llu  edges %12llu  %8.1f us\n", s.mode, s.level, (unsigned long long)s.n_f,
-                     (unsigned long long)s.m_f, s.s * 1e6);
-    }
+    const double seconds = now_s() - t0;
+    search.print_profile(source, seconds);
+    BfsRun r = collect(g, d, sources.size() == 1);
+    r.seconds = seconds;
     r.bottom_up_levels = search.bottom_up_levels;
-    if (stream) {
-      r.streamed_bytes = stream->bytes_copied - bytes0;
-      r.partitions_streamed = stream->partitions_copied - parts0;
-    }
-    r.levels.resize(g.n);
-    if (g.n) GXSORT_CUDA_CHECK(cudaMemcpy(r.levels.data(), lev.data(), 4 * g.n, cudaMemcpyDeviceToHost));
-    bfs_summarize(g, r);
-    if (sources.size() == 1) {
-      std::vector<uint32_t> p(g.n);
-      if (g.n) GXSORT_CUDA_CHECK(cudaMemcpy(p.data(), par.data(), 4 * g.n, cudaMemcpyDeviceToHost));
-      r.parents.resize(g.n);
-      for (uint64_t v = 0; v < g.n; ++v) r.parents[v] = r.levels[v] == kernels::kUnvisited ? ~uint64_t(0) : p[v];
-    } else {
-      r.levels = {};
+    if (d.stream) {
+      r.streamed_bytes = d.stream->bytes_copied - bytes0;
+      r.partitions_streamed = d.stream->partitions_copied - parts0;
     }
     runs.push_back(std::move(r));
   }
   return runs;
-}
-
-BfsRun bfs_cuda(const CsrGraph& g, uint64_t source, const SizeOption& device_memory) {
-  return std::move(bfs_cuda_many(g, {source}, device_memory)[0]);
 }
 
 }  // namespace gxsort::graph

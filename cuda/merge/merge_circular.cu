@@ -119,6 +119,102 @@ constexpr size_t circular_smem_bytes() {
   return (2 * size_t(Policy::ring) + size_t(Policy::threads) * stage_stride<Policy>()) * sizeof(T);
 }
 
+// Watermarks of the copy groups in flight, oldest first: when group t has landed,
+// [pos, a[0]) of A and [pos, b[0]) of B are in the rings.
+template <int kStages>
+struct Watermarks {
+  uint64_t a[kStages], b[kStages];
+
+  // Commits the copies issued since the last commit as the newest group, in slot s.
+  template <class RingT>
+  __device__ __forceinline__ void commit(int s, const RingT& ra, const RingT& rb) {
+    __pipeline_commit();
+    a[s] = ra.loaded;
+    b[s] = rb.loaded;
+  }
+  // Drops the oldest group (landed) and commits the newest.
+  template <class RingT>
+  __device__ __forceinline__ void shift_commit(const RingT& ra, const RingT& rb) {
+    __pipeline_commit();
+#pragma unroll
+    for (int s = 0; s + 1 < kStages; ++s) {
+      a[s] = a[s + 1];
+      b[s] = b[s + 1];
+    }
+    a[kStages - 1] = ra.loaded;
+    b[kStages - 1] = rb.loaded;
+  }
+};
+
+// Step 3: this thread's outputs [k0, k0 + count) of the tile, merged from the rings'
+// first m (A) and n (B) elements into items; returns where its range ends in A.
+template <class T, uint32_t kItems, class RingT>
+__device__ __forceinline__ uint32_t merge_thread_items(const RingT& ra, uint32_t m, const RingT& rb, uint32_t n,
+                                                       uint32_t k0, uint32_t count, T (&items)[kItems]) {
+  uint32_t i = co_rank_generic<uint32_t>(k0, ra, m, rb, n);
+  uint32_t j = k0 - i;
+  T va = i < m ? ra[i] : T{};
+  T vb = j < n ? rb[j] : T{};
+  // Sequential stable merge; instantiated twice so that full tiles (all but the last)
+  // run without the per-item count test.
+  auto merge_items = [&](auto full) {
+#pragma unroll
+    for (uint32_t t = 0; t < kItems; ++t) {
+      if (decltype(full)::value || t < count) {
+        const bool take_a = j >= n || (i < m && !(vb < va));  // ties take A: stable
+        items[t] = take_a ? va : vb;
+        if (take_a) {
+          if (++i < m) va = ra[i];
+        } else {
+          if (++j < n) vb = rb[j];
+        }
+      }
+    }
+  };
+  if (count == kItems)
+    merge_items(std::true_type{});
+  else
+    merge_items(std::false_type{});
+  return i;
+}
+
+// Step 4: warp-staged stores. The warp's outputs [warp_first, warp_end) of the tile are
+// contiguous, so it can write them to o (the tile's start in the output) coalesced after
+// a warp barrier. The warp's stage rows are reused by the next tile only after the block
+// barrier of step 1.
+template <class T, class Policy>
+__device__ __forceinline__ void store_warp_outputs(T* stage, const T (&items)[Policy::items_per_thread],
+                                                   uint32_t count, T* o, uint32_t tile_out, uint32_t lane,
+                                                   uint32_t warp_first) {
+  constexpr uint32_t kItems = Policy::items_per_thread;
+  constexpr uint32_t kStride = stage_stride<Policy>();
+  constexpr uint32_t V = vec_elems<T>();
+#pragma unroll
+  for (uint32_t t = 0; t < kItems; ++t)
+    if (t < count) stage[threadIdx.x * kStride + t] = items[t];
+  __syncwarp();
+  if (warp_first >= tile_out) return;
+  auto staged = [&](uint32_t q) -> const T& {
+    return stage[(q / kItems) * kStride + q % kItems];
+  };
+  const uint32_t warp_end = std::min<uint32_t>(warp_first + 32 * kItems, tile_out);
+  // Scalars up to the first 16-byte boundary of out, 16-byte vectors, then scalars.
+  uint32_t vbegin = warp_first + uint32_t((16 - reinterpret_cast<uintptr_t>(o + warp_first) % 16) %
+                                          16 / sizeof(T));
+  if (vbegin > warp_end) vbegin = warp_end;
+  const uint32_t nvec = (warp_end - vbegin) / V;
+  for (uint32_t q = warp_first + lane; q < vbegin; q += 32) o[q] = staged(q);
+#pragma unroll 4
+  for (uint32_t v = lane; v < nvec; v += 32) {
+    const uint32_t q = vbegin + v * V;
+    Vec16<T> w;
+#pragma unroll
+    for (uint32_t e = 0; e < V; ++e) w.v[e] = staged(q + e);
+    *reinterpret_cast<Vec16<T>*>(o + q) = w;
+  }
+  for (uint32_t q = vbegin + nvec * V + lane; q < warp_end; q += 32) o[q] = staged(q);
+}
+
 template <class T, class Policy>
 __global__ void __launch_bounds__(Policy::threads)
     merge_circular_kernel(const T* a, uint64_t na, const T* b, uint64_t nb, T* out,
@@ -128,8 +224,6 @@ __global__ void __launch_bounds__(Policy::threads)
   constexpr uint32_t kTile = Policy::tile;
   constexpr uint32_t kRing = Policy::ring;
   constexpr int kStages = Policy::stages;
-  constexpr uint32_t kStride = stage_stride<Policy>();
-  constexpr uint32_t V = vec_elems<T>();
   static_assert(kRing % 4 == 0 && kRing >= (kStages + 1) * kTile, "ring too small");
 
   static_assert(kThreads % 32 == 0, "whole warps");
@@ -146,17 +240,13 @@ __global__ void __launch_bounds__(Policy::threads)
   Ring<T, kRing, kThreads> rb(reinterpret_cast<T*>(smem) + kRing, b, k_begin - a_begin,
                               k_end - a_end);
 
-  // Watermarks of the copy groups in flight, oldest first: when group t has landed,
-  // [pos, a_ready[0]) is in the ring.
-  uint64_t a_ready[kStages], b_ready[kStages];
+  Watermarks<kStages> ready;
   // Prologue: group s holds what tile s needs beyond tiles 0..s-1.
 #pragma unroll
   for (int s = 0; s < kStages; ++s) {
     ra.issue(ra.pos + uint64_t(s + 1) * kTile);
     rb.issue(rb.pos + uint64_t(s + 1) * kTile);
-    __pipeline_commit();
-    a_ready[s] = ra.loaded;
-    b_ready[s] = rb.loaded;
+    ready.commit(s, ra, rb);
   }
 
   const uint32_t lane = threadIdx.x % 32;
@@ -175,80 +265,23 @@ __global__ void __launch_bounds__(Policy::threads)
       ra.consume(a_used);
       rb.consume(kTile - a_used);  // every tile but the last is full
     }
-    const uint32_t m = uint32_t(std::min<uint64_t>(a_ready[0] - ra.pos, tile_out));
-    const uint32_t n = uint32_t(std::min<uint64_t>(b_ready[0] - rb.pos, tile_out));
+    const uint32_t m = uint32_t(std::min<uint64_t>(ready.a[0] - ra.pos, tile_out));
+    const uint32_t n = uint32_t(std::min<uint64_t>(ready.b[0] - rb.pos, tile_out));
 
     // 2. Refill. The slots outside [pos, loaded) were consumed before the barrier above.
     ra.issue(ra.pos + kRing);
     rb.issue(rb.pos + kRing);
-    __pipeline_commit();
-#pragma unroll
-    for (int s = 0; s + 1 < kStages; ++s) {
-      a_ready[s] = a_ready[s + 1];
-      b_ready[s] = b_ready[s + 1];
-    }
-    a_ready[kStages - 1] = ra.loaded;
-    b_ready[kStages - 1] = rb.loaded;
+    ready.shift_commit(ra, rb);
 
     // 3. This thread's items: outputs [k0, k0 + count) of the tile.
     const uint32_t k0 = std::min<uint32_t>(threadIdx.x * kItems, tile_out);
     const uint32_t count = std::min<uint32_t>(kItems, tile_out - k0);
-    uint32_t i = co_rank_generic<uint32_t>(k0, ra, m, rb, n);
-    uint32_t j = k0 - i;
     T items[kItems];
-    T va = i < m ? ra[i] : T{};
-    T vb = j < n ? rb[j] : T{};
-    // Sequential stable merge; instantiated twice so that full tiles (all but the last)
-    // run without the per-item count test.
-    auto merge_items = [&](auto full) {
-#pragma unroll
-      for (uint32_t t = 0; t < kItems; ++t) {
-        if (decltype(full)::value || t < count) {
-          const bool take_a = j >= n || (i < m && !(vb < va));  // ties take A: stable
-          items[t] = take_a ? va : vb;
-          if (take_a) {
-            if (++i < m) va = ra[i];
-          } else {
-            if (++j < n) vb = rb[j];
-          }
-        }
-      }
-    };
-    if (count == kItems)
-      merge_items(std::true_type{});
-    else
-      merge_items(std::false_type{});
+    const uint32_t i = merge_thread_items<T, kItems>(ra, m, rb, n, k0, count, items);
     if (threadIdx.x == kThreads - 1) s_a_used[parity] = i;  // its range ends at tile_out
 
-    // 4. Warp-staged stores: the warp's outputs [warp_first, warp_end) of the tile are
-    // contiguous, so it can write them coalesced after a warp barrier. The warp's stage rows
-    // are reused by the next tile only after the block barrier of step 1.
-#pragma unroll
-    for (uint32_t t = 0; t < kItems; ++t)
-      if (t < count) stage[threadIdx.x * kStride + t] = items[t];
-    __syncwarp();
-    if (warp_first < tile_out) {
-      auto staged = [&](uint32_t q) -> const T& {
-        return stage[(q / kItems) * kStride + q % kItems];
-      };
-      const uint32_t warp_end = std::min<uint32_t>(warp_first + 32 * kItems, tile_out);
-      T* const o = out + k;
-      // Scalars up to the first 16-byte boundary of out, 16-byte vectors, then scalars.
-      uint32_t vbegin = warp_first + uint32_t((16 - reinterpret_cast<uintptr_t>(o + warp_first) % 16) %
-                                              16 / sizeof(T));
-      if (vbegin > warp_end) vbegin = warp_end;
-      const uint32_t nvec = (warp_end - vbegin) / V;
-      for (uint32_t q = warp_first + lane; q < vbegin; q += 32) o[q] = staged(q);
-#pragma unroll 4
-      for (uint32_t v = lane; v < nvec; v += 32) {
-        const uint32_t q = vbegin + v * V;
-        Vec16<T> w;
-#pragma unroll
-        for (uint32_t e = 0; e < V; ++e) w.v[e] = staged(q + e);
-        *reinterpret_cast<Vec16<T>*>(o + q) = w;
-      }
-      for (uint32_t q = vbegin + nvec * V + lane; q < warp_end; q += 32) o[q] = staged(q);
-    }
+    // 4. Warp-staged stores.
+    store_warp_outputs<T, Policy>(stage, items, count, out + k, tile_out, lane, warp_first);
   }
   // Every copy issued was for an element of this section, all consumed by now; wait
   // anyway so that no copy into shared memory outlives the block.

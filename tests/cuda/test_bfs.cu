@@ -9,6 +9,8 @@
 
 #include "gpu_test_util.hpp"
 #include "../common/graph_fixtures.hpp"
+#include "cuda_backend.cuh"
+#include "graph/bfs_cuda.cuh"
 #include "graph/graph.hpp"
 #include "gxsort/error.hpp"
 #include "sort/record_hash.hpp"
@@ -19,9 +21,23 @@ using namespace gxsort::graph::test;
 
 namespace {
 
+// Searches on the CUDA backend (the door `gxsort bfs` takes), its arena sized by `budget`
+// (--device-memory); `part_edges` > 0 forces the neighbors to stream in partitions of
+// that many edges, which only the device search itself takes.
+std::vector<BfsRun> gpu_bfs_many(const CsrGraph& g, const std::vector<uint64_t>& sources, const SizeOption& budget,
+                                 uint64_t part_edges = 0) {
+  cuda::CudaBackend backend(0, budget);
+  if (part_edges) return bfs_on_device(backend.memory(), g, sources, part_edges);
+  return backend.bfs(g, sources);
+}
+
+BfsRun gpu_bfs(const CsrGraph& g, uint64_t source, const SizeOption& budget) {
+  return std::move(gpu_bfs_many(g, {source}, budget)[0]);
+}
+
 void check_gpu(const CsrGraph& g, uint64_t source) {
   BfsRun want = bfs_sequential(g, source);
-  BfsRun got = bfs_cuda(g, source, SizeOption{});
+  BfsRun got = gpu_bfs(g, source, SizeOption{});
   REQUIRE(got.levels.size() == g.n);
   CHECK(got.levels == want.levels);
   CHECK(validate_bfs(g, source, got.levels, got.parents) == "");
@@ -33,7 +49,7 @@ void check_gpu(const CsrGraph& g, uint64_t source) {
 // small `budget`): levels, counts and the tree as in memory.
 BfsRun check_streamed(const CsrGraph& g, uint64_t source, uint64_t part_edges, const SizeOption& budget = SizeOption{}) {
   BfsRun want = bfs_sequential(g, source);
-  BfsRun got = std::move(bfs_cuda_many(g, {source}, budget, part_edges)[0]);
+  BfsRun got = std::move(gpu_bfs_many(g, {source}, budget, part_edges)[0]);
   REQUIRE(got.levels.size() == g.n);
   CHECK(got.levels == want.levels);
   CHECK(validate_bfs(g, source, got.levels, got.parents) == "");
@@ -48,10 +64,10 @@ BfsRun check_streamed(const CsrGraph& g, uint64_t source, uint64_t part_edges, c
 TEST_CASE("bfs gpu: PMPP example graph") {
   GPU_TEST_REQUIRE_DEVICE();
   CsrGraph g = csr_from_edges(pmpp_edges(), false, false, false);
-  BfsRun r0 = bfs_cuda(g, 0, SizeOption{});
+  BfsRun r0 = gpu_bfs(g, 0, SizeOption{});
   CHECK(r0.levels == std::vector<uint32_t>{0, 1, 1, 2, 2, 2, 2, 2, 3});
   CHECK(validate_bfs(g, 0, r0.levels, r0.parents) == "");
-  BfsRun r2 = bfs_cuda(g, 2, SizeOption{});
+  BfsRun r2 = gpu_bfs(g, 2, SizeOption{});
   CHECK(r2.levels == std::vector<uint32_t>{2, 3, 0, 4, 4, 1, 1, 1, 2});
   CHECK(validate_bfs(g, 2, r2.levels, r2.parents) == "");
 }
@@ -60,7 +76,7 @@ TEST_CASE("bfs gpu: disconnected graph, self loops, isolated source") {
   GPU_TEST_REQUIRE_DEVICE();
   CsrGraph g = csr_from_edges({{0, 1}, {1, 2}, {2, 2}, {5, 6}, {6, 5}, {3, 3}}, false, true, false, 10);
   for (uint64_t s : {0, 3, 5, 9}) check_gpu(g, s);
-  BfsRun iso = bfs_cuda(g, 9, SizeOption{});
+  BfsRun iso = gpu_bfs(g, 9, SizeOption{});
   CHECK(iso.reached == 1);
   CHECK(iso.levels[0] == kUnreached);
 }
@@ -122,14 +138,14 @@ TEST_CASE("bfs gpu: direction switch points and bottom-up kernels (bitmap, level
           while (g.degree(s) == 0) s = (s + 1) % g.n;
           INFO("alpha " << st.alpha << " beta " << st.beta << " " << st.bu << " scale " << scale << " rmat " << rmat << " source " << s);
           BfsRun want = bfs_sequential(g, s);
-          BfsRun got = bfs_cuda(g, s, SizeOption{});
+          BfsRun got = gpu_bfs(g, s, SizeOption{});
           CHECK(got.levels == want.levels);
           CHECK(validate_bfs(g, s, got.levels, got.parents) == "");
           bu_levels += got.bottom_up_levels;
         }
         if (scale == 16 && st.bottom_up) CHECK(bu_levels > 0);
         // several searches on one upload: each starts from clean levels (parents are not reset)
-        auto many = bfs_cuda_many(g, {1, 2, 3}, SizeOption{});
+        auto many = gpu_bfs_many(g, {1, 2, 3}, SizeOption{});
         for (size_t i = 0; i < many.size(); ++i) CHECK(many[i].reached == bfs_sequential(g, i + 1).reached);
       }
     }
@@ -143,7 +159,7 @@ TEST_CASE("bfs gpu: many sources on one upload agree with single searches") {
   GPU_TEST_REQUIRE_DEVICE();
   CsrGraph g = random_graph(true, 12, 8, 5, true);
   std::vector<uint64_t> src{1, 2, 3, 100};
-  auto many = bfs_cuda_many(g, src, SizeOption{});
+  auto many = gpu_bfs_many(g, src, SizeOption{});
   REQUIRE(many.size() == 4);
   for (size_t i = 0; i < src.size(); ++i) CHECK(many[i].reached == bfs_sequential(g, src[i]).reached);
 }
@@ -169,7 +185,7 @@ TEST_CASE("bfs gpu streamed: disconnected graph, self loops, isolated source") {
   CsrGraph g = csr_from_edges({{0, 1}, {1, 2}, {2, 2}, {5, 6}, {6, 5}, {3, 3}}, false, true, false, 10);
   for (uint64_t pe : {1, 2, 4})
     for (uint64_t s : {0, 3, 5, 9}) check_streamed(g, s, pe);
-  BfsRun iso = std::move(bfs_cuda_many(g, {9}, SizeOption{}, 2)[0]);
+  BfsRun iso = std::move(gpu_bfs_many(g, {9}, SizeOption{}, 2)[0]);
   CHECK(iso.reached == 1);
   CHECK(iso.partitions_streamed == 0);  // no frontier vertex has an edge: nothing copied
 }
@@ -220,12 +236,29 @@ TEST_CASE("bfs gpu streamed: a small --device-memory streams; below the minimum 
     for (uint64_t s : {uint64_t(1), uint64_t(777)}) check_streamed(g, s, 0, parse_size_option(std::to_string(budget), "--device-memory"));
   }
   // many sources on one upload, streamed
-  auto many = bfs_cuda_many(g, {1, 2, 3}, parse_size_option(std::to_string(fits.min_bytes), "--device-memory"));
+  auto many = gpu_bfs_many(g, {1, 2, 3}, parse_size_option(std::to_string(fits.min_bytes), "--device-memory"));
   for (size_t i = 0; i < many.size(); ++i) CHECK(many[i].reached == bfs_sequential(g, i + 1).reached);
   try {
-    bfs_cuda(g, 1, parse_size_option(std::to_string(fits.min_bytes - 256), "--device-memory"));
+    gpu_bfs(g, 1, parse_size_option(std::to_string(fits.min_bytes - 256), "--device-memory"));
     FAIL("expected an error");
   } catch (const Error& e) {
     CHECK(std::string(e.what()).find("at least --device-memory " + std::to_string(fits.min_bytes)) != std::string::npos);
   }
+}
+
+TEST_CASE("bfs gpu: the backend takes graphs of fewer than 2^32 vertices; one search keeps its arrays, several do not") {
+  GPU_TEST_REQUIRE_DEVICE();
+  cuda::CudaBackend backend(0, SizeOption{});
+  CHECK(backend.max_bfs_vertices() == UINT32_MAX);
+  CsrGraph g = random_graph(true, 10, 8, 11, true);
+  const auto one = backend.bfs(g, {1});
+  REQUIRE(one.size() == 1);
+  CHECK(one[0].backend == "cuda");
+  CHECK(validate_bfs(g, 1, one[0].levels, one[0].parents) == "");
+  const auto many = backend.bfs(g, {1, 2});
+  REQUIRE(many.size() == 2);
+  CHECK(many[0].levels.empty());
+  CHECK(many[0].parents.empty());
+  CHECK(many[0].reached == one[0].reached);
+  CHECK(backend.memory().in_use() == 0);  // everything went back to the arena
 }

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/device_entry.hpp"
 #include "cuda_backend.cuh"
 #include "cuda_check.cuh"
 #include "device_memory.cuh"

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../common/test_files.hpp"
+#include "backend/device_entry.hpp"
 #include "bitmap_dedupe.cuh"
 #include "cuda_backend.cuh"
 #include "cuda_check.cuh"

@@ -11,6 +11,7 @@
 
 #include "../common/test_files.hpp"
 #include "../common/graph_fixtures.hpp"
+#include "backend/backend.hpp"
 #include "graph/graph.hpp"
 #include "gxsort/gxsort.hpp"
 #include "sort/record_hash.hpp"
@@ -124,6 +125,33 @@ TEST_CASE("graph: direction-optimizing CPU BFS takes bottom-up steps and equals 
   BfsRun r = bfs_cpu(d, 1, 4);
   CHECK(r.bottom_up_levels == 0);
   CHECK(r.levels == bfs_sequential(d, 1).levels);
+}
+
+TEST_CASE("graph: the CPU backend's bfs entry: one search with its arrays, several as summaries") {
+  std::unique_ptr<Backend> cpu = make_cpu_backend(4);
+  CHECK(cpu->max_bfs_vertices() == UINT64_MAX);  // wide graphs too
+  for (bool sym : {false, true}) {
+    CsrGraph g = random_graph(true, 12, 8, 21 + sym, sym);
+    const std::vector<uint64_t> sources{1, 2, 300};
+    for (uint64_t s : sources) {
+      const auto one = cpu->bfs(g, {s});
+      REQUIRE(one.size() == 1);
+      INFO("symmetric " << sym << " source " << s);
+      CHECK(one[0].backend == "cpu");
+      CHECK(one[0].levels == bfs_sequential(g, s).levels);
+      CHECK(validate_bfs(g, s, one[0].levels, one[0].parents) == "");
+    }
+    const auto many = cpu->bfs(g, sources);
+    REQUIRE(many.size() == sources.size());
+    for (size_t i = 0; i < sources.size(); ++i) {
+      const BfsRun want = bfs_sequential(g, sources[i]);
+      CHECK(many[i].levels.empty());
+      CHECK(many[i].parents.empty());
+      CHECK(many[i].reached == want.reached);
+      CHECK(many[i].depth == want.depth);
+      CHECK(many[i].edges_traversed == want.edges_traversed);
+    }
+  }
 }
 
 TEST_CASE("graph: GPU BFS device plan: resident, streamed partitions, too small a budget") {
@@ -313,6 +341,15 @@ TEST_CASE("graph build + bfs_file: levels and parents files") {
   std::vector<uint64_t> par(par32.begin(), par32.end());
   CsrGraph g = read_csr(d.file("p.csr"));
   CHECK(validate_bfs(g, 2, levels, par) == "");
+  // --device auto: the backend make_backend picks (the CPU without a GPU), same levels.
+  o.device = Device::automatic;
+  bfs_file(d.file("p.csr"), b, o);
+  CHECK(slurp(d.file("lv")) == lv);
+  BfsOptions random;
+  random.random_sources = 3;
+  BfsResult many = bfs_file(d.file("p.csr"), random, o);
+  CHECK(many.searches.size() == 3);
+  o.device = Device::cpu;
   b.source = 9;
   CHECK_THROWS_AS(bfs_file(d.file("p.csr"), b, o), Error);
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "graph/graph.hpp"
 #include "sort/radix_sort.hpp"
 #include "sort/unique.hpp"
 
@@ -226,6 +227,9 @@ class DefaultSortInto : public Backend {
   ReducePartial reduce_chunk(const Format& f, const unsigned char* r, size_t n, uint64_t first,
                              ReduceAlgo algo) override {
     return cpu_->reduce_chunk(f, r, n, first, algo);
+  }
+  std::vector<graph::BfsRun> bfs(const graph::CsrGraph& g, const std::vector<uint64_t>& sources) override {
+    return cpu_->bfs(g, sources);
   }
 
  private:

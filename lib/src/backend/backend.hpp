@@ -1,4 +1,4 @@
-// The Backend interface: what run formation, merging, dedupe and reductions ask of
+// The Backend interface: what run formation, merging, dedupe, reductions and BFS ask of
 // a compute device. The CPU backend (cpu_backend.cpp) and the CUDA backend (cuda/)
 // implement it with byte-identical results.
 #pragma once
@@ -58,6 +58,10 @@ class DeviceResidentSort {
 };
 
 class KeyBitmap;  // sort/bitmap_dedupe.hpp
+namespace graph {
+struct CsrGraph;  // graph/graph.hpp
+struct BfsRun;
+}  // namespace graph
 
 class Backend {
  public:
@@ -113,6 +117,14 @@ class Backend {
 
   virtual ReducePartial reduce_chunk(const Format& f, const unsigned char* records, size_t n, uint64_t first_index,
                                      ReduceAlgo algo) = 0;
+
+  // `gxsort bfs`: one breadth-first search of g per source (each < g.n), all on one load
+  // of the graph. A single source's run keeps its levels and parents; several keep only
+  // their summaries (n-sized arrays per source would not fit). Levels equal on every
+  // backend; parents may differ but form a valid BFS tree. A graph of more than
+  // max_bfs_vertices() vertices is refused (Error(usage)).
+  virtual uint64_t max_bfs_vertices() const { return UINT64_MAX; }
+  virtual std::vector<graph::BfsRun> bfs(const graph::CsrGraph& g, const std::vector<uint64_t>& sources) = 0;
 };
 
 // The largest n such that n records plus their sort scratch fit in `bytes`.

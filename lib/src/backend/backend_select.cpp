@@ -1,15 +1,9 @@
 // Picks the backend for --device cpu|cuda|auto.
 #include "backend/backend.hpp"
+#include "backend/device_entry.hpp"
 #include "gxsort/error.hpp"
 
 namespace gxsort {
-
-#if GXSORT_HAVE_CUDA
-// Defined by the CUDA backend (cuda/backend_factory.cu).
-std::unique_ptr<Backend> make_cuda_backend(unsigned device, const SizeOption& device_memory);
-std::vector<DeviceInfo> cuda_list_devices(const SizeOption& device_memory);
-bool cuda_device_usable();
-#endif
 
 std::unique_ptr<Backend> make_backend(Device device, unsigned threads, const SizeOption& device_memory) {
   if (device == Device::cpu) return make_cpu_backend(threads);

@@ -7,6 +7,7 @@
 #include <new>
 
 #include "backend/backend.hpp"
+#include "graph/graph.hpp"
 #include "gxsort/error.hpp"
 #include "io/file.hpp"
 #include "plan/sizes.hpp"
@@ -123,6 +124,15 @@ class CpuBackend : public Backend {
   ReducePartial reduce_chunk(const Format& f, const unsigned char* records, size_t n, uint64_t first_index,
                              ReduceAlgo) override {
     return reduce_chunk_cpu(f, records, n, first_index);
+  }
+
+  std::vector<graph::BfsRun> bfs(const graph::CsrGraph& g, const std::vector<uint64_t>& sources) override {
+    std::vector<graph::BfsRun> runs;
+    for (uint64_t s : sources) {
+      runs.push_back(graph::bfs_cpu(g, s, threads_));
+      if (sources.size() > 1) runs.back().keep_summary_only();
+    }
+    return runs;
   }
 
  private:

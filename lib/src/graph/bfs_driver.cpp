@@ -1,8 +1,9 @@
-// gxsort bfs: loads a CSR file, runs one or more searches on the CPU or the GPU, and
-// writes the levels and parents of the (single) search.
+// gxsort bfs: loads a CSR file, runs one or more searches on the backend --device picks
+// (Backend::bfs), and writes the levels and parents of the (single) search.
 #include <chrono>
 #include <cstring>
 
+#include "backend/backend.hpp"
 #include "graph/graph.hpp"
 #include "gxsort/gxsort.hpp"
 #include "io/space.hpp"
@@ -72,35 +73,14 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
     }
   }
 
-  bool use_cuda = false;
-#if GXSORT_HAVE_CUDA
-  if (opt.device != Device::cpu) {
-    const bool usable = graph::cuda_bfs_usable();
-    if (opt.device == Device::cuda && !usable) throw Error(ExitCode::device, "--device cuda: no usable CUDA device found");
-    if (usable && g.wide()) {
-      if (opt.device == Device::cuda) fail_usage("--device cuda: graphs of 2^32 or more vertices are not supported on the GPU yet");
-    } else {
-      use_cuda = usable;
-    }
-  }
-#else
-  if (opt.device == Device::cuda) throw Error(ExitCode::device, "--device cuda: this gxsort was built without the CUDA backend");
-#endif
   res.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::vector<graph::BfsRun> runs;
-#if GXSORT_HAVE_CUDA
-  if (use_cuda) {
-    runs = graph::bfs_cuda_many(g, sources, opt.device_memory);
-    res.backend = "cuda";
+  std::unique_ptr<Backend> backend = make_backend(opt.device, opt.threads, opt.device_memory);
+  if (g.n > backend->max_bfs_vertices()) {
+    if (opt.device == Device::cuda) fail_usage("--device cuda: graphs of 2^32 or more vertices are not supported on the GPU yet");
+    backend = make_cpu_backend(opt.threads);  // --device auto
   }
-#endif
-  if (!use_cuda) {
-    for (uint64_t s : sources) {
-      runs.push_back(graph::bfs_cpu(g, s, opt.threads));
-      if (b.random_sources > 0) { runs.back().levels = {}; runs.back().parents = {}; }
-    }
-    res.backend = "cpu";
-  }
+  const std::vector<graph::BfsRun> runs = backend->bfs(g, sources);
+  res.backend = runs.front().backend;
   for (size_t i = 0; i < runs.size(); ++i) res.searches.push_back(summary(runs[i], sources[i], g.symmetric));
   if (sources.size() == 1) {
     const graph::BfsRun& r = runs[0];

@@ -86,6 +86,11 @@ struct BfsRun {
   uint64_t partitions_streamed = 0;  // cuda, streamed: partition copies in this search
   uint32_t bottom_up_levels = 0;  // levels done bottom-up (direction-optimizing backends)
   std::string backend;
+  // Frees levels and parents (`= {}` would keep their capacity): one of many searches.
+  void keep_summary_only() {
+    levels = std::vector<uint32_t>();
+    parents = std::vector<uint64_t>();
+  }
 };
 
 BfsRun bfs_sequential(const CsrGraph& g, uint64_t source);
@@ -125,16 +130,6 @@ constexpr unsigned kBfsStreamSlots = 2;            // partition buffers in fligh
 BfsDevicePlan plan_bfs_device(uint64_t n, uint64_t m, uint64_t budget, uint64_t force_partition_edges = 0);
 // The one-line error for a plan whose need_bytes exceed the budget.
 std::string bfs_budget_message(const BfsDevicePlan& plan, uint64_t budget);
-
-#if GXSORT_HAVE_CUDA
-// The CUDA BFS (cuda/graph/bfs_cuda.cu). Needs n < 2^32. `device_memory` is
-// --device-memory. Bottom-up steps are used only when g.symmetric.
-BfsRun bfs_cuda(const CsrGraph& g, uint64_t source, const SizeOption& device_memory);
-// Several searches on one upload of the graph (the bench); returns one BfsRun each.
-std::vector<BfsRun> bfs_cuda_many(const CsrGraph& g, const std::vector<uint64_t>& sources,
-                                  const SizeOption& device_memory, uint64_t force_partition_edges = 0);
-bool cuda_bfs_usable();
-#endif
 
 // ---- generators ----
 // Edge i of an R-MAT (Graph500 Kronecker: A=0.57, B=C=0.19, D=0.05) or uniform graph of

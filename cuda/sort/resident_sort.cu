@@ -1,0 +1,69 @@
+// The device-resident sort of flat keys: each load() copies a slice in and transforms its
+// keys; sort() runs the radix sort over the bits that differ and transforms back; each
+// unload() copies a sorted slice out. The backend stays locked for the sort's lifetime
+// (it may use the whole budget).
+#include <algorithm>
+
+#include "cuda_backend.cuh"
+#include "sort/sort_dispatch.cuh"
+#include "sort/sort_kernels.cuh"
+
+namespace gxsort::cuda {
+
+template <class K>
+class ResidentFlatSort final : public DeviceResidentSort {
+ public:
+  ResidentFlatSort(CudaBackend& b, const Format& f, size_t n)
+      : b_(b), f_(f), n_(n), lock_(b.sort_mu_), c_(b.sort_context()) {
+    b_.set_device();
+    keys0_ = b_.mem_->allocate(std::max<size_t>(n * sizeof(K), 1), "flat keys");
+    keys1_ = b_.mem_->allocate(std::max<size_t>(n * sizeof(K), 1), "flat keys (radix sort double buffer)");
+    c_.take_bits(bits_);
+    c_.reset_bits(c_.s[0]);
+    out_ = static_cast<K*>(keys0_.get());
+  }
+  ~ResidentFlatSort() override { b_.drain(); }
+
+  void load(const unsigned char* host, size_t first, size_t count) override {
+    b_.set_device();  // callers may be other threads (the chunk scheduler's stages)
+    K* keys = static_cast<K*>(keys0_.get()) + first;
+    GXSORT_CUDA_CHECK(cudaMemcpyAsync(keys, host, count * sizeof(K), cudaMemcpyHostToDevice, c_.s[0]));
+    launch_order_flat<K>(keys, count, f_.key_type, f_.reverse, c_.bits, c_.grid(count), c_.s[0]);
+    GXSORT_CUDA_CHECK(cudaStreamSynchronize(c_.s[0]));  // the host slot is free again
+  }
+
+  void sort() override {
+    b_.set_device();
+    const BitRange r = c_.read_bits();
+    if (!r.empty()) {
+      cub::DoubleBuffer<K> keys(static_cast<K*>(keys0_.get()), static_cast<K*>(keys1_.get()));
+      sort_words<K>(c_, keys, nullptr, n_, r, "flat keys");
+      out_ = keys.Current();
+    }
+    launch_unorder_flat<K>(out_, n_, f_.key_type, f_.reverse, c_.grid(n_), c_.s[0]);
+    GXSORT_CUDA_CHECK(cudaStreamSynchronize(c_.s[0]));
+  }
+
+  void unload(unsigned char* host, size_t first, size_t count) override {
+    b_.set_device();
+    GXSORT_CUDA_CHECK(cudaMemcpyAsync(host, out_ + first, count * sizeof(K), cudaMemcpyDeviceToHost, c_.s[0]));
+    GXSORT_CUDA_CHECK(cudaStreamSynchronize(c_.s[0]));
+  }
+
+ private:
+  CudaBackend& b_;
+  Format f_;
+  size_t n_;
+  std::lock_guard<std::mutex> lock_;
+  SortContext c_;
+  DeviceAllocation keys0_, keys1_, bits_;
+  K* out_;
+};
+
+std::unique_ptr<DeviceResidentSort> CudaBackend::begin_resident_sort(const Format& f, size_t n) {
+  if (!f.flat() || n < 2 || n > max_chunk_records(f)) return nullptr;
+  if (f.key_bytes == 4) return std::make_unique<ResidentFlatSort<uint32_t>>(*this, f, n);
+  return std::make_unique<ResidentFlatSort<uint64_t>>(*this, f, n);
+}
+
+}  // namespace gxsort::cuda

@@ -1,0 +1,109 @@
+// The device sort's dispatch: which radix sort passes a format takes, CUB's two-phase radix
+// sort over the bits that differ, and the device bytes a sort needs.
+#include "sort/sort_dispatch.cuh"
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include <algorithm>
+#include <string>
+
+namespace gxsort::cuda {
+namespace {
+
+using u32 = uint32_t;
+using u64 = uint64_t;
+
+// CUB, two-phase: the size query and the sort share one wrapper so they always agree.
+template <class K>
+cudaError_t radix_sort(void* temp, size_t& temp_bytes, cub::DoubleBuffer<K>& keys, cub::DoubleBuffer<u32>* vals,
+                       size_t n, int begin_bit, int end_bit, cudaStream_t s) {
+  if (vals)
+    return cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys, *vals, u32(n), begin_bit, end_bit, s);
+  return cub::DeviceRadixSort::SortKeys(temp, temp_bytes, keys, u32(n), begin_bit, end_bit, s);
+}
+
+template <class K>
+size_t radix_temp_bytes(bool pairs, size_t n, int begin_bit, int end_bit) {
+  cub::DoubleBuffer<K> keys(nullptr, nullptr);
+  cub::DoubleBuffer<u32> vals(nullptr, nullptr);
+  size_t bytes = 0;
+  GXSORT_CUDA_CHECK(radix_sort<K>(nullptr, bytes, keys, pairs ? &vals : nullptr, n, begin_bit, end_bit, nullptr));
+  return bytes;
+}
+
+size_t radix_temp_bytes(bool wide, bool pairs, size_t n) {
+  return wide ? radix_temp_bytes<u64>(pairs, n, 0, 64) : radix_temp_bytes<u32>(pairs, n, 0, 32);
+}
+
+// Device bytes of one sort under the allocation order sort_chunk uses (first fit):
+//  flat:    keys[2], bits, temp
+//  records: records_in, vals[2], bits, then keys[2] + temp while sorting, replaced by
+//           records_out for the gather (so the peak is the larger of the two).
+size_t device_bytes(const Format& f, size_t n, size_t temp) {
+  auto r = DeviceMemory::round_up;
+  const size_t bits = r(2 * sizeof(u64));
+  if (f.flat()) return 2 * r(n * f.key_bytes) + bits + r(temp);
+  const size_t key_w = any_wide(key_passes(f)) ? 8 : 4;
+  return r(n * f.record_size) + 2 * r(n * sizeof(u32)) + bits +
+         std::max(2 * r(n * key_w) + r(temp), r(n * f.record_size));
+}
+
+// CUB temp storage of the largest pass (full bit range: narrower ranges need no more).
+size_t sort_temp_bytes(const Format& f, size_t n) {
+  if (f.flat()) return radix_temp_bytes(f.key_bytes == 8, false, n);
+  size_t most = 0;
+  bool seen[2] = {false, false};
+  for (const KeyPass& p : key_passes(f)) {
+    if (seen[p.wide]) continue;
+    seen[p.wide] = true;
+    most = std::max(most, radix_temp_bytes(p.wide, true, n));
+  }
+  return most;
+}
+
+}  // namespace
+
+std::vector<KeyPass> key_passes(const Format& f) {
+  std::vector<KeyPass> passes;
+  if (f.key_type != KeyType::bytes) {
+    passes.push_back({0, f.key_bytes, f.key_bytes == 8});
+    return passes;
+  }
+  for (size_t s = 0; s < f.key_bytes; s += 8) {
+    const size_t len = std::min<size_t>(8, f.key_bytes - s);
+    passes.push_back({s, len, len > 4});
+  }
+  std::reverse(passes.begin(), passes.end());
+  return passes;
+}
+
+bool any_wide(const std::vector<KeyPass>& passes) {
+  for (const KeyPass& p : passes)
+    if (p.wide) return true;
+  return false;
+}
+
+template <class K>
+void sort_words(const SortContext& c, cub::DoubleBuffer<K>& keys, cub::DoubleBuffer<u32>* vals, size_t n, BitRange r,
+                const char* what) {
+  size_t temp_bytes = 0;
+  GXSORT_CUDA_CHECK(radix_sort<K>(nullptr, temp_bytes, keys, vals, n, r.begin, r.end, c.s[0]));
+  DeviceAllocation temp = c.mem->allocate(temp_bytes, std::string("radix sort temp storage (") + what + ")");
+  GXSORT_CUDA_CHECK(radix_sort<K>(temp.get(), temp_bytes, keys, vals, n, r.begin, r.end, c.s[0]));
+  GXSORT_CUDA_CHECK_LAUNCH("cub::DeviceRadixSort");
+  // `temp` goes back to the arena now; later users are queued on s[0] after the sort.
+}
+
+template void sort_words<u32>(const SortContext&, cub::DoubleBuffer<u32>&, cub::DoubleBuffer<u32>*, size_t, BitRange,
+                              const char*);
+template void sort_words<u64>(const SortContext&, cub::DoubleBuffer<u64>&, cub::DoubleBuffer<u32>*, size_t, BitRange,
+                              const char*);
+
+size_t sort_working_set(const Format& f, size_t n) { return device_bytes(f, n, sort_temp_bytes(f, n)); }
+
+size_t sort_bytes_per_record(const Format& f) {
+  if (f.flat()) return 2 * f.key_bytes;
+  return f.record_size + 2 * sizeof(u32) + std::max<size_t>(2 * (any_wide(key_passes(f)) ? 8 : 4), f.record_size);
+}
+
+}  // namespace gxsort::cuda

@@ -1,0 +1,49 @@
+// The device sort of run formation (docs/cuda-backend.md), split CUB-style:
+//   sort_policy.cuh   tuning constants
+//   sort_kernels.cu   the elementwise kernels (key transforms, key words)
+//   sort_dispatch.cu  the radix sort passes a format takes, CUB's two-phase radix sort,
+//                     and the device bytes a sort needs
+//   sort_flat.cu      flat keys: copy in, order words, one SortKeys, back, copy out
+//   sort_records.cu   records: (key word, index) pairs sorted LSD by word, then a gather
+// The records are gathered by cuda/gather.cuh; keys are read through cuda/device_keys.cuh.
+#pragma once
+#include <cub/util_type.cuh>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "gxsort/format.hpp"
+#include "sort/sort_context.cuh"
+
+namespace gxsort::cuda {
+
+// One LSD pass: the whole typed key, or the byte-key segment [start, start + len).
+struct KeyPass {
+  size_t start = 0;
+  size_t len = 0;
+  bool wide = false;  // sorts 64-bit words (else 32-bit)
+};
+
+// The passes of a format, least significant first.
+std::vector<KeyPass> key_passes(const Format& f);
+bool any_wide(const std::vector<KeyPass>& passes);
+
+// Sorts the key words already in keys.Current() on c.s[0] (with the permutation when
+// vals is set), over the bits where they differ; its temp storage comes from the arena.
+// The DoubleBuffers say where the results are.
+template <class K>
+void sort_words(const SortContext& c, cub::DoubleBuffer<K>& keys, cub::DoubleBuffer<uint32_t>* vals, size_t n,
+                BitRange r, const char* what);
+
+// Device bytes one sort of n records of format f needs, and per record without CUB's
+// temp storage and the arena's rounding (the first guess of the records that fit).
+size_t sort_working_set(const Format& f, size_t n);
+size_t sort_bytes_per_record(const Format& f);
+
+// Stable sorts of n records in host memory, in place, with the buffers in w (sort_flat.cu,
+// sort_records.cu). The caller drains the streams before w goes.
+void sort_flat_on_device(SortContext c, const Format& f, unsigned char* host, size_t n, SortBuffers& w);
+void sort_records_on_device(SortContext c, const Format& f, unsigned char* host, size_t n, SortBuffers& w);
+
+}  // namespace gxsort::cuda

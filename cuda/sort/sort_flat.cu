@@ -1,0 +1,58 @@
+// The device sort of flat typed keys: copy the keys in, turn them into order words in
+// place (order32 / order64 from format.hpp), cub::DeviceRadixSort::SortKeys over the bits
+// that differ, turn them back, copy out. The transform is a bijection, so equal order
+// words are equal bytes and the output is byte-identical to any stable host sort.
+#include <algorithm>
+
+#include "sort/sort_dispatch.cuh"
+#include "sort/sort_kernels.cuh"
+
+namespace gxsort::cuda {
+namespace {
+
+template <class K>
+void sort_flat_impl(const SortContext& c, const Format& f, unsigned char* host, size_t n, DeviceAllocation& a0,
+                    DeviceAllocation& a1) {
+  K* keys0 = static_cast<K*>(a0.get());
+  K* keys1 = static_cast<K*>(a1.get());
+  const size_t slice = SortPolicy::kSliceBytes / sizeof(K);
+
+  c.reset_bits(c.s[0]);
+  c.join(c.s[0], c.s[1]);
+  for (size_t lo = 0, k = 0; lo < n; lo += slice, ++k) {
+    const size_t cnt = std::min(slice, n - lo);
+    cudaStream_t st = c.s[k & 1];
+    GXSORT_CUDA_CHECK(cudaMemcpyAsync(keys0 + lo, host + lo * sizeof(K), cnt * sizeof(K), cudaMemcpyHostToDevice, st));
+    launch_order_flat<K>(keys0 + lo, cnt, f.key_type, f.reverse, c.bits, c.grid(cnt), st);
+  }
+  c.join(c.s[1], c.s[0]);
+  const BitRange r = c.read_bits();
+  if (r.empty()) return;  // every key equal: the host copy is already in order
+
+  cub::DoubleBuffer<K> keys(keys0, keys1);
+  sort_words<K>(c, keys, nullptr, n, r, "flat keys");
+  K* out = keys.Current();
+
+  c.join(c.s[0], c.s[1]);
+  for (size_t lo = 0, k = 0; lo < n; lo += slice, ++k) {
+    const size_t cnt = std::min(slice, n - lo);
+    cudaStream_t st = c.s[k & 1];
+    launch_unorder_flat<K>(out + lo, cnt, f.key_type, f.reverse, c.grid(cnt), st);
+    GXSORT_CUDA_CHECK(cudaMemcpyAsync(host + lo * sizeof(K), out + lo, cnt * sizeof(K), cudaMemcpyDeviceToHost, st));
+  }
+  GXSORT_CUDA_CHECK(cudaStreamSynchronize(c.s[0]));
+  GXSORT_CUDA_CHECK(cudaStreamSynchronize(c.s[1]));
+}
+
+}  // namespace
+
+void sort_flat_on_device(SortContext c, const Format& f, unsigned char* host, size_t n, SortBuffers& w) {
+  const size_t bytes = n * f.key_bytes;
+  w.keys[0] = c.mem->allocate(bytes, "flat keys");
+  w.keys[1] = c.mem->allocate(bytes, "flat keys (radix sort double buffer)");
+  c.take_bits(w.bits);
+  if (f.key_bytes == 4) sort_flat_impl<uint32_t>(c, f, host, n, w.keys[0], w.keys[1]);
+  else sort_flat_impl<uint64_t>(c, f, host, n, w.keys[0], w.keys[1]);
+}
+
+}  // namespace gxsort::cuda

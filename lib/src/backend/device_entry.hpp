@@ -1,0 +1,29 @@
+// The CUDA backend's entry points: the only functions the host library calls into cuda/
+// (defined in cuda/backend_factory.cu, linked only when GXSORT_HAVE_CUDA is 1). Every
+// other device use goes through the Backend these return.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "gxsort/options.hpp"
+
+namespace gxsort {
+
+// True when the CUDA runtime sees at least one device. Clears the runtime's sticky
+// error when it does not, so a later CPU fallback starts clean.
+bool cuda_device_usable();
+
+// The CUDA backend on `device`, its device memory budget given by --device-memory
+// (see cuda::device_budget). Throws Error(device) when the device is not usable.
+std::unique_ptr<Backend> make_cuda_backend(unsigned device, const SizeOption& device_memory);
+
+// Every visible device with the budget `device_memory` would give it; empty without a GPU.
+std::vector<DeviceInfo> cuda_list_devices(const SizeOption& device_memory);
+
+// Starts CUDA (the primary context of device 0) on a background thread, for a command
+// that will use the GPU; cuda_join_early() waits for it (call before exit).
+void cuda_start_early();
+void cuda_join_early();
+
+}  // namespace gxsort
