@@ -45,39 +45,59 @@ if [ "$mode" = tests ]; then
   fi
   step "end to end: --device cpu and --device cuda give the same bytes"
   pass=0; bad=0
-  e2e() {  # name, gen options, sort options
-    local name=$1 genopt=$2 sortopt=$3
+  e2e() {  # name, gen options, format options, sort-only options
+    local name=$1 genopt=$2 fmt=$3 sortopt=$4
     [[ $name =~ ${E2E_FILTER:-.} ]] || return 0
     "$g" gen -o "$work/$name.in" $genopt -q
-    "$g" sort "$work/$name.in" -o "$work/$name.cpu" --device cpu $sortopt -q
-    if "$g" sort "$work/$name.in" -o "$work/$name.gpu" --device cuda $sortopt -q && cmp -s "$work/$name.cpu" "$work/$name.gpu" \
-       && "$g" check "$work/$name.gpu" $sortopt -q; then
+    "$g" sort "$work/$name.in" -o "$work/$name.cpu" --device cpu $fmt $sortopt -q
+    if "$g" sort "$work/$name.in" -o "$work/$name.gpu" --device cuda $fmt $sortopt -q && cmp -s "$work/$name.cpu" "$work/$name.gpu" \
+       && "$g" check "$work/$name.gpu" $fmt -q --device cpu; then
       pass=$((pass+1)); echo "ok   $name"
     else
       bad=$((bad+1)); echo "FAIL $name"
     fi
     rm -f "$work/$name".*
   }
+  ooc="--device-memory 8M --memory 16M"
   for t in u32 u64 i32 i64 f32 f64; do
-    e2e "flat-$t" "--count 3000017 --type $t --dist bits" "--type $t"
-    e2e "flat-$t-rev-ooc" "--count 3000017 --type $t --dist few-unique" "--type $t -r --device-memory 8M --memory 16M --fan-in 4"
+    e2e "flat-$t" "--count 3000017 --type $t --dist bits" "--type $t" ""
+    e2e "flat-$t-rev-ooc" "--count 3000017 --type $t --dist few-unique" "--type $t -r" "$ooc --fan-in 4"
   done
-  e2e rec24 "--count 1000003 --record-size 24 --key-offset 8 --key-type i64" "--record-size 24 --key-offset 8 --key-type i64"
-  e2e rec24-ooc "--count 1000003 --record-size 24 --key-offset 8 --key-type f64 --dist bits" "--record-size 24 --key-offset 8 --key-type f64 --device-memory 8M --memory 8M --fan-in 3"
-  e2e bytes5 "--count 777777 --record-size 16 --key-offset 3 --key-bytes 5 --dist few-unique" "--record-size 16 --key-offset 3 --key-bytes 5 --device-memory 4M --memory 8M"
-  e2e gensort "--count 1000000 --format gensort" "--format gensort"
-  e2e gensort-ooc "--count 1000000 --format gensort --dist few-unique" "--format gensort --device-memory 16M --memory 32M --fan-in 2"
-  e2e u64-unique-in-device "--count 3000017 --dist few-unique" "-u"
-  e2e u64-unique-ooc "--count 3000017 --dist zipf" "-u --device-memory 8M --memory 16M"
-  e2e u64-ooc-direct "--count 4000037 --dist uniform" "--device-memory 8M --memory 16M --direct-io on"
-  e2e gensort-ooc-direct "--count 1000000 --format gensort" "--format gensort --device-memory 16M --memory 32M --direct-io on"
+  R24="--record-size 24 --key-offset 8"
+  e2e rec24 "--count 1000003 $R24 --key-type i64" "$R24 --key-type i64" ""
+  e2e rec24-ooc "--count 1000003 $R24 --key-type f64 --dist bits" "$R24 --key-type f64" "--device-memory 8M --memory 8M --fan-in 3"
+  e2e rec12-ooc "--count 1000003 --record-size 12 --key-offset 4 --key-type u32 --dist bits" "--record-size 12 --key-offset 4 --key-type u32" "--device-memory 8M --memory 8M --fan-in 3"
+  e2e rec32-ooc "--count 1000003 --record-size 32 --key-type u64 --dist few-unique" "--record-size 32 --key-type u64" "--device-memory 8M --memory 8M --fan-in 3"
+  e2e rec7-ooc "--count 1000003 --record-size 7 --key-offset 1 --key-bytes 5 --dist few-unique" "--record-size 7 --key-offset 1 --key-bytes 5" "--device-memory 8M --memory 8M --fan-in 3"
+  e2e bytes5 "--count 777777 --record-size 16 --key-offset 3 --key-bytes 5 --dist few-unique" "--record-size 16 --key-offset 3 --key-bytes 5" "--device-memory 4M --memory 8M"
+  e2e gensort "--count 1000000 --format gensort" "--format gensort" ""
+  e2e gensort-ooc "--count 1000000 --format gensort --dist few-unique" "--format gensort" "--device-memory 16M --memory 32M --fan-in 2"
+  e2e u64-unique-in-device "--count 3000017 --dist few-unique" "" "-u"
+  e2e u64-unique-ooc "--count 3000017 --dist zipf" "" "-u $ooc"
+  e2e u64-ooc-direct "--count 4000037 --dist uniform" "" "$ooc --direct-io on"
+  e2e gensort-ooc-direct "--count 1000000 --format gensort" "--format gensort" "--device-memory 16M --memory 32M --direct-io on"
   # The partition sort (the CPU's default out of core without --fan-in) on both backends.
-  e2e u64-ooc-partition "--count 4000037 --dist zipf" "--device-memory 8M --memory 16M --ooc partition"
-  e2e rec24-ooc-partition-unique "--count 1000003 --record-size 24 --key-offset 8 --key-type f64 --dist bits" "--record-size 24 --key-offset 8 --key-type f64 --device-memory 8M --memory 8M --ooc partition -u"
-  e2e gensort-ooc-partition "--count 1000000 --format gensort --dist few-unique" "--format gensort --device-memory 16M --memory 32M --ooc partition"
+  e2e u64-ooc-partition "--count 4000037 --dist zipf" "" "$ooc --ooc partition"
+  e2e rec24-ooc-partition-unique "--count 1000003 $R24 --key-type f64 --dist bits" "$R24 --key-type f64" "--device-memory 8M --memory 8M --ooc partition -u"
+  e2e gensort-ooc-partition "--count 1000000 --format gensort --dist few-unique" "--format gensort" "--device-memory 16M --memory 32M --ooc partition"
   for k in basic tiled circular thrust; do
-    e2e "u64-ooc-$k" "--count 4000037 --dist zipf" "--device-memory 8M --memory 16M --merge-kernel $k"
+    e2e "u64-ooc-$k" "--count 4000037 --dist zipf" "" "$ooc --merge-kernel $k"
+    e2e "u32-ooc-$k" "--count 4000037 --type u32 --dist uniform" "--type u32" "$ooc --merge-kernel $k"
+    e2e "rec16-ooc-$k" "--count 2000003 --record-size 16 --key-offset 8 --key-type i64 --dist few-unique" "--record-size 16 --key-offset 8 --key-type i64" "$ooc --merge-kernel $k"
   done
+  step "BFS: cpu, cuda (in memory and streamed) and auto give the same levels"
+  "$g" gen --graph rmat --scale 18 -o "$work/e.bin" -q && "$g" graph build "$work/e.bin" -o "$work/g.csr" --input-format bin32 --symmetrize -q
+  "$g" gen --graph uniform --scale 16 -o "$work/d.bin" -q && "$g" graph build "$work/d.bin" -o "$work/d.csr" --input-format bin32 -q
+  bfs_same() {  # name, graph, source, options of the GPU run
+    "$g" bfs "$2" --source "$3" -o "$work/lv.cpu" --device cpu -q
+    if "$g" bfs "$2" --source "$3" -o "$work/lv.gpu" $4 -q && cmp -s "$work/lv.cpu" "$work/lv.gpu"; then pass=$((pass+1)); echo "ok   bfs $1"
+    else bad=$((bad+1)); echo "FAIL bfs $1"; fi
+  }
+  bfs_same "rmat 18 cuda" "$work/g.csr" 1 "--device cuda"
+  bfs_same "rmat 18 cuda streamed" "$work/g.csr" 1 "--device cuda --device-memory 12M"
+  bfs_same "rmat 18 auto" "$work/g.csr" 1 "--device auto"
+  bfs_same "uniform 16 directed cuda" "$work/d.csr" 3 "--device cuda"
+  "$g" bfs "$work/g.csr" --random-sources 4 --device cuda --json > "$out/bfs_random.json" && pass=$((pass+1)) || { bad=$((bad+1)); echo "FAIL bfs --random-sources"; }
   step "streams: gen -o - | sort - -o - | check -, in and out of core, cpu and cuda agree"
   for mem in 8G 16M; do
     for fmt in "--type u64" "--format gensort" "--record-size 24 --key-offset 8 --key-type f64"; do
