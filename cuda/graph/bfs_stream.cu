@@ -2,10 +2,10 @@
 // pinned staging slots and the chunk scheduler.
 #include <algorithm>
 #include <cstring>
-#include <thread>
 
 #include "cuda_check.cuh"
 #include "graph/bfs_stream.cuh"
+#include "parallel/parallel_for.hpp"
 #include "pinned_pool.cuh"
 #include "pipeline/chunk_scheduler.hpp"
 #include "plan/sizes.hpp"
@@ -19,15 +19,9 @@ namespace {
 void parallel_copy(void* dst, const void* src, size_t bytes) {
   constexpr size_t kPiece = size_t(4) << 20;
   const unsigned threads = unsigned(std::min<size_t>({16, default_threads(), (bytes + kPiece - 1) / kPiece}));
-  if (threads <= 1) { std::memcpy(dst, src, bytes); return; }
-  const size_t share = (bytes + threads - 1) / threads;
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) {
-    const size_t lo = std::min(bytes, t * share), hi = std::min(bytes, lo + share);
-    pool.emplace_back([=] { std::memcpy(static_cast<char*>(dst) + lo, static_cast<const char*>(src) + lo, hi - lo); });
-  }
-  std::memcpy(dst, src, std::min(bytes, share));
-  for (auto& th : pool) th.join();
+  parallel::parallel_for_ranges(bytes, threads, [&](size_t lo, size_t hi, unsigned) {
+    std::memcpy(static_cast<char*>(dst) + lo, static_cast<const char*>(src) + lo, hi - lo);
+  });
 }
 
 }  // namespace

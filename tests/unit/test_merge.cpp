@@ -285,7 +285,7 @@ TEST_CASE("RunCursor walks any slice of a file run, direct or cached, with and w
   // Record sizes whose blocks of lcm(record size, 4096) bytes differ: 4 KiB, 12 KiB,
   // 100 KiB and 4100 records' worth; buffers from below one such unit to many.
   std::mt19937_64 rng(7);
-  io::TaskPool reads(2);
+  parallel::BackgroundTasks reads(2);
   for (size_t rs : {size_t(8), size_t(12), size_t(100), size_t(4100)}) {
     for (bool direct : {false, true}) {
       const size_t n = rs == 4100 ? 300 : 20000;
@@ -294,7 +294,7 @@ TEST_CASE("RunCursor walks any slice of a file run, direct or cached, with and w
         uint64_t b = rng() % (n + 1), e = rng() % (n + 1);
         if (b > e) std::swap(b, e);
         const size_t buffer = trial % 3 == 0 ? rs * (1 + rng() % 5) : size_t(4096) << (rng() % 8);
-        for (io::TaskPool* pool : {static_cast<io::TaskPool*>(nullptr), &reads}) {
+        for (parallel::BackgroundTasks* pool : {static_cast<parallel::BackgroundTasks*>(nullptr), &reads}) {
           RunCursor c(run.f, run.ref, b, e, buffer, pool);
           uint64_t i = b;
           for (; !c.done(); c.next(), ++i) {
@@ -313,7 +313,7 @@ TEST_CASE("RunCursor drops only whole pages inside its slice of a discardable ru
   // A direct block starts on a 4 KiB unit, before the slice: what lies before the slice
   // is a neighbour's and must survive.
   std::mt19937_64 rng(8);
-  io::TaskPool reads(2);
+  parallel::BackgroundTasks reads(2);
   for (size_t rs : {size_t(8), size_t(100)}) {
     for (bool direct : {false, true}) {
       for (int trial = 0; trial < 6; ++trial) {

@@ -1,5 +1,5 @@
 // The chunk scheduler: order kept, every byte seen once, errors propagated, cancel;
-// and the io helpers the pipelines use (parallel tasks, write-behind, discard).
+// and the io helpers the pipelines use (write-behind, discard).
 #include <doctest/doctest.h>
 
 #include <unistd.h>
@@ -7,7 +7,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
-#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -96,18 +95,6 @@ std::string unit_temp_path() {
   return p;
 }
 }  // namespace
-
-TEST_CASE("parallel_tasks runs every task once and rethrows the first error") {
-  for (unsigned threads : {1u, 2u, 5u}) {
-    for (size_t tasks : {size_t(0), size_t(1), size_t(3), size_t(100)}) {
-      std::vector<std::atomic<int>> seen(tasks);
-      io::parallel_tasks(tasks, threads, [&](size_t i) { seen[i]++; });
-      for (auto& s : seen) CHECK(s.load() == 1);
-    }
-    CHECK_THROWS_AS(io::parallel_tasks(50, threads, [](size_t i) { if (i == 17) throw std::runtime_error("task"); }),
-                    std::runtime_error);
-  }
-}
 
 TEST_CASE("a write-behind file reads back what was written, also in parallel pieces") {
   const std::string path = unit_temp_path();

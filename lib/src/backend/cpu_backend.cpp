@@ -10,6 +10,7 @@
 #include "graph/graph.hpp"
 #include "gxsort/error.hpp"
 #include "io/file.hpp"
+#include "parallel/parallel_for.hpp"
 #include "plan/sizes.hpp"
 #include "sort/bitmap_dedupe.hpp"
 #include "sort/radix_sort.hpp"
@@ -54,7 +55,7 @@ void sort_records_into(const Format& f, const unsigned char* src, unsigned char*
   // whole data; one thread would leave the other cores idle).
   const size_t piece = std::max<size_t>(1, (size_t(16) << 20) / rs);
   const size_t pieces = (n + piece - 1) / piece;
-  io::parallel_tasks(pieces, threads, [&](size_t p) {
+  parallel::parallel_for(pieces, threads, [&](size_t p) {
     for (size_t i = p * piece, e = std::min(n, i + piece); i < e; ++i) {
       keys[i] = key_prefix(f, src + i * rs);
       idx[i] = uint32_t(i);
@@ -77,7 +78,7 @@ void sort_records_into(const Format& f, const unsigned char* src, unsigned char*
     }
   }
   // Each finished piece of dst is reported at once, so its writeback can start.
-  io::parallel_tasks(pieces, threads, [&](size_t p) {
+  parallel::parallel_for(pieces, threads, [&](size_t p) {
     const size_t b = p * piece, e = std::min(n, b + piece);
     for (size_t i = b; i < e; ++i) std::memcpy(dst + i * rs, src + size_t(idx[i]) * rs, rs);
     if (sorted) sorted(b, e - b);

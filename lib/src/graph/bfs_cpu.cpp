@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <thread>
 
 #include "graph/direction.hpp"
 #include "graph/graph.hpp"
 #include "gxsort/error.hpp"
+#include "parallel/parallel_for.hpp"
 #include "plan/sizes.hpp"
 
 namespace gxsort::graph {
@@ -56,23 +56,16 @@ BfsRun bfs_sequential(const CsrGraph& g, uint64_t source) {
 
 namespace {
 
-// Runs body(lo, hi, thread) over [0, total) in pieces of `piece` handed out dynamically
-// to `threads` threads (the caller's thread alone when one piece would do).
+// Runs body(lo, hi, t) over [0, total) in pieces of `piece` handed out dynamically to
+// `threads` tasks, t being the task's index (its per-task state stays its own), or on
+// the caller's thread alone when one piece would do.
 template <class Body>
 void for_pieces(uint64_t total, uint64_t piece, unsigned threads, const Body& body) {
   if (threads <= 1 || total <= piece) { if (total) body(uint64_t(0), total, 0u); return; }
   std::atomic<uint64_t> cursor{0};
-  auto worker = [&](unsigned t) {
-    for (;;) {
-      const uint64_t lo = cursor.fetch_add(piece);
-      if (lo >= total) break;
-      body(lo, std::min(total, lo + piece), t);
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker, t);
-  worker(0);
-  for (auto& th : pool) th.join();
+  parallel::parallel_for(threads, threads, [&](size_t t) {
+    for (uint64_t lo; (lo = cursor.fetch_add(piece)) < total;) body(lo, std::min(total, lo + piece), unsigned(t));
+  });
 }
 
 uint32_t load(const uint32_t* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }

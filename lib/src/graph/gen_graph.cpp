@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 #include "graph/graph.hpp"
 #include "gxsort/gxsort.hpp"
 #include "io/space.hpp"
 #include "io/output.hpp"
+#include "parallel/parallel_for.hpp"
 #include "sort/engine.hpp"
 #include "plan/sizes.hpp"
 #include "sort/record_hash.hpp"
@@ -70,18 +70,14 @@ RunStats gen_graph(const std::string& output, const GraphGenOptions& g, const En
   std::vector<unsigned char> buf(chunk * 2 * w);
   for (uint64_t first = 0; first < edges; first += chunk) {
     const uint64_t n = std::min(chunk, edges - first);
-    std::vector<std::thread> pool;
-    const uint64_t per = (n + threads - 1) / threads;
-    for (unsigned t = 0; t < threads && t * per < n; ++t)
-      pool.emplace_back([&, t] {
-        for (uint64_t i = t * per; i < std::min(n, (t + 1) * per); ++i) {
-          uint64_t s, d;
-          graph::gen_edge(rmat, g.scale, g.seed, first + i, s, d);
-          if (w == 4) { uint32_t p[2] = {uint32_t(s), uint32_t(d)}; std::memcpy(&buf[i * 8], p, 8); }
-          else { uint64_t p[2] = {s, d}; std::memcpy(&buf[i * 16], p, 16); }
-        }
-      });
-    for (auto& th : pool) th.join();
+    parallel::parallel_for_ranges(size_t(n), threads, [&](size_t b, size_t e, unsigned) {
+      for (uint64_t i = b; i < e; ++i) {
+        uint64_t s, d;
+        graph::gen_edge(rmat, g.scale, g.seed, first + i, s, d);
+        if (w == 4) { uint32_t p[2] = {uint32_t(s), uint32_t(d)}; std::memcpy(&buf[i * 8], p, 8); }
+        else { uint64_t p[2] = {s, d}; std::memcpy(&buf[i * 16], p, 16); }
+      }
+    });
     out.file().write_at(buf.data(), n * 2 * w, first * 2 * w);
     if (opt.progress) opt.progress("generate", (first + n) * 2 * w, bytes);
   }

@@ -10,7 +10,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <thread>
 
 #include "graph/graph.hpp"
 #include "gxsort/gxsort.hpp"
@@ -19,6 +18,7 @@
 #include "io/checksum.hpp"
 #include "io/output.hpp"
 #include "io/temp_files.hpp"
+#include "parallel/parallel_for.hpp"
 #include "sort/engine.hpp"
 #include "plan/sizes.hpp"
 
@@ -240,17 +240,6 @@ bool parse_mtx(const io::File& in, const std::string& path, EdgeWriter& out, uin
   return symmetric;
 }
 
-// Runs fn(lo, hi, t) over [0, count) cut into `threads` equal slices, one thread each.
-template <class Fn>
-void for_slices(size_t count, unsigned threads, const Fn& fn) {
-  const size_t per = (count + threads - 1) / threads;
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t + 1 < threads; ++t)
-    pool.emplace_back([&, t] { fn(std::min(count, t * per), std::min(count, (t + 1) * per), t); });
-  fn(std::min(count, (threads - 1) * per), count, threads - 1);
-  for (auto& th : pool) th.join();
-}
-
 // Binary edge lists are parsed in parallel: blocks of kBinaryBlock input bytes are read
 // with several threads, each thread turns its slice into 16-byte records (and finds its
 // largest id and its first bad edge), then the slices are appended in order.
@@ -306,7 +295,7 @@ uint64_t parse_binary(const io::File& in, const std::string& path, size_t w, Edg
       in.read_at_parallel(buf.data(), n, off, threads);
     }
     if (n == 0) break;
-    for_slices(n / (2 * w), threads, [&](size_t e0, size_t e1, unsigned t) {
+    parallel::parallel_for_ranges(n / (2 * w), threads, [&](size_t e0, size_t e1, unsigned t) {
       convert_slice(buf.data() + e0 * 2 * w, (e1 - e0) * 2 * w, w, off / (2 * w) + e0, out.symmetrize(),
                     out.keep_loops(), slices[t]);
     });
@@ -409,7 +398,7 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
     for (uint64_t off = 0; off < m * 16; off += block) {
       const size_t len = size_t(std::min<uint64_t>(block, m * 16 - off));
       sorted.read_at_parallel(buf.data(), len, off, threads);
-      for_slices(len / 16, threads, [&](size_t lo, size_t hi, unsigned) {
+      parallel::parallel_for_ranges(len / 16, threads, [&](size_t lo, size_t hi, unsigned) {
         for (size_t i = lo; i < hi; ++i) {
           uint64_t r[2];
           std::memcpy(r, &buf[16 * i], 16);

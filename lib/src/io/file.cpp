@@ -12,7 +12,6 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
-#include <exception>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -20,6 +19,7 @@
 
 #include "gxsort/error.hpp"
 #include "io/mapping_guard.hpp"
+#include "parallel/parallel_for.hpp"
 
 namespace gxsort {
 void fail_errno(const std::string& path, const std::string& what, int err) {
@@ -332,32 +332,9 @@ AlignedBuffer::AlignedBuffer(size_t bytes) : size_(bytes) {
 
 void AlignedBuffer::Free::operator()(unsigned char* p) const { std::free(p); }
 
-void parallel_tasks(size_t tasks, unsigned threads, const std::function<void(size_t)>& fn) {
-  threads = unsigned(std::max<size_t>(1, std::min<size_t>(threads, tasks)));
-  if (threads == 1) {
-    for (size_t i = 0; i < tasks; ++i) fn(i);
-    return;
-  }
-  std::atomic<size_t> next{0};
-  std::vector<std::exception_ptr> errors(threads);
-  auto work = [&](unsigned t) {
-    try {
-      for (size_t i; (i = next.fetch_add(1)) < tasks;) fn(i);
-    } catch (...) {
-      errors[t] = std::current_exception();
-      next = tasks;  // the others stop after their current task
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
-  work(0);
-  for (auto& th : pool) th.join();
-  for (auto& e : errors) if (e) std::rethrow_exception(e);
-}
-
 void parallel_copy(void* dst, const void* src, size_t bytes, unsigned threads) {
   const size_t piece = size_t(64) << 20;
-  parallel_tasks((bytes + piece - 1) / piece, threads, [&](size_t i) {
+  parallel::parallel_for((bytes + piece - 1) / piece, threads, [&](size_t i) {
     const size_t b = i * piece;
     std::memcpy(static_cast<unsigned char*>(dst) + b, static_cast<const unsigned char*>(src) + b, std::min(piece, bytes - b));
   });
@@ -373,7 +350,7 @@ void split_io(size_t n, unsigned threads, F&& io) {
   threads = unsigned(std::max<size_t>(1, std::min<size_t>(threads, n / min_piece)));
   if (threads == 1) { io(size_t(0), n); return; }
   const size_t piece = (n / threads + 4095) / 4096 * 4096;
-  parallel_tasks(threads, threads, [&](size_t t) {
+  parallel::parallel_for(threads, threads, [&](size_t t) {
     const size_t b = std::min(n, t * piece), e = t + 1 == threads ? n : std::min(n, b + piece);
     if (e > b) io(b, e - b);
   });

@@ -3,7 +3,6 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 
@@ -144,9 +143,6 @@ class AlignedBuffer {
   size_t size_ = 0;
 };
 
-// Runs fn(0) .. fn(tasks - 1) on up to `threads` threads (the caller's among them);
-// rethrows the first error after every task has ended.
-void parallel_tasks(size_t tasks, unsigned threads, const std::function<void(size_t)>& fn);
 // memcpy split over `threads` threads in 64 MiB pieces (large copies of page-cache or
 // fresh pages are not bandwidth-bound on one thread).
 void parallel_copy(void* dst, const void* src, size_t bytes, unsigned threads);

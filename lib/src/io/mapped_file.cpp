@@ -13,6 +13,7 @@
 #include "gxsort/error.hpp"
 #include "io/file.hpp"
 #include "io/mapping_guard.hpp"
+#include "parallel/parallel_for.hpp"
 
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22  // Linux 5.14; older kernels answer EINVAL
@@ -66,7 +67,7 @@ MappedFile MappedFile::map_write(const File& f, size_t bytes, unsigned threads) 
   threads = unsigned(std::max<size_t>(1, std::min<size_t>(threads, bytes / kMinPart)));
   const size_t part = (bytes / threads + kAlign - 1) / kAlign * kAlign;
   const std::string self = "/proc/self/fd/" + std::to_string(f.fd());
-  parallel_tasks(threads, threads, [&](size_t t) {
+  parallel::parallel_for(threads, threads, [&](size_t t) {
     const size_t b = std::min(bytes, t * part), len = std::min(part, bytes - b);
     if (len == 0) return;
     unsigned char* at = m.p_ + b;

@@ -3,12 +3,12 @@
 
 #include <algorithm>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 #include "backend/backend.hpp"
 #include "gxsort/error.hpp"
 #include "io/file.hpp"
+#include "parallel/parallel_for.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "plan/sizes.hpp"
 #include "sort/engine.hpp"
@@ -41,10 +41,7 @@ class CpuKeyBitmap final : public KeyBitmap {
       }
     };
     const unsigned t = n < (size_t(1) << 16) ? 1 : threads_;
-    if (t == 1) { set_range(0, n); return; }
-    std::vector<std::thread> pool;
-    for (unsigned i = 0; i < t; ++i) pool.emplace_back(set_range, n * i / t, n * (i + 1) / t);
-    for (auto& th : pool) th.join();
+    parallel::parallel_for_ranges(n, t, [&](size_t b, size_t e, unsigned) { set_range(b, e); });
   }
 
   uint64_t extract(const std::function<void(const unsigned char*, size_t)>& sink) override {
@@ -57,25 +54,20 @@ class CpuKeyBitmap final : public KeyBitmap {
     uint64_t total = 0;
     for (size_t p = 0; p < words_.size(); p += kPieceWords) {
       const size_t pe = std::min(words_.size(), p + kPieceWords);
-      auto lo = [&](unsigned i) { return p + (pe - p) * i / t; };
-      auto run = [&](const std::function<void(unsigned)>& fn) {
-        if (t == 1) { fn(0); return; }
-        std::vector<std::thread> pool;
-        for (unsigned i = 0; i < t; ++i) pool.emplace_back(fn, i);
-        for (auto& th : pool) th.join();
-      };
-      run([&](unsigned i) {
+      // Part i holds words [p + b, p + e): the same cut in both passes, so each part writes
+      // the keys it counted.
+      parallel::parallel_for_ranges(pe - p, t, [&](size_t b, size_t e, unsigned i) {
         uint64_t c = 0;
-        for (size_t w = lo(i); w < lo(i + 1); ++w) c += uint64_t(__builtin_popcountll(words_[w]));
+        for (size_t w = p + b; w < p + e; ++w) c += uint64_t(__builtin_popcountll(words_[w]));
         counts[i + 1] = c;
       });
       counts[0] = 0;
       for (unsigned i = 0; i < t; ++i) counts[i + 1] += counts[i];
       if (counts[t] == 0) continue;
       out.resize(size_t(counts[t]));
-      run([&](unsigned i) {
+      parallel::parallel_for_ranges(pe - p, t, [&](size_t b, size_t e, unsigned i) {
         uint32_t* o = out.data() + counts[i];
-        for (size_t w = lo(i); w < lo(i + 1); ++w) {
+        for (size_t w = p + b; w < p + e; ++w) {
           uint64_t bits = words_[w];
           while (bits) {
             const uint32_t k = uint32_t(w * 64 + size_t(__builtin_ctzll(bits)));

@@ -4,12 +4,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 #include "gxsort/gxsort.hpp"
 #include "io/space.hpp"
 #include "io/output.hpp"
+#include "parallel/parallel_for.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "plan/sizes.hpp"
 #include "sort/engine.hpp"
@@ -127,13 +127,10 @@ RunStats gen_file(const std::string& output, const Format& f, const GenOptions& 
   st.compute = [&](pipeline::Chunk& c) {
     const uint64_t first = c.offset / rs;
     const size_t n = c.bytes / rs;
-    const size_t per = std::max<size_t>((n + threads - 1) / threads, 4096);  // no thread for a handful of records
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads && t * per < n; ++t)
-      pool.emplace_back([&, t] {
-        for (size_t i = t * per; i < std::min(n, (t + 1) * per); ++i) gen_record(f, d, g.seed, first + i, g.count, c.data + i * rs);
-      });
-    for (auto& th : pool) th.join();
+    const unsigned parts = unsigned(std::min<size_t>(threads, (n + 4095) / 4096));  // no thread for a handful of records
+    parallel::parallel_for_ranges(n, parts, [&](size_t b, size_t e, unsigned) {
+      for (size_t i = b; i < e; ++i) gen_record(f, d, g.seed, first + i, g.count, c.data + i * rs);
+    });
   };
   st.write = [&](pipeline::Chunk& c) { out.file().write_at(c.data, c.bytes, c.offset); };
   pipeline::Config cfg;

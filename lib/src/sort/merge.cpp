@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <exception>
 #include <numeric>
-#include <thread>
 
 #include "backend/backend.hpp"
 #include "gxsort/error.hpp"
-#include "io/task_pool.hpp"
+#include "parallel/background_tasks.hpp"
+#include "parallel/parallel_for.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "sort/unique.hpp"
 
@@ -25,7 +24,8 @@ size_t direct_block_records(size_t rs) { return io::kDirectBlock / std::gcd(rs, 
 // per-record copy is then a move of a word, not a call to memcpy), else 0.
 template <size_t kRs>
 uint64_t merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const std::vector<uint64_t>& begin,
-                     const std::vector<uint64_t>& end, const io::File& out, uint64_t out_offset, io::TaskPool* reads) {
+                     const std::vector<uint64_t>& end, const io::File& out, uint64_t out_offset,
+                     parallel::BackgroundTasks* reads) {
   const Format& f = *job.format;
   const size_t rs = kRs ? kRs : f.record_size;
   std::vector<RunCursor> cursors;
@@ -131,8 +131,9 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
       slices[c.slot][i] = n;
       dst += n * rs;
     }
-    io::parallel_tasks(pieces.size(), job.threads,
-                       [&](size_t t) { read_records(runs[pieces[t].run], rs, pieces[t].first, pieces[t].count, pieces[t].dst); });
+    parallel::parallel_for(pieces.size(), job.threads, [&](size_t t) {
+      read_records(runs[pieces[t].run], rs, pieces[t].first, pieces[t].count, pieces[t].dst);
+    });
     for (size_t i = 0; i < k && job.verify_sorted; ++i) {
       // A user's input: its slice must be sorted, also across the window boundary.
       const uint64_t n = next[i] - cut[i];
@@ -205,28 +206,18 @@ uint64_t merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const 
   // are read by the merge threads themselves: there the pool's threads only competed for
   // the cores (merge 3.4-3.6 s -> 5.5-5.9 s).
   const bool direct = std::any_of(runs.begin(), runs.end(), [](const RunRef& r) { return r.file && r.direct; });
-  std::unique_ptr<io::TaskPool> reads = direct ? std::make_unique<io::TaskPool>(2 * threads) : nullptr;
-  std::vector<std::thread> pool;
-  std::vector<std::exception_ptr> errors(threads);
+  std::unique_ptr<parallel::BackgroundTasks> reads =
+      direct ? std::make_unique<parallel::BackgroundTasks>(2 * threads) : nullptr;
   std::vector<uint64_t> counts(threads, 0);
   const size_t rs = job.format->record_size;
-  for (unsigned t = 0; t < threads; ++t) {
+  parallel::parallel_for(threads, threads, [&](size_t t) {
     uint64_t start = 0;
     for (uint64_t c : cuts[t]) start += c;
-    auto work = [&, t, start] {
-      try {
-        const uint64_t at = out_offset + start * rs;
-        if (rs == 8) counts[t] = merge_range<8>(job, runs, cuts[t], cuts[t + 1], out, at, reads.get());
-        else if (rs == 4) counts[t] = merge_range<4>(job, runs, cuts[t], cuts[t + 1], out, at, reads.get());
-        else counts[t] = merge_range<0>(job, runs, cuts[t], cuts[t + 1], out, at, reads.get());
-      }
-      catch (...) { errors[t] = std::current_exception(); }
-    };
-    if (t + 1 == threads) work();
-    else pool.emplace_back(work);
-  }
-  for (auto& th : pool) th.join();
-  for (auto& e : errors) if (e) std::rethrow_exception(e);
+    const uint64_t at = out_offset + start * rs;
+    if (rs == 8) counts[t] = merge_range<8>(job, runs, cuts[t], cuts[t + 1], out, at, reads.get());
+    else if (rs == 4) counts[t] = merge_range<4>(job, runs, cuts[t], cuts[t + 1], out, at, reads.get());
+    else counts[t] = merge_range<0>(job, runs, cuts[t], cuts[t + 1], out, at, reads.get());
+  });
   uint64_t written = 0;
   for (uint64_t c : counts) written += c;
   return written;

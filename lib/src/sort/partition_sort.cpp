@@ -10,8 +10,8 @@
 #include <type_traits>
 
 #include "io/mapped_file.hpp"
-#include "io/task_pool.hpp"
 #include "io/temp_files.hpp"
+#include "parallel/background_tasks.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "sort/splitters.hpp"
 #include "sort/unique.hpp"
@@ -114,7 +114,7 @@ class StageWriter {
  private:
   StagePool& pool_;
   std::deque<std::future<void>> pending_;
-  io::TaskPool thread_{1};  // last: its tasks finish before the members above go
+  parallel::BackgroundTasks thread_{1};  // last: its tasks finish before the members above go
 };
 
 // One bucket's temp file, appended to through stages so that every write but the last

@@ -5,16 +5,16 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
-#include <thread>
 #include <vector>
 
+#include "parallel/parallel_for.hpp"
 #include "sort/line_scatter.hpp"
 #include "sort/sorting_network.hpp"
 
 namespace gxsort {
 namespace {
 
-// Small inputs sort on one thread: thread starts cost more than they give.
+// Small inputs sort on one thread: handing them to other threads costs more than it gives.
 constexpr size_t kMinPerThread = 1 << 16;
 
 // Counts (or positions) per digit value, for digits of log2(Digits) bits.
@@ -26,31 +26,17 @@ unsigned useful_threads(size_t n, unsigned threads) {
   return unsigned(std::max<size_t>(1, std::min<size_t>(threads, n / kMinPerThread)));
 }
 
-// Runs f(t, begin, end) on `threads` contiguous blocks of [0, n).
-template <class F>
-void parallel_blocks(size_t n, unsigned threads, F&& f) {
-  if (threads <= 1) { f(0u, size_t(0), n); return; }
-  std::vector<std::thread> pool;
-  size_t per = (n + threads - 1) / threads;
-  for (unsigned t = 1; t < threads; ++t) {
-    size_t b = std::min(n, t * per), e = std::min(n, b + per);
-    pool.emplace_back([&f, t, b, e] { f(t, b, e); });
-  }
-  f(0u, size_t(0), std::min(n, per));
-  for (auto& th : pool) th.join();
-}
-
 struct Identity {
   template <class K>
   K operator()(K k) const { return k; }
 };
 
 // Each block's counts of the digit at `shift` of map(key) (Digits values: 256 unless
-// said), for blocks of parallel_blocks.
+// said), for the blocks of parallel_for_ranges over `threads` parts.
 template <size_t Digits = 256, class K, class Map>
 std::vector<DigitCounts<Digits>> block_histograms(const K* src, size_t n, unsigned shift, unsigned threads, Map map) {
   std::vector<DigitCounts<Digits>> hist(threads);
-  parallel_blocks(n, threads, [&](unsigned t, size_t b, size_t e) {
+  parallel::parallel_for_ranges(n, threads, [&](size_t b, size_t e, unsigned t) {
     DigitCounts<Digits>& h = hist[t];
     h.fill(0);
     for (size_t i = b; i < e; ++i) ++h[(map(src[i]) >> shift) & (Digits - 1)];
@@ -79,7 +65,7 @@ bool scatter_pass(const K* src, const uint32_t* isrc, K* dst, uint32_t* idst, si
   const Histogram total = block_offsets(hist);
   if (total_out) *total_out = total;
   if (std::any_of(total.begin(), total.end(), [n](size_t c) { return c == n; })) return false;
-  parallel_blocks(n, threads, [&](unsigned t, size_t b, size_t e) {
+  parallel::parallel_for_ranges(n, threads, [&](size_t b, size_t e, unsigned t) {
     Histogram& off = hist[t];
     for (size_t i = b; i < e; ++i) {
       const K k = src[i];
@@ -225,7 +211,7 @@ int highest_digit(const K* keys, size_t n, unsigned threads, Map map) {
   if (n < 2) return -1;
   const K first = map(keys[0]);
   std::vector<K> diff(threads, 0);
-  parallel_blocks(n, threads, [&](unsigned t, size_t b, size_t e) {
+  parallel::parallel_for_ranges(n, threads, [&](size_t b, size_t e, unsigned t) {
     K d = 0;
     for (size_t i = b; i < e; ++i) d |= map(keys[i]) ^ first;
     diff[t] = d;
@@ -263,7 +249,7 @@ int msd_scatter(const K* src, K* dst, size_t n, unsigned threads, Map map,
   const K first = map(src[0]);
   std::vector<Counts> hist(threads);  // per block, its counts, then its first positions
   std::vector<K> diff(threads, 0);
-  parallel_blocks(n, threads, [&](unsigned t, size_t b, size_t e) {
+  parallel::parallel_for_ranges(n, threads, [&](size_t b, size_t e, unsigned t) {
     Counts& h = hist[t];
     h.fill(0);
     K d = 0;
@@ -280,7 +266,7 @@ int msd_scatter(const K* src, K* dst, size_t n, unsigned threads, Map map,
   if (shift < 0) return -1;
   if (unsigned(shift) != kTop) hist = block_histograms<kDigits>(src, n, unsigned(shift), threads, map);
   bucket = block_offsets(hist);
-  parallel_blocks(n, threads, [&](unsigned t, size_t b, size_t e) {
+  parallel::parallel_for_ranges(n, threads, [&](size_t b, size_t e, unsigned t) {
     Counts& off = hist[t];
     const Counts first_pos = off;
     auto out = std::make_unique<LineScatter<K, kDigits>>(dst, first_pos.data());  // up to 256 KiB: not on the stack
@@ -312,18 +298,10 @@ void radix_pairs(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsi
   for (int d = 0; d < 256; ++d) start[d + 1] = start[d] + bucket[d];
 
   // Buckets: LSD on the lower bytes, from tmp, the result landing in keys.
-  std::atomic<int> next{0};
-  auto worker = [&] {
-    for (int d; (d = next++) < 256;) {
-      size_t b = start[d], m = start[d + 1] - b;
-      if (m == 0) continue;
-      lsd_one_thread<K>(ktmp + b, itmp + b, keys + b, idx + b, m, msd_shift, true);
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& th : pool) th.join();
+  parallel::parallel_for(256, threads, [&](size_t d) {
+    const size_t b = start[d], m = start[d + 1] - b;
+    if (m > 0) lsd_one_thread<K>(ktmp + b, itmp + b, keys + b, idx + b, m, msd_shift, true);
+  });
 }
 
 template <unsigned Bits, bool TopBit, class K>
@@ -335,7 +313,9 @@ void radix_sort_copy_with(const K* src, K* dst, size_t n, KeyOrder<K> order, uns
   DigitCounts<size_t(1) << Bits> bucket;
   const int msd = msd_scatter<Bits>(src, dst, n, threads, to, bucket);
   if (msd < 0) {  // every key equal (or n < 2): the input order is sorted
-    parallel_blocks(n, threads, [&](unsigned, size_t b, size_t e) { std::memcpy(dst + b, src + b, (e - b) * sizeof(K)); });
+    parallel::parallel_for_ranges(n, threads, [&](size_t b, size_t e, unsigned) {
+      std::memcpy(dst + b, src + b, (e - b) * sizeof(K));
+    });
     if (sorted && n) sorted(0, n);
     return;
   }
@@ -348,7 +328,7 @@ void radix_sort_copy_with(const K* src, K* dst, size_t n, KeyOrder<K> order, uns
       sort_bucket(dst + b, scratch, m, msd_shift, from, false);
     } else {
       lsd<K, false>(dst + b, nullptr, scratch, nullptr, m, msd_shift, th);
-      parallel_blocks(m, th, [&](unsigned, size_t x, size_t e) {
+      parallel::parallel_for_ranges(m, th, [&](size_t x, size_t e, unsigned) {
         for (size_t i = b + x; i < b + e; ++i) dst[i] = from(dst[i]);
       });
     }
@@ -367,8 +347,10 @@ void radix_sort_copy_with(const K* src, K* dst, size_t n, KeyOrder<K> order, uns
     if (!scratch && shared_size < m) shared.reset(new K[shared_size = m]);
     finish(start[d], m, scratch ? scratch + start[d] : shared.get(), threads);
   }
+  // One task per thread, each taking buckets until none is left, so that its own
+  // buffer serves every bucket it takes.
   std::atomic<int> next{0};
-  auto worker = [&] {
+  parallel::parallel_for(threads, threads, [&](size_t) {
     std::unique_ptr<K[]> own;
     size_t own_size = 0;
     for (int d; (d = next++) < kDigits;) {
@@ -377,11 +359,7 @@ void radix_sort_copy_with(const K* src, K* dst, size_t n, KeyOrder<K> order, uns
       if (!scratch && own_size < m) own.reset(new K[own_size = m]);  // not zero-filled
       finish(start[d], m, scratch ? scratch + start[d] : own.get(), 1);
     }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& th : pool) th.join();
+  });
 }
 
 }  // namespace

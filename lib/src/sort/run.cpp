@@ -37,7 +37,7 @@ void read_block(const RunRef& run, size_t rs, bool direct, uint64_t drop_from, u
 }  // namespace
 
 RunCursor::RunCursor(const Format& f, const RunRef& run, uint64_t begin, uint64_t end, size_t buffer_bytes,
-                     io::TaskPool* reads)
+                     parallel::BackgroundTasks* reads)
     : f_(&f), run_(&run), rs_(f.record_size), pos_(begin), begin_(begin), end_(end) {
   if (done()) return;
   if (!run.mem) {

@@ -10,7 +10,7 @@
 
 #include "gxsort/format.hpp"
 #include "io/file.hpp"
-#include "io/task_pool.hpp"
+#include "parallel/background_tasks.hpp"
 
 namespace gxsort {
 
@@ -39,7 +39,7 @@ void read_records(const RunRef& run, size_t record_size, uint64_t index, uint64_
 class RunCursor {
  public:
   RunCursor(const Format& f, const RunRef& run, uint64_t begin, uint64_t end, size_t buffer_bytes,
-            io::TaskPool* reads = nullptr);
+            parallel::BackgroundTasks* reads = nullptr);
   RunCursor(RunCursor&&) = default;
   ~RunCursor();  // waits for a read in flight
   bool done() const { return pos_ >= end_; }
@@ -75,7 +75,7 @@ class RunCursor {
   const unsigned char* cur_ = nullptr;
   uint64_t prefix_ = 0;
   // File runs.
-  io::TaskPool* reads_ = nullptr;
+  parallel::BackgroundTasks* reads_ = nullptr;
   bool direct_ = false;
   uint64_t block_records_ = 0;
   uint64_t next_first_ = 0;     // the first record of the block after the current one

@@ -12,6 +12,7 @@
 #include "io/mapped_file.hpp"
 #include "io/output.hpp"
 #include "io/space.hpp"
+#include "parallel/background_tasks.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "plan/sizes.hpp"
 #include "sort/engine.hpp"
@@ -110,9 +111,10 @@ uint64_t sort_through_runs(Prepared& p, const Plan& plan, const io::File& in, co
       in.read_at_parallel(const_cast<unsigned char*>(runs[i].mem), runs[i].records * rs, uint64_t(runs[i].mem - data.data()), p.threads);
     };
     read_run(0);
+    parallel::BackgroundTasks read_ahead(1);  // after the buffers: its read ends before they go
     for (size_t i = 0; i < runs.size(); ++i) {
       std::future<void> next;
-      if (i + 1 < runs.size()) next = std::async(std::launch::async, read_run, i + 1);
+      if (i + 1 < runs.size()) next = read_ahead.submit([&, i] { read_run(i + 1); });
       auto* run = const_cast<unsigned char*>(runs[i].mem);
       p.backend->sort_chunk(f, run, runs[i].records, scratch.data());
       const uint64_t end = uint64_t(run - data.data()) + runs[i].records * rs;

@@ -1,6 +1,9 @@
-// A few background threads that run submitted tasks in submission order: the merge's
-// read-ahead, so that the next block of every run is read (from the disk, or copied
-// from the page cache) while the merge walks the current one.
+// A few background threads of their own that run submitted tasks in submission order,
+// each with a future: work that goes on beside the caller's (the merge's read-ahead, so
+// that the next block of every run is read while the merge walks the current one; the
+// partition sort's stage writer; the next run read while one sorts). Not on the
+// parallel_for pool: these tasks block on the disk, and their futures are awaited from
+// inside parallel_for tasks, which must never wait for a task no thread has started.
 #pragma once
 #include <condition_variable>
 #include <deque>
@@ -10,21 +13,21 @@
 #include <thread>
 #include <vector>
 
-namespace gxsort::io {
+namespace gxsort::parallel {
 
-class TaskPool {
+class BackgroundTasks {
  public:
-  explicit TaskPool(unsigned threads) {
+  explicit BackgroundTasks(unsigned threads) {
     for (unsigned t = 0; t < threads; ++t) threads_.emplace_back([this] { loop(); });
   }
   // Runs every task already submitted, then stops.
-  ~TaskPool() {
+  ~BackgroundTasks() {
     { std::lock_guard<std::mutex> l(m_); stop_ = true; }
     cv_.notify_all();
     for (auto& t : threads_) t.join();
   }
-  TaskPool(const TaskPool&) = delete;
-  TaskPool& operator=(const TaskPool&) = delete;
+  BackgroundTasks(const BackgroundTasks&) = delete;
+  BackgroundTasks& operator=(const BackgroundTasks&) = delete;
 
   // The future holds the task's exception, if it throws.
   std::future<void> submit(std::function<void()> task) {
@@ -57,4 +60,4 @@ class TaskPool {
   std::vector<std::thread> threads_;  // last: started once the members above exist
 };
 
-}  // namespace gxsort::io
+}  // namespace gxsort::parallel

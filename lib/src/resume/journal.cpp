@@ -1,0 +1,149 @@
+#include "resume/journal.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <sstream>
+
+#include "gxsort/error.hpp"
+#include "io/checksum.hpp"
+
+namespace gxsort::resume {
+namespace {
+
+void remove_tree(const std::string& dir) {
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (const dirent* e = ::readdir(d)) {
+      const std::string n = e->d_name;
+      if (n != "." && n != "..") ::unlink((dir + "/" + n).c_str());
+    }
+    ::closedir(d);
+  }
+  ::rmdir(dir.c_str());
+}
+
+std::string entry_text(const Piece& p) {
+  std::ostringstream o;
+  o << p.kind << " " << p.a << " " << p.b << " " << p.records << " " << p.bytes << " " << io::hex64(p.checksum);
+  const std::string body = o.str();
+  return body + " " + io::hex64(io::xxh3_64(body.data(), body.size())) + "\n";
+}
+
+// A journal line, or false for one cut short or damaged (ignored: the process died
+// while it was written, or the disk lost it).
+bool parse_entry(const std::string& line, Piece& p) {
+  const size_t last = line.find_last_of(' ');
+  if (last == std::string::npos) return false;
+  const std::string body = line.substr(0, last);
+  uint64_t sum = 0;
+  if (!io::parse_hex64(line.substr(last + 1), sum) || sum != io::xxh3_64(body.data(), body.size())) return false;
+  std::istringstream in(body);
+  std::string hex;
+  if (!(in >> p.kind >> p.a >> p.b >> p.records >> p.bytes >> hex)) return false;
+  return io::parse_hex64(hex, p.checksum);
+}
+
+void fsync_or_fail(int fd, const std::string& what) {
+  if (::fsync(fd) != 0) fail_errno(what, "fsync failed", errno);
+}
+
+}  // namespace
+
+std::string job_digest(const std::vector<std::string>& parts) {
+  io::Xxh3 h;
+  for (const std::string& s : parts) {
+    const uint64_t n = s.size();
+    h.update(&n, sizeof n);  // lengths first: ("ab", "c") and ("a", "bc") differ
+    h.update(s.data(), s.size());
+  }
+  return io::hex64(h.digest());
+}
+
+bool job_dir_is_stale(const std::string& dir) {
+  const int fd = ::open((dir + "/lock").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return true;  // no lock file: a job that never started
+  const bool free = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+  ::close(fd);
+  return free;
+}
+
+JobDir JobDir::open(const std::string& dir, const std::string& digest, bool resume) {
+  JobDir j;
+  const std::string path = dir + "/" + kJobPrefix + digest;
+  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) fail_errno(path, "cannot create the job directory", errno);
+  j.lock_ = io::UniqueFd(::open((path + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  if (j.lock_.get() < 0) fail_errno(path, "cannot create the job's lock", errno);
+  if (::flock(j.lock_.get(), LOCK_EX | LOCK_NB) != 0)
+    throw Error(ExitCode::io, path + ": another gxsort is running this same job (same input, options and output)");
+  j.path_ = path;
+  const std::string journal = path + "/journal";
+  if (!resume) {
+    // A dead job's pieces: not asked to resume, so they go (the lock stays ours).
+    if (DIR* d = ::opendir(path.c_str())) {
+      while (const dirent* e = ::readdir(d)) {
+        const std::string n = e->d_name;
+        if (n != "." && n != ".." && n != "lock") ::unlink((path + "/" + n).c_str());
+      }
+      ::closedir(d);
+    }
+  } else {
+    std::FILE* f = std::fopen(journal.c_str(), "r");
+    for (char buf[512]; f && std::fgets(buf, sizeof buf, f);) {
+      std::string line = buf;
+      if (line.empty() || line.back() != '\n') break;  // the last line, cut short
+      line.pop_back();
+      Piece p;
+      if (parse_entry(line, p)) j.pieces_[p.key()] = p;
+    }
+    if (f) std::fclose(f);
+  }
+  j.journal_ = io::UniqueFd(::open(journal.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
+  if (j.journal_.get() < 0) fail_errno(journal, "cannot open the job's journal", errno);
+  // A line cut short by a kill must not run into the next entry: end it.
+  const off_t end = ::lseek(j.journal_.get(), 0, SEEK_END);
+  if (end > 0) {
+    char last = '\n';
+    if (::pread(j.journal_.get(), &last, 1, end - 1) == 1 && last != '\n' && ::write(j.journal_.get(), "\n", 1) != 1)
+      fail_errno(journal, "cannot write the job's journal", errno);
+  }
+  return j;
+}
+
+JobDir::~JobDir() = default;
+
+std::string JobDir::piece_path(const Piece& p) const {
+  char name[64];
+  if (p.kind == "level") std::snprintf(name, sizeof name, "level-%02llu-%06llu.bin", (unsigned long long)p.a, (unsigned long long)p.b);
+  else std::snprintf(name, sizeof name, "%s-%06llu.bin", p.kind.c_str(), (unsigned long long)p.a);
+  return path_ + "/" + name;
+}
+
+const Piece* JobDir::find(const std::string& key) const {
+  const auto it = pieces_.find(key);
+  return it == pieces_.end() ? nullptr : &it->second;
+}
+
+void JobDir::record(const Piece& p) {
+  const std::string line = entry_text(p);
+  if (::write(journal_.get(), line.data(), line.size()) != ssize_t(line.size()))
+    fail_errno(path_ + "/journal", "cannot write the job's journal", errno);
+  fsync_or_fail(journal_.get(), path_ + "/journal");
+  pieces_[p.key()] = p;
+}
+
+void JobDir::forget(const std::string& key) { pieces_.erase(key); }
+
+void JobDir::remove() {
+  if (path_.empty()) return;
+  journal_ = io::UniqueFd();
+  remove_tree(path_);  // the lock file too: our flock holds until the descriptor closes
+  lock_ = io::UniqueFd();
+  path_.clear();
+}
+
+}  // namespace gxsort::resume
