@@ -2,6 +2,7 @@
 #include "backend/backend.hpp"
 
 #include "io/file.hpp"
+#include "kernels/key_bitmap.hpp"
 #include "plan/sizes.hpp"
 
 namespace gxsort {
@@ -18,6 +19,11 @@ void Backend::sort_into(const Format& f, const unsigned char* src, unsigned char
   sort_chunk(f, data.data(), n, scratch.data());
   io::parallel_copy(dst, data.data(), bytes, default_threads());
   if (sorted) sorted(0, n);
+}
+
+std::unique_ptr<KeyBitmap> Backend::make_key_bitmap(const Format& f, size_t, uint64_t host_budget) {
+  if (host_budget < kBitmapBytes) return nullptr;
+  return make_cpu_key_bitmap(f, 0);
 }
 
 }  // namespace gxsort

@@ -11,8 +11,8 @@
 
 #include "gxsort/format.hpp"
 #include "gxsort/options.hpp"
-#include "reduce/reduce.hpp"
-#include "sort/check_chunk.hpp"
+#include "kernels/reduce.hpp"
+#include "kernels/check_chunk.hpp"
 
 namespace gxsort {
 

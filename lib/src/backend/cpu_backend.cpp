@@ -12,8 +12,8 @@
 #include "io/file.hpp"
 #include "parallel/parallel_for.hpp"
 #include "plan/sizes.hpp"
-#include "sort/bitmap_dedupe.hpp"
-#include "sort/radix_sort.hpp"
+#include "kernels/key_bitmap.hpp"
+#include "kernels/radix_sort.hpp"
 
 namespace gxsort {
 namespace {

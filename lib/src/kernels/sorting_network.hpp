@@ -11,8 +11,8 @@
 #include <type_traits>
 #include <utility>
 
-#include "sort/sorting_network_avx512.hpp"
-#include "sort/xor_map.hpp"
+#include "kernels/sorting_network_avx512.hpp"
+#include "kernels/xor_map.hpp"
 
 namespace gxsort::network {
 

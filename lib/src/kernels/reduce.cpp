@@ -1,7 +1,7 @@
 // The CPU reduction and the host side of every reduction: combining partials and
 // printing results. The semantics (and why they make CPU and GPU agree bit for bit)
 // are in reduce.hpp and docs/reduce.md.
-#include "reduce/reduce.hpp"
+#include "kernels/reduce.hpp"
 
 #include <algorithm>
 #include <cmath>

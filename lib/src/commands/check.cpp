@@ -8,10 +8,10 @@
 #include "io/checksum.hpp"
 #include "io/file.hpp"
 #include "pipeline/chunk_scheduler.hpp"
-#include "sort/engine.hpp"
+#include "engine/engine.hpp"
 #include "backend/backend.hpp"
 #include "plan/sizes.hpp"
-#include "sort/check_chunk.hpp"
+#include "kernels/check_chunk.hpp"
 
 namespace gxsort {
 

@@ -1,4 +1,4 @@
-#include "sort/runs_manifest.hpp"
+#include "engine/runs_manifest.hpp"
 
 #include <dirent.h>
 #include <sys/stat.h>

@@ -19,7 +19,7 @@
 #include "io/output.hpp"
 #include "io/temp_files.hpp"
 #include "parallel/parallel_for.hpp"
-#include "sort/engine.hpp"
+#include "engine/engine.hpp"
 #include "plan/sizes.hpp"
 
 namespace gxsort {

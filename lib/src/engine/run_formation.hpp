@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "sort/engine.hpp"
-#include "sort/merge.hpp"
+#include "engine/engine.hpp"
+#include "engine/merge.hpp"
 
 namespace gxsort {
 

@@ -15,8 +15,8 @@
 #include "io/temp_files.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "plan/sizes.hpp"
-#include "sort/bitmap_dedupe.hpp"
-#include "sort/engine.hpp"
+#include "engine/group_pass.hpp"
+#include "engine/engine.hpp"
 
 namespace gxsort {
 namespace {

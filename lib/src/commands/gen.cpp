@@ -12,8 +12,8 @@
 #include "parallel/parallel_for.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "plan/sizes.hpp"
-#include "sort/engine.hpp"
-#include "sort/record_hash.hpp"
+#include "engine/engine.hpp"
+#include "kernels/record_hash.hpp"
 
 namespace gxsort {
 namespace {

@@ -1,10 +1,10 @@
-#include "sort/run_formation.hpp"
+#include "engine/run_formation.hpp"
 
 #include <mutex>
 
 #include "io/checksum.hpp"
 #include "pipeline/chunk_scheduler.hpp"
-#include "sort/unique.hpp"
+#include "kernels/unique.hpp"
 
 namespace gxsort {
 

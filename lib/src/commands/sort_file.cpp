@@ -15,11 +15,11 @@
 #include "parallel/background_tasks.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "plan/sizes.hpp"
-#include "sort/engine.hpp"
-#include "sort/merge.hpp"
-#include "sort/partition_sort.hpp"
-#include "sort/run_formation.hpp"
-#include "sort/unique.hpp"
+#include "engine/engine.hpp"
+#include "engine/merge.hpp"
+#include "engine/partition_sort.hpp"
+#include "engine/run_formation.hpp"
+#include "kernels/unique.hpp"
 
 namespace gxsort {
 namespace {

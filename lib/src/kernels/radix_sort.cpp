@@ -1,4 +1,4 @@
-#include "sort/radix_sort.hpp"
+#include "kernels/radix_sort.hpp"
 
 #include <algorithm>
 #include <array>
@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "parallel/parallel_for.hpp"
-#include "sort/line_scatter.hpp"
-#include "sort/sorting_network.hpp"
+#include "kernels/line_scatter.hpp"
+#include "kernels/sorting_network.hpp"
 
 namespace gxsort {
 namespace {

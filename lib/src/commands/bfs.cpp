@@ -9,8 +9,8 @@
 #include "io/space.hpp"
 #include "io/output.hpp"
 #include "plan/sizes.hpp"
-#include "sort/engine.hpp"
-#include "sort/record_hash.hpp"
+#include "engine/engine.hpp"
+#include "kernels/record_hash.hpp"
 
 namespace gxsort {
 namespace {

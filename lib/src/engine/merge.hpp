@@ -11,7 +11,7 @@
 #include "gxsort/options.hpp"
 #include "gxsort/progress.hpp"
 #include "io/temp_files.hpp"
-#include "sort/run.hpp"
+#include "engine/run.hpp"
 
 namespace gxsort {
 

@@ -6,9 +6,9 @@
 #include "gxsort/gxsort.hpp"
 #include "io/file.hpp"
 #include "pipeline/chunk_scheduler.hpp"
-#include "reduce/reduce.hpp"
+#include "kernels/reduce.hpp"
 #include "plan/sizes.hpp"
-#include "sort/engine.hpp"
+#include "engine/engine.hpp"
 
 namespace gxsort {
 

@@ -1,4 +1,4 @@
-#include "sort/run.hpp"
+#include "engine/run.hpp"
 
 #include <algorithm>
 #include <cstring>

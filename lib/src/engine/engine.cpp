@@ -1,4 +1,4 @@
-#include "sort/engine.hpp"
+#include "engine/engine.hpp"
 
 #include <sys/stat.h>
 

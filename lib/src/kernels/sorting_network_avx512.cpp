@@ -3,7 +3,7 @@
 // scalar networks take a compare and two conditional moves per key pair. Compiled for
 // AVX-512F through a target attribute and called only after a runtime check, so the
 // binary still runs on CPUs without it.
-#include "sort/sorting_network_avx512.hpp"
+#include "kernels/sorting_network_avx512.hpp"
 
 #include <utility>
 

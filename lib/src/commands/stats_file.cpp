@@ -14,7 +14,7 @@
 #include "io/output.hpp"
 #include "io/space.hpp"
 #include "plan/sizes.hpp"
-#include "sort/engine.hpp"
+#include "engine/engine.hpp"
 
 namespace gxsort {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "gxsort/format.hpp"
-#include "sort/record_hash.hpp"
+#include "kernels/record_hash.hpp"
 
 namespace gxsort {
 

@@ -8,7 +8,7 @@
 #include <functional>
 
 #include "gxsort/format.hpp"
-#include "sort/xor_map.hpp"
+#include "kernels/xor_map.hpp"
 
 namespace gxsort {
 

@@ -13,10 +13,10 @@
 #include "io/space.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "plan/sizes.hpp"
-#include "sort/engine.hpp"
-#include "sort/merge.hpp"
-#include "sort/run_formation.hpp"
-#include "sort/runs_manifest.hpp"
+#include "engine/engine.hpp"
+#include "engine/merge.hpp"
+#include "engine/run_formation.hpp"
+#include "engine/runs_manifest.hpp"
 
 namespace gxsort {
 namespace {

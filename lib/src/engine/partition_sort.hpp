@@ -16,7 +16,7 @@
 
 #include "gxsort/gxsort.hpp"
 #include "io/file.hpp"
-#include "sort/engine.hpp"
+#include "engine/engine.hpp"
 
 namespace gxsort {
 

@@ -1,4 +1,4 @@
-#include "sort/merge.hpp"
+#include "engine/merge.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -10,7 +10,7 @@
 #include "parallel/background_tasks.hpp"
 #include "parallel/parallel_for.hpp"
 #include "pipeline/chunk_scheduler.hpp"
-#include "sort/unique.hpp"
+#include "kernels/unique.hpp"
 
 namespace gxsort {
 namespace {

@@ -1,4 +1,4 @@
-#include "sort/partition_sort.hpp"
+#include "engine/partition_sort.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -13,8 +13,8 @@
 #include "io/temp_files.hpp"
 #include "parallel/background_tasks.hpp"
 #include "pipeline/chunk_scheduler.hpp"
-#include "sort/splitters.hpp"
-#include "sort/unique.hpp"
+#include "engine/splitters.hpp"
+#include "kernels/unique.hpp"
 
 static_assert(gxsort::kMaxBuckets <= gxsort::Splitters::kMaxBuckets, "bucket numbers are bytes");
 
