@@ -4,7 +4,7 @@
 #include <cuda_runtime.h>
 
 #include "device_memory.cuh"
-#include "sort/check_chunk.hpp"
+#include "kernels/check_chunk.hpp"
 
 namespace gxsort::cuda {
 

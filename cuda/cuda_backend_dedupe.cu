@@ -8,7 +8,7 @@
 #include "cuda_backend.cuh"
 #include "cuda_check.cuh"
 #include "pinned_pool.cuh"
-#include "sort/bitmap_dedupe.hpp"
+#include "engine/group_pass.hpp"
 
 namespace gxsort::cuda {
 namespace {

@@ -25,7 +25,7 @@
 
 #include "cuda_check.cuh"
 #include "gxsort/format.hpp"
-#include "reduce/reduce.hpp"
+#include "kernels/reduce.hpp"
 
 namespace gxsort::cuda {
 

@@ -13,7 +13,7 @@
 #include "graph/bfs_cuda.cuh"
 #include "graph/graph.hpp"
 #include "gxsort/error.hpp"
-#include "sort/record_hash.hpp"
+#include "kernels/record_hash.hpp"
 
 using namespace gxsort;
 using namespace gxsort::graph;

@@ -20,7 +20,7 @@
 #include "gpu_test_util.hpp"
 #include "gxsort/gxsort.hpp"
 #include "sort_unique.cuh"
-#include "sort/bitmap_dedupe.hpp"
+#include "engine/group_pass.hpp"
 
 using namespace gxsort;
 

@@ -8,7 +8,7 @@
 
 #include "backend/backend.hpp"
 #include "gpu_test_util.hpp"
-#include "sort/merge.hpp"
+#include "engine/merge.hpp"
 
 using namespace gxsort;
 

@@ -17,8 +17,8 @@
 #include "../common/test_files.hpp"
 #include "backend/backend.hpp"
 #include "gxsort/gxsort.hpp"
-#include "sort/bitmap_dedupe.hpp"
-#include "sort/unique.hpp"
+#include "engine/group_pass.hpp"
+#include "kernels/unique.hpp"
 
 using namespace gxsort;
 

@@ -14,7 +14,7 @@
 #include "backend/backend.hpp"
 #include "graph/graph.hpp"
 #include "gxsort/gxsort.hpp"
-#include "sort/record_hash.hpp"
+#include "kernels/record_hash.hpp"
 
 using namespace gxsort;
 using namespace gxsort::graph;

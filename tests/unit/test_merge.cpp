@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "gxsort/error.hpp"
-#include "sort/merge.hpp"
+#include "engine/merge.hpp"
 
 using namespace gxsort;
 

@@ -15,8 +15,8 @@
 #include "gxsort/gxsort.hpp"
 #include "io/file.hpp"
 #include "plan/plan.hpp"
-#include "sort/partition_sort.hpp"
-#include "sort/splitters.hpp"
+#include "engine/partition_sort.hpp"
+#include "engine/splitters.hpp"
 
 using namespace gxsort;
 using gxsort_test::Bytes;

@@ -7,9 +7,9 @@
 #include <random>
 #include <vector>
 
-#include "sort/line_scatter.hpp"
-#include "sort/radix_sort.hpp"
-#include "sort/sorting_network.hpp"
+#include "kernels/line_scatter.hpp"
+#include "kernels/radix_sort.hpp"
+#include "kernels/sorting_network.hpp"
 
 using namespace gxsort;
 

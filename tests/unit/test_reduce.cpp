@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "gxsort/error.hpp"
-#include "reduce/reduce.hpp"
+#include "kernels/reduce.hpp"
 
 using namespace gxsort;
 

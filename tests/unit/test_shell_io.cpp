@@ -21,7 +21,7 @@
 #include "io/output.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "plan/plan.hpp"
-#include "sort/runs_manifest.hpp"
+#include "engine/runs_manifest.hpp"
 
 using namespace gxsort;
 using gxsort_test::Bytes;

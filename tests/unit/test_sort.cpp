@@ -10,8 +10,8 @@
 
 #include "backend/backend.hpp"
 #include "graph/graph.hpp"
-#include "sort/radix_sort.hpp"
-#include "sort/unique.hpp"
+#include "kernels/radix_sort.hpp"
+#include "kernels/unique.hpp"
 
 using namespace gxsort;
 

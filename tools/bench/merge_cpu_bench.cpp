@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "sort/run.hpp"
+#include "engine/run.hpp"
 
 using namespace gxsort;
 

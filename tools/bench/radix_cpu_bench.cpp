@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "sort/radix_sort.hpp"
+#include "kernels/radix_sort.hpp"
 
 using namespace gxsort;
 
