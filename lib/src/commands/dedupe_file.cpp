@@ -96,6 +96,99 @@ void dedupe_by_bitmap(Prepared& p, io::File& in, KeyBitmap& bitmap, size_t chunk
   st.phases.push_back({"sync and rename", since(t2), 0, 0});
 }
 
+
+// The group pass straight over a sorted input (--assume-sorted), verifying its order.
+void dedupe_by_stream(Prepared& p, io::File& in, const std::string& output, const EngineOptions& opt, RunStats& st) {
+  const size_t rs = opt.format.record_size, out_rs = rs + (opt.dedupe.count ? 8 : 0);
+  const uint64_t records = st.records;
+  io::Output out = io::Output::open(output, p.tmp_dirs[0], "out", output_header(opt, out_rs));
+  io::check_space({{out.space_dir(), records * out_rs, "the output"}});
+  if (!out.streamed()) out.file().start_write_behind();
+  auto t0 = Clock::now();
+  GroupPass g = make_group_pass(opt, in.path(), p.threads, p.memory, true);
+  const uint64_t kept = group_pass(g, *p.backend, in, records, out.file());
+  const uint64_t read = in.is_stream() ? in.stream_bytes() : st.input_bytes;
+  st.records = read / rs;
+  st.input_bytes = read;
+  st.output_bytes = kept * out_rs;
+  st.phases.push_back({"dedupe", since(t0), read, st.output_bytes});
+  in.check_unchanged();
+  out.commit(opt.fsync);
+}
+
+// --count or --keep last of records wider than their key: a stable sort that drops
+// nothing (so the later records of a group survive every run and merge) into a temp
+// file, then the group pass keeps the first or last of each group and counts it.
+void dedupe_by_sort_and_group(Prepared& p, io::File& in, const std::string& output, const EngineOptions& opt,
+                              RunStats& st) {
+  const size_t out_rs = opt.format.record_size + (opt.dedupe.count ? 8 : 0);
+  const std::string sort_dir = p.tmp_dirs[0];
+  io::require_writable_dir(sort_dir, "temporary");
+  const unsigned threads = p.threads;
+  const uint64_t memory = p.memory;
+  p.backend.reset();  // the sort reserves the device again
+  io::Output out = io::Output::open(output, sort_dir, "out", output_header(opt, out_rs));  // checked before the sort
+  io::TempFile sorted = io::TempFile::create(sort_dir, "dedupe");
+  EngineOptions o = opt;
+  o.unique = false;
+  o.fsync = false;
+  o.npy_descr.clear();  // a temp file of bare records, read back below
+  o.tmp_dirs = p.tmp_dirs;
+  const RunStats s = sort_input(in, sorted.path(), o);
+  st.backend = s.backend;
+  st.records = s.records;
+  st.input_bytes = s.input_bytes;
+  st.runs = s.runs;
+  st.merge_levels = s.merge_levels;
+  st.buckets = s.buckets;
+  for (auto& ph : s.phases) st.phases.push_back(ph);
+  st.mode = "sort + group (" + s.mode + ")";
+  io::File sorted_in = io::File::open_read(sorted.path());
+  io::check_space({{out.space_dir(), s.records * out_rs, "the output"}});
+  if (!out.streamed()) out.file().start_write_behind();
+  auto t0 = Clock::now();
+  auto host = make_cpu_backend(threads);
+  GroupPass g = make_group_pass(opt, sorted.path(), threads, memory, false);
+  const uint64_t kept = group_pass(g, *host, sorted_in, s.records, out.file());
+  st.output_bytes = kept * out_rs;
+  st.phases.push_back({"group", since(t0), s.input_bytes, st.output_bytes});
+  sorted.remove();
+  out.commit(opt.fsync);
+}
+
+// The sort's plan only matters to the auto rule; the stream and the bitmap need none
+// (and a --memory too small to merge runs must not stop them).
+Prepared prepare_for_dedupe(const EngineOptions& opt, uint64_t bytes, const std::string& tmp_dir) {
+  try {
+    return prepare(opt, bytes, tmp_dir);
+  } catch (const Error& e) {
+    const DedupeOptions& d = opt.dedupe;
+    if (e.code() != ExitCode::usage || (!d.assume_sorted && d.strategy == DedupeStrategy::sort)) throw;
+    EngineOptions tiny = opt;
+    tiny.memory.bytes = uint64_t(64) << 20;  // a plan that succeeds; the budget below is the user's
+    tiny.memory.percent = 0;
+    Prepared p = prepare(tiny, bytes, tmp_dir);
+    p.memory = host_budget(opt);
+    return p;
+  }
+}
+
+// The bitmap for the bitmap strategy, or null where it does not fit (auto then sorts).
+std::unique_ptr<KeyBitmap> make_bitmap(Prepared& p, const EngineOptions& opt, uint64_t records, bool stream,
+                                       size_t& chunk_records) {
+  // Chunks of at most 64 MiB, three in flight within --memory.
+  chunk_records = size_t(std::max<uint64_t>(1024, std::min<uint64_t>(uint64_t(16) << 20, p.memory / 4 / 4)));
+  if (!stream) chunk_records = size_t(std::min<uint64_t>(chunk_records, std::max<uint64_t>(records, 1)));
+  const uint64_t chunks_bytes = 3 * uint64_t(chunk_records) * 4;
+  const bool asked = opt.dedupe.strategy == DedupeStrategy::bitmap;
+  const uint64_t budget = asked ? UINT64_MAX : (p.memory > chunks_bytes ? p.memory - chunks_bytes : 0);
+  std::unique_ptr<KeyBitmap> bitmap = p.backend->make_key_bitmap(opt.format, chunk_records, budget);
+  if (!bitmap && asked)
+    throw Error(ExitCode::io, "--strategy bitmap: the " + format_bytes(kBitmapBytes) + " key bitmap does not fit in " +
+                                  p.backend->name() + "'s memory budget (raise --device-memory, or use --device cpu or --strategy sort)");
+  return bitmap;
+}
+
 }  // namespace
 
 RunStats dedupe_file(const std::string& input, const std::string& output, const EngineOptions& opt) {
@@ -115,105 +208,30 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
   if (keep_first && choose_dedupe_strategy(d.strategy, f, d.count, d.assume_sorted, records, true) == DedupePath::sort &&
       choose_dedupe_strategy(d.strategy, f, d.count, d.assume_sorted, records, false) == DedupePath::sort)
     return dedupe_by_sort_unique(in, output, opt, t_start);
-  const std::string tmp_dir = default_temp_dir(output);
-  // The sort's plan only matters to the auto rule; the stream and the bitmap need none
-  // (and a --memory too small to merge runs must not stop them).
-  Prepared p;
-  bool sort_in_memory = stream;
-  try {
-    p = prepare(opt, bytes, tmp_dir);
-    sort_in_memory = stream || p.plan.mode == PlanMode::in_memory;
-  } catch (const Error& e) {
-    if (e.code() != ExitCode::usage || (!d.assume_sorted && d.strategy == DedupeStrategy::sort)) throw;
-    EngineOptions tiny = opt;
-    tiny.memory.bytes = uint64_t(64) << 20;  // a plan that succeeds; the budget below is the user's
-    tiny.memory.percent = 0;
-    p = prepare(tiny, bytes, tmp_dir);
-    p.memory = host_budget(opt);
-  }
+  Prepared p = prepare_for_dedupe(opt, bytes, default_temp_dir(output));
+  const bool sort_in_memory = stream || p.plan.mode == PlanMode::in_memory;
   DedupePath strategy = choose_dedupe_strategy(d.strategy, f, d.count, d.assume_sorted, records, sort_in_memory);
-  const size_t rs = f.record_size;
-  const size_t out_rs = rs + (d.count ? 8 : 0);
-
   RunStats st;
   st.command = "dedupe";
   st.backend = p.backend->name();
   st.records = records;
   st.input_bytes = bytes;
-
   std::unique_ptr<KeyBitmap> bitmap;
   size_t chunk_records = 0;
   if (strategy == DedupePath::bitmap) {
-    // Chunks of at most 64 MiB, three in flight within --memory.
-    chunk_records = size_t(std::max<uint64_t>(1024, std::min<uint64_t>(uint64_t(16) << 20, p.memory / 4 / 4)));
-    if (!stream) chunk_records = size_t(std::min<uint64_t>(chunk_records, std::max<uint64_t>(records, 1)));
-    const uint64_t chunks_bytes = 3 * uint64_t(chunk_records) * 4;
-    const uint64_t host_budget = d.strategy == DedupeStrategy::bitmap ? UINT64_MAX : (p.memory > chunks_bytes ? p.memory - chunks_bytes : 0);
-    bitmap = p.backend->make_key_bitmap(f, chunk_records, host_budget);
-    if (!bitmap) {
-      if (d.strategy == DedupeStrategy::bitmap)
-        throw Error(ExitCode::io, "--strategy bitmap: the " + format_bytes(kBitmapBytes) + " key bitmap does not fit in " +
-                                      p.backend->name() + "'s memory budget (raise --device-memory, or use --device cpu or --strategy sort)");
-      strategy = DedupePath::sort;
-    }
+    bitmap = make_bitmap(p, opt, records, stream, chunk_records);
+    if (!bitmap) strategy = DedupePath::sort;
   }
   st.mode = dedupe_path_name(strategy);
-
   if (strategy == DedupePath::bitmap) {
     dedupe_by_bitmap(p, in, *bitmap, chunk_records, output, opt, st);
   } else if (strategy == DedupePath::stream) {
-    io::Output out = io::Output::open(output, p.tmp_dirs[0], "out", output_header(opt, out_rs));
-    io::check_space({{out.space_dir(), records * out_rs, "the output"}});
-    if (!out.streamed()) out.file().start_write_behind();
-    auto t0 = Clock::now();
-    GroupPass g = make_group_pass(opt, in.path(), p.threads, p.memory, true);
-    const uint64_t kept = group_pass(g, *p.backend, in, records, out.file());
-    const uint64_t read = stream ? in.stream_bytes() : bytes;
-    st.records = read / rs;
-    st.input_bytes = read;
-    st.output_bytes = kept * out_rs;
-    st.phases.push_back({"dedupe", since(t0), read, st.output_bytes});
-    in.check_unchanged();
-    out.commit(opt.fsync);
+    dedupe_by_stream(p, in, output, opt, st);
   } else if (keep_first) {
     p.backend.reset();  // sort_file reserves the device again
     return dedupe_by_sort_unique(in, output, opt, t_start);
   } else {
-    // A stable sort that drops nothing (so the later records of a group survive every
-    // run and merge), into a temp file; then the group pass keeps the first or last of
-    // each group and counts it.
-    const std::string sort_dir = p.tmp_dirs[0];
-    io::require_writable_dir(sort_dir, "temporary");
-    const unsigned threads = p.threads;
-    const uint64_t memory = p.memory;
-    p.backend.reset();
-    io::Output out = io::Output::open(output, p.tmp_dirs[0], "out", output_header(opt, out_rs));  // checked before the sort
-    io::TempFile sorted = io::TempFile::create(sort_dir, "dedupe");
-    EngineOptions o = opt;
-    o.unique = false;
-    o.fsync = false;
-    o.npy_descr.clear();  // a temp file of bare records, read back below
-    o.tmp_dirs = p.tmp_dirs;
-    RunStats s = sort_input(in, sorted.path(), o);
-    st.backend = s.backend;
-    st.records = s.records;
-    st.input_bytes = s.input_bytes;
-    st.runs = s.runs;
-    st.merge_levels = s.merge_levels;
-    st.buckets = s.buckets;
-    for (auto& ph : s.phases) st.phases.push_back(ph);
-    st.mode = "sort + group (" + s.mode + ")";
-    io::File sorted_in = io::File::open_read(sorted.path());
-    io::check_space({{out.space_dir(), s.records * out_rs, "the output"}});
-    if (!out.streamed()) out.file().start_write_behind();
-    auto t0 = Clock::now();
-    auto host = make_cpu_backend(threads);
-    GroupPass g = make_group_pass(opt, sorted.path(), threads, memory, false);
-    const uint64_t kept = group_pass(g, *host, sorted_in, s.records, out.file());
-    st.output_bytes = kept * out_rs;
-    st.phases.push_back({"group", since(t0), s.input_bytes, st.output_bytes});
-    sorted.remove();
-    out.commit(opt.fsync);
+    dedupe_by_sort_and_group(p, in, output, opt, st);
   }
   st.seconds = since(t_start);
   return st;

@@ -320,6 +320,80 @@ uint64_t parse_binary(const io::File& in, const std::string& path, size_t w, Edg
 
 }  // namespace
 
+namespace {
+
+// 2. Sorts (and deduplicates) the 16-byte edge records of `edges` in place with the sort
+// engine; returns the edges left.
+uint64_t sort_edges(const std::string& edges, uint64_t records, const GraphBuildOptions& g, const EngineOptions& opt,
+                    const std::string& tmp_dir, RunStats& stats) {
+  if (records > 1) {
+    EngineOptions so = opt;
+    so.format = Format();
+    so.format.record_size = 16;
+    so.format.key_type = KeyType::bytes;
+    so.format.key_bytes = 16;
+    so.unique = !g.keep_duplicates;
+    so.fsync = false;
+    if (so.tmp_dirs.empty()) so.tmp_dirs = {tmp_dir};
+    const RunStats ss = sort_file(edges, edges, so);
+    stats.backend = ss.backend;
+    stats.mode = ss.mode;
+    stats.runs = ss.runs;
+    stats.merge_levels = ss.merge_levels;
+  }
+  return records > 0 ? io::file_size(edges) / 16 : 0;
+}
+
+// 3. Record i of the sorted file is neighbor i: blocks are converted by several threads
+// (degrees counted with relaxed atomics: only slices' end vertices are shared) and
+// written at their own offsets. Fills offsets[v + 1] with the degrees; returns the
+// neighbors' XXH3-64 (block by block, in file order).
+uint64_t write_neighbors(const std::string& edges, uint64_t m, uint32_t idb, uint64_t nb_off, const io::File& out,
+                         std::vector<uint64_t>& offsets, const EngineOptions& opt) {
+  io::Xxh3 hash;
+  const unsigned threads = std::max(1u, opt.threads);
+  io::File sorted = io::File::open_read(edges);
+  const size_t block = 2 * kBinaryBlock;  // of 16-byte records
+  std::vector<unsigned char> buf(size_t(std::min<uint64_t>(block, m * 16)));
+  std::vector<unsigned char> nbuf(buf.size() / 16 * idb);
+  for (uint64_t off = 0; off < m * 16; off += block) {
+    const size_t len = size_t(std::min<uint64_t>(block, m * 16 - off));
+    sorted.read_at_parallel(buf.data(), len, off, threads);
+    parallel::parallel_for_ranges(len / 16, threads, [&](size_t lo, size_t hi, unsigned) {
+      for (size_t i = lo; i < hi; ++i) {
+        uint64_t r[2];
+        std::memcpy(r, &buf[16 * i], 16);
+        const uint64_t s = __builtin_bswap64(r[0]), d = __builtin_bswap64(r[1]);
+        __atomic_fetch_add(&offsets[s + 1], uint64_t(1), __ATOMIC_RELAXED);
+        if (idb == 4) { const uint32_t x = uint32_t(d); std::memcpy(&nbuf[4 * i], &x, 4); }
+        else std::memcpy(&nbuf[8 * i], &d, 8);
+      }
+    });
+    out.write_at_parallel(nbuf.data(), len / 16 * idb, nb_off + off / 16 * idb, threads);
+    hash.update(nbuf.data(), len / 16 * idb);
+    if (opt.progress) opt.progress("write CSR", off + len, m * 16);
+  }
+  return hash.digest();
+}
+
+// The CSR's header and offsets, once the neighbors are written.
+void write_header_and_offsets(const io::File& out, uint64_t n, uint64_t m, uint32_t idb, bool symmetric,
+                              std::vector<uint64_t>& offsets, uint64_t neighbors_hash) {
+  for (uint64_t v = 0; v < n; ++v) offsets[v + 1] += offsets[v];
+  graph::CsrHeader h{};
+  std::memcpy(h.magic, graph::kCsrMagic, 8);
+  h.version = graph::kCsrVersion;
+  h.id_bytes = idb;
+  h.n = n;
+  h.m = m;
+  h.flags = symmetric ? graph::kFlagSymmetric : 0;
+  h.checksum = graph::csr_checksum(h, io::xxh3_64(offsets.data(), 8 * (n + 1)), neighbors_hash);
+  out.write_at(&h, sizeof h, 0);
+  out.write_at(offsets.data(), 8 * (n + 1), kCsrHeaderBytes);
+}
+
+}  // namespace
+
 GraphBuildResult graph_build(const std::string& input, const std::string& output, const GraphBuildOptions& g,
                              const EngineOptions& opt) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -331,7 +405,6 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
   // Checked (and the output's temp file made) before any work.
   io::Output out = io::Output::open(output, tmp_dir);
   const uint64_t memory = host_budget(opt);
-
   GraphBuildResult res;
   res.stats.command = "graph build";
   // 1. parse
@@ -357,27 +430,9 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
     throw Error(ExitCode::io, in.path() + ": the CSR offsets of " + std::to_string(vertices) + " vertices (largest id + 1) need " +
                                   format_bytes(offsets_bytes) + " of memory, more than the --memory budget of " +
                                   format_bytes(memory) + " (raise --memory, or renumber the vertices densely)");
-  // 2. sort (and deduplicate) with the external sort engine
   const auto t1 = std::chrono::steady_clock::now();
-  if (records > 1) {
-    EngineOptions so = opt;
-    so.format = Format();
-    so.format.record_size = 16;
-    so.format.key_offset = 0;
-    so.format.key_type = KeyType::bytes;
-    so.format.key_bytes = 16;
-    so.unique = !g.keep_duplicates;
-    so.fsync = false;
-    if (so.tmp_dirs.empty()) so.tmp_dirs = {tmp_dir};
-    RunStats ss = sort_file(edges.path(), edges.path(), so);
-    res.stats.backend = ss.backend;
-    res.stats.mode = ss.mode;
-    res.stats.runs = ss.runs;
-    res.stats.merge_levels = ss.merge_levels;
-  }
-  const uint64_t m = records > 0 ? io::file_size(edges.path()) / 16 : 0;
+  const uint64_t m = sort_edges(edges.path(), records, g, opt, tmp_dir, res.stats);
   res.stats.phases.push_back({"sort", since(t1), records * 16, m * 16});
-  // 3. the CSR
   const auto t2 = std::chrono::steady_clock::now();
   const uint64_t n = vertices;
   const uint32_t idb = graph::id_bytes_for(n);
@@ -385,45 +440,8 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
   const uint64_t out_bytes = nb_off + idb * m;
   io::check_space({{out.space_dir(), out_bytes, "the output"}});
   std::vector<uint64_t> offsets(n + 1, 0);
-  io::Xxh3 neighbors_hash;  // of the neighbor array, block by block in file order
-  {
-    // Record i of the sorted file is neighbor i: blocks are converted by several threads
-    // (degrees counted with relaxed atomics: only slices' end vertices are shared) and
-    // written at their own offsets.
-    const unsigned threads = std::max(1u, opt.threads);
-    io::File sorted = io::File::open_read(edges.path());
-    const size_t block = 2 * kBinaryBlock;  // of 16-byte records
-    std::vector<unsigned char> buf(size_t(std::min<uint64_t>(block, m * 16)));
-    std::vector<unsigned char> nbuf(buf.size() / 16 * idb);
-    for (uint64_t off = 0; off < m * 16; off += block) {
-      const size_t len = size_t(std::min<uint64_t>(block, m * 16 - off));
-      sorted.read_at_parallel(buf.data(), len, off, threads);
-      parallel::parallel_for_ranges(len / 16, threads, [&](size_t lo, size_t hi, unsigned) {
-        for (size_t i = lo; i < hi; ++i) {
-          uint64_t r[2];
-          std::memcpy(r, &buf[16 * i], 16);
-          const uint64_t s = __builtin_bswap64(r[0]), d = __builtin_bswap64(r[1]);
-          __atomic_fetch_add(&offsets[s + 1], uint64_t(1), __ATOMIC_RELAXED);
-          if (idb == 4) { const uint32_t x = uint32_t(d); std::memcpy(&nbuf[4 * i], &x, 4); }
-          else std::memcpy(&nbuf[8 * i], &d, 8);
-        }
-      });
-      out.file().write_at_parallel(nbuf.data(), len / 16 * idb, nb_off + off / 16 * idb, threads);
-      neighbors_hash.update(nbuf.data(), len / 16 * idb);
-      if (opt.progress) opt.progress("write CSR", off + len, m * 16);
-    }
-  }
-  for (uint64_t v = 0; v < n; ++v) offsets[v + 1] += offsets[v];
-  graph::CsrHeader h{};
-  std::memcpy(h.magic, graph::kCsrMagic, 8);
-  h.version = graph::kCsrVersion;
-  h.id_bytes = idb;
-  h.n = n;
-  h.m = m;
-  h.flags = symmetric ? graph::kFlagSymmetric : 0;
-  h.checksum = graph::csr_checksum(h, io::xxh3_64(offsets.data(), 8 * (n + 1)), neighbors_hash.digest());
-  out.file().write_at(&h, sizeof h, 0);
-  out.file().write_at(offsets.data(), 8 * (n + 1), kCsrHeaderBytes);
+  const uint64_t nb_hash = write_neighbors(edges.path(), m, idb, nb_off, out.file(), offsets, opt);
+  write_header_and_offsets(out.file(), n, m, idb, symmetric, offsets, nb_hash);
   out.commit(opt.fsync);
   res.stats.phases.push_back({"csr", since(t2), m * 16, out_bytes});
   res.vertices = n;

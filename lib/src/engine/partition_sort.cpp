@@ -203,15 +203,17 @@ std::vector<uint64_t> sample_prefixes(const io::File& in, const Format& f, uint6
   return s;
 }
 
-uint64_t partition_sort(Prepared& p, const io::File& in, const Format& f, bool unique, const ProgressFn& progress,
-                        const io::File& out, const SortLargeBucket& sort_large, std::vector<PhaseStat>& phases) {
+namespace {
+
+// Pass 1: read, scatter and append each chunk, three chunks in flight; returns the
+// bucket files, in key order.
+std::vector<BucketFile> scatter_into_buckets(Prepared& p, const io::File& in, const Format& f, const ProgressFn& progress,
+                                             std::vector<PhaseStat>& phases) {
   const Plan& plan = p.plan;
   const size_t rs = f.record_size;
   const uint64_t n = plan.records;
   const uint64_t bytes = n * rs;
   const size_t B = plan.buckets;
-
-  // Pass 1: read, scatter and append each chunk, three chunks in flight.
   auto t0 = Clock::now();
   const Splitters sp(sample_prefixes(in, f, n, size_t(std::min<uint64_t>(n, B * kSamplesPerBucket))), B);
   std::vector<BucketFile> files;
@@ -256,8 +258,17 @@ uint64_t partition_sort(Prepared& p, const io::File& in, const Format& f, bool u
     writer.finish();
   }
   phases.push_back({"partition into " + std::to_string(B) + " buckets", since(t0), bytes, bytes});
+  return files;
+}
 
-  // Pass 2: each bucket sorted into one buffer, its file deleted, the buffer written.
+// Pass 2: each bucket sorted into one buffer, its file deleted, the buffer written at
+// the output's running offset; returns the records written.
+uint64_t sort_buckets(Prepared& p, std::vector<BucketFile>& files, const Format& f, bool unique, const ProgressFn& progress,
+                      const io::File& out, const SortLargeBucket& sort_large, std::vector<PhaseStat>& phases) {
+  const Plan& plan = p.plan;
+  const size_t rs = f.record_size;
+  const uint64_t bytes = plan.records * rs;
+  const size_t B = plan.buckets;
   auto t1 = Clock::now();
   const uint64_t cap = plan.bucket_records;
   uint64_t largest = 0;  // records of the largest bucket sorted in memory
@@ -304,6 +315,14 @@ uint64_t partition_sort(Prepared& p, const io::File& in, const Format& f, bool u
   if (through_runs) how += ", " + std::to_string(through_runs) + " through merged runs";
   phases.push_back({how, since(t1), bytes, bytes});
   return written / rs;
+}
+
+}  // namespace
+
+uint64_t partition_sort(Prepared& p, const io::File& in, const Format& f, bool unique, const ProgressFn& progress,
+                        const io::File& out, const SortLargeBucket& sort_large, std::vector<PhaseStat>& phases) {
+  std::vector<BucketFile> files = scatter_into_buckets(p, in, f, progress, phases);
+  return sort_buckets(p, files, f, unique, progress, out, sort_large, phases);
 }
 
 }  // namespace gxsort
