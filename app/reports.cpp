@@ -160,6 +160,7 @@ void print_summary(const RunStats& s) {
                                       : std::to_string(s.runs) + " runs, " + std::to_string(s.merge_levels) + " merge levels";
   std::fprintf(stderr, "gxsort %s: %" PRIu64 " records, %s, backend %s, %s, %.3f s, %.1f MB/s\n", s.command.c_str(),
                s.records, s.mode.c_str(), s.backend.c_str(), shape.c_str(), s.seconds, mbps);
+  if (!s.resumed.empty()) std::fprintf(stderr, "  %s\n", s.resumed.c_str());
   for (const auto& p : s.phases) std::fprintf(stderr, "  %-18s %8.3f s\n", p.name.c_str(), p.seconds);
 }
 

@@ -27,10 +27,11 @@ PID=$!
 if wait_for '.gxsort.*.run.*' T; then
   sleep 0.2
   kill -9 "$PID"; wait "$PID" 2>/dev/null
-  left=$(ls -A T O | grep -c '^\.gxsort\..*\.tmp$')
-  glob=$(cd T && ls -A .gxsort.*.tmp 2>/dev/null | wc -l)
-  ((left > 0)) && pass "kill -9 during run formation leaves temp files ($left)" || fail "kill -9 leaves temp files" "none"
-  ((glob > 0)) && pass "one glob (.gxsort.*.tmp) finds them" || fail "one glob finds them" "none"
+  # The job's runs are kept for --resume in its job directory; the rest are temp files.
+  jobs=$(cd T && ls -d .gxsort-job.* 2>/dev/null | wc -l)
+  left=$(find T O -name '.gxsort*' | wc -l)
+  ((jobs == 1)) && pass "kill -9 during run formation leaves the job's directory (for --resume)" || fail "kill -9 leaves a job directory" "$jobs"
+  ((left > 0)) && pass "one glob (.gxsort*) finds what it left ($left)" || fail "one glob finds them" "none"
   [[ -z "$(find T O -name '*.tmp' ! -name '.gxsort.*.tmp')" ]] && pass "every temp file has the .gxsort.*.tmp name" \
     || fail "every temp file has the .gxsort.*.tmp name" "$(find T O -name '*.tmp' ! -name '.gxsort.*.tmp')"
   # A later command in the same temp directory says so, and still works.
@@ -53,7 +54,8 @@ if wait_for '.gxsort.*.run.*' T; then
   wait "$LIVE"; RC=$?
   expect_rc "the job that ran during clean completes" 0
   "$GX" check O/live.bin -q && [[ $(stat -c %s O/live.bin) == $(stat -c %s big.bin) ]] && pass "... with a complete sorted output" || fail "... complete sorted output" "missing or unsorted"
-  [[ -z "$(leftover_temps T O)" ]] && pass "after clean and the job: no temp files" || fail "no temp files" "$(leftover_temps T O)"
+  [[ -z "$(leftover_temps T O)" && -z "$(find T O -name '.gxsort-job.*')" ]] && pass "after clean and the job: no temp files, no job directory" \
+    || fail "no temp files" "$(leftover_temps T O; find T O -name '.gxsort-job.*')"
   rm -f O/*.bin
 else
   wait "$PID"

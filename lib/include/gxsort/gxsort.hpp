@@ -60,6 +60,7 @@ struct EngineOptions {
   bool fsync = true;                  // fsync the output before renaming it into place
   DirectIo direct_io = DirectIo::automatic;  // --direct-io (plan.hpp says when auto goes direct)
   std::string npy_descr;              // non-empty: outputs are .npy files of this dtype (npy_output_descr)
+  bool resume = false;                // --resume: reuse the pieces a killed run of the same job left
   OocMethod ooc = OocMethod::automatic;       // --ooc
   DedupeOptions dedupe;               // the dedupe command's options
   GraphOptions graph;                 // graph build, gen --graph, bfs
@@ -83,6 +84,7 @@ struct RunStats {
   size_t runs = 0;
   size_t merge_levels = 0;
   size_t buckets = 0;  // the partition sort's (plan.hpp: PlanMode::partition)
+  std::string resumed; // --resume: "resumed: 12 of 17 runs, 0 of 1 merge outputs"
   double seconds = 0;
   std::vector<PhaseStat> phases;
 };

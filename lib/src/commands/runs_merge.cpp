@@ -14,6 +14,7 @@
 #include "pipeline/chunk_scheduler.hpp"
 #include "plan/sizes.hpp"
 #include "engine/engine.hpp"
+#include "engine/job.hpp"
 #include "engine/merge.hpp"
 #include "engine/run_formation.hpp"
 #include "engine/runs_manifest.hpp"
@@ -275,16 +276,29 @@ RunStats merge_files(const std::vector<std::string>& args, const std::string& ou
   job.done_bytes = &done;
   job.total_bytes = bytes;
   uint64_t kept = 0;
+  // More inputs than the fan-in: the intermediate merges are pieces a killed run may
+  // resume from (--resume). Not with a stream among the inputs (its copy is temporary).
+  std::vector<const io::File*> files;
+  bool spooled = false;
+  for (const auto& m : inputs) {
+    spooled = spooled || m.spool;
+    files.push_back(m.file.get());
+  }
+  std::unique_ptr<SortJob> sort_job = spooled ? nullptr : SortJob::open_merge(p, plan, files, output, opt);
   st.merge_levels = merge_tree_to(job, std::move(tree), plan.fan_in, p.tmp_dirs, out.file(), 0,
                                   [&](size_t level, double secs, uint64_t b) {
                                     st.phases.push_back({"merge level " + std::to_string(level), secs, b, b});
                                     done = 0;
-                                  }, &kept);
+                                  }, &kept, sort_job.get());
   st.output_bytes = kept * f.record_size;
   verifier.finish();
   for (const auto& m : inputs)
     if (m.file) m.file->check_unchanged();
   out.commit(opt.fsync);
+  if (sort_job) {
+    st.resumed = sort_job->summary();
+    sort_job->finish();
+  }
   st.seconds = since(t_start);
   return st;
 }

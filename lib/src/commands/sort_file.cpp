@@ -16,6 +16,7 @@
 #include "pipeline/chunk_scheduler.hpp"
 #include "plan/sizes.hpp"
 #include "engine/engine.hpp"
+#include "engine/job.hpp"
 #include "engine/merge.hpp"
 #include "engine/partition_sort.hpp"
 #include "engine/run_formation.hpp"
@@ -60,7 +61,7 @@ MergeJob make_merge_job(const Prepared& p, const Format& f, const EngineOptions&
 // returns the records written. With `st`, the merge levels are recorded there (and
 // out_offset is 0: the whole output).
 uint64_t merge_run_files(Prepared& p, const Plan& plan, std::vector<TreeInput> runs, const EngineOptions& opt,
-                         const io::File& out, uint64_t out_offset, RunStats* st) {
+                         const io::File& out, uint64_t out_offset, RunStats* st, SortJob* sort_job = nullptr) {
   std::atomic<uint64_t> done{0};
   MergeJob job = make_merge_job(p, opt.format, opt, plan.merge_buffer_bytes);
   job.threads = plan.merge_threads;
@@ -76,7 +77,7 @@ uint64_t merge_run_files(Prepared& p, const Plan& plan, std::vector<TreeInput> r
                                       [&](size_t level, double secs, uint64_t b) {
                                         if (st) st->phases.push_back({"merge level " + std::to_string(level), secs, b, b});
                                         done = 0;
-                                      }, &kept);
+                                      }, &kept, sort_job);
   if (st) st->merge_levels = levels;
   return kept;
 }
@@ -85,7 +86,7 @@ uint64_t merge_run_files(Prepared& p, const Plan& plan, std::vector<TreeInput> r
 // into `out` from byte out_offset; returns the records written. With `st`, the phases
 // and merge levels are recorded there (out_offset is then 0: the whole output).
 uint64_t sort_through_runs(Prepared& p, const Plan& plan, const io::File& in, const EngineOptions& opt,
-                           const io::File& out, uint64_t out_offset, RunStats* st) {
+                           const io::File& out, uint64_t out_offset, RunStats* st, SortJob* job = nullptr) {
   const Format& f = opt.format;
   const size_t rs = f.record_size;
   const uint64_t bytes = plan.input_bytes;
@@ -142,10 +143,11 @@ uint64_t sort_through_runs(Prepared& p, const Plan& plan, const io::File& in, co
     src.run_records = plan.run_records;
     src.direct_io = plan.direct_io;
     src.unique = opt.unique;
+    src.job = job;
     rf = form_run_files(p, buffers, src, in, f, opt.progress);
   }
   phase("sort runs", rf.seconds, bytes, bytes);
-  return merge_run_files(p, plan, std::move(rf.runs), opt, out, out_offset, st);
+  return merge_run_files(p, plan, std::move(rf.runs), opt, out, out_offset, st, job);
 }
 
 // Unmaps a mapping on its own thread; the destructor waits for it.
@@ -253,6 +255,7 @@ uint64_t sort_mapped(Prepared& p, const io::File& in, const EngineOptions& opt, 
 // (read, sort and write overlapped) and the runs are merged, as the external plan
 // merges runs of the same size.
 RunStats sort_stream(io::File& in, const std::string& output, const EngineOptions& opt) {
+  if (opt.resume) fail_usage(in.path() + ": --resume needs a regular input file (a stream cannot be read again)");
   auto t_start = Clock::now();
   const Format& f = opt.format;
   const size_t rs = f.record_size;
@@ -356,6 +359,7 @@ RunStats sort_input(io::File& in, const std::string& output, const EngineOptions
   // spooled one: it is read back soon.
   if (!out.streamed()) out.file().start_write_behind();
 
+  std::unique_ptr<SortJob> job;
   std::unique_ptr<DeviceResidentSort> resident;
   if (p.plan.mode == PlanMode::in_memory) resident = p.backend->begin_resident_sort(f, size_t(p.plan.records));
   if (resident) {
@@ -375,11 +379,18 @@ RunStats sort_input(io::File& in, const std::string& output, const EngineOptions
     st.buckets = p.plan.buckets;
     st.output_bytes = partition_sort(p, in, f, opt.unique, opt.progress, out.file(), sort_large, st.phases) * f.record_size;
   } else {
-    st.output_bytes = sort_through_runs(p, p.plan, in, opt, out.file(), 0, &st) * f.record_size;
+    // An out-of-core sort is a job a killed run may resume (--resume): its runs and
+    // merge outputs are journalled pieces (engine/job.hpp).
+    job = SortJob::open(p, in, output, opt);
+    st.output_bytes = sort_through_runs(p, p.plan, in, opt, out.file(), 0, &st, job.get()) * f.record_size;
   }
   in.check_unchanged();  // a file that changed under the sort: fail before the commit
   auto tc = Clock::now();
   out.commit(opt.fsync);
+  if (job) {  // after the commit: killed in between, a resume merges into the output again
+    st.resumed = job->summary();
+    job->finish();
+  }
   st.phases.push_back({"sync and rename", since(tc), 0, 0});
   st.seconds = since(t_start);
   return st;

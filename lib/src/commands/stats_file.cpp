@@ -77,13 +77,16 @@ std::vector<CleanEntry> clean_temp_files(std::vector<std::string> dirs, bool dry
     e.pid = t.pid;
     e.host = t.host;
     if (!t.stale) {
-      e.why = !t.host.empty() && t.host != io::this_host_label() ? "made on host " + t.host + ": run clean there"
+      e.why = t.job_dir ? "a running job's directory"
+              : !t.host.empty() && t.host != io::this_host_label() ? "made on host " + t.host + ": run clean there"
                                                                   : "process " + std::to_string(t.pid) + " is running";
     } else if (dry_run) {
-      e.why = "process " + std::to_string(t.pid) + " is gone (dry run: not removed)";
-    } else if (::unlink(t.path.c_str()) == 0 || errno == ENOENT) {
+      e.why = (t.job_dir ? std::string("a dead job's directory") : "process " + std::to_string(t.pid) + " is gone") +
+              " (dry run: not removed)";
+    } else if (t.job_dir ? io::remove_job_dir(t.path) : (::unlink(t.path.c_str()) == 0 || errno == ENOENT)) {
       e.removed = true;
-      e.why = "process " + std::to_string(t.pid) + " is gone";
+      e.why = t.job_dir ? "the job's process is gone (its pieces were kept for --resume)"
+                        : "process " + std::to_string(t.pid) + " is gone";
     } else {
       e.why = std::string("cannot remove: ") + std::strerror(errno);
     }
@@ -103,7 +106,7 @@ std::string stale_temp_note(const std::vector<std::string>& dirs) {
     if (std::find(where.begin(), where.end(), dir) == where.end()) where.push_back(dir);
   }
   if (files == 0) return "";
-  std::string listed, args;
+  std::string listed, args;  // (a killed job's directory counts as one file: --resume reuses it)
   for (const auto& d : where) {
     listed += (listed.empty() ? "" : ", ") + d;
     args += " -T " + d;

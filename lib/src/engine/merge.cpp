@@ -235,7 +235,8 @@ RunRef TreeInput::ref() const {
 
 size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t fan_in,
                      const std::vector<std::string>& tmp_dirs, const io::File& final_out, uint64_t final_offset,
-                     const std::function<void(size_t, double, uint64_t)>& on_level, uint64_t* output_records) {
+                     const std::function<void(size_t, double, uint64_t)>& on_level, uint64_t* output_records,
+                     MergePieces* pieces) {
   const size_t rs = job.format->record_size;
   MergeJob temp_job = job;  // merges into temp levels
   temp_job.direct_output = job.direct_temp;
@@ -255,17 +256,26 @@ size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t 
       return level;
     }
     std::vector<TreeInput> next;
-    for (size_t b = 0; b < inputs.size(); b += fan_in) {
+    for (size_t b = 0, group = 0; b < inputs.size(); b += fan_in, ++group) {
       size_t e = std::min(inputs.size(), b + fan_in);
       if (e - b == 1) { next.push_back(std::move(inputs[b])); continue; }  // carried over
-      std::vector<RunRef> refs;
-      TreeInput merged;
-      for (size_t i = b; i < e; ++i) { refs.push_back(inputs[i].ref()); merged.records += inputs[i].records; }
-      const std::string& dir = tmp_dirs[next_dir++ % tmp_dirs.size()];
-      merged.temp = std::make_shared<io::TempFile>(io::TempFile::create(dir, "merge"));
-      merged.direct = temp_job.direct_output;
-      level_bytes += merged.records * rs;
-      merged.records = merge_runs(temp_job, refs, merged.temp->file(), 0);
+      TreeInput merged = pieces ? pieces->reuse(level, group) : TreeInput();
+      if (merged.records == 0) {
+        std::vector<RunRef> refs;
+        uint64_t records = 0;
+        for (size_t i = b; i < e; ++i) { refs.push_back(inputs[i].ref()); records += inputs[i].records; }
+        level_bytes += records * rs;
+        io::TempFile t = pieces ? pieces->create(level, group)
+                                : io::TempFile::create(tmp_dirs[next_dir++ % tmp_dirs.size()], "merge");
+        records = merge_runs(temp_job, refs, t.file(), 0);
+        if (pieces) {
+          merged = pieces->keep(level, group, std::move(t), records, temp_job.direct_output);
+        } else {
+          merged.temp = std::make_shared<io::TempFile>(std::move(t));
+          merged.direct = temp_job.direct_output;
+          merged.records = records;
+        }
+      }
       for (size_t i = b; i < e; ++i) inputs[i] = TreeInput();  // deletes merged temp runs now
       next.push_back(std::move(merged));
     }

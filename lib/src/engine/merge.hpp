@@ -41,18 +41,33 @@ uint64_t merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const 
 // A sorted input to the merge tree: a temp file we own, or a user's file.
 struct TreeInput {
   std::shared_ptr<io::TempFile> temp;  // owned run (deleted after it is merged)
-  std::shared_ptr<io::File> file;      // a user's sorted file (never deleted)
+  std::shared_ptr<io::File> file;      // a user's sorted file, or a job's piece (resume/):
+                                       // never punched while read; a piece is deleted with
+                                       // its last owner
   uint64_t records = 0;
   bool direct = false;                 // the temp was written around the page cache
   RunRef ref() const;
 };
 
+// The outputs of intermediate merges as pieces of a resumable job (engine/job.hpp): a
+// merge whose output a killed run left is not done again; a new one is kept.
+class MergePieces {
+ public:
+  virtual ~MergePieces() = default;
+  // The verified output of merge `group` of `level` (from 1), or an empty input.
+  virtual TreeInput reuse(size_t level, size_t group) = 0;
+  // A file to merge it into, and then that file made a journalled piece.
+  virtual io::TempFile create(size_t level, size_t group) = 0;
+  virtual TreeInput keep(size_t level, size_t group, io::TempFile merged, uint64_t records, bool direct) = 0;
+};
+
 // Merges the inputs with at most `fan_in` at a time, level by level, into temp files
-// spread over tmp_dirs, until one merge into `final_out` (from byte final_offset) remains. Returns the number of
-// levels; *output_records receives the records of the output.
+// spread over tmp_dirs (or pieces of `pieces`), until one merge into `final_out` (from
+// byte final_offset) remains. Returns the number of levels; *output_records receives
+// the records of the output.
 size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t fan_in,
                      const std::vector<std::string>& tmp_dirs, const io::File& final_out, uint64_t final_offset,
                      const std::function<void(size_t level, double seconds, uint64_t bytes)>& on_level,
-                     uint64_t* output_records);
+                     uint64_t* output_records, MergePieces* pieces = nullptr);
 
 }  // namespace gxsort

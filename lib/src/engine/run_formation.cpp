@@ -2,6 +2,7 @@
 
 #include <mutex>
 
+#include "engine/job.hpp"
 #include "io/checksum.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "kernels/unique.hpp"
@@ -14,18 +15,43 @@ RunBuffers::RunBuffers(Backend& b, const Format& f, size_t run_records, size_t n
   scratch = b.allocate_host(b.sort_scratch_bytes(f, run_records));
 }
 
+namespace {
+
+// The runs to form, by index: all of them, or those a job has not kept (the rest are
+// reused, or covered by a kept merge output and left out).
+std::vector<size_t> runs_to_form(const RunSource& src, RunFormation& rf) {
+  std::vector<size_t> todo;
+  if (!src.job) return todo;  // empty: every chunk, in order
+  const std::vector<bool> form = src.job->runs_to_form();
+  rf.runs.resize(form.size());
+  for (size_t i = 0; i < form.size(); ++i) {
+    if (form[i]) todo.push_back(i);
+    else rf.runs[i] = src.job->reuse_run(i);
+  }
+  return todo;
+}
+
+}  // namespace
+
 RunFormation form_run_files(Prepared& p, RunBuffers& buffers, const RunSource& src, const io::File& in,
                             const Format& f, const ProgressFn& progress) {
   RunFormation rf;
   auto t0 = Clock::now();
   const size_t rs = f.record_size;
   const bool keep = !src.keep_dir.empty();
+  const std::vector<size_t> todo = runs_to_form(src, rf);
+  // Chunk c of the stream is run todo[c] of the input (all runs, in order, without a job).
+  auto run_of = [&](size_t chunk) { return todo.empty() ? chunk : todo[chunk]; };
   std::vector<unsigned char*> slot_ptrs;
   for (auto& b : buffers.slots) slot_ptrs.push_back(b.data());
   std::mutex m;  // two writers fill rf at once
   uint64_t read_bytes = 0;
   pipeline::Stages st;
   st.read = [&](pipeline::Chunk& c) {
+    if (src.job) {  // run todo[c.index] of the input
+      c.offset = uint64_t(run_of(c.index)) * buffers.run_bytes;
+      c.bytes = size_t(std::min<uint64_t>(buffers.run_bytes, src.total_bytes - c.offset));
+    }
     if (c.index == 0 && src.preloaded_bytes) c.bytes = src.preloaded_bytes;  // slot 0 holds it
     else c.bytes = in.read_chunk(c.data, c.bytes, c.offset, p.threads);
     read_bytes += c.bytes;
@@ -37,30 +63,38 @@ RunFormation form_run_files(Prepared& p, RunBuffers& buffers, const RunSource& s
     if (src.unique) c.bytes = unique_in_place(f, c.data, c.bytes / rs) * rs;  // runs shrink early
   };
   st.write = [&](pipeline::Chunk& c) {
+    const size_t r = run_of(c.index);
     TreeInput run;
-    const std::string dir = keep ? src.keep_dir : p.tmp_dirs[c.index % p.tmp_dirs.size()];
+    const std::string dir = keep ? src.keep_dir : p.tmp_dirs[r % p.tmp_dirs.size()];
     char kind[32];
-    std::snprintf(kind, sizeof kind, "run-%06zu", c.index);
-    run.temp = std::make_shared<io::TempFile>(io::TempFile::create(dir, keep ? std::string(kind) : "run"));
-    if (src.direct_io) run.direct = run.temp->file().write_direct_at(c.data, c.bytes, 0, p.threads);
-    else run.temp->file().write_at_parallel(c.data, c.bytes, 0, p.threads);
+    std::snprintf(kind, sizeof kind, "run-%06zu", r);
+    io::TempFile t = src.job ? src.job->create_run(r) : io::TempFile::create(dir, keep ? std::string(kind) : "run");
+    run.direct = src.direct_io ? t.file().write_direct_at(c.data, c.bytes, 0, p.threads)
+                               : (t.file().write_at_parallel(c.data, c.bytes, 0, p.threads), false);
     run.records = c.bytes / rs;
-    const uint64_t sum = keep ? io::xxh3_64(c.data, c.bytes) : 0;
+    const uint64_t sum = keep || src.job ? io::xxh3_64(c.data, c.bytes) : 0;
     std::lock_guard<std::mutex> l(m);
-    if (rf.runs.size() <= c.index) { rf.runs.resize(c.index + 1); rf.checksums.resize(c.index + 1); }
-    rf.runs[c.index] = std::move(run);  // run order is input order: ties keep it
-    rf.checksums[c.index] = sum;
+    if (src.job) run = src.job->keep_run(r, std::move(t), run.records, sum, run.direct);
+    else run.temp = std::make_shared<io::TempFile>(std::move(t));
+    if (rf.runs.size() <= r) { rf.runs.resize(r + 1); rf.checksums.resize(r + 1); }
+    rf.checksums.resize(rf.runs.size());
+    rf.runs[r] = std::move(run);  // run order is input order: ties keep it
+    rf.checksums[r] = sum;
   };
   pipeline::Config cfg;
   cfg.total_bytes = src.total_bytes;
+  if (src.job) {  // the bytes of the runs to form
+    cfg.total_bytes = 0;
+    for (size_t r : todo) cfg.total_bytes += std::min<uint64_t>(buffers.run_bytes, src.total_bytes - uint64_t(r) * buffers.run_bytes);
+  }
   cfg.chunk_bytes = buffers.run_bytes;
   cfg.phase = "sort runs";
   // Two runs are written at once, to two files: one writer is the bottleneck (the
   // reads use every core and the sort is on the device or overlapped).
   cfg.write_threads = buffers.slots.size() >= 3 ? 2 : 1;
-  pipeline::run_chunks(cfg, slot_ptrs, st, progress);
+  if (cfg.total_bytes) pipeline::run_chunks(cfg, slot_ptrs, st, progress);
   if (!keep) rf.checksums.clear();
-  rf.input_bytes = read_bytes;
+  rf.input_bytes = src.job ? src.total_bytes : read_bytes;
   rf.seconds = since(t0);
   return rf;
 }

@@ -9,6 +9,8 @@
 #include "engine/engine.hpp"
 #include "engine/merge.hpp"
 
+namespace gxsort { class SortJob; }
+
 namespace gxsort {
 
 // The chunk buffers and the sort scratch of run formation (host memory of the backend:
@@ -27,6 +29,8 @@ struct RunSource {
   size_t preloaded_bytes = 0;   // bytes of the first run already read into slot 0 (streams)
   std::string keep_dir;         // `gxsort runs`: run files named run-NNNNNN in this directory
   bool unique = false;          // -u: each run's duplicates dropped before it is written
+  SortJob* job = nullptr;       // a resumable job: its runs are pieces, and those a killed
+                                // run left (or a kept merge output covers) are not formed
 };
 
 struct RunFormation {

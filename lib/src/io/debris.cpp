@@ -2,7 +2,10 @@
 
 #include <dirent.h>
 #include <signal.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -50,7 +53,54 @@ bool parse_temp_name(const std::string& name, std::string& host, long& pid) {
   return true;
 }
 
+bool job_dir_is_stale(const std::string& dir) {
+  const int fd = ::open((dir + "/lock").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return true;  // no lock file: a job that never started
+  const bool free = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+  ::close(fd);
+  return free;
+}
+
+bool remove_job_dir(const std::string& dir) {
+  const int fd = ::open((dir + "/lock").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    return false;  // a process took the job meanwhile
+  }
+  remove_dir_files(dir);
+  if (fd >= 0) ::close(fd);
+  return ::rmdir(dir.c_str()) == 0;
+}
+
+void remove_dir_files(const std::string& dir, const std::string& keep, bool and_dir) {
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (const dirent* e = ::readdir(d)) {
+      const std::string n = e->d_name;
+      if (n != "." && n != ".." && n != keep) ::unlink((dir + "/" + n).c_str());
+    }
+    ::closedir(d);
+  }
+  if (and_dir) ::rmdir(dir.c_str());
+}
+
 bool process_alive(long pid) { return pid > 0 && (::kill(pid_t(pid), 0) == 0 || errno == EPERM); }
+
+namespace {
+
+// A job directory's files, on the disk.
+uint64_t tree_bytes(const std::string& dir) {
+  uint64_t bytes = 0;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (const dirent* e = ::readdir(d)) {
+      struct stat st;
+      if (::lstat((dir + "/" + e->d_name).c_str(), &st) == 0 && S_ISREG(st.st_mode)) bytes += uint64_t(st.st_blocks) * 512;
+    }
+    ::closedir(d);
+  }
+  return bytes;
+}
+
+}  // namespace
 
 std::vector<TempEntry> find_temp_files(const std::vector<std::string>& dirs) {
   std::vector<TempEntry> found;
@@ -62,6 +112,16 @@ std::vector<TempEntry> find_temp_files(const std::vector<std::string>& dirs) {
     if (!d) continue;
     while (const dirent* e = ::readdir(d)) {
       TempEntry t;
+      if (std::string(e->d_name).rfind(kJobPrefix, 0) == 0) {
+        t.path = (dir == "/" ? "" : dir) + "/" + e->d_name;
+        struct stat st;
+        if (::lstat(t.path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+        t.job_dir = true;
+        t.bytes = tree_bytes(t.path);
+        t.stale = job_dir_is_stale(t.path);
+        found.push_back(t);
+        continue;
+      }
       if (!parse_temp_name(e->d_name, t.host, t.pid)) continue;
       t.path = (dir == "/" ? "" : dir) + "/" + e->d_name;
       struct stat st;

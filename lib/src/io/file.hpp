@@ -67,6 +67,9 @@ class File {
   size_t read_chunk(void* dst, size_t n, uint64_t offset, unsigned threads) const;
   // Bytes a stream has delivered so far (its length, once it ended).
   uint64_t stream_bytes() const { return stream_read_; }
+  // A regular input's size and modification time (ns) when it was opened.
+  uint64_t open_size() const { return open_size_; }
+  int64_t open_mtime_ns() const { return open_mtime_ns_; }
   // Throws Error(io) "input changed during the run" when a regular input opened with
   // open_input/open_read now has another size or modification time than at its open,
   // or a mapping of it faulted past its end (io/mapping_guard.hpp).

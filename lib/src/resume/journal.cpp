@@ -8,24 +8,16 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "gxsort/error.hpp"
 #include "io/checksum.hpp"
+#include "io/debris.hpp"
 
 namespace gxsort::resume {
 namespace {
-
-void remove_tree(const std::string& dir) {
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (const dirent* e = ::readdir(d)) {
-      const std::string n = e->d_name;
-      if (n != "." && n != "..") ::unlink((dir + "/" + n).c_str());
-    }
-    ::closedir(d);
-  }
-  ::rmdir(dir.c_str());
-}
 
 std::string entry_text(const Piece& p) {
   std::ostringstream o;
@@ -64,17 +56,24 @@ std::string job_digest(const std::vector<std::string>& parts) {
   return io::hex64(h.digest());
 }
 
-bool job_dir_is_stale(const std::string& dir) {
-  const int fd = ::open((dir + "/lock").c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return true;  // no lock file: a job that never started
-  const bool free = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
-  ::close(fd);
-  return free;
+namespace {
+
+// Dead jobs that wrote `output` under another digest: nothing can resume them now.
+void remove_superseded(const std::string& dir, const std::string& keep, const std::string& output) {
+  for (const io::TempEntry& t : io::find_temp_files({dir})) {
+    if (!t.job_dir || !t.stale || t.path == keep) continue;
+    std::ifstream f(t.path + "/output");
+    std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    if (text == output) io::remove_job_dir(t.path);
+  }
 }
 
-JobDir JobDir::open(const std::string& dir, const std::string& digest, bool resume) {
+}  // namespace
+
+JobDir JobDir::open(const std::string& dir, const std::string& digest, bool resume, const std::string& output) {
   JobDir j;
-  const std::string path = dir + "/" + kJobPrefix + digest;
+  const std::string path = dir + "/" + io::kJobPrefix + digest;
+  remove_superseded(dir, path, output);
   if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) fail_errno(path, "cannot create the job directory", errno);
   j.lock_ = io::UniqueFd(::open((path + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
   if (j.lock_.get() < 0) fail_errno(path, "cannot create the job's lock", errno);
@@ -84,13 +83,7 @@ JobDir JobDir::open(const std::string& dir, const std::string& digest, bool resu
   const std::string journal = path + "/journal";
   if (!resume) {
     // A dead job's pieces: not asked to resume, so they go (the lock stays ours).
-    if (DIR* d = ::opendir(path.c_str())) {
-      while (const dirent* e = ::readdir(d)) {
-        const std::string n = e->d_name;
-        if (n != "." && n != ".." && n != "lock") ::unlink((path + "/" + n).c_str());
-      }
-      ::closedir(d);
-    }
+    io::remove_dir_files(path, "lock");
   } else {
     std::FILE* f = std::fopen(journal.c_str(), "r");
     for (char buf[512]; f && std::fgets(buf, sizeof buf, f);) {
@@ -102,6 +95,7 @@ JobDir JobDir::open(const std::string& dir, const std::string& digest, bool resu
     }
     if (f) std::fclose(f);
   }
+  std::ofstream(path + "/output") << output;  // what this job writes (remove_superseded)
   j.journal_ = io::UniqueFd(::open(journal.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
   if (j.journal_.get() < 0) fail_errno(journal, "cannot open the job's journal", errno);
   // A line cut short by a kill must not run into the next entry: end it.
@@ -141,7 +135,7 @@ void JobDir::forget(const std::string& key) { pieces_.erase(key); }
 void JobDir::remove() {
   if (path_.empty()) return;
   journal_ = io::UniqueFd();
-  remove_tree(path_);  // the lock file too: our flock holds until the descriptor closes
+  io::remove_dir_files(path_, "", true);  // the lock file too: our flock holds until it closes
   lock_ = io::UniqueFd();
   path_.clear();
 }

@@ -34,7 +34,9 @@ class JobDir {
   // Opens (creates) <dir>/.gxsort-job.<digest>. Without `resume`, what a dead job left
   // there is removed first; with it, the journal's entries are read (pieces() lists
   // them; none is verified yet). Throws Error(io) when a live process holds the job.
-  static JobDir open(const std::string& dir, const std::string& digest, bool resume);
+  // `output` names what the job writes: a dead job of the same output whose digest
+  // differs (its input changed, or its options) can never be resumed, and is removed.
+  static JobDir open(const std::string& dir, const std::string& digest, bool resume, const std::string& output);
   JobDir(JobDir&&) noexcept = default;
   JobDir& operator=(JobDir&&) noexcept = default;
   ~JobDir();
@@ -62,8 +64,5 @@ class JobDir {
 
 // The digest of the strings that define a job's result: 16 hex digits.
 std::string job_digest(const std::vector<std::string>& parts);
-// Whether a job directory is free (its process is gone): its lock can be taken.
-bool job_dir_is_stale(const std::string& dir);
-constexpr const char* kJobPrefix = ".gxsort-job.";
 
 }  // namespace gxsort::resume

@@ -1,0 +1,64 @@
+// The resumable state of one out-of-core sort (resume/journal.hpp has the directory and
+// its journal): the runs and merge outputs a killed run of the same job left, verified
+// (size and XXH3) when the job opens, and where new ones go. Pieces are written, then
+// renamed to their stable names, then journalled (the journal is fsync'd; the pieces
+// are not: a piece a reboot cut short fails its checksum and is formed again). They are
+// not in the temp-file table: a signal or kill -9 leaves them for --resume, an error
+// (an exception) removes the whole directory, success removes it too.
+#pragma once
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/engine.hpp"
+#include "engine/merge.hpp"
+#include "resume/journal.hpp"
+
+namespace gxsort {
+
+class SortJob : public MergePieces {
+ public:
+  // The job of sorting `in` into `output` as p.plan says (external plans only; null for
+  // the others, and for streams, which cannot be read again).
+  static std::unique_ptr<SortJob> open(const Prepared& p, const io::File& in, const std::string& output,
+                                       const EngineOptions& opt);
+  // The job of merging the files `inputs` into `output` (pieces: the outputs of the
+  // intermediate merges; null when the plan has one level).
+  static std::unique_ptr<SortJob> open_merge(const Prepared& p, const Plan& plan, const std::vector<const io::File*>& inputs,
+                                             const std::string& output, const EngineOptions& opt);
+  ~SortJob() override;
+
+  // Which of the plan's runs must be formed: those that no verified merge output covers
+  // and no verified run is.
+  std::vector<bool> runs_to_form() const;
+  TreeInput reuse_run(size_t i);                 // records == 0: none
+  io::TempFile create_run(size_t i);
+  TreeInput keep_run(size_t i, io::TempFile run, uint64_t records, uint64_t checksum, bool direct);
+
+  TreeInput reuse(size_t level, size_t group) override;
+  io::TempFile create(size_t level, size_t group) override;
+  TreeInput keep(size_t level, size_t group, io::TempFile merged, uint64_t records, bool direct) override;
+
+  // The sort succeeded: the directory goes.
+  void finish();
+  // "resumed: 12 of 17 runs, 0 of 1 merge outputs" ("" when not resuming).
+  std::string summary() const;
+
+ private:
+  SortJob() = default;
+  static std::unique_ptr<SortJob> create(const std::string& dir, const std::string& digest, const Plan& plan,
+                                         bool resume, const std::string& output);
+  void verify_pieces();
+  TreeInput piece_input(const resume::Piece& p, bool direct) const;
+  // The runs under merge `group` of `level`: [first, end).
+  std::pair<size_t, size_t> span(size_t level, size_t group) const;
+
+  resume::JobDir dir_;
+  bool resuming_ = false;
+  size_t runs_ = 0, fan_in_ = 0, run_records_ = 0;
+  std::set<std::string> verified_;  // keys of journalled pieces whose files check out
+  size_t runs_reused_ = 0, merges_reused_ = 0, merges_ = 0;
+};
+
+}  // namespace gxsort
