@@ -87,8 +87,25 @@ if kill_when "another plan" '^run ' 10; then
   gx sort in.bin -o out.bin --memory 7M --ooc merge -T T --resume -v
   same_bytes "another --memory: a fresh, right sort" out.bin ref.bin
 fi
-gx clean -T T -q
-[[ -z "$(ls -A T)" ]] && pass "clean removes the dead jobs' directories" || fail "clean of job dirs" "$(ls -A T)"
+gx clean -T T -T . -q
+[[ -z "$(ls -A T)" && -z "$(ls -a . | grep '^\.gxsort')" ]] && pass "clean removes the dead jobs' directories and output temps" || fail "clean of job dirs" "$(ls -A T; ls -a . | grep gxsort)"
+
+# The partition sort: the buckets of pass 1 and the buckets written into the output are
+# pieces; killed in pass 2, a resume sorts only the buckets not yet written.
+SORT=(sort in.bin -o out.bin --memory 12M --ooc partition --device cpu --threads 2 -T T)
+if kill_when "partition, killed in pass 2" '^out ' 3; then
+  [[ -n "$(ls -a . | grep '^\.gxsort-job\..*\.out$')" ]] && pass "partition: the job's output kept beside the target" || fail "partition job output" "$(ls -a)"
+  gx "${SORT[@]}" --resume -v
+  same_bytes "partition, killed in pass 2: --resume gives the bytes of a plain sort" out.bin ref.bin
+  grep -q 'resumed: [0-9]* of [0-9]* buckets, [1-9][0-9]* of them already in the output' "$WORK/last.err" \
+    && pass "partition: the written buckets and the kept ones reused ($(grep -o 'resumed: .*' "$WORK/last.err"))" \
+    || fail "partition reuse" "$(last_err)"
+  [[ -z "$(ls -A T)" && -z "$(ls -a . | grep '^\.gxsort')" ]] && pass "partition: success leaves nothing" || fail "partition leftovers" "$(ls -A T; ls -a . | grep gxsort)"
+fi
+if kill_when "partition, killed in pass 1" '^bucket ' 1; then
+  gx "${SORT[@]}" --resume -v
+  same_bytes "partition, killed as pass 1 ended: --resume gives the bytes of a plain sort" out.bin ref.bin
+fi
 
 # --resume on a stream: refused.
 cat in.bin | "$GX" sort - -o o.bin --memory 6M --resume -T T -q 2>"$WORK/last.err"; RC=$?

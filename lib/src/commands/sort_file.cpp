@@ -377,7 +377,10 @@ RunStats sort_input(io::File& in, const std::string& output, const EngineOptions
       return sort_through_runs(p, make_plan(pi), bucket, opt, out.file(), out_offset, nullptr);
     };
     st.buckets = p.plan.buckets;
-    st.output_bytes = partition_sort(p, in, f, opt.unique, opt.progress, out.file(), sort_large, st.phases) * f.record_size;
+    job = SortJob::open(p, in, output, opt);  // resumable (engine/job.hpp)
+    if (job) job->adopt_output(out);
+    st.output_bytes = partition_sort(p, in, f, opt.unique, opt.progress, out.file(), sort_large, st.phases, job.get()) *
+                      f.record_size;
   } else {
     // An out-of-core sort is a job a killed run may resume (--resume): its runs and
     // merge outputs are journalled pieces (engine/job.hpp).

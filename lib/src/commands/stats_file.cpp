@@ -77,7 +77,7 @@ std::vector<CleanEntry> clean_temp_files(std::vector<std::string> dirs, bool dry
     e.pid = t.pid;
     e.host = t.host;
     if (!t.stale) {
-      e.why = t.job_dir ? "a running job's directory"
+      e.why = t.job_dir || t.job_output ? "a running job's"
               : !t.host.empty() && t.host != io::this_host_label() ? "made on host " + t.host + ": run clean there"
                                                                   : "process " + std::to_string(t.pid) + " is running";
     } else if (dry_run) {
@@ -85,8 +85,9 @@ std::vector<CleanEntry> clean_temp_files(std::vector<std::string> dirs, bool dry
               " (dry run: not removed)";
     } else if (t.job_dir ? io::remove_job_dir(t.path) : (::unlink(t.path.c_str()) == 0 || errno == ENOENT)) {
       e.removed = true;
-      e.why = t.job_dir ? "the job's process is gone (its pieces were kept for --resume)"
-                        : "process " + std::to_string(t.pid) + " is gone";
+      e.why = t.job_dir      ? "the job's process is gone (its pieces were kept for --resume)"
+              : t.job_output ? "the job's process is gone (its output so far was kept for --resume)"
+                             : "process " + std::to_string(t.pid) + " is gone";
     } else {
       e.why = std::string("cannot remove: ") + std::strerror(errno);
     }
@@ -96,23 +97,26 @@ std::vector<CleanEntry> clean_temp_files(std::vector<std::string> dirs, bool dry
 }
 
 std::string stale_temp_note(const std::vector<std::string>& dirs) {
-  uint64_t files = 0, bytes = 0;
+  uint64_t files = 0, jobs = 0, file_bytes = 0, job_bytes = 0;
   std::vector<std::string> where;
   for (const io::TempEntry& t : io::find_temp_files(dirs)) {
     if (!t.stale) continue;
-    ++files;
-    bytes += t.bytes;
+    (t.job_dir ? jobs : files) += 1;
+    (t.job_dir ? job_bytes : file_bytes) += t.bytes;
     const std::string dir = io::directory_of(t.path);
     if (std::find(where.begin(), where.end(), dir) == where.end()) where.push_back(dir);
   }
-  if (files == 0) return "";
-  std::string listed, args;  // (a killed job's directory counts as one file: --resume reuses it)
+  if (files + jobs == 0) return "";
+  std::string listed, args, what;
   for (const auto& d : where) {
     listed += (listed.empty() ? "" : ", ") + d;
     args += " -T " + d;
   }
-  return std::to_string(files) + " temporary file" + (files == 1 ? "" : "s") + " (" + format_bytes(bytes) +
-         ") of killed gxsort runs in " + listed + "; `gxsort clean" + args + "` removes them";
+  if (files) what = std::to_string(files) + " temporary file" + (files == 1 ? "" : "s") + " of killed runs (" + format_bytes(file_bytes) + ")";
+  if (jobs)
+    what += (files ? ", " : "") + std::to_string(jobs) + " job director" + (jobs == 1 ? "y" : "ies") + " of killed runs (" +
+            format_bytes(job_bytes) + "; the same command with --resume continues its job)";
+  return "in " + listed + ": " + what + "; `gxsort clean" + args + "` removes them";
 }
 
 }  // namespace gxsort

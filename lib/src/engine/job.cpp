@@ -3,8 +3,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "gxsort/error.hpp"
 #include "io/checksum.hpp"
+#include "io/debris.hpp"
 #include "io/output.hpp"
 #include "plan/plan.hpp"
 
@@ -34,10 +37,12 @@ std::string level_key(size_t level, size_t group) { return "level " + std::to_st
 
 }  // namespace
 
-std::unique_ptr<SortJob> SortJob::create(const std::string& dir, const std::string& digest, const Plan& plan, bool resume,
-                                         const std::string& output) {
+std::unique_ptr<SortJob> SortJob::create(const std::vector<std::string>& dirs, const std::string& digest, const Plan& plan,
+                                         bool resume, const std::string& output) {
   std::unique_ptr<SortJob> job(new SortJob());
-  job->dir_ = resume::JobDir::open(dir, digest, resume, io::output_key(output));
+  job->dir_ = resume::JobDir::open(dirs, digest, resume, io::output_key(output));
+  job->digest_ = digest;
+  job->buckets_ = plan.buckets;
   job->resuming_ = resume;
   job->runs_ = plan.runs;
   job->fan_in_ = plan.fan_in;
@@ -51,11 +56,11 @@ std::unique_ptr<SortJob> SortJob::create(const std::string& dir, const std::stri
 
 std::unique_ptr<SortJob> SortJob::open(const Prepared& p, const io::File& in, const std::string& output,
                                        const EngineOptions& opt) {
-  if (in.is_stream() || p.plan.mode != PlanMode::external) {
+  if (in.is_stream() || (p.plan.mode != PlanMode::external && p.plan.mode != PlanMode::partition)) {
     if (opt.resume && in.is_stream()) fail_usage(in.path() + ": --resume needs a regular input file (a stream cannot be read again)");
     return nullptr;
   }
-  return create(p.tmp_dirs[0], digest_of(p, in, output, opt), p.plan, opt.resume, output);
+  return create(p.tmp_dirs, digest_of(p, in, output, opt), p.plan, opt.resume, output);
 }
 
 std::unique_ptr<SortJob> SortJob::open_merge(const Prepared& p, const Plan& plan, const std::vector<const io::File*>& inputs,
@@ -67,7 +72,7 @@ std::unique_ptr<SortJob> SortJob::open_merge(const Prepared& p, const Plan& plan
     if (f->is_stream()) return nullptr;  // spooled into a temp file: nothing to resume from
     parts.push_back(digest_of(p, *f, output, opt));
   }
-  return create(p.tmp_dirs[0], resume::job_digest(parts), plan, opt.resume, output);
+  return create(p.tmp_dirs, resume::job_digest(parts), plan, opt.resume, output);
 }
 
 SortJob::~SortJob() { dir_.remove(); }
@@ -77,6 +82,7 @@ void SortJob::verify_pieces() {
   for (const auto& [key, piece] : dir_.pieces()) {
     const std::string path = dir_.piece_path(piece);
     struct stat st;
+    if (piece.kind == "out") continue;  // segments of the output: adopt_output checks them
     const bool ok = ::stat(path.c_str(), &st) == 0 && uint64_t(st.st_size) == piece.bytes &&
                     (piece.kind == "run" ? piece.a < runs_ : true) && hash_file(path, piece.bytes) == piece.checksum;
     if (ok) verified_.insert(key);
@@ -138,7 +144,12 @@ TreeInput SortJob::reuse_run(size_t i) {
   return piece_input(*dir_.find(run_key(i)), false);
 }
 
-io::TempFile SortJob::create_run(size_t) { return io::TempFile::create(dir_.path(), "run"); }
+io::TempFile SortJob::create_run(size_t i) {
+  resume::Piece p;
+  p.kind = "run";
+  p.a = i;
+  return io::TempFile::create(dir_.piece_dir(p), "run");
+}
 
 TreeInput SortJob::keep_run(size_t i, io::TempFile run, uint64_t records, uint64_t checksum, bool direct) {
   resume::Piece p;
@@ -159,7 +170,13 @@ TreeInput SortJob::reuse(size_t level, size_t group) {
   return piece_input(*dir_.find(level_key(level, group)), false);
 }
 
-io::TempFile SortJob::create(size_t, size_t) { return io::TempFile::create(dir_.path(), "merge"); }
+io::TempFile SortJob::create(size_t level, size_t group) {
+  resume::Piece p;
+  p.kind = "level";
+  p.a = level;
+  p.b = group;
+  return io::TempFile::create(dir_.piece_dir(p), "merge");
+}
 
 TreeInput SortJob::keep(size_t level, size_t group, io::TempFile merged, uint64_t records, bool direct) {
   resume::Piece p;
@@ -177,10 +194,76 @@ TreeInput SortJob::keep(size_t level, size_t group, io::TempFile merged, uint64_
   return piece_input(p, direct);
 }
 
+namespace {
+std::string bucket_key(size_t b) { return "bucket " + std::to_string(b) + " 0"; }
+std::string out_key(size_t b) { return "out " + std::to_string(b) + " 0"; }
+}  // namespace
+
+void SortJob::adopt_output(io::Output& out) {
+  if (!out.keep_for_job(io::kJobPrefix + digest_ + ".out", resuming_)) return;
+  // The buckets written before the kill: each journalled segment, in order, that checks out.
+  const io::File& f = out.file();
+  for (; first_unwritten_ < buckets_; ++first_unwritten_) {
+    const resume::Piece* s = dir_.find(out_key(first_unwritten_));
+    if (!s || s->records != written_ || f.size() < s->records + s->bytes) break;  // records: the offset
+    io::Xxh3 h;
+    std::vector<unsigned char> buf(size_t(std::min<uint64_t>(s->bytes, uint64_t(8) << 20)));
+    for (uint64_t o = 0; o < s->bytes; o += buf.size()) {
+      const size_t len = size_t(std::min<uint64_t>(buf.size(), s->bytes - o));
+      f.read_at(buf.data(), len, s->records + o);
+      h.update(buf.data(), len);
+    }
+    if (h.digest() != s->checksum) break;
+    written_ += s->bytes;
+  }
+}
+
+bool SortJob::kept_buckets(size_t from, size_t buckets) const {
+  for (size_t b = from; b < buckets; ++b)
+    if (!verified_.count(bucket_key(b))) return false;
+  return true;
+}
+
+io::TempFile SortJob::adopt_bucket(size_t b) {
+  ++buckets_reused_;
+  return io::TempFile::adopt(dir_.piece_path(*dir_.find(bucket_key(b))));
+}
+
+io::TempFile SortJob::create_bucket(size_t b) {
+  resume::Piece p;
+  p.kind = "bucket";
+  p.a = b;
+  return io::TempFile::create(dir_.piece_dir(p), "bucket");
+}
+
+void SortJob::keep_bucket(size_t b, io::TempFile& file, uint64_t checksum) {
+  resume::Piece p;
+  p.kind = "bucket";
+  p.a = b;
+  p.bytes = file.file().size();
+  p.checksum = checksum;
+  file.move_to(dir_.piece_path(p));
+  file.keep_on_signals();  // still removed when its bucket is done
+  dir_.record(p);
+}
+
+void SortJob::keep_segment(size_t b, uint64_t offset, uint64_t bytes, uint64_t checksum) {
+  resume::Piece p;
+  p.kind = "out";
+  p.a = b;
+  p.records = offset;  // an output segment's place (its key is its bucket alone)
+  p.bytes = bytes;
+  p.checksum = checksum;
+  dir_.record(p);
+}
+
 void SortJob::finish() { dir_.remove(); }
 
 std::string SortJob::summary() const {
   if (!resuming_) return "";
+  if (buckets_)
+    return "resumed: " + std::to_string(buckets_reused_ + first_unwritten_) + " of " + std::to_string(buckets_) +
+           " buckets, " + std::to_string(first_unwritten_) + " of them already in the output";
   return "resumed: " + std::to_string(runs_reused_) + " of " + std::to_string(runs_) + " runs, " +
          std::to_string(merges_reused_) + " of " + std::to_string(merges_) + " merge outputs";
 }

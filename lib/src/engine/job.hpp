@@ -40,6 +40,18 @@ class SortJob : public MergePieces {
   io::TempFile create(size_t level, size_t group) override;
   TreeInput keep(size_t level, size_t group, io::TempFile merged, uint64_t records, bool direct) override;
 
+  // Partition (engine/partition_sort.cpp): the buckets of pass 1 are pieces, and the
+  // output is the job's too (a stable name beside the target): each bucket written into
+  // it is a journalled segment, and its file goes only then.
+  void adopt_output(io::Output& out);            // stable name; kept segments verified
+  size_t first_unwritten_bucket() const { return first_unwritten_; }
+  uint64_t written_bytes() const { return written_; }
+  bool kept_buckets(size_t from, size_t buckets) const;  // each bucket from `from` on is a verified piece
+  io::TempFile adopt_bucket(size_t b);
+  io::TempFile create_bucket(size_t b);
+  void keep_bucket(size_t b, io::TempFile& file, uint64_t checksum);
+  void keep_segment(size_t b, uint64_t offset, uint64_t bytes, uint64_t checksum);
+
   // The sort succeeded: the directory goes.
   void finish();
   // "resumed: 12 of 17 runs, 0 of 1 merge outputs" ("" when not resuming).
@@ -47,8 +59,8 @@ class SortJob : public MergePieces {
 
  private:
   SortJob() = default;
-  static std::unique_ptr<SortJob> create(const std::string& dir, const std::string& digest, const Plan& plan,
-                                         bool resume, const std::string& output);
+  static std::unique_ptr<SortJob> create(const std::vector<std::string>& dirs, const std::string& digest,
+                                         const Plan& plan, bool resume, const std::string& output);
   void verify_pieces();
   TreeInput piece_input(const resume::Piece& p, bool direct) const;
   // The runs under merge `group` of `level`: [first, end).
@@ -59,6 +71,9 @@ class SortJob : public MergePieces {
   size_t runs_ = 0, fan_in_ = 0, run_records_ = 0;
   std::set<std::string> verified_;  // keys of journalled pieces whose files check out
   size_t runs_reused_ = 0, merges_reused_ = 0, merges_ = 0;
+  std::string digest_;
+  size_t first_unwritten_ = 0, buckets_ = 0, buckets_reused_ = 0;
+  uint64_t written_ = 0;
 };
 
 }  // namespace gxsort

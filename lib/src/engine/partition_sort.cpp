@@ -9,6 +9,8 @@
 #include <mutex>
 #include <type_traits>
 
+#include "engine/job.hpp"
+#include "io/checksum.hpp"
 #include "io/mapped_file.hpp"
 #include "io/temp_files.hpp"
 #include "parallel/background_tasks.hpp"
@@ -93,14 +95,17 @@ class StagePool {
 class StageWriter {
  public:
   explicit StageWriter(StagePool& pool) : pool_(pool) {}
-  void write(const io::File& file, unsigned char* buf, size_t n, uint64_t offset) {
+  // `hash`, when given, is updated with the stage's bytes after the write (a bucket's
+  // stages are written in order, on this one thread).
+  void write(const io::File& file, unsigned char* buf, size_t n, uint64_t offset, io::Xxh3* hash) {
     if (n == 0) {
       pool_.give(buf);
       return;
     }
-    pending_.push_back(thread_.submit([this, &file, buf, n, offset] {
+    pending_.push_back(thread_.submit([this, &file, buf, n, offset, hash] {
       struct GiveBack { StagePool& pool; unsigned char* buf; ~GiveBack() { pool.give(buf); } } give{pool_, buf};
       file.write_at(buf, n, offset);
+      if (hash) hash->update(buf, n);
     }));
     while (!pending_.empty() && pending_.front().wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
       pending_.front().get();  // rethrows a failed write
@@ -121,7 +126,10 @@ class StageWriter {
 // is one whole, aligned stage (plan.hpp: kMaxStageBytes says why).
 class BucketFile {
  public:
-  explicit BucketFile(io::TempFile file) : file_(std::move(file)) {}
+  // A new bucket (hashed as it is written when it is to be a job's piece), or one a
+  // killed run kept, `bytes` long.
+  BucketFile(io::TempFile file, bool hashed) : file_(std::move(file)), hash_(hashed ? std::make_unique<io::Xxh3>() : nullptr) {}
+  BucketFile(io::TempFile file, uint64_t bytes) : file_(std::move(file)), flushed_(bytes) {}
 
   template <size_t kRs>  // the record size, or 0 for rs
   void append(const unsigned char* rec, size_t rs, StagePool& pool, StageWriter& writer) {
@@ -144,13 +152,15 @@ class BucketFile {
     }
   }
   void flush(StageWriter& writer) {
-    if (stage_) writer.write(file_.file(), stage_, used_, flushed_);
+    if (stage_) writer.write(file_.file(), stage_, used_, flushed_, hash_.get());
     flushed_ += used_;
     used_ = 0;
     stage_ = nullptr;
   }
   uint64_t bytes() const { return flushed_ + used_; }
   const io::File& file() const { return file_.file(); }
+  io::TempFile& temp() { return file_; }
+  uint64_t checksum() const { return hash_ ? hash_->digest() : 0; }
   void remove() { file_.remove(); }
 
  private:
@@ -158,6 +168,7 @@ class BucketFile {
   unsigned char* stage_ = nullptr;
   size_t used_ = 0;
   uint64_t flushed_ = 0;
+  std::unique_ptr<io::Xxh3> hash_;
 };
 
 // A bucket beyond the in-memory sort whose records all have one prefix, and so one key
@@ -207,18 +218,35 @@ namespace {
 
 // Pass 1: read, scatter and append each chunk, three chunks in flight; returns the
 // bucket files, in key order.
+// The buckets a killed run of the job kept: every one not yet in the output, or none.
+bool reuse_buckets(SortJob* job, size_t B, std::vector<BucketFile>& files, std::vector<PhaseStat>& phases) {
+  const size_t first = job ? job->first_unwritten_bucket() : 0;
+  if (!job || !job->kept_buckets(first, B)) return false;
+  for (size_t b = 0; b < B; ++b) {
+    if (b < first) { files.emplace_back(io::TempFile(), uint64_t(0)); continue; }  // in the output already
+    io::TempFile t = job->adopt_bucket(b);
+    const uint64_t size = t.file().size();
+    files.emplace_back(std::move(t), size);
+  }
+  phases.push_back({"partition: the buckets of the killed run", 0, 0, 0});
+  return true;
+}
+
 std::vector<BucketFile> scatter_into_buckets(Prepared& p, const io::File& in, const Format& f, const ProgressFn& progress,
-                                             std::vector<PhaseStat>& phases) {
+                                             std::vector<PhaseStat>& phases, SortJob* job) {
   const Plan& plan = p.plan;
   const size_t rs = f.record_size;
   const uint64_t n = plan.records;
   const uint64_t bytes = n * rs;
   const size_t B = plan.buckets;
-  auto t0 = Clock::now();
-  const Splitters sp(sample_prefixes(in, f, n, size_t(std::min<uint64_t>(n, B * kSamplesPerBucket))), B);
   std::vector<BucketFile> files;
   files.reserve(B);
-  for (size_t b = 0; b < B; ++b) files.emplace_back(io::TempFile::create(p.tmp_dirs[b % p.tmp_dirs.size()], "bucket"));
+  if (reuse_buckets(job, B, files, phases)) return files;
+  auto t0 = Clock::now();
+  const Splitters sp(sample_prefixes(in, f, n, size_t(std::min<uint64_t>(n, B * kSamplesPerBucket))), B);
+  for (size_t b = 0; b < B; ++b)
+    files.emplace_back(job ? job->create_bucket(b) : io::TempFile::create(p.tmp_dirs[b % p.tmp_dirs.size()], "bucket"),
+                       job != nullptr);
   {
     // Three threads in a pipeline of three chunks: the first maps a chunk (its cached
     // pages, no copy) and finds each record's bucket; the second appends the records,
@@ -257,14 +285,38 @@ std::vector<BucketFile> scatter_into_buckets(Prepared& p, const io::File& in, co
     for (auto& bucket : files) bucket.flush(writer);
     writer.finish();
   }
+  // A job's buckets become its pieces: a kill from here on keeps them.
+  if (job)
+    for (size_t b = 0; b < B; ++b) job->keep_bucket(b, files[b].temp(), files[b].checksum());
   phases.push_back({"partition into " + std::to_string(B) + " buckets", since(t0), bytes, bytes});
   return files;
 }
 
 // Pass 2: each bucket sorted into one buffer, its file deleted, the buffer written at
 // the output's running offset; returns the records written.
+// A job's bucket written into the output: a journalled segment (its checksum read
+// back from the output when `data` is null), and only then its file goes.
+void keep_segment(SortJob* job, size_t b, const io::File& out, uint64_t offset, uint64_t bytes, const unsigned char* data) {
+  if (!job) return;
+  uint64_t sum;
+  if (data) {
+    sum = io::xxh3_64(data, size_t(bytes));
+  } else {
+    io::Xxh3 h;
+    std::vector<unsigned char> buf(size_t(std::min<uint64_t>(std::max<uint64_t>(bytes, 1), uint64_t(8) << 20)));
+    for (uint64_t o = 0; o < bytes; o += buf.size()) {
+      const size_t len = size_t(std::min<uint64_t>(buf.size(), bytes - o));
+      out.read_at(buf.data(), len, offset + o);
+      h.update(buf.data(), len);
+    }
+    sum = h.digest();
+  }
+  job->keep_segment(b, offset, bytes, sum);
+}
+
 uint64_t sort_buckets(Prepared& p, std::vector<BucketFile>& files, const Format& f, bool unique, const ProgressFn& progress,
-                      const io::File& out, const SortLargeBucket& sort_large, std::vector<PhaseStat>& phases) {
+                      const io::File& out, const SortLargeBucket& sort_large, std::vector<PhaseStat>& phases,
+                      SortJob* job) {
   const Plan& plan = p.plan;
   const size_t rs = f.record_size;
   const uint64_t bytes = plan.records * rs;
@@ -281,21 +333,28 @@ uint64_t sort_buckets(Prepared& p, std::vector<BucketFile>& files, const Format&
   if (any_large) largest = std::max<uint64_t>(largest, std::min<uint64_t>(cap, std::max<size_t>(1, (size_t(16) << 20) / rs)));
   const size_t sorted_bytes = size_t(largest * rs);
   HostBuffer sorted = p.backend->allocate_host(sorted_bytes);
-  uint64_t written = 0, done = 0;
+  uint64_t written = job ? job->written_bytes() : 0, done = 0;
   size_t in_memory = 0, one_key = 0, through_runs = 0;  // how the buckets were sorted
   for (size_t b = 0; b < B; ++b) {
     const uint64_t m = files[b].bytes() / rs;
     uint64_t kept = 0;
+    if (job && b < job->first_unwritten_bucket()) {  // in the output since the killed run
+      files[b].remove();
+      continue;
+    }
     if (m > 0 && !sorted.data()) sorted = p.backend->allocate_host(sorted_bytes);
     if (m > 0 && m <= cap) {
       {
         io::MappedFile src = io::MappedFile::map_read(files[b].file(), size_t(m * rs));
         p.backend->sort_into(f, src.data(), sorted.data(), size_t(m));
       }
-      files[b].remove();  // before the output takes fresh pages: they can be this file's
+      // Before the output takes fresh pages: they can be this file's. (A job's bucket goes
+      // once its segment is journalled, below.)
+      if (!job) files[b].remove();
       kept = unique ? unique_in_place(f, sorted.data(), size_t(m)) : m;
       // One writer: two, on one file, measured slower (they take turns on its lock).
       out.write_at(sorted.data(), size_t(kept * rs), written);
+      keep_segment(job, b, out, written, kept * rs, sorted.data());
       ++in_memory;
     } else if (m > 0) {
       const int64_t copied = f.key_fits_prefix()
@@ -303,7 +362,10 @@ uint64_t sort_buckets(Prepared& p, std::vector<BucketFile>& files, const Format&
                                  : -1;
       if (copied < 0) sorted = HostBuffer();  // the runs take the whole budget; allocated again below
       kept = copied >= 0 ? uint64_t(copied) : sort_large(files[b].file(), m, written);
+      keep_segment(job, b, out, written, kept * rs, nullptr);
       ++(copied >= 0 ? one_key : through_runs);
+    } else {
+      keep_segment(job, b, out, written, 0, nullptr);
     }
     files[b].remove();
     written += kept * rs;
@@ -320,9 +382,10 @@ uint64_t sort_buckets(Prepared& p, std::vector<BucketFile>& files, const Format&
 }  // namespace
 
 uint64_t partition_sort(Prepared& p, const io::File& in, const Format& f, bool unique, const ProgressFn& progress,
-                        const io::File& out, const SortLargeBucket& sort_large, std::vector<PhaseStat>& phases) {
-  std::vector<BucketFile> files = scatter_into_buckets(p, in, f, progress, phases);
-  return sort_buckets(p, files, f, unique, progress, out, sort_large, phases);
+                        const io::File& out, const SortLargeBucket& sort_large, std::vector<PhaseStat>& phases,
+                        SortJob* job) {
+  std::vector<BucketFile> files = scatter_into_buckets(p, in, f, progress, phases, job);
+  return sort_buckets(p, files, f, unique, progress, out, sort_large, phases, job);
 }
 
 }  // namespace gxsort

@@ -20,14 +20,19 @@
 
 namespace gxsort {
 
+class SortJob;
+
 // Sorts all `records` records of `file` into `out` from byte out_offset; returns the
 // records written (fewer with unique). For a bucket too large to sort in memory.
 using SortLargeBucket = std::function<uint64_t(const io::File& file, uint64_t records, uint64_t out_offset)>;
 
 // Runs p.plan (mode partition) over `in` into `out` from byte 0; returns the records
 // written. Appends its two phases to `phases`.
+// `job`, when given, makes the buckets and the written buckets of the output pieces of
+// a resumable job (engine/job.hpp), and takes over those a killed run left.
 uint64_t partition_sort(Prepared& p, const io::File& in, const Format& f, bool unique, const ProgressFn& progress,
-                        const io::File& out, const SortLargeBucket& sort_large, std::vector<PhaseStat>& phases);
+                        const io::File& out, const SortLargeBucket& sort_large, std::vector<PhaseStat>& phases,
+                        SortJob* job = nullptr);
 
 // Prefixes at `count` evenly spaced records of `in` (n records), sorted.
 std::vector<uint64_t> sample_prefixes(const io::File& in, const Format& f, uint64_t n, size_t count);

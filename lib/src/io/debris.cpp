@@ -53,13 +53,15 @@ bool parse_temp_name(const std::string& name, std::string& host, long& pid) {
   return true;
 }
 
-bool job_dir_is_stale(const std::string& dir) {
-  const int fd = ::open((dir + "/lock").c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return true;  // no lock file: a job that never started
+bool file_is_unlocked(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return true;  // gone, or no lock file: a job that never started
   const bool free = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
   ::close(fd);
   return free;
 }
+
+bool job_dir_is_stale(const std::string& dir) { return file_is_unlocked(dir + "/lock"); }
 
 bool remove_job_dir(const std::string& dir) {
   const int fd = ::open((dir + "/lock").c_str(), O_RDONLY | O_CLOEXEC);
@@ -113,12 +115,15 @@ std::vector<TempEntry> find_temp_files(const std::vector<std::string>& dirs) {
     while (const dirent* e = ::readdir(d)) {
       TempEntry t;
       if (std::string(e->d_name).rfind(kJobPrefix, 0) == 0) {
+        // A job's directory, or its output beside a target (Output::keep_for_job): both
+        // locked while their process lives.
         t.path = (dir == "/" ? "" : dir) + "/" + e->d_name;
         struct stat st;
-        if (::lstat(t.path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
-        t.job_dir = true;
-        t.bytes = tree_bytes(t.path);
-        t.stale = job_dir_is_stale(t.path);
+        if (::lstat(t.path.c_str(), &st) != 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) continue;
+        t.job_dir = S_ISDIR(st.st_mode);
+        t.job_output = !t.job_dir;
+        t.bytes = t.job_dir ? tree_bytes(t.path) : uint64_t(st.st_blocks) * 512;
+        t.stale = t.job_dir ? job_dir_is_stale(t.path) : file_is_unlocked(t.path);
         found.push_back(t);
         continue;
       }

@@ -14,6 +14,7 @@ struct TempEntry {
   long pid = 0;
   std::string host;    // as in the name ("" for the names of gxsort before 0.2)
   bool stale = false;  // made on this host by a process that no longer runs
+  bool job_output = false;  // a job's output beside its target (.gxsort-job.<digest>.out)
   bool job_dir = false;  // a job directory (.gxsort-job.<digest>, resume/journal.hpp):
                          // stale when no process holds its lock
 };
@@ -30,6 +31,8 @@ bool process_alive(long pid);
 constexpr const char* kJobPrefix = ".gxsort-job.";
 // Whether a job directory is free (its process is gone): its lock can be taken.
 bool job_dir_is_stale(const std::string& dir);
+// Whether a file's flock can be taken (no live process holds it).
+bool file_is_unlocked(const std::string& path);
 // Removes a job directory and the files in it (taking its lock first: never a live one's).
 bool remove_job_dir(const std::string& dir);
 // Unlinks the files directly in `dir` (not `keep`), then the directory if asked.

@@ -274,6 +274,14 @@ File File::create_new(const std::string& path) {
   return f;
 }
 
+File File::open_rw(const std::string& path) {
+  File f;
+  f.path_ = path;
+  f.fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (f.fd_ < 0) fail_errno(path, "cannot open for writing", errno);
+  return f;
+}
+
 uint64_t File::raw_size() const {
   struct stat st;
   if (::fstat(fd_, &st) != 0) fail_errno(path_, "cannot stat", errno);

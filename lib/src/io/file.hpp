@@ -38,6 +38,8 @@ class File {
   static File open_input(const std::string& path);
   // Creates a new file that must not exist yet (O_EXCL), mode 0644 (before umask).
   static File create_new(const std::string& path);
+  // Opens an existing file for reading and writing (a resumed job's output).
+  static File open_rw(const std::string& path);
   File(File&& o) noexcept;
   File& operator=(File&& o) noexcept;
   File(const File&) = delete;

@@ -1,6 +1,7 @@
 #include "io/output.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -138,6 +139,26 @@ Output Output::open(const std::string& path, const std::string& spool_dir, const
   o.header_ = header;
   o.temp_.file().set_base(header.bytes);
   return o;
+}
+
+bool Output::keep_for_job(const std::string& name, bool resume) {
+  const std::string dir = directory_of(temp_.path());
+  const std::string stable = dir + "/" + name;
+  struct stat st;
+  const bool take_over = resume && ::stat(stable.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  if (take_over) {
+    temp_.remove();
+    temp_ = TempFile::adopt(stable);
+    temp_.file().set_label(label_);
+    temp_.file().set_base(header_.bytes);
+  } else {
+    temp_.move_to(stable);
+  }
+  temp_.keep_on_signals();
+  job_lock_ = UniqueFd(::open(stable.c_str(), O_RDONLY | O_CLOEXEC));
+  if (job_lock_.get() < 0 || ::flock(job_lock_.get(), LOCK_EX | LOCK_NB) != 0)
+    throw Error(ExitCode::io, stable + ": another gxsort is writing this job's output");
+  return take_over;
 }
 
 void Output::write_header() {

@@ -62,6 +62,11 @@ class Output {
   const std::string& target() const { return target_; }
   // Makes the written bytes the output (see above); fsyncs unless `sync` is false.
   void commit(bool sync = true);
+  // For a resumable job (engine/job.hpp): the output's file gets the stable name `name`
+  // in its directory (locked while this process holds it, and left by signals for
+  // --resume); with `resume`, a file of that name a killed run left is taken over, its
+  // bytes kept. Returns whether one was taken over.
+  bool keep_for_job(const std::string& name, bool resume);
 
  private:
   void commit_stream();
@@ -72,6 +77,7 @@ class Output {
   std::string label_, target_, space_dir_;
   bool stream_ = false;
   UniqueFd own_fd_;          // "-", /dev/stdout, /dev/fd/N: that descriptor, duplicated at open
+  UniqueFd job_lock_;        // keep_for_job: the flock that says a live process holds the file
   bool existed_ = false;     // a regular target that existed: its mode and owner carry over
   mode_t mode_ = 0;
   uid_t uid_ = 0;

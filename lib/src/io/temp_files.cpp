@@ -202,8 +202,17 @@ void TempFile::move_to(const std::string& target) {
   if (::rename(path_.c_str(), target.c_str()) != 0) fail_errno(target, "cannot rename into place", errno);
   // The slot now names the target (the handler unlinks whichever it reads: the old
   // name is gone, so unlinking it would be harmless).
-  g_paths[slot_].store(::strdup(target.c_str()));
+  if (slot_ >= 0) g_paths[slot_].store(::strdup(target.c_str()));
   path_ = target;
+}
+
+void TempFile::keep_on_signals() { unregister(); }
+
+TempFile TempFile::adopt(const std::string& path) {
+  TempFile t;
+  t.file_ = File::open_rw(path);
+  t.path_ = path;
+  return t;
 }
 
 std::string TempFile::release() {

@@ -50,6 +50,11 @@ class TempFile {
   void remove();
   // Stop tracking: the file stays (used by `gxsort runs`, whose run files are output).
   std::string release();
+  // Out of the signal handler's table, still removed by the destructor: a resumable
+  // job's piece (engine/job.hpp), which a signal must leave for --resume.
+  void keep_on_signals();
+  // An existing file of a resumable job, opened read-write and owned like that.
+  static TempFile adopt(const std::string& path);
 
  private:
   void unregister();

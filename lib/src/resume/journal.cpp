@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <fstream>
@@ -70,32 +71,44 @@ void remove_superseded(const std::string& dir, const std::string& keep, const st
 
 }  // namespace
 
-JobDir JobDir::open(const std::string& dir, const std::string& digest, bool resume, const std::string& output) {
-  JobDir j;
+// Creates (or finds) one job directory and takes its lock.
+std::string JobDir::lock_dir(const std::string& dir, const std::string& digest, const std::string& output, bool resume) {
   const std::string path = dir + "/" + io::kJobPrefix + digest;
   remove_superseded(dir, path, output);
   if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) fail_errno(path, "cannot create the job directory", errno);
-  j.lock_ = io::UniqueFd(::open((path + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
-  if (j.lock_.get() < 0) fail_errno(path, "cannot create the job's lock", errno);
-  if (::flock(j.lock_.get(), LOCK_EX | LOCK_NB) != 0)
+  io::UniqueFd lock(::open((path + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  if (lock.get() < 0) fail_errno(path, "cannot create the job's lock", errno);
+  if (::flock(lock.get(), LOCK_EX | LOCK_NB) != 0)
     throw Error(ExitCode::io, path + ": another gxsort is running this same job (same input, options and output)");
-  j.path_ = path;
-  const std::string journal = path + "/journal";
-  if (!resume) {
-    // A dead job's pieces: not asked to resume, so they go (the lock stays ours).
-    io::remove_dir_files(path, "lock");
-  } else {
-    std::FILE* f = std::fopen(journal.c_str(), "r");
-    for (char buf[512]; f && std::fgets(buf, sizeof buf, f);) {
-      std::string line = buf;
-      if (line.empty() || line.back() != '\n') break;  // the last line, cut short
-      line.pop_back();
-      Piece p;
-      if (parse_entry(line, p)) j.pieces_[p.key()] = p;
-    }
-    if (f) std::fclose(f);
-  }
+  locks_.push_back(std::move(lock));
+  paths_.push_back(path);
+  // A dead job's pieces: not asked to resume, so they go (the lock stays ours).
+  if (!resume) io::remove_dir_files(path, "lock");
   std::ofstream(path + "/output") << output;  // what this job writes (remove_superseded)
+  return path;
+}
+
+void JobDir::read_journal(const std::string& journal) {
+  std::FILE* f = std::fopen(journal.c_str(), "r");
+  for (char buf[512]; f && std::fgets(buf, sizeof buf, f);) {
+    std::string line = buf;
+    if (line.empty() || line.back() != '\n') break;  // the last line, cut short
+    line.pop_back();
+    Piece p;
+    if (parse_entry(line, p)) pieces_[p.key()] = p;
+  }
+  if (f) std::fclose(f);
+}
+
+JobDir JobDir::open(const std::vector<std::string>& dirs, const std::string& digest, bool resume, const std::string& output) {
+  JobDir j;
+  for (const std::string& d : dirs)
+    if (std::find(j.dirs_.begin(), j.dirs_.end(), d) == j.dirs_.end()) {
+      j.dirs_.push_back(d);
+      j.lock_dir(d, digest, output, resume);
+    }
+  const std::string journal = j.paths_[0] + "/journal";
+  if (resume) j.read_journal(journal);
   j.journal_ = io::UniqueFd(::open(journal.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
   if (j.journal_.get() < 0) fail_errno(journal, "cannot open the job's journal", errno);
   // A line cut short by a kill must not run into the next entry: end it.
@@ -111,10 +124,12 @@ JobDir JobDir::open(const std::string& dir, const std::string& digest, bool resu
 JobDir::~JobDir() = default;
 
 std::string JobDir::piece_path(const Piece& p) const {
+  // Pieces spread over the job's directories as temp files spread over the -T ones.
+  const std::string& dir = paths_[(p.kind == "level" ? p.b : p.a) % paths_.size()];
   char name[64];
   if (p.kind == "level") std::snprintf(name, sizeof name, "level-%02llu-%06llu.bin", (unsigned long long)p.a, (unsigned long long)p.b);
   else std::snprintf(name, sizeof name, "%s-%06llu.bin", p.kind.c_str(), (unsigned long long)p.a);
-  return path_ + "/" + name;
+  return dir + "/" + name;
 }
 
 const Piece* JobDir::find(const std::string& key) const {
@@ -125,19 +140,18 @@ const Piece* JobDir::find(const std::string& key) const {
 void JobDir::record(const Piece& p) {
   const std::string line = entry_text(p);
   if (::write(journal_.get(), line.data(), line.size()) != ssize_t(line.size()))
-    fail_errno(path_ + "/journal", "cannot write the job's journal", errno);
-  fsync_or_fail(journal_.get(), path_ + "/journal");
+    fail_errno(paths_[0] + "/journal", "cannot write the job's journal", errno);
+  fsync_or_fail(journal_.get(), paths_[0] + "/journal");
   pieces_[p.key()] = p;
 }
 
 void JobDir::forget(const std::string& key) { pieces_.erase(key); }
 
 void JobDir::remove() {
-  if (path_.empty()) return;
   journal_ = io::UniqueFd();
-  io::remove_dir_files(path_, "", true);  // the lock file too: our flock holds until it closes
-  lock_ = io::UniqueFd();
-  path_.clear();
+  for (const std::string& p : paths_) io::remove_dir_files(p, "", true);  // our flocks hold until they close
+  locks_.clear();
+  paths_.clear();
 }
 
 }  // namespace gxsort::resume

@@ -22,7 +22,7 @@ namespace gxsort::resume {
 struct Piece {
   std::string kind;        // run | level | bucket | out
   uint64_t a = 0, b = 0;   // run: index, first record; level: level, group; bucket/out: index, offset
-  uint64_t records = 0;
+  uint64_t records = 0;    // out: the segment's offset in the output
   uint64_t bytes = 0;
   uint64_t checksum = 0;   // XXH3-64 of the piece's bytes
   std::string key() const { return kind + " " + std::to_string(a) + " " + std::to_string(b); }
@@ -36,14 +36,18 @@ class JobDir {
   // them; none is verified yet). Throws Error(io) when a live process holds the job.
   // `output` names what the job writes: a dead job of the same output whose digest
   // differs (its input changed, or its options) can never be resumed, and is removed.
-  static JobDir open(const std::string& dir, const std::string& digest, bool resume, const std::string& output);
+  // One job directory in each of `dirs` (the -T directories; pieces spread over them),
+  // the journal in the first.
+  static JobDir open(const std::vector<std::string>& dirs, const std::string& digest, bool resume,
+                     const std::string& output);
   JobDir(JobDir&&) noexcept = default;
   JobDir& operator=(JobDir&&) noexcept = default;
   ~JobDir();
 
-  bool active() const { return !path_.empty(); }
-  const std::string& path() const { return path_; }
-  // The stable file name of a piece in the directory.
+  bool active() const { return !paths_.empty(); }
+  const std::string& path() const { return paths_[0]; }
+  // The directory a piece goes to, and its stable file name there.
+  std::string piece_dir(const Piece& p) const { return piece_path(p).substr(0, piece_path(p).find_last_of('/')); }
   std::string piece_path(const Piece& p) const;
   // The journalled piece with this key, or null.
   const Piece* find(const std::string& key) const;
@@ -56,8 +60,10 @@ class JobDir {
   void remove();
 
  private:
-  std::string path_;
-  io::UniqueFd lock_;
+  std::string lock_dir(const std::string& dir, const std::string& digest, const std::string& output, bool resume);
+  void read_journal(const std::string& journal);
+  std::vector<std::string> dirs_, paths_;
+  std::vector<io::UniqueFd> locks_;
   io::UniqueFd journal_;
   std::map<std::string, Piece> pieces_;
 };
