@@ -92,6 +92,11 @@ err_mentions() {
 # python3 one-liner on the JSON of a file: json_get FILE EXPR (EXPR uses `j`).
 json_get() { "${PY[@]}" -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
+# flip_byte FILE OFFSET: the byte at OFFSET inverted (a damage that always changes it).
+flip_byte() {
+  local b; b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+  printf "\\$(printf '%03o' $((255 - b)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
 is_root() { [[ $(id -u) == 0 ]]; }
 
 # try_mount DIR OPTIONS: mounts a tmpfs at DIR (root only); 0 on success.

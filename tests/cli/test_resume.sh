@@ -47,6 +47,80 @@ resume_case "killed during run formation" '^run ' 20
 resume_case "killed during the first merge level" '^level 1 0 ' 1
 resume_case "killed during the last merge" '^level 1 1 ' 1
 
+# The last merge keeps checkpoints (the output whole up to here, its inputs consumed up
+# to there) and punches its pieces only behind them: killed after a few, a resume
+# verifies them and merges on from the last.
+final_case() {  # NAME MIN [sort options]: kill after MIN checkpoints, resume, compare with ref
+  local name=$1 min=$2
+  kill_when "$name" '^final ' "$min" || return
+  [[ -n "$(ls -a . | grep '^\.gxsort-job\..*\.out$')" ]] && pass "$name: the job's output kept beside the target" || fail "$name: job output kept" "$(ls -a)"
+  gx "${SORT[@]}" --resume -v
+  expect_rc "$name: --resume exits 0" 0
+  same_bytes "$name: --resume gives the bytes of a plain sort" out.bin "$REF"
+  local r; r=$(grep -o 'the last merge from [0-9]*%' "$WORK/last.err")
+  [[ $r =~ from\ ([0-9]+)% ]] && ((BASH_REMATCH[1] > 0)) && pass "$name: merged on from a checkpoint ($r)" || fail "$name: resumed from a checkpoint" "$(last_err)"
+  [[ -z "$(ls -A T)" && -z "$(ls -a . | grep '^\.gxsort')" ]] && pass "$name: success leaves nothing" || fail "$name: leftovers" "$(ls -A T; ls -a . | grep gxsort)"
+}
+REF=ref.bin
+for n in 1 4 9; do final_case "two levels, killed after $n checkpoints of the last merge" $n; done
+
+# plan --resume: what a resume would find, read without touching the job.
+gx plan "${SORT[@]:1}" --resume
+grep -q 'resume: no killed run of this job' "$WORK/last.out" && pass "plan --resume without a killed run: starts from the beginning" || fail "plan --resume, no job" "$(cat "$WORK/last.out")"
+if kill_when "plan --resume" '^final ' 4; then
+  gx plan "${SORT[@]:1}" --resume
+  grep -q 'kept: 0 of [0-9]* runs, 2 of 2 merge outputs, the last merge [1-9][0-9]*% done' "$WORK/last.out" &&
+    grep -q 'left: form 0 runs, 0 merges, then the last merge from' "$WORK/last.out" &&
+    pass "plan --resume shows the kept pieces and what is left" || fail "plan --resume text" "$(tail -4 "$WORK/last.out")"
+  gx plan "${SORT[@]:1}" --resume --json
+  [[ $(json_get "$WORK/last.out" '(j["resume"]["merges_kept"], j["resume"]["runs_to_form"], j["resume"]["last_merge_from"] > 0, j["resume"]["running"])') == "(2, 0, True, False)" ]] &&
+    pass "plan --resume --json: merges_kept, runs_to_form, last_merge_from" || fail "plan --resume json" "$(cat "$WORK/last.out")"
+  gx "${SORT[@]}" --resume -q
+  same_bytes "after plan --resume, the resume gives the bytes of a plain sort" out.bin ref.bin
+fi
+gx plan in.bin --memory 6M --resume
+expect_rc "plan --resume without -o: exit 2" 2
+SORT=(sort in.bin -o out.bin --memory 24M --ooc merge -T T)   # ~25 runs: one merge, of the runs
+final_case "one level, killed after 5 checkpoints" 5
+# --unique: a group of equal keys may straddle a checkpoint; the resume drops its rest.
+gx gen -o uin.bin --count $((24 * 1024 * 1024)) --seed 12 --dist zipf -q
+gx sort uin.bin -o uref.bin -u --memory 4G -q
+SORT=(sort uin.bin -o out.bin -u --memory 6M --ooc merge -T T)
+REF=uref.bin
+final_case "-u, killed after 2 checkpoints" 2
+# A damaged output segment: the checkpoints from it on are not trusted, and the pieces
+# the merge punched behind them are formed again (the same bytes).
+SORT=(sort in.bin -o out.bin --memory 24M --ooc merge -T T)
+REF=ref.bin
+if kill_when "damaged output" '^final ' 6; then
+  flip_byte "$(ls -a | grep '^\.gxsort-job\..*\.out$')" $((20 * 1024 * 1024))
+  gx "${SORT[@]}" --resume -v
+  same_bytes "a flipped byte in the kept output: --resume gives the bytes of a plain sort" out.bin ref.bin
+  # The byte is at 20 MiB of 192: no checkpoint past it is trusted (they are 16 MiB apart).
+  r=$(grep -o 'the last merge from [0-9]*%' "$WORK/last.err" | grep -o '[0-9]*')
+  (( ${r:-0} * 192 <= 20 * 100 )) && pass "a damaged output segment: resumed before it (${r:-0}%)" || fail "damaged segment not trusted" "from $r%"
+fi
+# A kept piece damaged beyond its checkpoint's cut: formed again, the checkpoint still used.
+if kill_when "damaged piece under the last merge" '^final ' 3; then
+  piece=$(ls T/.gxsort-job.*/run-000002.bin)
+  flip_byte "$piece" $(( $(stat -c %s "$piece") - 100 ))
+  gx "${SORT[@]}" --resume -v
+  same_bytes "a flipped byte in a run under the last merge: --resume gives the bytes of a plain sort" out.bin ref.bin
+  grep -q 'resumed: 2[0-9] of 2[0-9] runs' "$WORK/last.err" && fail "the damaged run formed again" "$(last_err)" || pass "the damaged run formed again ($(grep -o 'resumed: .*' "$WORK/last.err"))"
+  grep -q 'the last merge from [1-9]' "$WORK/last.err" && pass "the checkpoint still used" || fail "checkpoint used" "$(last_err)"
+fi
+
+# A merge of more sorted files than its fan-in: the intermediate merges are pieces, the
+# last merge keeps checkpoints; the inputs are the user's (never punched).
+mkdir -p parts
+split -b 2M -d -a 3 in.bin parts/p   # 96 files
+for f in parts/p*; do "$GX" sort "$f" -o "$f" -q; done
+SORT=(merge parts/p* -o out.bin --memory 2M -T T)
+gx "${SORT[@]}"
+same_bytes "merge of 96 files with --memory 2M: the bytes of the sort" out.bin ref.bin
+final_case "merge of 96 files, killed after 3 checkpoints" 3
+SORT=(sort in.bin -o out.bin --memory 6M --ooc merge -T T)
+
 # The journal's last line cut short (a kill while writing it): ignored, the rest reused.
 if kill_when "journal cut short" '^run ' 30; then
   printf 'run 99 0 12' >>T/.gxsort-job.*/journal
@@ -58,7 +132,7 @@ fi
 if kill_when "damaged piece" '^run ' 30; then
   kept=$(journal | grep -c '^run ')
   piece=$(ls T/.gxsort-job.*/run-000003.bin)
-  printf '\x01' | dd of="$piece" bs=1 seek=100 conv=notrunc status=none
+  flip_byte "$piece" 100
   gx "${SORT[@]}" --resume -v
   same_bytes "a flipped byte in a kept run: formed again, the bytes of a plain sort" out.bin ref.bin
   r=$(grep -o 'resumed: [0-9]* of' "$WORK/last.err" | grep -o '[0-9]*' | head -1)
@@ -101,6 +175,23 @@ if kill_when "partition, killed in pass 2" '^out ' 3; then
     && pass "partition: the written buckets and the kept ones reused ($(grep -o 'resumed: .*' "$WORK/last.err"))" \
     || fail "partition reuse" "$(last_err)"
   [[ -z "$(ls -A T)" && -z "$(ls -a . | grep '^\.gxsort')" ]] && pass "partition: success leaves nothing" || fail "partition leftovers" "$(ls -A T; ls -a . | grep gxsort)"
+fi
+if kill_when "partition, plan --resume" '^out ' 3; then
+  gx plan "${SORT[@]:1}" --resume
+  grep -q 'kept: [3-9][0-9]* of [0-9]* buckets written into the output, \([0-9]*\) of the other \1 as bucket files' "$WORK/last.out" &&
+    grep -q 'left: sort [0-9]* buckets into the output' "$WORK/last.out" &&
+    pass "plan --resume of a partition job: the buckets kept and written" || fail "plan --resume partition" "$(tail -4 "$WORK/last.out")"
+  gx "${SORT[@]}" --resume -q
+  same_bytes "partition, after plan --resume: the bytes of a plain sort" out.bin ref.bin
+fi
+# Killed while a bucket was being written (its file is dropped before its output is
+# written, for speed): that bucket alone is formed again from the input.
+if kill_when "partition, a bucket lost" '^out ' 2; then
+  written=$(journal | grep -c '^out ')
+  rm -f T/.gxsort-job.*/"$(printf 'bucket-%06d.bin' "$written")"
+  gx "${SORT[@]}" --resume -v
+  same_bytes "partition, the bucket being written lost: --resume gives the bytes of a plain sort" out.bin ref.bin
+  grep -q "bucket $written formed again" "$WORK/last.err" && pass "partition: only the lost bucket formed again" || fail "lost bucket" "$(last_err)"
 fi
 if kill_when "partition, killed in pass 1" '^bucket ' 1; then
   gx "${SORT[@]}" --resume -v

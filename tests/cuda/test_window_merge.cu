@@ -9,6 +9,7 @@
 #include "backend/backend.hpp"
 #include "gpu_test_util.hpp"
 #include "engine/merge.hpp"
+#include "../common/resumable_merge.hpp"
 
 using namespace gxsort;
 
@@ -101,4 +102,38 @@ TEST_CASE("GPU sort_chunk and windowed merge give the same bytes as the CPU for 
   cpu->sort_chunk(f, a.data(), n, scratch.data());
   gpu->sort_chunk(f, b.data(), n, nullptr);
   CHECK(a == b);
+}
+
+TEST_CASE("GPU windowed merge with checkpoints, resumed from each, is the merge in one go (-u, dups)") {
+  GPU_TEST_REQUIRE_DEVICE();
+  auto gpu = make_backend(Device::cuda, 2, parse_size_option("2G", "--device-memory"));
+  auto cpu = make_cpu_backend(2);
+  std::mt19937_64 rng(13);
+  const Format f = Format::typed(KeyType::u64);
+  for (bool unique : {false, true})
+    for (uint64_t range : {uint64_t(2), uint64_t(500), ~uint64_t(0)}) {
+      std::vector<std::vector<unsigned char>> data(5);
+      std::vector<RunRef> runs(5);
+      for (size_t i = 0; i < runs.size(); ++i) {
+        const size_t n = 1000 + rng() % 4000;
+        std::vector<uint64_t> keys(n);
+        for (auto& k : keys) k = rng() % range;
+        data[i].resize(n * 8);
+        std::memcpy(data[i].data(), keys.data(), n * 8);
+        HostBuffer scratch = cpu->allocate_host(cpu->sort_scratch_bytes(f, n));
+        cpu->sort_chunk(f, data[i].data(), n, scratch.data());
+        runs[i].mem = data[i].data();
+        runs[i].records = n;
+        runs[i].name = "run" + std::to_string(i);
+      }
+      MergeJob job;
+      job.format = &f;
+      job.backend = gpu.get();
+      job.window_memory = 3 * 1000 * 8;  // windows of ~1000 records: a checkpoint after each
+      job.buffer_bytes = 1 << 16;
+      job.threads = 2;
+      job.unique = unique;
+      INFO("unique " << unique << " range " << range);
+      CHECK(gxsort_test::check_resumable_merge(job, runs, 1) == "");
+    }
 }

@@ -11,6 +11,7 @@
 
 #include "gxsort/error.hpp"
 #include "engine/merge.hpp"
+#include "../common/resumable_merge.hpp"
 
 using namespace gxsort;
 
@@ -347,4 +348,23 @@ TEST_CASE("merge_runs of direct temp runs, read ahead on the pool, equals the or
     for (auto& ref : refs) ref.direct = true;  // read around the page cache (written through it: still coherent)
     CHECK(merged(r.f, refs, 5 * 4096 + 8, threads) == want);
   }
+}
+
+TEST_CASE("a merge with checkpoints, resumed from each, is the merge in one go (1..3 threads, -u, dups)") {
+  // The last merge of a resumable job: checkpoints every few KiB, so that groups of equal
+  // keys straddle them; a resume starts from the cuts with the output before them kept.
+  std::mt19937 rng(12);
+  for (unsigned threads : {1u, 3u})
+    for (bool unique : {false, true})
+      for (uint32_t range : {1u, 3u, 1000u, 1u << 30}) {
+        Runs r = make_runs(6, 3000, range, rng);
+        std::vector<std::unique_ptr<io::TempFile>> files;
+        MergeJob job;
+        job.format = &r.f;
+        job.buffer_bytes = 4096;
+        job.threads = threads;
+        job.unique = unique;
+        INFO("threads " << threads << " unique " << unique << " range " << range);
+        CHECK(gxsort_test::check_resumable_merge(job, file_refs(r, r.data, 1, files), 8192) == "");
+      }
 }

@@ -285,6 +285,7 @@ RunStats merge_files(const std::vector<std::string>& args, const std::string& ou
     files.push_back(m.file.get());
   }
   std::unique_ptr<SortJob> sort_job = spooled ? nullptr : SortJob::open_merge(p, plan, files, output, opt);
+  if (sort_job) sort_job->adopt_output(out);
   st.merge_levels = merge_tree_to(job, std::move(tree), plan.fan_in, p.tmp_dirs, out.file(), 0,
                                   [&](size_t level, double secs, uint64_t b) {
                                     st.phases.push_back({"merge level " + std::to_string(level), secs, b, b});

@@ -4,11 +4,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <future>
+#include <numeric>
 
 #include "gxsort/error.hpp"
 #include "io/checksum.hpp"
 #include "io/debris.hpp"
 #include "io/output.hpp"
+#include "parallel/background_tasks.hpp"
 #include "plan/plan.hpp"
 
 namespace gxsort {
@@ -21,32 +24,34 @@ std::string digest_of(const Prepared& p, const io::File& in, const std::string& 
   char* real = ::realpath(in.path().c_str(), nullptr);
   const std::string input = real ? real : in.path();
   std::free(real);
-  return resume::job_digest({"gxsort sort job 1", input, std::to_string(in.open_size()), std::to_string(in.open_mtime_ns()),
+  return resume::job_digest({"gxsort sort job 2", input, std::to_string(in.open_size()), std::to_string(in.open_mtime_ns()),
                              std::to_string(f.record_size), std::to_string(f.key_offset), key_type_name(f.key_type),
                              std::to_string(f.key_bytes), f.reverse ? "r" : "-", opt.unique ? "u" : "-", opt.npy_descr,
                              io::output_key(output), plan_mode_name(p.plan.mode), std::to_string(p.plan.run_records),
                              std::to_string(p.plan.fan_in), std::to_string(p.plan.buckets)});
 }
 
-uint64_t hash_file(const std::string& path, uint64_t bytes) {
-  return io::xxh3_of_file(io::File::open_read(path), bytes);
-}
-
 std::string run_key(size_t i) { return "run " + std::to_string(i) + " 0"; }
 std::string level_key(size_t level, size_t group) { return "level " + std::to_string(level) + " " + std::to_string(group); }
+std::string bucket_key(size_t b) { return "bucket " + std::to_string(b) + " 0"; }
+std::string out_key(size_t b) { return "out " + std::to_string(b) + " 0"; }
+std::string final_key(size_t k) { return "final " + std::to_string(k) + " 0"; }
+uint64_t sum_of(const std::vector<uint64_t>& v) { return std::accumulate(v.begin(), v.end(), uint64_t(0)); }
 
 }  // namespace
 
-std::unique_ptr<SortJob> SortJob::create(const std::vector<std::string>& dirs, const std::string& digest, const Plan& plan,
-                                         bool resume, const std::string& output) {
+std::unique_ptr<SortJob> SortJob::create(const Prepared& p, const Plan& plan, const std::string& digest, bool resume,
+                                         const std::string& output, size_t record_size) {
   std::unique_ptr<SortJob> job(new SortJob());
-  job->dir_ = resume::JobDir::open(dirs, digest, resume, io::output_key(output));
+  job->dir_ = resume::JobDir::open(p.tmp_dirs, digest, resume, io::output_key(output));
   job->digest_ = digest;
   job->buckets_ = plan.buckets;
   job->resuming_ = resume;
   job->runs_ = plan.runs;
   job->fan_in_ = plan.fan_in;
   job->run_records_ = plan.run_records;
+  job->threads_ = p.threads;
+  job->record_size_ = record_size;
   for (const MergeLevel& lv : plan.levels)
     if (!lv.final)
       for (size_t g : lv.groups) job->merges_ += g > 1;
@@ -60,32 +65,89 @@ std::unique_ptr<SortJob> SortJob::open(const Prepared& p, const io::File& in, co
     if (opt.resume && in.is_stream()) fail_usage(in.path() + ": --resume needs a regular input file (a stream cannot be read again)");
     return nullptr;
   }
-  return create(p.tmp_dirs, digest_of(p, in, output, opt), p.plan, opt.resume, output);
+  return create(p, p.plan, digest_of(p, in, output, opt), opt.resume, output, opt.format.record_size);
 }
 
 std::unique_ptr<SortJob> SortJob::open_merge(const Prepared& p, const Plan& plan, const std::vector<const io::File*>& inputs,
                                              const std::string& output, const EngineOptions& opt) {
   if (plan.levels.size() < 2) return nullptr;
-  std::vector<std::string> parts{"gxsort merge job 1", io::output_key(output), opt.unique ? "u" : "-", opt.npy_descr,
+  std::vector<std::string> parts{"gxsort merge job 2", io::output_key(output), opt.unique ? "u" : "-", opt.npy_descr,
                                  std::to_string(plan.fan_in)};
   for (const io::File* f : inputs) {
     if (f->is_stream()) return nullptr;  // spooled into a temp file: nothing to resume from
     parts.push_back(digest_of(p, *f, output, opt));
   }
-  return create(p.tmp_dirs, resume::job_digest(parts), plan, opt.resume, output);
+  return create(p, plan, resume::job_digest(parts), opt.resume, output, opt.format.record_size);
 }
 
 SortJob::~SortJob() { dir_.remove(); }
 
+ResumeState SortJob::inspect(const Prepared& p, const io::File& in, const std::string& output, const EngineOptions& opt) {
+  ResumeState r;
+  r.runs = p.plan.mode == PlanMode::external ? p.plan.runs : 0;
+  r.buckets = p.plan.mode == PlanMode::partition ? p.plan.buckets : 0;
+  for (const MergeLevel& lv : p.plan.levels)
+    if (!lv.final && r.runs)
+      for (size_t g : lv.groups) r.merges += g > 1;
+  r.runs_to_form = r.runs;
+  if (in.is_stream() || (!r.runs && !r.buckets)) return r;
+  SortJob job;  // a peek: holds no lock, removes nothing
+  job.dir_ = resume::JobDir::peek(p.tmp_dirs, digest_of(p, in, output, opt));
+  if (!job.dir_.active()) return r;
+  job.runs_ = p.plan.runs;
+  job.fan_in_ = p.plan.fan_in;
+  r.job_dir = job.dir_.path();
+  r.running = job.dir_.running();
+  for (const auto& [key, piece] : job.dir_.pieces()) {
+    struct stat st;
+    const bool kept = ::stat(job.dir_.piece_path(piece).c_str(), &st) == 0 && uint64_t(st.st_size) == piece.bytes;
+    if (!kept || (piece.kind != "run" && piece.kind != "level" && piece.kind != "bucket")) continue;
+    job.verified_.insert(key);
+    if (piece.kind != "bucket") (piece.kind == "run" ? r.runs_kept : r.merges_kept) += 1;
+  }
+  if (r.runs) {
+    const std::vector<bool> form = job.runs_to_form();
+    r.runs_to_form = size_t(std::count(form.begin(), form.end(), true));
+  }
+  for (uint64_t at = 0; r.buckets_written < r.buckets; ++r.buckets_written) {  // the segments in order
+    const resume::Piece* s = job.dir_.find(out_key(r.buckets_written));
+    if (!s || s->records != at) break;
+    at += s->bytes;
+  }
+  for (size_t b = r.buckets_written; b < r.buckets; ++b) r.buckets_kept += job.verified_.count(bucket_key(b));
+  // The last merge: its last checkpoint against the records of its inputs.
+  uint64_t inputs = 0, done = 0;
+  for (const std::string& key : job.final_input_keys())
+    if (const resume::Piece* piece = job.dir_.find(key)) inputs += piece->records;
+  for (size_t k = 0; const resume::Piece* c = job.dir_.find(final_key(k)); ++k) done = sum_of(c->list);
+  if (inputs) r.last_merge_from = std::min(1.0, double(done) / double(inputs));
+  return r;
+}
+
+bool SortJob::verify(const resume::Piece& p, uint64_t from_byte) const {
+  const std::string path = dir_.piece_path(p);
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || uint64_t(st.st_size) != p.bytes) return false;
+  const io::File f = io::File::open_read(path);
+  if (p.kind == "bucket") return io::xxh3_of_file(f, p.bytes) == p.checksum;
+  if (p.block == 0 || p.list.size() != (p.bytes + p.block - 1) / p.block) return false;
+  const uint64_t first = from_byte / p.block;
+  const std::vector<uint64_t> sums = io::block_sums_of_file(f, p.bytes, p.block, first, threads_);
+  return std::equal(sums.begin() + std::min<size_t>(first, sums.size()), sums.end(),
+                    p.list.begin() + std::min<size_t>(first, sums.size()));
+}
+
 void SortJob::verify_pieces() {
+  // The inputs of a last merge that left checkpoints are partly consumed (punched):
+  // adopt_output verifies them from where its verified checkpoint cut them.
+  const bool checkpoints = dir_.find("final 0 0") != nullptr;
+  if (checkpoints)
+    for (const std::string& key : final_input_keys())
+      if (dir_.find(key)) deferred_.insert(key);
   std::vector<std::string> bad;
   for (const auto& [key, piece] : dir_.pieces()) {
-    const std::string path = dir_.piece_path(piece);
-    struct stat st;
-    if (piece.kind == "out") continue;  // segments of the output: adopt_output checks them
-    const bool ok = ::stat(path.c_str(), &st) == 0 && uint64_t(st.st_size) == piece.bytes &&
-                    (piece.kind == "run" ? piece.a < runs_ : true) && hash_file(path, piece.bytes) == piece.checksum;
-    if (ok) verified_.insert(key);
+    if (piece.kind == "out" || piece.kind == "final" || deferred_.count(key)) continue;  // adopt_output's
+    if ((piece.kind != "run" || piece.a < runs_) && verify(piece, 0)) verified_.insert(key);
     else bad.push_back(key);
   }
   // A piece that does not check out is formed again (its file goes now).
@@ -93,6 +155,20 @@ void SortJob::verify_pieces() {
     ::unlink(dir_.piece_path(*dir_.find(key)).c_str());
     dir_.forget(key);
   }
+}
+
+std::vector<std::string> SortJob::final_input_keys() const {
+  // The merge tree groups consecutive inputs fan_in at a time (engine/merge.cpp); a
+  // group of one is carried over as it is. Replayed here on journal keys.
+  std::vector<std::string> items;
+  for (size_t i = 0; i < runs_; ++i) items.push_back(run_key(i));
+  for (size_t l = 1; items.size() > fan_in_; ++l) {
+    std::vector<std::string> next;
+    for (size_t b = 0, g = 0; b < items.size(); b += fan_in_, ++g)
+      next.push_back(std::min(items.size(), b + fan_in_) - b == 1 ? items[b] : level_key(l, g));
+    items.swap(next);
+  }
+  return items;
 }
 
 std::pair<size_t, size_t> SortJob::span(size_t level, size_t group) const {
@@ -127,14 +203,17 @@ std::vector<bool> SortJob::runs_to_form() const {
 
 TreeInput SortJob::piece_input(const resume::Piece& p, bool direct) const {
   // The last owner deletes the piece: its data lives on in what it was merged into.
+  // Open for writing: punching what the merge has read needs it.
   const std::string path = dir_.piece_path(p);
   TreeInput t;
-  t.file = std::shared_ptr<io::File>(new io::File(io::File::open_read(path)), [path](io::File* f) {
+  t.file = std::shared_ptr<io::File>(new io::File(io::File::open_rw(path)), [path](io::File* f) {
     delete f;
     ::unlink(path.c_str());
   });
   t.records = p.records;
   t.direct = direct;
+  t.discardable = true;  // punched as it is read, like any temp run (merge.hpp says why)
+  t.piece = p.key();
   return t;
 }
 
@@ -151,13 +230,14 @@ io::TempFile SortJob::create_run(size_t i) {
   return io::TempFile::create(dir_.piece_dir(p), "run");
 }
 
-TreeInput SortJob::keep_run(size_t i, io::TempFile run, uint64_t records, uint64_t checksum, bool direct) {
+TreeInput SortJob::keep_run(size_t i, io::TempFile run, uint64_t records, std::vector<uint64_t> sums, bool direct) {
   resume::Piece p;
   p.kind = "run";
   p.a = i;
   p.records = records;
   p.bytes = run.file().size();
-  p.checksum = checksum;
+  p.block = resume::piece_block_bytes(p.bytes);
+  p.list = std::move(sums);
   run.move_to(dir_.piece_path(p));
   run.release();  // from here the journal's: a signal leaves it for --resume
   dir_.record(p);
@@ -185,37 +265,124 @@ TreeInput SortJob::keep(size_t level, size_t group, io::TempFile merged, uint64_
   p.b = group;
   p.records = records;
   p.bytes = merged.file().size();
-  // Merge threads write the piece in parallel ranges: its checksum is read back (from
+  // Merge threads write the piece in parallel ranges: its checksums are read back (from
   // the page cache, unless it went around it).
-  p.checksum = io::xxh3_of_file(merged.file(), p.bytes);
+  p.block = resume::piece_block_bytes(p.bytes);
+  p.list = io::block_sums_of_file(merged.file(), p.bytes, p.block, 0, threads_);
   merged.move_to(dir_.piece_path(p));
   merged.release();
   dir_.record(p);
   return piece_input(p, direct);
 }
 
-namespace {
-std::string bucket_key(size_t b) { return "bucket " + std::to_string(b) + " 0"; }
-std::string out_key(size_t b) { return "out " + std::to_string(b) + " 0"; }
-}  // namespace
-
 void SortJob::adopt_output(io::Output& out) {
-  if (!out.keep_for_job(io::kJobPrefix + digest_ + ".out", resuming_)) return;
+  const bool taken_over = out.keep_for_job(io::kJobPrefix + digest_ + ".out", resuming_);
+  output_ = &out.file();
+  if (buckets_) {
+    if (taken_over) adopt_segments(out.file());
+  } else {
+    const io::File none;
+    adopt_checkpoints(taken_over ? out.file() : none, record_size_);
+  }
+}
+
+void SortJob::adopt_segments(const io::File& f) {
   // The buckets written before the kill: each journalled segment, in order, that checks out.
-  const io::File& f = out.file();
   for (; first_unwritten_ < buckets_; ++first_unwritten_) {
     const resume::Piece* s = dir_.find(out_key(first_unwritten_));
     if (!s || s->records != written_ || f.size() < s->records + s->bytes) break;  // records: the offset
-    io::Xxh3 h;
-    std::vector<unsigned char> buf(size_t(std::min<uint64_t>(s->bytes, uint64_t(8) << 20)));
-    for (uint64_t o = 0; o < s->bytes; o += buf.size()) {
-      const size_t len = size_t(std::min<uint64_t>(buf.size(), s->bytes - o));
-      f.read_at(buf.data(), len, s->records + o);
-      h.update(buf.data(), len);
-    }
-    if (h.digest() != s->checksum) break;
+    if (io::xxh3_of_file(f, s->bytes, s->records) != s->checksum) break;
     written_ += s->bytes;
   }
+}
+
+void SortJob::adopt_checkpoints(const io::File& f, size_t rs) {
+  // The last merge's checkpoints a killed run kept: in order, each whose new output
+  // checks out (`f` is closed when no output was taken over: none does).
+  const std::vector<std::string> inputs = final_input_keys();
+  size_t k = 0;
+  for (; f.is_open(); ++k) {
+    const resume::Piece* c = dir_.find(final_key(k));
+    if (!c || c->records < final_records_ || c->bytes != (c->records - final_records_) * rs ||
+        c->list.size() != inputs.size() || f.size() < c->records * rs ||
+        io::xxh3_of_file(f, c->bytes, final_records_ * rs) != c->checksum)
+      break;
+    final_cuts_ = c->list;
+    final_records_ = c->records;
+  }
+  final_checkpoints_ = k;
+  for (size_t j = k; dir_.find(final_key(j)); ++j) dir_.forget(final_key(j));  // rewritten from k on
+  // Its input pieces, from the block each is consumed to (the merge punched only
+  // behind its last checkpoint); one that fails is formed again, the same bytes.
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!deferred_.count(inputs[i])) continue;
+    const resume::Piece& p = *dir_.find(inputs[i]);
+    if (verify(p, final_cuts_.empty() ? 0 : final_cuts_[i] * rs)) {
+      verified_.insert(inputs[i]);
+    } else {
+      ::unlink(dir_.piece_path(p).c_str());
+      dir_.forget(inputs[i]);
+    }
+  }
+  deferred_.clear();
+}
+
+uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>& inputs, const io::File& out,
+                              uint64_t out_offset) {
+  std::vector<RunRef> refs;
+  for (const TreeInput& in : inputs) refs.push_back(in.ref());
+  if (&out != output_) return merge_runs(job, refs, out, out_offset);  // not the job's output: nothing to resume
+  const size_t rs = job.format->record_size;
+  const std::vector<uint64_t> start = final_cuts_.size() == refs.size() ? final_cuts_ : std::vector<uint64_t>(refs.size(), 0);
+  uint64_t total = 0;
+  std::vector<uint64_t> block(refs.size(), 0), punched(refs.size(), 0);  // block 0: a user's file, never punched
+  for (size_t i = 0; i < refs.size(); ++i) {
+    total += refs[i].records;
+    if (const resume::Piece* p = inputs[i].piece.empty() ? nullptr : dir_.find(inputs[i].piece)) block[i] = p->block;
+  }
+  final_resumed_at_ = total ? double(sum_of(start)) / double(total) : 0;
+  MergeJob resumed = job;
+  resumed.start = &start;
+  // About 64 checkpoints a merge, of 16 MiB of input at least: a kill loses little, and
+  // each costs a journal line and a read-back of its new output.
+  resumed.checkpoint_bytes = std::max<uint64_t>(uint64_t(16) << 20, total * rs / 64);
+  std::vector<unsigned char> last(rs);
+  if (job.unique && final_records_) {
+    out.read_at(last.data(), rs, out_offset + (final_records_ - 1) * rs);
+    resumed.unique_after = last.data();
+  }
+  if (job.done_bytes) *job.done_bytes += sum_of(start) * rs;
+  uint64_t kept_rank = sum_of(start), kept_records = final_records_;
+  std::vector<std::future<void>> pending;
+  parallel::BackgroundTasks keeper(1);  // last: its tasks end before what they use goes
+  // A checkpoint: its new output's checksum and its journal line on the keeper thread,
+  // then the inputs' whole blocks behind it, never read again, punched.
+  resumed.checkpoint = [&](const std::vector<uint64_t>& cuts, uint64_t out_records) {
+    const uint64_t rank = sum_of(cuts), records = final_records_ + out_records;
+    if ((rank - kept_rank) * rs < resumed.checkpoint_bytes && rank < total) return;
+    const uint64_t from = kept_records;
+    const size_t k = final_checkpoints_++;
+    kept_rank = rank;
+    kept_records = records;
+    pending.push_back(keeper.submit([this, &refs, &block, &punched, &out, out_offset, rs, cuts, from, records, k] {
+      resume::Piece p;
+      p.kind = "final";
+      p.a = k;
+      p.records = records;
+      p.bytes = (records - from) * rs;
+      p.checksum = io::xxh3_of_file(out, p.bytes, out_offset + from * rs);
+      p.list = cuts;
+      dir_.record(p);
+      for (size_t i = 0; i < refs.size(); ++i) {
+        const uint64_t to = block[i] ? cuts[i] * rs / block[i] * block[i] : 0;
+        if (to > punched[i]) refs[i].file->discard(refs[i].offset + punched[i], to - punched[i]);
+        punched[i] = std::max(punched[i], to);
+      }
+    }));
+  };
+  const uint64_t written = merge_runs(resumed, refs, out, out_offset + final_records_ * rs);
+  for (auto& f : pending) f.get();
+  return final_records_ + written;
 }
 
 bool SortJob::kept_buckets(size_t from, size_t buckets) const {
@@ -264,8 +431,10 @@ std::string SortJob::summary() const {
   if (buckets_)
     return "resumed: " + std::to_string(buckets_reused_ + first_unwritten_) + " of " + std::to_string(buckets_) +
            " buckets, " + std::to_string(first_unwritten_) + " of them already in the output";
-  return "resumed: " + std::to_string(runs_reused_) + " of " + std::to_string(runs_) + " runs, " +
-         std::to_string(merges_reused_) + " of " + std::to_string(merges_) + " merge outputs";
+  std::string s = "resumed: " + std::to_string(runs_reused_) + " of " + std::to_string(runs_) + " runs, " +
+                  std::to_string(merges_reused_) + " of " + std::to_string(merges_) + " merge outputs";
+  if (final_resumed_at_ > 0) s += ", the last merge from " + std::to_string(int(final_resumed_at_ * 100)) + "%";
+  return s;
 }
 
 }  // namespace gxsort

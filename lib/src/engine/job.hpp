@@ -1,10 +1,17 @@
 // The resumable state of one out-of-core sort (resume/journal.hpp has the directory and
 // its journal): the runs and merge outputs a killed run of the same job left, verified
-// (size and XXH3) when the job opens, and where new ones go. Pieces are written, then
-// renamed to their stable names, then journalled (the journal is fsync'd; the pieces
-// are not: a piece a reboot cut short fails its checksum and is formed again). They are
-// not in the temp-file table: a signal or kill -9 leaves them for --resume, an error
-// (an exception) removes the whole directory, success removes it too.
+// (size and XXH3 of each block) when the job opens, and where new ones go. Pieces are
+// written, then renamed to their stable names, then journalled (the journal is fsync'd;
+// the pieces are not: a piece a reboot cut short fails its checksums and is formed
+// again). They are not in the temp-file table: a signal or kill -9 leaves them for
+// --resume, an error (an exception) removes the whole directory, success removes it too.
+//
+// The output is the job's too (a stable name beside the target, Output::keep_for_job),
+// so that the last merge resumes where it stopped: it journals checkpoints (the output
+// is whole up to here, its inputs consumed up to there, the new output's checksum) and
+// punches its pieces only behind the last one. A resume verifies the output's
+// checkpoints in order, each input piece from the block its checkpoint cut is in, and
+// merges on from there (a piece that fails is formed again: it is the same bytes).
 #pragma once
 #include <memory>
 #include <set>
@@ -17,8 +24,19 @@
 
 namespace gxsort {
 
+// What --resume would find of a sort job (plan --resume): the journal read and the
+// pieces' sizes checked, their checksums not (the resume verifies them).
+struct ResumeState {
+  std::string job_dir;   // "" when no killed run left one
+  bool running = false;  // a live process holds the job now
+  size_t runs = 0, runs_kept = 0, runs_to_form = 0, merges = 0, merges_kept = 0;
+  size_t buckets = 0, buckets_written = 0, buckets_kept = 0;  // kept: of those not written
+  double last_merge_from = 0;  // the part of the last merge its checkpoints cover
+};
+
 class SortJob : public MergePieces {
  public:
+  static ResumeState inspect(const Prepared& p, const io::File& in, const std::string& output, const EngineOptions& opt);
   // The job of sorting `in` into `output` as p.plan says (external plans only; null for
   // the others, and for streams, which cannot be read again).
   static std::unique_ptr<SortJob> open(const Prepared& p, const io::File& in, const std::string& output,
@@ -34,16 +52,23 @@ class SortJob : public MergePieces {
   std::vector<bool> runs_to_form() const;
   TreeInput reuse_run(size_t i);                 // records == 0: none
   io::TempFile create_run(size_t i);
-  TreeInput keep_run(size_t i, io::TempFile run, uint64_t records, uint64_t checksum, bool direct);
+  // `sums`: resume::piece_block_bytes blocks' XXH3 (io::block_sums).
+  TreeInput keep_run(size_t i, io::TempFile run, uint64_t records, std::vector<uint64_t> sums, bool direct);
 
   TreeInput reuse(size_t level, size_t group) override;
   io::TempFile create(size_t level, size_t group) override;
   TreeInput keep(size_t level, size_t group, io::TempFile merged, uint64_t records, bool direct) override;
+  uint64_t final_merge(const MergeJob& job, const std::vector<TreeInput>& inputs, const io::File& out,
+                       uint64_t out_offset) override;
+
+  // The output becomes the job's (a stable name beside the target), and what a killed
+  // run wrote into it is verified: the partition's bucket segments, or the checkpoints
+  // of the last merge.
+  void adopt_output(io::Output& out);
 
   // Partition (engine/partition_sort.cpp): the buckets of pass 1 are pieces, and the
   // output is the job's too (a stable name beside the target): each bucket written into
   // it is a journalled segment, and its file goes only then.
-  void adopt_output(io::Output& out);            // stable name; kept segments verified
   size_t first_unwritten_bucket() const { return first_unwritten_; }
   uint64_t written_bytes() const { return written_; }
   bool kept_buckets(size_t from, size_t buckets) const;  // each bucket from `from` on is a verified piece
@@ -59,9 +84,13 @@ class SortJob : public MergePieces {
 
  private:
   SortJob() = default;
-  static std::unique_ptr<SortJob> create(const std::vector<std::string>& dirs, const std::string& digest,
-                                         const Plan& plan, bool resume, const std::string& output);
+  static std::unique_ptr<SortJob> create(const Prepared& p, const Plan& plan, const std::string& digest, bool resume,
+                                         const std::string& output, size_t record_size);
   void verify_pieces();
+  bool verify(const resume::Piece& p, uint64_t from_byte) const;  // from the block holding from_byte
+  void adopt_segments(const io::File& out);
+  void adopt_checkpoints(const io::File& out, size_t record_size);
+  std::vector<std::string> final_input_keys() const;
   TreeInput piece_input(const resume::Piece& p, bool direct) const;
   // The runs under merge `group` of `level`: [first, end).
   std::pair<size_t, size_t> span(size_t level, size_t group) const;
@@ -74,6 +103,13 @@ class SortJob : public MergePieces {
   std::string digest_;
   size_t first_unwritten_ = 0, buckets_ = 0, buckets_reused_ = 0;
   uint64_t written_ = 0;
+  unsigned threads_ = 1;
+  size_t record_size_ = 0;
+  const io::File* output_ = nullptr;       // the job's output (adopt_output), else null
+  std::set<std::string> deferred_;         // final merge inputs: verified from the checkpoint
+  std::vector<uint64_t> final_cuts_;       // the last verified checkpoint: inputs consumed, and
+  uint64_t final_records_ = 0, final_checkpoints_ = 0;  // output records, checkpoints kept
+  double final_resumed_at_ = 0;            // the part of the last merge a resume skipped
 };
 
 }  // namespace gxsort

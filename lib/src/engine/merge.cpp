@@ -59,7 +59,8 @@ uint64_t merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const
   // cannot see that the key of a 4-byte record is at most 4 bytes and warns about the
   // wider key loads it will never run.
   std::vector<unsigned char> last(std::max<size_t>(rs, 16));
-  bool have_last = false;
+  bool have_last = job.unique_after != nullptr;  // one range only with --unique: this is it
+  if (have_last) std::memcpy(last.data(), job.unique_after, rs);
   while (!tree.done()) {
     RunCursor& c = tree.top();
     const size_t src = tree.top_index();
@@ -90,8 +91,8 @@ uint64_t merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const
 // the reader gathers the slices back to back into a pinned slot buffer, the backend
 // merges them on the device, and the writer puts the window in place, while the
 // scheduler overlaps reading window i+1, merging window i and writing window i-1.
-uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& runs, uint64_t total, const io::File& out,
-                              uint64_t out_offset) {
+uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& runs, const std::vector<uint64_t>& from,
+                              uint64_t total, const io::File& out, uint64_t out_offset) {
   const Format& f = *job.format;
   const size_t rs = f.record_size;
   const size_t k = runs.size();
@@ -106,8 +107,10 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
     slots.push_back(buffers.back().data());
   }
   std::vector<std::vector<uint64_t>> slices(kSlots, std::vector<uint64_t>(k));
-  std::vector<uint64_t> cut(k, 0), ends;
+  std::vector<std::vector<uint64_t>> window_ends(kSlots);  // the cuts after each slot's window
+  std::vector<uint64_t> cut = from, ends;
   for (const auto& r : runs) ends.push_back(r.records);
+  const uint64_t first_rank = std::accumulate(from.begin(), from.end(), uint64_t(0));
   std::vector<unsigned char> last(rs), prev_rec(rs);
   uint64_t done = 0;
 
@@ -118,7 +121,7 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
   st.read = [&](pipeline::Chunk& c) {
     const uint64_t end_rank = std::min<uint64_t>(total, uint64_t(c.index + 1) * w);
     // Starting from the last cut, the co-rank never probes a consumed (discarded) record.
-    std::vector<uint64_t> next = end_rank == total ? ends : multiway_corank(f, runs, end_rank, &cut);
+    std::vector<uint64_t> next = end_rank == total ? ends : multiway_corank(f, runs, first_rank + end_rank, &cut);
     struct Piece { size_t run; uint64_t first, count; unsigned char* dst; };
     std::vector<Piece> pieces;
     std::vector<unsigned char*> starts(k);
@@ -149,21 +152,25 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
     }
     // What our own temp runs gave to this window is never read again: drop it, so
     // their dirty pages are not written back to the disk the output needs.
-    for (size_t i = 0; i < k; ++i)
+    // A resumable merge keeps them until its checkpoint is kept.
+    for (size_t i = 0; i < k && !job.checkpoint; ++i)
       if (runs[i].discardable && runs[i].file && next[i] > cut[i]) {
         // From the page holding the old cut: its records before the cut went earlier.
         const uint64_t from = std::max(runs[i].offset, (runs[i].offset + cut[i] * rs) / 4096 * 4096);
         runs[i].file->discard(from, runs[i].offset + next[i] * rs - from);
       }
+    window_ends[c.slot] = next;
     cut.swap(next);
   };
   st.compute = [&](pipeline::Chunk& c) { job.backend->merge_window(f, c.data, slices[c.slot], job.merge_kernel); };
   uint64_t written = 0;  // records written so far
-  bool have_last = false;
+  bool have_last = job.unique_after != nullptr;
+  if (have_last) std::memcpy(last.data(), job.unique_after, rs);
   st.write = [&](pipeline::Chunk& c) {
     const size_t keep = job.unique ? unique_carry(f, c.data, c.bytes / rs, last, have_last) * rs : c.bytes;
     out.write_at(c.data, keep, out_offset + written * rs);
     written += keep / rs;
+    if (job.checkpoint) job.checkpoint(window_ends[c.slot], written);
     done += c.bytes;
     if (job.done_bytes) {
       uint64_t d = job.done_bytes->fetch_add(c.bytes) + c.bytes;
@@ -178,27 +185,23 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
   return written;
 }
 
-}  // namespace
-
-uint64_t merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const io::File& out, uint64_t out_offset) {
-  uint64_t total = 0;
-  for (const auto& r : runs) total += r.records;
-  if (job.backend && job.backend->max_window_records(*job.format) > 0 && total > 0)
-    return merge_runs_on_device(job, runs, total, out, out_offset);
+// Merges records [from[i], to[i]) of each run into out from out_offset, on up to
+// job.threads threads, each merging the output range between two co-rank cuts.
+uint64_t merge_on_cpu(const MergeJob& job, const std::vector<RunRef>& runs, const std::vector<uint64_t>& from,
+                      const std::vector<uint64_t>& to, const io::File& out, uint64_t out_offset) {
+  const uint64_t first = std::accumulate(from.begin(), from.end(), uint64_t(0));
+  const uint64_t total = std::accumulate(to.begin(), to.end(), uint64_t(0)) - first;
   unsigned threads = job.threads;
   // Small merges are not worth the co-rank searches and thread starts; with --unique
   // the output position of a range is only known once the ranges before it are done.
   if (total < (uint64_t(1) << 18) || runs.size() < 2 || job.unique) threads = 1;
-  std::vector<std::vector<uint64_t>> cuts;
-  cuts.push_back(std::vector<uint64_t>(runs.size(), 0));
   // Direct output: every range starts on a 4 KiB block (ranks rounded down to whole
   // blocks of records), so that all its flushes but the last can go direct.
   const uint64_t align = job.direct_output ? direct_block_records(job.format->record_size) : 1;
+  std::vector<std::vector<uint64_t>> cuts{from};
   for (unsigned t = 1; t < threads; ++t)
-    cuts.push_back(multiway_corank(*job.format, runs, total * t / threads / align * align));
-  std::vector<uint64_t> ends;
-  for (const auto& r : runs) ends.push_back(r.records);
-  cuts.push_back(ends);
+    cuts.push_back(multiway_corank(*job.format, runs, first + total * t / threads / align * align, &from));
+  cuts.push_back(to);
 
   // Runs written around the page cache are read from the disk: ahead, on two threads
   // per merge thread, so that a few reads are in flight while the merge works (2 GiB u64
@@ -211,16 +214,58 @@ uint64_t merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const 
   std::vector<uint64_t> counts(threads, 0);
   const size_t rs = job.format->record_size;
   parallel::parallel_for(threads, threads, [&](size_t t) {
-    uint64_t start = 0;
-    for (uint64_t c : cuts[t]) start += c;
+    const uint64_t start = std::accumulate(cuts[t].begin(), cuts[t].end(), uint64_t(0)) - first;
     const uint64_t at = out_offset + start * rs;
     if (rs == 8) counts[t] = merge_range<8>(job, runs, cuts[t], cuts[t + 1], out, at, reads.get());
     else if (rs == 4) counts[t] = merge_range<4>(job, runs, cuts[t], cuts[t + 1], out, at, reads.get());
     else counts[t] = merge_range<0>(job, runs, cuts[t], cuts[t + 1], out, at, reads.get());
   });
-  uint64_t written = 0;
-  for (uint64_t c : counts) written += c;
+  return std::accumulate(counts.begin(), counts.end(), uint64_t(0));
+}
+
+// A resumable CPU merge: one merge_on_cpu per checkpoint_bytes of input, each followed
+// by job.checkpoint. Nothing read is dropped (the job punches behind its checkpoints).
+uint64_t merge_on_cpu_with_checkpoints(const MergeJob& job, const std::vector<RunRef>& runs, const std::vector<uint64_t>& from,
+                                       const std::vector<uint64_t>& ends, const io::File& out, uint64_t out_offset) {
+  const size_t rs = job.format->record_size;
+  std::vector<RunRef> kept = runs;
+  for (RunRef& r : kept) r.discardable = false;
+  const uint64_t align = direct_block_records(rs);
+  const uint64_t step = std::max<uint64_t>(align, job.checkpoint_bytes / rs / align * align);
+  const uint64_t total = std::accumulate(ends.begin(), ends.end(), uint64_t(0));
+  uint64_t rank = std::accumulate(from.begin(), from.end(), uint64_t(0)), written = 0;
+  std::vector<uint64_t> cut = from;
+  std::vector<unsigned char> last(rs);
+  MergeJob part = job;
+  while (rank < total) {
+    const uint64_t next_rank = std::min(total, (rank + step) / align * align);  // > rank: step >= align
+    std::vector<uint64_t> next = next_rank == total ? ends : multiway_corank(*job.format, kept, next_rank, &cut);
+    const uint64_t at = out_offset + written * rs;
+    part.direct_output = job.direct_output && at % io::kDirectBlock == 0;
+    if (job.unique && (written || job.unique_after)) {
+      if (written) out.read_at(last.data(), rs, at - rs);
+      else std::memcpy(last.data(), job.unique_after, rs);
+      part.unique_after = last.data();
+    }
+    written += merge_on_cpu(part, kept, cut, next, out, at);
+    cut.swap(next);
+    rank = next_rank;
+    job.checkpoint(cut, written);
+  }
   return written;
+}
+
+}  // namespace
+
+uint64_t merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const io::File& out, uint64_t out_offset) {
+  std::vector<uint64_t> from = job.start ? *job.start : std::vector<uint64_t>(runs.size(), 0), ends;
+  for (const auto& r : runs) ends.push_back(r.records);
+  const uint64_t total = std::accumulate(ends.begin(), ends.end(), uint64_t(0)) -
+                         std::accumulate(from.begin(), from.end(), uint64_t(0));
+  if (job.backend && job.backend->max_window_records(*job.format) > 0 && total > 0)
+    return merge_runs_on_device(job, runs, from, total, out, out_offset);
+  if (job.checkpoint) return merge_on_cpu_with_checkpoints(job, runs, from, ends, out, out_offset);
+  return merge_on_cpu(job, runs, from, ends, out, out_offset);
 }
 
 RunRef TreeInput::ref() const {
@@ -228,7 +273,7 @@ RunRef TreeInput::ref() const {
   r.file = temp ? &temp->file() : file.get();
   r.records = records;
   r.name = temp ? temp->path() : file->path();
-  r.discardable = bool(temp);
+  r.discardable = bool(temp) || discardable;
   r.direct = direct;
   return r;
 }
@@ -249,7 +294,8 @@ size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t 
     if (inputs.size() <= fan_in) {
       std::vector<RunRef> refs;
       for (const auto& in : inputs) { refs.push_back(in.ref()); level_bytes += in.records * rs; }
-      uint64_t written = merge_runs(job, refs, final_out, final_offset);
+      const uint64_t written = pieces ? pieces->final_merge(job, inputs, final_out, final_offset)
+                                      : merge_runs(job, refs, final_out, final_offset);
       if (output_records) *output_records = written;
       inputs.clear();  // the temp runs are deleted now, inside the level's time
       if (on_level) on_level(level, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), level_bytes);

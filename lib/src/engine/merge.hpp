@@ -32,6 +32,17 @@ struct MergeJob {
   const char* phase = "merge";
   std::atomic<uint64_t>* done_bytes = nullptr;  // shared progress counter
   uint64_t total_bytes = 0;
+  // A resumed merge: the records of each run already merged (their output is before
+  // out_offset). Null: from the start.
+  const std::vector<uint64_t>* start = nullptr;
+  // --unique: the record just before this merge's output (records of its key are dropped).
+  const unsigned char* unique_after = nullptr;
+  // A resumable merge (engine/job.hpp): called in output order whenever the output is
+  // whole up to `out_records` (past out_offset) and run i is merged up to cuts[i]: by
+  // CPU merges every checkpoint_bytes of input, by device merges after each window.
+  // The merge then drops nothing it has read (the job does, once a checkpoint is kept).
+  std::function<void(const std::vector<uint64_t>& cuts, uint64_t out_records)> checkpoint;
+  uint64_t checkpoint_bytes = 0;
 };
 
 // Merges `runs` (stable: ties go to the earlier run) into `out` from byte out_offset.
@@ -41,11 +52,16 @@ uint64_t merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const 
 // A sorted input to the merge tree: a temp file we own, or a user's file.
 struct TreeInput {
   std::shared_ptr<io::TempFile> temp;  // owned run (deleted after it is merged)
-  std::shared_ptr<io::File> file;      // a user's sorted file, or a job's piece (resume/):
-                                       // never punched while read; a piece is deleted with
-                                       // its last owner
+  std::shared_ptr<io::File> file;      // a user's sorted file, or a job's piece (resume/),
+                                       // deleted with its last owner
   uint64_t records = 0;
   bool direct = false;                 // the temp was written around the page cache
+  // Our own data (a temp run or a job's piece): what the merge has read is punched out
+  // (engine/run.hpp). A piece read so by an intermediate merge is damaged for --resume,
+  // which forms it again; the last merge punches a job's pieces only behind its
+  // checkpoints (MergeJob::checkpoint).
+  bool discardable = false;
+  std::string piece;                   // a job's piece: its journal key
   RunRef ref() const;
 };
 
@@ -59,6 +75,10 @@ class MergePieces {
   // A file to merge it into, and then that file made a journalled piece.
   virtual io::TempFile create(size_t level, size_t group) = 0;
   virtual TreeInput keep(size_t level, size_t group, io::TempFile merged, uint64_t records, bool direct) = 0;
+  // The last merge, into `out` from byte out_offset: from where a killed run stopped,
+  // and kept at checkpoints as it goes. Returns the records of the whole output.
+  virtual uint64_t final_merge(const MergeJob& job, const std::vector<TreeInput>& inputs, const io::File& out,
+                               uint64_t out_offset) = 0;
 };
 
 // Merges the inputs with at most `fan_in` at a time, level by level, into temp files

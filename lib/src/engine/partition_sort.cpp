@@ -14,6 +14,7 @@
 #include "io/mapped_file.hpp"
 #include "io/temp_files.hpp"
 #include "parallel/background_tasks.hpp"
+#include "parallel/parallel_for.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "engine/splitters.hpp"
 #include "kernels/unique.hpp"
@@ -219,17 +220,23 @@ namespace {
 // Pass 1: read, scatter and append each chunk, three chunks in flight; returns the
 // bucket files, in key order.
 // The buckets a killed run of the job kept: every one not yet in the output, or none.
-bool reuse_buckets(SortJob* job, size_t B, std::vector<BucketFile>& files, std::vector<PhaseStat>& phases) {
+// The buckets a killed run of the job kept, those not yet in the output. Returns B when
+// every one is kept; the one bucket to form again when only it is missing (pass 2 drops a
+// bucket's file before its output is written, for speed: a kill then loses just it);
+// else SIZE_MAX (pass 1 all over again).
+size_t reuse_buckets(SortJob* job, size_t B, std::vector<BucketFile>& files) {
   const size_t first = job ? job->first_unwritten_bucket() : 0;
-  if (!job || !job->kept_buckets(first, B)) return false;
+  if (!job) return SIZE_MAX;
+  const size_t missing = job->kept_buckets(first, B) ? B : first < B && job->kept_buckets(first + 1, B) ? first : SIZE_MAX;
+  if (missing == SIZE_MAX) return missing;
   for (size_t b = 0; b < B; ++b) {
     if (b < first) { files.emplace_back(io::TempFile(), uint64_t(0)); continue; }  // in the output already
+    if (b == missing) { files.emplace_back(job->create_bucket(b), true); continue; }
     io::TempFile t = job->adopt_bucket(b);
     const uint64_t size = t.file().size();
     files.emplace_back(std::move(t), size);
   }
-  phases.push_back({"partition: the buckets of the killed run", 0, 0, 0});
-  return true;
+  return missing;
 }
 
 std::vector<BucketFile> scatter_into_buckets(Prepared& p, const io::File& in, const Format& f, const ProgressFn& progress,
@@ -241,12 +248,19 @@ std::vector<BucketFile> scatter_into_buckets(Prepared& p, const io::File& in, co
   const size_t B = plan.buckets;
   std::vector<BucketFile> files;
   files.reserve(B);
-  if (reuse_buckets(job, B, files, phases)) return files;
+  // With one bucket missing, the pass runs for it alone: every record read and placed,
+  // only that bucket's appended.
+  const size_t only = reuse_buckets(job, B, files);
+  if (only == B) {
+    phases.push_back({"partition: the buckets of the killed run", 0, 0, 0});
+    return files;
+  }
   auto t0 = Clock::now();
   const Splitters sp(sample_prefixes(in, f, n, size_t(std::min<uint64_t>(n, B * kSamplesPerBucket))), B);
-  for (size_t b = 0; b < B; ++b)
-    files.emplace_back(job ? job->create_bucket(b) : io::TempFile::create(p.tmp_dirs[b % p.tmp_dirs.size()], "bucket"),
-                       job != nullptr);
+  if (only == SIZE_MAX)
+    for (size_t b = 0; b < B; ++b)
+      files.emplace_back(job ? job->create_bucket(b) : io::TempFile::create(p.tmp_dirs[b % p.tmp_dirs.size()], "bucket"),
+                         job != nullptr);
   {
     // Three threads in a pipeline of three chunks: the first maps a chunk (its cached
     // pages, no copy) and finds each record's bucket; the second appends the records,
@@ -273,7 +287,12 @@ std::vector<BucketFile> scatter_into_buckets(Prepared& p, const io::File& in, co
       const uint8_t* id = ids[c.slot].data();
       with_record_size(rs, [&](auto size) {
         constexpr size_t kRs = decltype(size)::value;
-        for (size_t i = 0, m = c.bytes / rs; i < m; ++i) files[id[i]].append<kRs>(rec + i * rs, rs, pool, writer);
+        if (only == SIZE_MAX) {
+          for (size_t i = 0, m = c.bytes / rs; i < m; ++i) files[id[i]].append<kRs>(rec + i * rs, rs, pool, writer);
+        } else {
+          for (size_t i = 0, m = c.bytes / rs; i < m; ++i)
+            if (id[i] == only) files[only].append<kRs>(rec + i * rs, rs, pool, writer);
+        }
       });
       mapped[c.slot].unmap();
     };
@@ -282,36 +301,29 @@ std::vector<BucketFile> scatter_into_buckets(Prepared& p, const io::File& in, co
     cfg.chunk_bytes = chunk;
     cfg.phase = "partition";
     pipeline::run_chunks(cfg, slot_ptrs, st, progress);
-    for (auto& bucket : files) bucket.flush(writer);
+    if (only == SIZE_MAX) {
+      for (auto& bucket : files) bucket.flush(writer);
+    } else {
+      files[only].flush(writer);
+    }
     writer.finish();
   }
   // A job's buckets become its pieces: a kill from here on keeps them.
   if (job)
-    for (size_t b = 0; b < B; ++b) job->keep_bucket(b, files[b].temp(), files[b].checksum());
-  phases.push_back({"partition into " + std::to_string(B) + " buckets", since(t0), bytes, bytes});
+    for (size_t b = 0; b < B; ++b)
+      if (only == SIZE_MAX || b == only) job->keep_bucket(b, files[b].temp(), files[b].checksum());
+  phases.push_back({only == SIZE_MAX ? "partition into " + std::to_string(B) + " buckets"
+                                     : "partition: bucket " + std::to_string(only) + " formed again, the rest kept",
+                    since(t0), bytes, only == SIZE_MAX ? bytes : files[only].bytes()});
   return files;
 }
 
 // Pass 2: each bucket sorted into one buffer, its file deleted, the buffer written at
 // the output's running offset; returns the records written.
-// A job's bucket written into the output: a journalled segment (its checksum read
-// back from the output when `data` is null), and only then its file goes.
-void keep_segment(SortJob* job, size_t b, const io::File& out, uint64_t offset, uint64_t bytes, const unsigned char* data) {
-  if (!job) return;
-  uint64_t sum;
-  if (data) {
-    sum = io::xxh3_64(data, size_t(bytes));
-  } else {
-    io::Xxh3 h;
-    std::vector<unsigned char> buf(size_t(std::min<uint64_t>(std::max<uint64_t>(bytes, 1), uint64_t(8) << 20)));
-    for (uint64_t o = 0; o < bytes; o += buf.size()) {
-      const size_t len = size_t(std::min<uint64_t>(buf.size(), bytes - o));
-      out.read_at(buf.data(), len, offset + o);
-      h.update(buf.data(), len);
-    }
-    sum = h.digest();
-  }
-  job->keep_segment(b, offset, bytes, sum);
+// A job's bucket written into the output by a merge: a journalled segment, its checksum
+// read back from the output.
+void keep_segment(SortJob* job, size_t b, const io::File& out, uint64_t offset, uint64_t bytes) {
+  if (job) job->keep_segment(b, offset, bytes, io::xxh3_of_file(out, bytes, offset));
 }
 
 uint64_t sort_buckets(Prepared& p, std::vector<BucketFile>& files, const Format& f, bool unique, const ProgressFn& progress,
@@ -348,13 +360,16 @@ uint64_t sort_buckets(Prepared& p, std::vector<BucketFile>& files, const Format&
         io::MappedFile src = io::MappedFile::map_read(files[b].file(), size_t(m * rs));
         p.backend->sort_into(f, src.data(), sorted.data(), size_t(m));
       }
-      // Before the output takes fresh pages: they can be this file's. (A job's bucket goes
-      // once its segment is journalled, below.)
-      if (!job) files[b].remove();
+      files[b].remove();  // before the output takes fresh pages: they can be this file's
       kept = unique ? unique_in_place(f, sorted.data(), size_t(m)) : m;
-      // One writer: two, on one file, measured slower (they take turns on its lock).
-      out.write_at(sorted.data(), size_t(kept * rs), written);
-      keep_segment(job, b, out, written, kept * rs, sorted.data());
+      // One writer: two, on one file, measured slower (they take turns on its lock). A
+      // job's checksum of the segment is taken beside the write, not after it.
+      uint64_t sum = 0;
+      parallel::parallel_for(job ? 2 : 1, p.threads, [&](size_t task) {
+        if (task == 0) out.write_at(sorted.data(), size_t(kept * rs), written);
+        else sum = io::xxh3_64(sorted.data(), size_t(kept * rs));
+      });
+      if (job) job->keep_segment(b, written, kept * rs, sum);
       ++in_memory;
     } else if (m > 0) {
       const int64_t copied = f.key_fits_prefix()
@@ -362,10 +377,10 @@ uint64_t sort_buckets(Prepared& p, std::vector<BucketFile>& files, const Format&
                                  : -1;
       if (copied < 0) sorted = HostBuffer();  // the runs take the whole budget; allocated again below
       kept = copied >= 0 ? uint64_t(copied) : sort_large(files[b].file(), m, written);
-      keep_segment(job, b, out, written, kept * rs, nullptr);
+      keep_segment(job, b, out, written, kept * rs);
       ++(copied >= 0 ? one_key : through_runs);
     } else {
-      keep_segment(job, b, out, written, 0, nullptr);
+      keep_segment(job, b, out, written, 0);
     }
     files[b].remove();
     written += kept * rs;

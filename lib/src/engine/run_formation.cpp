@@ -4,6 +4,7 @@
 
 #include "engine/job.hpp"
 #include "io/checksum.hpp"
+#include "resume/journal.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "kernels/unique.hpp"
 
@@ -72,9 +73,11 @@ RunFormation form_run_files(Prepared& p, RunBuffers& buffers, const RunSource& s
     run.direct = src.direct_io ? t.file().write_direct_at(c.data, c.bytes, 0, p.threads)
                                : (t.file().write_at_parallel(c.data, c.bytes, 0, p.threads), false);
     run.records = c.bytes / rs;
-    const uint64_t sum = keep || src.job ? io::xxh3_64(c.data, c.bytes) : 0;
+    const uint64_t sum = keep ? io::xxh3_64(c.data, c.bytes) : 0;
+    std::vector<uint64_t> sums;
+    if (src.job) sums = io::block_sums(c.data, c.bytes, resume::piece_block_bytes(c.bytes), p.threads);
     std::lock_guard<std::mutex> l(m);
-    if (src.job) run = src.job->keep_run(r, std::move(t), run.records, sum, run.direct);
+    if (src.job) run = src.job->keep_run(r, std::move(t), run.records, std::move(sums), run.direct);
     else run.temp = std::make_shared<io::TempFile>(std::move(t));
     if (rf.runs.size() <= r) { rf.runs.resize(r + 1); rf.checksums.resize(r + 1); }
     rf.checksums.resize(rf.runs.size());

@@ -1,5 +1,6 @@
 #include "io/checksum.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #define XXH_INLINE_ALL  // the header of Debian's libxxhash-dev, inlined: no library to ship
@@ -7,6 +8,7 @@
 
 #include "gxsort/error.hpp"
 #include "io/file.hpp"
+#include "parallel/parallel_for.hpp"
 
 namespace gxsort::io {
 
@@ -27,16 +29,35 @@ uint64_t Xxh3::digest() const { return XXH3_64bits_digest(&s_->st); }
 
 uint64_t xxh3_64(const void* data, size_t n) { return XXH3_64bits(data, n); }
 
-uint64_t xxh3_of_file(const File& f, uint64_t n) {
-  const size_t block = size_t(8) << 20;
-  std::vector<unsigned char> buf(size_t(std::min<uint64_t>(block, std::max<uint64_t>(n, 1))));
+uint64_t xxh3_of_file(const File& f, uint64_t n, uint64_t offset) {
+  const size_t len = size_t(std::min<uint64_t>(uint64_t(8) << 20, std::max<uint64_t>(n, 1)));
+  const std::unique_ptr<unsigned char[]> buf(new unsigned char[len]);  // not zeroed: read over at once
   Xxh3 h;
-  for (uint64_t off = 0; off < n; off += buf.size()) {
-    const size_t len = size_t(std::min<uint64_t>(buf.size(), n - off));
-    f.read_at(buf.data(), len, off);
-    h.update(buf.data(), len);
+  for (uint64_t off = 0; off < n; off += len) {
+    const size_t part = size_t(std::min<uint64_t>(len, n - off));
+    f.read_at(buf.get(), part, offset + off);
+    h.update(buf.get(), part);
   }
   return h.digest();
+}
+
+std::vector<uint64_t> block_sums(const void* data, size_t n, uint64_t block, unsigned threads) {
+  std::vector<uint64_t> sums(size_t((n + block - 1) / block));
+  parallel::parallel_for(sums.size(), threads, [&](size_t i) {
+    const size_t at = size_t(i * block);
+    sums[i] = xxh3_64(static_cast<const unsigned char*>(data) + at, size_t(std::min<uint64_t>(block, n - at)));
+  });
+  return sums;
+}
+
+std::vector<uint64_t> block_sums_of_file(const File& f, uint64_t n, uint64_t block, uint64_t first_block, unsigned threads) {
+  std::vector<uint64_t> sums(size_t((n + block - 1) / block));
+  const size_t first = size_t(std::min<uint64_t>(first_block, sums.size()));
+  parallel::parallel_for(sums.size() - first, threads, [&](size_t t) {
+    const size_t i = first + t;
+    sums[i] = xxh3_of_file(f, std::min<uint64_t>(block, n - i * block), i * block);
+  });
+  return sums;
 }
 
 std::string hex64(uint64_t x) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace gxsort::io {
 
@@ -27,8 +28,15 @@ class Xxh3 {
 };
 
 uint64_t xxh3_64(const void* data, size_t n);
-// The XXH3-64 of bytes [0, n) of a file, read in order in large blocks.
-uint64_t xxh3_of_file(const File& f, uint64_t n);
+// The XXH3-64 of bytes [offset, offset + n) of a file, read in order in large blocks.
+uint64_t xxh3_of_file(const File& f, uint64_t n, uint64_t offset = 0);
+
+// The XXH3-64 of each `block` bytes of data[0, n) (the last block may be short): the
+// checksums of a resumable job's runs (resume/journal.hpp).
+std::vector<uint64_t> block_sums(const void* data, size_t n, uint64_t block, unsigned threads);
+// The same for bytes [0, n) of a file, blocks first_block.. only (entries before it 0),
+// read on up to `threads` threads.
+std::vector<uint64_t> block_sums_of_file(const File& f, uint64_t n, uint64_t block, uint64_t first_block, unsigned threads);
 
 // 16 lowercase hex digits, as xxhash's hexdigest() prints them; and back (false if not).
 std::string hex64(uint64_t x);

@@ -22,7 +22,9 @@ namespace {
 
 std::string entry_text(const Piece& p) {
   std::ostringstream o;
-  o << p.kind << " " << p.a << " " << p.b << " " << p.records << " " << p.bytes << " " << io::hex64(p.checksum);
+  o << p.kind << " " << p.a << " " << p.b << " " << p.records << " " << p.bytes << " " << io::hex64(p.checksum) << " "
+    << p.block << " " << p.list.size();
+  for (uint64_t v : p.list) o << " " << v;
   const std::string body = o.str();
   return body + " " + io::hex64(io::xxh3_64(body.data(), body.size())) + "\n";
 }
@@ -37,8 +39,13 @@ bool parse_entry(const std::string& line, Piece& p) {
   if (!io::parse_hex64(line.substr(last + 1), sum) || sum != io::xxh3_64(body.data(), body.size())) return false;
   std::istringstream in(body);
   std::string hex;
-  if (!(in >> p.kind >> p.a >> p.b >> p.records >> p.bytes >> hex)) return false;
-  return io::parse_hex64(hex, p.checksum);
+  size_t n = 0;
+  if (!(in >> p.kind >> p.a >> p.b >> p.records >> p.bytes >> hex >> p.block >> n) || !io::parse_hex64(hex, p.checksum))
+    return false;
+  p.list.resize(n);
+  for (uint64_t& v : p.list)
+    if (!(in >> v)) return false;
+  return true;
 }
 
 void fsync_or_fail(int fd, const std::string& what) {
@@ -46,6 +53,12 @@ void fsync_or_fail(int fd, const std::string& what) {
 }
 
 }  // namespace
+
+uint64_t piece_block_bytes(uint64_t bytes) {
+  uint64_t block = uint64_t(4) << 20;
+  while (bytes / block > 1024) block *= 2;
+  return block;
+}
 
 std::string job_digest(const std::vector<std::string>& parts) {
   io::Xxh3 h;
@@ -88,16 +101,32 @@ std::string JobDir::lock_dir(const std::string& dir, const std::string& digest, 
   return path;
 }
 
-void JobDir::read_journal(const std::string& journal) {
-  std::FILE* f = std::fopen(journal.c_str(), "r");
-  for (char buf[512]; f && std::fgets(buf, sizeof buf, f);) {
-    std::string line = buf;
-    if (line.empty() || line.back() != '\n') break;  // the last line, cut short
-    line.pop_back();
+std::map<std::string, Piece> read_journal(const std::string& journal) {
+  std::map<std::string, Piece> pieces;
+  std::ifstream f(journal);
+  std::string line;
+  // getline sets eof on a last line without its newline: that line was cut short.
+  while (std::getline(f, line) && !f.eof()) {
     Piece p;
-    if (parse_entry(line, p)) pieces_[p.key()] = p;
+    if (parse_entry(line, p)) pieces[p.key()] = p;
   }
-  if (f) std::fclose(f);
+  return pieces;
+}
+
+JobDir JobDir::peek(const std::vector<std::string>& dirs, const std::string& digest) {
+  JobDir j;
+  const std::string first = dirs[0] + "/" + io::kJobPrefix + digest;
+  struct stat st;
+  if (::stat(first.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return j;
+  for (const std::string& d : dirs)
+    if (std::find(j.dirs_.begin(), j.dirs_.end(), d) == j.dirs_.end()) {
+      j.dirs_.push_back(d);
+      j.paths_.push_back(d + "/" + io::kJobPrefix + digest);
+    }
+  const io::UniqueFd lock(::open((first + "/lock").c_str(), O_RDONLY | O_CLOEXEC));
+  j.running_ = lock.get() >= 0 && ::flock(lock.get(), LOCK_SH | LOCK_NB) != 0;
+  j.pieces_ = read_journal(first + "/journal");
+  return j;
 }
 
 JobDir JobDir::open(const std::vector<std::string>& dirs, const std::string& digest, bool resume, const std::string& output) {
@@ -108,7 +137,7 @@ JobDir JobDir::open(const std::vector<std::string>& dirs, const std::string& dig
       j.lock_dir(d, digest, output, resume);
     }
   const std::string journal = j.paths_[0] + "/journal";
-  if (resume) j.read_journal(journal);
+  if (resume) j.pieces_ = read_journal(journal);
   j.journal_ = io::UniqueFd(::open(journal.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
   if (j.journal_.get() < 0) fail_errno(journal, "cannot open the job's journal", errno);
   // A line cut short by a kill must not run into the next entry: end it.
@@ -149,7 +178,8 @@ void JobDir::forget(const std::string& key) { pieces_.erase(key); }
 
 void JobDir::remove() {
   journal_ = io::UniqueFd();
-  for (const std::string& p : paths_) io::remove_dir_files(p, "", true);  // our flocks hold until they close
+  if (!locks_.empty())  // only the job's holder removes it (a peek holds nothing)
+    for (const std::string& p : paths_) io::remove_dir_files(p, "", true);  // our flocks hold until they close
   locks_.clear();
   paths_.clear();
 }

@@ -3,11 +3,14 @@
 // merge-level outputs, buckets) under stable names and a journal of the finished ones.
 // The digest covers what defines the result (input paths, sizes and mtimes, format and
 // order, -u/--keep, the output path): another input or other options never find this
-// directory. A piece is written, fsync'd and renamed to its name before its journal
-// entry is appended and fsync'd: a piece half-written when the process died is never in
-// the journal, and an entry half-written (no newline, or a line whose own checksum does
-// not match) is ignored. The directory is locked (flock) while a process runs the job:
-// a second one refuses, and `gxsort clean` knows a dead job's directory by its free lock.
+// directory. A piece is written and renamed to its name before its journal entry is
+// appended and fsync'd: a piece half-written when the process died is never in the
+// journal, and an entry half-written (no newline, or a line whose own checksum does not
+// match) is ignored. Pieces themselves are not fsync'd (that would write to the disk
+// runs the merge otherwise takes from the page cache and drops): a kill -9 loses nothing
+// of them, and a piece a reboot cut short fails its checksums and is formed again. The
+// directory is locked (flock) while a process runs the job: a second one refuses, and
+// `gxsort clean` knows a dead job's directory by its free lock.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -18,15 +21,25 @@
 
 namespace gxsort::resume {
 
-// One finished piece: "run 3", "level 1 2", "bucket 7", "out 7".
+// One journal entry: a finished piece ("run 3", "level 1 2", "bucket 7"), a bucket's
+// segment of the output ("out 7") or a checkpoint of the final merge ("final 4").
 struct Piece {
-  std::string kind;        // run | level | bucket | out
-  uint64_t a = 0, b = 0;   // run: index, first record; level: level, group; bucket/out: index, offset
-  uint64_t records = 0;    // out: the segment's offset in the output
-  uint64_t bytes = 0;
-  uint64_t checksum = 0;   // XXH3-64 of the piece's bytes
+  std::string kind;        // run | level | bucket | out | final
+  uint64_t a = 0, b = 0;   // run, bucket, out, final: index; level: level, group
+  uint64_t records = 0;    // out: the segment's offset in the output; final: output records so far
+  uint64_t bytes = 0;      // final: bytes of the output segment since the last checkpoint
+  uint64_t checksum = 0;   // XXH3-64 of the bytes (bucket, out: the piece; final: the segment)
+  // run, level: XXH3-64 of each `block` bytes of the piece (the last block may be short),
+  // so that a piece the final merge has partly consumed (punched) is verified from there;
+  // final: the records of each input of the final merge consumed so far.
+  uint64_t block = 0;
+  std::vector<uint64_t> list;
   std::string key() const { return kind + " " + std::to_string(a) + " " + std::to_string(b); }
 };
+
+// The block size of a run or level piece of `bytes` bytes: 4 MiB, or larger powers of
+// two for pieces of more than 1024 such blocks (journal lines stay short).
+uint64_t piece_block_bytes(uint64_t bytes);
 
 class JobDir {
  public:
@@ -40,6 +53,11 @@ class JobDir {
   // the journal in the first.
   static JobDir open(const std::vector<std::string>& dirs, const std::string& digest, bool resume,
                      const std::string& output);
+  // The job's directories as a killed (or running) process left them, read without
+  // taking them (plan --resume): pieces() lists the journal's entries. Not active()
+  // when there are none.
+  static JobDir peek(const std::vector<std::string>& dirs, const std::string& digest);
+  bool running() const { return running_; }  // peek: a live process holds the job
   JobDir(JobDir&&) noexcept = default;
   JobDir& operator=(JobDir&&) noexcept = default;
   ~JobDir();
@@ -56,17 +74,20 @@ class JobDir {
   void record(const Piece& p);
   // Forgets a journalled piece (it failed verification): a later record() replaces it.
   void forget(const std::string& key);
-  // The job is done: the directory and everything in it go.
+  // The job is done: the directory and everything in it go (not for a peek).
   void remove();
 
  private:
   std::string lock_dir(const std::string& dir, const std::string& digest, const std::string& output, bool resume);
-  void read_journal(const std::string& journal);
   std::vector<std::string> dirs_, paths_;
   std::vector<io::UniqueFd> locks_;
   io::UniqueFd journal_;
   std::map<std::string, Piece> pieces_;
+  bool running_ = false;
 };
+
+// A journal's entries (a line cut short or damaged left out).
+std::map<std::string, Piece> read_journal(const std::string& journal);
 
 // The digest of the strings that define a job's result: 16 hex digits.
 std::string job_digest(const std::vector<std::string>& parts);
