@@ -82,6 +82,7 @@ class CudaBackend final : public Backend {
  private:
   template <class K>
   friend class ResidentFlatSort;  // sort/resident_sort.cu
+  friend class ResidentRecordSort;
   SortContext sort_context() const;  // the streams, the arena and the grid cap of one sort
   void set_device() const;
   void drain() noexcept;

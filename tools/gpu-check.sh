@@ -71,6 +71,8 @@ if [ "$mode" = tests ]; then
   e2e rec7-ooc "--count 1000003 --record-size 7 --key-offset 1 --key-bytes 5 --dist few-unique" "--record-size 7 --key-offset 1 --key-bytes 5" "--device-memory 8M --memory 8M --fan-in 3"
   e2e bytes5 "--count 777777 --record-size 16 --key-offset 3 --key-bytes 5 --dist few-unique" "--record-size 16 --key-offset 3 --key-bytes 5" "--device-memory 4M --memory 8M"
   e2e gensort "--count 1000000 --format gensort" "--format gensort" ""
+  e2e gensort-unique "--count 1000000 --format gensort --dist few-unique" "--format gensort" "-u"
+  e2e rec24-unique "--count 1000003 $R24 --key-type i64 --dist few-unique" "$R24 --key-type i64" "-u"
   e2e gensort-ooc "--count 1000000 --format gensort --dist few-unique" "--format gensort" "--device-memory 16M --memory 32M --fan-in 2"
   e2e u64-unique-in-device "--count 3000017 --dist few-unique" "" "-u"
   e2e u64-unique-ooc "--count 3000017 --dist zipf" "" "-u $ooc"

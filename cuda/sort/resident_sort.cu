@@ -1,7 +1,9 @@
-// The device-resident sort of flat keys: each load() copies a slice in and transforms its
-// keys; sort() runs the radix sort over the bits that differ and transforms back; each
-// unload() copies a sorted slice out. The backend stays locked for the sort's lifetime
-// (it may use the whole budget).
+// The device-resident sorts: each load() copies a slice in and prepares its keys; sort()
+// sorts them all; each unload() copies a sorted slice out. The backend stays locked for
+// the sort's lifetime (it may use the whole budget).
+//
+// Flat keys: load() transforms the keys into order words, sort() runs the radix sort over
+// the bits that differ and transforms back.
 #include <algorithm>
 
 #include "cuda_backend.cuh"
@@ -60,8 +62,54 @@ class ResidentFlatSort final : public DeviceResidentSort {
   K* out_;
 };
 
+// Records: each load() copies a slice in and builds its first pass's key words; sort()
+// runs the passes and gathers the records by the permutation into a second buffer.
+class ResidentRecordSort final : public DeviceResidentSort {
+ public:
+  ResidentRecordSort(CudaBackend& b, const Format& f, size_t n)
+      : b_(b), f_(f), n_(n), lock_(b.sort_mu_), c_(b.sort_context()) {
+    b_.set_device();
+    allocate_record_sort(c_, f_, n_, w_);
+    c_.reset_bits(c_.s[0]);
+    out_ = static_cast<unsigned char*>(w_.records_in.get());
+  }
+  ~ResidentRecordSort() override { b_.drain(); }
+
+  void load(const unsigned char* host, size_t first, size_t count) override {
+    b_.set_device();
+    const size_t R = f_.record_size;
+    GXSORT_CUDA_CHECK(cudaMemcpyAsync(out_ + first * R, host, count * R, cudaMemcpyHostToDevice, c_.s[0]));
+    extract_first_keys(c_, f_, out_, w_, first, first + count, c_.s[0]);
+    GXSORT_CUDA_CHECK(cudaStreamSynchronize(c_.s[0]));  // the host slot is free again
+  }
+
+  void sort() override {
+    b_.set_device();
+    // Null when no pass reordered anything: the records are in order where they are.
+    if (const uint32_t* perm = sort_record_passes(c_, f_, nullptr, n_, w_))
+      out_ = gather_sorted_records(c_, f_, n_, perm, w_);
+  }
+
+  void unload(unsigned char* host, size_t first, size_t count) override {
+    b_.set_device();
+    const size_t R = f_.record_size;
+    GXSORT_CUDA_CHECK(cudaMemcpyAsync(host, out_ + first * R, count * R, cudaMemcpyDeviceToHost, c_.s[0]));
+    GXSORT_CUDA_CHECK(cudaStreamSynchronize(c_.s[0]));
+  }
+
+ private:
+  CudaBackend& b_;
+  Format f_;
+  size_t n_;
+  std::lock_guard<std::mutex> lock_;
+  SortContext c_;
+  SortBuffers w_;
+  unsigned char* out_;
+};
+
 std::unique_ptr<DeviceResidentSort> CudaBackend::begin_resident_sort(const Format& f, size_t n) {
-  if (!f.flat() || n < 2 || n > max_chunk_records(f)) return nullptr;
+  if (n < 2 || n > max_chunk_records(f)) return nullptr;
+  if (!f.flat()) return std::make_unique<ResidentRecordSort>(*this, f, n);
   if (f.key_bytes == 4) return std::make_unique<ResidentFlatSort<uint32_t>>(*this, f, n);
   return std::make_unique<ResidentFlatSort<uint64_t>>(*this, f, n);
 }

@@ -46,4 +46,18 @@ size_t sort_bytes_per_record(const Format& f);
 void sort_flat_on_device(SortContext c, const Format& f, unsigned char* host, size_t n, SortBuffers& w);
 void sort_records_on_device(SortContext c, const Format& f, unsigned char* host, size_t n, SortBuffers& w);
 
+// The pieces of the record sort, for a sort whose records arrive in slices
+// (resident_sort.cu): the buffers of n records; the first pass's key words (and the
+// identity permutation) of records [lo, hi) already in w.records_in, on `st`; then the
+// passes (host: the records to copy in first, or null when every slice was extracted
+// already), which return the sorted permutation, or null when nothing moved; and the
+// records gathered by it into w.records_out, returned.
+void allocate_record_sort(SortContext& c, const Format& f, size_t n, SortBuffers& w);
+void extract_first_keys(const SortContext& c, const Format& f, const unsigned char* recs, SortBuffers& w, size_t lo,
+                        size_t hi, cudaStream_t st);
+const uint32_t* sort_record_passes(const SortContext& c, const Format& f, const unsigned char* host, size_t n,
+                                   SortBuffers& w);
+unsigned char* gather_sorted_records(const SortContext& c, const Format& f, size_t n, const uint32_t* perm,
+                                     SortBuffers& w);
+
 }  // namespace gxsort::cuda

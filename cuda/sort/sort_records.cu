@@ -73,35 +73,69 @@ void gather_copy_out(const SortContext& c, const unsigned char* recs, unsigned c
 
 }  // namespace
 
-void sort_records_on_device(SortContext c, const Format& f, unsigned char* host, size_t n, SortBuffers& w) {
+void allocate_record_sort(SortContext& c, const Format& f, size_t n, SortBuffers& w) {
+  allocate_record_buffers(c, n, f.record_size, any_wide(key_passes(f)) ? 8 : 4, w);
+}
+
+void extract_first_keys(const SortContext& c, const Format& f, const unsigned char* recs, SortBuffers& w, size_t lo,
+                        size_t hi, cudaStream_t st) {
+  const KeyPass pass = key_passes(f).front();
+  const KeySpec spec = KeySpec::segment(f, pass.start, pass.len);
+  launch_extract_keys(pass.wide, recs, nullptr, static_cast<u32*>(w.vals[0].get()), w.keys[0].get(), lo, hi, spec,
+                      c.bits, c.grid(hi - lo), st);
+}
+
+const uint32_t* sort_record_passes(const SortContext& c, const Format& f, const unsigned char* host, size_t n,
+                                   SortBuffers& w) {
   const size_t R = f.record_size;
   const std::vector<KeyPass> passes = key_passes(f);
-  allocate_record_buffers(c, n, R, any_wide(passes) ? 8 : 4, w);
-
   unsigned char* recs = static_cast<unsigned char*>(w.records_in.get());
   u32* perm = static_cast<u32*>(w.vals[0].get());      // the current permutation
   u32* perm_alt = static_cast<u32*>(w.vals[1].get());
   bool identity = true;                                 // no pass has reordered anything yet
   for (size_t p = 0; p < passes.size(); ++p) {
     const KeySpec spec = KeySpec::segment(f, passes[p].start, passes[p].len);
-    c.reset_bits(c.s[0]);
-    if (p == 0) copy_in_first_pass(c, host, recs, n, R, passes[p], spec, perm, w.keys[0].get());
-    else launch_extract_keys(passes[p].wide, recs, perm, nullptr, w.keys[0].get(), 0, n, spec, c.bits, c.grid(n), c.s[0]);
+    if (p > 0 || host) c.reset_bits(c.s[0]);
+    if (p == 0 && host) copy_in_first_pass(c, host, recs, n, R, passes[p], spec, perm, w.keys[0].get());
+    else if (p > 0) launch_extract_keys(passes[p].wide, recs, perm, nullptr, w.keys[0].get(), 0, n, spec, c.bits, c.grid(n), c.s[0]);
     const BitRange r = c.read_bits();
     if (r.empty()) continue;  // this segment is equal in every record: it reorders nothing
     sort_pass(c, passes[p], w, n, r, perm, perm_alt);
     identity = false;
   }
-  if (identity) {
+  return identity ? nullptr : perm;
+}
+
+namespace {
+// The buffer of the sorted records. The key words are done with: their space (and the
+// temp storage's) holds it.
+unsigned char* take_output(const SortContext& c, const Format& f, size_t n, SortBuffers& w) {
+  w.keys[1].reset();
+  w.keys[0].reset();
+  w.records_out = c.mem->allocate(n * f.record_size, "sorted records");
+  return static_cast<unsigned char*>(w.records_out.get());
+}
+}  // namespace
+
+unsigned char* gather_sorted_records(const SortContext& c, const Format& f, size_t n, const uint32_t* perm,
+                                     SortBuffers& w) {
+  unsigned char* out = take_output(c, f, n, w);
+  gather_records<u32>(static_cast<const unsigned char*>(w.records_in.get()), out, perm, 0, n, f.record_size,
+                      c.grid_cap, c.s[0]);
+  GXSORT_CUDA_CHECK(cudaStreamSynchronize(c.s[0]));
+  return out;
+}
+
+void sort_records_on_device(SortContext c, const Format& f, unsigned char* host, size_t n, SortBuffers& w) {
+  allocate_record_sort(c, f, n, w);
+  const uint32_t* perm = sort_record_passes(c, f, host, n, w);
+  if (!perm) {
     // Nothing moved (all keys equal): the host copy is already in order.
     GXSORT_CUDA_CHECK(cudaStreamSynchronize(c.s[0]));
     return;
   }
-  // The key words are done with; their space (and the temp storage's) holds the output.
-  w.keys[1].reset();
-  w.keys[0].reset();
-  w.records_out = c.mem->allocate(n * R, "sorted records");
-  gather_copy_out(c, recs, static_cast<unsigned char*>(w.records_out.get()), perm, host, n, R);
+  gather_copy_out(c, static_cast<const unsigned char*>(w.records_in.get()), take_output(c, f, n, w), perm, host, n,
+                  f.record_size);
 }
 
 }  // namespace gxsort::cuda

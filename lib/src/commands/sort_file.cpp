@@ -168,15 +168,22 @@ class BackgroundUnmap {
   std::thread thread_;
 };
 
-// The flat keys of an in-memory sort on a device that holds them all: slices stream
-// file -> device and device -> file through a few pinned slots; the scheduler overlaps
-// the file reads and writes with the copies. Returns the output bytes.
+// An in-memory sort on a device that holds all the records: slices stream file ->
+// device and device -> output through a few pinned slots; the scheduler overlaps the
+// file reads with the copies in, and the copies out with the writes. The output is
+// written through a mapping, each slice copied in by every thread: one file's buffered
+// writes are serialized by the kernel, and one thread filling the page cache took 1.1-2.1
+// s of 4 GiB on the H100 host; the mapping is sized and pre-faulted while the input is
+// read. Returns the output bytes.
 uint64_t sort_resident(Prepared& p, DeviceResidentSort& resident, const io::File& in, const EngineOptions& opt,
-                       const io::File& out, RunStats& st) {
+                       io::Output& out, RunStats& st) {
   const Format& f = opt.format;
   const size_t rs = f.record_size;
   const uint64_t bytes = p.plan.input_bytes;
   auto t0 = Clock::now();
+  io::MappedFile dst;
+  parallel::BackgroundTasks mapper(1);
+  std::future<void> mapped = mapper.submit([&] { dst = io::MappedFile::map_write(out.file(), bytes, p.threads); });
   const size_t slice = std::max<size_t>(1, (size_t(64) << 20) / rs) * rs;
   std::vector<HostBuffer> buffers;
   std::vector<unsigned char*> slots;
@@ -189,12 +196,16 @@ uint64_t sort_resident(Prepared& p, DeviceResidentSort& resident, const io::File
   cfg.chunk_bytes = size_t(std::min<uint64_t>(slice, bytes));
   cfg.phase = "read";
   pipeline::Stages in_st;
-  in_st.read = [&](pipeline::Chunk& c) { in.read_at_parallel(c.data, c.bytes, c.offset, p.threads); };
+  in_st.read = [&](pipeline::Chunk& c) {
+    in.prefetch(c.offset + c.bytes, 2 * slice);  // a cold file: the disk reads on while this slice copies
+    in.read_at_parallel(c.data, c.bytes, c.offset, p.threads);
+  };
   in_st.compute = [&](pipeline::Chunk& c) { resident.load(c.data, c.offset / rs, c.bytes / rs); };
   pipeline::run_chunks(cfg, slots, in_st, opt.progress);
   const double t_read = since(t0);
   auto t1 = Clock::now();
   resident.sort();
+  mapped.get();
   const double t_sort = since(t1);
   auto t2 = Clock::now();
   pipeline::Stages out_st;
@@ -204,11 +215,16 @@ uint64_t sort_resident(Prepared& p, DeviceResidentSort& resident, const io::File
   bool have_last = false;
   out_st.write = [&](pipeline::Chunk& c) {
     const size_t keep = opt.unique ? unique_carry(f, c.data, c.bytes / rs, last, have_last) * rs : c.bytes;
-    out.write_at(c.data, keep, written);
+    io::parallel_copy(dst.data() + written, c.data, keep, p.threads);
+    // Final: its writeback starts now, with no mapped page left to write-protect.
+    dst.release(written, keep);
+    out.file().written_elsewhere(written, keep);
     written += keep;
   };
   cfg.phase = "write";
   pipeline::run_chunks(cfg, slots, out_st, opt.progress);
+  dst.unmap();
+  if (written < bytes) out.file().truncate(written);
   st.phases.push_back({"read and copy in", t_read, bytes, 0});
   st.phases.push_back({"sort on the device", t_sort, 0, bytes});
   st.phases.push_back({"copy out and write", since(t2), 0, bytes});
@@ -364,7 +380,7 @@ RunStats sort_input(io::File& in, const std::string& output, const EngineOptions
   std::unique_ptr<DeviceResidentSort> resident;
   if (p.plan.mode == PlanMode::in_memory) resident = p.backend->begin_resident_sort(f, size_t(p.plan.records));
   if (resident) {
-    st.output_bytes = sort_resident(p, *resident, in, opt, out.file(), st);
+    st.output_bytes = sort_resident(p, *resident, in, opt, out, st);
     resident.reset();
   } else if (p.plan.mode == PlanMode::in_memory) {
     st.output_bytes = sort_mapped(p, in, opt, out, input_unmap, st);

@@ -255,6 +255,10 @@ size_t File::read_chunk(void* dst, size_t n, uint64_t offset, unsigned threads) 
   return read_stream(dst, n);
 }
 
+void File::prefetch(uint64_t offset, uint64_t n) const {
+  if (!stream_ && n > 0) ::posix_fadvise(fd_, off_t(base_ + offset), off_t(n), POSIX_FADV_WILLNEED);
+}
+
 void File::check_unchanged() const {
   if (stream_ || open_mtime_ns_ < 0) return;
   struct stat st;
@@ -340,14 +344,6 @@ AlignedBuffer::AlignedBuffer(size_t bytes) : size_(bytes) {
 
 void AlignedBuffer::Free::operator()(unsigned char* p) const { std::free(p); }
 
-void parallel_copy(void* dst, const void* src, size_t bytes, unsigned threads) {
-  const size_t piece = size_t(64) << 20;
-  parallel::parallel_for((bytes + piece - 1) / piece, threads, [&](size_t i) {
-    const size_t b = i * piece;
-    std::memcpy(static_cast<unsigned char*>(dst) + b, static_cast<const unsigned char*>(src) + b, std::min(piece, bytes - b));
-  });
-}
-
 namespace {
 // Runs io(begin, size) over `threads` page-aligned pieces of [0, n).
 template <class F>
@@ -364,6 +360,12 @@ void split_io(size_t n, unsigned threads, F&& io) {
   });
 }
 }  // namespace
+
+void parallel_copy(void* dst, const void* src, size_t bytes, unsigned threads) {
+  split_io(bytes, threads, [&](size_t b, size_t len) {
+    std::memcpy(static_cast<unsigned char*>(dst) + b, static_cast<const unsigned char*>(src) + b, len);
+  });
+}
 
 void File::read_at_parallel(void* dst, size_t n, uint64_t offset, unsigned threads) const {
   split_io(n, threads, [&](size_t b, size_t len) { read_at(static_cast<unsigned char*>(dst) + b, len, offset + b); });

@@ -77,6 +77,10 @@ class File {
   // or a mapping of it faulted past its end (io/mapping_guard.hpp).
   void check_unchanged() const;
 
+  // Asks the kernel to start reading [offset, offset + n) into the page cache now
+  // (POSIX_FADV_WILLNEED; best effort, nothing for a stream): for a file read in slices,
+  // so that a cold disk reads the next slices while this one is copied.
+  void prefetch(uint64_t offset, uint64_t n) const;
   // Reads exactly n bytes at offset (throws on a short read: the file changed under us).
   void read_at(void* dst, size_t n, uint64_t offset) const;
   void write_at(const void* src, size_t n, uint64_t offset) const;
@@ -148,8 +152,9 @@ class AlignedBuffer {
   size_t size_ = 0;
 };
 
-// memcpy split over `threads` threads in 64 MiB pieces (large copies of page-cache or
-// fresh pages are not bandwidth-bound on one thread).
+// memcpy split over up to `threads` threads, in pieces of at least 4 MiB (copies into
+// page-cache or fresh pages are not bandwidth-bound on one thread: a 64 MiB slice is
+// copied by 16 threads).
 void parallel_copy(void* dst, const void* src, size_t bytes, unsigned threads);
 
 // Sequential writer with a buffer, appending from a start offset (several writers
