@@ -80,9 +80,7 @@ class CudaBackend final : public Backend {
   DeviceInfo info() const;
 
  private:
-  template <class K>
-  friend class ResidentFlatSort;  // sort/resident_sort.cu
-  friend class ResidentRecordSort;
+  friend class ResidentSort;  // sort/resident_sort.cu
   SortContext sort_context() const;  // the streams, the arena and the grid cap of one sort
   void set_device() const;
   void drain() noexcept;
