@@ -87,6 +87,10 @@ struct RunStats {
   std::string resumed; // --resume: "resumed: 12 of 17 runs, 0 of 1 merge outputs"
   double seconds = 0;
   std::vector<PhaseStat> phases;
+  // A merge on the device: the busy seconds of each stage of its window pipeline (read
+  // the runs' slices, merge on the device with the copies, write the windows), summed
+  // over its levels. The stages overlap: the slowest bounds the merge.
+  std::vector<PhaseStat> merge_stages;
 };
 std::string stats_json(const RunStats& s);
 // A JSON string literal of s (quotes and escapes included).

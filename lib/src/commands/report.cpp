@@ -25,18 +25,25 @@ std::string json_string(const std::string& s) { return json_quote(s); }
 std::string stats_json(const RunStats& s) {
   std::ostringstream o;
   o.precision(6);
+  auto phases = [&](const std::vector<PhaseStat>& list) {
+    o << "[";
+    for (size_t i = 0; i < list.size(); ++i) {
+      const auto& p = list[i];
+      o << (i ? "," : "") << "{\"name\":" << json_string(p.name) << ",\"seconds\":" << p.seconds
+        << ",\"bytes_read\":" << p.bytes_read << ",\"bytes_written\":" << p.bytes_written << ",\"mb_s\":"
+        << (p.seconds > 0 ? double(std::max(p.bytes_read, p.bytes_written)) / p.seconds / 1e6 : 0.0) << "}";
+    }
+    o << "]";
+  };
   o << "{\"command\":" << json_string(s.command) << ",\"backend\":" << json_string(s.backend)
     << ",\"mode\":" << json_string(s.mode) << ",\"records\":" << s.records << ",\"input_bytes\":" << s.input_bytes
     << ",\"output_bytes\":" << s.output_bytes << ",\"runs\":" << s.runs << ",\"merge_levels\":" << s.merge_levels << ",\"buckets\":" << s.buckets
     << ",\"resumed\":" << json_string(s.resumed) << ",\"seconds\":" << s.seconds << ",\"throughput_mb_s\":"
-    << (s.seconds > 0 ? double(std::max(s.input_bytes, s.output_bytes)) / s.seconds / 1e6 : 0.0) << ",\"phases\":[";
-  for (size_t i = 0; i < s.phases.size(); ++i) {
-    const auto& p = s.phases[i];
-    o << (i ? "," : "") << "{\"name\":" << json_string(p.name) << ",\"seconds\":" << p.seconds
-      << ",\"bytes_read\":" << p.bytes_read << ",\"bytes_written\":" << p.bytes_written << ",\"mb_s\":"
-      << (p.seconds > 0 ? double(std::max(p.bytes_read, p.bytes_written)) / p.seconds / 1e6 : 0.0) << "}";
-  }
-  o << "]}\n";
+    << (s.seconds > 0 ? double(std::max(s.input_bytes, s.output_bytes)) / s.seconds / 1e6 : 0.0) << ",\"phases\":";
+  phases(s.phases);
+  o << ",\"merge_stages\":";
+  phases(s.merge_stages);
+  o << "}\n";
   return o.str();
 }
 

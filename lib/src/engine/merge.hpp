@@ -43,6 +43,11 @@ struct MergeJob {
   // The merge then drops nothing it has read (the job does, once a checkpoint is kept).
   std::function<void(const std::vector<uint64_t>& cuts, uint64_t out_records)> checkpoint;
   uint64_t checkpoint_bytes = 0;
+  // Device merges add the busy seconds of each stage of their window pipeline here
+  // (reading the runs' slices; the merge on the device with its copies; writing the
+  // windows): the slowest stage bounds the merge. Null: not kept.
+  struct StageSeconds { double read = 0, device = 0, write = 0; };
+  StageSeconds* stage_seconds = nullptr;
 };
 
 // Merges `runs` (stable: ties go to the earlier run) into `out` from byte out_offset.

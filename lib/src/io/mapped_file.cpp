@@ -40,16 +40,18 @@ MappedFile MappedFile::map_read(const File& f, size_t bytes, uint64_t offset, bo
   return m;
 }
 
-MappedFile MappedFile::map_write(const File& f, size_t bytes, unsigned threads) {
+MappedFile MappedFile::map_write(const File& f, size_t bytes, unsigned threads, uint64_t offset) {
   MappedFile m;
   if (bytes == 0) return m;
-  // The data from the file's base on (after a header): mapped from offset 0, which is
-  // page-aligned, with the header in front of data().
-  const size_t lead = size_t(f.base());
+  // The data from `offset` after the file's base (a header) on, mapped from the page
+  // that holds it, with what comes before it in that page in front of data().
+  const uint64_t start = f.base() + offset;
+  const uint64_t at_page = start / uint64_t(::sysconf(_SC_PAGESIZE)) * uint64_t(::sysconf(_SC_PAGESIZE));
+  const size_t lead = size_t(start - at_page);
   bytes += lead;
   // posix_fallocate returns the error number instead of setting errno.
-  if (int err = ::posix_fallocate(f.fd(), 0, off_t(bytes))) fail_errno(f.path(), "cannot reserve space", err);
-  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, f.fd(), 0);
+  if (int err = ::posix_fallocate(f.fd(), off_t(at_page), off_t(bytes))) fail_errno(f.path(), "cannot reserve space", err);
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, f.fd(), off_t(at_page));
   if (p == MAP_FAILED) fail_errno(f.path(), "cannot map for writing", errno);
   m.p_ = static_cast<unsigned char*>(p);
   m.n_ = bytes;
@@ -63,7 +65,7 @@ MappedFile MappedFile::map_write(const File& f, size_t bytes, unsigned threads) 
   // write-behind cleans page by page (a TLB shootdown each; the sort ran 2x slower).
   // Read faults: the pages stay clean until the sort stores to them (a cheap write
   // fault), so no zeros are queued for writeback.
-  constexpr size_t kMinPart = size_t(64) << 20, kAlign = size_t(2) << 20;
+  constexpr size_t kMinPart = size_t(16) << 20, kAlign = size_t(2) << 20;
   threads = unsigned(std::max<size_t>(1, std::min<size_t>(threads, bytes / kMinPart)));
   const size_t part = (bytes / threads + kAlign - 1) / kAlign * kAlign;
   const std::string self = "/proc/self/fd/" + std::to_string(f.fd());
@@ -75,7 +77,7 @@ MappedFile MappedFile::map_write(const File& f, size_t bytes, unsigned threads) 
       // Best effort: without a second open file the part shares the first one's state.
       const int fd = ::open(self.c_str(), O_RDWR | O_CLOEXEC);
       if (fd >= 0) {
-        void* q = ::mmap(at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, off_t(b));
+        void* q = ::mmap(at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, off_t(at_page + b));
         const int err = errno;
         ::close(fd);
         if (q == MAP_FAILED) fail_errno(f.path(), "cannot map for writing", err);
