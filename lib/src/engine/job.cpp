@@ -291,7 +291,7 @@ void SortJob::adopt_segments(const io::File& f) {
   for (; first_unwritten_ < buckets_; ++first_unwritten_) {
     const resume::Piece* s = dir_.find(out_key(first_unwritten_));
     if (!s || s->records != written_ || f.size() < s->records + s->bytes) break;  // records: the offset
-    if (io::xxh3_of_file(f, s->bytes, s->records) != s->checksum) break;
+    if (io::xxh3_blocks_of_file(f, s->bytes, s->records, threads_) != s->checksum) break;
     written_ += s->bytes;
   }
 }
@@ -305,7 +305,7 @@ void SortJob::adopt_checkpoints(const io::File& f, size_t rs) {
     const resume::Piece* c = dir_.find(final_key(k));
     if (!c || c->records < final_records_ || c->bytes != (c->records - final_records_) * rs ||
         c->list.size() != inputs.size() || f.size() < c->records * rs ||
-        io::xxh3_of_file(f, c->bytes, final_records_ * rs) != c->checksum)
+        io::xxh3_blocks_of_file(f, c->bytes, final_records_ * rs, threads_) != c->checksum)
       break;
     final_cuts_ = c->list;
     final_records_ = c->records;
@@ -370,7 +370,7 @@ uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>&
       p.a = k;
       p.records = records;
       p.bytes = (records - from) * rs;
-      p.checksum = io::xxh3_of_file(out, p.bytes, out_offset + from * rs);
+      p.checksum = io::xxh3_blocks_of_file(out, p.bytes, out_offset + from * rs, threads_);
       p.list = cuts;
       dir_.record(p);
       for (size_t i = 0; i < refs.size(); ++i) {

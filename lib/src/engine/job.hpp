@@ -70,6 +70,7 @@ class SortJob : public MergePieces {
   // output is the job's too (a stable name beside the target): each bucket written into
   // it is a journalled segment, and its file goes only then.
   size_t first_unwritten_bucket() const { return first_unwritten_; }
+  unsigned threads() const { return threads_; }
   uint64_t written_bytes() const { return written_; }
   bool kept_buckets(size_t from, size_t buckets) const;  // each bucket from `from` on is a verified piece
   io::TempFile adopt_bucket(size_t b);

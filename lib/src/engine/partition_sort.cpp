@@ -323,7 +323,7 @@ std::vector<BucketFile> scatter_into_buckets(Prepared& p, const io::File& in, co
 // A job's bucket written into the output by a merge: a journalled segment, its checksum
 // read back from the output.
 void keep_segment(SortJob* job, size_t b, const io::File& out, uint64_t offset, uint64_t bytes) {
-  if (job) job->keep_segment(b, offset, bytes, io::xxh3_of_file(out, bytes, offset));
+  if (job) job->keep_segment(b, offset, bytes, io::xxh3_blocks_of_file(out, bytes, offset, job->threads()));
 }
 
 uint64_t sort_buckets(Prepared& p, std::vector<BucketFile>& files, const Format& f, bool unique, const ProgressFn& progress,
@@ -367,7 +367,7 @@ uint64_t sort_buckets(Prepared& p, std::vector<BucketFile>& files, const Format&
       uint64_t sum = 0;
       parallel::parallel_for(job ? 2 : 1, p.threads, [&](size_t task) {
         if (task == 0) out.write_at(sorted.data(), size_t(kept * rs), written);
-        else sum = io::xxh3_64(sorted.data(), size_t(kept * rs));
+        else sum = io::xxh3_blocks(sorted.data(), size_t(kept * rs), 1);
       });
       if (job) job->keep_segment(b, written, kept * rs, sum);
       ++in_memory;

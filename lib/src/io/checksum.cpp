@@ -31,12 +31,15 @@ uint64_t xxh3_64(const void* data, size_t n) { return XXH3_64bits(data, n); }
 
 uint64_t xxh3_of_file(const File& f, uint64_t n, uint64_t offset) {
   const size_t len = size_t(std::min<uint64_t>(uint64_t(8) << 20, std::max<uint64_t>(n, 1)));
-  const std::unique_ptr<unsigned char[]> buf(new unsigned char[len]);  // not zeroed: read over at once
+  // One buffer a thread, kept: the pool's threads hash many blocks, and fresh pages for
+  // each would cost a fault a page.
+  thread_local std::vector<unsigned char> buf;
+  if (buf.size() < len) buf.resize(len);
   Xxh3 h;
   for (uint64_t off = 0; off < n; off += len) {
     const size_t part = size_t(std::min<uint64_t>(len, n - off));
-    f.read_at(buf.get(), part, offset + off);
-    h.update(buf.get(), part);
+    f.read_at(buf.data(), part, offset + off);
+    h.update(buf.data(), part);
   }
   return h.digest();
 }
@@ -50,14 +53,35 @@ std::vector<uint64_t> block_sums(const void* data, size_t n, uint64_t block, uns
   return sums;
 }
 
-std::vector<uint64_t> block_sums_of_file(const File& f, uint64_t n, uint64_t block, uint64_t first_block, unsigned threads) {
+namespace {
+std::vector<uint64_t> block_sums_at(const File& f, uint64_t offset, uint64_t n, uint64_t block, uint64_t first_block,
+                                    unsigned threads) {
   std::vector<uint64_t> sums(size_t((n + block - 1) / block));
   const size_t first = size_t(std::min<uint64_t>(first_block, sums.size()));
   parallel::parallel_for(sums.size() - first, threads, [&](size_t t) {
     const size_t i = first + t;
-    sums[i] = xxh3_of_file(f, std::min<uint64_t>(block, n - i * block), i * block);
+    sums[i] = xxh3_of_file(f, std::min<uint64_t>(block, n - i * block), offset + i * block);
   });
   return sums;
+}
+}  // namespace
+
+std::vector<uint64_t> block_sums_of_file(const File& f, uint64_t n, uint64_t block, uint64_t first_block, unsigned threads) {
+  return block_sums_at(f, 0, n, block, first_block, threads);
+}
+
+namespace {
+constexpr uint64_t kSumBlock = uint64_t(4) << 20;  // the blocks of xxh3_blocks
+}
+
+uint64_t xxh3_blocks_of_file(const File& f, uint64_t n, uint64_t offset, unsigned threads) {
+  const std::vector<uint64_t> sums = block_sums_at(f, offset, n, kSumBlock, 0, threads);
+  return xxh3_64(sums.data(), sums.size() * sizeof(uint64_t));
+}
+
+uint64_t xxh3_blocks(const void* data, size_t n, unsigned threads) {
+  const std::vector<uint64_t> sums = block_sums(data, n, kSumBlock, threads);
+  return xxh3_64(sums.data(), sums.size() * sizeof(uint64_t));
 }
 
 std::string hex64(uint64_t x) {

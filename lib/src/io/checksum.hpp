@@ -37,6 +37,13 @@ std::vector<uint64_t> block_sums(const void* data, size_t n, uint64_t block, uns
 // The same for bytes [0, n) of a file, blocks first_block.. only (entries before it 0),
 // read on up to `threads` threads.
 std::vector<uint64_t> block_sums_of_file(const File& f, uint64_t n, uint64_t block, uint64_t first_block, unsigned threads);
+// A checksum of bytes [offset, offset + n) of a file that `threads` threads compute
+// together: the XXH3-64 of the XXH3-64s of its 4 MiB blocks (the segments a resumable
+// job writes into its output: read back beside a merge that runs at several GB/s, which
+// one thread's hash of the bytes themselves could not keep up with).
+uint64_t xxh3_blocks_of_file(const File& f, uint64_t n, uint64_t offset, unsigned threads);
+// The same checksum of data[0, n) in memory.
+uint64_t xxh3_blocks(const void* data, size_t n, unsigned threads);
 
 // 16 lowercase hex digits, as xxhash's hexdigest() prints them; and back (false if not).
 std::string hex64(uint64_t x);

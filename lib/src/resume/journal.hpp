@@ -28,7 +28,8 @@ struct Piece {
   uint64_t a = 0, b = 0;   // run, bucket, out, final: index; level: level, group
   uint64_t records = 0;    // out: the segment's offset in the output; final: output records so far
   uint64_t bytes = 0;      // final: bytes of the output segment since the last checkpoint
-  uint64_t checksum = 0;   // XXH3-64 of the bytes (bucket, out: the piece; final: the segment)
+  uint64_t checksum = 0;   // bucket: XXH3-64 of its bytes; out, final: io::xxh3_blocks of the
+                           // output segment (the XXH3-64 of its 4 MiB blocks' XXH3-64s)
   // run, level: XXH3-64 of each `block` bytes of the piece (the last block may be short),
   // so that a piece the final merge has partly consumed (punched) is verified from there;
   // final: the records of each input of the final merge consumed so far.
