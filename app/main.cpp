@@ -57,6 +57,8 @@ int run(const cli::Command& cmd) {
   cli::ProgressLine progress(!cmd.quiet);
   EngineOptions opt = cmd.engine;
   opt.progress = [&progress](const char* phase, uint64_t done, uint64_t total) { progress.update(phase, done, total); };
+  // Written before the outputs are committed (nothing that can fail comes after).
+  opt.before_commit = [&](const RunStats& s) { stats.write(s, cmd.engine.fsync); };
   if (uses_temp_dirs(cmd.name) && !cmd.quiet) {
     const std::string note = stale_temp_note(command_temp_dirs(opt, cmd.name == "runs" ? std::string() : cmd.output));
     if (!note.empty()) std::fprintf(stderr, "gxsort: note: %s\n", note.c_str());

@@ -47,6 +47,8 @@ struct GraphOptions {
   BfsOptions bfs;           // bfs
 };
 
+struct RunStats;
+
 struct EngineOptions {
   Format format;
   SizeOption memory;                  // host budget (--memory); not given: half of RAM
@@ -65,6 +67,11 @@ struct EngineOptions {
   DedupeOptions dedupe;               // the dedupe command's options
   GraphOptions graph;                 // graph build, gen --graph, bfs
   ProgressFn progress;
+  // Called with a command's finished stats after its outputs are ready and before they
+  // replace anything (the CLI writes --stats-json there): what fails in it fails the
+  // command with every file the user had untouched. Commands that sort through another
+  // (dedupe, graph build) do not pass it on.
+  std::function<void(const RunStats&)> before_commit;
 };
 
 struct PhaseStat {
@@ -93,10 +100,10 @@ std::string stats_json(const RunStats& s);
 std::string json_quote(const std::string& s);
 
 // The --stats-json file of a command: checked, and its temp file made with room
-// reserved, before any work (refused, exit 2, when it names an input or the output, or
-// is "-" while the output is too); written and renamed into place after the command's
-// output is committed, where the reserved room leaves it nothing to fail on for want of
-// space. "-" writes to standard output.
+// reserved, before any work (refused, exit 2, when it names an input or an output, or
+// is "-" while an output is too); written and committed by write(), which a command
+// that writes outputs calls through EngineOptions::before_commit, before its outputs
+// replace anything (a later call does nothing). "-" writes to standard output.
 class StatsFile {
  public:
   StatsFile(const std::string& path, const std::vector<std::string>& inputs, const std::string& output,

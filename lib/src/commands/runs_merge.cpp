@@ -91,15 +91,17 @@ RunStats form_runs(const std::string& input, const std::string& out_dir, const E
     if (opt.fsync) rf.runs[i].temp->file().sync();
     rf.runs[i].temp->move_to(out_dir + "/" + run_file_name(i));
   }
-  mf.commit_rename(out_dir + "/manifest.txt", opt.fsync);
-  if (opt.fsync) io::sync_directory(out_dir);
-  for (auto& r : rf.runs) r.temp->release();
-  dir.keep();
   st.records = rf.input_bytes / f.record_size;
   st.input_bytes = st.output_bytes = rf.input_bytes;
   st.runs = rf.runs.size();
   st.phases.push_back({"sort runs", rf.seconds, rf.input_bytes, rf.input_bytes});
   st.seconds = since(t_start);
+  if (opt.fsync) mf.file().sync();
+  if (opt.before_commit) opt.before_commit(st);  // --stats-json: before the manifest makes the runs real
+  mf.commit_rename(out_dir + "/manifest.txt", false);
+  if (opt.fsync) io::sync_directory(out_dir);
+  for (auto& r : rf.runs) r.temp->release();
+  dir.keep();
   return st;
 }
 
@@ -295,12 +297,9 @@ RunStats merge_files(const std::vector<std::string>& args, const std::string& ou
   verifier.finish();
   for (const auto& m : inputs)
     if (m.file) m.file->check_unchanged();
-  out.commit(opt.fsync);
-  if (sort_job) {
-    st.resumed = sort_job->summary();
-    sort_job->finish();
-  }
-  st.seconds = since(t_start);
+  if (sort_job) st.resumed = sort_job->summary();
+  commit_outputs({&out}, st, t_start, opt);
+  if (sort_job) sort_job->finish();
   return st;
 }
 

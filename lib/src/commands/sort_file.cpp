@@ -317,10 +317,7 @@ RunStats sort_stream(io::File& in, const std::string& output, const EngineOption
     st.runs = rf.runs.size();
     st.output_bytes = merge_run_files(p, plan, std::move(rf.runs), opt, out.file(), 0, &st) * rs;
   }
-  auto tc = Clock::now();
-  out.commit(opt.fsync);
-  st.phases.push_back({"sync and rename", since(tc), 0, 0});
-  st.seconds = since(t_start);
+  commit_outputs({&out}, st, t_start, opt);
   return st;
 }
 
@@ -390,14 +387,9 @@ RunStats sort_input(io::File& in, const std::string& output, const EngineOptions
     st.output_bytes = sort_through_runs(p, p.plan, in, opt, out.file(), 0, &st, job.get()) * f.record_size;
   }
   in.check_unchanged();  // a file that changed under the sort: fail before the commit
-  auto tc = Clock::now();
-  out.commit(opt.fsync);
-  if (job) {  // after the commit: killed in between, a resume merges into the output again
-    st.resumed = job->summary();
-    job->finish();
-  }
-  st.phases.push_back({"sync and rename", since(tc), 0, 0});
-  st.seconds = since(t_start);
+  if (job) st.resumed = job->summary();
+  commit_outputs({&out}, st, t_start, opt);
+  if (job) job->finish();  // after the commit: killed in between, a resume merges into the output again
   return st;
 }
 

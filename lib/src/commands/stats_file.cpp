@@ -25,6 +25,7 @@ constexpr off_t kStatsReserve = 64 << 10;  // far more than the JSON of any run
 struct StatsFile::Impl {
   std::string path;
   std::optional<io::Output> out;
+  bool written = false;
 };
 
 StatsFile::StatsFile(const std::string& path, const std::vector<std::string>& inputs, const std::string& output,
@@ -47,7 +48,8 @@ StatsFile::StatsFile(const std::string& path, const std::vector<std::string>& in
 StatsFile::~StatsFile() = default;
 
 void StatsFile::write(const RunStats& s, bool sync) {
-  if (impl_->path.empty()) return;
+  if (impl_->path.empty() || impl_->written) return;
+  impl_->written = true;
   const std::string json = stats_json(s);
   if (!impl_->out) {
     std::fwrite(json.data(), 1, json.size(), stdout);

@@ -85,6 +85,16 @@ std::string default_temp_dir(const std::string& output) {
   return io::directory_of(target);
 }
 
+void commit_outputs(const std::vector<io::Output*>& outputs, RunStats& st, Clock::time_point t_start,
+                    const EngineOptions& opt) {
+  const auto t_commit = Clock::now();
+  io::commit_all(outputs, opt.fsync, [&] {
+    st.phases.push_back({"sync and rename", since(t_commit), 0, 0});
+    st.seconds = since(t_start);
+    if (opt.before_commit) opt.before_commit(st);
+  });
+}
+
 uint64_t host_budget(const EngineOptions& opt) {
   const uint64_t limit = memory_limit().bytes;  // RAM, or the cgroup's limit when lower
   return opt.memory.given ? opt.memory.of(limit) : limit / 2;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -170,8 +171,8 @@ void Output::write_header() {
   if (::pwrite(f.fd(), text.data(), text.size(), 0) != ssize_t(text.size())) output_error(label_, "cannot write the header", errno);
 }
 
-void copy_to_fd(const File& src, uint64_t n, int fd, const std::string& label) {
-  off_t off = 0;
+void copy_to_fd(const File& src, uint64_t from, uint64_t n, int fd, const std::string& label) {
+  off_t off = off_t(from);
   bool use_sendfile = true;
   std::vector<unsigned char> buf;
   while (uint64_t(off) < n) {
@@ -211,52 +212,122 @@ void Output::commit_stream() {
     if (opened.get() < 0) output_error(label_, "cannot open for writing", errno);
     fd = opened.get();
   }
-  copy_to_fd(temp_.file(), n, fd, label_);
+  copy_to_fd(temp_.file(), 0, n, fd, label_);
   temp_.remove();
+}
+
+std::string kept_output_name(const std::string& target) {
+  std::string kept = target + kKeptSuffix;
+  for (int i = 1; ::access(kept.c_str(), F_OK) == 0 && i < 1000; ++i) kept = target + kKeptSuffix + "." + std::to_string(i);
+  return kept;
+}
+
+std::string kept_output_target(const std::string& path) {
+  const std::string suffix = kKeptSuffix;
+  size_t at = path.rfind(suffix);
+  if (at == std::string::npos || at == 0 || path[at - 1] == '/') return "";
+  const std::string rest = path.substr(at + suffix.size());
+  if (!rest.empty() && (rest[0] != '.' || rest.size() == 1 || rest.find_first_not_of("0123456789", 1) != std::string::npos))
+    return "";
+  return path.substr(0, at);
+}
+
+namespace {
+
+// Tests only (tests/cli/test_signals.sh): GXSORT_TEST_IN_PLACE_PAUSE_MS pauses an
+// in-place rewrite halfway, so that a test can signal or kill it with its target
+// half-written.
+void test_pause_in_place() {
+  const char* ms = std::getenv("GXSORT_TEST_IN_PLACE_PAUSE_MS");
+  if (ms && *ms) ::usleep(useconds_t(std::min(std::atol(ms), 10000L)) * 1000);
+}
+
+}  // namespace
+
+void Output::keep_complete_copy(const std::string& kept) {
+  // Out of the signal handler's table: from here on this file is the one complete copy
+  // of the output (the target is about to be overwritten), and nothing may remove it
+  // until the target holds all of it. Locked, so that `gxsort clean` and the notes tell
+  // a rewrite in progress from one a kill -9 cut short (a job's output is locked already).
+  temp_.move_to(kept);
+  temp_.keep_on_signals();
+  if (job_lock_.get() < 0) ::flock(temp_.file().fd(), LOCK_EX | LOCK_NB);
+  sync_directory(space_dir_);  // a crash during the copy must find it under this name
 }
 
 void Output::commit_in_place(bool sync) {
-  if (sync) temp_.file().sync();
-  const int fd = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) output_error(label_, "cannot open for writing", errno);
-  UniqueFd holder(fd);
+  const std::string kept = kept_output_name(target_);
+  keep_complete_copy(kept);
   const uint64_t n = temp_.file().raw_size();
-  // Room for all of it first: a full disk fails here, with the file still as it was.
-  if (int err = ::posix_fallocate(fd, 0, off_t(std::max<uint64_t>(n, 1)))) output_error(label_, "cannot reserve space", err);
+  const int fd = in_place_fd_.get();
+  SignalsDeferred signals_wait(label_ + ": a signal came while the sorted output is copied into it (in place: it has "
+                               "other hard links); it is finished first (the complete output is in " + kept + ")");
   try {
-    copy_to_fd(temp_.file(), n, fd, label_);
+    copy_to_fd(temp_.file(), 0, n / 2, fd, label_);
+    test_pause_in_place();
+    copy_to_fd(temp_.file(), n / 2, n, fd, label_);
     if (::ftruncate(fd, off_t(n)) != 0) output_error(label_, "cannot truncate", errno);
     if (sync && ::fsync(fd) != 0) output_error(label_, "fsync failed", errno);
   } catch (const Error& e) {
-    // Partly rewritten (an I/O error): the complete output is kept, under a name that
-    // is not a temp file's (gxsort clean must not take it).
-    std::string kept = target_ + ".gxsort-sorted";
-    for (int i = 1; ::access(kept.c_str(), F_OK) == 0 && i < 1000; ++i) kept = target_ + ".gxsort-sorted." + std::to_string(i);
-    try { temp_.move_to(kept); } catch (...) { kept = temp_.path(); }
+    // Partly rewritten (an I/O error): the complete output stays where it is.
     temp_.release();
-    throw Error(e.code(), std::string(e.what()) + "; it was partly rewritten, the complete output is kept in " + kept);
+    throw Error(e.code(), std::string(e.what()) + "; it was partly rewritten: the complete output is kept in " + kept +
+                              " (`cp " + kept + " " + label_ + "` restores it)");
   }
+  in_place_fd_ = UniqueFd();
   temp_.remove();
+  signals_wait.end();  // a signal that came meanwhile ends the process now
 }
 
-void Output::commit(bool sync) {
+void Output::prepare_commit(bool sync) {
+  if (prepared_) return;
   // A mapped file that faulted was read as zeros: never commit what came of it.
   if (any_mapping_fault())
     throw Error(ExitCode::io, label_ + ": not written: a file gxsort had mapped changed or could not be read "
                                        "during the run (truncated, or an I/O error)");
   write_header();
+  File& f = temp_.file();
+  if (in_place_) {
+    if (sync) f.sync();
+    in_place_fd_ = UniqueFd(::open(target_.c_str(), O_WRONLY | O_CLOEXEC));
+    if (in_place_fd_.get() < 0) output_error(label_, "cannot open for writing", errno);
+    // Room for all of it first: a full disk fails here, with the file still as it was.
+    const uint64_t n = f.raw_size();
+    if (int err = ::posix_fallocate(in_place_fd_.get(), 0, off_t(std::max<uint64_t>(n, 1))))
+      output_error(label_, "cannot reserve space", err);
+  } else if (!stream_) {
+    if (existed_) {
+      // The replacement keeps what the user set on the file: its mode, and its owner
+      // where we may give it (root).
+      // (chown first: it clears set-user-ID bits that chmod then restores).
+      if (::geteuid() == 0 && ::fchown(f.fd(), uid_, gid_) != 0) fail_errno(label_, "cannot set the owner", errno);
+      if (::fchmod(f.fd(), mode_) != 0) fail_errno(label_, "cannot set the mode", errno);
+    }
+    if (sync) f.sync();
+  }
+  prepared_ = true;
+}
+
+void Output::finish_commit(bool sync) {
+  prepare_commit(sync);
   if (stream_) return commit_stream();
   if (in_place_) return commit_in_place(sync);
-  File& f = temp_.file();
-  if (existed_) {
-    // The replacement keeps what the user set on the file: its mode, and its owner
-    // where we may give it (root).
-    // (chown first: it clears set-user-ID bits that chmod then restores).
-    if (::geteuid() == 0 && ::fchown(f.fd(), uid_, gid_) != 0) fail_errno(label_, "cannot set the owner", errno);
-    if (::fchmod(f.fd(), mode_) != 0) fail_errno(label_, "cannot set the mode", errno);
-  }
-  temp_.commit_rename(target_, sync);
+  temp_.commit_rename(target_, false);  // synced by prepare_commit
   if (sync) sync_directory(space_dir_);
+}
+
+void Output::commit(bool sync) { commit_all({this}, sync); }
+
+void commit_all(const std::vector<Output*>& outputs, bool sync, const std::function<void()>& before_final) {
+  for (Output* o : outputs) o->prepare_commit(sync);
+  for (Output* o : outputs)
+    if (o->streamed()) o->finish_commit(sync);
+  if (before_final) before_final();
+  // Renames before in-place rewrites: a rename does not fail once prepared.
+  for (Output* o : outputs)
+    if (!o->streamed() && !o->in_place()) o->finish_commit(sync);
+  for (Output* o : outputs)
+    if (o->in_place()) o->finish_commit(sync);
 }
 
 }  // namespace gxsort::io

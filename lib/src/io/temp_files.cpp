@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -73,10 +74,25 @@ void unlink_all() {
   }
 }
 
-extern "C" void cleanup_on_signal(int sig) {
+// SignalsDeferred: while set, a signal is noted (the first one), not acted on.
+std::atomic<bool> g_deferring{false};
+std::atomic<int> g_deferred_signal{0};
+char g_defer_note[2048];
+size_t g_defer_note_bytes = 0;
+
+void die_of(int sig) {
   unlink_all();
   ::signal(sig, SIG_DFL);
   ::raise(sig);
+}
+
+extern "C" void cleanup_on_signal(int sig) {
+  if (g_deferring.load()) {
+    int none = 0;
+    if (g_deferred_signal.compare_exchange_strong(none, sig) && ::write(2, g_defer_note, g_defer_note_bytes) < 0) {}
+    return;
+  }
+  die_of(sig);
 }
 
 // This host's name up to its first dot, in letters, digits, '-' and '_' only: temp
@@ -94,6 +110,24 @@ std::string host_label() {
 }  // namespace
 
 void remove_all_temps_now() { unlink_all(); }
+
+SignalsDeferred::SignalsDeferred(const std::string& note) {
+  const std::string line = "gxsort: " + note + "\n";
+  g_defer_note_bytes = std::min(line.size(), sizeof g_defer_note);
+  std::memcpy(g_defer_note, line.data(), g_defer_note_bytes);
+  g_deferred_signal = 0;
+  g_deferring = true;
+}
+
+SignalsDeferred::~SignalsDeferred() {
+  g_deferring = false;
+  g_deferred_signal = 0;
+}
+
+void SignalsDeferred::end() {
+  g_deferring = false;
+  if (const int sig = g_deferred_signal.exchange(0)) die_of(sig);
+}
 
 const std::string& this_host_label() {
   static const std::string label = host_label();

@@ -14,6 +14,20 @@ void install_temp_cleanup_handlers();
 // Unlinks every live temp file now (async-signal-safe; for a fatal signal's handler).
 void remove_all_temps_now();
 
+// While a user's file is rewritten in place (io/output.hpp), a fatal signal must not
+// stop the rewrite halfway: the handlers write `note` to stderr, remember the signal
+// and return; end() (the rewrite is whole) then dies of it as the handler would have.
+// Destroyed without end() (an error): deferring stops and a signal that came is dropped
+// (the error ends the process). One at a time.
+class SignalsDeferred {
+ public:
+  explicit SignalsDeferred(const std::string& note);
+  ~SignalsDeferred();
+  void end();
+  SignalsDeferred(const SignalsDeferred&) = delete;
+  SignalsDeferred& operator=(const SignalsDeferred&) = delete;
+};
+
 // Every temp file of a job is named ".gxsort.<host>.<pid>.<kind>.<n>.tmp", so that one
 // glob (.gxsort.*.tmp) finds what a killed job left, and `gxsort clean` can tell
 // whether its process is still alive (io/debris.hpp).
