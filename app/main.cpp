@@ -60,7 +60,7 @@ int run(const cli::Command& cmd) {
   // Written before the outputs are committed (nothing that can fail comes after).
   opt.before_commit = [&](const RunStats& s) { stats.write(s, cmd.engine.fsync); };
   if (uses_temp_dirs(cmd.name) && !cmd.quiet) {
-    const std::string note = stale_temp_note(command_temp_dirs(opt, cmd.name == "runs" ? std::string() : cmd.output));
+    const std::string note = stale_temp_note(command_debris_dirs(opt, cmd.name == "runs" ? std::string() : cmd.output));
     if (!note.empty()) std::fprintf(stderr, "gxsort: note: %s\n", note.c_str());
   }
   if (cmd.name == "clean") {

@@ -128,23 +128,26 @@ class EarlyDeviceStart {
   EarlyDeviceStart& operator=(const EarlyDeviceStart&) = delete;
 };
 
-// gxsort clean: gxsort's temp files in `dirs` (default: $TMPDIR or /tmp, and the
-// current directory) whose process is gone from this host; removed unless dry_run.
+// gxsort clean: what dead gxsort processes left in `dirs` (default: $TMPDIR or /tmp,
+// and the current directory) and in the other directories they listed there
+// (io/debris.hpp): their temp files and the pieces of their jobs, removed unless
+// dry_run; the complete output of an in-place rewrite a kill -9 cut short, named (with
+// how to restore it), never removed.
 struct CleanEntry {
   std::string path;
   uint64_t bytes = 0;     // on the disk
   long pid = 0;
   std::string host;
-  bool removed = false;   // false: kept (its process runs, another host's, or dry run)
+  bool removed = false;   // false: kept (its process runs, another host's, a kept output, or dry run)
   std::string why;        // why it was kept or removed
 };
 std::vector<CleanEntry> clean_temp_files(std::vector<std::string> dirs, bool dry_run);
-// The temp files of dead gxsort processes in `dirs`, as a note for the user ("" when
-// there are none): a command looks in its temp directories before it starts.
+// What dead gxsort processes left in `dirs`, as a note for the user ("" when nothing):
+// a command looks before it starts.
 std::string stale_temp_note(const std::vector<std::string>& dirs);
-// The temp directories a command would use (--tmp-dir, else $TMPDIR, else the
-// output's directory), for the note above.
-std::vector<std::string> command_temp_dirs(const EngineOptions& opt, const std::string& output);
+// Where a command looks for that: its temp directories (--tmp-dir, else $TMPDIR, else
+// the output's directory) and its output's directory.
+std::vector<std::string> command_debris_dirs(const EngineOptions& opt, const std::string& output);
 
 // .npy files (docs in README): the format a .npy input's header gives (`given`, the
 // format options when the user gave some, must agree; `key_field` names the key of a

@@ -11,9 +11,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "gxsort/error.hpp"
+#include "io/debris.hpp"
 #include "io/mapping_guard.hpp"
 #include "io/space.hpp"
 
@@ -162,7 +164,44 @@ TempFile TempFile::beside(const std::string& target, const std::string& kind) {
   return t;
 }
 
+std::string default_clean_dir() {
+  const char* env = std::getenv("TMPDIR");
+  return env && *env ? std::string(env) : std::string("/tmp");
+}
+
+void note_debris_dir(const std::string& dir) {
+  static std::mutex mu;
+  static std::set<std::string> seen;  // as given, and real paths
+  static TempFile list;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!seen.insert(dir.empty() ? "." : dir).second) return;
+  char* real = ::realpath(dir.empty() ? "." : dir.c_str(), nullptr);
+  if (!real) return;
+  std::string path = real;
+  std::free(real);
+  // A job directory's files are found with it: the directory that holds it is listed.
+  const size_t slash = path.find_last_of('/');
+  if (slash != std::string::npos && path.compare(slash + 1, std::strlen(kJobPrefix), kJobPrefix) == 0)
+    path = slash ? path.substr(0, slash) : "/";
+  char* home = ::realpath(default_clean_dir().c_str(), nullptr);
+  const bool at_home = home && path == home;
+  std::free(home);
+  if (at_home || !seen.insert("real:" + path).second) return;
+  try {
+    if (!list.file().is_open()) list = TempFile::create_unlisted(default_clean_dir(), kDirsKind);
+    const std::string line = path + "\n";
+    list.file().write_at(line.data(), line.size(), list.file().size());
+  } catch (const Error&) {
+    // Not writable: clean finds these directories with -T only.
+  }
+}
+
 TempFile TempFile::create(const std::string& dir, const std::string& kind) {
+  note_debris_dir(dir);
+  return create_unlisted(dir, kind);
+}
+
+TempFile TempFile::create_unlisted(const std::string& dir, const std::string& kind) {
   install_temp_cleanup_handlers();
   for (int attempt = 0;; ++attempt) {
     std::string path = (dir.empty() ? std::string(".") : dir) + "/" + temp_name(kind, long(::getpid()), g_counter++);
