@@ -6,7 +6,11 @@
 #include <iostream>
 #include <new>
 #include <optional>
+#include <system_error>
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include "cli_options.hpp"
 #include "progress_line.hpp"
@@ -98,16 +102,25 @@ struct EarlyCudaStart {
 };
 
 // Out of host memory, whatever asked for it: the budget is --memory's (or the RAM and
-// cgroup limits under it). Names the command's input, the budget and what to change.
-std::string out_of_memory(const cli::Command& cmd, uint64_t bytes) {
+// cgroup limits under it). Names the command's input, where it ran out, the budget and
+// what to change.
+std::string out_of_memory(const cli::Command& cmd, uint64_t bytes, const std::string& where) {
   std::string what = cmd.name;
-  if (!cmd.inputs.empty()) what += " " + cmd.inputs[0];
+  const bool names_input = !cmd.inputs.empty() && where.rfind(cmd.inputs[0] + ":", 0) == 0;
+  if (!cmd.inputs.empty() && !names_input) what += " " + cmd.inputs[0] + (where.empty() ? "" : ":");
+  if (!where.empty()) what += " " + where;
   const std::string asked = bytes ? "allocating " + std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB " : "";
   const std::string budget = !cmd.engine.memory.given ? "the default --memory (half of RAM)"
                              : cmd.engine.memory.percent > 0 ? "--memory " + std::to_string(int(cmd.engine.memory.percent)) + "%"
                                                              : "--memory " + format_bytes(cmd.engine.memory.bytes);
   return what + ": out of host memory " + asked + "within " + budget +
-         ": lower --memory, or raise the memory limit of the job (ulimit -v, the cgroup or the batch scheduler's)";
+         ": lower --memory (or --threads), or raise the memory limit of the job (ulimit -v, the cgroup or the batch "
+         "scheduler's)";
+}
+
+// A thread or a mapping the system refused for want of memory (EAGAIN, ENOMEM).
+bool out_of_memory_error(const std::system_error& e) {
+  return e.code() == std::errc::resource_unavailable_try_again || e.code() == std::errc::not_enough_memory;
 }
 
 int main(int argc, char** argv) {
@@ -123,13 +136,18 @@ int main(int argc, char** argv) {
     EarlyCudaStart early(cmd);
     return run(cmd);
   } catch (const OutOfMemory& e) {
-    std::fprintf(stderr, "gxsort: %s\n", out_of_memory(cmd, e.bytes()).c_str());
+    std::fprintf(stderr, "gxsort: %s\n", out_of_memory(cmd, e.bytes(), e.where()).c_str());
     return int(ExitCode::io);
   } catch (const Error& e) {
     std::fprintf(stderr, "gxsort: %s\n", e.what());
     return int(e.code());
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "gxsort: %s\n", out_of_memory(cmd, 0).c_str());
+    std::fprintf(stderr, "gxsort: %s\n", out_of_memory(cmd, 0, "").c_str());
+    return int(ExitCode::io);
+  } catch (const std::system_error& e) {
+    const std::string line = out_of_memory_error(e) ? out_of_memory(cmd, 0, std::string("cannot start a thread: ") + e.what())
+                                                    : std::string(e.what());
+    std::fprintf(stderr, "gxsort: %s\n", line.c_str());
     return int(ExitCode::io);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gxsort: %s\n", e.what());

@@ -152,6 +152,24 @@ fi
 # --stats-json into a missing directory: the command fails, so its output must not appear.
 err_case "--stats-json into a missing directory" 3 "nodir/s.json" sort good.bin -o OUT --stats-json nodir/s.json
 
+# ---- out of host memory: one line naming the command's input, where it ran out, the
+# --memory budget and what to change; exit 3 ----
+truncate -s 1G sparse.bin   # no disk: a 1 GiB mapping that a 400 MB address space refuses
+(ulimit -v 400000 && exec "$GX" sort sparse.bin -o OUT.bin --memory 3G --threads 1) >/dev/null 2>"$WORK/last.err"; RC=$?
+expect_rc "out of address space mapping the input: exit 3" 3
+err_mentions "out of address space mapping the input: message" "sparse.bin" "out of host memory" "--memory 3.0 GiB" "lower --memory"
+[[ ! -e OUT.bin ]] && pass "out of address space: no output" || fail "out of address space: no output" "exists"
+# A thread whose stack the address space cannot hold (glibc sizes thread stacks by
+# ulimit -s): EAGAIN from pthread_create.
+if (ulimit -s 1000000 2>/dev/null); then
+  (ulimit -s 1000000 && ulimit -v 900000 && exec "$GX" sort good.bin -o OUT.bin --threads 2) >/dev/null 2>"$WORK/last.err"; RC=$?
+  expect_rc "no memory for a thread: exit 3" 3
+  err_mentions "no memory for a thread: message" "good.bin" "thread" "out of host memory" "--memory" "--threads"
+else
+  skip "no memory for a thread" "ulimit -s cannot be raised to 1 GB here"
+fi
+rm -f sparse.bin OUT.bin
+
 # ---- ENOSPC on a small tmpfs ----
 gx sort big.bin -o bigsorted.bin -q --memory 64M
 if try_mount "$WORK/small" size=1m; then
