@@ -55,7 +55,7 @@ int run(const cli::Command& cmd) {
     return cmd.help_is_error ? int(ExitCode::usage) : 0;
   }
   // Checked (and its room reserved) before any work; written after the output.
-  StatsFile stats(cmd.stats_json, cmd.inputs, cmd.output, cmd.engine);
+  StatsFile stats(cmd.stats_json, cmd.inputs, {cmd.output, cmd.engine.graph.bfs.parents_output}, cmd.engine);
   // What a command reports goes to stdout, unless its output does (-o -, --parents -).
   FILE* report = cmd.output == "-" || cmd.engine.graph.bfs.parents_output == "-" ? stderr : stdout;
   cli::ProgressLine progress(!cmd.quiet);
@@ -92,6 +92,18 @@ int run(const cli::Command& cmd) {
 
 }  // namespace
 
+// A standard descriptor the caller closed (`>&-`) gets an O_PATH descriptor of
+// /dev/null in its place: reads and writes fail on it as on a closed one (`-o -` is
+// refused at open: io::Output), and no file gxsort opens takes its number (a temp file
+// on descriptor 1 would receive what is meant for standard output).
+void hold_closed_std_descriptors() {
+  for (int fd = 0; fd < 3; ++fd)
+    if (::fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+      const int held = ::open("/dev/null", O_PATH);  // the lowest free number: this one
+      if (held >= 0 && held != fd) ::close(held);
+    }
+}
+
 // Starts the GPU early for a command that may use it (help, gen and clean do not), and
 // joins that start before the process ends, whatever path it ends by.
 struct EarlyCudaStart {
@@ -124,6 +136,7 @@ bool out_of_memory_error(const std::system_error& e) {
 }
 
 int main(int argc, char** argv) {
+  hold_closed_std_descriptors();
   cli::Command cmd;
   try {
     cmd = cli::parse_command_line(argc, argv);

@@ -68,10 +68,26 @@ err_case "missing output directory" 3 "nodir" sort good.bin -o nodir/out.bin
 [[ ! -e nodir ]] && pass "missing output directory: not created" || fail "missing output directory: not created" "exists"
 err_case "missing output directory (gen)" 3 "nodir" gen -o nodir/g.bin --count 10
 err_case "missing output directory (merge)" 3 "nodir" merge good.bin -o nodir/m.bin --memory 8M
+# An output that is a directory is a usage error (exit 2) for every command and option
+# that names a file to write.
 mkdir -p outisdir
-gx sort good.bin -o outisdir -q
-if [[ $RC == 3 || $RC == 2 ]]; then pass "output is an existing directory: exit $RC"; else fail "output is an existing directory: exit 2 or 3" "exit $RC"; fi
-err_mentions "output is an existing directory: message" "outisdir"
+printf '0 1\n1 2\n' >e.txt
+"$GX" graph build e.txt -o g.csr --input-format snap -q
+for args in "sort good.bin -o outisdir" "merge good.bin -o outisdir" "dedupe good.bin -o outisdir" \
+            "dedupe good.bin -o outisdir --keep last --record-size 8 --key-type u32" "gen -o outisdir --count 10" \
+            "gen --graph rmat --scale 4 -o outisdir" "graph build e.txt -o outisdir --input-format snap" \
+            "bfs g.csr --source 0 -o outisdir" "bfs g.csr --source 0 --parents outisdir" \
+            "sort good.bin -o sd.bin --stats-json outisdir" "check good.bin --stats-json outisdir"; do
+  read -r -a a <<<"$args"
+  gx "${a[@]}" -q
+  expect_rc "output is a directory ($args): exit 2" 2
+  err_mentions "output is a directory ($args): message" "outisdir" "directory"
+done
+gx sort good.bin -o sd.bin --stats-json outisdir
+err_mentions "--stats-json DIR: the message names --stats-json, not -o" "outisdir" "--stats-json names a file"
+gx bfs g.csr --source 0 --parents outisdir
+err_mentions "--parents DIR: the message names --parents, not -o" "outisdir" "--parents names a file"
+[[ ! -e sd.bin ]] && pass "--stats-json DIR: no output written" || fail "--stats-json DIR: no output written" "sd.bin exists"
 [[ -d outisdir && -z "$(ls -A outisdir)" ]] && pass "output is a directory: it is left alone" || fail "output is a directory: it is left alone" "changed"
 [[ -z "$(leftover_temps "$WORK")" ]] && pass "output is a directory: no temp left" || fail "output is a directory: no temp left" "$(leftover_temps "$WORK")"
 

@@ -106,7 +106,7 @@ std::string json_quote(const std::string& s);
 // replace anything (a later call does nothing). "-" writes to standard output.
 class StatsFile {
  public:
-  StatsFile(const std::string& path, const std::vector<std::string>& inputs, const std::string& output,
+  StatsFile(const std::string& path, const std::vector<std::string>& inputs, const std::vector<std::string>& outputs,
             const EngineOptions& opt);
   ~StatsFile();
   void write(const RunStats& s, bool sync);

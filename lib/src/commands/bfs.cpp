@@ -43,14 +43,18 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
   const auto t0 = Clock::now();
   if (b.random_sources > 0 && (!b.levels_output.empty() || !b.parents_output.empty()))
     fail_usage("bfs: -o and --parents take a single --source, not --random-sources");
-  if (!b.levels_output.empty() && b.levels_output == b.parents_output)
+  if (io::same_target(b.levels_output, false, b.parents_output, false))
     fail_usage("bfs: -o and --parents name the same file " + b.levels_output);
+  for (const std::string* out : {&b.levels_output, &b.parents_output})
+    if (!io::input_named_by(*out, {path}).empty())
+      fail_usage(*out + ": names the input graph; the levels and parents go to another file");
   // The outputs are checked (and their temp files made) before the graph is loaded.
   io::Output levels_out, parents_out;
   if (!b.levels_output.empty())
     levels_out = io::Output::open(b.levels_output, temp_dirs(opt, default_temp_dir(b.levels_output))[0]);
   if (!b.parents_output.empty())
-    parents_out = io::Output::open(b.parents_output, temp_dirs(opt, default_temp_dir(b.parents_output))[0]);
+    parents_out = io::Output::open(b.parents_output, temp_dirs(opt, default_temp_dir(b.parents_output))[0], "out", {},
+                                   "--parents");
   graph::CsrGraph g = graph::read_csr(path, opt.memory.given ? host_budget(opt) : physical_memory_bytes());
   BfsResult res;
   res.vertices = g.n;

@@ -399,6 +399,8 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
                              const EngineOptions& opt) {
   const auto t0 = std::chrono::steady_clock::now();
   if (output.empty()) fail_usage("graph build: the output is required: -o GRAPH");
+  if (!io::input_named_by(output, {input}).empty())
+    fail_usage(output + ": names the input; the graph goes to another file (it would replace the edges)");
   const EdgeFormat fmt = resolve_format(g.input_format, input);
   io::File in = io::File::open_input(input);
   const std::string tmp_dir = temp_dirs(opt, default_temp_dir(output))[0];

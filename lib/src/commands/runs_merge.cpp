@@ -127,10 +127,26 @@ std::shared_ptr<io::TempFile> spool_stream(io::File& in, const Format& f, const 
   return t;
 }
 
+// A stream can be read once: standard input named twice, in any spelling ("-",
+// /dev/stdin, /dev/fd/0, /proc/self/fd/0), or one FIFO twice, is refused before anything
+// is read.
+void refuse_stream_named_twice(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string key = args[i] == "-" ? "fd:0" : io::output_key(args[i]);
+    struct stat st;
+    const bool stream = key.rfind("fd:", 0) == 0 ||
+                        (::stat(args[i].c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode));
+    for (size_t j = 0; stream && j < i; ++j)
+      if (io::same_target(args[i], true, args[j], true))
+        fail_usage("merge: " + args[j] + " and " + args[i] + " name the same stream (" +
+                   (key == "fd:0" ? "standard input" : "a pipe or FIFO") + "), which can be read once");
+  }
+}
+
 std::vector<MergeInput> open_merge_inputs(const std::vector<std::string>& args, const Format& f,
                                           const std::string& tmp_dir, std::vector<std::string>& runs_dirs) {
+  refuse_stream_named_twice(args);
   std::vector<MergeInput> out;
-  bool stdin_taken = false;
   for (const auto& a : args) {
     struct stat st;
     if (a != "-" && ::stat(a.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -147,8 +163,6 @@ std::vector<MergeInput> open_merge_inputs(const std::vector<std::string>& args, 
       }
       continue;
     }
-    if (a == "-" && stdin_taken) fail_usage("merge: '-' (standard input) can be given once");
-    stdin_taken = stdin_taken || a == "-";
     io::File in = open_input(a, f);
     MergeInput m;
     if (in.is_stream()) {
@@ -217,6 +231,9 @@ RunStats merge_files(const std::vector<std::string>& args, const std::string& ou
   f.validate();
   if (args.empty()) fail_usage("merge needs at least one input file");
   const std::vector<std::string> tmp_dirs = temp_dirs(opt, default_temp_dir(output));
+  // The output is checked (a directory, not writable) before any input is read: a
+  // stream input is copied whole first.
+  io::Output out = io::Output::open(output, tmp_dirs[0], "out", output_header(opt, f.record_size));
   std::vector<std::string> runs_dirs;
   std::vector<MergeInput> inputs = open_merge_inputs(args, f, tmp_dirs[0], runs_dirs);
   if (output != "-") {
@@ -244,7 +261,6 @@ RunStats merge_files(const std::vector<std::string>& args, const std::string& ou
   plan.record_size = f.record_size;
   for (const auto& t : tree) plan.run_sizes.push_back(t.records);
   plan_merge_tree(p.plan_input, plan);
-  io::Output out = io::Output::open(output, p.tmp_dirs[0], "out", output_header(opt, f.record_size));
   std::vector<io::SpaceNeed> needs{{out.space_dir(), bytes, "the output"}};
   if (plan.levels.size() > 1) {
     for (const auto& d : p.tmp_dirs) io::require_writable_dir(d, "temporary");

@@ -28,20 +28,16 @@ struct StatsFile::Impl {
   bool written = false;
 };
 
-StatsFile::StatsFile(const std::string& path, const std::vector<std::string>& inputs, const std::string& output,
-                     const EngineOptions& opt)
+StatsFile::StatsFile(const std::string& path, const std::vector<std::string>& inputs,
+                     const std::vector<std::string>& outputs, const EngineOptions& opt)
     : impl_(std::make_unique<Impl>()) {
   impl_->path = path;
   if (path.empty()) return;
-  const std::string key = io::output_key(path);
-  auto clashes = [&](const std::string& t, const std::string& t_key) {
-    return t_key == key || (t != "-" && path != "-" && io::same_file(t, path));
-  };
-  bool clash = !output.empty() && clashes(output, io::output_key(output));
-  for (const auto& in : inputs) clash = clash || clashes(in, in == "-" ? "fd:0" : io::output_key(in));
-  if (clash) fail_usage("--stats-json " + path + ": names an input or the output of the command; give another file");
+  bool clash = !io::input_named_by(path, inputs).empty();
+  for (const auto& out : outputs) clash = clash || io::same_target(path, false, out, false);
+  if (clash) fail_usage("--stats-json " + path + ": names an input or an output of the command; give another file");
   if (path == "-") return;
-  impl_->out.emplace(io::Output::open(path, temp_dirs(opt, default_temp_dir(path))[0], "stats"));
+  impl_->out.emplace(io::Output::open(path, temp_dirs(opt, default_temp_dir(path))[0], "stats", {}, "--stats-json"));
   if (int err = ::posix_fallocate(impl_->out->file().fd(), 0, kStatsReserve)) fail_errno(path, "cannot reserve space", err);
 }
 

@@ -84,6 +84,21 @@ std::string output_key(const std::string& path) {
   return key;
 }
 
+bool same_target(const std::string& a, bool a_is_input, const std::string& b, bool b_is_input) {
+  if (a.empty() || b.empty()) return false;
+  auto key = [](const std::string& p, bool input) { return input && p == "-" ? std::string("fd:0") : output_key(p); };
+  const std::string ka = key(a, a_is_input), kb = key(b, b_is_input);
+  struct stat st;
+  if (ka.compare(0, 3, "fd:") != 0 && ::stat(a.c_str(), &st) == 0 && S_ISCHR(st.st_mode)) return false;
+  return ka == kb || (a != "-" && b != "-" && same_file(a, b));
+}
+
+std::string input_named_by(const std::string& output, const std::vector<std::string>& inputs) {
+  for (const std::string& in : inputs)
+    if (same_target(output, false, in, true)) return in;
+  return "";
+}
+
 void sync_directory(const std::string& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return;  // best effort: the rename itself succeeded
@@ -94,8 +109,8 @@ void sync_directory(const std::string& dir) {
 }
 
 Output Output::open(const std::string& path, const std::string& spool_dir, const std::string& kind,
-                     const OutputHeader& header) {
-  if (path.empty()) fail_usage("an output file is required (-o FILE)");
+                     const OutputHeader& header, const std::string& option) {
+  if (path.empty()) fail_usage("an output file is required (" + option + " FILE)");
   Output o;
   o.label_ = path == "-" ? "stdout" : path;
   int fd = path == "-" ? 1 : -1;
@@ -106,8 +121,14 @@ Output Output::open(const std::string& path, const std::string& spool_dir, const
     o.stream_ = true;
     o.own_fd_ = UniqueFd(::fcntl(fd, F_DUPFD_CLOEXEC, 3));
     if (o.own_fd_.get() < 0) output_error(o.label_, "cannot write", errno);
+    // Checked now, not when the finished output is copied into it: a descriptor the
+    // caller closed (>&-; main holds its number with an O_PATH descriptor) or opened for
+    // reading only.
+    const int flags = ::fcntl(o.own_fd_.get(), F_GETFL);
+    if (flags < 0 || (flags & O_PATH) || (flags & O_ACCMODE) == O_RDONLY)
+      throw Error(ExitCode::io, o.label_ + ": cannot write: the descriptor is closed or open for reading only");
   } else if (::stat(o.target_.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) fail_usage(path + ": is a directory; -o names the output file");
+    if (S_ISDIR(st.st_mode)) fail_usage(path + ": is a directory; " + option + " names a file, not a directory");
     if (S_ISSOCK(st.st_mode))
       fail_usage(path + ": is a socket, which cannot be opened by name; write to - and redirect it");
     // Checked now, not after the work: the user's file must be one the user may write.

@@ -55,9 +55,11 @@ class Output {
  public:
   Output() = default;
   // Throws usage Error for a directory or an empty path, io Error for a directory that
-  // is missing or not writable. `kind` names the temp file (io/temp_files.hpp).
+  // is missing or not writable, or a descriptor that is closed or read-only. `kind`
+  // names the temp file (io/temp_files.hpp); `option` the option that named the path
+  // (messages).
   static Output open(const std::string& path, const std::string& spool_dir, const std::string& kind = "out",
-                     const OutputHeader& header = {});
+                     const OutputHeader& header = {}, const std::string& option = "-o");
   Output(Output&&) noexcept = default;
   Output& operator=(Output&&) noexcept = default;
 
@@ -125,6 +127,14 @@ std::string resolve_symlinks(const std::string& path, int* fd = nullptr);
 // as "fd:N", else the real directory (symlinks resolved) and the file name. Two paths
 // with the same key name the same output, existing yet or not.
 std::string output_key(const std::string& path);
+
+// Whether two paths a command was given name the same file: the same output_key (an
+// input's "-" is standard input, "fd:0"; an output's is standard output) or the same
+// inode. A character device (/dev/null) names no file that could be lost: never.
+bool same_target(const std::string& a, bool a_is_input, const std::string& b, bool b_is_input);
+// The one check of "an output that is an input": the first of `inputs` that `output`
+// names, or "".
+std::string input_named_by(const std::string& output, const std::vector<std::string>& inputs);
 
 // fsyncs a directory after a rename into it, so that a power cut cannot undo the rename.
 void sync_directory(const std::string& dir);
