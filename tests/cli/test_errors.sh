@@ -250,5 +250,18 @@ else
   skip "ENOSPC on a small tmpfs" "mounting a tmpfs is not permitted here (needs root)"
 fi
 
+# ---- an input too large to plan (2^59 bytes, sparse, on a tmpfs) ----
+if try_mount "$WORK/huge" size=1m && truncate -s 4E huge/h.bin 2>/dev/null; then
+  gx plan huge/h.bin
+  expect_rc "plan of a 4 EiB input: exit 2" 2
+  err_mentions "plan of a 4 EiB input: message" "huge/h.bin" "more than gxsort can plan"
+  gx sort huge/h.bin -o OUT.bin
+  expect_rc "sort of a 4 EiB input: exit 2" 2
+  err_mentions "sort of a 4 EiB input: message" "huge/h.bin" "more than gxsort can plan"
+  [[ ! -e OUT.bin ]] && pass "sort of a 4 EiB input: no output" || fail "sort of a 4 EiB input: no output" "exists"
+else
+  skip "an input too large to plan" "needs root (a tmpfs holds a 4 EiB sparse file)"
+fi
+
 [[ -z "$(leftover_temps "$WORK")" ]] && pass "no temp files left in the work dir" || fail "no temp files left in the work dir" "$(leftover_temps "$WORK")"
 finish

@@ -160,6 +160,21 @@ same_bytes "-o /dev/stdout: written through to stdout" so.bin exp.bin
 gx sort in.bin -o /dev/null -q
 expect_rc "-o /dev/null: exit 0" 0
 [[ -c /dev/null ]] && pass "-o /dev/null: still a character device" || fail "-o /dev/null" "replaced: $(ls -l /dev/null)"
+# A character device made with mknod as an INPUT (root): read as a stream, never sized
+# by st_size. /dev/null's twin (c 1 3) is an empty input (/dev/zero's would never end).
+if is_root && mknod "$WORK/nullin" c 1 3 2>/dev/null; then
+  gx sort nullin -o devsorted.bin -q
+  expect_rc "sort a character device made by mknod (an empty one): exit 0" 0
+  [[ -f devsorted.bin && ! -s devsorted.bin ]] && pass "sort a character device: an empty output" || fail "sort a character device: an empty output" "$(ls -l devsorted.bin 2>&1)"
+  gx check nullin
+  grep -q "records: 0" "$WORK/last.out" && pass "check a character device made by mknod: 0 records" || fail "check a character device" "$(tr '\n' '|' <"$WORK/last.out")"
+  gx merge nullin ds.bin -o devm.bin --type u32 -q
+  same_bytes "merge of a character device and a file: the file" devm.bin ds.bin
+  [[ -c nullin ]] && pass "a character device input is left as it was" || fail "a character device input" "changed"
+  rm -f nullin
+else
+  skip "a character device made by mknod as input" "needs root (mknod)"
+fi
 if is_root && mknod "$WORK/nulldev" c 1 3 2>/dev/null; then
   gx sort in.bin -o nulldev -q --memory 1M
   expect_rc "-o a character device made by mknod (out of core)" 0

@@ -333,7 +333,7 @@ RunStats sort_input(io::File& in, const std::string& output, const EngineOptions
   auto t_start = Clock::now();
   const Format& f = opt.format;
   const uint64_t bytes = in.size();
-  Prepared p = prepare(opt, bytes, default_temp_dir(output));
+  Prepared p = prepare(opt, bytes, default_temp_dir(output), in.path());
   const double t_prepare = since(t_start);
   if (p.plan.mode == PlanMode::external || p.plan.mode == PlanMode::partition) check_tmp_dirs(p.tmp_dirs);
   // Unmaps the in-memory sort's input while the output's fsync waits for the disk (the
@@ -453,7 +453,7 @@ std::string plan_sort(const std::string& input, const std::string& output, const
     return "backend: " + p.backend->name() + "\nformat: " + opt.format.describe() + "\n" + what +
            "memory budget: " + format_bytes(p.memory) + "\n" + how;
   }
-  Prepared p = prepare(opt, in.size(), tmp);
+  Prepared p = prepare(opt, in.size(), tmp, in.path());
   const bool resumable = p.plan.mode == PlanMode::external || p.plan.mode == PlanMode::partition;
   if (opt.resume && output.empty()) fail_usage("plan --resume: name the job's output (-o FILE): a job is its input, options and output");
   if (format == PlanFormat::json) {

@@ -106,7 +106,8 @@ std::vector<std::string> temp_dirs(const EngineOptions& opt, const std::string& 
   return {env && *env ? std::string(env) : default_tmp_dir};
 }
 
-Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::string& default_tmp_dir) {
+Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::string& default_tmp_dir,
+                 const std::string& input_label) {
   opt.format.validate();
   Prepared p;
   p.threads = std::max(1u, opt.threads);
@@ -116,6 +117,7 @@ Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::stri
 
   PlanInput& in = p.plan_input;
   in.input_bytes = input_bytes;
+  in.input_label = input_label;
   in.record_size = opt.format.record_size;
   const size_t probe = 1 << 20;
   in.sort_bytes_per_record =

@@ -63,6 +63,8 @@ std::vector<std::string> temp_dirs(const EngineOptions& opt, const std::string& 
 
 // Resolves --memory, --threads, --tmp-dir (default $TMPDIR, else `default_tmp_dir`,
 // normally default_temp_dir(output)) and the backend; plans the sort of `input_bytes`.
-Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::string& default_tmp_dir);
+// `input_label` names the input in the plan's messages.
+Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::string& default_tmp_dir,
+                 const std::string& input_label = "");
 
 }  // namespace gxsort
