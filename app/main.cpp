@@ -6,7 +6,11 @@
 #include <iostream>
 #include <new>
 #include <optional>
+#include <system_error>
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include "cli_options.hpp"
 #include "progress_line.hpp"
@@ -51,14 +55,16 @@ int run(const cli::Command& cmd) {
     return cmd.help_is_error ? int(ExitCode::usage) : 0;
   }
   // Checked (and its room reserved) before any work; written after the output.
-  StatsFile stats(cmd.stats_json, cmd.inputs, cmd.output, cmd.engine);
+  StatsFile stats(cmd.stats_json, cmd.inputs, {cmd.output, cmd.engine.graph.bfs.parents_output}, cmd.engine);
   // What a command reports goes to stdout, unless its output does (-o -, --parents -).
   FILE* report = cmd.output == "-" || cmd.engine.graph.bfs.parents_output == "-" ? stderr : stdout;
   cli::ProgressLine progress(!cmd.quiet);
   EngineOptions opt = cmd.engine;
   opt.progress = [&progress](const char* phase, uint64_t done, uint64_t total) { progress.update(phase, done, total); };
+  // Written before the outputs are committed (nothing that can fail comes after).
+  opt.before_commit = [&](const RunStats& s) { stats.write(s, cmd.engine.fsync); };
   if (uses_temp_dirs(cmd.name) && !cmd.quiet) {
-    const std::string note = stale_temp_note(command_temp_dirs(opt, cmd.name == "runs" ? std::string() : cmd.output));
+    const std::string note = stale_temp_note(command_debris_dirs(opt, cmd.name == "runs" ? std::string() : cmd.output));
     if (!note.empty()) std::fprintf(stderr, "gxsort: note: %s\n", note.c_str());
   }
   if (cmd.name == "clean") {
@@ -86,6 +92,18 @@ int run(const cli::Command& cmd) {
 
 }  // namespace
 
+// A standard descriptor the caller closed (`>&-`) gets an O_PATH descriptor of
+// /dev/null in its place: reads and writes fail on it as on a closed one (`-o -` is
+// refused at open: io::Output), and no file gxsort opens takes its number (a temp file
+// on descriptor 1 would receive what is meant for standard output).
+void hold_closed_std_descriptors() {
+  for (int fd = 0; fd < 3; ++fd)
+    if (::fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+      const int held = ::open("/dev/null", O_PATH);  // the lowest free number: this one
+      if (held >= 0 && held != fd) ::close(held);
+    }
+}
+
 // Starts the GPU early for a command that may use it (help, gen and clean do not), and
 // joins that start before the process ends, whatever path it ends by.
 struct EarlyCudaStart {
@@ -96,19 +114,29 @@ struct EarlyCudaStart {
 };
 
 // Out of host memory, whatever asked for it: the budget is --memory's (or the RAM and
-// cgroup limits under it). Names the command's input, the budget and what to change.
-std::string out_of_memory(const cli::Command& cmd, uint64_t bytes) {
+// cgroup limits under it). Names the command's input, where it ran out, the budget and
+// what to change.
+std::string out_of_memory(const cli::Command& cmd, uint64_t bytes, const std::string& where) {
   std::string what = cmd.name;
-  if (!cmd.inputs.empty()) what += " " + cmd.inputs[0];
+  const bool names_input = !cmd.inputs.empty() && where.rfind(cmd.inputs[0] + ":", 0) == 0;
+  if (!cmd.inputs.empty() && !names_input) what += " " + cmd.inputs[0] + (where.empty() ? "" : ":");
+  if (!where.empty()) what += " " + where;
   const std::string asked = bytes ? "allocating " + std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB " : "";
   const std::string budget = !cmd.engine.memory.given ? "the default --memory (half of RAM)"
                              : cmd.engine.memory.percent > 0 ? "--memory " + std::to_string(int(cmd.engine.memory.percent)) + "%"
                                                              : "--memory " + format_bytes(cmd.engine.memory.bytes);
   return what + ": out of host memory " + asked + "within " + budget +
-         ": lower --memory, or raise the memory limit of the job (ulimit -v, the cgroup or the batch scheduler's)";
+         ": lower --memory (or --threads), or raise the memory limit of the job (ulimit -v, the cgroup or the batch "
+         "scheduler's)";
+}
+
+// A thread or a mapping the system refused for want of memory (EAGAIN, ENOMEM).
+bool out_of_memory_error(const std::system_error& e) {
+  return e.code() == std::errc::resource_unavailable_try_again || e.code() == std::errc::not_enough_memory;
 }
 
 int main(int argc, char** argv) {
+  hold_closed_std_descriptors();
   cli::Command cmd;
   try {
     cmd = cli::parse_command_line(argc, argv);
@@ -121,13 +149,18 @@ int main(int argc, char** argv) {
     EarlyCudaStart early(cmd);
     return run(cmd);
   } catch (const OutOfMemory& e) {
-    std::fprintf(stderr, "gxsort: %s\n", out_of_memory(cmd, e.bytes()).c_str());
+    std::fprintf(stderr, "gxsort: %s\n", out_of_memory(cmd, e.bytes(), e.where()).c_str());
     return int(ExitCode::io);
   } catch (const Error& e) {
     std::fprintf(stderr, "gxsort: %s\n", e.what());
     return int(e.code());
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "gxsort: %s\n", out_of_memory(cmd, 0).c_str());
+    std::fprintf(stderr, "gxsort: %s\n", out_of_memory(cmd, 0, "").c_str());
+    return int(ExitCode::io);
+  } catch (const std::system_error& e) {
+    const std::string line = out_of_memory_error(e) ? out_of_memory(cmd, 0, std::string("cannot start a thread: ") + e.what())
+                                                    : std::string(e.what());
+    std::fprintf(stderr, "gxsort: %s\n", line.c_str());
     return int(ExitCode::io);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gxsort: %s\n", e.what());

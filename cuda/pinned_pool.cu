@@ -44,9 +44,8 @@ HostBuffer allocate_pinned(size_t bytes) {
   cudaError_t e = cudaHostAlloc(&p, bytes, cudaHostAllocPortable);
   if (e != cudaSuccess) {
     cudaGetLastError();  // clear it: a failed pin leaves the device usable
-    throw Error(ExitCode::io, "cannot pin " + format_bytes(bytes) + " of host memory (" +
-                                  format_bytes(pinned_bytes_in_use()) + " already pinned): " +
-                                  cudaGetErrorString(e) + "; lower --memory");
+    throw OutOfMemory(bytes, "cannot pin " + format_bytes(bytes) + " of host memory (" +
+                                 format_bytes(pinned_bytes_in_use()) + " already pinned): " + cudaGetErrorString(e));
   }
   Registry& r = registry();
   {

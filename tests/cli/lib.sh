@@ -62,6 +62,10 @@ last_err() { tr '\n' '|' <"$WORK/last.err" | cut -c1-300; }
 
 # Temp files (gxsort names all of them *.tmp) left in the given directories.
 leftover_temps() { find "$@" -name '*.tmp*' 2>/dev/null; }
+# The pieces resumable jobs keep for --resume (on signals and kill -9, by design) in the
+# given directories: their .gxsort-job.<digest> directories and .gxsort-job.<digest>.out
+# outputs beside their targets.
+job_pieces() { find "$@" -maxdepth 1 -name '.gxsort-job.*' 2>/dev/null; }
 
 # same_bytes NAME GOT EXPECTED: byte-for-byte comparison as one case.
 same_bytes() {

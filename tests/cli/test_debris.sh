@@ -37,20 +37,28 @@ if wait_for '.gxsort.*.run.*' T; then
   # A later command in the same temp directory says so, and still works.
   gx sort big.bin -o O/small.bin --tmp-dir T --memory 64M --device cpu
   expect_rc "a sort after the kill: exit 0" 0
-  grep -q "gxsort clean -T T" "$WORK/last.err" && pass "a later sort notes the leftovers and names gxsort clean" || fail "a later sort notes the leftovers" "$(last_err)"
+  grep -q "gxsort clean .*-T T" "$WORK/last.err" && grep -q "kept for --resume" "$WORK/last.err" && pass "a later sort notes the leftovers, says --resume and names gxsort clean" || fail "a later sort notes the leftovers" "$(last_err)"
   gx sort big.bin -o O/small.bin --tmp-dir T --memory 64M --device cpu -q
   [[ ! -s "$WORK/last.err" ]] && pass "-q: no note" || fail "-q: no note" "$(last_err)"
-  # A running job's files are kept.
+  # A running job's files are kept. The job is stopped (SIGSTOP) while clean runs: it
+  # holds its locks and cannot end first.
   "$GX" sort big.bin -o O/live.bin --memory 2M --ooc merge --tmp-dir T -q 2>/dev/null &
   LIVE=$!
   PID=$LIVE
-  wait_for ".gxsort.*.$LIVE.run.*" T
-  gx clean -T T -T O -n
-  grep -q "^kept .*is running" "$WORK/last.out" && pass "clean -n: the running job's files are kept" || skip "clean -n while a job runs" "the job ended first"
-  grep -q "^removed" "$WORK/last.out" && fail "clean -n removes nothing" "$(grep -m1 ^removed "$WORK/last.out")" || pass "clean -n removes nothing"
-  gx clean -T T -T O
-  expect_rc "clean: exit 0" 0
-  grep -q "^removed .*is gone" "$WORK/last.out" && pass "clean: the dead job's files are removed, with the reason" || fail "clean: removed lines" "$(head -3 "$WORK/last.out")"
+  if wait_for ".gxsort.*.$LIVE.run.*" T; then
+    kill -STOP "$LIVE"
+    gx clean -T T -T O -n
+    grep -q "^kept T/\.gxsort-job\..*: a running job's" "$WORK/last.out" && grep -q "^kept O/\.gxsort-job\..*\.out .*: a running job's" "$WORK/last.out" \
+      && pass "clean -n: the running job's directory and output are kept" || fail "clean -n: the running job's files are kept" "$(cat "$WORK/last.out")"
+    grep -q "^removed" "$WORK/last.out" && fail "clean -n removes nothing" "$(grep -m1 ^removed "$WORK/last.out")" || pass "clean -n removes nothing"
+    gx clean -T T -T O
+    expect_rc "clean: exit 0" 0
+    grep -q "^removed .*is gone" "$WORK/last.out" && pass "clean: the dead job's files are removed, with the reason" || fail "clean: removed lines" "$(head -3 "$WORK/last.out")"
+    grep -q "^kept .*: a running job's" "$WORK/last.out" && pass "clean: the running job's files are kept" || fail "clean: the running job's files are kept" "$(cat "$WORK/last.out")"
+    kill -CONT "$LIVE"
+  else
+    fail "clean while a job runs" "the job left no run file to wait for"
+  fi
   wait "$LIVE"; RC=$?
   expect_rc "the job that ran during clean completes" 0
   "$GX" check O/live.bin -q && [[ $(stat -c %s O/live.bin) == $(stat -c %s big.bin) ]] && pass "... with a complete sorted output" || fail "... complete sorted output" "missing or unsorted"
@@ -63,6 +71,39 @@ else
 fi
 gx clean -T T
 grep -q "0 removed" "$WORK/last.out" && pass "clean of a clean directory: 0 removed" || fail "clean of a clean directory" "$(cat "$WORK/last.out")"
+
+# ---- debris beside the output: the note of a command writing there, and clean with
+# its default directories ($TMPDIR, the current one) find it ----
+mkdir -p E  # clean runs in an empty directory: it finds O only through what the killed process listed
+"$GX" sort big.bin -o O/mem.bin -q 2>/dev/null &   # in memory: only its output temp, beside O/mem.bin
+PID=$!
+if wait_for '.gxsort.*.out.*' O; then
+  sleep 0.2
+  kill -9 "$PID"; wait "$PID" 2>/dev/null
+  oracle gen -o small.bin --count 1000 --seed 2
+  gx sort small.bin -o O/small.bin
+  grep -q "note: in .*O.*temporary file.*gxsort clean .*-T [^ ]*O" "$WORK/last.err" \
+    && pass "kill -9 of an in-memory sort: a later sort into its output directory notes its temp file" || fail "the note sees the output directory" "$(last_err)"
+  (cd E && "$GX" clean >"$WORK/last.out" 2>"$WORK/last.err"); RC=$?
+  grep -q "^removed .*/O/\.gxsort\..*\.out\..*\.tmp" "$WORK/last.out" && [[ -z "$(find O -name '.gxsort.*')" ]] \
+    && pass "kill -9 of an in-memory sort: clean (default directories) removes its temp beside the output" || fail "clean finds the output's temp" "$(cat "$WORK/last.out"; find O -name '.gxsort*')"
+else
+  wait "$PID"; fail "kill -9 of an in-memory sort" "no output temp file appeared"
+fi
+"$GX" sort big.bin -o O/job.bin --memory 2M --ooc merge -q 2>/dev/null &   # a job: its pieces in $TMPDIR, its output in O
+PID=$!
+if wait_for ".gxsort.*.run.*" "$TMPDIR"; then
+  sleep 0.2
+  kill -9 "$PID"; wait "$PID" 2>/dev/null
+  [[ -n "$(find O -name '.gxsort-job.*.out')" ]] && pass "kill -9 of a job: its output beside the target is left (for --resume)" || fail "kill -9 of a job leaves its output" "none"
+  (cd E && "$GX" clean >"$WORK/last.out" 2>"$WORK/last.err"); RC=$?
+  grep -q "^removed .*/O/\.gxsort-job\..*\.out" "$WORK/last.out" && [[ -z "$(find O "$TMPDIR" -name '.gxsort*')" ]] \
+    && pass "kill -9 of a job: clean (default directories) removes its directory and its output beside the target" \
+    || fail "clean removes the job's output too" "$(cat "$WORK/last.out"; find O "$TMPDIR" -name '.gxsort*')"
+else
+  wait "$PID"; fail "kill -9 of a job" "no run file appeared"
+fi
+rm -f O/*.bin
 
 # A temp name already taken (here by a file named like ours): never deleted.
 host=$(hostname | cut -d. -f1 | tr -c 'A-Za-z0-9_\n-' '_')

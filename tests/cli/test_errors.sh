@@ -68,10 +68,26 @@ err_case "missing output directory" 3 "nodir" sort good.bin -o nodir/out.bin
 [[ ! -e nodir ]] && pass "missing output directory: not created" || fail "missing output directory: not created" "exists"
 err_case "missing output directory (gen)" 3 "nodir" gen -o nodir/g.bin --count 10
 err_case "missing output directory (merge)" 3 "nodir" merge good.bin -o nodir/m.bin --memory 8M
+# An output that is a directory is a usage error (exit 2) for every command and option
+# that names a file to write.
 mkdir -p outisdir
-gx sort good.bin -o outisdir -q
-if [[ $RC == 3 || $RC == 2 ]]; then pass "output is an existing directory: exit $RC"; else fail "output is an existing directory: exit 2 or 3" "exit $RC"; fi
-err_mentions "output is an existing directory: message" "outisdir"
+printf '0 1\n1 2\n' >e.txt
+"$GX" graph build e.txt -o g.csr --input-format snap -q
+for args in "sort good.bin -o outisdir" "merge good.bin -o outisdir" "dedupe good.bin -o outisdir" \
+            "dedupe good.bin -o outisdir --keep last --record-size 8 --key-type u32" "gen -o outisdir --count 10" \
+            "gen --graph rmat --scale 4 -o outisdir" "graph build e.txt -o outisdir --input-format snap" \
+            "bfs g.csr --source 0 -o outisdir" "bfs g.csr --source 0 --parents outisdir" \
+            "sort good.bin -o sd.bin --stats-json outisdir" "check good.bin --stats-json outisdir"; do
+  read -r -a a <<<"$args"
+  gx "${a[@]}" -q
+  expect_rc "output is a directory ($args): exit 2" 2
+  err_mentions "output is a directory ($args): message" "outisdir" "directory"
+done
+gx sort good.bin -o sd.bin --stats-json outisdir
+err_mentions "--stats-json DIR: the message names --stats-json, not -o" "outisdir" "--stats-json names a file"
+gx bfs g.csr --source 0 --parents outisdir
+err_mentions "--parents DIR: the message names --parents, not -o" "outisdir" "--parents names a file"
+[[ ! -e sd.bin ]] && pass "--stats-json DIR: no output written" || fail "--stats-json DIR: no output written" "sd.bin exists"
 [[ -d outisdir && -z "$(ls -A outisdir)" ]] && pass "output is a directory: it is left alone" || fail "output is a directory: it is left alone" "changed"
 [[ -z "$(leftover_temps "$WORK")" ]] && pass "output is a directory: no temp left" || fail "output is a directory: no temp left" "$(leftover_temps "$WORK")"
 
@@ -152,6 +168,24 @@ fi
 # --stats-json into a missing directory: the command fails, so its output must not appear.
 err_case "--stats-json into a missing directory" 3 "nodir/s.json" sort good.bin -o OUT --stats-json nodir/s.json
 
+# ---- out of host memory: one line naming the command's input, where it ran out, the
+# --memory budget and what to change; exit 3 ----
+truncate -s 1G sparse.bin   # no disk: a 1 GiB mapping that a 400 MB address space refuses
+(ulimit -v 400000 && exec "$GX" sort sparse.bin -o OUT.bin --memory 3G --threads 1) >/dev/null 2>"$WORK/last.err"; RC=$?
+expect_rc "out of address space mapping the input: exit 3" 3
+err_mentions "out of address space mapping the input: message" "sparse.bin" "out of host memory" "--memory 3.0 GiB" "lower --memory"
+[[ ! -e OUT.bin ]] && pass "out of address space: no output" || fail "out of address space: no output" "exists"
+# A thread whose stack the address space cannot hold (glibc sizes thread stacks by
+# ulimit -s): EAGAIN from pthread_create.
+if (ulimit -s 1000000 2>/dev/null); then
+  (ulimit -s 1000000 && ulimit -v 900000 && exec "$GX" sort good.bin -o OUT.bin --threads 2) >/dev/null 2>"$WORK/last.err"; RC=$?
+  expect_rc "no memory for a thread: exit 3" 3
+  err_mentions "no memory for a thread: message" "good.bin" "thread" "out of host memory" "--memory" "--threads"
+else
+  skip "no memory for a thread" "ulimit -s cannot be raised to 1 GB here"
+fi
+rm -f sparse.bin OUT.bin
+
 # ---- ENOSPC on a small tmpfs ----
 gx sort big.bin -o bigsorted.bin -q --memory 64M
 if try_mount "$WORK/small" size=1m; then
@@ -214,6 +248,19 @@ if try_mount "$WORK/small" size=1m; then
   unset GXSORT_SKIP_SPACE_CHECK
 else
   skip "ENOSPC on a small tmpfs" "mounting a tmpfs is not permitted here (needs root)"
+fi
+
+# ---- an input too large to plan (2^59 bytes, sparse, on a tmpfs) ----
+if try_mount "$WORK/huge" size=1m && truncate -s 4E huge/h.bin 2>/dev/null; then
+  gx plan huge/h.bin
+  expect_rc "plan of a 4 EiB input: exit 2" 2
+  err_mentions "plan of a 4 EiB input: message" "huge/h.bin" "more than gxsort can plan"
+  gx sort huge/h.bin -o OUT.bin
+  expect_rc "sort of a 4 EiB input: exit 2" 2
+  err_mentions "sort of a 4 EiB input: message" "huge/h.bin" "more than gxsort can plan"
+  [[ ! -e OUT.bin ]] && pass "sort of a 4 EiB input: no output" || fail "sort of a 4 EiB input: no output" "exists"
+else
+  skip "an input too large to plan" "needs root (a tmpfs holds a 4 EiB sparse file)"
 fi
 
 [[ -z "$(leftover_temps "$WORK")" ]] && pass "no temp files left in the work dir" || fail "no temp files left in the work dir" "$(leftover_temps "$WORK")"

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # SIGTERM / SIGINT / SIGHUP / SIGQUIT / SIGPIPE during long external sorts (and runs, merge, gen): no temp
-# files in the tmp dir or beside the output, no output file, an existing output kept.
+# files (*.tmp) in the tmp dir or beside the output, no output file, an existing output
+# kept; an out-of-core job (a sort or a merge of more files than the fan-in) keeps its
+# pieces (.gxsort-job.* directories, and its output so far beside the target) for
+# --resume, every other command leaves nothing.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
 mkdir -p T O
@@ -8,22 +11,26 @@ gx gen -o big.bin --count $((25 * 1024 * 1024)) --seed 5 -q   # 200 MiB of u64
 if [[ $RC != 0 ]]; then fail "gen of a 200 MiB input" "exit $RC: $(last_err)"; finish; fi
 printf 'OLD CONTENT' >old.ref
 
-# wait_for PATTERN DIR...: until a file matching PATTERN exists (at most 10 s).
+# wait_for PATTERN DIR...: until a file matching PATTERN exists (at most 10 s);
+# "nonempty:PATTERN": until one has data.
 wait_for() {
   local pat=$1; shift
-  local i
+  local i more=()
+  if [[ $pat == nonempty:* ]]; then pat=${pat#nonempty:}; more=(! -empty); fi
   for ((i = 0; i < 200; i++)); do
-    [[ -n "$(find "$@" -name "$pat" 2>/dev/null | head -1)" ]] && return 0
+    [[ -n "$(find "$@" -name "$pat" "${more[@]}" 2>/dev/null | head -1)" ]] && return 0
     kill -0 "$PID" 2>/dev/null || return 1
     sleep 0.05
   done
   return 1
 }
 
-# interrupt NAME SIGNAL WAIT_PATTERN OUTPUT CMD...: runs CMD in the background, sends
-# SIGNAL once a temp file matching WAIT_PATTERN exists (or after 0.5 s), then checks.
+# interrupt NAME SIGNAL WAIT_PATTERN OUTPUT JOB CMD...: runs CMD in the background,
+# sends SIGNAL once a temp file matching WAIT_PATTERN exists (or after 0.5 s), then
+# checks; JOB is "job" when CMD is a resumable job (its pieces must be kept), else "-"
+# (nothing may be left).
 interrupt() {
-  local name=$1 sig=$2 pat=$3 out=$4; shift 4
+  local name=$1 sig=$2 pat=$3 out=$4 job=$5; shift 5
   "$@" >/dev/null 2>"$WORK/last.err" &
   PID=$!
   if [[ $pat == - ]]; then sleep 0.5
@@ -43,6 +50,15 @@ interrupt() {
   [[ $RC == "$want" ]] && pass "$name: died of SIG$sig (exit $RC)" || fail "$name: died of SIG$sig" "exit $RC, expected $want: $(last_err)"
   local l; l=$(leftover_temps T O "$WORK")
   [[ -z "$l" ]] && pass "$name: no temp files left (tmp dir, output dir)" || fail "$name: no temp files left" "$(echo $l)"
+  local pieces; pieces=$(job_pieces T O "$TMPDIR")
+  if [[ $job == job ]]; then
+    [[ -n $(find T O "$TMPDIR" -maxdepth 1 -type d -name '.gxsort-job.*' 2>/dev/null) ]] \
+      && pass "$name: the job's pieces are kept for --resume" || fail "$name: the job's pieces are kept for --resume" "no job directory"
+    "$GX" clean -T T -T O -q  # the next case starts from nothing
+    [[ -z "$(job_pieces T O "$TMPDIR")" ]] || fail "$name: clean removes the job's pieces" "$(job_pieces T O "$TMPDIR")"
+  else
+    [[ -z $pieces ]] && pass "$name: no job pieces (not a resumable job)" || fail "$name: no job pieces" "$(echo $pieces)"
+  fi
   if [[ $out == */old.out ]]; then
     cmp -s "$out" old.ref && pass "$name: the existing output keeps its content" || fail "$name: the existing output keeps its content" "changed or gone"
   else
@@ -50,39 +66,40 @@ interrupt() {
   fi
 }
 
-interrupt "sort, SIGTERM after 0.5 s" TERM - O/out.bin \
+interrupt "sort, SIGTERM after 0.5 s" TERM - O/out.bin job \
   "$GX" sort big.bin -o O/out.bin --memory 1M --tmp-dir T -q
-interrupt "sort, SIGTERM during run formation" TERM '.gxsort.*.run.*' O/out.bin \
+interrupt "sort, SIGTERM during run formation" TERM '.gxsort.*.run.*' O/out.bin job \
   "$GX" sort big.bin -o O/out.bin --memory 1M --ooc merge --tmp-dir T -q
-interrupt "sort, SIGTERM while partitioning into buckets" TERM '.gxsort.*.bucket.*' O/out.bin \
+interrupt "sort, SIGTERM while partitioning into buckets" TERM '.gxsort.*.bucket.*' O/out.bin job \
   "$GX" sort big.bin -o O/out.bin --memory 4M --ooc partition --device cpu --threads 1 --tmp-dir T -q
 # Like GNU sort, also SIGQUIT and SIGPIPE (a closed pipe on stdout or stderr). SIGQUIT,
 # like SIGINT, starts ignored in a script's background job: restored to the default.
-interrupt "sort, SIGQUIT while partitioning" QUIT '.gxsort.*.bucket.*' O/out.bin \
+interrupt "sort, SIGQUIT while partitioning" QUIT '.gxsort.*.bucket.*' O/out.bin job \
   python3 -c 'import os, signal, sys; signal.signal(signal.SIGQUIT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' "$GX" sort big.bin -o O/out.bin --memory 4M --device cpu --threads 1 --tmp-dir T -q
-interrupt "sort, SIGPIPE during run formation" PIPE '.gxsort.*.run.*' O/out.bin \
+interrupt "sort, SIGPIPE during run formation" PIPE '.gxsort.*.run.*' O/out.bin job \
   "$GX" sort big.bin -o O/out.bin --memory 1M --fan-in 4 --tmp-dir T -q
 # Background jobs of a non-interactive shell start with SIGINT ignored (and gxsort keeps
 # it ignored): restore the default disposition for this case.
-interrupt "sort, SIGINT during run formation" INT '.gxsort.*.run.*' O/out.bin \
+interrupt "sort, SIGINT during run formation" INT '.gxsort.*.run.*' O/out.bin job \
   python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' "$GX" sort big.bin -o O/out.bin --memory 1M --ooc merge --tmp-dir T --threads 1 -q
 printf 'OLD CONTENT' >O/old.out
-interrupt "sort onto an existing output, SIGTERM during the merge" TERM '.gxsort.*.merge.*' O/old.out \
+interrupt "sort onto an existing output, SIGTERM during the merge" TERM '.gxsort.*.merge.*' O/old.out job \
   "$GX" sort big.bin -o O/old.out --memory 1M --fan-in 2 --tmp-dir T -q
-interrupt "sort, SIGHUP during the merge, temp runs beside the output" HUP '.gxsort.*.merge.*' O/out.bin \
+interrupt "sort, SIGHUP during the merge, temp runs beside the output" HUP '.gxsort.*.merge.*' O/out.bin job \
   env -u TMPDIR "$GX" sort big.bin -o O/out.bin --memory 1M --fan-in 4 -q
-interrupt "sort with two --tmp-dir, SIGTERM" TERM '.gxsort.*.run.*' O/out.bin \
+interrupt "sort with two --tmp-dir, SIGTERM" TERM '.gxsort.*.run.*' O/out.bin job \
   "$GX" sort big.bin -o O/out.bin --memory 1M --ooc merge --tmp-dir T --tmp-dir O -q
-interrupt "sort with two --tmp-dir, SIGTERM while sorting buckets" TERM '.gxsort.*.out.*' O/out.bin \
+# The job's output gets its first bucket once pass 1 has ended.
+interrupt "sort with two --tmp-dir, SIGTERM while sorting buckets" TERM 'nonempty:.gxsort-job.*.out' O/out.bin job \
   "$GX" sort big.bin -o O/out.bin --memory 4M --ooc partition --device cpu --threads 1 --tmp-dir T --tmp-dir O -q
 # In memory: only the hidden output temp beside the target exists.
-interrupt "in-memory sort, SIGTERM while writing the output" TERM '.gxsort.*.out.*' O/out.bin \
+interrupt "in-memory sort, SIGTERM while writing the output" TERM '.gxsort.*.out.*' O/out.bin - \
   "$GX" sort big.bin -o O/out.bin -q
-interrupt "runs, SIGTERM" TERM '.gxsort.*.run-*' O/rd/manifest.txt \
+interrupt "runs, SIGTERM" TERM '.gxsort.*.run-*' O/rd/manifest.txt - \
   "$GX" runs big.bin -o O/rd --memory 1M -q
 [[ -z "$(ls -A O/rd 2>/dev/null)" ]] && pass "runs, SIGTERM: no run files left" || fail "runs, SIGTERM: no run files left" "$(ls -A O/rd | head -3 | tr '\n' ' ')"
 rm -rf O/rd
-interrupt "gen, SIGTERM" TERM '.gxsort.*.gen.*' O/g.bin \
+interrupt "gen, SIGTERM" TERM '.gxsort.*.gen.*' O/g.bin - \
   "$GX" gen -o O/g.bin --count $((100 * 1024 * 1024)) -q
 
 # A signal ignored when gxsort starts (nohup, or a background job of a script for
@@ -105,7 +122,7 @@ fi
 # A merge of big sorted inputs: sort the input once (not interrupted), then merge.
 gx sort big.bin -o s1.bin --memory 256M --tmp-dir T -q
 if [[ $RC == 0 ]]; then
-  interrupt "merge --fan-in 2, SIGTERM" TERM '.gxsort.*.merge.*' O/m.bin \
+  interrupt "merge --fan-in 2, SIGTERM" TERM '.gxsort.*.merge.*' O/m.bin job \
     "$GX" merge s1.bin s1.bin s1.bin -o O/m.bin --memory 1M --fan-in 2 --tmp-dir T -q
 else
   fail "sort of the 200 MiB input" "exit $RC: $(last_err)"

@@ -2,7 +2,8 @@
 # Files a shell hands gxsort: "-" and pipes, FIFOs, process substitution and /proc files
 # as inputs (in and out of core, every reading command); "-", devices, FIFOs and
 # symlinks as outputs; in-place sorts that keep mode, owner and hard links; -o naming a
-# directory; --stats-json naming an input or the output.
+# directory; --stats-json naming an input or an output; an output naming an input of
+# bfs or graph build; standard input named twice; a closed standard output.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
 no_temps() {  # NAME
@@ -80,11 +81,53 @@ cat ds.bin | "$GX" merge - ds.bin -o m.bin --type u32 --memory 8M -q; RC=$?
 same_bytes "merge - FILE equals the oracle (stdin first: ties to it)" m.bin mexp.bin
 gx merge - - -o m2.bin --type u32 </dev/null
 expect_rc "merge - -: refused" 2
+# Standard input named twice in any spelling: refused before anything is read.
+for pair in "- /dev/stdin" "/dev/stdin /dev/stdin" "/dev/fd/0 /proc/self/fd/0" "/proc/self/fd/0 -"; do
+  read -r -a two <<<"$pair"
+  cat ds.bin | "$GX" merge "${two[@]}" -o m2.bin --type u32 -q 2>"$WORK/last.err"; RC=$?
+  expect_rc "merge $pair: refused (exit 2)" 2
+  err_mentions "merge $pair: message" "standard input" "once"
+done
+[[ ! -e m2.bin ]] && pass "merge of stdin twice: no output" || fail "merge of stdin twice: no output" "exists"
+rm -f ff2; mkfifo ff2
+timeout 10 "$GX" merge ff2 ff2 -o m2.bin --type u32 2>"$WORK/last.err"; RC=$?   # opened, it would wait for a writer
+expect_rc "merge FIFO FIFO: refused before opening it (exit 2)" 2
+# -o is checked before a stream input is read: stdin that stays open for 5 s.
+mkdir -p adir
+for out in adir nodir/m.bin; do
+  want=2; [[ $out == nodir/* ]] && want=3
+  t0=$(date +%s%N)
+  "$GX" merge - ds.bin -o "$out" --type u32 -q 2>"$WORK/last.err" < <(sleep 5); RC=$?
+  t1=$(date +%s%N)
+  expect_rc "merge - FILE -o $out: exit $want" "$want"
+  (( (t1 - t0) / 1000000 < 4000 )) && pass "merge - FILE -o $out: refused before reading stdin ($(( (t1 - t0) / 1000000 )) ms)" \
+    || fail "merge - FILE -o $out: refused before reading stdin" "$(( (t1 - t0) / 1000000 )) ms"
+done
 cat d.bin | "$GX" runs - -o rd --type u32 --memory 1M -q; RC=$?
 gx merge rd -o rm.bin --type u32 -q
 same_bytes "runs - then merge equals sort" rm.bin ds.bin
 printf '0 1\n1 2\n2 0\n' | "$GX" graph build - -o g.csr --input-format snap -q; RC=$?
 expect_rc "graph build - (snap on stdin)" 0
+# An output that is an input (or another output) of the command is refused before any
+# work, for every command where it would destroy data: bfs and graph build write a
+# different kind of file (sort, merge and dedupe rewrite their input in place).
+cp g.csr gkeep.csr
+gx bfs g.csr --source 0 -o g.csr
+expect_rc "bfs G -o G: refused (exit 2)" 2
+err_mentions "bfs G -o G: message" "g.csr" "input"
+gx bfs g.csr --source 0 -o lv0.bin --parents ./g.csr
+expect_rc "bfs G --parents ./G: refused (exit 2)" 2
+cmp -s g.csr gkeep.csr && pass "bfs G -o G: the graph is untouched" || fail "bfs G -o G: the graph is untouched" "changed"
+gx bfs g.csr --source 0 -o lv0.bin --parents par0.bin --stats-json par0.bin
+expect_rc "bfs --stats-json naming --parents: refused (exit 2)" 2
+err_mentions "bfs --stats-json naming --parents: message" "--stats-json" "par0.bin"
+[[ ! -e lv0.bin && ! -e par0.bin ]] && pass "bfs --stats-json naming --parents: nothing written" || fail "bfs --stats-json naming --parents: nothing written" "$(ls lv0.bin par0.bin 2>&1)"
+gx bfs g.csr --source 0 -o lv0.bin --parents lv0.bin
+expect_rc "bfs -o F --parents F: refused (exit 2)" 2
+printf '0 1\n1 2\n' >edges.txt; cp edges.txt edges.ref
+gx graph build edges.txt -o edges.txt --input-format snap
+expect_rc "graph build E -o E: refused (exit 2)" 2
+cmp -s edges.txt edges.ref && pass "graph build E -o E: the edges are untouched" || fail "graph build E -o E: the edges are untouched" "changed"
 gx bfs g.csr --source 0
 grep -q "vertices reached 3" "$WORK/last.out" && pass "bfs of a graph built from stdin" || fail "bfs of a graph built from stdin" "$(last_err)"
 cat g.csr | "$GX" bfs - --source 0 -o - >lv.bin 2>/dev/null; RC=$?
@@ -117,6 +160,21 @@ same_bytes "-o /dev/stdout: written through to stdout" so.bin exp.bin
 gx sort in.bin -o /dev/null -q
 expect_rc "-o /dev/null: exit 0" 0
 [[ -c /dev/null ]] && pass "-o /dev/null: still a character device" || fail "-o /dev/null" "replaced: $(ls -l /dev/null)"
+# A character device made with mknod as an INPUT (root): read as a stream, never sized
+# by st_size. /dev/null's twin (c 1 3) is an empty input (/dev/zero's would never end).
+if is_root && mknod "$WORK/nullin" c 1 3 2>/dev/null; then
+  gx sort nullin -o devsorted.bin -q
+  expect_rc "sort a character device made by mknod (an empty one): exit 0" 0
+  [[ -f devsorted.bin && ! -s devsorted.bin ]] && pass "sort a character device: an empty output" || fail "sort a character device: an empty output" "$(ls -l devsorted.bin 2>&1)"
+  gx check nullin
+  grep -q "records: 0" "$WORK/last.out" && pass "check a character device made by mknod: 0 records" || fail "check a character device" "$(tr '\n' '|' <"$WORK/last.out")"
+  gx merge nullin ds.bin -o devm.bin --type u32 -q
+  same_bytes "merge of a character device and a file: the file" devm.bin ds.bin
+  [[ -c nullin ]] && pass "a character device input is left as it was" || fail "a character device input" "changed"
+  rm -f nullin
+else
+  skip "a character device made by mknod as input" "needs root (mknod)"
+fi
 if is_root && mknod "$WORK/nulldev" c 1 3 2>/dev/null; then
   gx sort in.bin -o nulldev -q --memory 1M
   expect_rc "-o a character device made by mknod (out of core)" 0
@@ -196,6 +254,23 @@ else
   skip "hard-linked output on a full file system" "needs root (tmpfs)"
 fi
 no_temps "symlinks, modes, hard links"
+
+# ---- standard output closed: refused at once, before any work ----
+t0=$(date +%s%N)
+"$GX" sort - -o - -q >&- 2>"$WORK/last.err" < <(sleep 5); RC=$?
+t1=$(date +%s%N)
+expect_rc "sort - -o - with stdout closed: exit 3" 3
+err_mentions "sort - -o - with stdout closed: message" "stdout" "closed"
+(( (t1 - t0) / 1000000 < 4000 )) && pass "sort -o - with stdout closed: refused before reading ($(( (t1 - t0) / 1000000 )) ms)" \
+  || fail "sort -o - with stdout closed: refused before reading" "$(( (t1 - t0) / 1000000 )) ms"
+"$GX" sort in.bin -o - -q >&- 2>"$WORK/last.err"; RC=$?
+expect_rc "sort FILE -o - with stdout closed: exit 3" 3
+err_mentions "sort FILE -o - with stdout closed: refused at open (not a write error after the sort)" "stdout" "closed"
+"$GX" sort in.bin -o /dev/stdout -q <&- >&- 2>"$WORK/last.err"; RC=$?
+expect_rc "sort -o /dev/stdout with stdin and stdout closed: exit 3" 3
+"$GX" gen -o - --count 10 -q >&- 2>"$WORK/last.err"; RC=$?
+expect_rc "gen -o - with stdout closed: exit 3" 3
+no_temps "closed stdout"
 
 # ---- refused before any work ----
 "$GX" gen -o big.bin --count 4000000 -q

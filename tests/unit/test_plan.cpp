@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <string>
+
 #include "gxsort/error.hpp"
 #include "plan/plan.hpp"
 #include "plan/sizes.hpp"
@@ -36,6 +38,25 @@ TEST_CASE("plan: input that fits is one in-memory chunk") {
   CHECK(p.levels.empty());
   in.input_bytes = 0;
   CHECK(make_plan(in).runs == 0);
+}
+
+TEST_CASE("plan: an input whose sizes would wrap 64 bits is refused (usage), naming the input") {
+  PlanInput in;
+  in.record_size = 8;
+  in.sort_bytes_per_record = 16;
+  in.memory = uint64_t(1) << 30;
+  in.input_label = "huge.bin";
+  const uint64_t limit = UINT64_MAX / 4 / 16;  // records: the most the check lets through
+  in.input_bytes = (limit + 1) * 8;
+  try {
+    make_plan(in);
+    FAIL("planned an input of more than 2^64 bytes of sort memory");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::usage);
+    CHECK(std::string(e.what()).find("huge.bin: an input of") == 0);
+  }
+  in.input_bytes = UINT64_MAX;  // 2^64 - 1 bytes: n * record_size must not wrap either
+  CHECK_THROWS_AS(make_plan(in), Error);
 }
 
 TEST_CASE("plan: runs kept in memory when the data fits but its sort scratch does not") {

@@ -25,22 +25,28 @@ class Error : public std::runtime_error {
 };
 
 // Host memory that could not be had (exit 3): the app names the command's input and the
-// --memory budget, and says what raises it.
+// --memory budget, and says what raises it. `what` says where it ran out ("x.bin: cannot
+// map for writing", "cannot pin 1 GiB of host memory"; "" for a plain allocation).
 class OutOfMemory : public Error {
  public:
-  explicit OutOfMemory(uint64_t bytes)
-      : Error(ExitCode::io, "out of host memory allocating " + std::to_string(bytes) + " bytes (lower --memory)"),
-        bytes_(bytes) {}
+  explicit OutOfMemory(uint64_t bytes, const std::string& what = "")
+      : Error(ExitCode::io, (what.empty() ? std::string() : what + ": ") + "out of host memory" +
+                                (bytes ? " allocating " + std::to_string(bytes) + " bytes" : std::string()) +
+                                " (lower --memory)"),
+        bytes_(bytes),
+        what_(what) {}
   uint64_t bytes() const { return bytes_; }
+  const std::string& where() const { return what_; }
 
  private:
   uint64_t bytes_;
+  std::string what_;
 };
 
 [[noreturn]] inline void fail_usage(const std::string& m) { throw Error(ExitCode::usage, m); }
 [[noreturn]] inline void fail_io(const std::string& m) { throw Error(ExitCode::io, m); }
 
-// "path: what happened: strerror(errno)"
+// "path: what happened: strerror(errno)"; ENOMEM throws OutOfMemory.
 [[noreturn]] void fail_errno(const std::string& path, const std::string& what, int err);
 
 }  // namespace gxsort

@@ -47,6 +47,8 @@ struct GraphOptions {
   BfsOptions bfs;           // bfs
 };
 
+struct RunStats;
+
 struct EngineOptions {
   Format format;
   SizeOption memory;                  // host budget (--memory); not given: half of RAM
@@ -65,6 +67,11 @@ struct EngineOptions {
   DedupeOptions dedupe;               // the dedupe command's options
   GraphOptions graph;                 // graph build, gen --graph, bfs
   ProgressFn progress;
+  // Called with a command's finished stats after its outputs are ready and before they
+  // replace anything (the CLI writes --stats-json there): what fails in it fails the
+  // command with every file the user had untouched. Commands that sort through another
+  // (dedupe, graph build) do not pass it on.
+  std::function<void(const RunStats&)> before_commit;
 };
 
 struct PhaseStat {
@@ -97,13 +104,13 @@ std::string stats_json(const RunStats& s);
 std::string json_quote(const std::string& s);
 
 // The --stats-json file of a command: checked, and its temp file made with room
-// reserved, before any work (refused, exit 2, when it names an input or the output, or
-// is "-" while the output is too); written and renamed into place after the command's
-// output is committed, where the reserved room leaves it nothing to fail on for want of
-// space. "-" writes to standard output.
+// reserved, before any work (refused, exit 2, when it names an input or an output, or
+// is "-" while an output is too); written and committed by write(), which a command
+// that writes outputs calls through EngineOptions::before_commit, before its outputs
+// replace anything (a later call does nothing). "-" writes to standard output.
 class StatsFile {
  public:
-  StatsFile(const std::string& path, const std::vector<std::string>& inputs, const std::string& output,
+  StatsFile(const std::string& path, const std::vector<std::string>& inputs, const std::vector<std::string>& outputs,
             const EngineOptions& opt);
   ~StatsFile();
   void write(const RunStats& s, bool sync);
@@ -125,23 +132,26 @@ class EarlyDeviceStart {
   EarlyDeviceStart& operator=(const EarlyDeviceStart&) = delete;
 };
 
-// gxsort clean: gxsort's temp files in `dirs` (default: $TMPDIR or /tmp, and the
-// current directory) whose process is gone from this host; removed unless dry_run.
+// gxsort clean: what dead gxsort processes left in `dirs` (default: $TMPDIR or /tmp,
+// and the current directory) and in the other directories they listed there
+// (io/debris.hpp): their temp files and the pieces of their jobs, removed unless
+// dry_run; the complete output of an in-place rewrite a kill -9 cut short, named (with
+// how to restore it), never removed.
 struct CleanEntry {
   std::string path;
   uint64_t bytes = 0;     // on the disk
   long pid = 0;
   std::string host;
-  bool removed = false;   // false: kept (its process runs, another host's, or dry run)
+  bool removed = false;   // false: kept (its process runs, another host's, a kept output, or dry run)
   std::string why;        // why it was kept or removed
 };
 std::vector<CleanEntry> clean_temp_files(std::vector<std::string> dirs, bool dry_run);
-// The temp files of dead gxsort processes in `dirs`, as a note for the user ("" when
-// there are none): a command looks in its temp directories before it starts.
+// What dead gxsort processes left in `dirs`, as a note for the user ("" when nothing):
+// a command looks before it starts.
 std::string stale_temp_note(const std::vector<std::string>& dirs);
-// The temp directories a command would use (--tmp-dir, else $TMPDIR, else the
-// output's directory), for the note above.
-std::vector<std::string> command_temp_dirs(const EngineOptions& opt, const std::string& output);
+// Where a command looks for that: its temp directories (--tmp-dir, else $TMPDIR, else
+// the output's directory) and its output's directory.
+std::vector<std::string> command_debris_dirs(const EngineOptions& opt, const std::string& output);
 
 // .npy files (docs in README): the format a .npy input's header gives (`given`, the
 // format options when the user gave some, must agree; `key_field` names the key of a

@@ -40,17 +40,21 @@ BfsSearch summary(const graph::BfsRun& r, uint64_t source, bool symmetric) {
 }  // namespace
 
 BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOptions& opt) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = Clock::now();
   if (b.random_sources > 0 && (!b.levels_output.empty() || !b.parents_output.empty()))
     fail_usage("bfs: -o and --parents take a single --source, not --random-sources");
-  if (!b.levels_output.empty() && b.levels_output == b.parents_output)
+  if (io::same_target(b.levels_output, false, b.parents_output, false))
     fail_usage("bfs: -o and --parents name the same file " + b.levels_output);
+  for (const std::string* out : {&b.levels_output, &b.parents_output})
+    if (!io::input_named_by(*out, {path}).empty())
+      fail_usage(*out + ": names the input graph; the levels and parents go to another file");
   // The outputs are checked (and their temp files made) before the graph is loaded.
   io::Output levels_out, parents_out;
   if (!b.levels_output.empty())
     levels_out = io::Output::open(b.levels_output, temp_dirs(opt, default_temp_dir(b.levels_output))[0]);
   if (!b.parents_output.empty())
-    parents_out = io::Output::open(b.parents_output, temp_dirs(opt, default_temp_dir(b.parents_output))[0]);
+    parents_out = io::Output::open(b.parents_output, temp_dirs(opt, default_temp_dir(b.parents_output))[0], "out", {},
+                                   "--parents");
   graph::CsrGraph g = graph::read_csr(path, opt.memory.given ? host_budget(opt) : physical_memory_bytes());
   BfsResult res;
   res.vertices = g.n;
@@ -73,7 +77,7 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
     }
   }
 
-  res.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res.load_seconds = since(t0);
   std::unique_ptr<Backend> backend = make_backend(opt.device, opt.threads, opt.device_memory);
   if (g.n > backend->max_bfs_vertices()) {
     if (opt.device == Device::cuda) fail_usage("--device cuda: graphs of 2^32 or more vertices are not supported on the GPU yet");
@@ -82,9 +86,22 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
   const std::vector<graph::BfsRun> runs = backend->bfs(g, sources);
   res.backend = runs.front().backend;
   for (size_t i = 0; i < runs.size(); ++i) res.searches.push_back(summary(runs[i], sources[i], g.symmetric));
+  res.stats.command = "bfs";
+  res.stats.backend = res.backend;
+  res.stats.mode = res.searches.size() > 1 ? "random sources" : "one source";
+  res.stats.records = g.n;
+  res.stats.input_bytes = graph::kCsrHeaderBytes + 8 * (g.n + 1) + uint64_t(graph::id_bytes_for(g.n)) * g.m;
+  res.stats.phases.push_back({"load", res.load_seconds, res.stats.input_bytes, 0});
+  double search = 0;
+  for (const BfsSearch& b : res.searches) search += b.seconds;
+  res.stats.phases.push_back({"search", search, 0, 0});
+  std::vector<io::Output*> outputs;
   if (sources.size() == 1) {
     const graph::BfsRun& r = runs[0];
-    if (!b.levels_output.empty()) write_array(levels_out, r.levels.data(), 4 * g.n);
+    if (!b.levels_output.empty()) {
+      write_array(levels_out, r.levels.data(), 4 * g.n);
+      outputs.push_back(&levels_out);
+    }
     if (!b.parents_output.empty()) {
       if (g.wide()) {
         write_array(parents_out, r.parents.data(), 8 * g.n);
@@ -93,21 +110,12 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
         for (uint64_t v = 0; v < g.n; ++v) p32[v] = uint32_t(r.parents[v]);
         write_array(parents_out, p32.data(), 4 * g.n);
       }
+      outputs.push_back(&parents_out);
     }
-    // Both written before either is committed.
-    if (!b.levels_output.empty()) levels_out.commit(opt.fsync);
-    if (!b.parents_output.empty()) parents_out.commit(opt.fsync);
   }
-  res.stats.command = "bfs";
-  res.stats.backend = res.backend;
-  res.stats.mode = res.searches.size() > 1 ? "random sources" : "one source";
-  res.stats.records = g.n;
-  res.stats.input_bytes = graph::kCsrHeaderBytes + 8 * (g.n + 1) + uint64_t(graph::id_bytes_for(g.n)) * g.m;
-  res.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  res.stats.phases.push_back({"load", res.load_seconds, res.stats.input_bytes, 0});
-  double search = 0;
-  for (const BfsSearch& b : res.searches) search += b.seconds;
-  res.stats.phases.push_back({"search", search, 0, 0});
+  // Both written, then both readied, then both made real (io::commit_all).
+  if (!outputs.empty()) commit_outputs(outputs, res.stats, t0, opt);
+  res.stats.seconds = since(t0);
   return res;
 }
 

@@ -44,17 +44,20 @@ RunStats dedupe_by_sort_unique(io::File& in, const std::string& output, const En
                                Clock::time_point t_start) {
   EngineOptions o = opt;
   o.unique = true;
-  RunStats s = sort_input(in, output, o);
-  s.command = "dedupe";
-  s.mode = "sort -u (" + s.mode + ")";
-  s.seconds = since(t_start);
-  return s;
+  auto as_dedupe = [t_start](RunStats s) {
+    s.command = "dedupe";
+    s.mode = "sort -u (" + s.mode + ")";
+    s.seconds = since(t_start);
+    return s;
+  };
+  if (opt.before_commit) o.before_commit = [&](const RunStats& s) { opt.before_commit(as_dedupe(s)); };
+  return as_dedupe(sort_input(in, output, o));
 }
 
 // The bitmap strategy: every key's bit set while the chunks stream through the
 // scheduler, then the set bits written out in order.
 void dedupe_by_bitmap(Prepared& p, io::File& in, KeyBitmap& bitmap, size_t chunk_records, const std::string& output,
-                      const EngineOptions& opt, RunStats& st) {
+                      const EngineOptions& opt, RunStats& st, Clock::time_point t_start) {
   io::Output out = io::Output::open(output, p.tmp_dirs[0], "out", output_header(opt, 4));
   io::check_space({{out.space_dir(), in.is_stream() ? 0 : in.size(), "the output"}});
   // The keys are written in one burst at the end (up to 16 GiB): start their writeback
@@ -91,14 +94,13 @@ void dedupe_by_bitmap(Prepared& p, io::File& in, KeyBitmap& bitmap, size_t chunk
   st.output_bytes = kept * 4;
   st.phases.push_back({"write keys", since(t1), 0, st.output_bytes});
   in.check_unchanged();
-  auto t2 = Clock::now();
-  out.commit(opt.fsync);
-  st.phases.push_back({"sync and rename", since(t2), 0, 0});
+  commit_outputs({&out}, st, t_start, opt);
 }
 
 
 // The group pass straight over a sorted input (--assume-sorted), verifying its order.
-void dedupe_by_stream(Prepared& p, io::File& in, const std::string& output, const EngineOptions& opt, RunStats& st) {
+void dedupe_by_stream(Prepared& p, io::File& in, const std::string& output, const EngineOptions& opt, RunStats& st,
+                      Clock::time_point t_start) {
   const size_t rs = opt.format.record_size, out_rs = rs + (opt.dedupe.count ? 8 : 0);
   const uint64_t records = st.records;
   io::Output out = io::Output::open(output, p.tmp_dirs[0], "out", output_header(opt, out_rs));
@@ -113,14 +115,14 @@ void dedupe_by_stream(Prepared& p, io::File& in, const std::string& output, cons
   st.output_bytes = kept * out_rs;
   st.phases.push_back({"dedupe", since(t0), read, st.output_bytes});
   in.check_unchanged();
-  out.commit(opt.fsync);
+  commit_outputs({&out}, st, t_start, opt);
 }
 
 // --count or --keep last of records wider than their key: a stable sort that drops
 // nothing (so the later records of a group survive every run and merge) into a temp
 // file, then the group pass keeps the first or last of each group and counts it.
 void dedupe_by_sort_and_group(Prepared& p, io::File& in, const std::string& output, const EngineOptions& opt,
-                              RunStats& st) {
+                              RunStats& st, Clock::time_point t_start) {
   const size_t out_rs = opt.format.record_size + (opt.dedupe.count ? 8 : 0);
   const std::string sort_dir = p.tmp_dirs[0];
   io::require_writable_dir(sort_dir, "temporary");
@@ -133,6 +135,7 @@ void dedupe_by_sort_and_group(Prepared& p, io::File& in, const std::string& outp
   o.unique = false;
   o.fsync = false;
   o.npy_descr.clear();  // a temp file of bare records, read back below
+  o.before_commit = nullptr;  // the sort into a temp file: its stats are not the command's
   o.tmp_dirs = p.tmp_dirs;
   const RunStats s = sort_input(in, sorted.path(), o);
   st.backend = s.backend;
@@ -153,7 +156,7 @@ void dedupe_by_sort_and_group(Prepared& p, io::File& in, const std::string& outp
   st.output_bytes = kept * out_rs;
   st.phases.push_back({"group", since(t0), s.input_bytes, st.output_bytes});
   sorted.remove();
-  out.commit(opt.fsync);
+  commit_outputs({&out}, st, t_start, opt);
 }
 
 // The sort's plan only matters to the auto rule; the stream and the bitmap need none
@@ -224,16 +227,15 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
   }
   st.mode = dedupe_path_name(strategy);
   if (strategy == DedupePath::bitmap) {
-    dedupe_by_bitmap(p, in, *bitmap, chunk_records, output, opt, st);
+    dedupe_by_bitmap(p, in, *bitmap, chunk_records, output, opt, st, t_start);
   } else if (strategy == DedupePath::stream) {
-    dedupe_by_stream(p, in, output, opt, st);
+    dedupe_by_stream(p, in, output, opt, st, t_start);
   } else if (keep_first) {
     p.backend.reset();  // sort_file reserves the device again
     return dedupe_by_sort_unique(in, output, opt, t_start);
   } else {
-    dedupe_by_sort_and_group(p, in, output, opt, st);
+    dedupe_by_sort_and_group(p, in, output, opt, st, t_start);
   }
-  st.seconds = since(t_start);
   return st;
 }
 

@@ -108,7 +108,7 @@ void gen_record(const Format& f, Dist d, uint64_t seed, uint64_t i, uint64_t n, 
 }  // namespace
 
 RunStats gen_file(const std::string& output, const Format& f, const GenOptions& g, const EngineOptions& opt) {
-  auto t0 = std::chrono::steady_clock::now();
+  auto t0 = Clock::now();
   f.validate();
   const Dist d = g.dist;
   const size_t rs = f.record_size;
@@ -138,14 +138,13 @@ RunStats gen_file(const std::string& output, const Format& f, const GenOptions& 
   cfg.chunk_bytes = chunk_records * rs;
   cfg.phase = "generate";
   pipeline::run_chunks(cfg, slots, st, opt.progress);
-  out.commit(opt.fsync);
   RunStats s;
   s.command = "gen";
   s.backend = "cpu";
   s.records = g.count;
   s.output_bytes = bytes;
-  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  s.phases.push_back({"generate", s.seconds, 0, bytes});
+  s.phases.push_back({"generate", since(t0), 0, bytes});
+  commit_outputs({&out}, s, t0, opt);
   return s;
 }
 

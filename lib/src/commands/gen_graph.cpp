@@ -43,14 +43,13 @@ RunStats gen_graph(const std::string& output, const GraphGenOptions& g, const En
     out.file().write_at(buf.data(), n * 2 * w, first * 2 * w);
     if (opt.progress) opt.progress("generate", (first + n) * 2 * w, bytes);
   }
-  out.commit(opt.fsync);
   RunStats s;
   s.command = "gen";
   s.backend = "cpu";
   s.records = edges;
   s.output_bytes = bytes;
-  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  s.phases.push_back({"generate", s.seconds, 0, bytes});
+  s.phases.push_back({"generate", since(t0), 0, bytes});
+  commit_outputs({&out}, s, t0, opt);
   return s;
 }
 

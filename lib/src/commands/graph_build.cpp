@@ -334,6 +334,7 @@ uint64_t sort_edges(const std::string& edges, uint64_t records, const GraphBuild
     so.format.key_bytes = 16;
     so.unique = !g.keep_duplicates;
     so.fsync = false;
+    so.before_commit = nullptr;  // the sort of a temp file: its stats are not the command's
     if (so.tmp_dirs.empty()) so.tmp_dirs = {tmp_dir};
     const RunStats ss = sort_file(edges, edges, so);
     stats.backend = ss.backend;
@@ -398,6 +399,8 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
                              const EngineOptions& opt) {
   const auto t0 = std::chrono::steady_clock::now();
   if (output.empty()) fail_usage("graph build: the output is required: -o GRAPH");
+  if (!io::input_named_by(output, {input}).empty())
+    fail_usage(output + ": names the input; the graph goes to another file (it would replace the edges)");
   const EdgeFormat fmt = resolve_format(g.input_format, input);
   io::File in = io::File::open_input(input);
   const std::string tmp_dir = temp_dirs(opt, default_temp_dir(output))[0];
@@ -442,7 +445,6 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
   std::vector<uint64_t> offsets(n + 1, 0);
   const uint64_t nb_hash = write_neighbors(edges.path(), m, idb, nb_off, out.file(), offsets, opt);
   write_header_and_offsets(out.file(), n, m, idb, symmetric, offsets, nb_hash);
-  out.commit(opt.fsync);
   res.stats.phases.push_back({"csr", since(t2), m * 16, out_bytes});
   res.vertices = n;
   res.edges = m;
@@ -450,7 +452,7 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
   res.stats.input_bytes = input_bytes;
   res.stats.output_bytes = out_bytes;
   if (res.stats.backend.empty()) res.stats.backend = "cpu";
-  res.stats.seconds = since(t0);
+  commit_outputs({&out}, res.stats, t0, opt);
   return res;
 }
 

@@ -91,15 +91,17 @@ RunStats form_runs(const std::string& input, const std::string& out_dir, const E
     if (opt.fsync) rf.runs[i].temp->file().sync();
     rf.runs[i].temp->move_to(out_dir + "/" + run_file_name(i));
   }
-  mf.commit_rename(out_dir + "/manifest.txt", opt.fsync);
-  if (opt.fsync) io::sync_directory(out_dir);
-  for (auto& r : rf.runs) r.temp->release();
-  dir.keep();
   st.records = rf.input_bytes / f.record_size;
   st.input_bytes = st.output_bytes = rf.input_bytes;
   st.runs = rf.runs.size();
   st.phases.push_back({"sort runs", rf.seconds, rf.input_bytes, rf.input_bytes});
   st.seconds = since(t_start);
+  if (opt.fsync) mf.file().sync();
+  if (opt.before_commit) opt.before_commit(st);  // --stats-json: before the manifest makes the runs real
+  mf.commit_rename(out_dir + "/manifest.txt", false);
+  if (opt.fsync) io::sync_directory(out_dir);
+  for (auto& r : rf.runs) r.temp->release();
+  dir.keep();
   return st;
 }
 
@@ -125,10 +127,26 @@ std::shared_ptr<io::TempFile> spool_stream(io::File& in, const Format& f, const 
   return t;
 }
 
+// A stream can be read once: standard input named twice, in any spelling ("-",
+// /dev/stdin, /dev/fd/0, /proc/self/fd/0), or one FIFO twice, is refused before anything
+// is read.
+void refuse_stream_named_twice(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string key = args[i] == "-" ? "fd:0" : io::output_key(args[i]);
+    struct stat st;
+    const bool stream = key.rfind("fd:", 0) == 0 ||
+                        (::stat(args[i].c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode));
+    for (size_t j = 0; stream && j < i; ++j)
+      if (io::same_target(args[i], true, args[j], true))
+        fail_usage("merge: " + args[j] + " and " + args[i] + " name the same stream (" +
+                   (key == "fd:0" ? "standard input" : "a pipe or FIFO") + "), which can be read once");
+  }
+}
+
 std::vector<MergeInput> open_merge_inputs(const std::vector<std::string>& args, const Format& f,
                                           const std::string& tmp_dir, std::vector<std::string>& runs_dirs) {
+  refuse_stream_named_twice(args);
   std::vector<MergeInput> out;
-  bool stdin_taken = false;
   for (const auto& a : args) {
     struct stat st;
     if (a != "-" && ::stat(a.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -145,8 +163,6 @@ std::vector<MergeInput> open_merge_inputs(const std::vector<std::string>& args, 
       }
       continue;
     }
-    if (a == "-" && stdin_taken) fail_usage("merge: '-' (standard input) can be given once");
-    stdin_taken = stdin_taken || a == "-";
     io::File in = open_input(a, f);
     MergeInput m;
     if (in.is_stream()) {
@@ -215,6 +231,9 @@ RunStats merge_files(const std::vector<std::string>& args, const std::string& ou
   f.validate();
   if (args.empty()) fail_usage("merge needs at least one input file");
   const std::vector<std::string> tmp_dirs = temp_dirs(opt, default_temp_dir(output));
+  // The output is checked (a directory, not writable) before any input is read: a
+  // stream input is copied whole first.
+  io::Output out = io::Output::open(output, tmp_dirs[0], "out", output_header(opt, f.record_size));
   std::vector<std::string> runs_dirs;
   std::vector<MergeInput> inputs = open_merge_inputs(args, f, tmp_dirs[0], runs_dirs);
   if (output != "-") {
@@ -242,7 +261,6 @@ RunStats merge_files(const std::vector<std::string>& args, const std::string& ou
   plan.record_size = f.record_size;
   for (const auto& t : tree) plan.run_sizes.push_back(t.records);
   plan_merge_tree(p.plan_input, plan);
-  io::Output out = io::Output::open(output, p.tmp_dirs[0], "out", output_header(opt, f.record_size));
   std::vector<io::SpaceNeed> needs{{out.space_dir(), bytes, "the output"}};
   if (plan.levels.size() > 1) {
     for (const auto& d : p.tmp_dirs) io::require_writable_dir(d, "temporary");
@@ -295,12 +313,9 @@ RunStats merge_files(const std::vector<std::string>& args, const std::string& ou
   verifier.finish();
   for (const auto& m : inputs)
     if (m.file) m.file->check_unchanged();
-  out.commit(opt.fsync);
-  if (sort_job) {
-    st.resumed = sort_job->summary();
-    sort_job->finish();
-  }
-  st.seconds = since(t_start);
+  if (sort_job) st.resumed = sort_job->summary();
+  commit_outputs({&out}, st, t_start, opt);
+  if (sort_job) sort_job->finish();
   return st;
 }
 

@@ -338,10 +338,7 @@ RunStats sort_stream(io::File& in, const std::string& output, const EngineOption
     st.runs = rf.runs.size();
     st.output_bytes = merge_run_files(p, plan, std::move(rf.runs), opt, out.file(), 0, &st) * rs;
   }
-  auto tc = Clock::now();
-  out.commit(opt.fsync);
-  st.phases.push_back({"sync and rename", since(tc), 0, 0});
-  st.seconds = since(t_start);
+  commit_outputs({&out}, st, t_start, opt);
   return st;
 }
 
@@ -360,7 +357,7 @@ RunStats sort_input(io::File& in, const std::string& output, const EngineOptions
   auto t_start = Clock::now();
   const Format& f = opt.format;
   const uint64_t bytes = in.size();
-  Prepared p = prepare(opt, bytes, default_temp_dir(output));
+  Prepared p = prepare(opt, bytes, default_temp_dir(output), in.path());
   const double t_prepare = since(t_start);
   if (p.plan.mode == PlanMode::external || p.plan.mode == PlanMode::partition) check_tmp_dirs(p.tmp_dirs);
   // Unmaps the in-memory sort's input while the output's fsync waits for the disk (the
@@ -414,14 +411,9 @@ RunStats sort_input(io::File& in, const std::string& output, const EngineOptions
     st.output_bytes = sort_through_runs(p, p.plan, in, opt, out.file(), 0, &st, job.get()) * f.record_size;
   }
   in.check_unchanged();  // a file that changed under the sort: fail before the commit
-  auto tc = Clock::now();
-  out.commit(opt.fsync);
-  if (job) {  // after the commit: killed in between, a resume merges into the output again
-    st.resumed = job->summary();
-    job->finish();
-  }
-  st.phases.push_back({"sync and rename", since(tc), 0, 0});
-  st.seconds = since(t_start);
+  if (job) st.resumed = job->summary();
+  commit_outputs({&out}, st, t_start, opt);
+  if (job) job->finish();  // after the commit: killed in between, a resume merges into the output again
   return st;
 }
 
@@ -485,7 +477,7 @@ std::string plan_sort(const std::string& input, const std::string& output, const
     return "backend: " + p.backend->name() + "\nformat: " + opt.format.describe() + "\n" + what +
            "memory budget: " + format_bytes(p.memory) + "\n" + how;
   }
-  Prepared p = prepare(opt, in.size(), tmp);
+  Prepared p = prepare(opt, in.size(), tmp, in.path());
   const bool resumable = p.plan.mode == PlanMode::external || p.plan.mode == PlanMode::partition;
   if (opt.resume && output.empty()) fail_usage("plan --resume: name the job's output (-o FILE): a job is its input, options and output");
   if (format == PlanFormat::json) {

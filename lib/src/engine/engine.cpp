@@ -85,6 +85,16 @@ std::string default_temp_dir(const std::string& output) {
   return io::directory_of(target);
 }
 
+void commit_outputs(const std::vector<io::Output*>& outputs, RunStats& st, Clock::time_point t_start,
+                    const EngineOptions& opt) {
+  const auto t_commit = Clock::now();
+  io::commit_all(outputs, opt.fsync, [&] {
+    st.phases.push_back({"sync and rename", since(t_commit), 0, 0});
+    st.seconds = since(t_start);
+    if (opt.before_commit) opt.before_commit(st);
+  });
+}
+
 uint64_t host_budget(const EngineOptions& opt) {
   const uint64_t limit = memory_limit().bytes;  // RAM, or the cgroup's limit when lower
   return opt.memory.given ? opt.memory.of(limit) : limit / 2;
@@ -96,7 +106,8 @@ std::vector<std::string> temp_dirs(const EngineOptions& opt, const std::string& 
   return {env && *env ? std::string(env) : default_tmp_dir};
 }
 
-Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::string& default_tmp_dir) {
+Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::string& default_tmp_dir,
+                 const std::string& input_label) {
   opt.format.validate();
   Prepared p;
   p.threads = std::max(1u, opt.threads);
@@ -106,6 +117,7 @@ Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::stri
 
   PlanInput& in = p.plan_input;
   in.input_bytes = input_bytes;
+  in.input_label = input_label;
   in.record_size = opt.format.record_size;
   const size_t probe = 1 << 20;
   in.sort_bytes_per_record =

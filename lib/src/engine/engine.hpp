@@ -48,6 +48,13 @@ std::string default_temp_dir(const std::string& output);
 // graph build sort through it.
 RunStats sort_input(io::File& in, const std::string& output, const EngineOptions& opt);
 
+// The last step of a command that writes outputs: readies them (io::commit_all: all
+// that can fail), adds the "sync and rename" phase and the total time to `st`, hands
+// `st` to opt.before_commit (--stats-json), then makes the outputs real. Nothing that
+// can fail comes after an output replaced a user's file.
+void commit_outputs(const std::vector<io::Output*>& outputs, RunStats& st, Clock::time_point t_start,
+                    const EngineOptions& opt);
+
 // --memory in bytes (a percent of RAM resolved; half of RAM when not given).
 uint64_t host_budget(const EngineOptions& opt);
 
@@ -56,6 +63,8 @@ std::vector<std::string> temp_dirs(const EngineOptions& opt, const std::string& 
 
 // Resolves --memory, --threads, --tmp-dir (default $TMPDIR, else `default_tmp_dir`,
 // normally default_temp_dir(output)) and the backend; plans the sort of `input_bytes`.
-Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::string& default_tmp_dir);
+// `input_label` names the input in the plan's messages.
+Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::string& default_tmp_dir,
+                 const std::string& input_label = "");
 
 }  // namespace gxsort

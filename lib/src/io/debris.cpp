@@ -10,8 +10,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <set>
 
+#include "io/output.hpp"
+#include "io/space.hpp"
 #include "io/temp_files.hpp"
 
 namespace gxsort::io {
@@ -31,7 +34,7 @@ std::vector<std::string> split_dots(const std::string& s) {
 
 }  // namespace
 
-bool parse_temp_name(const std::string& name, std::string& host, long& pid) {
+bool parse_temp_name(const std::string& name, std::string& host, long& pid, std::string* kind) {
   const std::string suffix = kTempSuffix;
   if (name.size() < suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) return false;
   const std::string stem = name.substr(0, name.size() - suffix.size());
@@ -42,6 +45,7 @@ bool parse_temp_name(const std::string& name, std::string& host, long& pid) {
     if (p.size() != 4 || p[0].empty() || !all_digits(p[1]) || p[2].empty() || !all_digits(p[3])) return false;
     host = p[0];
     pid = std::stol(p[1]);
+    if (kind) *kind = p[2];
     return true;
   }
   // Earlier gxsort: [.]gxsort-<kind>.<pid>.<n>, and run-NNNNNN.<pid>.<n> in a runs directory.
@@ -104,6 +108,58 @@ uint64_t tree_bytes(const std::string& dir) {
 
 }  // namespace
 
+std::string job_output_of(const std::string& job_dir) {
+  std::ifstream f(job_dir + "/output");
+  std::string output;
+  if (!std::getline(f, output) || output.empty() || output[0] != '/') return "";
+  const size_t slash = job_dir.find_last_of('/');
+  const std::string name = slash == std::string::npos ? job_dir : job_dir.substr(slash + 1);
+  return directory_of(output) + "/" + name + ".out";
+}
+
+std::vector<std::string> listed_debris_dirs(const std::vector<TempEntry>& entries) {
+  std::vector<std::string> dirs;
+  for (const TempEntry& t : entries) {
+    if (!t.stale || t.kind != kDirsKind) continue;
+    std::ifstream f(t.path);
+    for (std::string line; std::getline(f, line);)
+      if (!line.empty() && std::find(dirs.begin(), dirs.end(), line) == dirs.end()) dirs.push_back(line);
+  }
+  return dirs;
+}
+
+namespace {
+
+// One entry of a directory, if it is gxsort's: false when it is not.
+bool debris_entry(const std::string& dir, const std::string& name, TempEntry& t) {
+  t.path = (dir == "/" ? "" : dir) + "/" + name;
+  struct stat st;
+  if (name.rfind(kJobPrefix, 0) == 0) {
+    // A job's directory, or its output beside a target (Output::keep_for_job): both
+    // locked while their process lives.
+    if (::lstat(t.path.c_str(), &st) != 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) return false;
+    t.job_dir = S_ISDIR(st.st_mode);
+    t.job_output = !t.job_dir;
+    t.bytes = t.job_dir ? tree_bytes(t.path) : uint64_t(st.st_blocks) * 512;
+    t.stale = t.job_dir ? job_dir_is_stale(t.path) : file_is_unlocked(t.path);
+    return true;
+  }
+  t.kept_target = kept_output_target(t.path);
+  if (!t.kept_target.empty()) {
+    if (::lstat(t.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    t.bytes = uint64_t(st.st_blocks) * 512;
+    t.stale = file_is_unlocked(t.path);  // locked while its rewrite runs
+    return true;
+  }
+  if (!parse_temp_name(name, t.host, t.pid, &t.kind)) return false;
+  if (::lstat(t.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  t.bytes = uint64_t(st.st_blocks) * 512;  // what it holds on the disk (runs are punched as read)
+  t.stale = (t.host.empty() || t.host == this_host_label()) && !process_alive(t.pid);
+  return true;
+}
+
+}  // namespace
+
 std::vector<TempEntry> find_temp_files(const std::vector<std::string>& dirs) {
   std::vector<TempEntry> found;
   std::set<std::pair<dev_t, ino_t>> seen;  // a directory named twice is listed once
@@ -114,28 +170,24 @@ std::vector<TempEntry> find_temp_files(const std::vector<std::string>& dirs) {
     if (!d) continue;
     while (const dirent* e = ::readdir(d)) {
       TempEntry t;
-      if (std::string(e->d_name).rfind(kJobPrefix, 0) == 0) {
-        // A job's directory, or its output beside a target (Output::keep_for_job): both
-        // locked while their process lives.
-        t.path = (dir == "/" ? "" : dir) + "/" + e->d_name;
-        struct stat st;
-        if (::lstat(t.path.c_str(), &st) != 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) continue;
-        t.job_dir = S_ISDIR(st.st_mode);
-        t.job_output = !t.job_dir;
-        t.bytes = t.job_dir ? tree_bytes(t.path) : uint64_t(st.st_blocks) * 512;
-        t.stale = t.job_dir ? job_dir_is_stale(t.path) : file_is_unlocked(t.path);
-        found.push_back(t);
-        continue;
-      }
-      if (!parse_temp_name(e->d_name, t.host, t.pid)) continue;
-      t.path = (dir == "/" ? "" : dir) + "/" + e->d_name;
-      struct stat st;
-      if (::lstat(t.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-      t.bytes = uint64_t(st.st_blocks) * 512;  // what it holds on the disk (runs are punched as read)
-      t.stale = (t.host.empty() || t.host == this_host_label()) && !process_alive(t.pid);
-      found.push_back(t);
+      if (debris_entry(dir, e->d_name, t)) found.push_back(t);
     }
     ::closedir(d);
+  }
+  // A job's output lies beside its target, maybe in a directory not searched: found
+  // through its job directory.
+  std::set<std::pair<dev_t, ino_t>> listed;
+  for (const TempEntry& t : found) {
+    struct stat st;
+    if (::stat(t.path.c_str(), &st) == 0) listed.insert({st.st_dev, st.st_ino});
+  }
+  const size_t searched = found.size();
+  for (size_t i = 0; i < searched; ++i) {
+    const std::string out = found[i].job_dir ? job_output_of(found[i].path) : "";
+    struct stat st;
+    TempEntry t;
+    if (out.empty() || ::stat(out.c_str(), &st) != 0 || !listed.insert({st.st_dev, st.st_ino}).second) continue;
+    if (debris_entry(directory_of(out), out.substr(out.find_last_of('/') + 1), t)) found.push_back(t);
   }
   std::sort(found.begin(), found.end(), [](const TempEntry& a, const TempEntry& b) { return a.path < b.path; });
   return found;

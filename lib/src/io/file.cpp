@@ -23,6 +23,7 @@
 
 namespace gxsort {
 void fail_errno(const std::string& path, const std::string& what, int err) {
+  if (err == ENOMEM) throw OutOfMemory(0, path + ": " + what);  // a mapping, a pipe buffer: the memory limit
   ExitCode code = ExitCode::io;
   // A missing or unreadable input is the user's input error; the rest is I/O.
   if (what.rfind("cannot open", 0) == 0 && (err == ENOENT || err == EACCES || err == EISDIR || err == ENOTDIR))

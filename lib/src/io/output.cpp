@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -83,6 +84,21 @@ std::string output_key(const std::string& path) {
   return key;
 }
 
+bool same_target(const std::string& a, bool a_is_input, const std::string& b, bool b_is_input) {
+  if (a.empty() || b.empty()) return false;
+  auto key = [](const std::string& p, bool input) { return input && p == "-" ? std::string("fd:0") : output_key(p); };
+  const std::string ka = key(a, a_is_input), kb = key(b, b_is_input);
+  struct stat st;
+  if (ka.compare(0, 3, "fd:") != 0 && ::stat(a.c_str(), &st) == 0 && S_ISCHR(st.st_mode)) return false;
+  return ka == kb || (a != "-" && b != "-" && same_file(a, b));
+}
+
+std::string input_named_by(const std::string& output, const std::vector<std::string>& inputs) {
+  for (const std::string& in : inputs)
+    if (same_target(output, false, in, true)) return in;
+  return "";
+}
+
 void sync_directory(const std::string& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return;  // best effort: the rename itself succeeded
@@ -93,8 +109,8 @@ void sync_directory(const std::string& dir) {
 }
 
 Output Output::open(const std::string& path, const std::string& spool_dir, const std::string& kind,
-                     const OutputHeader& header) {
-  if (path.empty()) fail_usage("an output file is required (-o FILE)");
+                     const OutputHeader& header, const std::string& option) {
+  if (path.empty()) fail_usage("an output file is required (" + option + " FILE)");
   Output o;
   o.label_ = path == "-" ? "stdout" : path;
   int fd = path == "-" ? 1 : -1;
@@ -105,8 +121,14 @@ Output Output::open(const std::string& path, const std::string& spool_dir, const
     o.stream_ = true;
     o.own_fd_ = UniqueFd(::fcntl(fd, F_DUPFD_CLOEXEC, 3));
     if (o.own_fd_.get() < 0) output_error(o.label_, "cannot write", errno);
+    // Checked now, not when the finished output is copied into it: a descriptor the
+    // caller closed (>&-; main holds its number with an O_PATH descriptor) or opened for
+    // reading only.
+    const int flags = ::fcntl(o.own_fd_.get(), F_GETFL);
+    if (flags < 0 || (flags & O_PATH) || (flags & O_ACCMODE) == O_RDONLY)
+      throw Error(ExitCode::io, o.label_ + ": cannot write: the descriptor is closed or open for reading only");
   } else if (::stat(o.target_.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) fail_usage(path + ": is a directory; -o names the output file");
+    if (S_ISDIR(st.st_mode)) fail_usage(path + ": is a directory; " + option + " names a file, not a directory");
     if (S_ISSOCK(st.st_mode))
       fail_usage(path + ": is a socket, which cannot be opened by name; write to - and redirect it");
     // Checked now, not after the work: the user's file must be one the user may write.
@@ -170,8 +192,8 @@ void Output::write_header() {
   if (::pwrite(f.fd(), text.data(), text.size(), 0) != ssize_t(text.size())) output_error(label_, "cannot write the header", errno);
 }
 
-void copy_to_fd(const File& src, uint64_t n, int fd, const std::string& label) {
-  off_t off = 0;
+void copy_to_fd(const File& src, uint64_t from, uint64_t n, int fd, const std::string& label) {
+  off_t off = off_t(from);
   bool use_sendfile = true;
   std::vector<unsigned char> buf;
   while (uint64_t(off) < n) {
@@ -211,52 +233,122 @@ void Output::commit_stream() {
     if (opened.get() < 0) output_error(label_, "cannot open for writing", errno);
     fd = opened.get();
   }
-  copy_to_fd(temp_.file(), n, fd, label_);
+  copy_to_fd(temp_.file(), 0, n, fd, label_);
   temp_.remove();
+}
+
+std::string kept_output_name(const std::string& target) {
+  std::string kept = target + kKeptSuffix;
+  for (int i = 1; ::access(kept.c_str(), F_OK) == 0 && i < 1000; ++i) kept = target + kKeptSuffix + "." + std::to_string(i);
+  return kept;
+}
+
+std::string kept_output_target(const std::string& path) {
+  const std::string suffix = kKeptSuffix;
+  size_t at = path.rfind(suffix);
+  if (at == std::string::npos || at == 0 || path[at - 1] == '/') return "";
+  const std::string rest = path.substr(at + suffix.size());
+  if (!rest.empty() && (rest[0] != '.' || rest.size() == 1 || rest.find_first_not_of("0123456789", 1) != std::string::npos))
+    return "";
+  return path.substr(0, at);
+}
+
+namespace {
+
+// Tests only (tests/cli/test_signals.sh): GXSORT_TEST_IN_PLACE_PAUSE_MS pauses an
+// in-place rewrite halfway, so that a test can signal or kill it with its target
+// half-written.
+void test_pause_in_place() {
+  const char* ms = std::getenv("GXSORT_TEST_IN_PLACE_PAUSE_MS");
+  if (ms && *ms) ::usleep(useconds_t(std::min(std::atol(ms), 10000L)) * 1000);
+}
+
+}  // namespace
+
+void Output::keep_complete_copy(const std::string& kept) {
+  // Out of the signal handler's table: from here on this file is the one complete copy
+  // of the output (the target is about to be overwritten), and nothing may remove it
+  // until the target holds all of it. Locked, so that `gxsort clean` and the notes tell
+  // a rewrite in progress from one a kill -9 cut short (a job's output is locked already).
+  temp_.move_to(kept);
+  temp_.keep_on_signals();
+  if (job_lock_.get() < 0) ::flock(temp_.file().fd(), LOCK_EX | LOCK_NB);
+  sync_directory(space_dir_);  // a crash during the copy must find it under this name
 }
 
 void Output::commit_in_place(bool sync) {
-  if (sync) temp_.file().sync();
-  const int fd = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) output_error(label_, "cannot open for writing", errno);
-  UniqueFd holder(fd);
+  const std::string kept = kept_output_name(target_);
+  keep_complete_copy(kept);
   const uint64_t n = temp_.file().raw_size();
-  // Room for all of it first: a full disk fails here, with the file still as it was.
-  if (int err = ::posix_fallocate(fd, 0, off_t(std::max<uint64_t>(n, 1)))) output_error(label_, "cannot reserve space", err);
+  const int fd = in_place_fd_.get();
+  SignalsDeferred signals_wait(label_ + ": a signal came while the sorted output is copied into it (in place: it has "
+                               "other hard links); it is finished first (the complete output is in " + kept + ")");
   try {
-    copy_to_fd(temp_.file(), n, fd, label_);
+    copy_to_fd(temp_.file(), 0, n / 2, fd, label_);
+    test_pause_in_place();
+    copy_to_fd(temp_.file(), n / 2, n, fd, label_);
     if (::ftruncate(fd, off_t(n)) != 0) output_error(label_, "cannot truncate", errno);
     if (sync && ::fsync(fd) != 0) output_error(label_, "fsync failed", errno);
   } catch (const Error& e) {
-    // Partly rewritten (an I/O error): the complete output is kept, under a name that
-    // is not a temp file's (gxsort clean must not take it).
-    std::string kept = target_ + ".gxsort-sorted";
-    for (int i = 1; ::access(kept.c_str(), F_OK) == 0 && i < 1000; ++i) kept = target_ + ".gxsort-sorted." + std::to_string(i);
-    try { temp_.move_to(kept); } catch (...) { kept = temp_.path(); }
+    // Partly rewritten (an I/O error): the complete output stays where it is.
     temp_.release();
-    throw Error(e.code(), std::string(e.what()) + "; it was partly rewritten, the complete output is kept in " + kept);
+    throw Error(e.code(), std::string(e.what()) + "; it was partly rewritten: the complete output is kept in " + kept +
+                              " (`cp " + kept + " " + label_ + "` restores it)");
   }
+  in_place_fd_ = UniqueFd();
   temp_.remove();
+  signals_wait.end();  // a signal that came meanwhile ends the process now
 }
 
-void Output::commit(bool sync) {
+void Output::prepare_commit(bool sync) {
+  if (prepared_) return;
   // A mapped file that faulted was read as zeros: never commit what came of it.
   if (any_mapping_fault())
     throw Error(ExitCode::io, label_ + ": not written: a file gxsort had mapped changed or could not be read "
                                        "during the run (truncated, or an I/O error)");
   write_header();
+  File& f = temp_.file();
+  if (in_place_) {
+    if (sync) f.sync();
+    in_place_fd_ = UniqueFd(::open(target_.c_str(), O_WRONLY | O_CLOEXEC));
+    if (in_place_fd_.get() < 0) output_error(label_, "cannot open for writing", errno);
+    // Room for all of it first: a full disk fails here, with the file still as it was.
+    const uint64_t n = f.raw_size();
+    if (int err = ::posix_fallocate(in_place_fd_.get(), 0, off_t(std::max<uint64_t>(n, 1))))
+      output_error(label_, "cannot reserve space", err);
+  } else if (!stream_) {
+    if (existed_) {
+      // The replacement keeps what the user set on the file: its mode, and its owner
+      // where we may give it (root).
+      // (chown first: it clears set-user-ID bits that chmod then restores).
+      if (::geteuid() == 0 && ::fchown(f.fd(), uid_, gid_) != 0) fail_errno(label_, "cannot set the owner", errno);
+      if (::fchmod(f.fd(), mode_) != 0) fail_errno(label_, "cannot set the mode", errno);
+    }
+    if (sync) f.sync();
+  }
+  prepared_ = true;
+}
+
+void Output::finish_commit(bool sync) {
+  prepare_commit(sync);
   if (stream_) return commit_stream();
   if (in_place_) return commit_in_place(sync);
-  File& f = temp_.file();
-  if (existed_) {
-    // The replacement keeps what the user set on the file: its mode, and its owner
-    // where we may give it (root).
-    // (chown first: it clears set-user-ID bits that chmod then restores).
-    if (::geteuid() == 0 && ::fchown(f.fd(), uid_, gid_) != 0) fail_errno(label_, "cannot set the owner", errno);
-    if (::fchmod(f.fd(), mode_) != 0) fail_errno(label_, "cannot set the mode", errno);
-  }
-  temp_.commit_rename(target_, sync);
+  temp_.commit_rename(target_, false);  // synced by prepare_commit
   if (sync) sync_directory(space_dir_);
+}
+
+void Output::commit(bool sync) { commit_all({this}, sync); }
+
+void commit_all(const std::vector<Output*>& outputs, bool sync, const std::function<void()>& before_final) {
+  for (Output* o : outputs) o->prepare_commit(sync);
+  for (Output* o : outputs)
+    if (o->streamed()) o->finish_commit(sync);
+  if (before_final) before_final();
+  // Renames before in-place rewrites: a rename does not fail once prepared.
+  for (Output* o : outputs)
+    if (!o->streamed() && !o->in_place()) o->finish_commit(sync);
+  for (Output* o : outputs)
+    if (o->in_place()) o->finish_commit(sync);
 }
 
 }  // namespace gxsort::io

@@ -3,17 +3,27 @@
 //   - A new path or an existing regular file (a symlink is followed to its target): the
 //     output is written into a temp file beside the target; commit fsyncs it, gives it
 //     the old file's mode (and, as root, its owner), renames it over the target and
-//     fsyncs the directory. An existing file with other hard links keeps its inode: the
-//     finished, synced temp is copied into it (as GNU sort rewrites in place).
+//     fsyncs the directory.
+//   - An existing file with other hard links keeps its inode: the finished, synced temp
+//     is copied into it (as GNU sort rewrites in place). That copy cannot be atomic, so
+//     the complete output is first renamed to "<target>.gxsort-sorted" (a name no
+//     cleanup removes: kKeptSuffix) and locked; a signal during the copy is held until
+//     the copy is whole (io::SignalsDeferred), and only then is that file removed. After
+//     a kill -9 or an I/O error in the copy it stays, the one complete copy: the error,
+//     the next command's note and `gxsort clean` name it and say how to restore it.
 //   - "-" (standard output), one of this process's descriptors (/dev/stdout, /dev/fd/N:
 //     written through it, so `>> log` appends) or an existing file that is not regular
 //     (character device, FIFO): never replaced, never created. A socket is refused. The output is written
 //     into a temp file in the spool directory (the first temp directory), and commit
 //     copies it, in order, into the target: nothing reaches it unless the run succeeded.
+// Commit is two steps (commit_all): everything that can fail (the header, mode, owner,
+// fsync, the room of an in-place rewrite) for every output first, then the step that
+// makes each real (a copy into a stream, a rename, an in-place rewrite).
 #pragma once
 #include <functional>
 #include <string>
 #include <sys/types.h>
+#include <vector>
 
 #include "io/temp_files.hpp"
 
@@ -45,9 +55,11 @@ class Output {
  public:
   Output() = default;
   // Throws usage Error for a directory or an empty path, io Error for a directory that
-  // is missing or not writable. `kind` names the temp file (io/temp_files.hpp).
+  // is missing or not writable, or a descriptor that is closed or read-only. `kind`
+  // names the temp file (io/temp_files.hpp); `option` the option that named the path
+  // (messages).
   static Output open(const std::string& path, const std::string& spool_dir, const std::string& kind = "out",
-                     const OutputHeader& header = {});
+                     const OutputHeader& header = {}, const std::string& option = "-o");
   Output(Output&&) noexcept = default;
   Output& operator=(Output&&) noexcept = default;
 
@@ -57,11 +69,16 @@ class Output {
   // The directory whose file system must hold the output until commit.
   const std::string& space_dir() const { return space_dir_; }
   bool streamed() const { return stream_; }
+  bool in_place() const { return in_place_; }  // a hard-linked target, rewritten in place
   const std::string& label() const { return label_; }  // the name messages use
   // The path a regular output will have (symlinks resolved); "" for a streamed one.
   const std::string& target() const { return target_; }
   // Makes the written bytes the output (see above); fsyncs unless `sync` is false.
   void commit(bool sync = true);
+  // The two steps of a commit (commit_all): prepare_commit does all that can fail short
+  // of touching the target; finish_commit makes the output real.
+  void prepare_commit(bool sync);
+  void finish_commit(bool sync);
   // For a resumable job (engine/job.hpp): the output's file gets the stable name `name`
   // in its directory (locked while this process holds it, and left by signals for
   // --resume); with `resume`, a file of that name a killed run left is taken over, its
@@ -72,6 +89,7 @@ class Output {
   void commit_stream();
   void commit_in_place(bool sync);
   void write_header();
+  void keep_complete_copy(const std::string& kept);
   TempFile temp_;
   OutputHeader header_;
   std::string label_, target_, space_dir_;
@@ -83,7 +101,22 @@ class Output {
   uid_t uid_ = 0;
   gid_t gid_ = 0;
   bool in_place_ = false;    // hard-linked target: copy into its inode instead of renaming
+  UniqueFd in_place_fd_;     // in place: the target, opened and its room reserved by prepare_commit
+  bool prepared_ = false;
 };
+
+// Commits outputs that belong together (bfs -o and --parents): every one prepared
+// first, then the streamed ones copied, then `before_final` (the --stats-json file is
+// written there), then the renames and in-place rewrites. Whatever fails, fails before
+// a user's regular file is replaced.
+void commit_all(const std::vector<Output*>& outputs, bool sync, const std::function<void()>& before_final = {});
+
+// The name the complete output of an in-place rewrite has while it is copied into its
+// target ("<target>.gxsort-sorted", or ".gxsort-sorted.N" when that is taken), and the
+// target such a name belongs to ("" when it is not one).
+constexpr const char* kKeptSuffix = ".gxsort-sorted";
+std::string kept_output_name(const std::string& target);
+std::string kept_output_target(const std::string& path);
 
 // Follows symlinks (relative ones from their own directory) to the path they end at,
 // which need not exist; throws for a loop. With `fd`, it stops at a path that names one
@@ -95,9 +128,17 @@ std::string resolve_symlinks(const std::string& path, int* fd = nullptr);
 // with the same key name the same output, existing yet or not.
 std::string output_key(const std::string& path);
 
+// Whether two paths a command was given name the same file: the same output_key (an
+// input's "-" is standard input, "fd:0"; an output's is standard output) or the same
+// inode. A character device (/dev/null) names no file that could be lost: never.
+bool same_target(const std::string& a, bool a_is_input, const std::string& b, bool b_is_input);
+// The one check of "an output that is an input": the first of `inputs` that `output`
+// names, or "".
+std::string input_named_by(const std::string& output, const std::vector<std::string>& inputs);
+
 // fsyncs a directory after a rename into it, so that a power cut cannot undo the rename.
 void sync_directory(const std::string& dir);
-// Copies bytes [0, n) of `src` into descriptor `fd` at its current position, in order.
-void copy_to_fd(const File& src, uint64_t n, int fd, const std::string& label);
+// Copies bytes [from, to) of `src` into descriptor `fd` at its current position, in order.
+void copy_to_fd(const File& src, uint64_t from, uint64_t to, int fd, const std::string& label);
 
 }  // namespace gxsort::io

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -10,9 +11,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "gxsort/error.hpp"
+#include "io/debris.hpp"
 #include "io/mapping_guard.hpp"
 #include "io/space.hpp"
 
@@ -73,10 +76,25 @@ void unlink_all() {
   }
 }
 
-extern "C" void cleanup_on_signal(int sig) {
+// SignalsDeferred: while set, a signal is noted (the first one), not acted on.
+std::atomic<bool> g_deferring{false};
+std::atomic<int> g_deferred_signal{0};
+char g_defer_note[2048];
+size_t g_defer_note_bytes = 0;
+
+void die_of(int sig) {
   unlink_all();
   ::signal(sig, SIG_DFL);
   ::raise(sig);
+}
+
+extern "C" void cleanup_on_signal(int sig) {
+  if (g_deferring.load()) {
+    int none = 0;
+    if (g_deferred_signal.compare_exchange_strong(none, sig) && ::write(2, g_defer_note, g_defer_note_bytes) < 0) {}
+    return;
+  }
+  die_of(sig);
 }
 
 // This host's name up to its first dot, in letters, digits, '-' and '_' only: temp
@@ -94,6 +112,24 @@ std::string host_label() {
 }  // namespace
 
 void remove_all_temps_now() { unlink_all(); }
+
+SignalsDeferred::SignalsDeferred(const std::string& note) {
+  const std::string line = "gxsort: " + note + "\n";
+  g_defer_note_bytes = std::min(line.size(), sizeof g_defer_note);
+  std::memcpy(g_defer_note, line.data(), g_defer_note_bytes);
+  g_deferred_signal = 0;
+  g_deferring = true;
+}
+
+SignalsDeferred::~SignalsDeferred() {
+  g_deferring = false;
+  g_deferred_signal = 0;
+}
+
+void SignalsDeferred::end() {
+  g_deferring = false;
+  if (const int sig = g_deferred_signal.exchange(0)) die_of(sig);
+}
 
 const std::string& this_host_label() {
   static const std::string label = host_label();
@@ -128,7 +164,44 @@ TempFile TempFile::beside(const std::string& target, const std::string& kind) {
   return t;
 }
 
+std::string default_clean_dir() {
+  const char* env = std::getenv("TMPDIR");
+  return env && *env ? std::string(env) : std::string("/tmp");
+}
+
+void note_debris_dir(const std::string& dir) {
+  static std::mutex mu;
+  static std::set<std::string> seen;  // as given, and real paths
+  static TempFile list;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!seen.insert(dir.empty() ? "." : dir).second) return;
+  char* real = ::realpath(dir.empty() ? "." : dir.c_str(), nullptr);
+  if (!real) return;
+  std::string path = real;
+  std::free(real);
+  // A job directory's files are found with it: the directory that holds it is listed.
+  const size_t slash = path.find_last_of('/');
+  if (slash != std::string::npos && path.compare(slash + 1, std::strlen(kJobPrefix), kJobPrefix) == 0)
+    path = slash ? path.substr(0, slash) : "/";
+  char* home = ::realpath(default_clean_dir().c_str(), nullptr);
+  const bool at_home = home && path == home;
+  std::free(home);
+  if (at_home || !seen.insert("real:" + path).second) return;
+  try {
+    if (!list.file().is_open()) list = TempFile::create_unlisted(default_clean_dir(), kDirsKind);
+    const std::string line = path + "\n";
+    list.file().write_at(line.data(), line.size(), list.file().size());
+  } catch (const Error&) {
+    // Not writable: clean finds these directories with -T only.
+  }
+}
+
 TempFile TempFile::create(const std::string& dir, const std::string& kind) {
+  note_debris_dir(dir);
+  return create_unlisted(dir, kind);
+}
+
+TempFile TempFile::create_unlisted(const std::string& dir, const std::string& kind) {
   install_temp_cleanup_handlers();
   for (int attempt = 0;; ++attempt) {
     std::string path = (dir.empty() ? std::string(".") : dir) + "/" + temp_name(kind, long(::getpid()), g_counter++);

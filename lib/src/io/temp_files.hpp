@@ -14,6 +14,20 @@ void install_temp_cleanup_handlers();
 // Unlinks every live temp file now (async-signal-safe; for a fatal signal's handler).
 void remove_all_temps_now();
 
+// While a user's file is rewritten in place (io/output.hpp), a fatal signal must not
+// stop the rewrite halfway: the handlers write `note` to stderr, remember the signal
+// and return; end() (the rewrite is whole) then dies of it as the handler would have.
+// Destroyed without end() (an error): deferring stops and a signal that came is dropped
+// (the error ends the process). One at a time.
+class SignalsDeferred {
+ public:
+  explicit SignalsDeferred(const std::string& note);
+  ~SignalsDeferred();
+  void end();
+  SignalsDeferred(const SignalsDeferred&) = delete;
+  SignalsDeferred& operator=(const SignalsDeferred&) = delete;
+};
+
 // Every temp file of a job is named ".gxsort.<host>.<pid>.<kind>.<n>.tmp", so that one
 // glob (.gxsort.*.tmp) finds what a killed job left, and `gxsort clean` can tell
 // whether its process is still alive (io/debris.hpp).
@@ -22,6 +36,17 @@ constexpr const char* kTempSuffix = ".tmp";
 const std::string& this_host_label();
 std::string temp_name(const std::string& kind, long pid, unsigned long n);
 
+// Where `gxsort clean` looks without -T: $TMPDIR, else /tmp (and the current directory).
+std::string default_clean_dir();
+// After a kill -9, `gxsort clean` must find what this process left in directories it
+// does not look in by default (beside an output, a -T directory): the first time a
+// temp file or job directory goes into such a directory, its real path is added to a
+// temp file of this process in default_clean_dir() (kind kDirsKind, one path a line),
+// which clean reads and follows. Best effort: nothing when that directory is not
+// writable. Removed, like every temp file, on exit, errors and signals.
+constexpr const char* kDirsKind = "dirs";
+void note_debris_dir(const std::string& dir);
+
 // A created temporary file, unlinked when destroyed unless commit_rename() moved it
 // into place or release() handed its path to the caller.
 class TempFile {
@@ -29,6 +54,8 @@ class TempFile {
   TempFile() = default;
   // Creates "<dir>/.gxsort.<host>.<pid>.<kind>.<counter>.tmp" (kind: a word without dots).
   static TempFile create(const std::string& dir, const std::string& kind);
+  // The same without note_debris_dir (the list of directories itself).
+  static TempFile create_unlisted(const std::string& dir, const std::string& kind);
   // The temp file an output is written to before commit_rename: in the target's
   // directory (so the rename is atomic), named in messages as the target.
   static TempFile beside(const std::string& target, const std::string& kind = "out");

@@ -154,7 +154,8 @@ Plan make_plan(const PlanInput& in) {
   const uint64_t data = n * in.record_size;
   // The sizes below multiply counts by per-record bytes: refuse what would wrap.
   if (n > UINT64_MAX / 4 / std::max<uint64_t>(in.sort_bytes_per_record, 1))
-    fail_usage("an input of " + std::to_string(n) + " records is more than gxsort can plan (2^64 bytes of sort memory)");
+    fail_usage((in.input_label.empty() ? "" : in.input_label + ": ") + "an input of " + std::to_string(n) +
+               " records is more than gxsort can plan (2^64 bytes of sort memory)");
 
   // Chunks hold at most 2^32-1 records (32-bit record indices in the sort).
   uint64_t chunk_cap = UINT32_MAX;

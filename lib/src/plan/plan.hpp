@@ -37,6 +37,7 @@ struct PlanInput {
   uint64_t page_cache_bytes = 0;      // memory the page cache can have (MemAvailable)
   OocMethod ooc = OocMethod::automatic;
   bool partition_preferred = false;   // --ooc auto takes partition when it can (the CPU backend)
+  std::string input_label;            // the input, for messages ("" when none is named)
 };
 
 enum class PlanMode {

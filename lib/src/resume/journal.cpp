@@ -16,6 +16,7 @@
 #include "gxsort/error.hpp"
 #include "io/checksum.hpp"
 #include "io/debris.hpp"
+#include "io/temp_files.hpp"
 
 namespace gxsort::resume {
 namespace {
@@ -88,6 +89,7 @@ void remove_superseded(const std::string& dir, const std::string& keep, const st
 std::string JobDir::lock_dir(const std::string& dir, const std::string& digest, const std::string& output, bool resume) {
   const std::string path = dir + "/" + io::kJobPrefix + digest;
   remove_superseded(dir, path, output);
+  io::note_debris_dir(dir);  // after a kill -9, `gxsort clean` looks here too
   if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) fail_errno(path, "cannot create the job directory", errno);
   io::UniqueFd lock(::open((path + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
   if (lock.get() < 0) fail_errno(path, "cannot create the job's lock", errno);

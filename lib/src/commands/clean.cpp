@@ -1,0 +1,117 @@
+// gxsort clean, and the note a command prints about what killed runs left
+// (io/debris.hpp).
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <sys/stat.h>
+
+#include "engine/engine.hpp"
+#include "gxsort/gxsort.hpp"
+#include "io/debris.hpp"
+#include "io/output.hpp"
+#include "io/space.hpp"
+#include "io/temp_files.hpp"
+#include "plan/sizes.hpp"
+
+namespace gxsort {
+
+std::vector<std::string> command_debris_dirs(const EngineOptions& opt, const std::string& output) {
+  std::vector<std::string> dirs = temp_dirs(opt, output.empty() ? std::string(".") : default_temp_dir(output));
+  if (output.empty() || output == "-") return dirs;
+  // The output's directory: its temp file, or a job's output, lies beside it.
+  int own_fd = -1;
+  const std::string target = io::resolve_symlinks(output, &own_fd);
+  struct stat st;
+  if (own_fd < 0 && (::stat(target.c_str(), &st) != 0 || S_ISREG(st.st_mode))) dirs.push_back(io::directory_of(target));
+  return dirs;
+}
+
+namespace {
+
+std::string kept_output_advice(const io::TempEntry& t) {
+  return "`cp " + t.path + " " + t.kept_target + "` restores it, then remove " + t.path;
+}
+
+// Why an entry stays or goes, and whether it went.
+CleanEntry clean_one(const io::TempEntry& t, bool dry_run) {
+  CleanEntry e;
+  e.path = t.path;
+  e.bytes = t.bytes;
+  e.pid = t.pid;
+  e.host = t.host;
+  if (!t.kept_target.empty()) {
+    // The one complete copy of an output whose in-place rewrite a kill -9 or an I/O
+    // error cut short: the user's to restore, never ours to remove.
+    e.why = t.stale ? "the complete output of an in-place rewrite of " + t.kept_target + " that was cut short (" +
+                          t.kept_target + " may be partly rewritten): " + kept_output_advice(t)
+                    : "an in-place rewrite is running";
+  } else if (!t.stale) {
+    e.why = t.job_dir || t.job_output ? "a running job's"
+            : !t.host.empty() && t.host != io::this_host_label() ? "made on host " + t.host + ": run clean there"
+                                                                : "process " + std::to_string(t.pid) + " is running";
+  } else if (dry_run) {
+    e.why = (t.job_dir ? std::string("a dead job's directory") : t.job_output ? std::string("a dead job's output")
+                                                                             : "process " + std::to_string(t.pid) + " is gone") +
+            " (dry run: not removed)";
+  } else if (t.job_dir ? io::remove_job_dir(t.path) : (::unlink(t.path.c_str()) == 0 || errno == ENOENT)) {
+    e.removed = true;
+    e.why = t.job_dir      ? "the job's process is gone (its pieces were kept for --resume)"
+            : t.job_output ? "the job's process is gone (its output so far was kept for --resume)"
+                           : "process " + std::to_string(t.pid) + " is gone";
+  } else {
+    e.why = std::string("cannot remove: ") + std::strerror(errno);
+  }
+  return e;
+}
+
+}  // namespace
+
+std::vector<CleanEntry> clean_temp_files(std::vector<std::string> dirs, bool dry_run) {
+  if (dirs.empty()) dirs = {io::default_clean_dir(), "."};
+  std::vector<io::TempEntry> found = io::find_temp_files(dirs);
+  // The other directories killed processes wrote to (beside their outputs, other -T
+  // directories), as their lists say (io::note_debris_dir).
+  const std::vector<std::string> listed = io::listed_debris_dirs(found);
+  if (!listed.empty()) {
+    dirs.insert(dirs.end(), listed.begin(), listed.end());
+    found = io::find_temp_files(dirs);
+  }
+  std::vector<CleanEntry> out;
+  for (const io::TempEntry& t : found) out.push_back(clean_one(t, dry_run));
+  return out;
+}
+
+std::string stale_temp_note(const std::vector<std::string>& dirs) {
+  uint64_t files = 0, pieces = 0, file_bytes = 0, piece_bytes = 0;
+  std::vector<std::string> where;
+  std::string kept;
+  for (const io::TempEntry& t : io::find_temp_files(dirs)) {
+    if (!t.stale) continue;
+    if (!t.kept_target.empty()) {
+      kept += "; " + t.path + " is the complete output of an in-place rewrite of " + t.kept_target +
+              " that was cut short (" + t.kept_target + " may be partly rewritten): " + kept_output_advice(t);
+      continue;
+    }
+    const bool job = t.job_dir || t.job_output;
+    (job ? pieces : files) += 1;
+    (job ? piece_bytes : file_bytes) += t.bytes;
+    const std::string dir = io::directory_of(t.path);
+    if (std::find(where.begin(), where.end(), dir) == where.end()) where.push_back(dir);
+  }
+  if (files + pieces == 0) return kept.empty() ? "" : kept.substr(2);
+  std::string listed, args, what;
+  for (const auto& d : where) {
+    listed += (listed.empty() ? "" : ", ") + d;
+    args += " -T " + d;
+  }
+  if (files) what = std::to_string(files) + " temporary file" + (files == 1 ? "" : "s") + " of killed runs (" + format_bytes(file_bytes) + ")";
+  if (pieces)
+    what += (files ? ", " : "") + std::to_string(pieces) + " piece" + (pieces == 1 ? "" : "s") +
+            " of killed jobs kept for --resume (" + format_bytes(piece_bytes) +
+            "; the same command with --resume continues its job)";
+  return "in " + listed + ": " + what + "; `gxsort clean" + args + "` removes them" + kept;
+}
+
+}  // namespace gxsort
