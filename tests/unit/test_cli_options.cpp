@@ -52,7 +52,7 @@ TEST_CASE("usage errors exit 2") {
   CHECK(code_of({"sort", "x"}) == ExitCode::usage);                              // no -o
   CHECK(code_of({"frobnicate"}) == ExitCode::usage);
   CHECK(code_of({"sort", "x", "-o", "y", "--bogus"}) == ExitCode::usage);
-  CHECK(code_of({"sort", "x", "-o", "y", "--type", "u16"}) == ExitCode::usage);
+  CHECK(code_of({"sort", "x", "-o", "y", "--type", "u17"}) == ExitCode::usage);
   CHECK(code_of({"sort", "x", "-o", "y", "--record-size", "8"}) == ExitCode::usage);  // no key
   CHECK(code_of({"sort", "x", "-o", "y", "--record-size", "8", "--key-offset", "6", "--key-type", "u32"}) == ExitCode::usage);
   CHECK(code_of({"sort", "x", "-o", "y", "--fan-in", "1"}) == ExitCode::usage);

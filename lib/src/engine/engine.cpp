@@ -59,10 +59,10 @@ io::File open_input(const std::string& path, const Format& f) {
   return in;
 }
 
-NpyInput npy_input(const std::string& path, const Format* given, const std::string& key_field) {
+NpyInput npy_input(const std::string& path, const Format* given, const std::vector<std::string>& keys) {
   io::File in = io::File::open_input(path);
   const npy::Header h = read_npy_header(in);
-  return {npy::format_of(in.path(), h, given, key_field), h.descr};
+  return {npy::format_of(in.path(), h, given, keys), h.descr};
 }
 
 std::string npy_descr_for(const Format& format) { return npy::descr_for(format); }
