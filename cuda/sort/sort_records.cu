@@ -83,7 +83,7 @@ void sort_records_on_device(SortContext c, const Format& f, unsigned char* host,
   u32* perm_alt = static_cast<u32*>(w.vals[1].get());
   bool identity = true;                                 // no pass has reordered anything yet
   for (size_t p = 0; p < passes.size(); ++p) {
-    const KeySpec spec = KeySpec::segment(f, passes[p].start, passes[p].len);
+    const KeySpec spec = KeySpec::segment_of(f, passes[p].start, passes[p].len);
     c.reset_bits(c.s[0]);
     if (p == 0) copy_in_first_pass(c, host, recs, n, R, passes[p], spec, perm, w.keys[0].get());
     else launch_extract_keys(passes[p].wide, recs, perm, nullptr, w.keys[0].get(), 0, n, spec, c.bits, c.grid(n), c.s[0]);
