@@ -41,11 +41,29 @@ npy::Header read_npy_header(io::File& in) {
   return h;
 }
 
+// A .npy file under another name (`cat a.npy | gxsort sort -`) would have its header
+// sorted in with the data: refused. The header's first 8 bytes: the magic, a major
+// version of 1 to 3 and a zero minor version.
+void refuse_unnamed_npy(const io::File& in) {
+  std::string head;
+  if (in.is_stream()) {
+    head = in.peek_stream(8);
+  } else if (in.raw_size() >= 8) {
+    head.resize(8);
+    in.read_at(&head[0], 8, 0);
+  }
+  if (head.size() == 8 && head.compare(0, 6, npy::kMagic) == 0 && head[6] >= 1 && head[6] <= 3 && head[7] == 0)
+    fail_usage(in.path() + ": starts with a .npy header, but its name does not end in .npy: gxsort reads the header of "
+               "a .npy input only by that name (save it as a file, or a FIFO, named *.npy); as raw records the header "
+               "would be sorted in with the data");
+}
+
 }  // namespace
 
 io::File open_input(const std::string& path, const Format& f) {
   f.validate();
   io::File in = io::File::open_input(path);
+  if (!npy::has_npy_name(path)) refuse_unnamed_npy(in);
   if (npy::has_npy_name(path)) {
     const npy::Header h = read_npy_header(in);
     if (h.itemsize != f.record_size)

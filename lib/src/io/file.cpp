@@ -106,6 +106,7 @@ File::File(File&& o) noexcept
       base_(o.base_),
       stream_(o.stream_),
       stream_read_(o.stream_read_),
+      peeked_(std::move(o.peeked_)),
       open_size_(o.open_size_),
       open_mtime_ns_(o.open_mtime_ns_),
       write_behind_(std::move(o.write_behind_)),
@@ -122,6 +123,7 @@ File& File::operator=(File&& o) noexcept {
     base_ = o.base_;
     stream_ = o.stream_;
     stream_read_ = o.stream_read_;
+    peeked_ = std::move(o.peeked_);
     open_size_ = o.open_size_;
     open_mtime_ns_ = o.open_mtime_ns_;
     write_behind_ = std::move(o.write_behind_);
@@ -228,9 +230,21 @@ File File::open_input(const std::string& path) {
   return f;
 }
 
+std::string File::peek_stream(size_t n) const {
+  if (stream_read_ != 0 || !peeked_.empty())
+    throw Error(ExitCode::io, path_ + ": internal: a stream peeked after its first read");
+  std::string bytes(n, '\0');
+  bytes.resize(read_stream(&bytes[0], n));
+  stream_read_ = 0;
+  peeked_ = bytes;
+  return bytes;
+}
+
 size_t File::read_stream(void* dst, size_t n) const {
   auto* p = static_cast<unsigned char*>(dst);
-  size_t got = 0;
+  size_t got = std::min(n, peeked_.size());
+  std::memcpy(p, peeked_.data(), got);
+  peeked_.erase(0, got);
   while (got < n) {
     const ssize_t r = ::read(fd_, p + got, std::min(n - got, kMaxSyscallBytes));
     if (r < 0) {

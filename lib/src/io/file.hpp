@@ -63,6 +63,9 @@ class File {
   bool is_stream() const { return stream_; }
   // Reads up to n of a stream's next bytes; fewer only where it ends.
   size_t read_stream(void* dst, size_t n) const;
+  // A stream's first n bytes (fewer where it ends), read ahead and kept: read_stream
+  // delivers them first. Only before the first read_stream.
+  std::string peek_stream(size_t n) const;
   // A chunk of an input at `offset`: a regular file's n bytes there (on `threads`
   // threads; throws if it is shorter), a stream's next bytes (offset must be where the
   // last read ended; fewer than n only at its end). Returns the bytes read.
@@ -128,6 +131,7 @@ class File {
   uint64_t base_ = 0;
   bool stream_ = false;
   mutable uint64_t stream_read_ = 0;
+  mutable std::string peeked_;    // a stream's bytes read ahead by peek_stream, not yet delivered
   uint64_t open_size_ = 0;        // regular inputs: size and mtime at open (check_unchanged)
   int64_t open_mtime_ns_ = -1;
   std::unique_ptr<WriteBehind> write_behind_;
