@@ -226,11 +226,11 @@ Format format_of_options(const Args& a, const po::variables_map& vm) {
       (vm.count("type") || vm.count("key-type") || vm.count("key-bytes") || vm.count("key-offset") || vm.count("format")))
     fail_usage("--key cannot be combined with --type, --key-offset, --key-type, --key-bytes or --format (--key 8:i64 is "
                "--key-offset 8 --key-type i64)");
-  if (!a.keys.empty() && raw.empty()) {
-    // .npy field names: the header gives the format (resolve_npy; check_keys refuses them elsewhere).
-  } else if (!raw.empty()) {
+  if (!raw.empty()) {
     // Without --record-size the record size comes from a .npy input (resolve_npy).
     if (vm.count("record-size")) f = Format::of_keys(a.record_size.value, raw, false);
+  } else if (!a.keys.empty()) {
+    // .npy field names: the header gives the format (resolve_npy; check_keys refuses them elsewhere).
   } else if (!a.format.empty()) {
     if (a.format != "gensort") fail_usage("--format: unknown format '" + a.format + "' (known: gensort)");
     if (vm.count("type") || vm.count("record-size") || vm.count("key-type") || vm.count("key-bytes"))
