@@ -96,9 +96,9 @@ void add_format(po::options_description& d, Args& a) {
     ("type", po::value(&a.type)->value_name("T"), "flat key file of T: u8|u16|u32|u64|i8|i16|i32|i64|f32|f64, or big-endian u16be..f64be (default u64)")
     ("record-size", po::value(&a.record_size)->value_name("N"), "N-byte records (key + payload)")
     ("key", po::value(&a.keys)->value_name("OFFSET:TYPE[:desc]"), "a key field (repeatable: compared in order, each asc or desc): TYPE as --type, or bytes:N; with --record-size. Or NAME[:desc], a field of a structured .npy input")
-    ("key-offset", po::value(&a.key_offset)->value_name("O"), "byte offset of the key in the record (default 0): --key O:T")
-    ("key-type", po::value(&a.key_type)->value_name("T"), "typed key in the record, T as --type")
-    ("key-bytes", po::value(&a.key_bytes)->value_name("K"), "K-byte key compared as unsigned bytes: --key O:bytes:K")
+    ("key-offset", po::value(&a.key_offset)->value_name("O"), "byte offset of the key in the record (default 0)")
+    ("key-type", po::value(&a.key_type)->value_name("T"), "typed key in the record, T as --type (the same as --key O:T)")
+    ("key-bytes", po::value(&a.key_bytes)->value_name("K"), "K-byte key compared as unsigned bytes (the same as --key O:bytes:K)")
     ("format", po::value(&a.format)->value_name("NAME"), "gensort: 100-byte records with 10-byte keys")
     ("reverse,r", po::bool_switch(&a.reverse), "descending order of the whole key (still stable)");
 }

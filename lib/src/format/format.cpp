@@ -180,6 +180,7 @@ void Format::validate() const {
                  ") does not lie inside the " + std::to_string(record_size) + "-byte record");
     return;
   }
+  if (key_bytes != fields.width) fail_usage("--key: the key fields are wider than 4 GiB together");
   for (uint32_t i = 0; i < fields.count; ++i) {
     const KeyField& k = fields.field[i];
     if (k.bytes == 0) fail_usage("--key " + key_field_text(k) + ": a key field of no bytes");
