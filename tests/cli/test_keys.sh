@@ -6,13 +6,14 @@
 # old single-key options as shorthands of --key; errors.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
-# name|record size|--key fields (most significant first)
+# name|record size|--key fields (most significant first)|records (at --memory 1M: two
+# runs or more, two buckets or more)
 KEYSETS=(
-  "k64|8|0:u8 1:u16be:desc 3:f32"                        # 7 bytes: one 64-bit key
-  "k128|24|8:f64:desc 0:i16 2:bytes:3"                   # 13 bytes: one 128-bit key
-  "kwide|32|0:u32 4:bytes:13 20:f32be:desc 24:i64"       # 29 bytes: prefix and tie-break
-  "ksigned|9|4:i32:desc 0:i8"                            # unaligned, signed, descending first
-  "ki16|2|0:i16"                                         # one field of a new type: 2-byte records
+  "k64|8|0:u8 1:u16be:desc 3:f32|40011"                  # 7 bytes: one 64-bit key
+  "k128|24|8:f64:desc 0:i16 2:bytes:3|25011"             # 13 bytes: one 128-bit key
+  "kwide|32|0:u32 4:bytes:13 20:f32be:desc 24:i64|25011" # 29 bytes: prefix and tie-break
+  "ksigned|9|4:i32:desc 0:i8|50011"                      # unaligned, signed, descending first
+  "ki16|2|0:i16|60011"                                   # one field of a new type: 2-byte records
 )
 fmt_of() {  # the format options of a key set
   local rs=$1 k out="--record-size $1"
@@ -28,12 +29,18 @@ check_words() {
 
 seed=100
 for ks in "${KEYSETS[@]}"; do
-  IFS='|' read -r name rs keys <<<"$ks"
+  IFS='|' read -r name rs keys count <<<"$ks"
   F=$(fmt_of "$rs" "$keys")
   for dist in random dups; do
     seed=$((seed + 1))
     t="$name/$dist"
-    oracle gen -o in.bin --count 30011 --seed $seed $F --dist $dist --expect exp.bin
+    oracle gen -o in.bin --count "$count" --seed $seed $F --dist $dist --expect exp.bin
+    if [[ $dist == random ]]; then
+      gx plan in.bin $F --memory 1M --ooc merge --fan-in 4
+      grep -q "^mode: external" "$WORK/last.out" && pass "$name: --memory 1M --ooc merge forms runs" || fail "$name: plan merge" "$(last_err)"
+      gx plan in.bin $F --memory 1M --ooc partition
+      grep -q "^mode: partition" "$WORK/last.out" && pass "$name: --memory 1M --ooc partition partitions" || fail "$name: plan partition" "$(last_err)"
+    fi
     gx sort in.bin -o out.bin $F -q
     same_bytes "$t: sort in memory" out.bin exp.bin
     gx sort in.bin -o out.bin $F -q --memory 1M --ooc merge --fan-in 4
