@@ -29,7 +29,8 @@ namespace {
 struct Args {
   std::string type, key_type, format, memory, device = "auto", device_memory, merge_kernel = "auto",
       direct_io = "auto", ooc = "auto", keep = "first", strategy = "auto", input_format = "auto", op, algo = "flat",
-      dist = "uniform", graph, key;
+      dist = "uniform", graph;
+  std::vector<std::string> keys;
   Unsigned record_size, key_offset, key_bytes, fan_in, threads, count, seed{1}, scale, edge_factor{16}, source,
       random_sources;
   bool reverse = false, help = false, no_fsync = false, json = false, dot = false;
@@ -92,14 +93,14 @@ void add_general(po::options_description& d, const Spec& s, Command& cmd, Args& 
 
 void add_format(po::options_description& d, Args& a) {
   d.add_options()
-    ("type", po::value(&a.type)->value_name("T"), "flat key file of u32|u64|i32|i64|f32|f64 (default u64)")
+    ("type", po::value(&a.type)->value_name("T"), "flat key file of T: u8|u16|u32|u64|i8|i16|i32|i64|f32|f64, or big-endian u16be..f64be (default u64)")
     ("record-size", po::value(&a.record_size)->value_name("N"), "N-byte records (key + payload)")
+    ("key", po::value(&a.keys)->value_name("OFFSET:TYPE[:desc]"), "a key field (repeatable: compared in order, each asc or desc): TYPE as --type, or bytes:N; with --record-size. Or NAME[:desc], a field of a structured .npy input")
     ("key-offset", po::value(&a.key_offset)->value_name("O"), "byte offset of the key in the record (default 0)")
-    ("key-type", po::value(&a.key_type)->value_name("T"), "typed key in the record: u32|u64|i32|i64|f32|f64")
-    ("key-bytes", po::value(&a.key_bytes)->value_name("K"), "K-byte key compared as unsigned bytes")
+    ("key-type", po::value(&a.key_type)->value_name("T"), "typed key in the record, T as --type (the same as --key O:T)")
+    ("key-bytes", po::value(&a.key_bytes)->value_name("K"), "K-byte key compared as unsigned bytes (the same as --key O:bytes:K)")
     ("format", po::value(&a.format)->value_name("NAME"), "gensort: 100-byte records with 10-byte keys")
-    ("key", po::value(&a.key)->value_name("FIELD"), "the key field of a structured .npy array")
-    ("reverse,r", po::bool_switch(&a.reverse), "descending order (still stable)");
+    ("reverse,r", po::bool_switch(&a.reverse), "descending order of the whole key (still stable)");
 }
 
 void add_memory(po::options_description& d, Command& cmd, Args& a, bool tmp_dirs) {
@@ -197,34 +198,85 @@ po::options_description options_of(const Spec& s, Command& cmd, Args& a) {
   return all;
 }
 
-Format build_format(const Args& a, const po::variables_map& vm) {
+// The fields of --key OFFSET:TYPE; empty when --key names .npy fields (or is not given).
+std::vector<KeyField> raw_key_fields(const std::vector<std::string>& keys) {
+  std::vector<KeyField> fields;
+  size_t named = 0;
+  for (const std::string& k : keys) {
+    KeyField field;
+    if (parse_key_field(k, field)) fields.push_back(field);
+    else ++named;
+  }
+  if (named && !fields.empty()) fail_usage("--key: give OFFSET:TYPE fields or the names of .npy fields, not both");
+  return fields;
+}
+
+// One typed key at `offset` (--type T, --key-type T), big-endian forms included.
+KeyField typed_field(const std::string& type, size_t offset) {
+  bool be = false;
+  const KeyType t = parse_key_type(type, &be);
+  return Format::single_field(t, offset, be);
+}
+
+// The format the options give, without --reverse.
+Format format_of_options(const Args& a, const po::variables_map& vm) {
   Format f;
-  if (!a.format.empty()) {
+  const std::vector<KeyField> raw = raw_key_fields(a.keys);
+  if (!a.keys.empty() &&
+      (vm.count("type") || vm.count("key-type") || vm.count("key-bytes") || vm.count("key-offset") || vm.count("format")))
+    fail_usage("--key cannot be combined with --type, --key-offset, --key-type, --key-bytes or --format (--key 8:i64 is "
+               "--key-offset 8 --key-type i64)");
+  if (!raw.empty()) {
+    // Without --record-size the record size comes from a .npy input (resolve_npy).
+    if (vm.count("record-size")) f = Format::of_keys(a.record_size.value, raw, false);
+  } else if (!a.keys.empty()) {
+    // .npy field names: the header gives the format (resolve_npy; check_keys refuses them elsewhere).
+  } else if (!a.format.empty()) {
     if (a.format != "gensort") fail_usage("--format: unknown format '" + a.format + "' (known: gensort)");
     if (vm.count("type") || vm.count("record-size") || vm.count("key-type") || vm.count("key-bytes"))
       fail_usage("--format gensort cannot be combined with --type, --record-size, --key-type or --key-bytes");
     f = Format::gensort();
   } else if (vm.count("record-size")) {
+    if (a.key_offset.value > UINT32_MAX) fail_usage("--key-offset " + std::to_string(a.key_offset.value) + " is too large");
     if (vm.count("type")) fail_usage("--type describes flat key files; with --record-size use --key-type or --key-bytes");
     if (vm.count("key-type") == vm.count("key-bytes"))
       fail_usage("with --record-size give exactly one of --key-type T or --key-bytes K");
-    f.record_size = a.record_size.value;
-    f.key_offset = a.key_offset.value;
-    if (vm.count("key-type")) {
-      f.key_type = parse_key_type(a.key_type);
-      f.key_bytes = key_type_width(f.key_type);
-    } else {
-      f.key_type = KeyType::bytes;
-      f.key_bytes = a.key_bytes.value;
-    }
+    KeyField key = Format::single_field(KeyType::bytes, a.key_offset.value);
+    if (vm.count("key-type")) key = typed_field(a.key_type, a.key_offset.value);
+    else key.bytes = uint32_t(std::min<uint64_t>(a.key_bytes.value, UINT32_MAX));
+    f = Format::of_keys(a.record_size.value, {key}, false);
   } else {
     if (vm.count("key-type") || vm.count("key-bytes") || vm.count("key-offset"))
       fail_usage("--key-type, --key-bytes and --key-offset need --record-size");
-    f = Format::typed(a.type.empty() ? KeyType::u64 : parse_key_type(a.type));
+    const KeyField key = typed_field(a.type.empty() ? "u64" : a.type, 0);
+    f = Format::of_keys(key.bytes, {key}, false);
   }
-  f.reverse = a.reverse;
+  return f;
+}
+
+Format build_format(const Args& a, const po::variables_map& vm) {
+  Format f = format_of_options(a, vm);
+  f.reverse = f.reverse != a.reverse;  // -r reverses the whole order: every field
   f.validate();
   return f;
+}
+
+bool any_npy(const std::vector<std::string>& paths) {
+  for (const std::string& p : paths)
+    if (p.size() > 4 && p.compare(p.size() - 4, 4, ".npy") == 0) return true;
+  return false;
+}
+
+// --key needs a record size: --record-size, or the header of a .npy input.
+void check_keys(const Args& a, const po::variables_map& vm, const Command& cmd) {
+  const bool named = !a.keys.empty() && raw_key_fields(a.keys).empty();
+  if (named && vm.count("record-size"))
+    fail_usage("--key " + a.keys[0] + ": names a field of a .npy input, whose header gives the record size: leave --record-size out");
+  if (a.keys.empty() || any_npy(cmd.inputs)) return;
+  if (named)
+    fail_usage("--key " + a.keys[0] + ": names a field of a structured .npy input; for raw records give --key " +
+               "OFFSET:TYPE[:desc] and --record-size N");
+  if (!vm.count("record-size")) fail_usage("--key OFFSET:TYPE needs --record-size N (the size of a record)");
 }
 
 // Every option text to its typed value, once.
@@ -259,7 +311,8 @@ void type_options(const Args& a, const po::variables_map& vm, Command& cmd) {
   if (cmd.quiet && cmd.verbose) fail_usage("-q and -v cannot be combined");
   e.format = build_format(a, vm);
   cmd.format_given = vm.count("type") || vm.count("record-size") || vm.count("format");
-  cmd.key_field = a.key;
+  cmd.keys = a.keys;
+  cmd.reverse = a.reverse;
 }
 
 // The operands and the options each command requires.
@@ -402,29 +455,24 @@ Command parse_command_line(int argc, const char* const* argv) {
   if (a.help) return help_command(command_help(spec, all));
   type_options(a, vm, cmd);
   check_operands(a, vm, cmd);
+  check_keys(a, vm, cmd);
   return cmd;
 }
-
-namespace {
-bool npy_name(const std::string& p) { return p.size() > 4 && p.compare(p.size() - 4, 4, ".npy") == 0; }
-}  // namespace
 
 void resolve_npy(Command& cmd) {
   EngineOptions& e = cmd.engine;
   std::string descr;
   bool npy_in = false;
   for (const std::string& in : cmd.inputs) {
-    if (!npy_name(in)) continue;
-    const NpyInput n = npy_input(in, cmd.format_given || npy_in ? &e.format : nullptr, cmd.key_field);
+    if (!any_npy({in})) continue;
+    const NpyInput n = npy_input(in, cmd.format_given || npy_in ? &e.format : nullptr, cmd.keys);
     if (!npy_in) descr = n.descr;
-    const bool reverse = e.format.reverse;
     e.format = n.format;
-    e.format.reverse = reverse;
+    e.format.reverse = n.format.reverse != cmd.reverse;
     npy_in = true;
   }
-  if (!npy_in && !cmd.key_field.empty()) fail_usage("--key " + cmd.key_field + ": names a field of a structured .npy input");
   const bool writes = cmd.name == "sort" || cmd.name == "merge" || cmd.name == "dedupe" || cmd.name == "gen";
-  if (writes && (npy_in || npy_name(cmd.output))) e.npy_descr = npy_in ? descr : npy_descr_for(e.format);
+  if (writes && (npy_in || any_npy({cmd.output}))) e.npy_descr = npy_in ? descr : npy_descr_for(e.format);
 }
 
 }  // namespace gxsort::cli

@@ -25,7 +25,8 @@ struct Command {
   bool dry_run = false;             // clean: list, remove nothing
   bool json = false;                // --json: the result as one JSON object
   bool format_given = false;        // format options were given (a .npy header must agree)
-  std::string key_field;            // --key FIELD: the key of a structured .npy array
+  std::vector<std::string> keys;    // --key: OFFSET:TYPE[:desc] fields, or NAME[:desc] fields of a structured .npy
+  bool reverse = false;             // -r (a .npy header's key is reversed by it too)
   std::string help_text;            // name == "help": what to print
   bool help_is_error = false;       // `gxsort` alone: the usage goes to stderr, exit 2
 };

@@ -87,6 +87,19 @@ if [ "$mode" = tests ]; then
     e2e "u32-ooc-$k" "--count 4000037 --type u32 --dist uniform" "--type u32" "$ooc --merge-kernel $k"
     e2e "rec16-ooc-$k" "--count 2000003 --record-size 16 --key-offset 8 --key-type i64 --dist few-unique" "--record-size 16 --key-offset 8 --key-type i64" "$ooc --merge-kernel $k"
   done
+  # Composite keys (--key): one 64-bit key, one 128-bit key, and a 29-byte key sorted by
+  # prefix and tie-break; descending fields, big-endian forms, bytes:N, NaNs (--dist bits);
+  # zipf ranks tie the leading fields and differ in the last ones.
+  K64="--record-size 8 --key 0:u8 --key 1:u16be:desc --key 3:f32"
+  K128="--record-size 24 --key 8:f64:desc --key 0:i16 --key 2:bytes:3"
+  KWIDE="--record-size 32 --key 0:u32 --key 4:bytes:13 --key 20:f32be:desc --key 24:i64"
+  for k in K64 K128 KWIDE; do
+    e2e "keys-$k" "--count 1000003 ${!k} --dist bits" "${!k}" ""
+    e2e "keys-$k-zipf-ooc" "--count 1000003 ${!k} --dist zipf" "${!k}" "$ooc --fan-in 4"
+    e2e "keys-$k-rev-unique-ooc" "--count 1000003 ${!k} --dist few-unique" "${!k} -r" "$ooc -u"
+    e2e "keys-$k-ooc-partition" "--count 1000003 ${!k} --dist bits" "${!k}" "$ooc --ooc partition"
+  done
+  e2e "keys-i16-flat" "--count 3000017 --type i16 --dist bits" "--type i16" ""
   step "BFS: cpu, cuda (in memory and streamed) and auto give the same levels"
   "$g" gen --graph rmat --scale 18 -o "$work/e.bin" -q && "$g" graph build "$work/e.bin" -o "$work/g.csr" --input-format bin32 --symmetrize -q
   "$g" gen --graph uniform --scale 16 -o "$work/d.bin" -q && "$g" graph build "$work/d.bin" -o "$work/d.csr" --input-format bin32 -q
@@ -102,7 +115,7 @@ if [ "$mode" = tests ]; then
   "$g" bfs "$work/g.csr" --random-sources 4 --device cuda --json > "$out/bfs_random.json" && pass=$((pass+1)) || { bad=$((bad+1)); echo "FAIL bfs --random-sources"; }
   step "streams: gen -o - | sort - -o - | check -, in and out of core, cpu and cuda agree"
   for mem in 8G 16M; do
-    for fmt in "--type u64" "--format gensort" "--record-size 24 --key-offset 8 --key-type f64"; do
+    for fmt in "--type u64" "--format gensort" "--record-size 24 --key-offset 8 --key-type f64" "$K128"; do
       "$g" gen -o - --count 2000003 $fmt --dist few-unique -q | "$g" sort - -o "$work/s.cpu" $fmt --memory $mem --device cpu -q
       "$g" gen -o - --count 2000003 $fmt --dist few-unique -q | "$g" sort - -o - $fmt --memory $mem --device-memory 64M --device cuda -q > "$work/s.gpu"
       if cmp -s "$work/s.cpu" "$work/s.gpu" && "$g" check - $fmt -q < "$work/s.gpu"; then pass=$((pass+1)); echo "ok   stream $fmt --memory $mem"
@@ -114,10 +127,13 @@ if [ "$mode" = tests ]; then
   "$g" gen -o "$work/c1" --count 9000001 --dist few-unique -q
   "$g" sort "$work/c1" -o "$work/c2" --device cpu -q
   "$g" gen -o "$work/c3" --count 2000000 --format gensort --dist few-unique -q
-  for f in "c1" "c2" "c3 --format gensort"; do
+  "$g" gen -o "$work/c4" --count 2000003 $KWIDE --dist few-unique -q
+  "$g" sort "$work/c4" -o "$work/c5" $KWIDE --device cpu -q
+  for f in "c1" "c2" "c3 --format gensort" "c4 $KWIDE" "c5 $KWIDE"; do
     set -- $f
-    want=$("$g" check "$work/$1" ${2:-} ${3:-} --device cpu); wrc=$?
-    got=$("$g" check "$work/$1" ${2:-} ${3:-} --device cuda); grc=$?
+    file=$1; shift
+    want=$("$g" check "$work/$file" "$@" --device cpu); wrc=$?
+    got=$("$g" check "$work/$file" "$@" --device cuda); grc=$?
     if [ "$got" = "$want" ] && [ $grc = $wrc ]; then pass=$((pass+1)); echo "ok   check $f"; else bad=$((bad+1)); echo "FAIL check $f: $got vs $want"; fi
   done
   step "reduce: cpu and cuda agree (flat, nested, cub)"

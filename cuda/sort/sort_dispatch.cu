@@ -63,6 +63,9 @@ size_t sort_temp_bytes(const Format& f, size_t n) {
 
 }  // namespace
 
+// A typed single key is one pass; a byte key, or a composite key's normalized key (a
+// byte key of its width: up to 8 bytes one pass, up to 16 two, as one 128-bit key), one
+// per 8-byte segment.
 std::vector<KeyPass> key_passes(const Format& f) {
   std::vector<KeyPass> passes;
   if (f.key_type != KeyType::bytes) {

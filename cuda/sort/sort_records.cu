@@ -80,7 +80,7 @@ void allocate_record_sort(SortContext& c, const Format& f, size_t n, SortBuffers
 void extract_first_keys(const SortContext& c, const Format& f, const unsigned char* recs, SortBuffers& w, size_t lo,
                         size_t hi, cudaStream_t st) {
   const KeyPass pass = key_passes(f).front();
-  const KeySpec spec = KeySpec::segment(f, pass.start, pass.len);
+  const KeySpec spec = KeySpec::segment_of(f, pass.start, pass.len);
   launch_extract_keys(pass.wide, recs, nullptr, static_cast<u32*>(w.vals[0].get()), w.keys[0].get(), lo, hi, spec,
                       c.bits, c.grid(hi - lo), st);
 }
@@ -94,7 +94,7 @@ const uint32_t* sort_record_passes(const SortContext& c, const Format& f, const 
   u32* perm_alt = static_cast<u32*>(w.vals[1].get());
   bool identity = true;                                 // no pass has reordered anything yet
   for (size_t p = 0; p < passes.size(); ++p) {
-    const KeySpec spec = KeySpec::segment(f, passes[p].start, passes[p].len);
+    const KeySpec spec = KeySpec::segment_of(f, passes[p].start, passes[p].len);
     if (p > 0 || host) c.reset_bits(c.s[0]);
     if (p == 0 && host) copy_in_first_pass(c, host, recs, n, R, passes[p], spec, perm, w.keys[0].get());
     else if (p > 0) launch_extract_keys(passes[p].wide, recs, perm, nullptr, w.keys[0].get(), 0, n, spec, c.bits, c.grid(n), c.s[0]);

@@ -22,8 +22,10 @@ sorted() order them; it shares no code and no key transform with gxsort.
 
 FORMAT: --type u32|u64|i32|i64|f32|f64 (default u64)
       | --record-size N [--key-offset O] (--key-type T | --key-bytes K)
+      | --record-size N --key OFFSET:TYPE[:desc] [--key ...]   (a composite key, fields in
+        order; TYPE u8 u16 u32 u64 i8 i16 i32 i64 f32 f64, u16be .. f64be, bytes:N)
       | --format gensort
-      plus --reverse
+      plus --reverse (the whole key)
 """
 import argparse
 import random
@@ -33,12 +35,54 @@ import sys
 TYPES = {  # name: (width, struct code)
     "u32": (4, "<I"), "u64": (8, "<Q"), "i32": (4, "<i"), "i64": (8, "<q"),
     "f32": (4, "<I"), "f64": (8, "<Q"),  # floats are read as raw bits
+    "u8": (1, "<B"), "u16": (2, "<H"), "i8": (1, "<b"), "i16": (2, "<h"),
 }
+
+
+class Field:
+    """One key field: offset, type ("bytes" or a TYPES name), width, big-endian, descending."""
+    def __init__(self, off, kt, kb, be=False, desc=False):
+        self.off, self.kt, self.kb, self.be, self.desc = off, kt, kb, be, desc
+
+    @staticmethod
+    def parse(spec):
+        parts = spec.split(":")
+        desc = parts[-1] == "desc"
+        if parts[-1] in ("desc", "asc"):
+            parts = parts[:-1]
+        off = int(parts[0])
+        if parts[1] == "bytes":
+            return Field(off, "bytes", int(parts[2]), False, desc)
+        t, be = parts[1], False
+        if t.endswith("be"):
+            t, be = t[:-2], True
+        return Field(off, t, TYPES[t][0], be, desc)
+
+    def value(self, rec):
+        """An integer or bytes whose natural ascending order is the field's order."""
+        k = rec[self.off:self.off + self.kb]
+        if self.kt == "bytes":
+            return bytes(255 - b for b in k) if self.desc else k
+        v = int.from_bytes(k, "big" if self.be else "little", signed=self.kt[0] == "i")
+        if self.kt in ("f32", "f64"):
+            # IEEE-754 totalOrder as sign-magnitude integers: the magnitude bits of a
+            # float order its absolute values (inf and NaN payloads above all finite
+            # numbers); a set sign bit mirrors them below -0.0 (which maps to -1).
+            bits = self.kb * 8
+            mag = v & ((1 << (bits - 1)) - 1)
+            v = -mag - 1 if v >> (bits - 1) else mag
+        return -v if self.desc else v
 
 
 class Fmt:
     def __init__(self, a):
-        if a.format:
+        self.fields = None
+        if getattr(a, "key", None):
+            if a.record_size is None:
+                sys.exit("oracle: --key needs --record-size")
+            self.fields = [Field.parse(k) for k in a.key]
+            self.rs, self.off, self.kt, self.kb = a.record_size, 0, "composite", 0
+        elif a.format:
             if a.format != "gensort":
                 sys.exit("oracle: unknown --format " + a.format)
             self.rs, self.off, self.kt, self.kb = 100, 0, "bytes", 10
@@ -52,8 +96,11 @@ class Fmt:
             t = a.type or "u64"
             self.kt, self.kb, self.rs, self.off = t, TYPES[t][0], TYPES[t][0], 0
         self.reverse = a.reverse
-        if self.off + self.kb > self.rs:
-            sys.exit("oracle: key outside the record")
+        if self.fields is None:
+            self.fields = [Field(self.off, self.kt, self.kb)]
+        for f in self.fields:
+            if f.off + f.kb > self.rs:
+                sys.exit("oracle: key outside the record")
 
     def records(self, data):
         if len(data) % self.rs:
@@ -62,29 +109,15 @@ class Fmt:
         return [data[i:i + rs] for i in range(0, len(data), rs)]
 
     def order_key(self, rec):
-        """An integer or bytes whose natural ascending order is the key order."""
-        k = rec[self.off:self.off + self.kb]
-        if self.kt == "bytes":
-            return k
-        w, code = TYPES[self.kt]
-        v = struct.unpack(code, k)[0]
-        if self.kt in ("f32", "f64"):
-            # IEEE-754 totalOrder as sign-magnitude integers: the magnitude bits of a
-            # float order its absolute values (inf and NaN payloads above all finite
-            # numbers); a set sign bit mirrors them below -0.0 (which maps to -1).
-            bits = w * 8
-            mag = v & ((1 << (bits - 1)) - 1)
-            return -mag - 1 if v >> (bits - 1) else mag
-        return v
+        """A tuple (one item per key field) whose natural order is the key order."""
+        return tuple(f.value(rec) for f in self.fields)
 
     def sort_key(self, rec):
         k = self.order_key(rec)
         if not self.reverse:
             return k
-        if isinstance(k, bytes):
-            # Fixed-width keys: complementing every byte reverses lexicographic order.
-            return bytes(255 - b for b in k)
-        return -k
+        # Fixed-width keys: complementing every byte reverses lexicographic order.
+        return tuple(bytes(255 - b for b in x) if isinstance(x, bytes) else -x for x in k)
 
 
 def add_format_args(p):
@@ -95,6 +128,7 @@ def add_format_args(p):
     p.add_argument("--key-bytes", type=int)
     p.add_argument("--format")
     p.add_argument("--reverse", "-r", action="store_true")
+    p.add_argument("--key", action="append")
 
 
 def read(path):
@@ -202,6 +236,7 @@ def gen_key_bits(fmt, rnd, dist, pool):
             return pool[0]
         return rnd.getrandbits(8 * kb).to_bytes(kb, "little")
     w, code = TYPES[fmt.kt]
+    code = "<I" if w == 4 else "<Q"
     bits = w * 8
     if dist == "dups":
         return pool[rnd.randrange(len(pool))]
@@ -229,19 +264,24 @@ def gen_key_bits(fmt, rnd, dist, pool):
         v = rnd.randrange(-3, 4) % (1 << bits)
     else:
         v = rnd.getrandbits(bits)
-    return struct.pack("<Q" if w == 8 else "<I", v)
+    return v.to_bytes(w, "little")
+
+
+def key_pool(f, rnd):
+    """The few values the dups, equal and prefix distributions draw a field from."""
+    if f.kt == "bytes":
+        pool = [bytes(rnd.randrange(256) for _ in range(f.kb)) for _ in range(7)]
+        pool[1] = bytes(f.kb)  # all zero
+        pool[2] = bytes([255]) * f.kb
+        return pool
+    return [gen_key_bits(f, rnd, "random", None) for _ in range(5)]
 
 
 def cmd_gen(a):
     fmt = Fmt(a)
     rnd = random.Random(a.seed)
     dist = a.dist
-    if fmt.kt == "bytes":
-        pool = [bytes(rnd.randrange(256) for _ in range(fmt.kb)) for _ in range(7)]
-        pool[1] = bytes(fmt.kb)  # all zero
-        pool[2] = bytes([255]) * fmt.kb
-    else:
-        pool = [gen_key_bits(fmt, rnd, "random", None) for _ in range(5)]
+    pools = [key_pool(f, rnd) for f in fmt.fields]
     base_dist = "random" if dist in ("sorted", "reverse") else dist
     recs = []
     for i in range(a.count):
@@ -249,7 +289,11 @@ def cmd_gen(a):
         rec = bytearray(struct.pack("<Q", i)[:fmt.rs])
         if fmt.rs > 8:
             rec += rnd.getrandbits(8 * (fmt.rs - 8)).to_bytes(fmt.rs - 8, "little")
-        rec[fmt.off:fmt.off + fmt.kb] = gen_key_bits(fmt, rnd, base_dist, pool)
+        for f, pool in zip(fmt.fields, pools):
+            # A composite key's first field draws from its few values: later fields decide.
+            d = "dups" if len(fmt.fields) > 1 and f is fmt.fields[0] and base_dist == "random" else base_dist
+            bits = gen_key_bits(f, rnd, d, pool)
+            rec[f.off:f.off + f.kb] = bits[::-1] if f.be else bits
         recs.append(bytes(rec))
     if dist == "sorted":
         recs = stable_sorted(fmt, recs)

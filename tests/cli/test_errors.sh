@@ -130,7 +130,7 @@ err_case "bad size text (150%)" 2 "--memory|150%" sort good.bin -o OUT --memory 
 err_case "bad size text (1M trailing space)" 2 "--memory" sort good.bin -o OUT --memory '1M '
 err_case "unknown option" 2 "--bogus" sort good.bin -o OUT --bogus
 err_case "bad --direct-io" 2 "--direct-io|maybe" sort good.bin -o OUT --direct-io maybe
-err_case "unknown --type" 2 "u16" sort good.bin -o OUT --type u16
+err_case "unknown --type" 2 "u17" sort good.bin -o OUT --type u17
 err_case "unknown --key-type" 2 "f16" sort good.bin -o OUT --record-size 8 --key-type f16
 err_case "unknown --format" 2 "--format|csv" sort good.bin -o OUT --format csv
 err_case "--format gensort with --type" 2 "--format" sort good.bin -o OUT --format gensort --type u32

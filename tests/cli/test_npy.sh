@@ -12,12 +12,11 @@ import struct, sys
 out, version, descr, raw = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 fortran = len(sys.argv) > 5
 data = open(raw, "rb").read()
-items = {"<u4": 4, "<u8": 8, "<i4": 4, "<i8": 8, "<f4": 4, "<f8": 8, ">u8": 8, "|O": 8}
 if descr.startswith("["):
     fields = eval(descr)
     itemsize = sum(int(t[2:]) for _, t in fields)
 else:
-    itemsize = items[descr]
+    itemsize = 8 if descr == "|O" else int(descr[2:])
 d = "{'descr': %s, 'fortran_order': %s, 'shape': (%d,), }" % (
     descr if descr.startswith("[") else repr(descr), "True" if fortran else "False", len(data) // itemsize)
 pre = 10 if version == 1 else 12
@@ -81,6 +80,58 @@ err_mentions "structured .npy without --key: message lists the fields" "r.npy" "
 gx sort r.npy -o bad.npy --key nope
 expect_rc "--key naming no field: exit 2" 2
 
+# Composite keys of structured arrays: --key names several fields, each asc or desc;
+# OFFSET:TYPE fields work without --record-size (the header gives it).
+ST="[('a', '|i1'), ('b', '<f4'), ('c', '<u2')]"
+oracle gen -o cs.bin --count 20011 --seed 9 --record-size 7 --key 0:i8 --key 1:f32 --key 5:u16 --dist dups
+npy_write cs.npy 1 "$ST" cs.bin
+oracle sort cs.bin -o cs_ab.bin --record-size 7 --key 0:i8 --key 1:f32:desc
+gx sort cs.npy -o cs_ab.npy --key a --key b:desc -q
+npy_check cs_ab.npy "$ST" 20011 cs_ab.bin && pass "structured .npy, --key a --key b:desc: sorted by both, dtype kept" || fail "structured .npy, two keys" "$(last_err)"
+gx sort cs.npy -o cs_raw.npy --key 0:i8 --key 1:f32:desc -q
+npy_check cs_raw.npy "$ST" 20011 cs_ab.bin && pass "structured .npy, --key OFFSET:TYPE without --record-size" || fail "structured .npy, raw keys" "$(last_err)"
+oracle dedupe cs.bin -o cs_cu.bin --record-size 7 --key 5:u16 --key 0:i8:desc
+cnt=$(( $(stat -c %s cs_cu.bin) / 7 ))
+gx sort cs.npy -o cs_cu.npy --key c --key a:desc -u -q
+npy_check cs_cu.npy "$ST" "$cnt" cs_cu.bin && pass "structured .npy, -u on two fields: the new shape ($cnt)" || fail "structured .npy, -u" "$(last_err)"
+gx sort cs.npy -o bad.npy --key a --key nope
+expect_rc "--key naming no field among several: exit 2" 2
+err_mentions "--key naming no field: message lists the fields" "cs.npy" "nope" "a, b, c"
+gx sort cs.npy -o bad.npy --key a --record-size 7
+expect_rc "--key NAME with --record-size: exit 2" 2
+
+# Plain arrays of 1- and 2-byte integers: i1 is signed, u1 unsigned, i2 and u2 are
+# 16-bit keys; f2 (half floats) is refused.
+head -c 40000 cs.bin >b.bin
+for d in '|i1:i8' '|u1:u8' '<i2:i16' '<u2:u16'; do
+  descr=${d%%:*} t=${d##*:}
+  npy_write p.npy 1 "$descr" b.bin
+  n=$(( 40000 / ${descr:2} ))
+  oracle sort b.bin -o pexp.bin --type "$t"
+  gx sort p.npy -o ps.npy -q
+  npy_check ps.npy "'$descr'" "$n" pexp.bin && pass "plain .npy $descr sorts as $t" || fail "plain .npy $descr" "$(last_err)"
+done
+npy_write h.npy 1 '<f2' b.bin
+gx sort h.npy -o bad.npy
+expect_rc "plain .npy of f2: exit 2" 2
+err_mentions "plain .npy of f2: message" "h.npy" "f2"
+
+# A .npy under another name would have its header sorted in: refused, from a pipe too.
+cat k1.npy | "$GX" sort - -o piped.npy 2>"$WORK/last.err"; RC=$?
+expect_rc "a .npy piped to sort -: exit 2" 2
+err_mentions "a .npy piped to sort -: message" "stdin" ".npy"
+[[ ! -e piped.npy ]] && pass "a .npy piped to sort -: no output" || fail "piped .npy: no output" "piped.npy exists"
+cp k1.npy k1.bin
+gx sort k1.bin -o bad.bin --type u32
+expect_rc "a .npy named .bin: exit 2" 2
+err_mentions "a .npy named .bin: message" "k1.bin" ".npy"
+gx check - --type u32 <k1.bin
+expect_rc "a .npy on stdin (a regular file) to check: exit 2" 2
+head -c 8 k1.npy | "$GX" sort - -o - --type u64 >/dev/null 2>"$WORK/last.err"; RC=$?
+expect_rc "8 bytes of .npy magic from a pipe: exit 2" 2
+printf 'abc' | "$GX" sort - -o short.bin --record-size 1 --key-bytes 1 -q; RC=$?
+[[ $RC == 0 && $(cat short.bin) == abc ]] && pass "a stream shorter than the magic sorts" || fail "short stream" "rc $RC"
+
 # Refused: options that contradict the header, big-endian, objects, Fortran order.
 gx sort k1.npy -o bad.npy --type f32
 expect_rc ".npy of u4 with --type f32: exit 2" 2
@@ -106,7 +157,7 @@ if "${PY[0]}" -c 'import numpy' 2>/dev/null; then
 import numpy as np, sys
 a = np.random.default_rng(5).integers(-2**40, 2**40, 77777).astype("<i8")
 np.save("np.npy", a)
-r = np.zeros(3000, dtype=[("k", "<f4"), ("v", "<u4")]); r["k"] = np.random.default_rng(6).normal(size=3000); r["v"] = np.arange(3000)
+r = np.zeros(3000, dtype=[("k", "<f4"), ("v", "<u4")]); r["k"] = np.random.default_rng(6).normal(size=3000); r["v"] = np.arange(3000) % 7
 np.save("st.npy", r)'
   gx sort np.npy -o np_sorted.npy -q
   "${PY[0]}" -c 'import numpy as np; a = np.load("np.npy"); b = np.load("np_sorted.npy"); assert (np.sort(a, kind="stable") == b).all()' \
@@ -114,6 +165,9 @@ np.save("st.npy", r)'
   gx sort st.npy -o st_sorted.npy --key k -q
   "${PY[0]}" -c 'import numpy as np; a = np.load("st.npy"); b = np.load("st_sorted.npy"); assert (np.sort(a, order="k", kind="stable") == b).all()' \
     && pass "numpy: a structured array sorted by a field, as np.sort(order=, kind=stable)" || fail "numpy structured round trip" "differs"
+  gx sort st.npy -o st_kv.npy --key v:desc --key k -q
+  "${PY[0]}" -c 'import numpy as np; a = np.load("st.npy"); b = np.load("st_kv.npy"); i = np.lexsort((a["k"], -a["v"].astype(np.int64))); assert (a[i] == b).all()' \
+    && pass "numpy: --key v:desc --key k is np.lexsort((k, -v))" || fail "numpy composite round trip" "differs"
 else
   skip "numpy round trips" "numpy is not installed"
 fi

@@ -7,6 +7,7 @@
 
 #include "backend/backend.hpp"
 #include "gpu_test_util.hpp"
+#include "../common/composite_keys.hpp"
 
 using namespace gxsort;
 
@@ -61,7 +62,7 @@ TEST_CASE("device-resident flat sort equals the CPU sort for every key type and 
   }
 }
 
-TEST_CASE("device-resident record sort equals the CPU sort: typed and byte keys, gensort, odd sizes") {
+TEST_CASE("device-resident record sort equals the CPU sort: typed, byte and composite keys, gensort, odd sizes") {
   GPU_TEST_REQUIRE_DEVICE();
   auto gpu = make_backend(Device::cuda, 2, parse_size_option("1G", "--device-memory"));
   auto cpu = make_cpu_backend(2);
@@ -77,6 +78,8 @@ TEST_CASE("device-resident record sort equals the CPU sort: typed and byte keys,
     f.record_size = 7 + kb; f.key_offset = 5; f.key_type = KeyType::bytes; f.key_bytes = kb;
     formats.push_back(f);
   }
+  for (const Format& f : gxsort_test::composite_formats())
+    if (!f.flat()) formats.push_back(f);
   for (Format f : formats) {
     for (bool rev : {false, true}) {
       f.reverse = rev;

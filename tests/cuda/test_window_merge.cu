@@ -1,11 +1,13 @@
 // The out-of-core GPU merge pass (windows cut by the multiway co-rank, merged on the
 // device) against the CPU loser tree, byte for byte: K = 1..64 uneven runs, every
-// format, tiny windows so that groups of equal keys straddle window boundaries.
+// format (composite keys too), tiny windows so that groups of equal keys straddle
+// window boundaries.
 #include <cstring>
 #include <random>
 #include <unistd.h>
 #include <vector>
 
+#include "../common/composite_keys.hpp"
 #include "backend/backend.hpp"
 #include "gpu_test_util.hpp"
 #include "engine/merge.hpp"
@@ -135,5 +137,30 @@ TEST_CASE("GPU windowed merge with checkpoints, resumed from each, is the merge 
       job.unique = unique;
       INFO("unique " << unique << " range " << range);
       CHECK(gxsort_test::check_resumable_merge(job, runs, 1) == "");
+    }
+}
+
+TEST_CASE("GPU windowed merge of composite-key runs equals the CPU loser tree (small windows)") {
+  GPU_TEST_REQUIRE_DEVICE();
+  auto gpu = make_backend(Device::cuda, 2, parse_size_option("2G", "--device-memory"));
+  auto cpu = make_cpu_backend(2);
+  std::mt19937_64 rng(23);
+  for (const Format& f : gxsort_test::composite_formats())
+    for (size_t k : {2, 5, 17}) {
+      INFO(f.describe() << " k=" << k);
+      std::vector<std::vector<unsigned char>> data(k);
+      std::vector<RunRef> runs(k);
+      for (size_t i = 0; i < k; ++i) {
+        const size_t n = i % 7 == 3 ? 0 : rng() % 4000;
+        data[i] = gxsort_test::composite_input(f, n, k % 2 ? 3 : 0, rng);
+        HostBuffer scratch = cpu->allocate_host(std::max<size_t>(1, cpu->sort_scratch_bytes(f, n)));
+        cpu->sort_chunk(f, data[i].data(), n, scratch.data());
+        runs[i].mem = data[i].data();
+        runs[i].records = n;
+        runs[i].name = "run" + std::to_string(i);
+      }
+      const auto want = merge_with(f, runs, nullptr, MergeKernel::automatic, 0);
+      // Three slots of ~1000 records: many windows, and groups of equal keys across them.
+      CHECK(merge_with(f, runs, gpu.get(), MergeKernel::automatic, 3 * 1000 * f.record_size) == want);
     }
 }

@@ -48,11 +48,37 @@ TEST_CASE("record formats") {
   CHECK(parse({"check", "x"}).engine.format.key_type == KeyType::u64);
 }
 
+TEST_CASE("--key: repeatable fields make a composite key; one field is the single key; names wait for a .npy") {
+  auto c = parse({"sort", "x", "-o", "y", "--record-size", "16", "--key", "4:u16be:desc", "--key", "8:f64", "-r"});
+  const Format& f = c.engine.format;
+  CHECK(f.composite());
+  CHECK(f.record_size == 16);
+  CHECK(f.key_text() == "4:u16be:desc,8:f64");
+  CHECK(f.reverse);
+  auto s = parse({"check", "x", "--record-size", "24", "--key", "8:i64:desc"});
+  CHECK(!s.engine.format.composite());
+  CHECK(s.engine.format.key_offset == 8);
+  CHECK(s.engine.format.key_type == KeyType::i64);
+  CHECK(s.engine.format.reverse);
+  auto t = parse({"sort", "x", "-o", "y", "--type", "i16"});
+  CHECK(t.engine.format.composite());
+  CHECK(t.engine.format.record_size == 2);
+  auto n = parse({"sort", "x.npy", "-o", "y", "--key", "a", "--key", "b:desc"});
+  CHECK(n.keys == std::vector<std::string>{"a", "b:desc"});
+  CHECK(parse({"sort", "x.npy", "-o", "y", "--key", "0:u32"}).keys.size() == 1);  // the header gives the record size
+  CHECK(code_of({"sort", "x", "-o", "y", "--key", "0:u32"}) == ExitCode::usage);  // no --record-size
+  CHECK(code_of({"sort", "x", "-o", "y", "--key", "a"}) == ExitCode::usage);      // a name, no .npy
+  CHECK(code_of({"sort", "x", "-o", "y", "--record-size", "8", "--key", "0:u32", "--key", "a"}) == ExitCode::usage);
+  CHECK(code_of({"sort", "x", "-o", "y", "--record-size", "8", "--key", "0:u32", "--key-type", "u32"}) == ExitCode::usage);
+  CHECK(code_of({"sort", "x", "-o", "y", "--record-size", "8", "--key", "6:u32"}) == ExitCode::usage);
+  CHECK(code_of({"sort", "x.npy", "-o", "y", "--record-size", "8", "--key", "a"}) == ExitCode::usage);
+}
+
 TEST_CASE("usage errors exit 2") {
   CHECK(code_of({"sort", "x"}) == ExitCode::usage);                              // no -o
   CHECK(code_of({"frobnicate"}) == ExitCode::usage);
   CHECK(code_of({"sort", "x", "-o", "y", "--bogus"}) == ExitCode::usage);
-  CHECK(code_of({"sort", "x", "-o", "y", "--type", "u16"}) == ExitCode::usage);
+  CHECK(code_of({"sort", "x", "-o", "y", "--type", "u17"}) == ExitCode::usage);
   CHECK(code_of({"sort", "x", "-o", "y", "--record-size", "8"}) == ExitCode::usage);  // no key
   CHECK(code_of({"sort", "x", "-o", "y", "--record-size", "8", "--key-offset", "6", "--key-type", "u32"}) == ExitCode::usage);
   CHECK(code_of({"sort", "x", "-o", "y", "--fan-in", "1"}) == ExitCode::usage);

@@ -84,6 +84,12 @@ TEST_CASE("Format::validate rejects keys outside the record") {
   CHECK_THROWS_AS(f.validate(), Error);
   f.key_offset = 4;
   CHECK_NOTHROW(f.validate());
-  CHECK_THROWS_AS(parse_key_type("u16"), Error);
+  CHECK_THROWS_AS(parse_key_type("u17"), Error);
+  CHECK(parse_key_type("u16") == KeyType::u16);
+  CHECK_THROWS_AS(parse_key_type("u16be"), Error);  // big-endian forms only where asked for
+  bool be = false;
+  CHECK(parse_key_type("f64be", &be) == KeyType::f64);
+  CHECK(be);
+  CHECK_THROWS_AS(parse_key_type("u8be", &be), Error);
   CHECK(Format::gensort().record_size == 100);
 }

@@ -365,6 +365,8 @@ TEST_CASE("reduce: usage errors") {
     reduce_chunk_cpu(Format::gensort(), buf.data(), 1, 0);
   } catch (const Error& e) {
     CHECK(e.code() == ExitCode::usage);
-    CHECK(std::string(e.what()) == "reduce needs a typed key");
+    CHECK(std::string(e.what()).find("reduce reduces one typed key") == 0);
   }
+  Format composite = Format::of_keys(8, {Format::single_field(KeyType::u32, 0), Format::single_field(KeyType::i32, 4)}, false);
+  CHECK_THROWS_AS(reduce_chunk_cpu(composite, buf.data(), 1, 0), Error);
 }

@@ -154,13 +154,14 @@ std::string stale_temp_note(const std::vector<std::string>& dirs);
 std::vector<std::string> command_debris_dirs(const EngineOptions& opt, const std::string& output);
 
 // .npy files (docs in README): the format a .npy input's header gives (`given`, the
-// format options when the user gave some, must agree; `key_field` names the key of a
-// structured dtype), and the dtype its outputs get: the input's, or `format`'s.
+// format options when the user gave some, must agree; `keys`, the --key texts: names of
+// fields of a structured dtype with an optional ":desc", or OFFSET:TYPE fields), and the
+// dtype its outputs get: the input's, or `format`'s. --reverse is not applied.
 struct NpyInput {
   Format format;
   std::string descr;
 };
-NpyInput npy_input(const std::string& path, const Format* given, const std::string& key_field);
+NpyInput npy_input(const std::string& path, const Format* given, const std::vector<std::string>& keys);
 std::string npy_descr_for(const Format& format);
 
 // gxsort sort IN -o OUT: a stable sort of the records of IN into OUT (which may be IN).

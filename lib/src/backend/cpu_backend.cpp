@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <utility>
+#include <vector>
 
 #include "backend/backend.hpp"
 #include "graph/graph.hpp"
@@ -42,8 +44,57 @@ void sort_flat_into(const Format& f, const unsigned char* src, unsigned char* ds
 // records needs.
 size_t pair_bytes(size_t n) { return n * (2 * sizeof(uint64_t) + 2 * sizeof(uint32_t)); }
 
+// Groups of tied prefixes at most this large finish on std::stable_sort of the key tail;
+// larger ones (a composite key whose first fields take few values) LSD on its segments.
+constexpr size_t kSmallTie = 256;
+
+// Sorts the tied records [b, e) (equal prefixes, in input order) stably by the rest of
+// the key, through idx: small groups by compare_key_tail, larger ones by a stable radix
+// sort of each later 8-byte segment, last first, with keys/ktmp/itmp [b, e) as scratch.
+void sort_tied(const Format& f, const unsigned char* src, uint64_t* keys, uint32_t* idx, uint64_t* ktmp, uint32_t* itmp,
+               size_t b, size_t e, unsigned threads) {
+  const size_t rs = f.record_size, m = e - b;
+  if (m <= kSmallTie) {
+    std::stable_sort(idx + b, idx + e, [&](uint32_t x, uint32_t y) {
+      return compare_key_tail(f, src + size_t(x) * rs, src + size_t(y) * rs) < 0;
+    });
+    return;
+  }
+  for (size_t s = f.key_segments(); s-- > 1;) {
+    parallel::parallel_for_ranges(m, threads, [&](size_t x, size_t y, unsigned) {
+      for (size_t i = b + x; i < b + y; ++i) keys[i] = key_segment(f, src + size_t(idx[i]) * rs, s);
+    });
+    radix_sort_pairs<uint64_t>(keys + b, idx + b, ktmp + b, itmp + b, m, threads);
+  }
+}
+
+// Keys wider than 8 bytes, after the radix sort of their prefixes: every group of equal
+// prefixes (left in input order) is sorted on the rest of the key. Each thread takes
+// the groups that start in its part of the range; groups too large to share out are
+// sorted after, by all threads. `keys` is overwritten.
+void finish_ties(const Format& f, const unsigned char* src, uint64_t* keys, uint32_t* idx, uint64_t* ktmp,
+                 uint32_t* itmp, size_t n, unsigned threads) {
+  std::vector<size_t> start(threads + 1, n);  // part p: the groups starting in [start[p], start[p + 1])
+  for (unsigned p = 0; p < threads; ++p) {
+    size_t s = parallel::part_range(n, threads, p).begin;
+    while (s > 0 && s < n && keys[s] == keys[s - 1]) ++s;
+    start[p] = std::max(s, p ? start[p - 1] : 0);
+  }
+  const size_t big = threads > 1 ? n / (2 * threads) : n + 1;
+  std::vector<std::vector<std::pair<size_t, size_t>>> large(threads);
+  parallel::parallel_for(threads, threads, [&](size_t p) {
+    for (size_t b = start[p], e; b < start[p + 1]; b = e) {
+      for (e = b + 1; e < start[p + 1] && keys[e] == keys[b];) ++e;
+      if (e - b > big) large[p].push_back({b, e});
+      else if (e - b > 1) sort_tied(f, src, keys, idx, ktmp, itmp, b, e, 1);
+    }
+  });
+  for (const auto& part : large)
+    for (const auto& g : part) sort_tied(f, src, keys, idx, ktmp, itmp, g.first, g.second, threads);
+}
+
 // Records: sort (key prefix, record index) pairs, finish ties of wide keys on the
-// key tail, then gather the records of src into dst in that order.
+// rest of the key, then gather the records of src into dst in that order.
 void sort_records_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n,
                        unsigned char* pairs, unsigned threads, const SortedRange& sorted) {
   const size_t rs = f.record_size;
@@ -64,19 +115,7 @@ void sort_records_into(const Format& f, const unsigned char* src, unsigned char*
   // Byte keys shorter than 8 bytes sit in the high bits of the prefix; digits that
   // never vary (the zero high half of a 32-bit key) are skipped.
   radix_sort_pairs<uint64_t>(keys, idx, ktmp, itmp, n, threads);
-  if (!f.key_fits_prefix()) {
-    // Equal prefixes: order by the rest of the key; stable_sort keeps input order
-    // among equal keys because the radix sort left them in index order.
-    for (size_t b = 0; b < n;) {
-      size_t e = b + 1;
-      while (e < n && keys[e] == keys[b]) ++e;
-      if (e - b > 1)
-        std::stable_sort(idx + b, idx + e, [&](uint32_t x, uint32_t y) {
-          return compare_key_tail(f, src + size_t(x) * rs, src + size_t(y) * rs) < 0;
-        });
-      b = e;
-    }
-  }
+  if (!f.key_fits_prefix()) finish_ties(f, src, keys, idx, ktmp, itmp, n, threads);
   // Each finished piece of dst is reported at once, so its writeback can start.
   parallel::parallel_for(pieces, threads, [&](size_t p) {
     const size_t b = p * piece, e = std::min(n, b + piece);

@@ -45,6 +45,7 @@ uint64_t key_rank(Dist d, uint64_t seed, uint64_t i, uint64_t n) {
 void put_key(const Format& f, Dist d, uint64_t v, unsigned char* k) {
   const bool ordered = d == Dist::sorted || d == Dist::reverse;
   switch (f.key_type) {
+    case KeyType::u8: case KeyType::u16: case KeyType::i8: case KeyType::i16: break;  // composite keys: put_composite_key
     case KeyType::u32: {
       // Random ranks use their high half; small ranks (ordered, few-unique, zipf) their low half.
       uint32_t x = uint32_t((d == Dist::uniform || d == Dist::bits) ? v >> 32 : v);
@@ -83,6 +84,26 @@ void put_key(const Format& f, Dist d, uint64_t v, unsigned char* k) {
   }
 }
 
+// A composite key: the distribution's rank is its normalized key (random bytes for the
+// random distributions, else big-endian in its last 8 bytes), written back into the
+// fields; so --dist sorted is sorted by the fields and their own directions.
+void put_composite_key(const Format& f, Dist d, uint64_t v, unsigned char* rec) {
+  unsigned char norm[kMaxKeyFields * 8 + 64];
+  std::vector<unsigned char> wide;
+  unsigned char* k = norm;
+  if (f.key_bytes > sizeof norm) {
+    wide.resize(f.key_bytes);
+    k = wide.data();
+  }
+  std::memset(k, 0, f.key_bytes);
+  if (d == Dist::uniform || d == Dist::bits) {
+    for (size_t b = 0; b < f.key_bytes; ++b) k[b] = uint8_t(mix64(v + b * 0x9e3779b97f4a7c15ULL) >> 56);
+  } else {
+    for (size_t b = 0; b < 8 && b < f.key_bytes; ++b) k[f.key_bytes - 1 - b] = uint8_t(v >> (8 * b));
+  }
+  set_normalized_key(f, k, rec);
+}
+
 void gen_record(const Format& f, Dist d, uint64_t seed, uint64_t i, uint64_t n, unsigned char* rec) {
   const size_t rs = f.record_size;
   if (f.record_size == 100 && f.key_offset == 0 && f.key_bytes == 10 && f.key_type == KeyType::bytes) {
@@ -102,7 +123,8 @@ void gen_record(const Format& f, Dist d, uint64_t seed, uint64_t i, uint64_t n, 
     uint64_t w = b == 0 ? i : rnd(seed, i, 2 + b);
     std::memcpy(rec + b, &w, std::min<size_t>(8, rs - b));
   }
-  put_key(f, d, key_rank(d, seed, i, n), rec + f.key_offset);
+  if (f.composite()) put_composite_key(f, d, key_rank(d, seed, i, n), rec);
+  else put_key(f, d, key_rank(d, seed, i, n), rec + f.key_offset);
 }
 
 }  // namespace

@@ -41,11 +41,36 @@ npy::Header read_npy_header(io::File& in) {
   return h;
 }
 
+// A .npy file under another name (`cat a.npy | gxsort sort -`) would have its header
+// sorted in with the data: refused. The header's first 8 bytes: the magic, a major
+// version of 1 to 3 and a zero minor version.
+void refuse_npy_head(const std::string& path, const std::string& head) {
+  if (head.size() == 8 && head.compare(0, 6, npy::kMagic) == 0 && head[6] >= 1 && head[6] <= 3 && head[7] == 0)
+    fail_usage(path + ": starts with a .npy header, but its name does not end in .npy: gxsort reads the header of "
+               "a .npy input only by that name (save it as a file, or a FIFO, named *.npy); as raw records the header "
+               "would be sorted in with the data");
+}
+
+void refuse_unnamed_npy(io::File& in) {
+  if (in.is_stream()) {
+    // On its first bytes, when the command reads them (after it checked its outputs).
+    const std::string path = in.path();
+    in.check_first_bytes([path](const unsigned char* data, size_t n) {
+      refuse_npy_head(path, std::string(reinterpret_cast<const char*>(data), std::min<size_t>(n, 8)));
+    });
+  } else if (in.raw_size() >= 8) {
+    std::string head(8, '\0');
+    in.read_at(&head[0], 8, 0);
+    refuse_npy_head(in.path(), head);
+  }
+}
+
 }  // namespace
 
 io::File open_input(const std::string& path, const Format& f) {
   f.validate();
   io::File in = io::File::open_input(path);
+  if (!npy::has_npy_name(path)) refuse_unnamed_npy(in);
   if (npy::has_npy_name(path)) {
     const npy::Header h = read_npy_header(in);
     if (h.itemsize != f.record_size)
@@ -59,10 +84,10 @@ io::File open_input(const std::string& path, const Format& f) {
   return in;
 }
 
-NpyInput npy_input(const std::string& path, const Format* given, const std::string& key_field) {
+NpyInput npy_input(const std::string& path, const Format* given, const std::vector<std::string>& keys) {
   io::File in = io::File::open_input(path);
   const npy::Header h = read_npy_header(in);
-  return {npy::format_of(in.path(), h, given, key_field), h.descr};
+  return {npy::format_of(in.path(), h, given, keys), h.descr};
 }
 
 std::string npy_descr_for(const Format& format) { return npy::descr_for(format); }

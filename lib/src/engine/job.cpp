@@ -24,9 +24,8 @@ std::string digest_of(const Prepared& p, const io::File& in, const std::string& 
   char* real = ::realpath(in.path().c_str(), nullptr);
   const std::string input = real ? real : in.path();
   std::free(real);
-  return resume::job_digest({"gxsort sort job 2", input, std::to_string(in.open_size()), std::to_string(in.open_mtime_ns()),
-                             std::to_string(f.record_size), std::to_string(f.key_offset), key_type_name(f.key_type),
-                             std::to_string(f.key_bytes), f.reverse ? "r" : "-", opt.unique ? "u" : "-", opt.npy_descr,
+  return resume::job_digest({"gxsort sort job 3", input, std::to_string(in.open_size()), std::to_string(in.open_mtime_ns()),
+                             std::to_string(f.record_size), f.key_text(), f.reverse ? "r" : "-", opt.unique ? "u" : "-", opt.npy_descr,
                              io::output_key(output), plan_mode_name(p.plan.mode), std::to_string(p.plan.run_records),
                              std::to_string(p.plan.fan_in), std::to_string(p.plan.buckets)});
 }

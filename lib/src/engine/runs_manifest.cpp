@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -21,9 +22,30 @@ std::string run_file_name(size_t index) {
 
 namespace {
 
+// A composite key is its --key list: "format <record size> keys 0:u16be,4:f32:desc <reverse>".
 std::string format_line(const Format& f) {
+  if (f.composite()) return "format " + std::to_string(f.record_size) + " keys " + f.key_text() + " " + (f.reverse ? "1" : "0");
   return "format " + std::to_string(f.record_size) + " " + std::to_string(f.key_offset) + " " +
          key_type_name(f.key_type) + " " + std::to_string(f.key_bytes) + " " + (f.reverse ? "1" : "0");
+}
+
+// What a format line says, for a message.
+std::string describe_format_line(const std::string& line) {
+  std::istringstream fl(line.substr(7));
+  size_t rs = 0, off = 0, kb = 0;
+  std::string kt, keys;
+  int rev = 0;
+  fl >> rs >> kt;
+  std::string what = "record size " + std::to_string(rs) + ", key ";
+  if (kt == "keys") {
+    fl >> keys >> rev;
+    what += keys;
+  } else {
+    off = std::strtoull(kt.c_str(), nullptr, 10);
+    fl >> kt >> kb >> rev;
+    what += kt + " of " + std::to_string(kb) + " bytes at offset " + std::to_string(off);
+  }
+  return what + (rev ? ", reversed" : "");
 }
 
 }  // namespace
@@ -75,16 +97,9 @@ std::vector<ManifestRun> read_runs_manifest(const std::string& dir, const Format
 
   if (lines.size() < 4) bad(lines.size() - 1, "too short");
   if (lines[1].rfind("format ", 0) != 0) bad(1, "expected the 'format' line");
-  if (lines[1] != format_line(f)) {
-    std::istringstream fl(lines[1].substr(7));
-    size_t rs = 0, off = 0, kb = 0;
-    std::string kt;
-    int rev = 0;
-    fl >> rs >> off >> kt >> kb >> rev;
-    fail_usage(dir + ": runs were made with another format (record size " + std::to_string(rs) + ", key " + kt + " of " +
-               std::to_string(kb) + " bytes at offset " + std::to_string(off) + (rev ? ", reversed" : "") +
+  if (lines[1] != format_line(f))
+    fail_usage(dir + ": runs were made with another format (" + describe_format_line(lines[1]) +
                "); give the same format options");
-  }
   std::istringstream rl(lines[2]);
   std::string word;
   uint64_t count = 0;

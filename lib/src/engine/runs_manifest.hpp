@@ -1,6 +1,7 @@
 // The manifest of a `gxsort runs` directory (DIR/manifest.txt), version 2, text:
 //   gxsort-runs 2
 //   format <record size> <key offset> <key type> <key bytes> <reverse 0|1>
+//     (a composite key: format <record size> keys <the --key list, e.g. 0:u16be,4:f32:desc> <reverse 0|1>)
 //   runs <count>
 //   run-000000.bin <records> <bytes> <xxh3-64 of the file, 16 hex digits>   (one per run, in order)
 //   end <xxh3-64 of every byte of the manifest before this line>

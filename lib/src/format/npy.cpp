@@ -116,16 +116,42 @@ void read_descr(const Reader& r, const Value& d, Header& h) {
   h.descr += "]";
 }
 
-KeyType key_type_of(const std::string& d) {
-  const char kind = d[1];
-  const std::string n = d.substr(2);
-  if (kind == 'u' && n == "4") return KeyType::u32;
-  if (kind == 'u' && n == "8") return KeyType::u64;
-  if (kind == 'i' && n == "4") return KeyType::i32;
-  if (kind == 'i' && n == "8") return KeyType::i64;
-  if (kind == 'f' && n == "4") return KeyType::f32;
-  if (kind == 'f' && n == "8") return KeyType::f64;
-  return KeyType::bytes;  // u1, u2, |V.: compared as bytes (exact for unsigned single bytes only)
+// The key field a dtype field gives: "<u4" -> u32, "|i1" -> i8, "|b1" -> u8, "|V10" -> bytes:10.
+KeyField key_of(const std::string& path, const Field& fl) {
+  const char kind = fl.descr[1];
+  KeyField k = Format::single_field(KeyType::bytes, fl.offset);
+  k.bytes = uint32_t(fl.size);
+  if (kind == 'V') return k;
+  const size_t n = fl.size;
+  const KeyType u[] = {KeyType::u8, KeyType::u16, KeyType::u32, KeyType::u64};
+  const KeyType i[] = {KeyType::i8, KeyType::i16, KeyType::i32, KeyType::i64};
+  const int log2 = n == 1 ? 0 : n == 2 ? 1 : n == 4 ? 2 : n == 8 ? 3 : -1;
+  if (kind == 'b' && n == 1) return Format::single_field(KeyType::u8, fl.offset);
+  if ((kind == 'u' || kind == 'i') && log2 >= 0) return Format::single_field((kind == 'u' ? u : i)[log2], fl.offset);
+  if (kind == 'f' && (n == 4 || n == 8)) return Format::single_field(n == 4 ? KeyType::f32 : KeyType::f64, fl.offset);
+  fail_usage(path + ": dtype " + fl.descr + " is not a key type gxsort orders (u1-u8, i1-i8, f4, f8, b1 or void bytes" +
+             (kind == 'f' && n == 2 ? "; half floats, f2, are not" : "") + ")");
+}
+
+// "name" or "name:desc" / "name:asc".
+KeyField named_key(const std::string& path, const Header& h, const std::string& text) {
+  std::string name = text;
+  bool desc = false;
+  const size_t colon = text.rfind(':');
+  if (colon != std::string::npos && (text.compare(colon + 1, std::string::npos, "desc") == 0 ||
+                                     text.compare(colon + 1, std::string::npos, "asc") == 0)) {
+    name = text.substr(0, colon);
+    desc = text.compare(colon + 1, std::string::npos, "desc") == 0;
+  }
+  for (const Field& fl : h.fields)
+    if (fl.name == name) {
+      KeyField k = key_of(path, fl);
+      k.desc = desc;
+      return k;
+    }
+  std::string names;
+  for (const Field& fl : h.fields) names += (names.empty() ? "" : ", ") + fl.name;
+  fail_usage(path + ": --key " + text + ": the structured array has no field '" + name + "' (fields: " + names + ")");
 }
 
 }  // namespace
@@ -169,42 +195,38 @@ bool parse_header(const std::string& path, const std::string& bytes, Header& h, 
   return true;
 }
 
-Format format_of(const std::string& path, const Header& h, const Format* given, const std::string& key_field) {
-  Format f;
-  const Field* key = &h.fields[0];
-  if (h.structured) {
-    key = nullptr;
-    for (const Field& fl : h.fields)
-      if (fl.name == key_field) key = &fl;
-    if (!key) {
-      std::string names;
-      for (const Field& fl : h.fields) names += (names.empty() ? "" : ", ") + fl.name;
-      fail_usage(path + ": a structured array: name its key field with --key FIELD (fields: " + names + ")");
+Format format_of(const std::string& path, const Header& h, const Format* given, const std::vector<std::string>& keys) {
+  std::vector<KeyField> fields;
+  for (const std::string& text : keys) {
+    KeyField k;
+    if (parse_key_field(text, k)) {
+      fields.push_back(k);
+    } else if (!h.structured) {
+      fail_usage(path + ": --key " + text + " names a field, but the array has a plain dtype " + h.fields[0].descr);
+    } else {
+      fields.push_back(named_key(path, h, text));
     }
-  } else if (!key_field.empty()) {
-    fail_usage(path + ": --key " + key_field + " names a field, but the array has a plain dtype " + key->descr);
   }
-  f.record_size = h.itemsize;
-  f.key_offset = key->offset;
-  f.key_type = key_type_of(key->descr);
-  f.key_bytes = f.key_type == KeyType::bytes ? key->size : key_type_width(f.key_type);
-  if (f.key_type == KeyType::bytes && key->descr[1] != 'V' && key->size > 1)
-    fail_usage(path + ": dtype " + key->descr + " is not a key type gxsort orders (u4, u8, i4, i8, f4, f8, u1, or void bytes)");
-  if (given) {
-    Format g = *given;
-    g.reverse = false;
-    if (g.record_size != f.record_size || g.key_offset != f.key_offset || g.key_type != f.key_type || g.key_bytes != f.key_bytes)
-      fail_usage(path + ": its dtype " + h.descr + " gives " + f.describe() + ", the options say " + g.describe() +
-                 " (leave the format options out for .npy files)");
-    f.reverse = given->reverse;
+  if (keys.empty() && h.structured) {
+    std::string names;
+    for (const Field& fl : h.fields) names += (names.empty() ? "" : ", ") + fl.name;
+    fail_usage(path + ": a structured array: name its key field(s) with --key FIELD (fields: " + names + ")");
   }
+  if (keys.empty()) fields.push_back(key_of(path, h.fields[0]));
+  Format f = Format::of_keys(h.itemsize, fields, false);
+  f.validate();
+  if (given && (given->record_size != f.record_size || given->key_text() != f.key_text()))
+    fail_usage(path + ": its dtype " + h.descr + " gives " + f.describe() + ", the options say " + given->describe() +
+               " (leave the format options out for .npy files)");
   return f;
 }
 
 std::string descr_for(const Format& f) {
-  if (f.flat()) {
-    const char* names[] = {"'<u4'", "'<u8'", "'<i4'", "'<i8'", "'<f4'", "'<f8'"};
-    return names[int(f.key_type)];
+  const std::vector<KeyField> keys = f.key_fields();
+  const KeyField& k = keys[0];
+  if (keys.size() == 1 && k.type != KeyType::bytes && k.bytes == f.record_size) {
+    const std::string name = key_type_name(k.type);
+    return std::string("'") + (k.bytes == 1 ? '|' : k.big_endian ? '>' : '<') + name[0] + std::to_string(k.bytes) + "'";
   }
   return "'|V" + std::to_string(f.record_size) + "'";
 }

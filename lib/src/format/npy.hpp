@@ -37,9 +37,11 @@ bool has_npy_name(const std::string& path);  // ends in .npy
 bool parse_header(const std::string& path, const std::string& bytes, Header& h, uint64_t* needed);
 
 // The record format of a .npy file: its dtype gives the type of a flat file, or the
-// record size and (by `key_field`) the key of a structured one. `given`, when set,
-// must agree with it (exit 2 otherwise); `reverse` is kept from it.
-Format format_of(const std::string& path, const Header& h, const Format* given, const std::string& key_field);
+// record size and (by `keys`: names of fields, each with an optional ":desc", or
+// OFFSET:TYPE fields) the key of a structured one; fields u1-u8, i1-i8 (signed), f4,
+// f8, b1 and void bytes are keys. `given`, when set, must agree with it (exit 2
+// otherwise). --reverse is the caller's.
+Format format_of(const std::string& path, const Header& h, const Format* given, const std::vector<std::string>& keys);
 
 // The dtype text for records of format f: a typed flat key ("<u8"), or opaque records
 // ("|V24") when there is payload.

@@ -107,6 +107,7 @@ File::File(File&& o) noexcept
       base_(o.base_),
       stream_(o.stream_),
       stream_read_(o.stream_read_),
+      first_bytes_check_(std::move(o.first_bytes_check_)),
       open_size_(o.open_size_),
       open_mtime_ns_(o.open_mtime_ns_),
       write_behind_(std::move(o.write_behind_)),
@@ -123,6 +124,7 @@ File& File::operator=(File&& o) noexcept {
     base_ = o.base_;
     stream_ = o.stream_;
     stream_read_ = o.stream_read_;
+    first_bytes_check_ = std::move(o.first_bytes_check_);
     open_size_ = o.open_size_;
     open_mtime_ns_ = o.open_mtime_ns_;
     write_behind_ = std::move(o.write_behind_);
@@ -241,6 +243,7 @@ size_t File::read_stream(void* dst, size_t n) const {
     if (r == 0) break;
     got += size_t(r);
   }
+  if (stream_read_ == 0 && first_bytes_check_) first_bytes_check_(p, got);
   stream_read_ += got;
   return got;
 }

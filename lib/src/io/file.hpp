@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -63,6 +64,12 @@ class File {
   bool is_stream() const { return stream_; }
   // Reads up to n of a stream's next bytes; fewer only where it ends.
   size_t read_stream(void* dst, size_t n) const;
+  // A check of a stream's first bytes (those of its first read_stream: a whole chunk,
+  // or fewer where it ends), run as they arrive: it throws to refuse the stream. Not a
+  // read ahead at open: the command checks its outputs before it waits on its input.
+  void check_first_bytes(std::function<void(const unsigned char* data, size_t n)> check) {
+    first_bytes_check_ = std::move(check);
+  }
   // A chunk of an input at `offset`: a regular file's n bytes there (on `threads`
   // threads; throws if it is shorter), a stream's next bytes (offset must be where the
   // last read ended; fewer than n only at its end). Returns the bytes read.
@@ -132,6 +139,7 @@ class File {
   uint64_t base_ = 0;
   bool stream_ = false;
   mutable uint64_t stream_read_ = 0;
+  std::function<void(const unsigned char*, size_t)> first_bytes_check_;  // check_first_bytes
   uint64_t open_size_ = 0;        // regular inputs: size and mtime at open (check_unchanged)
   int64_t open_mtime_ns_ = -1;
   std::unique_ptr<WriteBehind> write_behind_;

@@ -1,9 +1,9 @@
 // Adjacent unique of sorted records: keeps the first record of each group of equal
 // keys (equal totalOrder bits: -0.0 and +0.0 differ, NaNs with the same bits are equal).
 //
-// Equal keys are equal key bytes: the order transform (sign flip, totalOrder,
-// complement for --reverse) is a bijection, so the raw bytes are compared, never the
-// transformed words. Flat 4- and 8-byte keys take a branch-free typed loop: this runs
+// Equal keys are equal key bytes (same_key, format.hpp): the order transform (sign
+// flip, totalOrder, complement for --reverse) is a bijection, so the raw bytes are
+// compared, field by field for a composite key, never the transformed words. Flat 4- and 8-byte keys take a branch-free typed loop: this runs
 // over every record of `sort -u` on the host (one thread, in the output's write stage),
 // so it must cost far less than writing the record.
 #pragma once
@@ -15,10 +15,6 @@
 #include "gxsort/format.hpp"
 
 namespace gxsort {
-
-inline bool same_key(const Format& f, const unsigned char* a, const unsigned char* b) {
-  return std::memcmp(a + f.key_offset, b + f.key_offset, f.key_bytes) == 0;
-}
 
 namespace detail {
 // Flat keys of type K (any alignment), from record `begin` on, compacted to the front:
