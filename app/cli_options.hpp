@@ -25,6 +25,9 @@ struct Command {
   bool dry_run = false;             // clean: list, remove nothing
   bool json = false;                // --json: the result as one JSON object
   bool format_given = false;        // format options were given (a .npy header must agree)
+  bool threads_given = false;       // --threads was given (a distributed rank's default is its share)
+  bool distributed = false;         // --distributed: a rank of an MPI job (sort, dedupe, plan)
+  int ranks = 0;                    // plan --distributed --ranks N (0: the MPI job's ranks)
   std::string key_field;            // --key FIELD: the key of a structured .npy array
   std::string help_text;            // name == "help": what to print
   bool help_is_error = false;       // `gxsort` alone: the usage goes to stderr, exit 2

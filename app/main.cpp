@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "cli_options.hpp"
+#include "distributed_run.hpp"
+#include "gxsort/distributed.hpp"
 #include "progress_line.hpp"
 #include "reports.hpp"
 
@@ -66,6 +68,11 @@ int run(const cli::Command& cmd) {
     return 0;
   }
   if (cmd.name == "info") { cli::print_info(stdout, opt, cmd.json); return 0; }
+  if (cmd.name == "plan" && cmd.distributed) {  // --ranks N: planned here, as if on this host
+    const EngineOptions rank = distributed_rank_options(opt, 0, cmd.ranks, cmd.threads_given);
+    cli::print_plan(stdout, plan_distributed(cmd.inputs[0], rank, cmd.plan_format, nullptr, cmd.ranks), cmd.plan_format);
+    return 0;
+  }
   if (cmd.name == "plan") {
     cli::print_plan(stdout, plan_sort(cmd.inputs[0], cmd.output, opt, cmd.plan_format), cmd.plan_format);
     return 0;
@@ -95,19 +102,6 @@ struct EarlyCudaStart {
   std::optional<EarlyDeviceStart> start;
 };
 
-// Out of host memory, whatever asked for it: the budget is --memory's (or the RAM and
-// cgroup limits under it). Names the command's input, the budget and what to change.
-std::string out_of_memory(const cli::Command& cmd, uint64_t bytes) {
-  std::string what = cmd.name;
-  if (!cmd.inputs.empty()) what += " " + cmd.inputs[0];
-  const std::string asked = bytes ? "allocating " + std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB " : "";
-  const std::string budget = !cmd.engine.memory.given ? "the default --memory (half of RAM)"
-                             : cmd.engine.memory.percent > 0 ? "--memory " + std::to_string(int(cmd.engine.memory.percent)) + "%"
-                                                             : "--memory " + format_bytes(cmd.engine.memory.bytes);
-  return what + ": out of host memory " + asked + "within " + budget +
-         ": lower --memory, or raise the memory limit of the job (ulimit -v, the cgroup or the batch scheduler's)";
-}
-
 int main(int argc, char** argv) {
   cli::Command cmd;
   try {
@@ -117,20 +111,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gxsort: %s\n", e.what());
     return int(e.code());
   }
+  // A rank of an MPI job (plan --ranks N plans one without MPI).
+  if (cmd.distributed && !(cmd.name == "plan" && cmd.ranks > 0)) return cli::run_distributed(cmd, &argc, &argv);
   try {
     EarlyCudaStart early(cmd);
     return run(cmd);
-  } catch (const OutOfMemory& e) {
-    std::fprintf(stderr, "gxsort: %s\n", out_of_memory(cmd, e.bytes()).c_str());
-    return int(ExitCode::io);
-  } catch (const Error& e) {
-    std::fprintf(stderr, "gxsort: %s\n", e.what());
-    return int(e.code());
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "gxsort: %s\n", out_of_memory(cmd, 0).c_str());
-    return int(ExitCode::io);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "gxsort: %s\n", e.what());
-    return int(ExitCode::io);
+  } catch (...) {
+    const cli::ErrorReport r = cli::describe_error(cmd, std::current_exception());
+    std::fprintf(stderr, "gxsort: %s\n", r.message.c_str());
+    return int(r.code);
   }
 }

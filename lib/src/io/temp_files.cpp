@@ -1,6 +1,7 @@
 #include "io/temp_files.hpp"
 
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -73,8 +74,14 @@ void unlink_all() {
   }
 }
 
+std::atomic<unsigned> g_linger_ms{0};
+
 extern "C" void cleanup_on_signal(int sig) {
   unlink_all();
+  if (const unsigned ms = g_linger_ms.load()) {  // nanosleep is async-signal-safe
+    struct timespec t{time_t(ms / 1000), long(ms % 1000) * 1000000L};
+    while (::nanosleep(&t, &t) != 0 && errno == EINTR) {}
+  }
   ::signal(sig, SIG_DFL);
   ::raise(sig);
 }
@@ -94,6 +101,8 @@ std::string host_label() {
 }  // namespace
 
 void remove_all_temps_now() { unlink_all(); }
+
+void set_signal_linger(unsigned milliseconds) { g_linger_ms.store(milliseconds); }
 
 const std::string& this_host_label() {
   static const std::string label = host_label();
