@@ -86,23 +86,26 @@ class ThreadComm : public gxsort::distributed::Comm {
   }
   std::vector<std::string> allgatherv(const std::string& bytes) override { return w_.gather(rank_, bytes); }
   std::string broadcast(const std::string& bytes, int root) override { return w_.gather(rank_, bytes)[size_t(root)]; }
-  void alltoallv(const void* send, const std::vector<uint64_t>& send_counts, void* recv,
-                 const std::vector<uint64_t>& recv_counts, size_t unit) override {
-    uint64_t total = 0;
-    for (uint64_t c : send_counts) total += c;
-    // Each rank's counts, then its data.
-    std::string mine(reinterpret_cast<const char*>(send_counts.data()), send_counts.size() * 8);
-    mine.append(static_cast<const char*>(send), size_t(total * unit));
+  using Comm::alltoallv;
+  void alltoallv(const void* send, const std::vector<uint64_t>& send_counts, const std::vector<uint64_t>& send_displs,
+                 void* recv, const std::vector<uint64_t>& recv_counts, const std::vector<uint64_t>& recv_displs,
+                 size_t unit) override {
+    // Each rank leaves the elements for rank d as its d-th piece: a count, then the bytes.
+    std::string mine;
+    for (size_t d = 0; d < send_counts.size(); ++d) {
+      mine.append(reinterpret_cast<const char*>(&send_counts[d]), 8);
+      if (send_counts[d]) mine.append(static_cast<const char*>(send) + send_displs[d] * unit, size_t(send_counts[d] * unit));
+    }
     const std::vector<std::string> all = w_.gather(rank_, mine);
-    auto* out = static_cast<char*>(recv);
     for (size_t s = 0; s < all.size(); ++s) {
-      std::vector<uint64_t> counts(all.size());
-      std::memcpy(counts.data(), all[s].data(), counts.size() * 8);
-      uint64_t at = 0;
-      for (int d = 0; d < rank_; ++d) at += counts[size_t(d)];
-      if (counts[size_t(rank_)] != recv_counts[s]) throw std::logic_error("alltoallv: the counts disagree");
-      std::memcpy(out, all[s].data() + counts.size() * 8 + at * unit, size_t(recv_counts[s] * unit));
-      out += recv_counts[s] * unit;
+      size_t at = 0;
+      uint64_t count = 0;
+      for (int d = 0; d <= rank_; ++d) {
+        std::memcpy(&count, all[s].data() + at, 8);
+        if (d < rank_) at += 8 + size_t(count * unit);
+      }
+      if (count != recv_counts[s]) throw std::logic_error("alltoallv: the counts disagree");
+      if (count) std::memcpy(static_cast<char*>(recv) + recv_displs[s] * unit, all[s].data() + at + 8, size_t(count * unit));
     }
   }
   void barrier() override { w_.barrier(); }

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -218,14 +219,17 @@ TEST_CASE("cut_run: a run in a file is cut where the same run in memory is") {
 namespace {
 
 // sort_distributed on `ranks` thread ranks; returns each rank's error text ("" if none).
+// `shapes` collects how the ranks sorted and received ("run files, to files").
 std::vector<std::string> sort_on_threads(int ranks, const std::string& in, const std::string& out,
-                                         const std::vector<EngineOptions>& opts) {
+                                         const std::vector<EngineOptions>& opts, std::set<std::string>* shapes = nullptr) {
   gxsort_test::ThreadWorld world(ranks);
   std::vector<std::string> errors(static_cast<size_t>(ranks));
   world.run([&](int r) {
     DistributedJob job(std::make_unique<gxsort_test::ThreadComm>(world, r));
     try {
-      sort_distributed(in, out, opts[size_t(r)], job);
+      const RunStats st = sort_distributed(in, out, opts[size_t(r)], job);
+      for (const RankStats& x : st.ranks)
+        if (shapes && x.slice_records) shapes->insert(x.local + (x.received_in_memory ? ", in memory" : ", to files"));
     } catch (const PeerFailed&) {
       errors[size_t(r)] = "peer";
     } catch (const std::exception& e) {
@@ -249,10 +253,12 @@ TEST_CASE("sort_distributed on thread ranks: byte-identical to sort_file, in and
       {rec, 60000, 5, "1M", true, false},                               // -u across rank boundaries
       {rec, 3000, 1, "", true, true},                                   // one key
       {Format::gensort(), 20000, 0, "2M", false, true},
+      {Format::gensort(), 70000, 7, "16M", false, false},               // 1 rank: runs in memory, received to files
       {Format::typed(KeyType::f64), 5000, 3, "", true, false},          // NaNs, signed zeros
       {Format::typed(KeyType::u32), 2, 0, "", false, false},            // fewer records than ranks
       {Format::typed(KeyType::u32), 0, 0, "", false, false},
   };
+  std::set<std::string> shapes;
   for (const Case& c : cases)
     for (int ranks : {1, 3, 4}) {
       Format f = c.f;
@@ -269,11 +275,15 @@ TEST_CASE("sort_distributed on thread ranks: byte-identical to sort_file, in and
       o.tmp_dirs = {dir.path};
       sort_file(dir.file("in"), dir.file("want"), o);
       if (!o.memory.given) o.memory = parse_size_option("64M", "--memory");
-      const std::vector<std::string> errors = sort_on_threads(ranks, dir.file("in"), dir.file("got"), std::vector<EngineOptions>(size_t(ranks), o));
+      const std::vector<std::string> errors =
+          sort_on_threads(ranks, dir.file("in"), dir.file("got"), std::vector<EngineOptions>(size_t(ranks), o), &shapes);
       for (const std::string& e : errors) CHECK(e == "");
       CHECK(gxsort_test::read_file(dir.file("got")) == gxsort_test::read_file(dir.file("want")));
       CHECK(io::find_temp_files({dir.path}).empty());
     }
+  // Every way a rank sorts its slice and receives its range was taken.
+  CHECK(shapes == std::set<std::string>{"in memory, in memory", "runs in memory, to files", "run files, in memory",
+                                        "run files, to files"});
 }
 
 TEST_CASE("sort_distributed on thread ranks: a rank that fails fails them all, leaving nothing") {

@@ -4,6 +4,19 @@
 
 namespace gxsort::distributed {
 
+namespace {
+std::vector<uint64_t> packed(const std::vector<uint64_t>& counts) {
+  std::vector<uint64_t> at(counts.size(), 0);
+  for (size_t i = 1; i < counts.size(); ++i) at[i] = at[i - 1] + counts[i - 1];
+  return at;
+}
+}  // namespace
+
+void Comm::alltoallv(const void* send, const std::vector<uint64_t>& send_counts, void* recv,
+                     const std::vector<uint64_t>& recv_counts, size_t unit) {
+  alltoallv(send, send_counts, packed(send_counts), recv, recv_counts, packed(recv_counts), unit);
+}
+
 std::vector<uint64_t> Comm::alltoall(const std::vector<uint64_t>& per_rank) {
   const std::vector<uint64_t> ones(size_t(size()), 1);
   std::vector<uint64_t> got(per_rank.size());

@@ -34,18 +34,22 @@ class Comm {
   virtual std::vector<std::string> allgatherv(const std::string& bytes) = 0;
   // Rank `root`'s bytes, on every rank.
   virtual std::string broadcast(const std::string& bytes, int root) = 0;
-  // All-to-all of elements of `unit` bytes: send holds send_counts[d] elements for each
-  // rank d back to back in rank order, recv receives recv_counts[s] from each rank s the
-  // same way. Each side's total is at most kMaxElements (MPI counts and displacements are
-  // ints); the caller cuts larger exchanges into rounds.
-  virtual void alltoallv(const void* send, const std::vector<uint64_t>& send_counts, void* recv,
-                         const std::vector<uint64_t>& recv_counts, size_t unit) = 0;
+  // All-to-all of elements of `unit` bytes: send_counts[d] elements from element
+  // send_displs[d] of `send` go to each rank d, recv_counts[s] from each rank s land at
+  // element recv_displs[s] of `recv`. Counts and displacements are at most kMaxElements
+  // (MPI's are ints): the caller cuts larger exchanges into rounds.
+  virtual void alltoallv(const void* send, const std::vector<uint64_t>& send_counts,
+                         const std::vector<uint64_t>& send_displs, void* recv, const std::vector<uint64_t>& recv_counts,
+                         const std::vector<uint64_t>& recv_displs, size_t unit) = 0;
   virtual void barrier() = 0;
   // Ends every process of the job with exit status `code` (MPI_Abort).
   [[noreturn]] virtual void abort(int code) = 0;
 
   static constexpr uint64_t kMaxElements = 0x7fffffff;
 
+  // The same with each side's elements back to back in rank order.
+  void alltoallv(const void* send, const std::vector<uint64_t>& send_counts, void* recv,
+                 const std::vector<uint64_t>& recv_counts, size_t unit);
   // One uint64 to and from every rank: per_rank[d] goes to rank d; returns what each
   // rank sent this one, in rank order.
   std::vector<uint64_t> alltoall(const std::vector<uint64_t>& per_rank);

@@ -13,8 +13,8 @@ namespace {
 
 uint64_t sum(const std::vector<uint64_t>& v) { return std::accumulate(v.begin(), v.end(), uint64_t(0)); }
 
-// One copy of a round: `count` records from record `first` of a run, or into a sender's
-// place, at byte `at` of a staging buffer.
+// One copy of a round: `count` records from record `first` of a run to byte `at` of the
+// outgoing buffer.
 struct Copy {
   size_t peer;
   uint64_t first, count;
@@ -74,6 +74,8 @@ class Inbox {
       if (totals[s])
         r.files[s] = std::make_shared<io::TempFile>(io::TempFile::create(tmp_dirs[s % tmp_dirs.size()], "recv"));
   }
+  // Where sender s's records start in the receive area (in memory).
+  uint64_t first(size_t sender) const { return base_[sender]; }
   void store(size_t sender, uint64_t first, const unsigned char* data, uint64_t count) const {
     if (count == 0) return;
     if (r_.in_memory) std::memcpy(r_.memory.data() + (base_[sender] + first) * rs_, data, size_t(count * rs_));
@@ -127,6 +129,31 @@ std::vector<std::vector<uint64_t>> exchange_piece_sizes(Comm& comm, const std::v
   return sizes;
 }
 
+// A round: each pair's share of its records, the records before it already moved.
+struct Round {
+  std::vector<uint64_t> from, count;
+  Round(const std::vector<uint64_t>& totals, uint64_t rounds, uint64_t k) {
+    for (uint64_t total : totals) {
+      const uint64_t share = pair_share(total, rounds);
+      from.push_back(std::min(total, k * share));
+      count.push_back(std::min(total - from.back(), share));
+    }
+  }
+};
+
+std::vector<uint64_t> packed(const std::vector<uint64_t>& counts) {
+  std::vector<uint64_t> at(counts.size(), 0);
+  for (size_t i = 1; i < counts.size(); ++i) at[i] = at[i - 1] + counts[i - 1];
+  return at;
+}
+
+// The staging buffers hold the first round, the largest (every pair's share rounded up).
+uint64_t first_round(const std::vector<uint64_t>& totals, uint64_t rounds) {
+  uint64_t n = 0;
+  for (uint64_t t : totals) n += pair_share(t, rounds);
+  return n;
+}
+
 }  // namespace
 
 Received exchange(Comm& comm, const Format& f, LocalRuns& local, const std::vector<std::vector<uint64_t>>& cuts,
@@ -140,51 +167,43 @@ Received exchange(Comm& comm, const Format& f, LocalRuns& local, const std::vect
   Received r;
   r.records = sum(incoming);
   r.in_memory = receive_in_memory(shape, r.records, rs);
-  round_records = comm.allreduce(shape.round_records, Comm::Op::min);
+  // In place: MPI reads the one in-memory run and writes the receive area itself, where
+  // their records fit its int displacements: no staging copies, and no staging buffers
+  // to bound the rounds.
+  const bool send_in_place = local.runs.size() <= 1 && (local.runs.empty() || local.runs[0].mem) &&
+                             local.records() <= Comm::kMaxElements;
+  const bool recv_in_place = r.in_memory && r.records <= Comm::kMaxElements;
+  const uint64_t mine = send_in_place && recv_in_place ? Comm::kMaxElements - ranks : shape.round_records;
+  round_records = comm.allreduce(mine, Comm::Op::min);
   st.rounds = comm.allreduce(exchange_rounds(std::max(sum(out.totals()), r.records), round_records), Comm::Op::max);
   st.received_in_memory = r.in_memory;
   st.kept = out.totals()[me];
   st.sent = sum(out.totals()) - st.kept;
   st.received = r.records - incoming[me];
 
-  // The staging buffers hold the first round, the largest (every pair's share rounded
-  // up): at most round_records + ranks records.
-  uint64_t first_out = 0, first_in = 0;
-  for (size_t d = 0; d < ranks; ++d) {
-    first_out += pair_share(out.totals()[d], st.rounds);
-    first_in += pair_share(incoming[d], st.rounds);
-  }
   std::unique_ptr<Inbox> inbox;
   io::AlignedBuffer outgoing, arriving;
   comm.collectively([&] {
     inbox = std::make_unique<Inbox>(r, incoming, rs, backend, tmp_dirs);
-    if (first_out) outgoing = io::AlignedBuffer(size_t(first_out * rs));
-    if (first_in) arriving = io::AlignedBuffer(size_t(first_in * rs));
+    if (!send_in_place && st.rounds) outgoing = io::AlignedBuffer(size_t(first_round(out.totals(), st.rounds) * rs));
+    if (!recv_in_place && st.rounds) arriving = io::AlignedBuffer(size_t(first_round(incoming, st.rounds) * rs));
   });
-  std::vector<uint64_t> send_from(ranks), send_count(ranks), recv_from(ranks), recv_count(ranks, 0);
+  const unsigned char* send = send_in_place ? (local.runs.empty() ? nullptr : local.runs[0].mem) : outgoing.data();
+  unsigned char* recv = recv_in_place ? r.memory.data() : arriving.data();
+  Round last(incoming, st.rounds, st.rounds);  // nothing arrived before round 0
   for (uint64_t k = 0; k <= st.rounds; ++k) {
+    const Round sending(out.totals(), st.rounds, k), receiving(incoming, st.rounds, k);
     comm.collectively([&] {
       // The round before: what arrived goes to its place (a file write may fail here).
-      std::vector<Copy> stores;
-      size_t at = 0;
-      for (size_t s = 0; s < ranks; ++s) {
-        if (recv_count[s]) stores.push_back({s, recv_from[s], recv_count[s], 0, at});
-        at += size_t(recv_count[s] * rs);
+      if (!recv_in_place) {
+        const std::vector<uint64_t> at = packed(last.count);
+        parallel::parallel_for(ranks, threads, [&](size_t s) {
+          inbox->store(s, last.from[s], arriving.data() + at[s] * rs, last.count[s]);
+        });
       }
-      parallel::parallel_for(stores.size(), threads, [&](size_t i) {
-        inbox->store(stores[i].peer, stores[i].first, arriving.data() + stores[i].at, stores[i].count);
-      });
-      if (k == st.rounds) return;
+      if (k == st.rounds || send_in_place) return;
       // This round: each pair's share, from the runs into the outgoing buffer.
-      for (size_t d = 0; d < ranks; ++d) {
-        const uint64_t share = pair_share(out.totals()[d], st.rounds);
-        send_from[d] = std::min(out.totals()[d], k * share);
-        send_count[d] = std::min(out.totals()[d] - send_from[d], share);
-        const uint64_t their = pair_share(incoming[d], st.rounds);
-        recv_from[d] = std::min(incoming[d], k * their);
-        recv_count[d] = std::min(incoming[d] - recv_from[d], their);
-      }
-      const std::vector<Copy> copies = out.copies(send_from, send_count);
+      const std::vector<Copy> copies = out.copies(sending.from, sending.count);
       parallel::parallel_for(copies.size(), threads, [&](size_t i) {
         const Copy& c = copies[i];
         const RunRef& run = local.runs[c.run];
@@ -194,9 +213,13 @@ Received exchange(Comm& comm, const Format& f, LocalRuns& local, const std::vect
       });
     });
     if (k == st.rounds) break;
+    std::vector<uint64_t> send_at = packed(sending.count), recv_at = packed(receiving.count);
+    for (size_t d = 0; d < ranks && send_in_place; ++d) send_at[d] = (local.runs.empty() ? 0 : cuts[0][d]) + sending.from[d];
+    for (size_t s = 0; s < ranks && recv_in_place; ++s) recv_at[s] = inbox->first(s) + receiving.from[s];
     const auto m0 = std::chrono::steady_clock::now();
-    comm.alltoallv(outgoing.data(), send_count, arriving.data(), recv_count, rs);
+    comm.alltoallv(send, sending.count, send_at, recv, receiving.count, recv_at, rs);
     st.mpi_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - m0).count();
+    last = receiving;
   }
   local.release();
   inbox->describe(piece_records);

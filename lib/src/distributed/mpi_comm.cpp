@@ -20,6 +20,7 @@ std::vector<int> as_ints(const std::vector<uint64_t>& v, const char* what) {
   return out;
 }
 
+// Packed displacements of ints (allgatherv).
 std::vector<int> displacements(const std::vector<int>& counts, const char* what) {
   std::vector<int> d(counts.size());
   uint64_t at = 0;
@@ -89,10 +90,12 @@ class MpiComm : public Comm {
     if (n) MPI_Bcast(&out[0], int(n), MPI_BYTE, root, MPI_COMM_WORLD);
     return out;
   }
-  void alltoallv(const void* send, const std::vector<uint64_t>& send_counts, void* recv,
-                 const std::vector<uint64_t>& recv_counts, size_t unit) override {
+  using Comm::alltoallv;
+  void alltoallv(const void* send, const std::vector<uint64_t>& send_counts, const std::vector<uint64_t>& send_displs,
+                 void* recv, const std::vector<uint64_t>& recv_counts, const std::vector<uint64_t>& recv_displs,
+                 size_t unit) override {
     const std::vector<int> sc = as_ints(send_counts, "send count"), rc = as_ints(recv_counts, "receive count");
-    const std::vector<int> sd = displacements(sc, "send displacement"), rd = displacements(rc, "receive displacement");
+    const std::vector<int> sd = as_ints(send_displs, "send displacement"), rd = as_ints(recv_displs, "receive displacement");
     const MPI_Datatype t = unit_type(unit);
     MPI_Alltoallv(send, sc.data(), sd.data(), t, recv, rc.data(), rd.data(), t, MPI_COMM_WORLD);
   }

@@ -23,6 +23,9 @@ class SharedOutput {
   static SharedOutput open(Comm& comm, const std::string& path, const io::OutputHeader& header);
   const io::File& file() const { return output_ ? output_->file() : file_; }
   const std::string& label() const { return label_; }
+  // This rank's writes start their writeback as they are made (io::File::start_write_behind):
+  // the final sync then has little left.
+  void start_write_behind() { output_ ? output_->file().start_write_behind() : file_.start_write_behind(); }
   // Collective: the byte where a range of `bytes` of this rank starts.
   static uint64_t offset_of(Comm& comm, uint64_t bytes);
   // This rank's range is written: synced (unless `sync` is false) and, but on rank 0,

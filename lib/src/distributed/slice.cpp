@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/run_formation.hpp"
+#include "io/mapped_file.hpp"
 #include "kernels/unique.hpp"
 
 namespace gxsort::distributed {
@@ -21,14 +22,34 @@ void LocalRuns::release() {
 
 namespace {
 
-// The slice read whole into host memory (the backend's: pinned for a GPU) and sorted
-// there in runs of shape.run_records, each in place with one run's scratch.
+// One run: the slice's cached pages mapped and sorted straight into the buffer, where
+// the backend's own scratch is a copy of the records anyway (the CPU's): no read copy,
+// no copy back, and no scratch for flat keys.
+bool sorted_from_mapping(Prepared& p, const RankShape& shape, const io::File& in, const EngineOptions& opt,
+                         LocalRuns& out) {
+  const Format& f = opt.format;
+  const uint64_t n = shape.slice.records;
+  if (shape.run_records < n || p.backend->sort_scratch_bytes(f, size_t(n)) < n * f.record_size) return false;
+  const io::MappedFile src = io::MappedFile::map_read(in, size_t(n * f.record_size), shape.slice.first * f.record_size, false);
+  p.backend->sort_into(f, src.data(), out.memory.data(), size_t(n));
+  RunRef run;
+  run.mem = out.memory.data();
+  run.records = opt.unique ? unique_in_place(f, out.memory.data(), size_t(n)) : n;
+  run.name = in.path();
+  out.runs.push_back(run);
+  return true;
+}
+
+// The slice in host memory (the backend's: pinned for a GPU), sorted there in runs of
+// shape.run_records: from a mapping of the input, or read and sorted run by run in
+// place with one run's scratch.
 LocalRuns sort_in_memory(Prepared& p, const RankShape& shape, const io::File& in, const EngineOptions& opt) {
   const Format& f = opt.format;
   const size_t rs = f.record_size;
   const uint64_t n = shape.slice.records;
   LocalRuns out;
   out.memory = p.backend->allocate_host(size_t(n * rs));
+  if (sorted_from_mapping(p, shape, in, opt, out)) return out;
   in.read_at_parallel(out.memory.data(), size_t(n * rs), shape.slice.first * rs, p.threads);
   if (opt.progress) opt.progress("read", n * rs, n * rs);
   HostBuffer scratch = p.backend->allocate_host(p.backend->sort_scratch_bytes(f, size_t(shape.run_records)));

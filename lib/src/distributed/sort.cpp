@@ -70,6 +70,7 @@ void set_up(Comm& comm, Setup& s, const std::string& input, const std::string& o
     }
   });
   s.out.emplace(SharedOutput::open(comm, output, output_header(opt, rs)));
+  s.out->start_write_behind();
   comm.collectively([&] {
     if (comm.rank() == 0) io::check_space({{io::directory_of(output), s.records * rs, "the output"}});
   });
@@ -93,6 +94,10 @@ uint64_t merge_received(Prepared& p, Received& rec, const EngineOptions& opt, co
   job.progress = opt.progress;
   job.done_bytes = &done;
   job.total_bytes = bytes;
+  if (rec.in_memory && rec.pieces.size() == 1 && !opt.unique) {  // nothing to merge (one rank, say)
+    out.write_at_parallel(rec.pieces[0].mem, size_t(bytes), offset, p.threads);
+    return rec.records;
+  }
   if (rec.in_memory) {  // read in place: only the output buffers and the device's windows
     job.buffer_bytes = size_t(4) << 20;
     job.window_memory = std::max<uint64_t>(p.memory - std::min(p.memory, bytes), uint64_t(16) << 20);
