@@ -1,6 +1,8 @@
 #include "distributed_run.hpp"
 
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <memory>
 #include <optional>
 
@@ -9,6 +11,14 @@
 #include "reports.hpp"
 
 namespace gxsort::cli {
+
+bool other_rank_of_a_job() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+    const char* v = std::getenv(name);
+    if (v && *v) return std::string(v) != "0";
+  }
+  return false;
+}
 
 int run_distributed(const Command& cmd, int* argc, char*** argv) {
   std::unique_ptr<DistributedJob> job;

@@ -108,7 +108,8 @@ int main(int argc, char** argv) {
     cmd = cli::parse_command_line(argc, argv);
     cli::resolve_npy(cmd);
   } catch (const Error& e) {
-    std::fprintf(stderr, "gxsort: %s\n", e.what());
+    // Every rank of an MPI job fails to parse the same command line: rank 0 says so.
+    if (!cli::other_rank_of_a_job()) std::fprintf(stderr, "gxsort: %s\n", e.what());
     return int(e.code());
   }
   // A rank of an MPI job (plan --ranks N plans one without MPI).

@@ -161,6 +161,8 @@ else
 fi
 dist 3 sort in.bin -o - -q
 one_error "-o - (standard output)" 2 "rank 0" "regular file"
+dist 3 sort in.bin -o outdir/got.bin -q --fan-out 2
+one_error "an unknown option: said once, not by every rank" 2 "--fan-out"
 cat in.bin | "${MPIRUN[@]}" -np 2 "$GX" sort - -o outdir/got.bin -q --distributed >"$WORK/last.out" 2>"$WORK/last.err"
 RC=$?
 one_error "a stream input" 2 "rank 0" "not a stream"

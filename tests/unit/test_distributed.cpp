@@ -3,6 +3,7 @@
 // positions, the sampling bound), and whole sorts on ranks that are threads of this
 // process (tests/common/thread_comm.hpp), byte-identical to sort_file, with a rank that fails.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -22,6 +23,7 @@
 #include "io/file.hpp"
 #include "io/debris.hpp"
 #include "io/temp_files.hpp"
+#include "plan/sizes.hpp"
 
 using namespace gxsort;
 using namespace gxsort::distributed;
@@ -308,4 +310,21 @@ TEST_CASE("sort_distributed on thread ranks: a rank that fails fails them all, l
   const std::vector<std::string> differ = sort_on_threads(3, dir.file("in"), dir.file("out"), opts);
   CHECK(differ[1].find("differ from rank 0") != std::string::npos);
   CHECK(differ[0] == "peer");
+}
+
+TEST_CASE("distributed_rank_options: a rank's share of its host, its GPU, and what was given kept") {
+  EngineOptions o;
+  o.device = Device::cpu;
+  const EngineOptions a = distributed_rank_options(o, 5, 4, false);
+  CHECK(a.device_index == 5);
+  CHECK(a.memory.given);
+  CHECK(a.memory.bytes == memory_limit().bytes / 2 / 4);
+  const unsigned cores = unsigned(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
+  CHECK(a.threads == std::max(1u, std::min(default_threads(), cores / 4)));
+  o.memory = parse_size_option("1G", "--memory");
+  o.threads = 7;
+  const EngineOptions b = distributed_rank_options(o, 0, 4, true);
+  CHECK(b.memory.bytes == uint64_t(1) << 30);
+  CHECK(b.threads == 7);
+  CHECK(!b.device_memory.given);  // --device cpu: no GPU budget to share
 }

@@ -89,6 +89,7 @@ struct RankStats {
   uint64_t output_records = 0;   // records of its range of the output
   bool received_in_memory = true;
   uint64_t rounds = 0;
+  // mpi_seconds: in MPI_Alltoallv, once every rank was there (the exchange's waits excluded).
   double sort_seconds = 0, splitters_seconds = 0, exchange_seconds = 0, mpi_seconds = 0, merge_seconds = 0;
   double seconds = 0;
 };

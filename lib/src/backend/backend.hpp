@@ -140,5 +140,7 @@ std::unique_ptr<Backend> make_backend(Device device, unsigned threads, const Siz
 
 // Devices visible to the CUDA backend (empty without CUDA or without a GPU).
 std::vector<DeviceInfo> list_devices(const SizeOption& device_memory);
+// How many there are, without starting any (0 without CUDA or without a GPU).
+unsigned visible_gpus();
 
 }  // namespace gxsort

@@ -19,6 +19,14 @@ std::unique_ptr<Backend> make_backend(Device device, unsigned threads, const Siz
   return make_cpu_backend(threads);
 }
 
+unsigned visible_gpus() {
+#if GXSORT_HAVE_CUDA
+  return unsigned(cuda_device_count());
+#else
+  return 0;
+#endif
+}
+
 std::vector<DeviceInfo> list_devices(const SizeOption& device_memory) {
 #if GXSORT_HAVE_CUDA
   if (cuda_device_usable()) return cuda_list_devices(device_memory);

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "distributed/comm.hpp"
+#include "io/space.hpp"
 #include "parallel/parallel_for.hpp"
 
 namespace gxsort::distributed {
@@ -16,7 +17,6 @@ uint64_t sum(const std::vector<uint64_t>& v) { return std::accumulate(v.begin(),
 // One copy of a round: `count` records from record `first` of a run to byte `at` of the
 // outgoing buffer.
 struct Copy {
-  size_t peer;
   uint64_t first, count;
   size_t run;
   size_t at;
@@ -42,7 +42,7 @@ class Outbox {
         const uint64_t piece = cuts_[i][d + 1] - cuts_[i][d];
         if (skip >= piece) { skip -= piece; continue; }
         const uint64_t n = std::min(piece - skip, left);
-        out.push_back({d, cuts_[i][d] + skip, n, i, at});
+        out.push_back({cuts_[i][d] + skip, n, i, at});
         at += size_t(n * rs_);
         left -= n;
         skip = 0;
@@ -69,6 +69,11 @@ class Inbox {
       for (size_t s = 1; s < totals.size(); ++s) base_[s] = base_[s - 1] + totals[s - 1];
       return;
     }
+    // Sender s's file goes to temp directory s mod dirs: the space for each first.
+    std::vector<io::SpaceNeed> needs;
+    for (size_t i = 0; i < tmp_dirs.size(); ++i) needs.push_back({tmp_dirs[i], 0, "records received"});
+    for (size_t s = 0; s < totals.size(); ++s) needs[s % tmp_dirs.size()].bytes += totals[s] * rs;
+    io::check_space(needs);
     r.files.resize(totals.size());
     for (size_t s = 0; s < totals.size(); ++s)
       if (totals[s])
@@ -216,6 +221,7 @@ Received exchange(Comm& comm, const Format& f, LocalRuns& local, const std::vect
     std::vector<uint64_t> send_at = packed(sending.count), recv_at = packed(receiving.count);
     for (size_t d = 0; d < ranks && send_in_place; ++d) send_at[d] = (local.runs.empty() ? 0 : cuts[0][d]) + sending.from[d];
     for (size_t s = 0; s < ranks && recv_in_place; ++s) recv_at[s] = inbox->first(s) + receiving.from[s];
+    comm.barrier();  // the wait for the slowest rank stays out of the MPI time below
     const auto m0 = std::chrono::steady_clock::now();
     comm.alltoallv(send, sending.count, send_at, recv, receiving.count, recv_at, rs);
     st.mpi_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - m0).count();

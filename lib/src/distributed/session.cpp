@@ -8,6 +8,7 @@
 #include "distributed/comm.hpp"
 #include "distributed/mpi_comm.hpp"
 #include "gxsort/distributed.hpp"
+#include "backend/backend.hpp"
 #include "io/temp_files.hpp"
 #include "plan/sizes.hpp"
 
@@ -46,6 +47,17 @@ EngineOptions distributed_rank_options(EngineOptions opt, int host_rank, int hos
   if (!threads_given) {
     const long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
     opt.threads = std::max(1u, std::min(default_threads(), unsigned(std::max(1L, cores)) / share));
+  }
+  // Ranks that share a GPU share its default budget (80% of its free memory): each
+  // reserves its arena at its start, maybe while another does.
+  const unsigned gpus = opt.device == Device::cpu || opt.device_memory.given ? 0 : visible_gpus();
+  if (gpus) {
+    const unsigned mine = opt.device_index % gpus;
+    const unsigned sharing = (share - 1 - std::min(mine, share - 1)) / gpus + 1;  // ranks r < share with r mod gpus == mine
+    if (sharing > 1) {
+      opt.device_memory.percent = 80.0 / sharing;
+      opt.device_memory.given = true;
+    }
   }
   return opt;
 }
