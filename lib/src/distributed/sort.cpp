@@ -77,9 +77,11 @@ void set_up(Comm& comm, Setup& s, const std::string& input, const std::string& o
 }
 
 // The received pieces merged into `out` from byte `offset` (stable: the pieces are in
-// input order); -u drops the records of the key of `after` too. Returns the records written.
+// input order); -u drops the records of the key of `after` too. Returns the records
+// written; *levels: the merge levels it took.
 uint64_t merge_received(Prepared& p, Received& rec, const EngineOptions& opt, const io::File& out, uint64_t offset,
-                        const unsigned char* after) {
+                        const unsigned char* after, size_t* levels) {
+  *levels = rec.records && (rec.pieces.size() > 1 || opt.unique) ? 1 : 0;
   if (rec.records == 0) return 0;
   const Format& f = opt.format;
   const uint64_t bytes = rec.records * f.record_size;
@@ -119,7 +121,7 @@ uint64_t merge_received(Prepared& p, Received& rec, const EngineOptions& opt, co
   job.window_memory = p.memory;
   uint64_t kept = 0;
   rec.pieces.clear();
-  merge_tree_to(job, std::move(rec.file_pieces), plan.fan_in, p.tmp_dirs, out, offset, nullptr, &kept);
+  *levels = merge_tree_to(job, std::move(rec.file_pieces), plan.fan_in, p.tmp_dirs, out, offset, nullptr, &kept);
   return kept;
 }
 
@@ -136,13 +138,14 @@ std::string last_record(const Format& f, const Received& rec) {
   return best;
 }
 
-// Merges what this rank received into its range of the output; returns the records written.
-uint64_t write_range(Comm& comm, Setup& s, Received& rec, const EngineOptions& opt) {
+// Merges what this rank received into its range of the output; returns the records
+// written (*levels: the merge levels it took).
+uint64_t write_range(Comm& comm, Setup& s, Received& rec, const EngineOptions& opt, size_t* levels) {
   const size_t rs = opt.format.record_size;
   uint64_t written = 0;
   if (!opt.unique) {  // the range's size is what it received: merged straight into place
     const uint64_t offset = SharedOutput::offset_of(comm, rec.records * rs);
-    comm.collectively([&] { written = merge_received(s.p, rec, opt, s.out->file(), offset, nullptr); });
+    comm.collectively([&] { written = merge_received(s.p, rec, opt, s.out->file(), offset, nullptr, levels); });
     return written;
   }
   // -u: the key before this range is the last of the nearest earlier rank with records;
@@ -157,7 +160,7 @@ uint64_t write_range(Comm& comm, Setup& s, Received& rec, const EngineOptions& o
   io::TempFile merged;
   comm.collectively([&] {
     merged = io::TempFile::create(s.p.tmp_dirs[0], "unique");
-    written = merge_received(s.p, rec, opt, merged.file(), 0, after);
+    written = merge_received(s.p, rec, opt, merged.file(), 0, after, levels);
   });
   const uint64_t offset = SharedOutput::offset_of(comm, written * rs);
   comm.collectively([&] { copy_range(merged.file(), written * rs, s.out->file(), offset); });
@@ -245,7 +248,8 @@ RunStats sort_distributed(const std::string& input, const std::string& output, c
   Received rec = exchange(comm, f, local, cuts, s.shape, *s.p.backend, s.p.tmp_dirs, s.p.threads, me, round_records);
 
   t = Clock::now();
-  me.output_records = write_range(comm, s, rec, opt);
+  size_t levels = 0;
+  me.output_records = write_range(comm, s, rec, opt, &levels);
   comm.collectively([&] {
     s.in->check_unchanged();  // every rank read its slice: a changed input fails the job
     s.out->finish_range(opt.fsync);
@@ -265,6 +269,7 @@ RunStats sort_distributed(const std::string& input, const std::string& output, c
   st.input_bytes = s.records * f.record_size;
   st.output_bytes = total * f.record_size;
   st.runs = size_t(comm.allreduce(s.shape.runs, Comm::Op::sum));
+  st.merge_levels = size_t(comm.allreduce(levels, Comm::Op::max));  // the deepest rank's
   st.round_records = round_records;
   gather_stats(comm, st, me, s.records, bound);
   st.seconds = since(t0);
