@@ -32,7 +32,7 @@ struct Args {
       dist = "uniform", graph;
   std::vector<std::string> keys;
   Unsigned record_size, key_offset, key_bytes, fan_in, threads, count, seed{1}, scale, edge_factor{16}, source,
-      random_sources;
+      random_sources, ranks;
   bool reverse = false, help = false, no_fsync = false, json = false, dot = false;
 };
 
@@ -139,7 +139,10 @@ void add_command_options(po::options_description& d, const Spec& s, Command& cmd
     d.add_options()("direct-io", po::value(&a.direct_io)->value_name(names(kDirectIos)), "the run files bypass the page cache (default auto: when they would fill more than half the memory available to the cache)");
   if (n == "sort" || n == "dedupe" || n == "merge" || n == "plan")
     d.add_options()("resume", po::bool_switch(&cmd.engine.resume), "reuse the runs and merge outputs a killed run of the same job (same input, options and output) left in the first --tmp-dir");
-  if (n == "plan") d.add_options()("json", po::bool_switch(&a.json), "print the plan as JSON")("dot", po::bool_switch(&a.dot), "print the merge tree for Graphviz");
+  if (n == "sort" || n == "dedupe" || n == "plan")
+    d.add_options()("distributed", po::bool_switch(&cmd.distributed), "one rank of an MPI job (mpirun -np N gxsort ...): the ranks sort IN together into OUT, a file on a file system they all share (docs/distributed.md)");
+  if (n == "plan") d.add_options()("json", po::bool_switch(&a.json), "print the plan as JSON")("dot", po::bool_switch(&a.dot), "print the merge tree for Graphviz")
+    ("ranks", po::value(&a.ranks)->value_name("N"), "--distributed: plan N ranks like this process, on this host (default: the ranks of the MPI job it runs in)");
   if (n == "check" || n == "info" || n == "reduce" || n == "bfs" || n == "clean" || n == "graph build")
     d.add_options()("json", po::bool_switch(&cmd.json), "print the result as one JSON object (with a format_version)");
   if (n == "reduce") d.add_options()
@@ -279,6 +282,22 @@ void check_keys(const Args& a, const po::variables_map& vm, const Command& cmd) 
   if (!vm.count("record-size")) fail_usage("--key OFFSET:TYPE needs --record-size N (the size of a record)");
 }
 
+// --distributed: what the distributed sort does not do (docs/distributed.md).
+void check_distributed(const Args& a, const po::variables_map& vm, Command& cmd) {
+  if (vm.count("ranks")) {
+    if (!cmd.distributed) fail_usage("--ranks needs --distributed");
+    if (a.ranks.value < 1 || a.ranks.value > 65536) fail_usage("--ranks: expected 1 to 65536");
+    cmd.ranks = int(a.ranks.value);
+  }
+  if (!cmd.distributed) return;
+  const EngineOptions& e = cmd.engine;
+  if (e.resume) fail_usage("--resume does not apply to --distributed (a distributed sort is not resumable)");
+  if (e.ooc == OocMethod::partition) fail_usage("--ooc partition does not apply to --distributed (each rank sorts its slice into runs)");
+  if (cmd.name == "dedupe" && (e.dedupe.count || e.dedupe.keep_last || e.dedupe.assume_sorted || e.dedupe.strategy == DedupeStrategy::bitmap))
+    fail_usage("dedupe --distributed keeps the first record of each key (the distributed sort -u): --count, --keep last, "
+               "--assume-sorted and --strategy bitmap do not apply");
+}
+
 // Every option text to its typed value, once.
 void type_options(const Args& a, const po::variables_map& vm, Command& cmd) {
   EngineOptions& e = cmd.engine;
@@ -288,6 +307,7 @@ void type_options(const Args& a, const po::variables_map& vm, Command& cmd) {
     if (a.threads.value < 1 || a.threads.value > 4096) fail_usage("--threads: expected 1 to 4096");
     e.threads = unsigned(a.threads.value);
   }
+  cmd.threads_given = vm.count("threads") > 0;
   if (vm.count("fan-in") && a.fan_in.value < 2) fail_usage("--fan-in must be at least 2");
   e.fan_in = size_t(a.fan_in.value);
   e.device = parse_choice(a.device, "--device", kDevices);
@@ -313,6 +333,7 @@ void type_options(const Args& a, const po::variables_map& vm, Command& cmd) {
   cmd.format_given = vm.count("type") || vm.count("record-size") || vm.count("format");
   cmd.keys = a.keys;
   cmd.reverse = a.reverse;
+  check_distributed(a, vm, cmd);
 }
 
 // The operands and the options each command requires.

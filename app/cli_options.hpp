@@ -27,6 +27,9 @@ struct Command {
   bool format_given = false;        // format options were given (a .npy header must agree)
   std::vector<std::string> keys;    // --key: OFFSET:TYPE[:desc] fields, or NAME[:desc] fields of a structured .npy
   bool reverse = false;             // -r (a .npy header's key is reversed by it too)
+  bool threads_given = false;       // --threads was given (a distributed rank's default is its share)
+  bool distributed = false;         // --distributed: a rank of an MPI job (sort, dedupe, plan)
+  int ranks = 0;                    // plan --distributed --ranks N (0: the MPI job's ranks)
   std::string help_text;            // name == "help": what to print
   bool help_is_error = false;       // `gxsort` alone: the usage goes to stderr, exit 2
 };

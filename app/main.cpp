@@ -13,6 +13,8 @@
 #include <cerrno>
 
 #include "cli_options.hpp"
+#include "distributed_run.hpp"
+#include "gxsort/distributed.hpp"
 #include "progress_line.hpp"
 #include "reports.hpp"
 
@@ -72,6 +74,11 @@ int run(const cli::Command& cmd) {
     return 0;
   }
   if (cmd.name == "info") { cli::print_info(stdout, opt, cmd.json); return 0; }
+  if (cmd.name == "plan" && cmd.distributed) {  // --ranks N: planned here, as if on this host
+    const EngineOptions rank = distributed_rank_options(opt, 0, cmd.ranks, cmd.threads_given);
+    cli::print_plan(stdout, plan_distributed(cmd.inputs[0], rank, cmd.plan_format, nullptr, cmd.ranks), cmd.plan_format);
+    return 0;
+  }
   if (cmd.name == "plan") {
     cli::print_plan(stdout, plan_sort(cmd.inputs[0], cmd.output, opt, cmd.plan_format), cmd.plan_format);
     return 0;
@@ -113,28 +120,6 @@ struct EarlyCudaStart {
   std::optional<EarlyDeviceStart> start;
 };
 
-// Out of host memory, whatever asked for it: the budget is --memory's (or the RAM and
-// cgroup limits under it). Names the command's input, where it ran out, the budget and
-// what to change.
-std::string out_of_memory(const cli::Command& cmd, uint64_t bytes, const std::string& where) {
-  std::string what = cmd.name;
-  const bool names_input = !cmd.inputs.empty() && where.rfind(cmd.inputs[0] + ":", 0) == 0;
-  if (!cmd.inputs.empty() && !names_input) what += " " + cmd.inputs[0] + (where.empty() ? "" : ":");
-  if (!where.empty()) what += " " + where;
-  const std::string asked = bytes ? "allocating " + std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB " : "";
-  const std::string budget = !cmd.engine.memory.given ? "the default --memory (half of RAM)"
-                             : cmd.engine.memory.percent > 0 ? "--memory " + std::to_string(int(cmd.engine.memory.percent)) + "%"
-                                                             : "--memory " + format_bytes(cmd.engine.memory.bytes);
-  return what + ": out of host memory " + asked + "within " + budget +
-         ": lower --memory (or --threads), or raise the memory limit of the job (ulimit -v, the cgroup or the batch "
-         "scheduler's)";
-}
-
-// A thread or a mapping the system refused for want of memory (EAGAIN, ENOMEM).
-bool out_of_memory_error(const std::system_error& e) {
-  return e.code() == std::errc::resource_unavailable_try_again || e.code() == std::errc::not_enough_memory;
-}
-
 int main(int argc, char** argv) {
   hold_closed_std_descriptors();
   cli::Command cmd;
@@ -142,28 +127,18 @@ int main(int argc, char** argv) {
     cmd = cli::parse_command_line(argc, argv);
     cli::resolve_npy(cmd);
   } catch (const Error& e) {
-    std::fprintf(stderr, "gxsort: %s\n", e.what());
+    // Every rank of an MPI job fails to parse the same command line: rank 0 says so.
+    if (!cli::other_rank_of_a_job()) std::fprintf(stderr, "gxsort: %s\n", e.what());
     return int(e.code());
   }
+  // A rank of an MPI job (plan --ranks N plans one without MPI).
+  if (cmd.distributed && !(cmd.name == "plan" && cmd.ranks > 0)) return cli::run_distributed(cmd, &argc, &argv);
   try {
     EarlyCudaStart early(cmd);
     return run(cmd);
-  } catch (const OutOfMemory& e) {
-    std::fprintf(stderr, "gxsort: %s\n", out_of_memory(cmd, e.bytes(), e.where()).c_str());
-    return int(ExitCode::io);
-  } catch (const Error& e) {
-    std::fprintf(stderr, "gxsort: %s\n", e.what());
-    return int(e.code());
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "gxsort: %s\n", out_of_memory(cmd, 0, "").c_str());
-    return int(ExitCode::io);
-  } catch (const std::system_error& e) {
-    const std::string line = out_of_memory_error(e) ? out_of_memory(cmd, 0, std::string("cannot start a thread: ") + e.what())
-                                                    : std::string(e.what());
-    std::fprintf(stderr, "gxsort: %s\n", line.c_str());
-    return int(ExitCode::io);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "gxsort: %s\n", e.what());
-    return int(ExitCode::io);
+  } catch (...) {
+    const cli::ErrorReport r = cli::describe_error(cmd, std::current_exception());
+    std::fprintf(stderr, "gxsort: %s\n", r.message.c_str());
+    return int(r.code);
   }
 }

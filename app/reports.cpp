@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
+#include <system_error>
 
 #include "json.hpp"
 
@@ -166,6 +167,62 @@ void print_summary(const RunStats& s) {
     std::fprintf(stderr, "  device merge, busy seconds of its overlapped stages:");
     for (const auto& p : s.merge_stages) std::fprintf(stderr, " %s %.3f s;", p.name.c_str(), p.seconds);
     std::fprintf(stderr, "\n");
+  }
+  for (const RankStats& r : s.ranks)
+    std::fprintf(stderr,
+                 "  rank %d (%s): %" PRIu64 " records, %s (%" PRIu64 " runs); sent %" PRIu64 ", received %" PRIu64
+                 " (%s), kept %" PRIu64 ", %" PRIu64 " rounds; output %" PRIu64
+                 " records; sort %.3f s, splitters %.3f s, exchange %.3f s (MPI %.3f s), merge and write %.3f s\n",
+                 r.rank, r.backend.c_str(), r.slice_records, r.local.c_str(), r.runs, r.sent, r.received,
+                 r.received_in_memory ? "in memory" : "to files", r.kept, r.rounds, r.output_records, r.sort_seconds,
+                 r.splitters_seconds, r.exchange_seconds, r.mpi_seconds, r.merge_seconds);
+  if (!s.ranks.empty())
+    std::fprintf(stderr, "  ranges: the largest %.3fx the average (regular sampling's bound %.3fx); rounds of up to %" PRIu64
+                         " records a rank\n", s.imbalance, s.imbalance_bound, s.round_records);
+}
+
+namespace {
+
+// Out of host memory, whatever asked for it: the budget is --memory's (or the RAM and
+// cgroup limits under it). Names the command's input, where it ran out, the budget and
+// what to change.
+std::string out_of_memory(const Command& cmd, uint64_t bytes, const std::string& where) {
+  std::string what = cmd.name;
+  const bool names_input = !cmd.inputs.empty() && where.rfind(cmd.inputs[0] + ":", 0) == 0;
+  if (!cmd.inputs.empty() && !names_input) what += " " + cmd.inputs[0] + (where.empty() ? "" : ":");
+  if (!where.empty()) what += " " + where;
+  const std::string asked = bytes ? "allocating " + std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB " : "";
+  const std::string budget = !cmd.engine.memory.given ? "the default --memory (half of the memory limit)"
+                             : cmd.engine.memory.percent > 0 ? "--memory " + std::to_string(int(cmd.engine.memory.percent)) + "%"
+                                                             : "--memory " + format_bytes(cmd.engine.memory.bytes);
+  return what + ": out of host memory " + asked + "within " + budget +
+         ": lower --memory (or --threads), or raise the memory limit of the job (ulimit -v, the cgroup or the batch "
+         "scheduler's)";
+}
+
+// A thread or a mapping the system refused for want of memory (EAGAIN, ENOMEM).
+bool out_of_memory_error(const std::system_error& e) {
+  return e.code() == std::errc::resource_unavailable_try_again || e.code() == std::errc::not_enough_memory;
+}
+
+}  // namespace
+
+ErrorReport describe_error(const Command& cmd, const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const OutOfMemory& e) {
+    return {ExitCode::io, out_of_memory(cmd, e.bytes(), e.where())};
+  } catch (const Error& e) {
+    return {e.code(), e.what()};
+  } catch (const std::bad_alloc&) {
+    return {ExitCode::io, out_of_memory(cmd, 0, "")};
+  } catch (const std::system_error& e) {
+    if (out_of_memory_error(e)) return {ExitCode::io, out_of_memory(cmd, 0, std::string("cannot start a thread: ") + e.what())};
+    return {ExitCode::io, e.what()};
+  } catch (const std::exception& e) {
+    return {ExitCode::io, e.what()};
+  } catch (...) {
+    return {ExitCode::io, "unknown error"};
   }
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_options.hpp"
 #include "gxsort/gxsort.hpp"
 
 namespace gxsort::cli {
@@ -18,7 +19,14 @@ void print_clean(FILE* out, const std::vector<CleanEntry>& entries, bool json, b
 void print_info(FILE* out, const EngineOptions& opt, bool json);
 // A plan: the text, JSON (given a format version here) or dot the library made.
 void print_plan(FILE* out, const std::string& plan, PlanFormat format);
-// -v: the run's summary on stderr.
+// -v: the run's summary on stderr (a distributed sort's: every rank's part too).
 void print_summary(const RunStats& s);
+
+// The exit code and the one line (without "gxsort: ") an error of `cmd` is reported with.
+struct ErrorReport {
+  ExitCode code = ExitCode::io;
+  std::string message;
+};
+ErrorReport describe_error(const Command& cmd, const std::exception_ptr& error);
 
 }  // namespace gxsort::cli

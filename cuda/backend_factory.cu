@@ -10,15 +10,17 @@
 
 namespace gxsort {
 
-bool cuda_device_usable() {
+int cuda_device_count() {
   int n = 0;
   const cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess) {
     cudaGetLastError();  // clear "no device" / "insufficient driver" so later calls start clean
-    return false;
+    return 0;
   }
-  return n > 0;
+  return n;
 }
+
+bool cuda_device_usable() { return cuda_device_count() > 0; }
 
 namespace {
 std::thread g_early_start;
@@ -27,15 +29,17 @@ std::thread g_early_start;
 // Creating the CUDA context takes ~0.4 s on the GPU machine; started on its own thread
 // at process start it overlaps the option parsing, file opening and planning that come
 // before the first CUDA call of a command, which then finds the context made.
-void cuda_start_early() {
+void cuda_start_early(unsigned device) {
   if (g_early_start.joinable()) return;
-  g_early_start = std::thread([] {
+  g_early_start = std::thread([device] {
     int n = 0;
     if (cudaGetDeviceCount(&n) != cudaSuccess || n <= 0) {
       cudaGetLastError();
       return;
     }
-    if (cudaSetDevice(0) == cudaSuccess) cudaFree(nullptr);  // makes the primary context
+    // The device this process's backend takes (make_backend): a context on another one
+    // would hold that device's memory for nothing (eight ranks of a host on device 0).
+    if (cudaSetDevice(int(device % unsigned(n))) == cudaSuccess) cudaFree(nullptr);  // makes the primary context
     cudaGetLastError();  // failures show again, with context, on the command's own calls
   });
 }

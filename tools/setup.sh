@@ -3,11 +3,13 @@
 # configures and builds it. Idempotent. Usage: tools/setup.sh [build-dir]
 #   GXSORT_INSTALL_CUDA=1  also install Debian's nvidia-cuda-toolkit when no nvcc is found
 #   GXSORT_CUDA=ON|OFF|AUTO  build the CUDA backend (default AUTO: when nvcc is found)
+#   GXSORT_MPI=ON|OFF|AUTO   build the distributed sort over MPI (default AUTO: when Open MPI is found)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${1:-build}
 
-packages=(g++ cmake ninja-build libboost-program-options-dev libboost-filesystem-dev doctest-dev libxxhash-dev python3)
+packages=(g++ cmake ninja-build libboost-program-options-dev libboost-filesystem-dev doctest-dev libxxhash-dev python3
+          openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -25,6 +27,6 @@ cuda=${GXSORT_CUDA:-AUTO}
 if [ "$cuda" = AUTO ] && ! command -v nvcc >/dev/null; then
   echo "setup: no nvcc found: building the CPU backend only (GXSORT_INSTALL_CUDA=1 installs Debian's CUDA toolkit)"
 fi
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGXSORT_CUDA="$cuda" >/dev/null
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGXSORT_CUDA="$cuda" -DGXSORT_MPI="${GXSORT_MPI:-AUTO}" >/dev/null
 cmake --build "$build_dir" -j"$(nproc)"
 echo "setup: built $build_dir/gxsort"

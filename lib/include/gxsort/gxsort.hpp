@@ -56,6 +56,8 @@ struct EngineOptions {
   size_t fan_in = 0;                  // --fan-in; 0 = choose
   unsigned threads = default_threads();  // --threads; resolved here, once
   Device device = Device::automatic;
+  unsigned device_index = 0;          // the GPU: device_index mod the GPUs visible (a distributed
+                                      // sort gives each rank its rank on its host)
   SizeOption device_memory;           // --device-memory; not given: 80% of free device memory
   MergeKernel merge_kernel = MergeKernel::automatic;
   bool unique = false;                // -u: keep the first record of each group of equal keys
@@ -81,6 +83,24 @@ struct PhaseStat {
   uint64_t bytes_written = 0;
 };
 
+// One rank of a distributed sort (docs/distributed.md), in RunStats::ranks.
+struct RankStats {
+  int rank = 0;
+  std::string backend;
+  std::string local;             // how it sorted its slice: in memory, runs in memory, run files
+  uint64_t slice_records = 0;
+  uint64_t runs = 0;
+  uint64_t sent = 0;             // records it sent to other ranks
+  uint64_t received = 0;         // records it received from other ranks
+  uint64_t kept = 0;             // records of its slice that stayed with it
+  uint64_t output_records = 0;   // records of its range of the output
+  bool received_in_memory = true;
+  uint64_t rounds = 0;
+  // mpi_seconds: in MPI_Alltoallv, once every rank was there (the exchange's waits excluded).
+  double sort_seconds = 0, splitters_seconds = 0, exchange_seconds = 0, mpi_seconds = 0, merge_seconds = 0;
+  double seconds = 0;
+};
+
 struct RunStats {
   std::string command;
   std::string backend;
@@ -98,6 +118,12 @@ struct RunStats {
   // the runs' slices, merge on the device with the copies, write the windows), summed
   // over its levels. The stages overlap: the slowest bounds the merge.
   std::vector<PhaseStat> merge_stages;
+  // A distributed sort (rank 0's stats): every rank's part, the records a round moved
+  // at most from or to one rank, and the largest range against the average one (1: even)
+  // with the bound regular sampling guarantees.
+  std::vector<RankStats> ranks;
+  uint64_t round_records = 0;
+  double imbalance = 0, imbalance_bound = 0;
 };
 std::string stats_json(const RunStats& s);
 // A JSON string literal of s (quotes and escapes included).

@@ -5,16 +5,26 @@
 
 namespace gxsort {
 
-std::unique_ptr<Backend> make_backend(Device device, unsigned threads, const SizeOption& device_memory) {
+std::unique_ptr<Backend> make_backend(Device device, unsigned threads, const SizeOption& device_memory,
+                                      unsigned device_index) {
   if (device == Device::cpu) return make_cpu_backend(threads);
 #if GXSORT_HAVE_CUDA
-  if (cuda_device_usable()) return make_cuda_backend(0, device_memory);
+  if (cuda_device_usable()) return make_cuda_backend(device_index % unsigned(cuda_device_count()), device_memory);
   if (device == Device::cuda) throw Error(ExitCode::device, "--device cuda: no usable CUDA device found");
 #else
   (void)device_memory;
+  (void)device_index;
   if (device == Device::cuda) throw Error(ExitCode::device, "--device cuda: this gxsort was built without the CUDA backend");
 #endif
   return make_cpu_backend(threads);
+}
+
+unsigned visible_gpus() {
+#if GXSORT_HAVE_CUDA
+  return unsigned(cuda_device_count());
+#else
+  return 0;
+#endif
 }
 
 std::vector<DeviceInfo> list_devices(const SizeOption& device_memory) {

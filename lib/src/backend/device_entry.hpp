@@ -13,6 +13,8 @@ namespace gxsort {
 // True when the CUDA runtime sees at least one device. Clears the runtime's sticky
 // error when it does not, so a later CPU fallback starts clean.
 bool cuda_device_usable();
+// The devices the CUDA runtime sees (0 without one).
+int cuda_device_count();
 
 // The CUDA backend on `device`, its device memory budget given by --device-memory
 // (see cuda::device_budget). Throws Error(device) when the device is not usable.
@@ -21,9 +23,10 @@ std::unique_ptr<Backend> make_cuda_backend(unsigned device, const SizeOption& de
 // Every visible device with the budget `device_memory` would give it; empty without a GPU.
 std::vector<DeviceInfo> cuda_list_devices(const SizeOption& device_memory);
 
-// Starts CUDA (the primary context of device 0) on a background thread, for a command
-// that will use the GPU; cuda_join_early() waits for it (call before exit).
-void cuda_start_early();
+// Starts CUDA (the primary context of device `device` mod the devices visible) on a
+// background thread, for a command that will use the GPU; cuda_join_early() waits for it
+// (call before exit).
+void cuda_start_early(unsigned device = 0);
 void cuda_join_early();
 
 }  // namespace gxsort

@@ -6,7 +6,7 @@ namespace gxsort {
 
 EarlyDeviceStart::EarlyDeviceStart(const EngineOptions& opt) {
 #if GXSORT_HAVE_CUDA
-  if (opt.device != Device::cpu) cuda_start_early();
+  if (opt.device != Device::cpu) cuda_start_early(opt.device_index);
 #else
   (void)opt;
 #endif

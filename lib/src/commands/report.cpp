@@ -43,6 +43,22 @@ std::string stats_json(const RunStats& s) {
   phases(s.phases);
   o << ",\"merge_stages\":";
   phases(s.merge_stages);
+  if (!s.ranks.empty()) {  // a distributed sort: every rank's part
+    o << ",\"distributed\":{\"ranks\":" << s.ranks.size() << ",\"round_records\":" << s.round_records
+      << ",\"imbalance\":" << s.imbalance << ",\"imbalance_bound\":" << s.imbalance_bound << ",\"per_rank\":[";
+    for (size_t i = 0; i < s.ranks.size(); ++i) {
+      const RankStats& r = s.ranks[i];
+      o << (i ? "," : "") << "{\"rank\":" << r.rank << ",\"backend\":" << json_string(r.backend)
+        << ",\"local\":" << json_string(r.local) << ",\"slice_records\":" << r.slice_records << ",\"runs\":" << r.runs
+        << ",\"sent\":" << r.sent << ",\"received\":" << r.received << ",\"kept\":" << r.kept
+        << ",\"output_records\":" << r.output_records << ",\"received_in_memory\":"
+        << (r.received_in_memory ? "true" : "false") << ",\"rounds\":" << r.rounds << ",\"sort_seconds\":"
+        << r.sort_seconds << ",\"splitters_seconds\":" << r.splitters_seconds << ",\"exchange_seconds\":"
+        << r.exchange_seconds << ",\"mpi_seconds\":" << r.mpi_seconds << ",\"merge_seconds\":" << r.merge_seconds
+        << ",\"seconds\":" << r.seconds << "}";
+    }
+    o << "]}";
+  }
   o << "}\n";
   return o.str();
 }
@@ -51,6 +67,7 @@ std::string info_json_fields(const EngineOptions& opt) {
   std::ostringstream o;
   const MemoryLimit limit = memory_limit();
   o << "\"version\":" << json_string(GXSORT_VERSION) << ",\"cuda_built\":" << (GXSORT_HAVE_CUDA ? "true" : "false")
+    << ",\"mpi_built\":" << (GXSORT_HAVE_MPI ? "true" : "false")
     << ",\"threads\":" << opt.threads << ",\"threads_source\":" << json_string(threads_source(opt.threads))
     << ",\"physical_memory\":" << physical_memory_bytes() << ",\"memory_limit\":" << limit.bytes
     << ",\"memory_limit_source\":" << json_string(limit.source) << ",\"memory_default\":" << limit.bytes / 2
@@ -69,7 +86,8 @@ std::string info_json_fields(const EngineOptions& opt) {
 std::string info_text(const EngineOptions& opt) {
   std::ostringstream o;
   o << "gxsort " << GXSORT_VERSION << "\n";
-  o << "build: " << (GXSORT_HAVE_CUDA ? "CUDA backend built in" : "CPU only (no CUDA backend)") << ", C++17\n";
+  o << "build: " << (GXSORT_HAVE_CUDA ? "CUDA backend built in" : "CPU only (no CUDA backend)")
+    << (GXSORT_HAVE_MPI ? ", MPI (sort --distributed)" : ", no MPI") << ", C++17\n";
   o << "threads: " << opt.threads << " (" << threads_source(opt.threads) << ")\n";
   const MemoryLimit limit = memory_limit();
   o << "memory: " << format_bytes(physical_memory_bytes()) << " physical; limit " << format_bytes(limit.bytes) << " ("

@@ -138,7 +138,7 @@ Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::stri
   p.threads = std::max(1u, opt.threads);
   p.memory = host_budget(opt);
   p.tmp_dirs = temp_dirs(opt, default_tmp_dir);
-  p.backend = make_backend(opt.device, p.threads, opt.device_memory);
+  p.backend = make_backend(opt.device, p.threads, opt.device_memory, opt.device_index);
 
   PlanInput& in = p.plan_input;
   in.input_bytes = input_bytes;

@@ -298,6 +298,7 @@ RunRef TreeInput::ref() const {
   RunRef r;
   r.file = temp ? &temp->file() : file.get();
   r.records = records;
+  r.offset = offset;
   r.name = temp ? temp->path() : file->path();
   r.discardable = bool(temp) || discardable;
   r.direct = direct;

@@ -60,6 +60,8 @@ struct TreeInput {
   std::shared_ptr<io::File> file;      // a user's sorted file, or a job's piece (resume/),
                                        // deleted with its last owner
   uint64_t records = 0;
+  uint64_t offset = 0;                 // its first record's byte in the file (several inputs may
+                                       // share one file: the pieces a distributed sort received)
   bool direct = false;                 // the temp was written around the page cache
   // Our own data (a temp run or a job's piece): what the merge has read is punched out
   // (engine/run.hpp). A piece read so by an intermediate merge is damaged for --resume,

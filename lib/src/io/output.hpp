@@ -73,6 +73,9 @@ class Output {
   const std::string& label() const { return label_; }  // the name messages use
   // The path a regular output will have (symlinks resolved); "" for a streamed one.
   const std::string& target() const { return target_; }
+  // The temp file the output is written into until commit (other processes of a
+  // distributed sort open it by this path and write their ranges).
+  const std::string& temp_path() const { return temp_.path(); }
   // Makes the written bytes the output (see above); fsyncs unless `sync` is false.
   void commit(bool sync = true);
   // The two steps of a commit (commit_all): prepare_commit does all that can fail short

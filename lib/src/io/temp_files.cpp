@@ -1,6 +1,7 @@
 #include "io/temp_files.hpp"
 
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -81,9 +82,14 @@ std::atomic<bool> g_deferring{false};
 std::atomic<int> g_deferred_signal{0};
 char g_defer_note[2048];
 size_t g_defer_note_bytes = 0;
+std::atomic<unsigned> g_linger_ms{0};
 
 void die_of(int sig) {
   unlink_all();
+  if (const unsigned ms = g_linger_ms.load()) {  // nanosleep is async-signal-safe
+    struct timespec t{time_t(ms / 1000), long(ms % 1000) * 1000000L};
+    while (::nanosleep(&t, &t) != 0 && errno == EINTR) {}
+  }
   ::signal(sig, SIG_DFL);
   ::raise(sig);
 }
@@ -130,6 +136,8 @@ void SignalsDeferred::end() {
   g_deferring = false;
   if (const int sig = g_deferred_signal.exchange(0)) die_of(sig);
 }
+
+void set_signal_linger(unsigned milliseconds) { g_linger_ms.store(milliseconds); }
 
 const std::string& this_host_label() {
   static const std::string label = host_label();

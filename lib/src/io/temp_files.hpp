@@ -13,6 +13,12 @@ namespace gxsort::io {
 void install_temp_cleanup_handlers();
 // Unlinks every live temp file now (async-signal-safe; for a fatal signal's handler).
 void remove_all_temps_now();
+// A process that dies of one of those signals waits this long after removing its temp
+// files (default 0). A rank of a distributed sort sets it: mpirun (Open MPI 4.1) sends
+// every rank SIGTERM, and SIGKILL as soon as the first one is gone, before the handlers
+// of ranks the scheduler had not run yet removed their files (seen on 2 oversubscribed
+// cores); the ranks that are done wait for them.
+void set_signal_linger(unsigned milliseconds);
 
 // While a user's file is rewritten in place (io/output.hpp), a fatal signal must not
 // stop the rewrite halfway: the handlers write `note` to stderr, remember the signal

@@ -1,0 +1,62 @@
+#include "distributed_run.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <memory>
+#include <optional>
+
+#include "gxsort/distributed.hpp"
+#include "progress_line.hpp"
+#include "reports.hpp"
+
+namespace gxsort::cli {
+
+bool other_rank_of_a_job() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+    const char* v = std::getenv(name);
+    if (v && *v) return std::string(v) != "0";
+  }
+  return false;
+}
+
+int run_distributed(const Command& cmd, int* argc, char*** argv) {
+  std::unique_ptr<DistributedJob> job;
+  try {
+    job = std::make_unique<DistributedJob>(argc, argv);
+  } catch (...) {  // built without MPI
+    const ErrorReport r = describe_error(cmd, std::current_exception());
+    std::fprintf(stderr, "gxsort: %s\n", r.message.c_str());
+    return int(r.code);
+  }
+  const bool lead = job->rank() == 0;  // reports for the job
+  EngineOptions opt = job->rank_options(cmd.engine, cmd.threads_given);
+  if (cmd.name == "dedupe") opt.unique = true;  // keep the first of each key: dedupe's sort strategy
+  try {
+    EarlyDeviceStart early(opt);
+    ProgressLine progress(!cmd.quiet && lead);
+    if (lead) opt.progress = [&progress](const char* phase, uint64_t done, uint64_t total) { progress.update(phase, done, total); };
+    if (cmd.name == "plan") {
+      const std::string text = plan_distributed(cmd.inputs[0], opt, cmd.plan_format, job.get(), 0);
+      if (lead) print_plan(stdout, text, cmd.plan_format);
+      return 0;
+    }
+    std::optional<StatsFile> stats;
+    job->collectively([&] {
+      if (!lead) return;
+      stats.emplace(cmd.stats_json, cmd.inputs, std::vector<std::string>{cmd.output}, cmd.engine);
+      const std::string note = cmd.quiet ? "" : stale_temp_note(command_debris_dirs(opt, cmd.output));
+      if (!note.empty()) std::fprintf(stderr, "gxsort: note: %s\n", note.c_str());
+    });
+    if (lead) opt.before_commit = [&](const RunStats& st) { stats->write(st, opt.fsync); };
+    const RunStats s = sort_distributed(cmd.inputs[0], cmd.output, opt, *job, cmd.name);
+    progress.finish();
+    if (lead && cmd.verbose) print_summary(s);
+    return 0;
+  } catch (...) {
+    const ErrorReport r = describe_error(cmd, std::current_exception());
+    job->fail(r.code, r.message);
+  }
+}
+
+}  // namespace gxsort::cli

@@ -1,0 +1,69 @@
+// The distributed sort (docs/distributed.md): `mpirun -np N gxsort sort IN -o OUT
+// --distributed`. Each process (rank) sorts a slice of IN with the engine (its GPU or its
+// CPU), the ranks exchange records by key range over MPI, and each writes its range of
+// OUT; the output is byte-identical to a one-process sort. Built with GXSORT_MPI; without
+// it DistributedJob refuses to start (exit 2) and plan_distributed still plans for --ranks N.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "gxsort/gxsort.hpp"
+
+namespace gxsort {
+
+namespace distributed { class Comm; }
+
+// Whether this gxsort was built with MPI.
+bool distributed_built();
+
+// The engine options of rank `host_rank` of the `host_size` ranks on one host: the GPU
+// host_rank (mod the GPUs there), and, where not given, its share of the host: of half
+// its memory (--memory is each rank's budget) and of its cores (threads_given: --threads
+// was given; else the CPUs this process may use, at most the host's cores / host_size).
+EngineOptions distributed_rank_options(EngineOptions opt, int host_rank, int host_size, bool threads_given);
+
+// This process's part of a distributed job.
+class DistributedJob {
+ public:
+  // Starts MPI (MPI_Init_thread); MPI_Finalize when it goes. Throws Error(usage) in a
+  // gxsort built without MPI.
+  DistributedJob(int* argc, char*** argv);
+  // A job on a communicator of the caller's (tests).
+  explicit DistributedJob(std::unique_ptr<distributed::Comm> comm);
+  ~DistributedJob();
+  DistributedJob(const DistributedJob&) = delete;
+  DistributedJob& operator=(const DistributedJob&) = delete;
+
+  int rank() const;
+  int size() const;
+  // This rank's engine options (distributed_rank_options for its place on its host).
+  EngineOptions rank_options(EngineOptions opt, bool threads_given) const;
+  // Runs `work` on every rank; when it throws on any rank it throws on every one, the
+  // failing rank's own error there and a quiet one elsewhere (then call fail()).
+  void collectively(const std::function<void()>& work);
+  // Ends the job after an error (never returns). After a failure every rank agreed on
+  // (collectively), every rank has unwound: the first failing rank prints its one line
+  // "gxsort: rank R: message" and calls MPI_Abort with the exit code, the others wait
+  // for it. Any other error cannot wait for the others (they may be inside a
+  // collective): this rank prints its line and aborts at once; MPI_Abort's SIGTERM makes
+  // the others remove their temp files, as a signal always does.
+  [[noreturn]] void fail(ExitCode code, const std::string& message);
+  distributed::Comm& comm() { return *comm_; }
+
+ private:
+  std::unique_ptr<distributed::Comm> comm_;
+};
+
+// sort --distributed (and dedupe --distributed: opt.unique). Returns the job's stats on
+// rank 0 (with every rank's in .ranks), this rank's elsewhere.
+RunStats sort_distributed(const std::string& input, const std::string& output, const EngineOptions& opt,
+                          DistributedJob& job, const std::string& command = "sort");
+
+// plan --distributed: each rank's slice, local sort, staging and the exchange's rounds at
+// balance. With `job`, for its ranks (each rank plans its own part with its own memory and
+// backend; the text is rank 0's); else for `ranks` ranks like this process.
+std::string plan_distributed(const std::string& input, const EngineOptions& opt, PlanFormat format,
+                             DistributedJob* job, int ranks);
+
+}  // namespace gxsort

@@ -1,0 +1,42 @@
+// plan --distributed: the job's shape (distributed/shape.hpp) for the ranks of a job, or
+// for --ranks N like this process.
+#include "distributed/comm.hpp"
+#include "distributed/shape.hpp"
+#include "engine/engine.hpp"
+#include "gxsort/distributed.hpp"
+
+namespace gxsort {
+
+std::string plan_distributed(const std::string& input, const EngineOptions& options, PlanFormat format,
+                             DistributedJob* job, int ranks) {
+  using namespace distributed;
+  if (format == PlanFormat::dot) fail_usage("plan --distributed: --dot does not apply (each rank has its own merge)");
+  EngineOptions opt = options;
+  opt.ooc = OocMethod::merge;
+  const size_t rs = opt.format.record_size;
+  io::File in = open_input(input, opt.format);
+  if (in.is_stream()) fail_usage(input + ": --distributed reads a regular file, not a stream");
+  const uint64_t records = in.size() / rs;
+  // A rank's shape, from its own engine (memory, backend, threads) planning its slice.
+  auto shape_of = [&](const Prepared& p, int rank, int of) {
+    const Slice slice = slice_of(records, rank, of);
+    PlanInput pi = p.plan_input;
+    pi.input_bytes = slice.records * rs;
+    RankShape s = shape_rank(pi, slice, rank, of);
+    s.backend = p.backend->name();
+    return s;
+  };
+  std::vector<RankShape> shapes;
+  if (job) {
+    std::string mine;
+    job->collectively([&] { mine = encode(shape_of(prepare(opt, 0, default_temp_dir(input)), job->rank(), job->size())); });
+    for (const std::string& s : job->comm().allgatherv(mine)) shapes.push_back(decode(s));
+  } else {
+    const Prepared p = prepare(opt, 0, default_temp_dir(input));  // every rank like this process
+    for (int r = 0; r < ranks; ++r) shapes.push_back(shape_of(p, r, ranks));
+  }
+  const JobShape j = shape_job(std::move(shapes), records, rs);
+  return format == PlanFormat::json ? shape_json(j) : shape_text(j, opt.format.describe());
+}
+
+}  // namespace gxsort

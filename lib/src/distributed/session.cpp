@@ -1,0 +1,88 @@
+// DistributedJob: the MPI job this process belongs to, and how it ends after an error.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "distributed/comm.hpp"
+#include "distributed/mpi_comm.hpp"
+#include "gxsort/distributed.hpp"
+#include "backend/backend.hpp"
+#include "io/temp_files.hpp"
+#include "plan/sizes.hpp"
+
+namespace gxsort {
+
+bool distributed_built() { return GXSORT_HAVE_MPI != 0; }
+
+DistributedJob::DistributedJob(int* argc, char*** argv) {
+#if GXSORT_HAVE_MPI
+  comm_ = distributed::make_mpi_comm(argc, argv);
+  // mpirun SIGKILLs every rank once one died of its SIGTERM: the ranks whose handlers
+  // are done wait for the others' (io/temp_files.hpp).
+  io::set_signal_linger(300);
+#else
+  (void)argc;
+  (void)argv;
+  fail_usage("--distributed: this gxsort was built without MPI (GXSORT_MPI=OFF, or no Open MPI found when it was "
+             "built: apt-get install libopenmpi-dev openmpi-bin, then build again)");
+#endif
+}
+
+DistributedJob::DistributedJob(std::unique_ptr<distributed::Comm> comm) : comm_(std::move(comm)) {}
+
+DistributedJob::~DistributedJob() = default;
+
+int DistributedJob::rank() const { return comm_->rank(); }
+int DistributedJob::size() const { return comm_->size(); }
+
+EngineOptions distributed_rank_options(EngineOptions opt, int host_rank, int host_size, bool threads_given) {
+  const unsigned share = unsigned(std::max(1, host_size));
+  opt.device_index = unsigned(std::max(0, host_rank));
+  if (!opt.memory.given) {
+    opt.memory.bytes = memory_limit().bytes / 2 / share;
+    opt.memory.given = true;
+  }
+  if (!threads_given) {
+    const long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
+    opt.threads = std::max(1u, std::min(default_threads(), unsigned(std::max(1L, cores)) / share));
+  }
+  // Ranks that share a GPU share its default budget (80% of its free memory): each
+  // reserves its arena at its start, maybe while another does.
+  const unsigned gpus = opt.device == Device::cpu || opt.device_memory.given ? 0 : visible_gpus();
+  if (gpus) {
+    const unsigned mine = opt.device_index % gpus;
+    const unsigned sharing = (share - 1 - std::min(mine, share - 1)) / gpus + 1;  // ranks r < share with r mod gpus == mine
+    if (sharing > 1) {
+      opt.device_memory.percent = 80.0 / sharing;
+      opt.device_memory.given = true;
+    }
+  }
+  return opt;
+}
+
+EngineOptions DistributedJob::rank_options(EngineOptions opt, bool threads_given) const {
+  return distributed_rank_options(std::move(opt), comm_->host_rank(), comm_->host_size(), threads_given);
+}
+
+void DistributedJob::collectively(const std::function<void()>& work) { comm_->collectively(work); }
+
+void DistributedJob::fail(ExitCode code, const std::string& message) {
+  distributed::Comm& c = *comm_;
+  auto report = [&] {
+    const std::string who = c.size() > 1 ? "rank " + std::to_string(c.rank()) + ": " : "";
+    std::fprintf(stderr, "gxsort: %s%s\n", who.c_str(), message.c_str());
+    c.abort(int(code));
+  };
+  // What no destructor removes before _Exit or MPI_Abort: the process's own list of the
+  // directories it wrote to (io/temp_files.hpp). Its other temp files went as it unwound.
+  io::remove_all_temps_now();
+  if (c.failed_rank() < 0) report();  // the others may be inside a collective: now
+  c.barrier();                        // every rank has unwound: its temp files are gone
+  if (c.failed_rank() == c.rank()) report();
+  c.barrier();                        // never passed: the failing rank's MPI_Abort ends this one
+  std::_Exit(int(code));
+}
+
+}  // namespace gxsort

@@ -1,0 +1,284 @@
+// sort --distributed: the steps of docs/distributed.md, each agreed on by every rank
+// (Comm::collectively), so that an error on one rank unwinds every rank at the same step.
+#include <algorithm>
+#include <optional>
+#include <sstream>
+
+#include "distributed/comm.hpp"
+#include "distributed/exchange.hpp"
+#include "distributed/shape.hpp"
+#include "distributed/shared_output.hpp"
+#include "distributed/slice.hpp"
+#include "distributed/splitters.hpp"
+#include "engine/engine.hpp"
+#include "engine/merge.hpp"
+#include "gxsort/distributed.hpp"
+#include "io/space.hpp"
+
+namespace gxsort {
+namespace distributed {
+namespace {
+
+// Every rank must sort the same input into the same output with the same format: checked
+// against rank 0's before any work (mpirun's MPMD form can start ranks with other options).
+void check_same_job(Comm& comm, const io::File& in, const std::string& output, const EngineOptions& opt,
+                    const std::string& command) {
+  const std::string size = std::to_string(in.size());
+  const std::string job = command + "\n" + in.path() + "\n" + output + "\n" + opt.format.describe() + "\n" +
+                          std::to_string(opt.format.key_offset) + "\n" + (opt.unique ? "-u" : "") + "\n" + opt.npy_descr;
+  const std::string size0 = comm.broadcast(size, 0), job0 = comm.broadcast(job, 0);
+  comm.collectively([&] {
+    if (job != job0)
+      fail_usage("the options of this rank differ from rank 0's: the input, the output, the format, -u and -r must be "
+                 "the same on every rank");
+    if (size != size0)
+      fail_usage(in.path() + ": this rank sees " + size + " bytes, rank 0 " + size0 +
+                 ": the input must be on a file system every rank shares");
+  });
+}
+
+// What a rank sets up before any work: its input, engine and plan, and the output.
+struct Setup {
+  std::optional<io::File> in;
+  Prepared p;
+  RankShape shape;
+  std::optional<SharedOutput> out;
+  uint64_t records = 0;
+};
+
+void set_up(Comm& comm, Setup& s, const std::string& input, const std::string& output, const EngineOptions& opt,
+            const std::string& command) {
+  const size_t rs = opt.format.record_size;
+  comm.collectively([&] {
+    s.in.emplace(open_input(input, opt.format));
+    if (s.in->is_stream())
+      fail_usage(input + ": --distributed reads a regular file on a file system every rank shares, not a stream");
+  });
+  check_same_job(comm, *s.in, output, opt, command);
+  s.records = s.in->size() / rs;
+  const Slice slice = slice_of(s.records, comm.rank(), comm.size());
+  comm.collectively([&] {
+    s.p = prepare(opt, slice.records * rs, default_temp_dir(output));
+    s.shape = shape_rank(s.p.plan_input, slice, comm.rank(), comm.size());
+    s.shape.backend = s.p.backend->name();
+    if (s.shape.round_records == 0)
+      fail_usage("--memory " + format_bytes(s.p.memory) + " is too small for the exchange buffers of " +
+                 std::to_string(comm.size()) + " ranks");
+    if (s.shape.local == PlanMode::external) {
+      for (const auto& d : s.p.tmp_dirs) io::require_writable_dir(d, "temporary");
+      io::check_space({{s.p.tmp_dirs[0], slice.records * rs, "temporary runs"}});
+    }
+  });
+  s.out.emplace(SharedOutput::open(comm, output, output_header(opt, rs)));
+  s.out->start_write_behind();
+  comm.collectively([&] {
+    if (comm.rank() == 0) io::check_space({{io::directory_of(output), s.records * rs, "the output"}});
+  });
+}
+
+// The received pieces merged into `out` from byte `offset` (stable: the pieces are in
+// input order); -u drops the records of the key of `after` too. Returns the records
+// written; *levels: the merge levels it took.
+uint64_t merge_received(Prepared& p, Received& rec, const EngineOptions& opt, const io::File& out, uint64_t offset,
+                        const unsigned char* after, size_t* levels) {
+  *levels = rec.records && (rec.pieces.size() > 1 || opt.unique) ? 1 : 0;
+  if (rec.records == 0) return 0;
+  const Format& f = opt.format;
+  const uint64_t bytes = rec.records * f.record_size;
+  std::atomic<uint64_t> done{0};
+  MergeJob job;
+  job.format = &f;
+  job.backend = p.backend.get();
+  job.merge_kernel = opt.merge_kernel;
+  job.threads = p.threads;
+  job.unique = opt.unique;
+  job.unique_after = after;
+  job.progress = opt.progress;
+  job.done_bytes = &done;
+  job.total_bytes = bytes;
+  if (rec.in_memory && rec.pieces.size() == 1 && !opt.unique) {  // nothing to merge (one rank, say)
+    out.write_at_parallel(rec.pieces[0].mem, size_t(bytes), offset, p.threads);
+    return rec.records;
+  }
+  if (rec.in_memory) {  // read in place: only the output buffers and the device's windows
+    job.buffer_bytes = size_t(4) << 20;
+    job.window_memory = std::max<uint64_t>(p.memory - std::min(p.memory, bytes), uint64_t(16) << 20);
+    return merge_runs(job, rec.pieces, out, offset);
+  }
+  // Pieces in files: merged as a stream's runs are, by a merge tree planned for them.
+  Plan plan;
+  plan.mode = PlanMode::external;
+  plan.records = rec.records;
+  plan.input_bytes = bytes;
+  plan.record_size = f.record_size;
+  for (const TreeInput& t : rec.file_pieces) plan.run_sizes.push_back(t.records);
+  PlanInput pi = p.plan_input;
+  pi.input_bytes = bytes;
+  plan_merge_tree(pi, plan);
+  job.threads = plan.merge_threads;
+  job.buffer_bytes = std::max<size_t>(plan.merge_buffer_bytes, f.record_size);
+  job.direct_temp = plan.direct_io;
+  job.window_memory = p.memory;
+  uint64_t kept = 0;
+  rec.pieces.clear();
+  *levels = merge_tree_to(job, std::move(rec.file_pieces), plan.fan_in, p.tmp_dirs, out, offset, nullptr, &kept);
+  return kept;
+}
+
+// -u: the last record of this rank's range (its largest piece end), "" when it has none.
+std::string last_record(const Format& f, const Received& rec) {
+  std::string best;
+  std::string r(f.record_size, '\0');
+  for (const RunRef& piece : rec.pieces) {
+    read_records(piece, f.record_size, piece.records - 1, 1, reinterpret_cast<unsigned char*>(&r[0]));
+    if (best.empty() || compare_keys(f, reinterpret_cast<const unsigned char*>(best.data()),
+                                     reinterpret_cast<const unsigned char*>(r.data())) < 0)
+      best = r;
+  }
+  return best;
+}
+
+// Merges what this rank received into its range of the output; returns the records
+// written (*levels: the merge levels it took).
+uint64_t write_range(Comm& comm, Setup& s, Received& rec, const EngineOptions& opt, size_t* levels) {
+  const size_t rs = opt.format.record_size;
+  uint64_t written = 0;
+  if (!opt.unique) {  // the range's size is what it received: merged straight into place
+    const uint64_t offset = SharedOutput::offset_of(comm, rec.records * rs);
+    comm.collectively([&] { written = merge_received(s.p, rec, opt, s.out->file(), offset, nullptr, levels); });
+    return written;
+  }
+  // -u: the key before this range is the last of the nearest earlier rank with records;
+  // records of that key are dropped here too. The size is known once merged (into a temp
+  // file), and the range copied into place then.
+  std::string mine;
+  comm.collectively([&] { mine = last_record(opt.format, rec); });
+  const std::vector<std::string> lasts = comm.allgatherv(mine);
+  const unsigned char* after = nullptr;
+  for (int r = comm.rank() - 1; r >= 0 && !after; --r)
+    if (!lasts[size_t(r)].empty()) after = reinterpret_cast<const unsigned char*>(lasts[size_t(r)].data());
+  io::TempFile merged;
+  comm.collectively([&] {
+    merged = io::TempFile::create(s.p.tmp_dirs[0], "unique");
+    written = merge_received(s.p, rec, opt, merged.file(), 0, after, levels);
+  });
+  const uint64_t offset = SharedOutput::offset_of(comm, written * rs);
+  comm.collectively([&] { copy_range(merged.file(), written * rs, s.out->file(), offset); });
+  return written;
+}
+
+std::string encode(const RankStats& r) {
+  std::ostringstream o;
+  o.precision(17);
+  o << r.rank << ' ' << r.slice_records << ' ' << r.runs << ' ' << r.sent << ' ' << r.received << ' ' << r.kept << ' '
+    << r.output_records << ' ' << r.received_in_memory << ' ' << r.rounds << ' ' << r.sort_seconds << ' '
+    << r.splitters_seconds << ' ' << r.exchange_seconds << ' ' << r.mpi_seconds << ' ' << r.merge_seconds << ' '
+    << r.seconds << '\n' << r.local << '\n' << r.backend;
+  return o.str();
+}
+
+RankStats decode_stats(const std::string& bytes) {
+  std::istringstream in(bytes);
+  RankStats r;
+  in >> r.rank >> r.slice_records >> r.runs >> r.sent >> r.received >> r.kept >> r.output_records >>
+      r.received_in_memory >> r.rounds >> r.sort_seconds >> r.splitters_seconds >> r.exchange_seconds >> r.mpi_seconds >>
+      r.merge_seconds >> r.seconds;
+  in.ignore(1);
+  std::getline(in, r.local);
+  std::getline(in, r.backend);
+  return r;
+}
+
+// Rank 0's stats of the job: every rank's part, gathered.
+void gather_stats(Comm& comm, RunStats& st, const RankStats& mine, uint64_t records, uint64_t bound_records) {
+  const std::vector<std::string> all = comm.allgatherv(encode(mine));
+  if (comm.rank() != 0) return;
+  uint64_t largest = 0;
+  for (const std::string& a : all) {
+    st.ranks.push_back(decode_stats(a));
+    largest = std::max(largest, st.ranks.back().received + st.ranks.back().kept);
+  }
+  const double average = double(records) / double(comm.size());
+  st.imbalance = records ? double(largest) / average : 1.0;
+  st.imbalance_bound = records ? double(bound_records) / average : 1.0;
+}
+
+const char* local_name(PlanMode m) {
+  return m == PlanMode::in_memory ? "in memory" : m == PlanMode::runs_in_memory ? "runs in memory" : "run files";
+}
+
+}  // namespace
+}  // namespace distributed
+
+RunStats sort_distributed(const std::string& input, const std::string& output, const EngineOptions& options,
+                          DistributedJob& job, const std::string& command) {
+  using namespace distributed;
+  Comm& comm = job.comm();
+  const auto t0 = Clock::now();
+  EngineOptions opt = options;
+  opt.ooc = OocMethod::merge;  // a rank's slice is sorted into runs, never partitioned
+  const Format& f = opt.format;
+  Setup s;
+  set_up(comm, s, input, output, opt, command);
+  RankStats me;
+  me.rank = comm.rank();
+  me.backend = s.shape.backend;
+  me.local = local_name(s.shape.local);
+  me.slice_records = s.shape.slice.records;
+  me.runs = s.shape.runs;
+
+  auto t = Clock::now();
+  LocalRuns local;
+  comm.collectively([&] { local = sort_slice(s.p, s.shape, *s.in, opt); });
+  me.sort_seconds = since(t);
+
+  t = Clock::now();
+  Sampled mine;
+  comm.collectively([&] {
+    const uint64_t samples = samples_for(local.records(), local.runs.size(), f.record_size, comm.size());
+    mine = take_samples(f, local.runs, uint32_t(comm.rank()), samples);
+  });
+  Splitters sp = agree_splitters(comm, f, mine);
+  std::vector<std::vector<uint64_t>> cuts;
+  comm.collectively([&] { cuts = cut_runs(f, local.runs, uint32_t(comm.rank()), sp.splitters, comm.size()); });
+  const uint64_t bound = splitter_bound(comm, sp, mine);
+  me.splitters_seconds = since(t);
+
+  uint64_t round_records = 0;
+  Received rec = exchange(comm, f, local, cuts, s.shape, *s.p.backend, s.p.tmp_dirs, s.p.threads, me, round_records);
+
+  t = Clock::now();
+  size_t levels = 0;
+  me.output_records = write_range(comm, s, rec, opt, &levels);
+  comm.collectively([&] {
+    s.in->check_unchanged();  // every rank read its slice: a changed input fails the job
+    s.out->finish_range(opt.fsync);
+  });
+  me.merge_seconds = since(t);
+  const uint64_t total = comm.allreduce(me.output_records, Comm::Op::sum);
+  me.seconds = since(t0);
+
+  RunStats st;
+  st.command = command;
+  st.backend = s.shape.backend;
+  st.mode = "distributed (" + std::to_string(comm.size()) + " ranks)";
+  st.records = s.records;
+  st.input_bytes = s.records * f.record_size;
+  st.output_bytes = total * f.record_size;
+  st.runs = size_t(comm.allreduce(s.shape.runs, Comm::Op::sum));
+  st.merge_levels = size_t(comm.allreduce(levels, Comm::Op::max));  // the deepest rank's
+  st.round_records = round_records;
+  gather_stats(comm, st, me, s.records, bound);
+  // The stats are complete before the commit: --stats-json is written before the output
+  // is made real (nothing that can fail comes after the rename).
+  comm.collectively([&] {
+    if (comm.rank() != 0) return;
+    s.out->commit(total * f.record_size, opt.fsync, [&] {
+      st.seconds = since(t0);
+      if (opt.before_commit) opt.before_commit(st);
+    });
+  });
+  return st;
+}
+
+}  // namespace gxsort
