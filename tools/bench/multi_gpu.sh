@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The distributed sort on several GPUs of one host (issue 19): one rank per GPU,
+# `mpirun -np G gxsort sort --distributed --device cuda`, against the one-process GPU
+# sort of the same file in the same run; every output compared byte for byte with the
+# one-process sort's. Inputs are generated here and held in the page cache.
+#   tools/bench/multi_gpu.sh [build-dir [G...]]          (default: build, 1 2 4 up to the GPUs)
+#   GIB=16 GB_GENSORT=16   input sizes (GiB of u64 keys, GB of 100-byte gensort records)
+#   OOC="--memory 4G --device-memory 2G"   the out-of-core rows' per-process budgets ("" skips)
+#   SYNC=0                 --no-fsync everywhere (default: the rows are fsync'd output)
+#   REPEAT=1               runs of each, interleaved; the fastest is shown
+# Prints one table per input: seconds, ratio to the one-process sort and to -np 1, the
+# bytes the ranks exchanged, the exchange rounds, the imbalance (largest range / average)
+# and the slowest rank's seconds of each step.
+set -euo pipefail
+build=${1:-build}
+shift $(( $# > 0 ? 1 : 0 ))
+G=$(cd "$build" && pwd)/gxsort
+gpus=$(nvidia-smi -L | wc -l)
+ranks=("$@")
+if [[ ${#ranks[@]} == 0 ]]; then for g in 1 2 4 8; do (( g <= gpus )) && ranks+=("$g"); done; fi
+MPIRUN=(mpirun --oversubscribe --bind-to none)
+[[ $(id -u) == 0 ]] && MPIRUN+=(--allow-run-as-root)
+sync_opt=(); [[ ${SYNC:-1} == 0 ]] && sync_opt=(--no-fsync)
+dir=$(mktemp -d "${BENCH_DIR:-/tmp}/gxsort-mgpu.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+export TMPDIR=$dir
+now() { date +%s.%N; }
+calc() { python3 -c "print($1)"; }
+repeat=${REPEAT:-1}
+
+# table TITLE INPUT RECORD_SIZE FORMAT_AND_BUDGET_OPTIONS...
+table() {
+  local title=$1 in=$2 rs=$3; shift 3
+  local one="" t0 s i np
+  local -a dist=()
+  for ((r = 0; r < repeat; ++r)); do
+    sync; t0=$(now)
+    "$G" sort "$in" -o "$dir/one.bin" -q --device cuda "${sync_opt[@]}" "$@" --stats-json "$dir/one.json"
+    s=$(calc "$(now) - $t0"); one=$(calc "min(${one:-1e9}, $s)")
+    for i in "${!ranks[@]}"; do
+      np=${ranks[$i]}
+      rm -f "$dir/dist.bin"; sync; t0=$(now)
+      "${MPIRUN[@]}" -np "$np" "$G" sort "$in" -o "$dir/dist.bin" -q --distributed --device cuda "${sync_opt[@]}" "$@" \
+        --stats-json "$dir/dist-$np.json"
+      s=$(calc "$(now) - $t0"); dist[$i]=$(calc "min(${dist[$i]:-1e9}, $s)")
+      cmp -s "$dir/dist.bin" "$dir/one.bin" && echo "ok   -np $np: byte-identical to the one-GPU sort" \
+        || echo "FAIL -np $np: the output differs from the one-GPU sort's"
+    done
+  done
+  echo "### $title ($(date -u +%F), $gpus GPUs: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), options: $* ${sync_opt[*]})"
+  printf "one process, one GPU: %.2f s (%s)\n" "$one" "$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["mode"], j["runs"], "runs")' "$dir/one.json")"
+  echo "| GPUs (ranks) | s | speedup vs one process | vs -np 1 | exchanged GB | rounds | imbalance | slowest rank's sort / exchange / merge s | ranks' local sorts, backends |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  for i in "${!ranks[@]}"; do
+    np=${ranks[$i]}
+    python3 - "$dir/dist-$np.json" "$rs" "$np" "${dist[$i]}" "$one" "${dist[0]}" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); rs = int(sys.argv[2]); np_ = sys.argv[3]
+t, one, first = map(float, sys.argv[4:7])
+d = j["distributed"]; per = d["per_rank"]
+sent = sum(r["sent"] for r in per) * rs / 1e9
+slow = lambda k: max(r[k] for r in per)
+modes = ",".join(sorted({r["local"] for r in per} | {r["backend"] for r in per}))
+print(f"| {np_} | {t:.2f} | {one/t:.2f}x | {first/t:.2f}x | {sent:.2f} | {max(r['rounds'] for r in per)} | "
+      f"{d['imbalance']:.3f} | {slow('sort_seconds'):.2f} / {slow('exchange_seconds'):.2f} / {slow('merge_seconds'):.2f} | {modes} |")
+PY
+  done
+  rm -f "$dir/one.bin" "$dir/dist.bin"
+}
+
+gib=${GIB:-16}
+"$G" gen -o "$dir/u64.bin" --count $(( gib * 134217728 )) --seed 19 -q
+table "$gib GiB u64 in the page cache" "$dir/u64.bin" 8
+if [[ -n ${OOC-"--memory 4G --device-memory 2G"} ]]; then
+  table "$gib GiB u64 out of core (each process: ${OOC-"--memory 4G --device-memory 2G"})" "$dir/u64.bin" 8 \
+    ${OOC-"--memory 4G --device-memory 2G"} -T "$dir"
+fi
+rm -f "$dir/u64.bin"
+gb=${GB_GENSORT:-16}
+if (( gb > 0 )); then
+  "$G" gen -o "$dir/gs.bin" --count $(( gb * 10000000 )) --format gensort --seed 19 -q
+  table "$gb GB gensort (100-byte records) in the page cache" "$dir/gs.bin" 100 --format gensort
+fi
