@@ -255,7 +255,7 @@ TEST_CASE("sort_distributed on thread ranks: byte-identical to sort_file, in and
       {rec, 60000, 5, "1M", true, false},                               // -u across rank boundaries
       {rec, 3000, 1, "", true, true},                                   // one key
       {Format::gensort(), 20000, 0, "2M", false, true},
-      {Format::gensort(), 70000, 7, "16M", false, false},               // 1 rank: runs in memory, received to files
+      {Format::gensort(), 300000, 7, "16M", false, false},  // 3, 4 ranks: runs in memory, the others' pieces to files
       {Format::typed(KeyType::f64), 5000, 3, "", true, false},          // NaNs, signed zeros
       {Format::typed(KeyType::u32), 2, 0, "", false, false},            // fewer records than ranks
       {Format::typed(KeyType::u32), 0, 0, "", false, false},

@@ -61,9 +61,11 @@ class Outbox {
 // Where received records go: the sender's pieces back to back, in memory or in its file.
 class Inbox {
  public:
+  // `totals`: the records each sender moves here (0 for this rank's own pieces when they
+  // stay in place, described from `own` instead).
   Inbox(Received& r, const std::vector<uint64_t>& totals, size_t rs, Backend& backend,
-        const std::vector<std::string>& tmp_dirs)
-      : r_(r), rs_(rs), base_(totals.size(), 0) {
+        const std::vector<std::string>& tmp_dirs, const LocalRuns* own, size_t me)
+      : r_(r), rs_(rs), base_(totals.size(), 0), own_(own), me_(me) {
     if (r.in_memory) {
       if (sum(totals)) r.memory = backend.allocate_host(size_t(sum(totals) * rs));
       for (size_t s = 1; s < totals.size(); ++s) base_[s] = base_[s - 1] + totals[s - 1];
@@ -87,8 +89,19 @@ class Inbox {
     else r_.files[sender]->file().write_at(data, size_t(count * rs_), first * rs_);
   }
   // The pieces: sender s's run i gave piece_records[s][i] records, in that order.
-  void describe(const std::vector<std::vector<uint64_t>>& piece_records) const {
+  void describe(const std::vector<std::vector<uint64_t>>& piece_records,
+                const std::vector<std::vector<uint64_t>>& cuts) const {
     for (size_t s = 0; s < piece_records.size(); ++s) {
+      if (s == me_ && own_) {  // kept in place: each of our runs' own piece
+        for (size_t i = 0; i < own_->runs.size(); ++i) {
+          RunRef ref;
+          ref.records = cuts[i][s + 1] - cuts[i][s];
+          ref.mem = own_->runs[i].mem + cuts[i][s] * rs_;
+          ref.name = "this rank's sorted slice";
+          if (ref.records) r_.pieces.push_back(ref);
+        }
+        continue;
+      }
       uint64_t at = 0;
       for (uint64_t n : piece_records[s]) {
         if (n == 0) continue;
@@ -115,6 +128,8 @@ class Inbox {
   Received& r_;
   size_t rs_;
   std::vector<uint64_t> base_;
+  const LocalRuns* own_;  // this rank's runs, its own pieces kept in place (or null)
+  size_t me_;
 };
 
 // Each sender's piece sizes, run by run: every rank tells every other how many records
@@ -171,16 +186,23 @@ Received exchange(Comm& comm, const Format& f, LocalRuns& local, const std::vect
   const std::vector<std::vector<uint64_t>> piece_records = exchange_piece_sizes(comm, cuts);
   Received r;
   r.records = sum(incoming);
-  r.in_memory = receive_in_memory(shape, r.records, rs);
+  // Runs in memory keep this rank's own pieces in place (1/ranks of the data, all of it
+  // on one rank): they are not copied to a receive area through MPI.
+  // (Where the others' pieces go to files, ours go there too: the merge tree takes files.)
+  const bool own_in_place = std::all_of(local.runs.begin(), local.runs.end(), [](const RunRef& x) { return x.mem; }) &&
+                            receive_in_memory(shape, r.records - incoming[me], rs);
+  std::vector<uint64_t> sends = out.totals(), receives = incoming;
+  if (own_in_place) sends[me] = receives[me] = 0;
+  r.in_memory = own_in_place || receive_in_memory(shape, r.records, rs);
   // In place: MPI reads the one in-memory run and writes the receive area itself, where
   // their records fit its int displacements: no staging copies, and no staging buffers
   // to bound the rounds.
   const bool send_in_place = local.runs.size() <= 1 && (local.runs.empty() || local.runs[0].mem) &&
                              local.records() <= Comm::kMaxElements;
-  const bool recv_in_place = r.in_memory && r.records <= Comm::kMaxElements;
+  const bool recv_in_place = r.in_memory && sum(receives) <= Comm::kMaxElements;
   const uint64_t mine = send_in_place && recv_in_place ? Comm::kMaxElements - ranks : shape.round_records;
   round_records = comm.allreduce(mine, Comm::Op::min);
-  st.rounds = comm.allreduce(exchange_rounds(std::max(sum(out.totals()), r.records), round_records), Comm::Op::max);
+  st.rounds = comm.allreduce(exchange_rounds(std::max(sum(sends), sum(receives)), round_records), Comm::Op::max);
   st.received_in_memory = r.in_memory;
   st.kept = out.totals()[me];
   st.sent = sum(out.totals()) - st.kept;
@@ -189,15 +211,15 @@ Received exchange(Comm& comm, const Format& f, LocalRuns& local, const std::vect
   std::unique_ptr<Inbox> inbox;
   io::AlignedBuffer outgoing, arriving;
   comm.collectively([&] {
-    inbox = std::make_unique<Inbox>(r, incoming, rs, backend, tmp_dirs);
-    if (!send_in_place && st.rounds) outgoing = io::AlignedBuffer(size_t(first_round(out.totals(), st.rounds) * rs));
-    if (!recv_in_place && st.rounds) arriving = io::AlignedBuffer(size_t(first_round(incoming, st.rounds) * rs));
+    inbox = std::make_unique<Inbox>(r, receives, rs, backend, tmp_dirs, own_in_place ? &local : nullptr, me);
+    if (!send_in_place && st.rounds) outgoing = io::AlignedBuffer(size_t(first_round(sends, st.rounds) * rs));
+    if (!recv_in_place && st.rounds) arriving = io::AlignedBuffer(size_t(first_round(receives, st.rounds) * rs));
   });
   const unsigned char* send = send_in_place ? (local.runs.empty() ? nullptr : local.runs[0].mem) : outgoing.data();
   unsigned char* recv = recv_in_place ? r.memory.data() : arriving.data();
-  Round last(incoming, st.rounds, st.rounds);  // nothing arrived before round 0
+  Round last(receives, st.rounds, st.rounds);  // nothing arrived before round 0
   for (uint64_t k = 0; k <= st.rounds; ++k) {
-    const Round sending(out.totals(), st.rounds, k), receiving(incoming, st.rounds, k);
+    const Round sending(sends, st.rounds, k), receiving(receives, st.rounds, k);
     comm.collectively([&] {
       // The round before: what arrived goes to its place (a file write may fail here).
       if (!recv_in_place) {
@@ -227,8 +249,9 @@ Received exchange(Comm& comm, const Format& f, LocalRuns& local, const std::vect
     st.mpi_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - m0).count();
     last = receiving;
   }
+  inbox->describe(piece_records, cuts);
+  if (own_in_place) r.own = std::move(local.memory);  // the pieces kept in place point into it
   local.release();
-  inbox->describe(piece_records);
   st.exchange_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

@@ -20,9 +20,11 @@ namespace gxsort::distributed {
 class Comm;
 
 // What a rank received: one piece of each run of each rank, in input order (by rank, then
-// run), each sorted.
+// run), each sorted. A rank whose runs are in memory keeps its own pieces where they are
+// (`own`, the sorted slice): they never pass through MPI or the receive area.
 struct Received {
-  HostBuffer memory;                                  // every piece back to back, or
+  HostBuffer own;                                     // the rank's own runs, when kept in place
+  HostBuffer memory;                                  // every other piece back to back, or
   std::vector<std::shared_ptr<io::TempFile>> files;   // a file per sender (pieces back to back)
   std::vector<TreeInput> file_pieces;                 // the pieces in those files
   std::vector<RunRef> pieces;                         // every non-empty piece, in input order
