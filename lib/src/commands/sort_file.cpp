@@ -410,7 +410,8 @@ RunStats sort_prepared(io::File& in, const std::string& output, const EngineOpti
     // A bucket the sample misjudged past the in-memory sort goes through runs: its own
     // plan, as if it were the input.
     auto sort_large = [&](const io::File& bucket, uint64_t records, uint64_t out_offset) {
-      Job bucket_job = p.job;
+      Job bucket_job = p.job;  // (dedupe's too: its sort is the sort of this job)
+      bucket_job.command = JobKind::sort;
       bucket_job.sort.input_bytes = records * f.record_size;
       bucket_job.sort.ooc = OocMethod::merge;
       return sort_through_runs(p, make_plan(bucket_job), bucket, opt, out.file(), out_offset, nullptr);
