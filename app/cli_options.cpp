@@ -47,16 +47,17 @@ struct Spec {
 // engine: --fan-in, --no-fsync, --direct-io, --ooc, --merge-kernel.
 const Spec kSpecs[] = {
     {"sort", "IN -o OUT", "sort a binary file of fixed-size records (stable)", true, true, true, true, true, true, true},
-    {"plan", "IN", "print what `sort` would do (--json, --dot)", false, true, true, true, true, true, true},
+    {"plan", "IN | CMD ARGS", "print what `sort` (or CMD: runs, merge, dedupe, check, reduce, graph build, bfs) would do (--json, --dot)",
+     false, true, true, true, true, true, true},
     {"runs", "IN -o DIR", "form sorted runs only (run files and a manifest)", true, true, true, true, true, false, true},
     {"merge", "FILE... -o OUT", "merge sorted files (a `runs` directory stands for its runs)", true, true, true, true,
      true, true, true},
-    {"check", "FILE", "record count, order, duplicate keys, checksums (exit 1: not sorted)", true, false, true, false,
+    {"check", "FILE", "record count, order, duplicate keys, checksums (exit 1: not sorted)", true, false, true, true,
      true, false, false},
     {"gen", "-o FILE --count N", "generate test data (--dist, --seed), or an edge list (--graph)", true, true, true,
      false, false, false, false},
     {"dedupe", "IN -o OUT", "sorted, one record per distinct key", true, true, true, true, true, true, false},
-    {"reduce", "FILE --op OP", "a reduction of the keys (--algo flat|nested|cub on the GPU)", true, false, true, false,
+    {"reduce", "FILE --op OP", "a reduction of the keys (--algo flat|nested|cub on the GPU)", true, false, true, true,
      true, false, false},
     {"graph build", "IN -o GRAPH", "an edge list (snap|mtx|bin32|bin64) to a CSR graph", true, true, false, true, true,
      true, false},
@@ -189,8 +190,6 @@ po::options_description options_of(const Spec& s, Command& cmd, Args& a) {
   add_command_options(command, s, cmd, a);
   if (s.format) add_format(format, a);
   if (s.memory) add_memory(resources, cmd, a, s.engine);
-  if (std::string(s.name) == "check" || std::string(s.name) == "reduce")
-    resources.add_options()("threads", po::value(&a.threads)->value_name("N"), "CPU threads (default: the CPUs this process may use)");
   if (s.device) add_device(resources, a);
   if (s.engine || s.unique) add_engine(engine, s, cmd, a);
   all.add(general);
@@ -325,8 +324,8 @@ void type_options(const Args& a, const po::variables_map& vm, Command& cmd) {
   cmd.gen.count = a.count.value;
   cmd.gen.seed = a.seed.value;
   if (vm.count("graph")) e.graph.gen.kind = parse_choice(a.graph, "--graph", kGraphKinds);
-  if (a.json && a.dot) fail_usage("plan: choose one of --json and --dot");
-  cmd.plan_format = a.json ? PlanFormat::json : a.dot ? PlanFormat::dot : PlanFormat::text;
+  if ((a.json || cmd.json) && a.dot) fail_usage("plan: choose one of --json and --dot");
+  cmd.plan_format = a.json || cmd.json ? PlanFormat::json : a.dot ? PlanFormat::dot : PlanFormat::text;
   cmd.json = cmd.json || a.json;
   if (cmd.quiet && cmd.verbose) fail_usage("-q and -v cannot be combined");
   e.format = build_format(a, vm);
@@ -416,6 +415,51 @@ const Spec& command_spec(int argc, const char* const* argv, int& first) {
   return *s;
 }
 
+// plan CMD ARGS: the command planned (the word(s) after `plan`, which `first` moves past),
+// or null for `plan IN` (`plan sort IN` is the same). A file named like a command is
+// planned as `plan ./NAME`.
+const Spec* planned_spec(int argc, const char* const* argv, int& first) {
+  if (argc <= first + 1) return nullptr;
+  const std::string word = argv[first + 1];
+  if (word == "sort") { ++first; return nullptr; }
+  if (word == "graph") {
+    if (argc <= first + 2 || std::string(argv[first + 2]) != "build")
+      fail_usage("plan graph: expected `gxsort plan graph build IN`");
+    first += 2;
+    return find_spec("graph build");
+  }
+  for (const char* n : {"runs", "merge", "dedupe", "check", "reduce", "bfs"})
+    if (word == n) { ++first; return find_spec(n); }
+  return nullptr;
+}
+
+// What plan CMD adds to CMD's options: --json (where CMD has none) and --dot.
+void add_plan_options(po::options_description& all, const Spec& planned, Args& a) {
+  po::options_description d("plan options", 100, 50);
+  const std::string n = planned.name;
+  if (n != "check" && n != "reduce" && n != "bfs" && n != "graph build")
+    d.add_options()("json", po::bool_switch(&a.json), "print the plan as JSON");
+  d.add_options()("dot", po::bool_switch(&a.dot), "print the merge tree for Graphviz (merge)");
+  all.add(d);
+}
+
+// plan CMD: CMD's operands (its output and required options are not: nothing runs).
+void check_plan_operands(const Args& a, const po::variables_map& vm, Command& cmd) {
+  const size_t most = cmd.planned == "merge" ? SIZE_MAX : 1;
+  if (cmd.inputs.empty() || cmd.inputs.size() > most)
+    fail_usage("plan " + cmd.planned + ": expected " + (most == 1 ? "one input" : "one or more inputs") +
+               " (see gxsort plan " + cmd.planned + " --help)");
+  if (cmd.distributed) fail_usage("plan " + cmd.planned + ": --distributed plans a sort (gxsort plan IN --distributed)");
+  if (!cmd.stats_json.empty()) fail_usage("plan: --stats-json does not apply (a plan does no work)");
+  if (cmd.planned == "bfs") {
+    BfsOptions& b = cmd.engine.graph.bfs;
+    b.source = a.source.value;
+    b.random_sources = vm.count("random-sources") ? a.random_sources.value : 0;
+    b.seed = a.seed.value;
+    b.levels_output = cmd.output;
+  }
+}
+
 Command help_command(std::string text, bool error = false) {
   Command c;
   c.name = "help";
@@ -451,11 +495,15 @@ Command parse_command_line(int argc, const char* const* argv) {
     return parse_command_line(int(args.size()), args.data());
   }
   int first = 1;
-  const Spec& spec = command_spec(argc, argv, first);
+  const Spec& command = command_spec(argc, argv, first);
+  const Spec* planned = std::string(command.name) == "plan" ? planned_spec(argc, argv, first) : nullptr;
+  const Spec& spec = planned ? *planned : command;  // plan CMD takes CMD's options
   Command cmd;
-  cmd.name = spec.name;
+  cmd.name = command.name;
+  if (planned) cmd.planned = planned->name;
   Args a;
   po::options_description all = options_of(spec, cmd, a);
+  if (planned) add_plan_options(all, *planned, a);
   po::options_description hidden;
   hidden.add_options()("operand", po::value(&cmd.inputs));
   po::options_description parse_set;
@@ -473,9 +521,14 @@ Command parse_command_line(int argc, const char* const* argv) {
   } catch (const po::error& e) {
     fail_usage(cmd.name + ": " + e.what() + " (see gxsort " + cmd.name + " --help)");
   }
-  if (a.help) return help_command(command_help(spec, all));
+  if (a.help) {
+    std::string help = command_help(spec, all);
+    if (planned) help.insert(std::string("usage: gxsort ").size(), "plan ");
+    return help_command(help);
+  }
   type_options(a, vm, cmd);
-  check_operands(a, vm, cmd);
+  if (planned) check_plan_operands(a, vm, cmd);
+  else check_operands(a, vm, cmd);
   check_keys(a, vm, cmd);
   return cmd;
 }

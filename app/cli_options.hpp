@@ -17,6 +17,7 @@ struct Command {
   EngineOptions engine;
   GenOptions gen;
   PlanFormat plan_format = PlanFormat::text;
+  std::string planned;              // plan CMD ARGS: the command planned ("" for plan IN: sort)
   ReduceOp reduce_op = ReduceOp::sum;
   ReduceAlgo reduce_algo = ReduceAlgo::flat;
   std::string stats_json;           // --stats-json FILE

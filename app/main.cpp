@@ -79,6 +79,10 @@ int run(const cli::Command& cmd) {
     cli::print_plan(stdout, plan_distributed(cmd.inputs[0], rank, cmd.plan_format, nullptr, cmd.ranks), cmd.plan_format);
     return 0;
   }
+  if (cmd.name == "plan" && !cmd.planned.empty()) {  // plan CMD ARGS
+    cli::print_plan(stdout, plan_command(cmd.planned, cmd.inputs, cmd.output, opt, cmd.plan_format), cmd.plan_format);
+    return 0;
+  }
   if (cmd.name == "plan") {
     cli::print_plan(stdout, plan_sort(cmd.inputs[0], cmd.output, opt, cmd.plan_format), cmd.plan_format);
     return 0;

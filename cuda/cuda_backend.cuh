@@ -70,7 +70,10 @@ class CudaBackend final : public Backend {
   // `gxsort bfs` in the arena (cuda_backend_bfs.cu, cuda/graph/bfs_cuda.cu): vertex ids
   // are 32-bit on the device, so graphs of 2^32 or more vertices are refused.
   uint64_t max_bfs_vertices() const override;
-  std::vector<graph::BfsRun> bfs(const graph::CsrGraph& g, const std::vector<uint64_t>& sources) override;
+  using Backend::bfs;
+  std::vector<graph::BfsRun> bfs(const graph::CsrGraph& g, const std::vector<uint64_t>& sources,
+                                 const graph::BfsDevicePlan& plan) override;
+  uint64_t device_budget() const override;
 
   // Device bytes sort_chunk needs for n records of format f.
   size_t sort_device_bytes(const Format& f, size_t n) const;

@@ -328,9 +328,13 @@ BfsRun collect(const CsrGraph& g, const DeviceGraph& d, bool parents) {
 
 std::vector<BfsRun> bfs_on_device(cuda::DeviceMemory& mem, const CsrGraph& g, const std::vector<uint64_t>& sources,
                                   uint64_t force_partition_edges) {
+  return bfs_on_device(mem, g, sources, plan_bfs_device(g.n, g.m, mem.budget(), force_partition_edges));
+}
+
+std::vector<BfsRun> bfs_on_device(cuda::DeviceMemory& mem, const CsrGraph& g, const std::vector<uint64_t>& sources,
+                                  const BfsDevicePlan& plan) {
   check_searchable(g, sources);
   GXSORT_CUDA_CHECK(cudaSetDevice(mem.device()));
-  const BfsDevicePlan plan = plan_bfs_device(g.n, g.m, mem.budget(), force_partition_edges);
   if (plan.need_bytes > mem.budget()) fail_usage(bfs_budget_message(plan, mem.budget()));
   DeviceGraph d(mem, g, plan);
   kernels::preload();

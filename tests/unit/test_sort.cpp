@@ -228,8 +228,9 @@ class DefaultSortInto : public Backend {
                              ReduceAlgo algo) override {
     return cpu_->reduce_chunk(f, r, n, first, algo);
   }
-  std::vector<graph::BfsRun> bfs(const graph::CsrGraph& g, const std::vector<uint64_t>& sources) override {
-    return cpu_->bfs(g, sources);
+  std::vector<graph::BfsRun> bfs(const graph::CsrGraph& g, const std::vector<uint64_t>& sources,
+                                 const graph::BfsDevicePlan& plan) override {
+    return cpu_->bfs(g, sources, plan);
   }
 
  private:

@@ -196,6 +196,12 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
 // gxsort plan IN: what sort_file would do.
 std::string plan_sort(const std::string& input, const std::string& output, const EngineOptions& opt, PlanFormat format);
 
+// gxsort plan CMD ARGS: what command CMD (sort, runs, merge, dedupe, check, reduce,
+// "graph build", bfs) would do with these inputs, output and options: the plan it runs
+// from (sizes, threads, strategy), as text or JSON (--dot: sort and merge).
+std::string plan_command(const std::string& command, const std::vector<std::string>& inputs, const std::string& output,
+                         const EngineOptions& opt, PlanFormat format);
+
 // gxsort runs IN -o DIR: sorted run files DIR/run-NNNNNN.bin and DIR/manifest.txt.
 RunStats form_runs(const std::string& input, const std::string& out_dir, const EngineOptions& opt);
 

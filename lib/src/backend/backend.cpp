@@ -1,6 +1,7 @@
 // Default implementations shared by every backend.
 #include "backend/backend.hpp"
 
+#include "graph/graph.hpp"
 #include "io/file.hpp"
 #include "kernels/key_bitmap.hpp"
 #include "plan/sizes.hpp"
@@ -19,6 +20,10 @@ void Backend::sort_into(const Format& f, const unsigned char* src, unsigned char
   sort_chunk(f, data.data(), n, scratch.data());
   io::parallel_copy(dst, data.data(), bytes, default_threads());
   if (sorted) sorted(0, n);
+}
+
+std::vector<graph::BfsRun> Backend::bfs(const graph::CsrGraph& g, const std::vector<uint64_t>& sources) {
+  return bfs(g, sources, graph::plan_bfs_device(g.n, g.m, device_budget()));
 }
 
 std::unique_ptr<KeyBitmap> Backend::make_key_bitmap(const Format& f, size_t, uint64_t host_budget) {

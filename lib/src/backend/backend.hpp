@@ -61,6 +61,7 @@ class KeyBitmap;  // sort/bitmap_dedupe.hpp
 namespace graph {
 struct CsrGraph;  // graph/graph.hpp
 struct BfsRun;
+struct BfsDevicePlan;
 }  // namespace graph
 
 class Backend {
@@ -123,8 +124,17 @@ class Backend {
   // their summaries (n-sized arrays per source would not fit). Levels equal on every
   // backend; parents may differ but form a valid BFS tree. A graph of more than
   // max_bfs_vertices() vertices is refused (Error(usage)).
+  // On a device, the search lays out its memory as `plan` says (make_plan of bfs:
+  // graph::plan_bfs_device of device_budget()); the CPU needs none.
   virtual uint64_t max_bfs_vertices() const { return UINT64_MAX; }
-  virtual std::vector<graph::BfsRun> bfs(const graph::CsrGraph& g, const std::vector<uint64_t>& sources) = 0;
+  virtual std::vector<graph::BfsRun> bfs(const graph::CsrGraph& g, const std::vector<uint64_t>& sources,
+                                         const graph::BfsDevicePlan& plan) = 0;
+  // The same, planned for this backend's budget (tests).
+  std::vector<graph::BfsRun> bfs(const graph::CsrGraph& g, const std::vector<uint64_t>& sources);
+
+  // Bytes of the device's memory budget (its arena); 0: no device. The planner sizes the
+  // device's work from it.
+  virtual uint64_t device_budget() const { return 0; }
 };
 
 // The largest n such that n records plus their sort scratch fit in `bytes`.

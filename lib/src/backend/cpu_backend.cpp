@@ -166,7 +166,9 @@ class CpuBackend : public Backend {
     return reduce_chunk_cpu(f, records, n, first_index);
   }
 
-  std::vector<graph::BfsRun> bfs(const graph::CsrGraph& g, const std::vector<uint64_t>& sources) override {
+  using Backend::bfs;
+  std::vector<graph::BfsRun> bfs(const graph::CsrGraph& g, const std::vector<uint64_t>& sources,
+                                 const graph::BfsDevicePlan&) override {
     std::vector<graph::BfsRun> runs;
     for (uint64_t s : sources) {
       runs.push_back(graph::bfs_cpu(g, s, threads_));

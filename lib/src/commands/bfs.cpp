@@ -8,7 +8,7 @@
 #include "gxsort/gxsort.hpp"
 #include "io/space.hpp"
 #include "io/output.hpp"
-#include "plan/sizes.hpp"
+#include "commands/command_plans.hpp"
 #include "engine/engine.hpp"
 #include "kernels/record_hash.hpp"
 
@@ -39,6 +39,15 @@ BfsSearch summary(const graph::BfsRun& r, uint64_t source, bool symmetric) {
 
 }  // namespace
 
+Prepared prepare_bfs(const EngineOptions& opt) { return prepare(opt, job_of(JobKind::bfs, opt, 0, false), "/tmp"); }
+
+void plan_bfs_search(Prepared& p, uint64_t vertices, uint64_t edges) {
+  p.job.vertices = vertices;
+  p.job.edges = edges;
+  p.job.graph_known = true;
+  p.plan = make_plan(p.job);
+}
+
 BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOptions& opt) {
   const auto t0 = Clock::now();
   if (b.random_sources > 0 && (!b.levels_output.empty() || !b.parents_output.empty()))
@@ -55,7 +64,9 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
   if (!b.parents_output.empty())
     parents_out = io::Output::open(b.parents_output, temp_dirs(opt, default_temp_dir(b.parents_output))[0], "out", {},
                                    "--parents");
-  graph::CsrGraph g = graph::read_csr(path, opt.memory.given ? host_budget(opt) : physical_memory_bytes());
+  Prepared p = prepare_bfs(opt);
+  graph::CsrGraph g = graph::read_csr(path, p.plan.bfs.load_budget);
+  plan_bfs_search(p, g.n, g.m);
   BfsResult res;
   res.vertices = g.n;
   res.edges = g.m;
@@ -78,12 +89,10 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
   }
 
   res.load_seconds = since(t0);
-  std::unique_ptr<Backend> backend = make_backend(opt.device, opt.threads, opt.device_memory);
-  if (g.n > backend->max_bfs_vertices()) {
-    if (opt.device == Device::cuda) fail_usage("--device cuda: graphs of 2^32 or more vertices are not supported on the GPU yet");
-    backend = make_cpu_backend(opt.threads);  // --device auto
-  }
-  const std::vector<graph::BfsRun> runs = backend->bfs(g, sources);
+  // A device that cannot take the graph (--device auto): the CPU searches, as planned.
+  std::unique_ptr<Backend> backend = std::move(p.backend);
+  if (p.plan.bfs.device_budget > 0 && !p.plan.bfs.on_device) backend = make_cpu_backend(p.threads);
+  const std::vector<graph::BfsRun> runs = backend->bfs(g, sources, p.plan.bfs.device);
   res.backend = runs.front().backend;
   for (size_t i = 0; i < runs.size(); ++i) res.searches.push_back(summary(runs[i], sources[i], g.symmetric));
   res.stats.command = "bfs";

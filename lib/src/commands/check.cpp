@@ -10,10 +10,14 @@
 #include "pipeline/chunk_scheduler.hpp"
 #include "engine/engine.hpp"
 #include "backend/backend.hpp"
-#include "plan/sizes.hpp"
+#include "commands/command_plans.hpp"
 #include "kernels/check_chunk.hpp"
 
 namespace gxsort {
+
+Prepared prepare_check(const io::File& in, const EngineOptions& opt) {
+  return prepare(opt, job_of(JobKind::check, opt, in.is_stream() ? 0 : in.size(), in.is_stream(), in.path()), "/tmp");
+}
 
 CheckResult check_file(const std::string& path, const EngineOptions& opt) {
   const auto t0 = Clock::now();
@@ -21,17 +25,15 @@ CheckResult check_file(const std::string& path, const EngineOptions& opt) {
   io::File in = open_input(path, f);
   const uint64_t bytes = in.is_stream() ? pipeline::kUntilEnd : in.size();
   const size_t rs = f.record_size;
-  auto backend = make_backend(opt.device, opt.threads, opt.device_memory);
-  size_t chunk_records = size_t(std::max<uint64_t>(1, std::min<uint64_t>((size_t(64) << 20) / rs, bytes / rs)));
-  // A device checks a chunk in its memory: keep chunks within its budget.
-  if (size_t cap = backend->max_chunk_records(f)) chunk_records = std::max<size_t>(1, std::min(chunk_records, cap));
+  Prepared p = prepare_check(in, opt);
+  auto& backend = p.backend;
   std::vector<HostBuffer> buffers;
   std::vector<unsigned char*> slots;
-  for (int s = 0; s < 3; ++s) {
-    buffers.push_back(backend->allocate_host(chunk_records * rs));
+  for (unsigned s = 0; s < p.plan.chunks.slots; ++s) {
+    buffers.push_back(backend->allocate_host(p.plan.chunks.chunk_bytes));
     slots.push_back(buffers.back().data());
   }
-  const unsigned threads = opt.threads;
+  const unsigned threads = p.threads;
 
   CheckResult r;
   std::vector<unsigned char> prev(rs);
@@ -62,7 +64,7 @@ CheckResult check_file(const std::string& path, const EngineOptions& opt) {
   };
   pipeline::Config cfg;
   cfg.total_bytes = bytes;
-  cfg.chunk_bytes = chunk_records * rs;
+  cfg.chunk_bytes = p.plan.chunks.chunk_bytes;
   cfg.phase = "check";
   pipeline::run_chunks(cfg, slots, st, opt.progress);
   in.check_unchanged();

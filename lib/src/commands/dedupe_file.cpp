@@ -14,6 +14,7 @@
 #include "io/space.hpp"
 #include "io/temp_files.hpp"
 #include "pipeline/chunk_scheduler.hpp"
+#include "commands/command_plans.hpp"
 #include "plan/sizes.hpp"
 #include "engine/group_pass.hpp"
 #include "engine/engine.hpp"
@@ -21,26 +22,22 @@
 namespace gxsort {
 namespace {
 
-GroupPass make_group_pass(const EngineOptions& opt, const std::string& name, unsigned threads, uint64_t memory,
-                          bool verify) {
+GroupPass make_group_pass(const EngineOptions& opt, const std::string& name, const Plan& plan, bool verify) {
   GroupPass g;
   g.format = &opt.format;
   g.count = opt.dedupe.count;
   g.keep_last = opt.dedupe.keep_last;
   g.verify = verify;
   g.name = name;
-  g.threads = threads;
-  // Three slots of input and output buffers within --memory (at least one record).
-  const size_t per = 2 * opt.format.record_size + 8;
-  g.chunk_bytes = size_t(std::min<uint64_t>(uint64_t(32) << 20, memory / 3 / per * opt.format.record_size));
-  g.chunk_bytes = std::max(g.chunk_bytes, opt.format.record_size);
+  g.threads = plan.threads;
+  g.chunk_bytes = plan.dedupe.group.chunk_bytes;  // three slots of input and output buffers within --memory
   g.progress = opt.progress;
   return g;
 }
 
 // Keep first (for flat keys the record is the key: keep last is the same bytes): the
 // sort engine with -u.
-RunStats dedupe_by_sort_unique(io::File& in, const std::string& output, const EngineOptions& opt,
+RunStats dedupe_by_sort_unique(io::File& in, const std::string& output, const EngineOptions& opt, Prepared& p,
                                Clock::time_point t_start) {
   EngineOptions o = opt;
   o.unique = true;
@@ -51,12 +48,12 @@ RunStats dedupe_by_sort_unique(io::File& in, const std::string& output, const En
     return s;
   };
   if (opt.before_commit) o.before_commit = [&](const RunStats& s) { opt.before_commit(as_dedupe(s)); };
-  return as_dedupe(sort_input(in, output, o));
+  return as_dedupe(sort_input(in, output, o, p));
 }
 
 // The bitmap strategy: every key's bit set while the chunks stream through the
 // scheduler, then the set bits written out in order.
-void dedupe_by_bitmap(Prepared& p, io::File& in, KeyBitmap& bitmap, size_t chunk_records, const std::string& output,
+void dedupe_by_bitmap(Prepared& p, io::File& in, KeyBitmap& bitmap, const std::string& output,
                       const EngineOptions& opt, RunStats& st, Clock::time_point t_start) {
   io::Output out = io::Output::open(output, p.tmp_dirs[0], "out", output_header(opt, 4));
   io::check_space({{out.space_dir(), in.is_stream() ? 0 : in.size(), "the output"}});
@@ -66,8 +63,8 @@ void dedupe_by_bitmap(Prepared& p, io::File& in, KeyBitmap& bitmap, size_t chunk
   auto t0 = Clock::now();
   std::vector<HostBuffer> buffers;
   std::vector<unsigned char*> slots;
-  for (int s = 0; s < 3; ++s) {
-    buffers.push_back(p.backend->allocate_host(chunk_records * 4));
+  for (unsigned s = 0; s < p.plan.dedupe.bitmap.slots; ++s) {
+    buffers.push_back(p.backend->allocate_host(p.plan.dedupe.bitmap.chunk_bytes));
     slots.push_back(buffers.back().data());
   }
   pipeline::Stages stages;
@@ -78,7 +75,7 @@ void dedupe_by_bitmap(Prepared& p, io::File& in, KeyBitmap& bitmap, size_t chunk
   stages.compute = [&](pipeline::Chunk& c) { bitmap.add(c.data, c.bytes / 4); };
   pipeline::Config cfg;
   cfg.total_bytes = in.is_stream() ? pipeline::kUntilEnd : in.size();
-  cfg.chunk_bytes = chunk_records * 4;
+  cfg.chunk_bytes = p.plan.dedupe.bitmap.chunk_bytes;
   cfg.phase = "bitmap";
   if (cfg.total_bytes) pipeline::run_chunks(cfg, slots, stages, opt.progress);
   const uint64_t bytes = in.is_stream() ? in.stream_bytes() : in.size();
@@ -107,7 +104,7 @@ void dedupe_by_stream(Prepared& p, io::File& in, const std::string& output, cons
   io::check_space({{out.space_dir(), records * out_rs, "the output"}});
   if (!out.streamed()) out.file().start_write_behind();
   auto t0 = Clock::now();
-  GroupPass g = make_group_pass(opt, in.path(), p.threads, p.memory, true);
+  GroupPass g = make_group_pass(opt, in.path(), p.plan, true);
   const uint64_t kept = group_pass(g, *p.backend, in, records, out.file());
   const uint64_t read = in.is_stream() ? in.stream_bytes() : st.input_bytes;
   st.records = read / rs;
@@ -127,7 +124,6 @@ void dedupe_by_sort_and_group(Prepared& p, io::File& in, const std::string& outp
   const std::string sort_dir = p.tmp_dirs[0];
   io::require_writable_dir(sort_dir, "temporary");
   const unsigned threads = p.threads;
-  const uint64_t memory = p.memory;
   p.backend.reset();  // the sort reserves the device again
   io::Output out = io::Output::open(output, sort_dir, "out", output_header(opt, out_rs));  // checked before the sort
   io::TempFile sorted = io::TempFile::create(sort_dir, "dedupe");
@@ -151,7 +147,7 @@ void dedupe_by_sort_and_group(Prepared& p, io::File& in, const std::string& outp
   if (!out.streamed()) out.file().start_write_behind();
   auto t0 = Clock::now();
   auto host = make_cpu_backend(threads);
-  GroupPass g = make_group_pass(opt, sorted.path(), threads, memory, false);
+  GroupPass g = make_group_pass(opt, sorted.path(), p.plan, false);
   const uint64_t kept = group_pass(g, *host, sorted_in, s.records, out.file());
   st.output_bytes = kept * out_rs;
   st.phases.push_back({"group", since(t0), s.input_bytes, st.output_bytes});
@@ -159,34 +155,12 @@ void dedupe_by_sort_and_group(Prepared& p, io::File& in, const std::string& outp
   commit_outputs({&out}, st, t_start, opt);
 }
 
-// The sort's plan only matters to the auto rule; the stream and the bitmap need none
-// (and a --memory too small to merge runs must not stop them).
-Prepared prepare_for_dedupe(const EngineOptions& opt, uint64_t bytes, const std::string& tmp_dir) {
-  try {
-    return prepare(opt, bytes, tmp_dir);
-  } catch (const Error& e) {
-    const DedupeOptions& d = opt.dedupe;
-    if (e.code() != ExitCode::usage || (!d.assume_sorted && d.strategy == DedupeStrategy::sort)) throw;
-    EngineOptions tiny = opt;
-    tiny.memory.bytes = uint64_t(64) << 20;  // a plan that succeeds; the budget below is the user's
-    tiny.memory.percent = 0;
-    Prepared p = prepare(tiny, bytes, tmp_dir);
-    p.memory = host_budget(opt);
-    return p;
-  }
-}
-
-// The bitmap for the bitmap strategy, or null where it does not fit (auto then sorts).
-std::unique_ptr<KeyBitmap> make_bitmap(Prepared& p, const EngineOptions& opt, uint64_t records, bool stream,
-                                       size_t& chunk_records) {
-  // Chunks of at most 64 MiB, three in flight within --memory.
-  chunk_records = size_t(std::max<uint64_t>(1024, std::min<uint64_t>(uint64_t(16) << 20, p.memory / 4 / 4)));
-  if (!stream) chunk_records = size_t(std::min<uint64_t>(chunk_records, std::max<uint64_t>(records, 1)));
-  const uint64_t chunks_bytes = 3 * uint64_t(chunk_records) * 4;
-  const bool asked = opt.dedupe.strategy == DedupeStrategy::bitmap;
-  const uint64_t budget = asked ? UINT64_MAX : (p.memory > chunks_bytes ? p.memory - chunks_bytes : 0);
-  std::unique_ptr<KeyBitmap> bitmap = p.backend->make_key_bitmap(opt.format, chunk_records, budget);
-  if (!bitmap && asked)
+// The bitmap the plan sizes, or null where the backend cannot make it within the plan's
+// budget (auto then sorts).
+std::unique_ptr<KeyBitmap> make_bitmap(Prepared& p, const EngineOptions& opt) {
+  const DedupePlan& d = p.plan.dedupe;
+  std::unique_ptr<KeyBitmap> bitmap = p.backend->make_key_bitmap(opt.format, d.bitmap.chunk_records, d.bitmap_budget);
+  if (!bitmap && opt.dedupe.strategy == DedupeStrategy::bitmap)
     throw Error(ExitCode::io, "--strategy bitmap: the " + format_bytes(kBitmapBytes) + " key bitmap does not fit in " +
                                   p.backend->name() + "'s memory budget (raise --device-memory, or use --device cpu or --strategy sort)");
   return bitmap;
@@ -194,45 +168,40 @@ std::unique_ptr<KeyBitmap> make_bitmap(Prepared& p, const EngineOptions& opt, ui
 
 }  // namespace
 
+Prepared prepare_dedupe(const io::File& in, const std::string& output, const EngineOptions& opt) {
+  const bool stream = in.is_stream();
+  return prepare(opt, job_of(JobKind::dedupe, opt, stream ? 0 : in.size(), stream), default_temp_dir(output));
+}
+
 RunStats dedupe_file(const std::string& input, const std::string& output, const EngineOptions& opt) {
   const auto t_start = Clock::now();
-  const Format& f = opt.format;
-  const DedupeOptions& d = opt.dedupe;
-  io::File in = open_input(input, f);
-  // A stream's size is unknown: the auto rule takes it for a small input (sort).
-  const bool stream = in.is_stream();
-  const uint64_t bytes = stream ? 0 : in.size();
-  const uint64_t records = bytes / f.record_size;
+  io::File in = open_input(input, opt.format);
   if (output.empty()) fail_usage("an output file is required (-o FILE)");
-  // When the strategy is sort whatever the plan, and the sort drops the duplicates
-  // itself (keep first), go straight to the sort engine: it prepares its own backend
-  // and plan, and a second one here would start the device twice.
-  const bool keep_first = !d.count && (!d.keep_last || f.flat());
-  if (keep_first && choose_dedupe_strategy(d.strategy, f, d.count, d.assume_sorted, records, true) == DedupePath::sort &&
-      choose_dedupe_strategy(d.strategy, f, d.count, d.assume_sorted, records, false) == DedupePath::sort)
-    return dedupe_by_sort_unique(in, output, opt, t_start);
-  Prepared p = prepare_for_dedupe(opt, bytes, default_temp_dir(output));
-  const bool sort_in_memory = stream || p.plan.mode == PlanMode::in_memory;
-  DedupePath strategy = choose_dedupe_strategy(d.strategy, f, d.count, d.assume_sorted, records, sort_in_memory);
+  Prepared p = prepare_dedupe(in, output, opt);
+  const DedupePlan& d = p.plan.dedupe;
   RunStats st;
   st.command = "dedupe";
   st.backend = p.backend->name();
-  st.records = records;
-  st.input_bytes = bytes;
+  st.records = p.plan.records;
+  st.input_bytes = p.plan.input_bytes;
   std::unique_ptr<KeyBitmap> bitmap;
-  size_t chunk_records = 0;
+  DedupePath strategy = d.strategy;
   if (strategy == DedupePath::bitmap) {
-    bitmap = make_bitmap(p, opt, records, stream, chunk_records);
-    if (!bitmap) strategy = DedupePath::sort;
+    bitmap = make_bitmap(p, opt);
+    if (!bitmap) strategy = DedupePath::sort;  // the backend could not make it: the sort, as planned
   }
   st.mode = dedupe_path_name(strategy);
   if (strategy == DedupePath::bitmap) {
-    dedupe_by_bitmap(p, in, *bitmap, chunk_records, output, opt, st, t_start);
+    dedupe_by_bitmap(p, in, *bitmap, output, opt, st, t_start);
   } else if (strategy == DedupePath::stream) {
     dedupe_by_stream(p, in, output, opt, st, t_start);
-  } else if (keep_first) {
-    p.backend.reset();  // sort_file reserves the device again
-    return dedupe_by_sort_unique(in, output, opt, t_start);
+  } else if (d.keep_first) {
+    if (!d.sort_planned) {  // the bitmap fell back to a sort the budget cannot plan: its error
+      Job sort = p.job;
+      sort.command = JobKind::sort;
+      make_plan(sort);
+    }
+    return dedupe_by_sort_unique(in, output, opt, p, t_start);
   } else {
     dedupe_by_sort_and_group(p, in, output, opt, st, t_start);
   }

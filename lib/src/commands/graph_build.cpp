@@ -19,6 +19,7 @@
 #include "io/output.hpp"
 #include "io/temp_files.hpp"
 #include "parallel/parallel_for.hpp"
+#include "commands/command_plans.hpp"
 #include "engine/engine.hpp"
 #include "plan/sizes.hpp"
 
@@ -240,11 +241,9 @@ bool parse_mtx(const io::File& in, const std::string& path, EdgeWriter& out, uin
   return symmetric;
 }
 
-// Binary edge lists are parsed in parallel: blocks of kBinaryBlock input bytes are read
+// Binary edge lists are parsed in parallel: blocks of input bytes (the plan's) are read
 // with several threads, each thread turns its slice into 16-byte records (and finds its
 // largest id and its first bad edge), then the slices are appended in order.
-constexpr size_t kBinaryBlock = size_t(64) << 20;
-
 struct BinarySlice {
   std::vector<uint64_t> out;  // records, two u64 each
   uint64_t max_id = 0, first_bad = ~uint64_t(0);
@@ -273,7 +272,7 @@ void convert_slice(const unsigned char* p, size_t bytes, size_t w, uint64_t firs
 
 // Returns the bytes read.
 uint64_t parse_binary(const io::File& in, const std::string& path, size_t w, EdgeWriter& out, uint64_t& entries,
-                      unsigned threads, const ProgressFn& p) {
+                      unsigned threads, size_t block, const ProgressFn& p) {
   const bool stream = in.is_stream();
   const uint64_t size = stream ? 0 : in.size();
   auto not_pairs = [&](uint64_t bytes) {
@@ -281,17 +280,16 @@ uint64_t parse_binary(const io::File& in, const std::string& path, size_t w, Edg
                " bytes (" + (w == 4 ? "u32" : "u64") + " pairs)");
   };
   if (size % (2 * w) != 0) not_pairs(size);
-  threads = std::max(1u, threads);
-  std::vector<unsigned char> buf(stream ? kBinaryBlock : size_t(std::min<uint64_t>(kBinaryBlock, size)));
+  std::vector<unsigned char> buf(stream ? block : size_t(std::min<uint64_t>(block, size)));
   std::vector<BinarySlice> slices(threads);
   uint64_t off = 0;
   for (;;) {
     size_t n;
     if (stream) {
-      n = in.read_stream(buf.data(), kBinaryBlock);
+      n = in.read_stream(buf.data(), block);
       if (n % (2 * w)) not_pairs(off + n);
     } else {
-      n = size_t(std::min<uint64_t>(kBinaryBlock, size - off));
+      n = size_t(std::min<uint64_t>(block, size - off));
       in.read_at_parallel(buf.data(), n, off, threads);
     }
     if (n == 0) break;
@@ -312,7 +310,7 @@ uint64_t parse_binary(const io::File& in, const std::string& path, size_t w, Edg
     for (const BinarySlice& sl : slices) out.put_records(sl.out.data(), sl.out.size() / 2, sl.max_id, sl.any);
     off += n;
     if (p) p("read edges", off, size);
-    if (stream ? n < kBinaryBlock : off >= size) break;
+    if (stream ? n < block : off >= size) break;
   }
   entries = off / (2 * w);
   return off;
@@ -350,11 +348,11 @@ uint64_t sort_edges(const std::string& edges, uint64_t records, const GraphBuild
 // written at their own offsets. Fills offsets[v + 1] with the degrees; returns the
 // neighbors' XXH3-64 (block by block, in file order).
 uint64_t write_neighbors(const std::string& edges, uint64_t m, uint32_t idb, uint64_t nb_off, const io::File& out,
-                         std::vector<uint64_t>& offsets, const EngineOptions& opt) {
+                         std::vector<uint64_t>& offsets, const Plan& plan, const EngineOptions& opt) {
   io::Xxh3 hash;
-  const unsigned threads = std::max(1u, opt.threads);
+  const unsigned threads = plan.threads;
   io::File sorted = io::File::open_read(edges);
-  const size_t block = 2 * kBinaryBlock;  // of 16-byte records
+  const size_t block = plan.graph.csr_block_bytes;  // of 16-byte records
   std::vector<unsigned char> buf(size_t(std::min<uint64_t>(block, m * 16)));
   std::vector<unsigned char> nbuf(buf.size() / 16 * idb);
   for (uint64_t off = 0; off < m * 16; off += block) {
@@ -395,6 +393,15 @@ void write_header_and_offsets(const io::File& out, uint64_t n, uint64_t m, uint3
 
 }  // namespace
 
+Plan plan_graph_build(const io::File& in, const std::string& input, const GraphBuildOptions& g,
+                      const EngineOptions& opt) {
+  Job job = job_of(JobKind::graph_build, opt, in.is_stream() ? 0 : in.size(), in.is_stream(), in.path());
+  job.sort.record_size = 16;  // the edge records the sort takes
+  job.edge_format = resolve_format(g.input_format, input);
+  job.symmetrize = g.symmetrize;
+  return make_plan(job);
+}
+
 GraphBuildResult graph_build(const std::string& input, const std::string& output, const GraphBuildOptions& g,
                              const EngineOptions& opt) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -407,7 +414,8 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
   io::require_writable_dir(tmp_dir, "temporary");
   // Checked (and the output's temp file made) before any work.
   io::Output out = io::Output::open(output, tmp_dir);
-  const uint64_t memory = host_budget(opt);
+  const Plan plan = plan_graph_build(in, input, g, opt);
+  const uint64_t memory = plan.graph.offsets_budget;
   GraphBuildResult res;
   res.stats.command = "graph build";
   // 1. parse
@@ -419,7 +427,7 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
     if (fmt == EdgeFormat::snap) input_bytes = parse_snap(in, in.path(), w, res.input_edges, opt.progress);
     else if (fmt == EdgeFormat::mtx) symmetric = parse_mtx(in, in.path(), w, res.input_edges, input_bytes, opt.progress) || symmetric;
     else input_bytes = parse_binary(in, in.path(), fmt == EdgeFormat::bin32 ? 4 : 8, w, res.input_edges,
-                                    opt.threads, opt.progress);
+                                    plan.threads, plan.graph.parse_block_bytes, opt.progress);
     w.flush();
     records = w.records();
     vertices = w.vertices();
@@ -443,7 +451,7 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
   const uint64_t out_bytes = nb_off + idb * m;
   io::check_space({{out.space_dir(), out_bytes, "the output"}});
   std::vector<uint64_t> offsets(n + 1, 0);
-  const uint64_t nb_hash = write_neighbors(edges.path(), m, idb, nb_off, out.file(), offsets, opt);
+  const uint64_t nb_hash = write_neighbors(edges.path(), m, idb, nb_off, out.file(), offsets, plan, opt);
   write_header_and_offsets(out.file(), n, m, idb, symmetric, offsets, nb_hash);
   res.stats.phases.push_back({"csr", since(t2), m * 16, out_bytes});
   res.vertices = n;

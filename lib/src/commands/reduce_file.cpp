@@ -7,10 +7,14 @@
 #include "io/file.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "kernels/reduce.hpp"
-#include "plan/sizes.hpp"
+#include "commands/command_plans.hpp"
 #include "engine/engine.hpp"
 
 namespace gxsort {
+
+Prepared prepare_reduce(const io::File& in, const EngineOptions& opt) {
+  return prepare(opt, job_of(JobKind::reduce, opt, in.is_stream() ? 0 : in.size(), in.is_stream(), in.path()), "/tmp");
+}
 
 ReduceResult reduce_file(const std::string& path, ReduceOp op, ReduceAlgo algo, const EngineOptions& opt) {
   auto t0 = std::chrono::steady_clock::now();
@@ -19,28 +23,22 @@ ReduceResult reduce_file(const std::string& path, ReduceOp op, ReduceAlgo algo, 
   check_reducible(f, 0);
   io::File in = open_input(path, f);
   const uint64_t bytes = in.is_stream() ? pipeline::kUntilEnd : in.size();
-  const uint64_t records = in.is_stream() ? 0 : bytes / f.record_size;
-  auto backend = make_backend(opt.device, opt.threads, opt.device_memory);
+  Prepared p = prepare_reduce(in, opt);
+  auto& backend = p.backend;
   const double t_start = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  // Chunks are whole reduction blocks (results must not depend on the chunking): about
-  // 64 MiB each, three in flight.
+  // Chunks are whole reduction blocks (results must not depend on the chunking): the plan's.
   const size_t rs = f.record_size;
-  size_t chunk_records = std::max<size_t>(kReduceBlock, (size_t(64) << 20) / rs / kReduceBlock * kReduceBlock);
-  if (backend->max_chunk_records(f)) chunk_records = std::min(chunk_records, std::max(kReduceBlock, backend->max_chunk_records(f) / kReduceBlock * kReduceBlock));
-  if (!in.is_stream())
-    chunk_records = size_t(std::min<uint64_t>(chunk_records, (records + kReduceBlock - 1) / kReduceBlock * kReduceBlock));
-  chunk_records = std::max(chunk_records, kReduceBlock);
   std::vector<HostBuffer> buffers;
   std::vector<unsigned char*> slots;
-  for (int s = 0; s < 3; ++s) {
-    buffers.push_back(backend->allocate_host(chunk_records * rs));
+  for (unsigned s = 0; s < p.plan.chunks.slots; ++s) {
+    buffers.push_back(backend->allocate_host(p.plan.chunks.chunk_bytes));
     slots.push_back(buffers.back().data());
   }
   ReducePartial total;
   bool first_chunk = true;
   pipeline::Stages st;
-  const unsigned threads = opt.threads;
+  const unsigned threads = p.threads;
   st.read = [&](pipeline::Chunk& c) {
     c.bytes = in.read_chunk(c.data, c.bytes, c.offset, threads);
     if (c.bytes % rs) checked_record_count(in.path(), c.offset + c.bytes, f);  // a stream's partial record
@@ -52,7 +50,7 @@ ReduceResult reduce_file(const std::string& path, ReduceOp op, ReduceAlgo algo, 
   };
   pipeline::Config cfg;
   cfg.total_bytes = bytes;
-  cfg.chunk_bytes = chunk_records * rs;
+  cfg.chunk_bytes = p.plan.chunks.chunk_bytes;
   cfg.phase = "reduce";
   pipeline::run_chunks(cfg, slots, st, opt.progress);
   in.check_unchanged();

@@ -12,7 +12,7 @@
 #include "io/output.hpp"
 #include "io/space.hpp"
 #include "pipeline/chunk_scheduler.hpp"
-#include "plan/sizes.hpp"
+#include "commands/command_plans.hpp"
 #include "engine/engine.hpp"
 #include "engine/job.hpp"
 #include "engine/merge.hpp"
@@ -41,6 +41,19 @@ class CreatedDir {
 
 }  // namespace
 
+Prepared prepare_runs(const io::File& in, const std::string& out_dir, const EngineOptions& opt) {
+  return prepare(opt, job_of(JobKind::runs, opt, in.is_stream() ? 0 : in.size(), in.is_stream(), in.path()),
+                 io::directory_of(out_dir));
+}
+
+Prepared prepare_merge(const std::vector<uint64_t>& input_records, const std::string& output, const EngineOptions& opt) {
+  uint64_t records = 0;
+  for (uint64_t r : input_records) records += r;
+  Job job = job_of(JobKind::merge, opt, records * opt.format.record_size, false);
+  job.input_records = input_records;
+  return prepare(opt, std::move(job), default_temp_dir(output));
+}
+
 RunStats form_runs(const std::string& input, const std::string& out_dir, const EngineOptions& opt) {
   auto t_start = Clock::now();
   const Format& f = opt.format;
@@ -48,7 +61,7 @@ RunStats form_runs(const std::string& input, const std::string& out_dir, const E
   if (out_dir.empty()) fail_usage("an output directory is required (-o DIR)");
   const uint64_t bytes = in.is_stream() ? 0 : in.size();
   // Every option is checked before the directory is made: a refused run leaves nothing.
-  Prepared p = prepare(opt, bytes, io::directory_of(out_dir));
+  Prepared p = prepare_runs(in, out_dir, opt);
   CreatedDir dir(out_dir);
   io::require_writable_dir(out_dir, "output");
   struct stat existing;
@@ -60,9 +73,8 @@ RunStats form_runs(const std::string& input, const std::string& out_dir, const E
   // fit in --memory.
   RunSource src;
   src.total_bytes = in.is_stream() ? pipeline::kUntilEnd : bytes;
-  src.run_records = external_run_records(p.plan_input);
-  if (!in.is_stream()) src.run_records = size_t(std::min<uint64_t>(src.run_records, std::max<uint64_t>(p.plan.records, 1)));
-  src.direct_io = use_direct_io(p.plan_input.direct_io, bytes, p.plan_input.page_cache_bytes);
+  src.run_records = p.plan.run_records;
+  src.direct_io = p.plan.direct_io;
   src.keep_dir = out_dir;
   src.unique = opt.unique;
   if (!in.is_stream()) io::check_space({{out_dir, bytes, "the runs"}});
@@ -72,8 +84,7 @@ RunStats form_runs(const std::string& input, const std::string& out_dir, const E
   st.mode = "runs";
   RunFormation rf;
   if (in.is_stream() || p.plan.records > 0) {
-    const uint64_t runs = in.is_stream() ? 3 : (p.plan.records + src.run_records - 1) / src.run_records;
-    RunBuffers buffers(*p.backend, f, src.run_records, size_t(std::min<uint64_t>(3, runs)));
+    RunBuffers buffers(*p.backend, f, src.run_records, p.plan.chunks.slots);
     rf = form_run_files(p, buffers, src, in, f, opt.progress);
   }
   in.check_unchanged();
@@ -252,15 +263,11 @@ RunStats merge_files(const std::vector<std::string>& args, const std::string& ou
     bytes += t.records * f.record_size;
     tree.push_back(std::move(t));
   }
-  Prepared p = prepare(opt, bytes, default_temp_dir(output));
+  std::vector<uint64_t> records;
+  for (const auto& t : tree) records.push_back(t.records);
   // Merging needs no run formation: the tree is planned for the files as given.
-  Plan plan;
-  plan.mode = PlanMode::external;
-  plan.records = bytes / f.record_size;
-  plan.input_bytes = bytes;
-  plan.record_size = f.record_size;
-  for (const auto& t : tree) plan.run_sizes.push_back(t.records);
-  plan_merge_tree(p.plan_input, plan);
+  Prepared p = prepare_merge(records, output, opt);
+  const Plan& plan = p.plan;
   std::vector<io::SpaceNeed> needs{{out.space_dir(), bytes, "the output"}};
   if (plan.levels.size() > 1) {
     for (const auto& d : p.tmp_dirs) io::require_writable_dir(d, "temporary");
@@ -282,15 +289,14 @@ RunStats merge_files(const std::vector<std::string>& args, const std::string& ou
   job.format = &f;
   job.backend = p.backend.get();
   job.merge_kernel = opt.merge_kernel;
-  job.window_memory = p.memory;
+  job.window_memory = plan.window_memory;
   job.unique = opt.unique;
   job.progress = opt.progress;
   job.buffer_bytes = std::max<size_t>(plan.merge_buffer_bytes, f.record_size);
   job.threads = plan.merge_threads;
   job.verify_sorted = true;
   job.direct_temp = plan.direct_io;
-  job.direct_output = use_direct_io(p.plan_input.direct_io, bytes, p.plan_input.page_cache_bytes) && opt.fsync &&
-                      !out.streamed();
+  job.direct_output = plan.direct_output && opt.fsync && !out.streamed();
   job.done_bytes = &done;
   job.total_bytes = bytes;
   uint64_t kept = 0;

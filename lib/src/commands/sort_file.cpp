@@ -45,7 +45,8 @@ void preflight(const Prepared& p, const std::string& out_dir, uint64_t output_by
   io::check_space(needs);
 }
 
-MergeJob make_merge_job(const Prepared& p, const Format& f, const EngineOptions& opt, size_t buffer_bytes) {
+MergeJob make_merge_job(const Prepared& p, const Plan& plan, const Format& f, const EngineOptions& opt,
+                        size_t buffer_bytes) {
   MergeJob job;
   job.format = &f;
   job.buffer_bytes = std::max<size_t>(buffer_bytes, f.record_size);
@@ -53,7 +54,7 @@ MergeJob make_merge_job(const Prepared& p, const Format& f, const EngineOptions&
   job.progress = opt.progress;
   job.backend = p.backend.get();
   job.merge_kernel = opt.merge_kernel;
-  job.window_memory = p.memory;
+  job.window_memory = plan.window_memory;
   job.unique = opt.unique;
   return job;
 }
@@ -64,13 +65,13 @@ MergeJob make_merge_job(const Prepared& p, const Format& f, const EngineOptions&
 uint64_t merge_run_files(Prepared& p, const Plan& plan, std::vector<TreeInput> runs, const EngineOptions& opt,
                          const io::File& out, uint64_t out_offset, RunStats* st, SortJob* sort_job = nullptr) {
   std::atomic<uint64_t> done{0};
-  MergeJob job = make_merge_job(p, opt.format, opt, plan.merge_buffer_bytes);
+  MergeJob job = make_merge_job(p, plan, opt.format, opt, plan.merge_buffer_bytes);
   job.threads = plan.merge_threads;
   // Runs too large for the page cache: the levels go around it, and so does the
   // output when it is synced anyway (the whole output only: O_DIRECT needs aligned
   // offsets).
   job.direct_temp = plan.direct_io;
-  job.direct_output = plan.direct_io && opt.fsync && out_offset == 0 && st;
+  job.direct_output = plan.direct_output && opt.fsync && out_offset == 0 && st;
   job.done_bytes = &done;
   job.total_bytes = plan.records * opt.format.record_size;
   MergeJob::StageSeconds stages;
@@ -132,8 +133,7 @@ uint64_t sort_through_runs(Prepared& p, const Plan& plan, const io::File& in, co
     phase("sort runs", since(t0), bytes, 0);
     auto t1 = Clock::now();
     std::atomic<uint64_t> done{0};
-    MergeJob job = make_merge_job(p, f, opt, 4 << 20);
-    job.window_memory = std::max<uint64_t>(p.memory - std::min(p.memory, bytes), uint64_t(16) << 20);
+    MergeJob job = make_merge_job(p, plan, f, opt, plan.memory_merge_buffer_bytes);
     job.done_bytes = &done;
     job.total_bytes = bytes;
     const uint64_t kept = merge_runs(job, runs, out, out_offset);
@@ -143,7 +143,7 @@ uint64_t sort_through_runs(Prepared& p, const Plan& plan, const io::File& in, co
   }
   RunFormation rf;
   {
-    RunBuffers buffers(*p.backend, f, plan.run_records, std::min<size_t>(3, std::max<size_t>(1, plan.runs)));
+    RunBuffers buffers(*p.backend, f, plan.run_records, plan.chunks.slots);
     RunSource src;
     src.total_bytes = bytes;
     src.run_records = plan.run_records;
@@ -189,10 +189,10 @@ uint64_t sort_resident(Prepared& p, DeviceResidentSort& resident, const io::File
   io::MappedFile dst;
   parallel::BackgroundTasks mapper(1);
   std::future<void> mapped = mapper.submit([&] { dst = io::MappedFile::map_write(out.file(), bytes, p.threads); });
-  const size_t slice = std::max<size_t>(1, (size_t(64) << 20) / rs) * rs;
+  const size_t slice = p.plan.chunks.chunk_bytes;
   std::vector<HostBuffer> buffers;
   std::vector<unsigned char*> slots;
-  for (int s = 0; s < 3; ++s) {
+  for (unsigned s = 0; s < p.plan.chunks.slots; ++s) {
     buffers.push_back(p.backend->allocate_host(std::min<uint64_t>(slice, bytes)));
     slots.push_back(buffers.back().data());
   }
@@ -276,15 +276,15 @@ uint64_t sort_mapped(Prepared& p, const io::File& in, const EngineOptions& opt, 
 // sorted in memory and written out. Otherwise every chunk becomes a run in a temp file
 // (read, sort and write overlapped) and the runs are merged, as the external plan
 // merges runs of the same size.
-RunStats sort_stream(io::File& in, const std::string& output, const EngineOptions& opt) {
+RunStats sort_stream(io::File& in, const std::string& output, const EngineOptions& opt, Prepared* prepared) {
   if (opt.resume) fail_usage(in.path() + ": --resume needs a regular input file (a stream cannot be read again)");
   auto t_start = Clock::now();
   const Format& f = opt.format;
   const size_t rs = f.record_size;
-  Prepared p = prepare(opt, 0, default_temp_dir(output));
-  PlanInput pi = p.plan_input;
-  pi.ooc = OocMethod::merge;  // partition samples the whole input first: not a stream
-  const size_t run_records = external_run_records(pi);
+  Prepared own;
+  if (!prepared) own = prepare(opt, job_of(JobKind::sort, opt, 0, true), default_temp_dir(output));
+  Prepared& p = prepared ? *prepared : own;
+  const size_t run_records = p.plan.run_records;
   io::Output out = io::Output::open(output, p.tmp_dirs[0], "out", output_header(opt, opt.format.record_size));
   check_tmp_dirs(p.tmp_dirs);
   RunStats st;
@@ -293,7 +293,7 @@ RunStats sort_stream(io::File& in, const std::string& output, const EngineOption
   st.phases.push_back({"open and start the device", since(t_start), 0, 0});
 
   std::optional<RunBuffers> buffers;
-  buffers.emplace(*p.backend, f, run_records, 3);
+  buffers.emplace(*p.backend, f, run_records, p.plan.chunks.slots);
   auto t0 = Clock::now();
   const size_t first = in.read_stream(buffers->slots[0].data(), buffers->run_bytes);
   if (first < buffers->run_bytes) {
@@ -313,20 +313,20 @@ RunStats sort_stream(io::File& in, const std::string& output, const EngineOption
     RunSource src;
     src.total_bytes = pipeline::kUntilEnd;
     src.run_records = run_records;
-    src.direct_io = pi.direct_io == DirectIo::on;
+    src.direct_io = p.plan.direct_io;
     src.preloaded_bytes = first;
     src.unique = opt.unique;
     RunFormation rf = form_run_files(p, *buffers, src, in, f, opt.progress);
     buffers.reset();  // the merge takes the budget
     st.phases.push_back({"sort runs", rf.seconds, rf.input_bytes, rf.input_bytes});
-    Plan plan;
-    plan.mode = PlanMode::external;
-    plan.records = rf.input_bytes / rs;
-    plan.input_bytes = rf.input_bytes;
-    plan.record_size = rs;
-    for (const TreeInput& r : rf.runs) plan.run_sizes.push_back(r.records);
-    pi.input_bytes = rf.input_bytes;
-    plan_merge_tree(pi, plan);
+    // The merge is planned when the stream has ended: a merge of the runs it gave.
+    Job merge = p.job;
+    merge.command = JobKind::merge;
+    merge.stream = true;  // a stream's runs: planned as the external sort's merge
+    merge.sort.input_bytes = rf.input_bytes;
+    merge.sort.ooc = OocMethod::merge;
+    for (const TreeInput& r : rf.runs) merge.input_records.push_back(r.records);
+    const Plan plan = make_plan(merge);
     // The runs are on the disk already: what the merge levels add beyond them.
     const uint64_t more = plan.temp_bytes - std::min(plan.temp_bytes, rf.input_bytes);
     std::vector<io::SpaceNeed> needs{{out.space_dir(), rf.input_bytes, "the output"}};
@@ -342,6 +342,9 @@ RunStats sort_stream(io::File& in, const std::string& output, const EngineOption
   return st;
 }
 
+RunStats sort_prepared(io::File& in, const std::string& output, const EngineOptions& opt, Prepared& p,
+                       Clock::time_point t_start);
+
 }  // namespace
 
 RunStats sort_file(const std::string& input, const std::string& output, const EngineOptions& opt) {
@@ -350,14 +353,28 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
 }
 
 RunStats sort_input(io::File& in, const std::string& output, const EngineOptions& opt) {
-  if (in.is_stream()) return sort_stream(in, output, opt);
+  if (in.is_stream()) return sort_stream(in, output, opt, nullptr);
   // Every plan reads the input from its start: a cold disk starts on it while the
   // device starts and the plan is made (0.3-0.4 s on the H100 host).
   in.prefetch(0, uint64_t(256) << 20);
   auto t_start = Clock::now();
+  Prepared p = prepare(opt, in.size(), default_temp_dir(output), in.path());
+  return sort_prepared(in, output, opt, p, t_start);
+}
+
+RunStats sort_input(io::File& in, const std::string& output, const EngineOptions& opt, Prepared& p) {
+  if (in.is_stream()) return sort_stream(in, output, opt, &p);
+  in.prefetch(0, uint64_t(256) << 20);
+  return sort_prepared(in, output, opt, p, Clock::now());
+}
+
+namespace {
+
+// The sort of a regular file as p.plan says; t_start: when its preparation began.
+RunStats sort_prepared(io::File& in, const std::string& output, const EngineOptions& opt, Prepared& p,
+                       Clock::time_point t_start) {
   const Format& f = opt.format;
   const uint64_t bytes = in.size();
-  Prepared p = prepare(opt, bytes, default_temp_dir(output), in.path());
   const double t_prepare = since(t_start);
   if (p.plan.mode == PlanMode::external || p.plan.mode == PlanMode::partition) check_tmp_dirs(p.tmp_dirs);
   // Unmaps the in-memory sort's input while the output's fsync waits for the disk (the
@@ -393,10 +410,11 @@ RunStats sort_input(io::File& in, const std::string& output, const EngineOptions
     // A bucket the sample misjudged past the in-memory sort goes through runs: its own
     // plan, as if it were the input.
     auto sort_large = [&](const io::File& bucket, uint64_t records, uint64_t out_offset) {
-      PlanInput pi = p.plan_input;
-      pi.input_bytes = records * f.record_size;
-      pi.ooc = OocMethod::merge;
-      return sort_through_runs(p, make_plan(pi), bucket, opt, out.file(), out_offset, nullptr);
+      Job bucket_job = p.job;  // (dedupe's too: its sort is the sort of this job)
+      bucket_job.command = JobKind::sort;
+      bucket_job.sort.input_bytes = records * f.record_size;
+      bucket_job.sort.ooc = OocMethod::merge;
+      return sort_through_runs(p, make_plan(bucket_job), bucket, opt, out.file(), out_offset, nullptr);
     };
     st.buckets = p.plan.buckets;
     job = SortJob::open(p, in, output, opt);  // resumable (engine/job.hpp)
@@ -416,6 +434,8 @@ RunStats sort_input(io::File& in, const std::string& output, const EngineOptions
   if (job) job->finish();  // after the commit: killed in between, a resume merges into the output again
   return st;
 }
+
+}  // namespace
 
 namespace {
 
@@ -459,10 +479,9 @@ std::string plan_sort(const std::string& input, const std::string& output, const
   io::File in = open_input(input, opt.format);
   const std::string tmp = default_temp_dir(!output.empty() ? output : in.is_stream() ? "-" : input);
   if (in.is_stream()) {
-    Prepared p = prepare(opt, 0, tmp);
-    PlanInput pi = p.plan_input;
-    pi.ooc = OocMethod::merge;
-    const size_t run = external_run_records(pi);
+    Prepared p = prepare(opt, job_of(JobKind::sort, opt, 0, true), tmp);
+    const PlanInput& pi = p.plan_input;
+    const size_t run = p.plan.run_records;
     const std::string what = "input: " + in.path() + " is a stream (a pipe, FIFO, device or standard input): its size "
                              "cannot be known until it ends\n";
     const std::string how = "it is read in runs of up to " + std::to_string(run) + " records (" +

@@ -131,34 +131,59 @@ std::vector<std::string> temp_dirs(const EngineOptions& opt, const std::string& 
   return {env && *env ? std::string(env) : default_tmp_dir};
 }
 
-Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::string& default_tmp_dir,
-                 const std::string& input_label) {
-  opt.format.validate();
-  Prepared p;
-  p.threads = std::max(1u, opt.threads);
-  p.memory = host_budget(opt);
-  p.tmp_dirs = temp_dirs(opt, default_tmp_dir);
-  p.backend = make_backend(opt.device, p.threads, opt.device_memory, opt.device_index);
-
-  PlanInput& in = p.plan_input;
+Job job_of(JobKind kind, const EngineOptions& opt, uint64_t input_bytes, bool stream, const std::string& input_label) {
+  Job j;
+  j.command = kind;
+  j.format = opt.format;
+  j.threads = opt.threads;
+  j.stream = stream;
+  j.dedupe = opt.dedupe;
+  j.device = opt.device;
+  PlanInput& in = j.sort;
   in.input_bytes = input_bytes;
   in.input_label = input_label;
   in.record_size = opt.format.record_size;
-  const size_t probe = 1 << 20;
-  in.sort_bytes_per_record =
-      opt.format.record_size + (p.backend->sort_scratch_bytes(opt.format, probe) + probe - 1) / probe;
-  in.memory = p.memory;
-  in.max_chunk_records = p.backend->max_chunk_records(opt.format);
+  // bfs loads the whole CSR: without --memory, all of RAM (read_csr checks it fits).
+  in.memory = kind == JobKind::bfs && !opt.memory.given ? physical_memory_bytes() : host_budget(opt);
   in.fan_in = opt.fan_in;
-  in.merge_threads = p.threads;
+  in.merge_threads = resolve_threads(opt.threads);
   in.direct_io = opt.direct_io;
   in.page_cache_bytes = available_memory_bytes();
   in.ooc = opt.ooc;
+  return j;
+}
+
+void add_backend_limits(Job& j, const Backend& backend) {
+  const Format& f = j.format;
+  const size_t probe = 1 << 20;
+  j.sort.sort_bytes_per_record = f.record_size + (backend.sort_scratch_bytes(f, probe) + probe - 1) / probe;
+  j.sort.max_chunk_records = backend.max_chunk_records(f);
+  j.window_records = backend.max_window_records(f);
   // A backend without a device merge merges on the CPU's loser tree, which costs more
   // than partition's one scatter pass.
-  in.partition_preferred = p.backend->max_window_records(opt.format) == 0;
-  p.plan = make_plan(in);
+  j.sort.partition_preferred = j.window_records == 0;
+  j.device_budget = backend.device_budget();
+  j.max_device_vertices = backend.max_bfs_vertices();
+}
+
+Prepared prepare(const EngineOptions& opt, Job job, const std::string& default_tmp_dir) {
+  opt.format.validate();
+  Prepared p;
+  p.tmp_dirs = temp_dirs(opt, default_tmp_dir);
+  job.threads = resolve_threads(job.threads);
+  p.backend = make_backend(opt.device, job.threads, opt.device_memory, opt.device_index);
+  add_backend_limits(job, *p.backend);
+  p.plan = make_plan(job);
+  p.threads = p.plan.threads;
+  p.memory = job.sort.memory;
+  p.plan_input = job.sort;
+  p.job = std::move(job);
   return p;
+}
+
+Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::string& default_tmp_dir,
+                 const std::string& input_label) {
+  return prepare(opt, job_of(JobKind::sort, opt, input_bytes, false, input_label), default_tmp_dir);
 }
 
 }  // namespace gxsort

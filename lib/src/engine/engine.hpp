@@ -10,16 +10,20 @@
 #include "io/file.hpp"
 #include "io/output.hpp"
 #include "gxsort/gxsort.hpp"
+#include "plan/job.hpp"
 #include "plan/plan.hpp"
 
 namespace gxsort {
 
+// A command ready to run: its backend and temp directories, its Job and the Plan that
+// sizes everything it does (memory and threads are the plan's, copied for brevity).
 struct Prepared {
   std::unique_ptr<Backend> backend;
   uint64_t memory = 0;
   unsigned threads = 1;
   std::vector<std::string> tmp_dirs;
-  PlanInput plan_input;
+  Job job;
+  PlanInput plan_input;  // job.sort: what a later plan of part of the work starts from
   Plan plan;
 };
 
@@ -47,6 +51,8 @@ std::string default_temp_dir(const std::string& output);
 // sort_file on an input already open (a stream can be opened only once): dedupe and
 // graph build sort through it.
 RunStats sort_input(io::File& in, const std::string& output, const EngineOptions& opt);
+// The same, on a command's Prepared whose plan holds the sort's (dedupe's): one backend.
+RunStats sort_input(io::File& in, const std::string& output, const EngineOptions& opt, Prepared& p);
 
 // The last step of a command that writes outputs: readies them (io::commit_all: all
 // that can fail), adds the "sync and rename" phase and the total time to `st`, hands
@@ -58,6 +64,14 @@ void commit_outputs(const std::vector<io::Output*>& outputs, RunStats& st, Clock
 // --memory in bytes (a percent of RAM resolved; half of RAM when not given).
 uint64_t host_budget(const EngineOptions& opt);
 
+// The Job of a command from its options, before the backend is known: the format, the
+// budget in bytes (host_budget; bfs: all of RAM when --memory is not given), --threads,
+// and the sort options (--fan-in, --direct-io, --ooc) with the page cache's size.
+Job job_of(JobKind kind, const EngineOptions& opt, uint64_t input_bytes, bool stream, const std::string& input_label = "");
+// The backend's limits added to a job: the sort's scratch, the device's chunk, window
+// and BFS limits and its memory budget.
+void add_backend_limits(Job& job, const Backend& backend);
+
 // --tmp-dir, else $TMPDIR, else `default_tmp_dir`.
 std::vector<std::string> temp_dirs(const EngineOptions& opt, const std::string& default_tmp_dir);
 
@@ -66,5 +80,7 @@ std::vector<std::string> temp_dirs(const EngineOptions& opt, const std::string& 
 // `input_label` names the input in the plan's messages.
 Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::string& default_tmp_dir,
                  const std::string& input_label = "");
+// The same for any command's job (job_of): the backend made, its limits added, planned.
+Prepared prepare(const EngineOptions& opt, Job job, const std::string& default_tmp_dir);
 
 }  // namespace gxsort

@@ -1,4 +1,4 @@
-// The streamed group pass and the dedupe strategy rule (engine/group_pass.hpp).
+// The streamed group pass (engine/group_pass.hpp).
 #include "engine/group_pass.hpp"
 
 #include <algorithm>
@@ -57,21 +57,6 @@ struct GroupState {
 };
 
 }  // namespace
-
-DedupePath choose_dedupe_strategy(DedupeStrategy requested, const Format& f, bool count, bool assume_sorted,
-                                  uint64_t records, bool sort_in_memory) {
-  if (requested == DedupeStrategy::bitmap) {
-    if (!bitmap_format_ok(f))
-      fail_usage("--strategy bitmap needs a flat file of 4-byte keys (--type u32, i32 or f32), not " + f.describe());
-    if (count) fail_usage("--strategy bitmap cannot --count (a bitmap has no counts); use --strategy sort");
-    if (assume_sorted) fail_usage("--assume-sorted streams the sorted input; it cannot be combined with --strategy bitmap");
-    return DedupePath::bitmap;
-  }
-  if (assume_sorted) return DedupePath::stream;
-  if (requested == DedupeStrategy::sort) return DedupePath::sort;
-  if (bitmap_format_ok(f) && !count && (records > kBitmapAutoMinKeys || !sort_in_memory)) return DedupePath::bitmap;
-  return DedupePath::sort;
-}
 
 std::string group_records(const Format& f, const unsigned char* records, size_t n, bool count, bool keep_last) {
   GroupState g{&f, count, keep_last, std::vector<unsigned char>(f.record_size), 0};

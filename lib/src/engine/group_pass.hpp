@@ -1,7 +1,7 @@
 // The dedupe engine's pieces beside the key bitmap (kernels/key_bitmap.hpp): the
 // streamed group pass (adjacent unique of a sorted stream, keep first or last, optional
-// counts), used by --assume-sorted and by the sort strategy's --count/--keep last; and
-// the pure strategy rule.
+// counts), used by --assume-sorted and by the sort strategy's --count/--keep last. The
+// strategy rule is the planner's (plan/dedupe_strategy.hpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -11,27 +11,13 @@
 #include "gxsort/options.hpp"
 #include "gxsort/progress.hpp"
 #include "kernels/key_bitmap.hpp"
+#include "plan/dedupe_strategy.hpp"
 
 namespace gxsort {
 
 namespace io { class File; }
 class Backend;
 
-// How dedupe runs: the sort engine, the bitmap, or the group pass over a sorted input.
-enum class DedupePath { sort, bitmap, stream };
-inline const char* dedupe_path_name(DedupePath p) {
-  return p == DedupePath::sort ? "sort" : p == DedupePath::bitmap ? "bitmap" : "stream";
-}
-
-// sort | bitmap | stream (--assume-sorted). `requested` is --strategy.
-// Throws Error(usage) for combinations the bitmap cannot serve.
-//   auto = bitmap when the format is a flat 4-byte key, no --count, not --assume-sorted,
-//          and the input has more than 2^26 keys or the sort would not run in memory
-//          (`sort_in_memory` false); the caller falls back to sort when the bitmap does
-//          not fit its device or host budget.
-DedupePath choose_dedupe_strategy(DedupeStrategy requested, const Format& f, bool count, bool assume_sorted,
-                                  uint64_t records, bool sort_in_memory);
-constexpr uint64_t kBitmapAutoMinKeys = uint64_t(1) << 26;
 
 struct GroupPass {
   const Format* format = nullptr;

@@ -231,7 +231,21 @@ std::string plan_text(const Plan& p) {
     o << "runs: " << p.runs << " of up to " << p.run_records << " records ("
       << format_bytes(uint64_t(p.run_records) * p.record_size) << ")"
       << (p.mode == PlanMode::external ? " in temporary files" : " kept in memory") << "\n";
-    o << "fan-in: " << p.fan_in << (p.fan_in_clamped ? " (lowered to fit --memory)" : "") << "\n";
+    o << merge_levels_text(p);
+    if (p.mode == PlanMode::external) {
+      o << "merge buffer: " << format_bytes(p.merge_buffer_bytes) << " per input\n";
+      o << "temporary files: " << (p.direct_io ? "written around the page cache (--direct-io)" : "through the page cache") << "\n";
+    }
+  }
+  o << "temporary space: " << format_bytes(p.temp_bytes) << "\n";
+  o << "total read: " << format_bytes(p.bytes_read) << ", total written: " << format_bytes(p.bytes_written) << "\n";
+  return o.str();
+}
+
+std::string merge_levels_text(const Plan& p) {
+  std::ostringstream o;
+  o << "fan-in: " << p.fan_in << (p.fan_in_clamped ? " (lowered to fit --memory)" : "") << "\n";
+  {
     for (size_t l = 0; l < p.levels.size(); ++l) {
       const auto& lv = p.levels[l];
       size_t merges = 0, carried = 0, widest = 0;
@@ -243,13 +257,7 @@ std::string plan_text(const Plan& p) {
       o << ", reads " << format_bytes(lv.bytes_read) << ", writes " << format_bytes(lv.bytes_written)
         << (lv.final ? " (the output)" : "") << "\n";
     }
-    if (p.mode == PlanMode::external) {
-      o << "merge buffer: " << format_bytes(p.merge_buffer_bytes) << " per input\n";
-      o << "temporary files: " << (p.direct_io ? "written around the page cache (--direct-io)" : "through the page cache") << "\n";
-    }
   }
-  o << "temporary space: " << format_bytes(p.temp_bytes) << "\n";
-  o << "total read: " << format_bytes(p.bytes_read) << ", total written: " << format_bytes(p.bytes_written) << "\n";
   return o.str();
 }
 

@@ -1,5 +1,6 @@
-// The planner: pure functions that decide, before any I/O, how a sort will run.
-// `gxsort plan` prints exactly this; `gxsort sort` executes it.
+// The planner: pure functions that decide, before any I/O, how a command will run.
+// `gxsort plan` prints exactly this; the commands execute it. The sort's planner is
+// here; make_plan(Job) (plan/job.hpp) plans every command with it.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -7,6 +8,8 @@
 #include <vector>
 
 #include "gxsort/options.hpp"
+#include "graph/graph.hpp"
+#include "plan/dedupe_strategy.hpp"
 
 namespace gxsort {
 
@@ -55,7 +58,61 @@ struct MergeLevel {
   bool final = false;          // writes the output file
 };
 
+// The commands make_plan(Job) plans (plan/job.hpp).
+enum class JobKind { sort, runs, merge, dedupe, check, reduce, graph_build, bfs };
+const char* job_kind_name(JobKind k);
+
+// A stream of chunks through the scheduler (read -> compute -> write): the chunk size and
+// the chunks in flight, within the budget.
+struct StreamPlan {
+  size_t chunk_records = 0;
+  size_t chunk_bytes = 0;
+  unsigned slots = 0;
+};
+
+// dedupe: the strategy and the sizes of the path it takes. A bitmap the backend cannot
+// make within bitmap_budget (auto) falls back to the sort (the sort then plans itself:
+// the plan of `sort -u`, or of the stable sort before the group pass).
+struct DedupePlan {
+  DedupePath strategy = DedupePath::sort;
+  bool keep_first = true;        // the sort drops duplicates itself (-u); else sort, then the group pass
+  bool sort_planned = true;      // the sort's plan fits --memory (the bitmap and the stream need none)
+  StreamPlan bitmap;             // the keys streamed into the bitmap
+  uint64_t bitmap_budget = 0;    // host bytes the bitmap may take (UINT64_MAX: --strategy bitmap)
+  StreamPlan group;              // the group pass (input chunks; each with its output chunk)
+};
+
+// graph build: parse blocks, the edge sort (planned by the sort once the edges are
+// parsed and counted), the CSR's blocks, and the budget its offsets must fit.
+struct GraphBuildPlan {
+  size_t parse_block_bytes = 0;  // binary edge lists: read and converted this much at a time
+  size_t csr_block_bytes = 0;    // sorted edge records converted to neighbors this much at a time
+  uint64_t offsets_budget = 0;   // 8 bytes a vertex must fit this (--memory)
+  uint64_t max_edge_records = 0; // binary input: edge records at most (0: text, unknown until parsed)
+};
+
+// bfs: the budget the CSR loads within, the backend it searches on, and on a device the
+// arena's layout (graph/graph.hpp: plan_bfs_device).
+struct BfsPlan {
+  uint64_t load_budget = 0;      // host bytes the CSR may take (0: no limit)
+  uint64_t vertices = 0, edges = 0;
+  bool graph_known = false;      // vertices and edges read: the search is planned
+  bool on_device = false;        // the backend's device searches (else the CPU BFS)
+  uint64_t device_budget = 0;
+  graph::BfsDevicePlan device;
+};
+
 struct Plan {
+  JobKind command = JobKind::sort;
+  unsigned threads = 1;            // every CPU split of the command (resolved once: make_plan(Job))
+  bool stream = false;             // the input is a stream: run_records sizes its runs
+  uint64_t window_memory = 0;      // host bytes for a device merge's windows
+  size_t memory_merge_buffer_bytes = 0;  // runs-in-memory: the merge's output buffer
+  bool direct_output = false;      // the merge's synced output bypasses the page cache
+  StreamPlan chunks;               // check, reduce, runs: the chunks (runs: of a run each)
+  DedupePlan dedupe;
+  GraphBuildPlan graph;
+  BfsPlan bfs;
   PlanMode mode = PlanMode::in_memory;
   uint64_t input_bytes = 0;
   uint64_t records = 0;
@@ -125,6 +182,8 @@ std::vector<MergeLevel> merge_tree(const std::vector<uint64_t>& run_sizes, size_
                                    uint64_t* peak_temp_bytes);
 
 std::string plan_text(const Plan& p);
+// The "fan-in:" and "merge level N:" lines of plan_text.
+std::string merge_levels_text(const Plan& p);
 std::string plan_json(const Plan& p);
 std::string plan_dot(const Plan& p);
 

@@ -1,0 +1,58 @@
+// One plan for every command: a Job says what a command is asked to do (its inputs'
+// sizes, its format and options, its budgets as byte counts, the backend's limits), and
+// make_plan(Job) returns the Plan that sizes everything its executor uses: chunks,
+// slots, runs, fan-in, windows, buffers, the dedupe strategy, threads, the BFS device
+// layout. Pure: no I/O, no backend; `gxsort plan CMD` prints it, the command runs it.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gxsort/format.hpp"
+#include "gxsort/gxsort.hpp"  // DedupeOptions
+#include "gxsort/options.hpp"
+#include "plan/plan.hpp"
+
+namespace gxsort {
+
+struct Job {
+  JobKind command = JobKind::sort;
+  // The sort's inputs as the sort planner takes them: the input's bytes, the record and
+  // sort scratch sizes, the host budget (--memory, in bytes), the backend's chunk limit,
+  // --fan-in, --direct-io, --ooc, the page cache. The other commands read the same
+  // fields for their sizes (input_bytes, record_size, memory, max_chunk_records).
+  PlanInput sort;
+  Format format;
+  unsigned threads = 0;          // --threads as given (0: default_threads()); resolved by make_plan
+  bool stream = false;           // the input is a stream: its size is known only at its end
+  uint64_t window_records = 0;   // the backend's device merge window (0: the CPU merges)
+  uint64_t device_budget = 0;    // bytes of the backend's device arena (0: no device)
+
+  // merge: the records of each input, in argument order.
+  std::vector<uint64_t> input_records;
+  // dedupe: its options.
+  DedupeOptions dedupe;
+  // graph build: the edge list's format (resolved: never automatic) and --symmetrize.
+  EdgeFormat edge_format = EdgeFormat::snap;
+  bool symmetrize = false;
+  // bfs: the graph (0, 0 before it is read: then only the load is planned), --device,
+  // and the largest graph the backend's device searches.
+  uint64_t vertices = 0, edges = 0;
+  bool graph_known = false;
+  Device device = Device::automatic;
+  uint64_t max_device_vertices = UINT64_MAX;
+};
+
+// Throws Error(usage) naming the budget when it cannot hold what the command needs (the
+// sort's rules for sort, runs, merge; a few chunks' records for check, reduce and the
+// dedupe streams); nothing else.
+Plan make_plan(const Job& job);
+
+// The thread count a command runs with: --threads, else the CPUs this process may use.
+unsigned resolve_threads(unsigned requested);
+
+// `gxsort plan CMD` of a command other than sort: text, or a JSON object.
+std::string job_plan_text(const Plan& p);
+std::string job_plan_json(const Plan& p);
+
+}  // namespace gxsort

@@ -1,0 +1,243 @@
+// make_plan(Job): every command's sizes, from the sort planner's rules (plan.cpp) and
+// the streaming commands' chunk rules below.
+#include <algorithm>
+
+#include "gxsort/error.hpp"
+#include "kernels/key_bitmap.hpp"
+#include "kernels/reduce.hpp"
+#include "plan/job.hpp"
+
+namespace gxsort {
+namespace {
+
+constexpr unsigned kStreamSlots = 3;                     // chunks in flight: read, compute, write
+constexpr uint64_t kStreamChunkBytes = uint64_t(64) << 20;  // check, reduce: chunks of about 64 MiB
+constexpr uint64_t kGroupChunkBytes = uint64_t(32) << 20;   // the dedupe group pass
+constexpr uint64_t kBitmapChunkKeys = uint64_t(16) << 20;   // the bitmap dedupe: 64 MiB of keys
+constexpr uint64_t kMemoryMergeWindow = uint64_t(16) << 20; // runs-in-memory: the least window memory
+constexpr size_t kMemoryMergeBuffer = size_t(4) << 20;
+constexpr size_t kResidentSliceBytes = size_t(64) << 20;  // the resident sort's slices in and out
+constexpr size_t kParseBlockBytes = size_t(64) << 20;     // graph build: binary edges per block
+
+// The common part of every plan: the input, the budget, the threads.
+Plan base_plan(const Job& j) {
+  Plan p;
+  p.command = j.command;
+  p.threads = resolve_threads(j.threads);
+  p.stream = j.stream;
+  p.input_bytes = j.sort.input_bytes;
+  p.record_size = j.sort.record_size;
+  p.records = j.sort.record_size ? j.sort.input_bytes / j.sort.record_size : 0;
+  p.memory = j.sort.memory;
+  p.output_bytes = j.sort.input_bytes;
+  return p;
+}
+
+// A budget must hold `slots` chunks of at least `least` records each.
+void require_stream_budget(const Job& j, uint64_t least, const char* what) {
+  const uint64_t need = uint64_t(kStreamSlots) * least * j.sort.record_size;
+  if (j.sort.memory < need)
+    fail_usage("--memory " + format_bytes(j.sort.memory) + " is too small to " + what + " " +
+               std::to_string(j.sort.record_size) + "-byte records (need at least " + format_bytes(need) + ")");
+}
+
+StreamPlan stream_of(size_t chunk_records, size_t record_size, unsigned slots) {
+  return {chunk_records, chunk_records * record_size, slots};
+}
+
+Plan plan_sort(const Job& j) {
+  Plan p = make_plan(j.sort);
+  const Plan b = base_plan(j);
+  p.command = b.command;
+  p.threads = b.threads;
+  p.stream = j.stream;
+  p.direct_output = p.direct_io;
+  const size_t rs = j.sort.record_size;
+  if (j.stream) {  // runs of the external plan's size (partition samples the whole input: not a stream)
+    PlanInput pi = j.sort;
+    pi.ooc = OocMethod::merge;
+    p.run_records = external_run_records(pi);
+    p.chunks = stream_of(p.run_records, rs, kStreamSlots);
+    p.direct_io = use_direct_io(j.sort.direct_io, 0, j.sort.page_cache_bytes);  // size unknown: only when asked
+  } else if (p.mode == PlanMode::in_memory) {  // a device's resident sort: slices in and out
+    p.chunks = stream_of(std::max<size_t>(1, kResidentSliceBytes / rs), rs, kStreamSlots);
+  } else if (p.mode == PlanMode::external) {
+    p.chunks = stream_of(p.run_records, rs, unsigned(std::min<size_t>(kStreamSlots, std::max<size_t>(1, p.runs))));
+  }
+  p.window_memory = p.memory;
+  if (p.mode == PlanMode::runs_in_memory) {  // the data stays in memory: the windows get what it leaves
+    p.window_memory = std::max<uint64_t>(p.memory - std::min(p.memory, p.input_bytes), kMemoryMergeWindow);
+    p.memory_merge_buffer_bytes = kMemoryMergeBuffer;
+  }
+  return p;
+}
+
+// `runs`: the external plan's run size, the runs written to the output directory.
+Plan plan_runs(const Job& j) {
+  make_plan(j.sort);  // the sort's budget checks
+  Plan p = base_plan(j);
+  p.mode = PlanMode::external;
+  p.run_records = external_run_records(j.sort);
+  if (!j.stream) p.run_records = size_t(std::min<uint64_t>(p.run_records, std::max<uint64_t>(p.records, 1)));
+  p.runs = j.stream ? 0 : size_t((p.records + p.run_records - 1) / p.run_records);
+  for (size_t r = 0; r < p.runs; ++r)
+    p.run_sizes.push_back(std::min<uint64_t>(p.run_records, p.records - uint64_t(r) * p.run_records));
+  p.direct_io = use_direct_io(j.sort.direct_io, p.input_bytes, j.sort.page_cache_bytes);
+  const unsigned slots = j.stream ? kStreamSlots : unsigned(std::min<uint64_t>(kStreamSlots, p.runs));
+  p.chunks = stream_of(p.run_records, p.record_size, slots);
+  p.bytes_read = p.bytes_written = p.input_bytes;
+  return p;
+}
+
+// `merge`: no run formation; the tree is planned over the files as given.
+Plan plan_merge(const Job& j) {
+  make_plan(j.sort);  // the sort's budget checks, for the same bytes
+  Plan p = base_plan(j);
+  p.mode = PlanMode::external;
+  p.run_sizes = j.input_records;
+  plan_merge_tree(j.sort, p);
+  p.window_memory = p.memory;
+  // The user's files: the output goes direct when it alone would crowd the cache. The
+  // runs of a stream (j.stream): as the external sort's last merge, by the temp space.
+  p.direct_output = j.stream ? p.direct_io : use_direct_io(j.sort.direct_io, p.input_bytes, j.sort.page_cache_bytes);
+  return p;
+}
+
+Plan plan_check(const Job& j) {
+  require_stream_budget(j, 1, "check");
+  Plan p = base_plan(j);
+  const size_t rs = j.sort.record_size;
+  uint64_t chunk = std::min<uint64_t>(kStreamChunkBytes / rs, j.stream ? UINT64_MAX : p.records);
+  chunk = std::max<uint64_t>(1, std::min<uint64_t>(chunk, j.sort.memory / kStreamSlots / rs));
+  // A device checks a chunk in its memory: keep chunks within its budget.
+  if (j.sort.max_chunk_records) chunk = std::max<uint64_t>(1, std::min<uint64_t>(chunk, j.sort.max_chunk_records));
+  p.chunks = stream_of(size_t(chunk), rs, kStreamSlots);
+  p.bytes_read = p.input_bytes;
+  p.output_bytes = p.bytes_written = 0;
+  return p;
+}
+
+// Chunks are whole reduction blocks: results must not depend on the chunking.
+Plan plan_reduce(const Job& j) {
+  const uint64_t B = kReduceBlock;
+  require_stream_budget(j, B, "reduce");
+  Plan p = base_plan(j);
+  const size_t rs = j.sort.record_size;
+  uint64_t chunk = std::max<uint64_t>(B, kStreamChunkBytes / rs / B * B);
+  chunk = std::min<uint64_t>(chunk, std::max<uint64_t>(B, j.sort.memory / kStreamSlots / rs / B * B));
+  if (j.sort.max_chunk_records) chunk = std::min<uint64_t>(chunk, std::max<uint64_t>(B, j.sort.max_chunk_records / B * B));
+  if (!j.stream) chunk = std::min<uint64_t>(chunk, (p.records + B - 1) / B * B);
+  chunk = std::max<uint64_t>(chunk, B);
+  p.chunks = stream_of(size_t(chunk), rs, kStreamSlots);
+  p.bytes_read = p.input_bytes;
+  p.output_bytes = p.bytes_written = 0;
+  return p;
+}
+
+// The bitmap's key chunks and the budget the bitmap may take beside them; the group
+// pass's chunks (each input chunk with its output: a record and a count per record).
+void plan_dedupe_streams(const Job& j, DedupePlan& d) {
+  const uint64_t memory = j.sort.memory;
+  const size_t rs = j.sort.record_size;
+  uint64_t keys = std::max<uint64_t>(1024, std::min<uint64_t>(kBitmapChunkKeys, memory / 4 / 4));
+  if (!j.stream) keys = std::min<uint64_t>(keys, std::max<uint64_t>(j.sort.input_bytes / rs, 1));
+  d.bitmap = stream_of(size_t(keys), 4, kStreamSlots);
+  const uint64_t chunks_bytes = uint64_t(kStreamSlots) * keys * 4;
+  d.bitmap_budget = j.dedupe.strategy == DedupeStrategy::bitmap ? UINT64_MAX
+                                                                 : (memory > chunks_bytes ? memory - chunks_bytes : 0);
+  const uint64_t per = 2 * rs + 8;
+  const uint64_t group = std::max<uint64_t>(rs, std::min<uint64_t>(kGroupChunkBytes, memory / kStreamSlots / per * rs));
+  d.group = stream_of(size_t(group / rs), rs, kStreamSlots);
+}
+
+// dedupe: the sort's plan (-u) when the budget allows one; the stream and the bitmap
+// need none, so a budget too small to merge runs stops only the sort strategy.
+Plan plan_dedupe(const Job& j) {
+  const DedupeOptions& o = j.dedupe;
+  const Format& f = j.format;
+  Plan p;
+  bool planned = true;
+  std::string why;
+  try {
+    p = plan_sort(j);
+  } catch (const Error& e) {
+    if (e.code() != ExitCode::usage || (!o.assume_sorted && o.strategy == DedupeStrategy::sort)) throw;
+    planned = false;
+    why = e.what();
+    p = base_plan(j);
+  }
+  p.command = JobKind::dedupe;
+  DedupePlan& d = p.dedupe;
+  d.sort_planned = planned;
+  d.keep_first = !o.count && (!o.keep_last || f.flat());
+  const uint64_t records = j.stream ? 0 : p.records;
+  const bool sort_in_memory = j.stream || (planned && p.mode == PlanMode::in_memory);
+  d.strategy = choose_dedupe_strategy(o.strategy, f, o.count, o.assume_sorted, records, sort_in_memory);
+  if (d.strategy == DedupePath::sort && !planned) fail_usage(why);
+  plan_dedupe_streams(j, d);
+  return p;
+}
+
+Plan plan_graph_build(const Job& j) {
+  Plan p = base_plan(j);
+  GraphBuildPlan& g = p.graph;
+  g.parse_block_bytes = kParseBlockBytes;
+  g.csr_block_bytes = 2 * kParseBlockBytes;  // of 16-byte records: 128 MiB in, at most 64 MiB of ids out
+  g.offsets_budget = j.sort.memory;
+  const uint64_t pair = j.edge_format == EdgeFormat::bin32 ? 8 : j.edge_format == EdgeFormat::bin64 ? 16 : 0;
+  if (pair && !j.stream) g.max_edge_records = j.sort.input_bytes / pair * (j.symmetrize ? 2 : 1);
+  p.records = g.max_edge_records;
+  p.record_size = 16;
+  return p;
+}
+
+Plan plan_bfs(const Job& j) {
+  Plan p = base_plan(j);
+  BfsPlan& b = p.bfs;
+  b.load_budget = j.sort.memory;
+  b.device_budget = j.device_budget;
+  b.graph_known = j.graph_known;
+  b.vertices = j.vertices;
+  b.edges = j.edges;
+  if (!j.graph_known) return p;
+  const bool fits = j.vertices <= j.max_device_vertices;
+  if (!fits && j.device == Device::cuda)
+    fail_usage("--device cuda: graphs of 2^32 or more vertices are not supported on the GPU yet");
+  b.on_device = j.device_budget > 0 && fits;
+  if (b.on_device) b.device = graph::plan_bfs_device(j.vertices, j.edges, j.device_budget);
+  return p;
+}
+
+}  // namespace
+
+const char* job_kind_name(JobKind k) {
+  switch (k) {
+    case JobKind::sort: return "sort";
+    case JobKind::runs: return "runs";
+    case JobKind::merge: return "merge";
+    case JobKind::dedupe: return "dedupe";
+    case JobKind::check: return "check";
+    case JobKind::reduce: return "reduce";
+    case JobKind::graph_build: return "graph build";
+    case JobKind::bfs: return "bfs";
+  }
+  return "?";
+}
+
+unsigned resolve_threads(unsigned requested) { return requested ? requested : std::max(1u, default_threads()); }
+
+Plan make_plan(const Job& j) {
+  switch (j.command) {
+    case JobKind::sort: return plan_sort(j);
+    case JobKind::runs: return plan_runs(j);
+    case JobKind::merge: return plan_merge(j);
+    case JobKind::dedupe: return plan_dedupe(j);
+    case JobKind::check: return plan_check(j);
+    case JobKind::reduce: return plan_reduce(j);
+    case JobKind::graph_build: return plan_graph_build(j);
+    case JobKind::bfs: return plan_bfs(j);
+  }
+  return base_plan(j);
+}
+
+}  // namespace gxsort

@@ -1,0 +1,207 @@
+// make_plan(Job): every command's sizes within its budget, threads resolved once, the
+// documented errors for budgets too small, and empty inputs.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "gxsort/error.hpp"
+#include "kernels/reduce.hpp"
+#include "plan/job.hpp"
+
+using namespace gxsort;
+
+namespace {
+
+Job job(JobKind kind, uint64_t records, uint64_t memory, size_t record_size = 8) {
+  Job j;
+  j.command = kind;
+  j.format = Format::typed(record_size == 4 ? KeyType::u32 : KeyType::u64);
+  j.sort.record_size = record_size;
+  j.sort.sort_bytes_per_record = 2 * record_size;
+  j.sort.input_bytes = records * record_size;
+  j.sort.memory = memory;
+  j.sort.page_cache_bytes = uint64_t(8) << 30;
+  j.threads = 3;
+  return j;
+}
+
+// Slots of chunks of the plan's size fit the budget.
+void check_stream(const StreamPlan& s, uint64_t memory) {
+  CHECK(s.chunk_records >= 1);
+  CHECK(s.slots >= 1);
+  CHECK(uint64_t(s.chunk_bytes) * s.slots <= memory);
+}
+
+std::string usage_message(const Job& j) {
+  try {
+    make_plan(j);
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::usage);
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("job plan: threads resolved once, --threads kept, 0 the CPUs") {
+  Job j = job(JobKind::check, 1000, 64 << 20);
+  CHECK(make_plan(j).threads == 3);
+  j.threads = 0;
+  CHECK(make_plan(j).threads == resolve_threads(0));
+  CHECK(resolve_threads(0) >= 1);
+  for (JobKind k : {JobKind::sort, JobKind::runs, JobKind::merge, JobKind::dedupe, JobKind::reduce,
+                    JobKind::graph_build, JobKind::bfs}) {
+    Job o = job(k, 1000, 64 << 20);
+    o.input_records = {1000};
+    INFO(job_kind_name(k));
+    CHECK(make_plan(o).threads == 3);
+    CHECK(make_plan(o).command == k);
+  }
+}
+
+TEST_CASE("job plan: check and reduce chunks fit --memory, and the budget too small is refused") {
+  for (uint64_t memory : {uint64_t(1) << 20, uint64_t(64) << 20, uint64_t(4) << 30}) {
+    INFO(memory);
+    const Plan c = make_plan(job(JobKind::check, 10000000, memory));
+    check_stream(c.chunks, memory);
+    CHECK(c.chunks.chunk_bytes <= (64 << 20));
+    const Plan r = make_plan(job(JobKind::reduce, 10000000, memory));
+    check_stream(r.chunks, memory);
+    CHECK(r.chunks.chunk_records % kReduceBlock == 0);  // whole blocks: results do not depend on chunks
+  }
+  // A device's chunk limit caps the chunks.
+  Job capped = job(JobKind::check, 10000000, uint64_t(1) << 30);
+  capped.sort.max_chunk_records = 5000;
+  CHECK(make_plan(capped).chunks.chunk_records == 5000);
+  CHECK(usage_message(job(JobKind::check, 100, 16)).find("--memory 16 B is too small to check 8-byte records") == 0);
+  CHECK(usage_message(job(JobKind::reduce, 100, 1000)).find("too small to reduce") != std::string::npos);
+}
+
+TEST_CASE("job plan: empty inputs and streams") {
+  const Plan c = make_plan(job(JobKind::check, 0, 64 << 20));
+  CHECK(c.records == 0);
+  CHECK(c.chunks.chunk_records == 1);
+  CHECK(make_plan(job(JobKind::reduce, 0, 64 << 20)).chunks.chunk_records == kReduceBlock);
+  Job s = job(JobKind::check, 0, uint64_t(1) << 30);
+  s.stream = true;
+  CHECK(make_plan(s).chunks.chunk_bytes == (64 << 20));  // a stream: full chunks until it ends
+  const Plan runs = make_plan(job(JobKind::runs, 0, 64 << 20));
+  CHECK(runs.runs == 0);
+  CHECK(runs.chunks.slots == 0);
+  Job stream_sort = job(JobKind::sort, 0, 4 << 20);
+  stream_sort.stream = true;
+  const Plan ss = make_plan(stream_sort);
+  CHECK(ss.stream);
+  CHECK(ss.run_records > 0);
+  check_stream(ss.chunks, 4 << 20);
+}
+
+TEST_CASE("job plan: sort keeps the sort planner's plan and adds the windows") {
+  Job j = job(JobKind::sort, 5 << 20, 64 << 20);  // 40 MiB of data in 64 MiB: runs in memory
+  const Plan p = make_plan(j);
+  CHECK(p.mode == PlanMode::runs_in_memory);
+  CHECK(p.window_memory == (64 << 20) - (40 << 20));
+  CHECK(p.memory_merge_buffer_bytes > 0);
+  Job ext = job(JobKind::sort, 50 << 20, 16 << 20);
+  ext.sort.ooc = OocMethod::merge;
+  const Plan e = make_plan(ext);
+  CHECK(e.mode == PlanMode::external);
+  CHECK(e.window_memory == e.memory);
+  CHECK(e.chunks.slots == 3);
+  CHECK(uint64_t(e.run_records) * 8 == e.chunks.chunk_bytes);
+  CHECK(usage_message(job(JobKind::sort, 100, 1000)).find("is below the minimum") != std::string::npos);
+}
+
+TEST_CASE("job plan: runs and merge") {
+  Job r = job(JobKind::runs, 1000000, 1 << 20);
+  const Plan rp = make_plan(r);
+  CHECK(rp.runs >= 2);
+  CHECK(rp.chunks.slots == 3);
+  uint64_t sum = 0;
+  for (uint64_t s : rp.run_sizes) sum += s;
+  CHECK(sum == 1000000);
+  CHECK(uint64_t(rp.run_records) * 8 * 3 <= (1 << 20));
+  Job m = job(JobKind::merge, 3000, 1 << 20);
+  m.input_records = {1000, 1000, 1000};
+  m.sort.fan_in = 2;
+  const Plan mp = make_plan(m);
+  CHECK(mp.fan_in == 2);
+  CHECK(mp.runs == 3);
+  CHECK(mp.levels.size() == 2);
+  CHECK(mp.window_memory == (1 << 20));
+  CHECK(uint64_t(mp.merge_buffer_bytes) * mp.merge_threads * (mp.fan_in + 1) <= (1 << 20));
+  CHECK(usage_message(job(JobKind::merge, 100, 1000)).find("is below the minimum") != std::string::npos);
+}
+
+TEST_CASE("job plan: dedupe's strategy and streams; the stream and the bitmap need no sort plan") {
+  Job big = job(JobKind::dedupe, 100000000, 64 << 20, 4);
+  Plan p = make_plan(big);
+  CHECK(p.dedupe.strategy == DedupePath::bitmap);  // u32 keys that do not sort in memory
+  check_stream(p.dedupe.bitmap, 64 << 20);
+  CHECK(p.dedupe.bitmap_budget == (64 << 20) - p.dedupe.bitmap.chunk_bytes * 3);
+  Job small = job(JobKind::dedupe, 1000, 64 << 20);
+  CHECK(make_plan(small).dedupe.strategy == DedupePath::sort);
+  CHECK(make_plan(small).dedupe.keep_first);
+  small.dedupe.count = true;
+  small.format = Format::of_keys(16, {Format::single_field(KeyType::u64, 0)}, false);
+  small.sort.record_size = 16;
+  CHECK_FALSE(make_plan(small).dedupe.keep_first);
+  check_stream(make_plan(small).dedupe.group, 64 << 20);
+  // A budget below the sort's minimum: the stream still plans, the sort is refused.
+  Job tiny = job(JobKind::dedupe, 1000, 64 << 10);
+  tiny.dedupe.assume_sorted = true;
+  const Plan t = make_plan(tiny);
+  CHECK(t.dedupe.strategy == DedupePath::stream);
+  CHECK_FALSE(t.dedupe.sort_planned);
+  tiny.dedupe.assume_sorted = false;
+  tiny.dedupe.strategy = DedupeStrategy::sort;
+  CHECK(usage_message(tiny).find("is below the minimum") != std::string::npos);
+  Job asked = job(JobKind::dedupe, 10, 64 << 20, 4);
+  asked.dedupe.strategy = DedupeStrategy::bitmap;
+  CHECK(make_plan(asked).dedupe.bitmap_budget == UINT64_MAX);
+}
+
+TEST_CASE("job plan: graph build and bfs") {
+  Job g = job(JobKind::graph_build, 0, 1 << 30, 16);
+  g.sort.input_bytes = 8000;
+  g.edge_format = EdgeFormat::bin32;
+  g.symmetrize = true;
+  const Plan gp = make_plan(g);
+  CHECK(gp.graph.max_edge_records == 2000);
+  CHECK(gp.graph.offsets_budget == (1 << 30));
+  CHECK(gp.graph.parse_block_bytes > 0);
+  g.edge_format = EdgeFormat::snap;
+  CHECK(make_plan(g).graph.max_edge_records == 0);  // text: counted as parsed
+
+  Job b = job(JobKind::bfs, 0, 1 << 30);
+  CHECK_FALSE(make_plan(b).bfs.graph_known);
+  CHECK(make_plan(b).bfs.load_budget == (1 << 30));
+  b.graph_known = true;
+  b.vertices = 1000;
+  b.edges = 100000;
+  CHECK_FALSE(make_plan(b).bfs.on_device);  // no device
+  b.device_budget = uint64_t(1) << 30;
+  b.max_device_vertices = UINT32_MAX;
+  const Plan bp = make_plan(b);
+  CHECK(bp.bfs.on_device);
+  CHECK_FALSE(bp.bfs.device.streamed);
+  CHECK(bp.bfs.device.need_bytes <= bp.bfs.device_budget);
+  b.device_budget = bp.bfs.device.resident_bytes + (64 << 10);  // the neighbors streamed in partitions
+  CHECK(make_plan(b).bfs.device.streamed);
+  b.vertices = uint64_t(1) << 33;
+  CHECK_FALSE(make_plan(b).bfs.on_device);  // auto: the CPU searches
+  b.device = Device::cuda;
+  CHECK(usage_message(b).find("--device cuda: graphs of 2^32") == 0);
+}
+
+TEST_CASE("job plan: text and JSON name the command and its sizes") {
+  const Plan c = make_plan(job(JobKind::check, 1000, 64 << 20));
+  CHECK(job_plan_text(c).find("command: check\n") == 0);
+  CHECK(job_plan_text(c).find("threads: 3\n") != std::string::npos);
+  CHECK(job_plan_json(c).find("\"planned\":\"check\"") != std::string::npos);
+  Job m = job(JobKind::merge, 2000, 1 << 20);
+  m.input_records = {1000, 1000};
+  CHECK(job_plan_json(make_plan(m)).find("\"sort\":{\"mode\":\"external\"") != std::string::npos);
+  CHECK(job_plan_text(make_plan(m)).find("merge level 1:") != std::string::npos);
+}
