@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "distributed/comm.hpp"
+#include "distributed/device_pass.hpp"
 #include "distributed/exchange.hpp"
 #include "distributed/shape.hpp"
 #include "distributed/shared_output.hpp"
@@ -13,6 +14,7 @@
 #include "engine/engine.hpp"
 #include "engine/merge.hpp"
 #include "gxsort/distributed.hpp"
+#include "io/mapped_file.hpp"
 #include "io/space.hpp"
 
 namespace gxsort {
@@ -99,6 +101,18 @@ uint64_t merge_received(Prepared& p, Received& rec, const EngineOptions& opt, co
   if (rec.in_memory && rec.pieces.size() == 1 && !opt.unique) {  // nothing to merge (one rank, say)
     out.write_at_parallel(rec.pieces[0].mem, size_t(bytes), offset, p.threads);
     return rec.records;
+  }
+  if (rec.in_memory && !opt.unique) {  // a device that holds them sorts the pieces again
+    if (auto resident = p.backend->begin_resident_sort(f, size_t(rec.records))) {
+      // Loaded in input order (rank, run), the stable sort keeps that order for equal
+      // keys, as the merge does; the output range is written through mappings.
+      auto drain = [&](const unsigned char* src, uint64_t first, uint64_t count) {
+        io::write_mapped(out, offset + first * f.record_size, src, size_t(count * f.record_size), p.threads);
+      };
+      sort_on_device(*p.backend, *resident, f.record_size, rec.records,
+                     fill_from_pieces(rec.pieces, f.record_size, p.threads), drain, opt.progress);
+      return rec.records;
+    }
   }
   if (rec.in_memory) {  // read in place: only the output buffers and the device's windows
     job.buffer_bytes = size_t(4) << 20;

@@ -87,18 +87,6 @@ uint64_t merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const
   return count;
 }
 
-// Writes n bytes at `offset` of out through a mapping of that range, copied in by
-// `threads` threads: one file's write() calls are serialized by the kernel, and one
-// thread filled the page cache at 2-3 GB/s on the H100 host. The range is final: its
-// writeback starts at once where the file has write-behind.
-void write_mapped(const io::File& out, uint64_t offset, const unsigned char* data, size_t n, unsigned threads) {
-  if (n == 0) return;
-  io::MappedFile m = io::MappedFile::map_write(out, n, threads, offset);
-  io::parallel_copy(m.data(), data, n, threads);
-  m.unmap();
-  out.written_elsewhere(offset, n);
-}
-
 // Runs stage(c) and adds its seconds to *sum (when kept).
 template <class Stage>
 auto timed(double* sum, Stage stage) {
@@ -194,7 +182,7 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
   if (have_last) std::memcpy(last.data(), job.unique_after, rs);
   st.write = timed(secs ? &secs->write : nullptr, [&](pipeline::Chunk& c) {
     const size_t keep = job.unique ? unique_carry(f, c.data, c.bytes / rs, last, have_last) * rs : c.bytes;
-    write_mapped(out, out_offset + written * rs, c.data, keep, job.threads);
+    io::write_mapped(out, out_offset + written * rs, c.data, keep, job.threads);
     written += keep / rs;
     if (job.checkpoint) job.checkpoint(window_ends[c.slot], written);
     done += c.bytes;

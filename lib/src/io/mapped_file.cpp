@@ -111,4 +111,16 @@ void MappedFile::swap(MappedFile& o) noexcept {
   std::swap(guarded_, o.guarded_);
 }
 
+// Writes n bytes at `offset` of out through a mapping of that range, copied in by
+// `threads` threads: one file's write() calls are serialized by the kernel, and one
+// thread filled the page cache at 2-3 GB/s on the H100 host. The range is final: its
+// writeback starts at once where the file has write-behind.
+void write_mapped(const File& out, uint64_t offset, const unsigned char* data, size_t n, unsigned threads) {
+  if (n == 0) return;
+  MappedFile m = MappedFile::map_write(out, n, threads, offset);
+  parallel_copy(m.data(), data, n, threads);
+  m.unmap();
+  out.written_elsewhere(offset, n);
+}
+
 }  // namespace gxsort::io

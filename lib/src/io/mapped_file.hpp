@@ -47,4 +47,9 @@ class MappedFile {
   bool guarded_ = false;        // registered with the SIGBUS guard (read mappings)
 };
 
+// Writes n bytes at `offset` of out through a mapping of that range, copied in by
+// `threads` threads (one file's write() calls are serialized by the kernel); the range
+// is final: its writeback starts at once where the file has write-behind.
+void write_mapped(const File& out, uint64_t offset, const unsigned char* data, size_t n, unsigned threads);
+
 }  // namespace gxsort::io

@@ -1,0 +1,83 @@
+#include "distributed/device_pass.hpp"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "io/file.hpp"
+#include "parallel/parallel_for.hpp"
+#include "pipeline/chunk_scheduler.hpp"
+
+namespace gxsort::distributed {
+
+void sort_on_device(Backend& backend, DeviceResidentSort& resident, size_t rs, uint64_t records, const Fill& fill,
+                    const Drain& drain, const ProgressFn& progress) {
+  const uint64_t bytes = records * rs;
+  if (bytes == 0) return;
+  const size_t slice = size_t(std::min<uint64_t>(std::max<size_t>(1, (size_t(64) << 20) / rs) * rs, bytes));
+  std::vector<HostBuffer> buffers;
+  std::vector<unsigned char*> slots;
+  for (int s = 0; s < 3; ++s) {
+    buffers.push_back(backend.allocate_host(slice));
+    slots.push_back(buffers.back().data());
+  }
+  pipeline::Config cfg;
+  cfg.total_bytes = bytes;
+  cfg.chunk_bytes = slice;
+  cfg.phase = "read";
+  pipeline::Stages in;
+  in.read = [&](pipeline::Chunk& c) { fill(c.data, c.offset / rs, c.bytes / rs); };
+  in.compute = [&](pipeline::Chunk& c) { resident.load(c.data, c.offset / rs, c.bytes / rs); };
+  pipeline::run_chunks(cfg, slots, in, progress);
+  resident.sort();
+  pipeline::Stages out;
+  out.read = [&](pipeline::Chunk& c) { resident.unload(c.data, c.offset / rs, c.bytes / rs); };
+  out.write = [&](pipeline::Chunk& c) { drain(c.data, c.offset / rs, c.bytes / rs); };
+  cfg.phase = "write";
+  pipeline::run_chunks(cfg, slots, out, progress);
+}
+
+Fill fill_from_pieces(const std::vector<RunRef>& pieces, size_t rs, unsigned threads) {
+  std::vector<uint64_t> starts{0};  // each piece's first record in the concatenation
+  for (const RunRef& p : pieces) starts.push_back(starts.back() + p.records);
+  return [pieces, rs, threads, starts](unsigned char* dst, uint64_t first, uint64_t count) {
+    size_t i = size_t(std::upper_bound(starts.begin(), starts.end(), first) - starts.begin()) - 1;
+    for (; count > 0; ++i) {
+      const uint64_t from = first - starts[i], n = std::min(count, pieces[i].records - from);
+      io::parallel_copy(dst, pieces[i].mem + from * rs, size_t(n * rs), threads);
+      dst += n * rs;
+      first += n;
+      count -= n;
+    }
+  };
+}
+
+namespace {
+// The mapping's length sits in its first page, in front of the data: munmap needs it,
+// and HostBuffer's release takes the pointer only.
+constexpr size_t kHead = 4096;
+void unmap_touched(unsigned char* data) {
+  unsigned char* base = data - kHead;
+  size_t length;
+  std::memcpy(&length, base, sizeof length);
+  ::munmap(base, length);
+}
+}  // namespace
+
+HostBuffer touched_host_buffer(size_t bytes, unsigned threads) {
+  const size_t length = kHead + (bytes + 4095) / 4096 * 4096;
+  void* p = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw OutOfMemory(bytes);
+  auto* base = static_cast<unsigned char*>(p);
+  std::memcpy(base, &length, sizeof length);
+  ::madvise(base, length, MADV_HUGEPAGE);  // fewer faults where transparent huge pages are on
+  constexpr size_t kPart = size_t(16) << 20;
+  parallel::parallel_for((length + kPart - 1) / kPart, threads, [&](size_t k) {
+    const size_t end = std::min(length, (k + 1) * kPart);
+    for (size_t at = std::max(k * kPart, kHead); at < end; at += 4096) base[at] = 0;
+  });
+  return HostBuffer(base + kHead, bytes, unmap_touched);
+}
+
+}  // namespace gxsort::distributed

@@ -1,0 +1,32 @@
+// A rank's records through its device's resident sort, where the device holds them all
+// (a GPU backend; begin_resident_sort says): loaded in 64 MiB slices through pinned
+// slots (the fill of the next slice overlaps the copy in of this one), sorted on the
+// device, and unloaded slice by slice to `drain` (the copy out overlaps the drain). The
+// same path as the one-process in-memory GPU sort (commands/sort_file.cpp): where a
+// rank's slice and what it receives fit its device, the GPU sorts both, not the host's
+// copies and merges.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "engine/engine.hpp"
+#include "engine/run.hpp"
+
+namespace gxsort::distributed {
+
+// fill(dst, first, count): copies records [first, first + count) of the source to dst.
+// drain(src, first, count): takes sorted records [first, first + count).
+using Fill = std::function<void(unsigned char* dst, uint64_t first, uint64_t count)>;
+using Drain = std::function<void(const unsigned char* src, uint64_t first, uint64_t count)>;
+void sort_on_device(Backend& backend, DeviceResidentSort& resident, size_t record_size, uint64_t records,
+                    const Fill& fill, const Drain& drain, const ProgressFn& progress);
+
+// A fill that reads the pieces (in memory) back to back, in their order, on `threads`.
+Fill fill_from_pieces(const std::vector<RunRef>& pieces, size_t record_size, unsigned threads);
+
+// Pageable host memory of `bytes`, every page touched on `threads` threads (first-touch
+// faults on one thread cost 2-3 s a GiB on the CPU machine's VM).
+HostBuffer touched_host_buffer(size_t bytes, unsigned threads);
+
+}  // namespace gxsort::distributed
