@@ -55,7 +55,9 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
   if (!b.parents_output.empty())
     parents_out = io::Output::open(b.parents_output, temp_dirs(opt, default_temp_dir(b.parents_output))[0], "out", {},
                                    "--parents");
-  graph::CsrGraph g = graph::read_csr(path, opt.memory.given ? host_budget(opt) : physical_memory_bytes());
+  // The budget of every command: --memory, by default half of the memory limit (the
+  // cgroup's, where lower than RAM), so that a batch job's graph fails here, not by the OOM killer.
+  graph::CsrGraph g = graph::read_csr(path, host_budget(opt));
   BfsResult res;
   res.vertices = g.n;
   res.edges = g.m;
