@@ -82,17 +82,30 @@ std::string names(const Choice<E> (&choices)[N]) {
   return s;
 }
 
-void add_general(po::options_description& d, const Spec& s, Command& cmd, Args& a) {
-  d.add_options()
-    ("help,h", po::bool_switch(&a.help), "show this help")
-    ("quiet,q", po::bool_switch(&cmd.quiet), "print nothing but errors");
-  if (s.stats)
-    d.add_options()
-      ("verbose,v", po::bool_switch(&cmd.verbose), "print a summary of what was done")
-      ("stats-json", po::value(&cmd.stats_json)->value_name("FILE"), "write per-phase times, bytes and throughput to FILE (- for stdout)");
+// What -q leaves: reduce's result is its output (as wc's count is), check's is its exit
+// status. info and plan print their result and nothing else: -q does not apply to them.
+const char* quiet_help(const std::string& name) {
+  if (name == "reduce") return "no progress line: print the result and errors only";
+  if (name == "check") return "print nothing but errors (the exit status says whether the file is sorted)";
+  return "print nothing but errors";
 }
 
-void add_format(po::options_description& d, Args& a) {
+void add_general(po::options_description& d, const Spec& s, Command& cmd, Args& a) {
+  const std::string n = s.name;
+  d.add_options()("help,h", po::bool_switch(&a.help), "show this help");
+  if (s.stats || n == "clean") d.add_options()("quiet,q", po::bool_switch(&cmd.quiet), quiet_help(n));
+  if (!s.stats) return;
+  d.add_options()
+    ("verbose,v", po::bool_switch(&cmd.verbose), "print a summary of what was done")
+    ("stats-json", po::value(&cmd.stats_json)->value_name("FILE"), "write per-phase times, bytes and throughput to FILE (- for stdout)");
+  // bfs reports no progress: its searches take milliseconds, its load is one read.
+  if (n != "bfs")
+    d.add_options()("progress", po::bool_switch(&cmd.progress), "draw the progress line (phase, merge level k of N, the "
+                    "whole job's bytes and ETA) also when stderr is not a terminal: one line per update");
+}
+
+// reverse: whether an order applies (not to gen, which writes records, nor to reduce).
+void add_format(po::options_description& d, Args& a, bool reverse) {
   d.add_options()
     ("type", po::value(&a.type)->value_name("T"), "flat key file of T: u8|u16|u32|u64|i8|i16|i32|i64|f32|f64, or big-endian u16be..f64be (default u64)")
     ("record-size", po::value(&a.record_size)->value_name("N"), "N-byte records (key + payload)")
@@ -100,13 +113,13 @@ void add_format(po::options_description& d, Args& a) {
     ("key-offset", po::value(&a.key_offset)->value_name("O"), "byte offset of the key in the record (default 0)")
     ("key-type", po::value(&a.key_type)->value_name("T"), "typed key in the record, T as --type (the same as --key O:T)")
     ("key-bytes", po::value(&a.key_bytes)->value_name("K"), "K-byte key compared as unsigned bytes (the same as --key O:bytes:K)")
-    ("format", po::value(&a.format)->value_name("NAME"), "gensort: 100-byte records with 10-byte keys")
-    ("reverse,r", po::bool_switch(&a.reverse), "descending order of the whole key (still stable)");
+    ("format", po::value(&a.format)->value_name("NAME"), "gensort: 100-byte records with 10-byte keys");
+  if (reverse) d.add_options()("reverse,r", po::bool_switch(&a.reverse), "descending order of the whole key (still stable)");
 }
 
 void add_memory(po::options_description& d, Command& cmd, Args& a, bool tmp_dirs) {
   d.add_options()
-    ("memory,S", po::value(&a.memory)->value_name("SIZE"), "host memory budget: bytes, K/M/G/T or N% of RAM (default 50%)")
+    ("memory,S", po::value(&a.memory)->value_name("SIZE"), "host memory budget: bytes, K/M/G/T or N% of the memory limit (the smaller of RAM and the cgroup's limit; default 50%: gxsort info shows it)")
     ("threads", po::value(&a.threads)->value_name("N"), "CPU threads (default: the CPUs this process may use)");
   if (tmp_dirs)
     d.add_options()("tmp-dir,T", po::value(&cmd.engine.tmp_dirs)->value_name("DIR"),
@@ -126,16 +139,27 @@ void add_engine(po::options_description& d, const Spec& s, Command& cmd, Args& a
   if (!s.engine) return;
   d.add_options()
     ("fan-in", po::value(&a.fan_in)->value_name("K"), "most runs merged at once (default 64, lowered to fit --memory)")
-    ("direct-io", po::value(&a.direct_io)->value_name(names(kDirectIos)), "temporary runs, and a merge's synced output, bypass the page cache (default auto: when the runs would fill more than half the memory available to the cache)")
-    ("ooc", po::value(&a.ooc)->value_name(names(kOocMethods)), "how a sort larger than --memory goes out of core: merge = sorted runs merged with the fan-in; partition = records scattered by key range into buckets, each sorted in memory (default auto: partition on the CPU on at most 4 threads when its buckets fit the page cache and no --fan-in is given)")
-    ("merge-kernel", po::value(&a.merge_kernel)->value_name(names(kMergeKernels)), "GPU merge kernel (default auto: the fastest)");
+    ("direct-io", po::value(&a.direct_io)->value_name(names(kDirectIos)), "temporary runs, and a merge's synced output, bypass the page cache (default auto: when the runs would fill more than half the memory available to the cache)");
+  // merge has sorted inputs: nothing to choose (option_hint says so).
+  if (std::string(s.name) != "merge")
+    d.add_options()("ooc", po::value(&a.ooc)->value_name(names(kOocMethods)), "how a sort larger than --memory goes out of core: merge = sorted runs merged with the fan-in; partition = records scattered by key range into buckets, each sorted in memory (default auto: partition on the CPU on at most 4 threads when its buckets fit the page cache and no --fan-in is given)");
+  d.add_options()("merge-kernel", po::value(&a.merge_kernel)->value_name(names(kMergeKernels)), "GPU merge kernel (default auto: the fastest)");
+}
+
+// What -o names, command by command.
+const char* output_help(const std::string& n) {
+  if (n == "runs") return "the directory for the run files and their manifest";
+  if (n == "plan") return "the output `sort` would write (--resume: the job is its input, options and output)";
+  if (n == "gen") return "output (- for stdout)";
+  if (n == "graph build") return "the CSR graph (not the input)";
+  return "output (- for stdout; may name the input)";
 }
 
 // The options of one command (the groups its Spec names, and its own).
 void add_command_options(po::options_description& d, const Spec& s, Command& cmd, Args& a) {
   const std::string n = s.name;
   if (s.output && n != "bfs") d.add_options()("output,o", po::value(&cmd.output)->value_name(n == "runs" ? "DIR" : "FILE"),
-                                              "output (- for stdout; may name the input)");
+                                              output_help(n));
   if (n == "runs")
     d.add_options()("direct-io", po::value(&a.direct_io)->value_name(names(kDirectIos)), "the run files bypass the page cache (default auto: when they would fill more than half the memory available to the cache)");
   if (n == "sort" || n == "dedupe" || n == "merge" || n == "plan")
@@ -188,7 +212,7 @@ po::options_description options_of(const Spec& s, Command& cmd, Args& a) {
       format("record format", w, desc), resources("memory, threads and devices", w, desc), engine("engine options", w, desc);
   add_general(general, s, cmd, a);
   add_command_options(command, s, cmd, a);
-  if (s.format) add_format(format, a);
+  if (s.format) add_format(format, a, std::string(s.name) != "gen" && std::string(s.name) != "reduce");
   if (s.memory) add_memory(resources, cmd, a, s.engine);
   if (s.device) add_device(resources, a);
   if (s.engine || s.unique) add_engine(engine, s, cmd, a);
@@ -328,6 +352,7 @@ void type_options(const Args& a, const po::variables_map& vm, Command& cmd) {
   cmd.plan_format = a.json || cmd.json ? PlanFormat::json : a.dot ? PlanFormat::dot : PlanFormat::text;
   cmd.json = cmd.json || a.json;
   if (cmd.quiet && cmd.verbose) fail_usage("-q and -v cannot be combined");
+  if (cmd.quiet && cmd.progress) fail_usage("-q and --progress cannot be combined");
   e.format = build_format(a, vm);
   cmd.format_given = vm.count("type") || vm.count("record-size") || vm.count("format");
   cmd.keys = a.keys;
@@ -460,6 +485,16 @@ void check_plan_operands(const Args& a, const po::variables_map& vm, Command& cm
   }
 }
 
+// Why an option that other commands take does not apply to this one, where the name
+// alone does not say.
+std::string option_hint(const std::string& command, const std::string& option) {
+  if (command == "merge" && option == "--ooc")
+    return ": its inputs are sorted already, and are merged with --fan-in (--ooc chooses how `sort` goes out of core)";
+  if ((command == "reduce" || command == "gen") && (option == "-r" || option == "--reverse"))
+    return command == "reduce" ? ": a reduction does not depend on the order" : ": gen writes records in no key order (--dist sorted|reverse)";
+  return "";
+}
+
 Command help_command(std::string text, bool error = false) {
   Command c;
   c.name = "help";
@@ -517,7 +552,9 @@ Command parse_command_line(int argc, const char* const* argv) {
     po::store(po::command_line_parser(argc - first, argv + first).options(parse_set).positional(pos).style(style).run(), vm);
     po::notify(vm);
   } catch (const po::unknown_option& e) {
-    fail_usage(cmd.name + ": " + e.get_option_name() + " does not apply to " + cmd.name + " (see gxsort " + cmd.name + " --help)");
+    const std::string option = e.get_option_name().substr(0, e.get_option_name().find('='));  // --ooc=merge: --ooc
+    fail_usage(cmd.name + ": " + option + " does not apply to " + cmd.name + option_hint(cmd.name, option) +
+               " (see gxsort " + cmd.name + " --help)");
   } catch (const po::error& e) {
     fail_usage(cmd.name + ": " + e.what() + " (see gxsort " + cmd.name + " --help)");
   }

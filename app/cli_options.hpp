@@ -23,6 +23,7 @@ struct Command {
   std::string stats_json;           // --stats-json FILE
   bool quiet = false;
   bool verbose = false;
+  bool progress = false;            // --progress: the progress line also where stderr is not a terminal
   bool dry_run = false;             // clean: list, remove nothing
   bool json = false;                // --json: the result as one JSON object
   bool format_given = false;        // format options were given (a .npy header must agree)

@@ -34,8 +34,8 @@ int run_distributed(const Command& cmd, int* argc, char*** argv) {
   if (cmd.name == "dedupe") opt.unique = true;  // keep the first of each key: dedupe's sort strategy
   try {
     EarlyDeviceStart early(opt);
-    ProgressLine progress(!cmd.quiet && lead);
-    if (lead) opt.progress = [&progress](const char* phase, uint64_t done, uint64_t total) { progress.update(phase, done, total); };
+    ProgressLine progress(cmd.quiet || !lead, cmd.progress);
+    if (lead) opt.progress = [&progress](const Progress& p) { progress.update(p); };
     if (cmd.name == "plan") {
       const std::string text = plan_distributed(cmd.inputs[0], opt, cmd.plan_format, job.get(), 0);
       if (lead) print_plan(stdout, text, cmd.plan_format);

@@ -60,9 +60,9 @@ int run(const cli::Command& cmd) {
   StatsFile stats(cmd.stats_json, cmd.inputs, {cmd.output, cmd.engine.graph.bfs.parents_output}, cmd.engine);
   // What a command reports goes to stdout, unless its output does (-o -, --parents -).
   FILE* report = cmd.output == "-" || cmd.engine.graph.bfs.parents_output == "-" ? stderr : stdout;
-  cli::ProgressLine progress(!cmd.quiet);
+  cli::ProgressLine progress(cmd.quiet, cmd.progress);
   EngineOptions opt = cmd.engine;
-  opt.progress = [&progress](const char* phase, uint64_t done, uint64_t total) { progress.update(phase, done, total); };
+  opt.progress = [&progress](const Progress& p) { progress.update(p); };
   // Written before the outputs are committed (nothing that can fail comes after).
   opt.before_commit = [&](const RunStats& s) { stats.write(s, cmd.engine.fsync); };
   if (uses_temp_dirs(cmd.name) && !cmd.quiet) {
@@ -92,6 +92,7 @@ int run(const cli::Command& cmd) {
     progress.finish();
     if (!cmd.quiet || cmd.json) cli::print_check(report, cmd.inputs[0], r, cmd.json);
     stats.write(r.stats, cmd.engine.fsync);
+    if (cmd.verbose) cli::print_summary(r.stats);
     return r.sorted ? 0 : int(ExitCode::check_failed);
   }
   const RunStats s = run_work(cmd, opt, report);

@@ -39,7 +39,7 @@ TEST_CASE("chunks pass read, compute and write in order, with 1 to 4 slots") {
       cfg.total_bytes = total;
       cfg.chunk_bytes = 100;
       uint64_t last_done = 0;
-      pipeline::run_chunks(cfg, ptrs, st, [&](const char*, uint64_t d, uint64_t t) { CHECK(t == total); CHECK(d > last_done); last_done = d; });
+      pipeline::run_chunks(cfg, ptrs, st, [&](const Progress& p) { CHECK(p.total == total); CHECK(p.done > last_done); last_done = p.done; });
       REQUIRE(out.size() == total);
       for (uint64_t i = 0; i < total; ++i) CHECK(out[i] == uint8_t((i % 251) ^ 0x5a));
       for (size_t i = 0; i < order.size(); ++i) CHECK(order[i] == i);

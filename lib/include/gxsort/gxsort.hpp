@@ -51,7 +51,7 @@ struct RunStats;
 
 struct EngineOptions {
   Format format;
-  SizeOption memory;                  // host budget (--memory); not given: half of RAM
+  SizeOption memory;                  // host budget (--memory); not given: half of the memory limit (RAM, or the cgroup's when lower)
   std::vector<std::string> tmp_dirs;  // --tmp-dir; empty = $TMPDIR, else the output's directory
   size_t fan_in = 0;                  // --fan-in; 0 = choose
   unsigned threads = default_threads();  // --threads; resolved here, once

@@ -41,7 +41,7 @@ RunStats gen_graph(const std::string& output, const GraphGenOptions& g, const En
       }
     });
     out.file().write_at(buf.data(), n * 2 * w, first * 2 * w);
-    if (opt.progress) opt.progress("generate", (first + n) * 2 * w, bytes);
+    if (opt.progress) opt.progress({"generate", (first + n) * 2 * w, bytes});
   }
   RunStats s;
   s.command = "gen";

@@ -112,7 +112,7 @@ class LineReader {
       }
       buf_.resize(old + n);
       off_ += n;
-      if (progress_) progress_("read edges", off_, size_);
+      if (progress_) progress_({"read edges", off_, size_});
     }
   }
   uint64_t bytes_read() const { return off_; }
@@ -309,7 +309,7 @@ uint64_t parse_binary(const io::File& in, const std::string& path, size_t w, Edg
     }
     for (const BinarySlice& sl : slices) out.put_records(sl.out.data(), sl.out.size() / 2, sl.max_id, sl.any);
     off += n;
-    if (p) p("read edges", off, size);
+    if (p) p({"read edges", off, size});
     if (stream ? n < block : off >= size) break;
   }
   entries = off / (2 * w);
@@ -370,7 +370,7 @@ uint64_t write_neighbors(const std::string& edges, uint64_t m, uint32_t idb, uin
     });
     out.write_at_parallel(nbuf.data(), len / 16 * idb, nb_off + off / 16 * idb, threads);
     hash.update(nbuf.data(), len / 16 * idb);
-    if (opt.progress) opt.progress("write CSR", off + len, m * 16);
+    if (opt.progress) opt.progress({"write CSR", off + len, m * 16});
   }
   return hash.digest();
 }

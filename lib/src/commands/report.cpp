@@ -4,6 +4,7 @@
 
 #include "backend/backend.hpp"
 #include "gxsort/gxsort.hpp"
+#include "engine/engine.hpp"
 #include "plan/sizes.hpp"
 
 namespace gxsort {
@@ -71,6 +72,7 @@ std::string info_json_fields(const EngineOptions& opt) {
     << ",\"threads\":" << opt.threads << ",\"threads_source\":" << json_string(threads_source(opt.threads))
     << ",\"physical_memory\":" << physical_memory_bytes() << ",\"memory_limit\":" << limit.bytes
     << ",\"memory_limit_source\":" << json_string(limit.source) << ",\"memory_default\":" << limit.bytes / 2
+    << ",\"memory_budget\":" << host_budget(opt)
     << ",\"gpus\":[";
   const auto devices = list_devices(opt.device_memory);
   for (size_t i = 0; i < devices.size(); ++i) {
@@ -91,7 +93,8 @@ std::string info_text(const EngineOptions& opt) {
   o << "threads: " << opt.threads << " (" << threads_source(opt.threads) << ")\n";
   const MemoryLimit limit = memory_limit();
   o << "memory: " << format_bytes(physical_memory_bytes()) << " physical; limit " << format_bytes(limit.bytes) << " ("
-    << limit.source << "); --memory default " << format_bytes(limit.bytes / 2) << " (half of the limit)\n";
+    << limit.source << "); --memory default " << format_bytes(limit.bytes / 2) << " (half of the limit)"
+    << (opt.memory.given ? "; --memory gives " + format_bytes(host_budget(opt)) : std::string()) << "\n";
   auto devices = list_devices(opt.device_memory);
   if (devices.empty()) {
     o << "gpus: none usable" << (GXSORT_HAVE_CUDA ? "" : " (built without CUDA)") << "; sorting runs on the CPU\n";

@@ -15,6 +15,7 @@
 #include "commands/command_plans.hpp"
 #include "engine/engine.hpp"
 #include "engine/job.hpp"
+#include "engine/job_progress.hpp"
 #include "engine/merge.hpp"
 #include "engine/run_formation.hpp"
 #include "engine/runs_manifest.hpp"
@@ -291,7 +292,8 @@ RunStats merge_files(const std::vector<std::string>& args, const std::string& ou
   job.merge_kernel = opt.merge_kernel;
   job.window_memory = plan.window_memory;
   job.unique = opt.unique;
-  job.progress = opt.progress;
+  JobProgress job_progress(opt.progress, merge_stages(plan));  // all levels: one job
+  job.progress = job_progress.fn();
   job.buffer_bytes = std::max<size_t>(plan.merge_buffer_bytes, f.record_size);
   job.threads = plan.merge_threads;
   job.verify_sorted = true;

@@ -18,6 +18,7 @@
 #include "plan/sizes.hpp"
 #include "engine/engine.hpp"
 #include "engine/job.hpp"
+#include "engine/job_progress.hpp"
 #include "engine/merge.hpp"
 #include "engine/partition_sort.hpp"
 #include "engine/run_formation.hpp"
@@ -128,7 +129,7 @@ uint64_t sort_through_runs(Prepared& p, const Plan& plan, const io::File& in, co
       const uint64_t end = uint64_t(run - data.data()) + runs[i].records * rs;
       if (opt.unique) runs[i].records = unique_in_place(f, run, runs[i].records);
       if (next.valid()) next.get();
-      if (opt.progress) opt.progress("sort runs", end, bytes);
+      if (opt.progress) opt.progress({"sort runs", end, bytes});
     }
     phase("sort runs", since(t0), bytes, 0);
     auto t1 = Clock::now();
@@ -248,7 +249,7 @@ uint64_t sort_mapped(Prepared& p, const io::File& in, const EngineOptions& opt, 
   const size_t n = size_t(p.plan.records);
   io::MappedFile src = io::MappedFile::map_read(in, n * rs, 0, false);
   io::MappedFile dst = io::MappedFile::map_write(out.file(), n * rs, p.threads);
-  if (opt.progress) opt.progress("read", bytes, bytes);
+  if (opt.progress) opt.progress({"read", bytes, bytes});
   const double t_map = since(t0);
   auto t1 = Clock::now();
   // Finished ranges start their writeback while the rest sorts, unmapped first (no
@@ -265,7 +266,7 @@ uint64_t sort_mapped(Prepared& p, const io::File& in, const EngineOptions& opt, 
   input_unmap.start(std::move(src));
   dst.unmap();
   if (kept < n) out.file().truncate(kept * rs);
-  if (opt.progress) opt.progress("write", bytes, bytes);
+  if (opt.progress) opt.progress({"write", bytes, bytes});
   st.phases.push_back({"map input and output", t_map, bytes, 0});
   st.phases.push_back({"sort into the output", since(t1), 0, bytes});
   return kept * rs;
@@ -336,13 +337,17 @@ RunStats sort_stream(io::File& in, const std::string& output, const EngineOption
     st.records = plan.records;
     st.input_bytes = rf.input_bytes;
     st.runs = rf.runs.size();
-    st.output_bytes = merge_run_files(p, plan, std::move(rf.runs), opt, out.file(), 0, &st) * rs;
+    // The merge levels report to the job's progress: its runs are formed already.
+    JobProgress job_progress(opt.progress, merge_stages(plan), 2 * rf.input_bytes);
+    EngineOptions merge_opt = opt;
+    merge_opt.progress = job_progress.fn();
+    st.output_bytes = merge_run_files(p, plan, std::move(rf.runs), merge_opt, out.file(), 0, &st) * rs;
   }
   commit_outputs({&out}, st, t_start, opt);
   return st;
 }
 
-RunStats sort_prepared(io::File& in, const std::string& output, const EngineOptions& opt, Prepared& p,
+RunStats sort_prepared(io::File& in, const std::string& output, const EngineOptions& given, Prepared& p,
                        Clock::time_point t_start);
 
 }  // namespace
@@ -371,11 +376,15 @@ RunStats sort_input(io::File& in, const std::string& output, const EngineOptions
 namespace {
 
 // The sort of a regular file as p.plan says; t_start: when its preparation began.
-RunStats sort_prepared(io::File& in, const std::string& output, const EngineOptions& opt, Prepared& p,
+RunStats sort_prepared(io::File& in, const std::string& output, const EngineOptions& given, Prepared& p,
                        Clock::time_point t_start) {
-  const Format& f = opt.format;
   const uint64_t bytes = in.size();
   const double t_prepare = since(t_start);
+  // Every phase reports to the whole job's progress, weighed by the plan.
+  JobProgress job_progress(given.progress, sort_stages(p.plan));
+  EngineOptions opt = given;
+  opt.progress = job_progress.fn();
+  const Format& f = opt.format;
   if (p.plan.mode == PlanMode::external || p.plan.mode == PlanMode::partition) check_tmp_dirs(p.tmp_dirs);
   // Unmaps the in-memory sort's input while the output's fsync waits for the disk (the
   // 2 GiB mapping took 50 ms to unmap on the 2-core VM, time in which the CPUs are idle

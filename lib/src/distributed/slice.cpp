@@ -82,7 +82,7 @@ LocalRuns sort_in_memory(Prepared& p, const RankShape& shape, const io::File& in
   out.memory = p.backend->allocate_host(size_t(n * rs));
   if (sorted_from_mapping(p, shape, in, opt, out)) return out;
   in.read_at_parallel(out.memory.data(), size_t(n * rs), shape.slice.first * rs, p.threads);
-  if (opt.progress) opt.progress("read", n * rs, n * rs);
+  if (opt.progress) opt.progress({"read", n * rs, n * rs});
   HostBuffer scratch = p.backend->allocate_host(p.backend->sort_scratch_bytes(f, size_t(shape.run_records)));
   for (uint64_t first = 0; first < n; first += shape.run_records) {
     RunRef run;
@@ -93,7 +93,7 @@ LocalRuns sort_in_memory(Prepared& p, const RankShape& shape, const io::File& in
     p.backend->sort_chunk(f, data, size_t(run.records), scratch.data());
     if (opt.unique) run.records = unique_in_place(f, data, size_t(run.records));
     out.runs.push_back(run);
-    if (opt.progress) opt.progress("sort runs", (first + run.records) * rs, n * rs);
+    if (opt.progress) opt.progress({"sort runs", (first + run.records) * rs, n * rs});
   }
   return out;
 }

@@ -143,8 +143,10 @@ Job job_of(JobKind kind, const EngineOptions& opt, uint64_t input_bytes, bool st
   in.input_bytes = input_bytes;
   in.input_label = input_label;
   in.record_size = opt.format.record_size;
-  // bfs loads the whole CSR: without --memory, all of RAM (read_csr checks it fits).
-  in.memory = kind == JobKind::bfs && !opt.memory.given ? physical_memory_bytes() : host_budget(opt);
+  // Every command's budget, bfs's too: --memory, by default half of the memory limit
+  // (the cgroup's, where lower than RAM), so that a batch job's graph too large for it
+  // fails in read_csr with one line, not by the OOM killer.
+  in.memory = host_budget(opt);
   in.fan_in = opt.fan_in;
   in.merge_threads = resolve_threads(opt.threads);
   in.direct_io = opt.direct_io;

@@ -45,15 +45,19 @@ uint64_t merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const
   const io::AlignedBuffer obuf_storage(obuf_bytes);
   unsigned char* const obuf = obuf_storage.data();
   size_t used = 0;
+  // Progress counts the records merged, not written: with --unique a merge writes fewer
+  // than it reads, and its progress would end short of its total.
+  uint64_t taken = 0;
   auto flush = [&] {
-    if (direct) out.write_direct_at(obuf, used, out_offset, 1);
-    else out.write_at(obuf, used, out_offset);
+    if (used && direct) out.write_direct_at(obuf, used, out_offset, 1);
+    else if (used) out.write_at(obuf, used, out_offset);
     out_offset += used;
     if (job.done_bytes) {
-      uint64_t d = job.done_bytes->fetch_add(used) + used;
-      if (job.progress) job.progress(job.phase, d, job.total_bytes);
+      uint64_t d = job.done_bytes->fetch_add(taken * rs) + taken * rs;
+      if (job.progress) job.progress({job.phase, d, job.total_bytes, job.level, job.levels});
     }
     used = 0;
+    taken = 0;
   };
   uint64_t count = 0;
   // The last record written, for --unique. At least 16 bytes: with kRs = 4 the compiler
@@ -78,12 +82,13 @@ uint64_t merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const
       if (job.unique) { std::memcpy(last.data(), written, rs); have_last = true; }
     }
     tree.pop();
+    ++taken;
     if (job.verify_sorted && !cursors[src].done() && compare_keys(f, cursors[src].record(), written) < 0)
       throw Error(ExitCode::usage, runs[src].name + ": input is not sorted: record " +
                                        std::to_string(cursors[src].position()) + " is smaller than the one before it");
     if (used == obuf_bytes) flush();
   }
-  if (used) flush();
+  if (used || taken) flush();
   return count;
 }
 
@@ -188,7 +193,7 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
     done += c.bytes;
     if (job.done_bytes) {
       uint64_t d = job.done_bytes->fetch_add(c.bytes) + c.bytes;
-      if (job.progress) job.progress(job.phase, d, job.total_bytes);
+      if (job.progress) job.progress({job.phase, d, job.total_bytes, job.level, job.levels});
     }
   });
   pipeline::Config cfg;
@@ -293,6 +298,28 @@ RunRef TreeInput::ref() const {
   return r;
 }
 
+namespace {
+
+// The levels merge_tree_to takes for n inputs: as plan/plan.cpp's merge_tree counts them.
+size_t tree_levels(size_t n, size_t fan_in) {
+  size_t levels = 1;
+  for (; n > fan_in; ++levels) n = (n + fan_in - 1) / fan_in;
+  return levels;
+}
+
+// The bytes a level merges: every group of more than one input (a lone one is carried
+// over), all of them at the last level.
+uint64_t level_bytes_to_merge(const std::vector<TreeInput>& inputs, size_t fan_in, size_t rs) {
+  const bool last = inputs.size() <= fan_in;
+  uint64_t bytes = 0;
+  for (size_t b = 0; b < inputs.size(); b += fan_in)
+    if (last || std::min(inputs.size(), b + fan_in) - b > 1)
+      for (size_t i = b; i < std::min(inputs.size(), b + fan_in); ++i) bytes += inputs[i].records * rs;
+  return bytes;
+}
+
+}  // namespace
+
 size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t fan_in,
                      const std::vector<std::string>& tmp_dirs, const io::File& final_out, uint64_t final_offset,
                      const std::function<void(size_t, double, uint64_t)>& on_level, uint64_t* output_records,
@@ -300,17 +327,21 @@ size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t 
   const size_t rs = job.format->record_size;
   MergeJob temp_job = job;  // merges into temp levels
   temp_job.direct_output = job.direct_temp;
+  MergeJob last_job = job;  // the last merge, into final_out
+  temp_job.levels = last_job.levels = tree_levels(inputs.size(), fan_in);
   size_t level = 0;
   size_t next_dir = 0;
   while (true) {
     ++level;
     auto t0 = std::chrono::steady_clock::now();
     uint64_t level_bytes = 0;
+    temp_job.level = last_job.level = level;
+    temp_job.total_bytes = last_job.total_bytes = level_bytes_to_merge(inputs, fan_in, rs);
     if (inputs.size() <= fan_in) {
       std::vector<RunRef> refs;
       for (const auto& in : inputs) { refs.push_back(in.ref()); level_bytes += in.records * rs; }
-      const uint64_t written = pieces ? pieces->final_merge(job, inputs, final_out, final_offset)
-                                      : merge_runs(job, refs, final_out, final_offset);
+      const uint64_t written = pieces ? pieces->final_merge(last_job, inputs, final_out, final_offset)
+                                      : merge_runs(last_job, refs, final_out, final_offset);
       if (output_records) *output_records = written;
       inputs.clear();  // the temp runs are deleted now, inside the level's time
       if (on_level) on_level(level, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), level_bytes);

@@ -32,6 +32,7 @@ struct MergeJob {
   const char* phase = "merge";
   std::atomic<uint64_t>* done_bytes = nullptr;  // shared progress counter
   uint64_t total_bytes = 0;
+  size_t level = 0, levels = 0;   // reported with the progress: level k of N of a merge tree
   // A resumed merge: the records of each run already merged (their output is before
   // out_offset). Null: from the start.
   const std::vector<uint64_t>* start = nullptr;
@@ -91,7 +92,8 @@ class MergePieces {
 // Merges the inputs with at most `fan_in` at a time, level by level, into temp files
 // spread over tmp_dirs (or pieces of `pieces`), until one merge into `final_out` (from
 // byte final_offset) remains. Returns the number of levels; *output_records receives
-// the records of the output.
+// the records of the output. Each level reports its progress as level k of N, of the
+// bytes it merges (job.total_bytes is not used).
 size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t fan_in,
                      const std::vector<std::string>& tmp_dirs, const io::File& final_out, uint64_t final_offset,
                      const std::function<void(size_t level, double seconds, uint64_t bytes)>& on_level,

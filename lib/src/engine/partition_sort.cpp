@@ -385,7 +385,7 @@ uint64_t sort_buckets(Prepared& p, std::vector<BucketFile>& files, const Format&
     files[b].remove();
     written += kept * rs;
     done += m * rs;
-    if (progress) progress("sort buckets", done, bytes);
+    if (progress) progress({"sort buckets", done, bytes});
   }
   std::string how = "sort buckets: " + std::to_string(in_memory) + " in memory";
   if (one_key) how += ", " + std::to_string(one_key) + " of one key (already in order)";

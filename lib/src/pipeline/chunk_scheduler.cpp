@@ -110,7 +110,7 @@ void run_chunks(const Config& cfg, const std::vector<unsigned char*>& slots, con
         {
           std::lock_guard<std::mutex> l(progress_m);
           done += until_end ? c->bytes : std::min<uint64_t>(cfg.chunk_bytes, cfg.total_bytes - c->offset);
-          if (progress) progress(cfg.phase, done, shown_total);
+          if (progress) progress({cfg.phase, done, shown_total});
         }
         free_slots.push(*c);
       }

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -101,6 +102,12 @@ MemoryLimit memory_limit(const std::string& proc_cgroup, const std::string& cgro
       smallest_limit(cgroup_root + "/memory", path, "memory.limit_in_bytes", best);
   }
   return best;
+}
+
+MemoryLimit memory_limit() {
+  const char* test_dir = std::getenv("GXSORT_TEST_CGROUP_DIR");
+  if (test_dir && *test_dir) return memory_limit(std::string(test_dir) + "/cgroup", std::string(test_dir) + "/root");
+  return memory_limit("/proc/self/cgroup", "/sys/fs/cgroup");
 }
 
 uint64_t available_memory_bytes() {
