@@ -15,7 +15,8 @@ set -euo pipefail
 build=${1:-build}
 shift $(( $# > 0 ? 1 : 0 ))
 G=$(cd "$build" && pwd)/gxsort
-gpus=$(nvidia-smi -L | wc -l)
+gpus=$( (nvidia-smi -L 2>/dev/null || true) | wc -l)
+dev=${DEVICE:-cuda}   # DEVICE=cpu tries the script on a machine without a GPU
 ranks=("$@")
 if [[ ${#ranks[@]} == 0 ]]; then for g in 1 2 4 8; do (( g <= gpus )) && ranks+=("$g"); done; fi
 MPIRUN=(mpirun --oversubscribe --bind-to none)
@@ -35,19 +36,19 @@ table() {
   local -a dist=()
   for ((r = 0; r < repeat; ++r)); do
     sync; t0=$(now)
-    "$G" sort "$in" -o "$dir/one.bin" -q --device cuda "${sync_opt[@]}" "$@" --stats-json "$dir/one.json"
+    "$G" sort "$in" -o "$dir/one.bin" -q --device "$dev" "${sync_opt[@]}" "$@" --stats-json "$dir/one.json"
     s=$(calc "$(now) - $t0"); one=$(calc "min(${one:-1e9}, $s)")
     for i in "${!ranks[@]}"; do
       np=${ranks[$i]}
       rm -f "$dir/dist.bin"; sync; t0=$(now)
-      "${MPIRUN[@]}" -np "$np" "$G" sort "$in" -o "$dir/dist.bin" -q --distributed --device cuda "${sync_opt[@]}" "$@" \
+      "${MPIRUN[@]}" -np "$np" "$G" sort "$in" -o "$dir/dist.bin" -q --distributed --device "$dev" "${sync_opt[@]}" "$@" \
         --stats-json "$dir/dist-$np.json"
       s=$(calc "$(now) - $t0"); dist[$i]=$(calc "min(${dist[$i]:-1e9}, $s)")
       cmp -s "$dir/dist.bin" "$dir/one.bin" && echo "ok   -np $np: byte-identical to the one-GPU sort" \
         || echo "FAIL -np $np: the output differs from the one-GPU sort's"
     done
   done
-  echo "### $title ($(date -u +%F), $gpus GPUs: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), options: $* ${sync_opt[*]})"
+  echo "### $title ($(date -u +%F), $gpus GPUs: $( (nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null || true) | head -1), options: $* ${sync_opt[*]})"
   printf "one process, one GPU: %.2f s (%s)\n" "$one" "$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["mode"], j["runs"], "runs")' "$dir/one.json")"
   echo "| GPUs (ranks) | s | speedup vs one process | vs -np 1 | exchanged GB | rounds | imbalance | slowest rank's sort / exchange / merge s | ranks' local sorts, backends |"
   echo "|---|---|---|---|---|---|---|---|---|"
@@ -71,9 +72,10 @@ PY
 gib=${GIB:-16}
 "$G" gen -o "$dir/u64.bin" --count $(( gib * 134217728 )) --seed 19 -q
 table "$gib GiB u64 in the page cache" "$dir/u64.bin" 8
-if [[ -n ${OOC-"--memory 4G --device-memory 2G"} ]]; then
-  table "$gib GiB u64 out of core (each process: ${OOC-"--memory 4G --device-memory 2G"})" "$dir/u64.bin" 8 \
-    ${OOC-"--memory 4G --device-memory 2G"} -T "$dir"
+ooc=${OOC-"--memory 4G --device-memory 2G"}
+if [[ -n $ooc ]]; then
+  read -r -a ooc_opts <<< "$ooc"
+  table "$gib GiB u64 out of core (each process: $ooc)" "$dir/u64.bin" 8 "${ooc_opts[@]}" -T "$dir"
 fi
 rm -f "$dir/u64.bin"
 gb=${GB_GENSORT:-16}
