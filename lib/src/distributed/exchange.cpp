@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "distributed/comm.hpp"
+#include "distributed/device_pass.hpp"
 #include "io/space.hpp"
 #include "parallel/parallel_for.hpp"
 
@@ -63,11 +64,14 @@ class Inbox {
  public:
   // `totals`: the records each sender moves here (0 for this rank's own pieces when they
   // stay in place, described from `own` instead).
-  Inbox(Received& r, const std::vector<uint64_t>& totals, size_t rs, Backend& backend,
+  Inbox(Received& r, const std::vector<uint64_t>& totals, size_t rs, unsigned threads,
         const std::vector<std::string>& tmp_dirs, const LocalRuns* own, size_t me)
       : r_(r), rs_(rs), base_(totals.size(), 0), own_(own), me_(me) {
     if (r.in_memory) {
-      if (sum(totals)) r.memory = backend.allocate_host(size_t(sum(totals) * rs));
+      // Touched on every thread first: MPI's copy into fresh pages faulted them on one
+      // thread (2-3 s a GiB on the CPU machine's VM); pageable, since the records go to
+      // a device, if at all, through the pinned slots of distributed/device_pass.
+      if (sum(totals)) r.memory = touched_host_buffer(size_t(sum(totals) * rs), threads);
       for (size_t s = 1; s < totals.size(); ++s) base_[s] = base_[s - 1] + totals[s - 1];
       return;
     }
@@ -94,11 +98,21 @@ class Inbox {
     for (size_t s = 0; s < piece_records.size(); ++s) {
       if (s == me_ && own_) {  // kept in place: each of our runs' own piece
         for (size_t i = 0; i < own_->runs.size(); ++i) {
-          RunRef ref;
-          ref.records = cuts[i][s + 1] - cuts[i][s];
-          ref.mem = own_->runs[i].mem + cuts[i][s] * rs_;
-          ref.name = "this rank's sorted slice";
-          if (ref.records) r_.pieces.push_back(ref);
+          const uint64_t n = cuts[i][s + 1] - cuts[i][s];
+          if (n == 0) continue;
+          if (own_->files.empty()) {
+            RunRef ref;
+            ref.records = n;
+            ref.mem = own_->runs[i].mem + cuts[i][s] * rs_;
+            ref.name = "this rank's sorted slice";
+            r_.pieces.push_back(ref);
+            continue;
+          }
+          TreeInput t = own_->files[i];  // its file owned by the piece (and merged by the tree)
+          t.offset += cuts[i][s] * rs_;
+          t.records = n;
+          r_.file_pieces.push_back(t);
+          r_.pieces.push_back(t.ref());
         }
         continue;
       }
@@ -177,7 +191,7 @@ uint64_t first_round(const std::vector<uint64_t>& totals, uint64_t rounds) {
 }  // namespace
 
 Received exchange(Comm& comm, const Format& f, LocalRuns& local, const std::vector<std::vector<uint64_t>>& cuts,
-                  const RankShape& shape, Backend& backend, const std::vector<std::string>& tmp_dirs, unsigned threads,
+                  const RankShape& shape, const std::vector<std::string>& tmp_dirs, unsigned threads,
                   RankStats& st, uint64_t& round_records) {
   const auto t0 = std::chrono::steady_clock::now();
   const size_t rs = f.record_size, ranks = size_t(comm.size()), me = size_t(comm.rank());
@@ -188,12 +202,19 @@ Received exchange(Comm& comm, const Format& f, LocalRuns& local, const std::vect
   r.records = sum(incoming);
   // Runs in memory keep this rank's own pieces in place (1/ranks of the data, all of it
   // on one rank): they are not copied to a receive area through MPI.
-  // (Where the others' pieces go to files, ours go there too: the merge tree takes files.)
-  const bool own_in_place = std::all_of(local.runs.begin(), local.runs.end(), [](const RunRef& x) { return x.mem; }) &&
-                            receive_in_memory(shape, r.records - incoming[me], rs);
+  // (Where the others' pieces go to files, in-memory runs go there too: the merge tree
+  // takes files.) Run files keep their own pieces too, as pieces of the files they are in,
+  // except those written around the page cache (their reads must be aligned).
+  const bool own_memory = std::all_of(local.runs.begin(), local.runs.end(), [](const RunRef& x) { return x.mem; }) &&
+                          receive_in_memory(shape, r.records - incoming[me], rs);
+  const bool own_files = !local.files.empty() && local.files.size() == local.runs.size() &&
+                         std::none_of(local.files.begin(), local.files.end(), [](const TreeInput& t) { return t.direct; });
+  const bool own_in_place = own_memory || own_files;
   std::vector<uint64_t> sends = out.totals(), receives = incoming;
   if (own_in_place) sends[me] = receives[me] = 0;
-  r.in_memory = own_in_place || receive_in_memory(shape, r.records, rs);
+  // Own pieces in run files take the merge tree, planned for the fan-in and budget; the
+  // others' pieces go to files for it too.
+  r.in_memory = own_memory || (!own_files && receive_in_memory(shape, sum(receives), rs));
   // In place: MPI reads the one in-memory run and writes the receive area itself, where
   // their records fit its int displacements: no staging copies, and no staging buffers
   // to bound the rounds.
@@ -211,7 +232,7 @@ Received exchange(Comm& comm, const Format& f, LocalRuns& local, const std::vect
   std::unique_ptr<Inbox> inbox;
   io::AlignedBuffer outgoing, arriving;
   comm.collectively([&] {
-    inbox = std::make_unique<Inbox>(r, receives, rs, backend, tmp_dirs, own_in_place ? &local : nullptr, me);
+    inbox = std::make_unique<Inbox>(r, receives, rs, threads, tmp_dirs, own_in_place ? &local : nullptr, me);
     if (!send_in_place && st.rounds) outgoing = io::AlignedBuffer(size_t(first_round(sends, st.rounds) * rs));
     if (!recv_in_place && st.rounds) arriving = io::AlignedBuffer(size_t(first_round(receives, st.rounds) * rs));
   });
@@ -250,7 +271,7 @@ Received exchange(Comm& comm, const Format& f, LocalRuns& local, const std::vect
     last = receiving;
   }
   inbox->describe(piece_records, cuts);
-  if (own_in_place) r.own = std::move(local.memory);  // the pieces kept in place point into it
+  if (own_memory) r.own = std::move(local.memory);  // the pieces kept in place point into it
   local.release();
   st.exchange_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;

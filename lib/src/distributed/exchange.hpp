@@ -37,7 +37,7 @@ struct Received {
 // (records sent, received and kept, rounds, seconds, of which in MPI) and returns the
 // records a round moved at most from or to one rank.
 Received exchange(Comm& comm, const Format& f, LocalRuns& local, const std::vector<std::vector<uint64_t>>& cuts,
-                  const RankShape& shape, Backend& backend, const std::vector<std::string>& tmp_dirs, unsigned threads,
+                  const RankShape& shape, const std::vector<std::string>& tmp_dirs, unsigned threads,
                   RankStats& stats, uint64_t& round_records);
 
 }  // namespace gxsort::distributed
