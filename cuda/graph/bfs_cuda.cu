@@ -66,7 +66,7 @@ struct DeviceGraph {
   cuda::device_buffer<uint32_t> nbr;      // resident neighbors; empty when streamed
   std::unique_ptr<NeighborStream> stream;  // streamed neighbors; null when resident
 
-  DeviceGraph(cuda::DeviceMemory& mem, const CsrGraph& g, const BfsDevicePlan& plan) {
+  DeviceGraph(cuda::DeviceMemory& mem, const CsrGraph& g, const BfsDevicePlan& plan, unsigned copy_threads) {
     const size_t nq = std::max<size_t>(g.n, 1);
     off = mem.buffer<uint64_t>(g.n + 1, "BFS offsets");
     lev = mem.buffer<uint32_t>(nq, "BFS levels");
@@ -77,7 +77,7 @@ struct DeviceGraph {
     st = mem.buffer<kernels::SingleState>(1, "BFS state");
     GXSORT_CUDA_CHECK(cudaMemcpy(off.data(), g.offsets.data(), 8 * (g.n + 1), cudaMemcpyHostToDevice));
     if (plan.streamed) {
-      stream = std::make_unique<NeighborStream>(g, mem, plan.partition_edges);
+      stream = std::make_unique<NeighborStream>(g, mem, plan.partition_edges, copy_threads);
     } else {
       nbr = mem.buffer<uint32_t>(std::max<uint64_t>(g.m, 1), "BFS neighbors");
       if (g.m) GXSORT_CUDA_CHECK(cudaMemcpy(nbr.data(), g.ids32.data(), 4 * g.m, cudaMemcpyHostToDevice));
@@ -332,11 +332,11 @@ std::vector<BfsRun> bfs_on_device(cuda::DeviceMemory& mem, const CsrGraph& g, co
 }
 
 std::vector<BfsRun> bfs_on_device(cuda::DeviceMemory& mem, const CsrGraph& g, const std::vector<uint64_t>& sources,
-                                  const BfsDevicePlan& plan) {
+                                  const BfsDevicePlan& plan, unsigned copy_threads) {
   check_searchable(g, sources);
   GXSORT_CUDA_CHECK(cudaSetDevice(mem.device()));
   if (plan.need_bytes > mem.budget()) fail_usage(bfs_budget_message(plan, mem.budget()));
-  DeviceGraph d(mem, g, plan);
+  DeviceGraph d(mem, g, plan, copy_threads);
   kernels::preload();
   int sms = 0;
   GXSORT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, mem.device()));

@@ -16,8 +16,9 @@ namespace gxsort::graph {
 // the neighbors in partitions of that many edges even when they fit (tests).
 std::vector<BfsRun> bfs_on_device(cuda::DeviceMemory& mem, const CsrGraph& g, const std::vector<uint64_t>& sources,
                                   uint64_t force_partition_edges = 0);
-// The same, laid out as `plan` says (make_plan of bfs: plan_bfs_device of mem's budget).
+// The same, laid out as `plan` says (make_plan of bfs: plan_bfs_device of mem's budget);
+// a streamed graph's pieces are copied to pinned memory on `copy_threads` threads.
 std::vector<BfsRun> bfs_on_device(cuda::DeviceMemory& mem, const CsrGraph& g, const std::vector<uint64_t>& sources,
-                                  const BfsDevicePlan& plan);
+                                  const BfsDevicePlan& plan, unsigned copy_threads = 1);
 
 }  // namespace gxsort::graph

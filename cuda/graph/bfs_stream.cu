@@ -5,29 +5,14 @@
 
 #include "cuda_check.cuh"
 #include "graph/bfs_stream.cuh"
-#include "parallel/parallel_for.hpp"
+#include "io/file.hpp"
 #include "pinned_pool.cuh"
 #include "pipeline/chunk_scheduler.hpp"
-#include "plan/sizes.hpp"
 
 namespace gxsort::graph {
-namespace {
 
-// Pageable-to-pinned copy on several threads: one thread's memcpy runs well below the
-// 55 GB/s a pinned host-to-device copy reaches (shared/ANCHORS.md), so a single-threaded
-// read stage would set the streaming rate.
-void parallel_copy(void* dst, const void* src, size_t bytes) {
-  constexpr size_t kPiece = size_t(4) << 20;
-  const unsigned threads = unsigned(std::min<size_t>({16, default_threads(), (bytes + kPiece - 1) / kPiece}));
-  parallel::parallel_for_ranges(bytes, threads, [&](size_t lo, size_t hi, unsigned) {
-    std::memcpy(static_cast<char*>(dst) + lo, static_cast<const char*>(src) + lo, hi - lo);
-  });
-}
-
-}  // namespace
-
-NeighborStream::NeighborStream(const CsrGraph& g, cuda::DeviceMemory& mem, uint64_t part_edges)
-    : g_(g), device_(mem.device()), part_edges_(std::max<uint64_t>(part_edges, 1)), parts_((g.m + part_edges_ - 1) / part_edges_) {
+NeighborStream::NeighborStream(const CsrGraph& g, cuda::DeviceMemory& mem, uint64_t part_edges, unsigned copy_threads)
+    : g_(g), device_(mem.device()), copy_threads_(copy_threads), part_edges_(std::max<uint64_t>(part_edges, 1)), parts_((g.m + part_edges_ - 1) / part_edges_) {
   v_first_.resize(parts_);
   v_end_.resize(parts_);
   for (uint64_t p = 0; p < parts_; ++p) {
@@ -68,7 +53,9 @@ void NeighborStream::run(const std::vector<uint64_t>& parts, const Launch& launc
   st.read = [&](pipeline::Chunk& c) {
     uint64_t e0, e1;
     edges_of(c.index, e0, e1);
-    parallel_copy(c.data, g_.ids32.data() + e0, size_t(4 * (e1 - e0)));
+    // Pageable to pinned on several threads: one thread's memcpy runs well below the
+    // 55 GB/s of a pinned copy to the device (shared/ANCHORS.md).
+    io::parallel_copy(c.data, g_.ids32.data() + e0, size_t(4 * (e1 - e0)), copy_threads_);
   };
   st.compute = [&](pipeline::Chunk& c) {
     GXSORT_CUDA_CHECK(cudaSetDevice(device_));  // a scheduler thread: make the device current

@@ -29,7 +29,8 @@ class NeighborStream {
  public:
   using Launch = std::function<void(const kernels::EdgeWindow& w, uint64_t partition, cudaStream_t stream)>;
 
-  NeighborStream(const CsrGraph& g, cuda::DeviceMemory& mem, uint64_t part_edges);
+  // copy_threads: the threads that copy a partition into its pinned slot.
+  NeighborStream(const CsrGraph& g, cuda::DeviceMemory& mem, uint64_t part_edges, unsigned copy_threads);
   ~NeighborStream();
   NeighborStream(const NeighborStream&) = delete;
   NeighborStream& operator=(const NeighborStream&) = delete;
@@ -52,6 +53,7 @@ class NeighborStream {
  private:
   const CsrGraph& g_;
   int device_;
+  unsigned copy_threads_;
   uint64_t part_edges_, parts_;
   std::vector<uint64_t> v_first_, v_end_;
   cuda::device_buffer<unsigned char> flags_;

@@ -4,7 +4,6 @@
 #include "graph/graph.hpp"
 #include "io/file.hpp"
 #include "kernels/key_bitmap.hpp"
-#include "plan/sizes.hpp"
 
 namespace gxsort {
 
@@ -15,10 +14,10 @@ void Backend::sort_into(const Format& f, const unsigned char* src, unsigned char
   // PCIe from pageable memory such as a mapping), then copied into dst.
   const size_t bytes = n * f.record_size;
   HostBuffer data = allocate_host(bytes);
-  io::parallel_copy(data.data(), src, bytes, default_threads());
+  io::parallel_copy(data.data(), src, bytes, host_threads());
   HostBuffer scratch = allocate_host(sort_scratch_bytes(f, n));
   sort_chunk(f, data.data(), n, scratch.data());
-  io::parallel_copy(dst, data.data(), bytes, default_threads());
+  io::parallel_copy(dst, data.data(), bytes, host_threads());
   if (sorted) sorted(0, n);
 }
 

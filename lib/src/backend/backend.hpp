@@ -69,6 +69,11 @@ class Backend {
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
 
+  // The CPU threads of the host-side work a backend does itself (copies to and from its
+  // buffers, a streamed graph's pieces): the plan's count, given once by make_backend.
+  unsigned host_threads() const { return host_threads_; }
+  void set_host_threads(unsigned threads) { host_threads_ = threads ? threads : 1; }
+
   // Host memory for chunks: pinned for devices that copy from it.
   virtual HostBuffer allocate_host(size_t bytes) = 0;
 
@@ -135,6 +140,9 @@ class Backend {
   // Bytes of the device's memory budget (its arena); 0: no device. The planner sizes the
   // device's work from it.
   virtual uint64_t device_budget() const { return 0; }
+
+ private:
+  unsigned host_threads_ = 1;
 };
 
 // The largest n such that n records plus their sort scratch fit in `bytes`.

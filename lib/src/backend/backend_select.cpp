@@ -4,8 +4,9 @@
 #include "gxsort/error.hpp"
 
 namespace gxsort {
+namespace {
 
-std::unique_ptr<Backend> make_backend(Device device, unsigned threads, const SizeOption& device_memory,
+std::unique_ptr<Backend> pick_backend(Device device, unsigned threads, const SizeOption& device_memory,
                                       unsigned device_index) {
   if (device == Device::cpu) return make_cpu_backend(threads);
 #if GXSORT_HAVE_CUDA
@@ -17,6 +18,15 @@ std::unique_ptr<Backend> make_backend(Device device, unsigned threads, const Siz
   if (device == Device::cuda) throw Error(ExitCode::device, "--device cuda: this gxsort was built without the CUDA backend");
 #endif
   return make_cpu_backend(threads);
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_backend(Device device, unsigned threads, const SizeOption& device_memory,
+                                      unsigned device_index) {
+  std::unique_ptr<Backend> b = pick_backend(device, threads, device_memory, device_index);
+  b->set_host_threads(threads);
+  return b;
 }
 
 unsigned visible_gpus() {

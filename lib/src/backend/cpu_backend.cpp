@@ -126,7 +126,7 @@ void sort_records_into(const Format& f, const unsigned char* src, unsigned char*
 
 class CpuBackend : public Backend {
  public:
-  explicit CpuBackend(unsigned threads) : threads_(std::max(1u, threads)) {}
+  explicit CpuBackend(unsigned threads) : threads_(std::max(1u, threads)) { set_host_threads(threads_); }
   std::string name() const override { return "cpu (" + std::to_string(threads_) + " threads)"; }
 
   HostBuffer allocate_host(size_t bytes) override {

@@ -8,7 +8,6 @@
 #include "graph/graph.hpp"
 #include "gxsort/error.hpp"
 #include "parallel/parallel_for.hpp"
-#include "plan/sizes.hpp"
 
 namespace gxsort::graph {
 namespace {
@@ -190,7 +189,7 @@ void bfs_parallel(const CsrGraph& g, const Id* nbr, uint64_t source, unsigned th
 
 BfsRun bfs_cpu(const CsrGraph& g, uint64_t source, unsigned threads, bool direction_optimizing) {
   check_source(g, source);
-  if (threads == 0) threads = default_threads();
+  threads = std::max(1u, threads);  // the caller's (the plan's) count
   BfsRun r;
   r.backend = "cpu";
   r.levels.assign(g.n, kUnreached);
