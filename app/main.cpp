@@ -63,6 +63,11 @@ int run(const cli::Command& cmd) {
   cli::ProgressLine progress(!cmd.quiet);
   EngineOptions opt = cmd.engine;
   opt.progress = [&progress](const char* phase, uint64_t done, uint64_t total) { progress.update(phase, done, total); };
+  if (!cmd.quiet)
+    opt.note = [&progress](const std::string& line) {
+      progress.finish();  // the line starts at the left margin; the progress redraws below it
+      std::fprintf(stderr, "gxsort: note: %s\n", line.c_str());
+    };
   // Written before the outputs are committed (nothing that can fail comes after).
   opt.before_commit = [&](const RunStats& s) { stats.write(s, cmd.engine.fsync); };
   if (uses_temp_dirs(cmd.name) && !cmd.quiet) {
