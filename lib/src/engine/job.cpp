@@ -400,7 +400,7 @@ std::string SortJob::check_checkpoint(const io::File& f, const resume::Piece& c,
   if (c.records < final_records_ || c.bytes != (c.records - final_records_) * rs || c.list.size() != inputs)
     return "its journal entry does not follow the one before";
   if (f.size() < c.records * rs) return "the job's output ends before it";
-  if (io::xxh3_blocks_of_file(f, c.bytes, final_records_ * rs, threads_) != c.checksum) return "its XXH3 is not the journal's";
+  if (io::xxh3_blocks_of_file(f, c.bytes, final_records_ * rs, threads_, c.block) != c.checksum) return "its XXH3 is not the journal's";
   return "";
 }
 
@@ -451,8 +451,11 @@ uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>&
   MergeJob resumed = job;
   resumed.start = &start;
   // About 64 checkpoints a merge, of 16 MiB of input at least: a kill loses little, and
-  // each costs a journal line and a read-back of its new output.
+  // each costs a journal line (and, after a device merge, a read-back of its new output:
+  // a CPU merge hashes its output as it writes it, MergeJob::output_sums).
   resumed.checkpoint_bytes = std::max<uint64_t>(uint64_t(16) << 20, total * rs / 64);
+  MergeJob::OutputSums sums;
+  resumed.output_sums = &sums;
   std::vector<unsigned char> last(rs);
   if (job.unique && final_records_) {
     out.read_at(last.data(), rs, out_offset + (final_records_ - 1) * rs);
@@ -466,18 +469,24 @@ uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>&
   // then the inputs' whole blocks behind it, never read again, punched.
   resumed.checkpoint = [&](const std::vector<uint64_t>& cuts, uint64_t out_records) {
     const uint64_t rank = sum_of(cuts), records = final_records_ + out_records;
-    if ((rank - kept_rank) * rs < resumed.checkpoint_bytes && rank < total) return;
+    // A CPU merge's sums cover the output since its last call: each call is kept.
+    if (!sums.block && (rank - kept_rank) * rs < resumed.checkpoint_bytes && rank < total) return;
     const uint64_t from = kept_records;
     const size_t k = final_checkpoints_++;
     kept_rank = rank;
     kept_records = records;
-    pending.push_back(keeper.submit([this, &refs, &block, &punched, &out, out_offset, rs, cuts, from, records, k] {
+    MergeJob::OutputSums given;
+    given.block = sums.block;
+    given.sums.swap(sums.sums);
+    pending.push_back(keeper.submit([this, &refs, &block, &punched, &out, out_offset, rs, cuts, from, records, k, given] {
       resume::Piece p;
       p.kind = "final";
       p.a = k;
       p.records = records;
       p.bytes = (records - from) * rs;
-      p.checksum = io::xxh3_blocks_of_file(out, p.bytes, out_offset + from * rs, threads_);
+      p.block = given.block;  // 0: the default 4 MiB blocks, read back from the output
+      p.checksum = given.block ? io::xxh3_64(given.sums.data(), given.sums.size() * sizeof(uint64_t))
+                               : io::xxh3_blocks_of_file(out, p.bytes, out_offset + from * rs, threads_);
       p.list = cuts;
       dir_.record(p);
       for (size_t i = 0; i < refs.size(); ++i) {
