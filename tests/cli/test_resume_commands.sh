@@ -28,8 +28,10 @@ kill_when() {
   return 1
 }
 resumed() { grep -o 'resumed: .*' "$WORK/last.err" | head -1; }
-no_debris() {  # NAME DIR...: no job directory or job output left in the directories
-  local left; left=$(job_pieces "${@:2}"; leftover_temps "${@:2}")
+# NAME DIR...: no job directory, job output or temp file left in the directories (the
+# lists of directories in $TMPDIR that killed processes leave are `gxsort clean`'s).
+no_debris() {
+  local left; left=$(job_pieces "${@:2}"; find "${@:2}" -maxdepth 1 -name '*.tmp*')
   [[ -z "$left" ]] && pass "$1: nothing left behind" || fail "$1: leftovers" "$left"
 }
 
