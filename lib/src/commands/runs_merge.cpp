@@ -65,13 +65,25 @@ void unlink_job_links(const std::string& out_dir) {
 
 const io::File& run_file(const TreeInput& t) { return t.temp ? t.temp->file() : *t.file; }
 
+// The names a job's runs were linked to (name_run): unlinked on an error before the
+// manifest is in place, as temp runs are (a signal leaves them: unlink_job_links).
+struct LinkedRuns {
+  std::vector<std::string> names;
+  bool kept = false;
+  ~LinkedRuns() {
+    if (!kept)
+      for (const std::string& n : names) ::unlink(n.c_str());
+  }
+};
+
 // Run i gets its name: a job's piece is linked there (it stays the job's until the
 // manifest is in place), a temp run renamed (still removed on errors until released).
-void name_run(TreeInput& run, size_t i, const std::string& out_dir) {
+void name_run(TreeInput& run, size_t i, const std::string& out_dir, LinkedRuns& linked) {
   const std::string name = out_dir + "/" + run_file_name(i);
   if (run.temp) return run.temp->move_to(name);
   ::unlink(name.c_str());  // a link of this job's left by a kill is replaced
   if (::link(run.file->path().c_str(), name.c_str()) != 0) fail_errno(name, "cannot name the run", errno);
+  linked.names.push_back(name);
 }
 
 }  // namespace
@@ -127,9 +139,10 @@ RunStats form_runs(const std::string& input, const std::string& out_dir, const E
   // Each run gets its name, still removed on an error or a signal until the manifest is
   // in place: a killed `runs` leaves no run files without a manifest (except kill -9,
   // whose links to a job's pieces the next run removes: unlink_job_links).
+  LinkedRuns linked;
   for (size_t i = 0; i < rf.runs.size(); ++i) {
     if (opt.fsync) run_file(rf.runs[i]).sync();
-    name_run(rf.runs[i], i, out_dir);
+    name_run(rf.runs[i], i, out_dir, linked);
   }
   st.records = rf.input_bytes / f.record_size;
   st.input_bytes = st.output_bytes = rf.input_bytes;
@@ -144,6 +157,7 @@ RunStats form_runs(const std::string& input, const std::string& out_dir, const E
   if (opt.before_commit) opt.before_commit(st);  // --stats-json: before the manifest makes the runs real
   mf.commit_rename(out_dir + "/manifest.txt", false);
   if (opt.fsync) io::sync_directory(out_dir);
+  linked.kept = true;
   for (auto& r : rf.runs)
     if (r.temp) r.temp->release();
   dir.keep();
