@@ -162,8 +162,10 @@ void add_command_options(po::options_description& d, const Spec& s, Command& cmd
                                               output_help(n));
   if (n == "runs")
     d.add_options()("direct-io", po::value(&a.direct_io)->value_name(names(kDirectIos)), "the run files bypass the page cache (default auto: when they would fill more than half the memory available to the cache)");
-  if (n == "sort" || n == "dedupe" || n == "merge" || n == "plan")
-    d.add_options()("resume", po::bool_switch(&cmd.engine.resume), "reuse the runs and merge outputs a killed run of the same job (same input, options and output) left in the first --tmp-dir");
+  if (n == "sort" || n == "dedupe" || n == "merge" || n == "plan" || n == "graph build")
+    d.add_options()("resume", po::bool_switch(&cmd.engine.resume), "reuse the runs and merge outputs (and a graph build's or dedupe's finished stages) a killed run of the same job (same input, options and output) left in the first --tmp-dir");
+  if (n == "runs")
+    d.add_options()("resume", po::bool_switch(&cmd.engine.resume), "reuse the runs a killed run of the same job (same input, options and directory) left in the output directory");
   if (n == "sort" || n == "dedupe" || n == "plan")
     d.add_options()("distributed", po::bool_switch(&cmd.distributed), "one rank of an MPI job (mpirun -np N gxsort ...): the ranks sort IN together into OUT, a file on a file system they all share (docs/distributed.md)");
   if (n == "plan") d.add_options()("json", po::bool_switch(&a.json), "print the plan as JSON")("dot", po::bool_switch(&a.dot), "print the merge tree for Graphviz")

@@ -99,6 +99,8 @@ if kill_when "damaged output" '^final ' 6; then
   # The byte is at 20 MiB of 192: no checkpoint past it is trusted (they are 16 MiB apart).
   r=$(grep -o 'the last merge from [0-9]*%' "$WORK/last.err" | grep -o '[0-9]*')
   (( ${r:-0} * 192 <= 20 * 100 )) && pass "a damaged output segment: resumed before it (${r:-0}%)" || fail "damaged segment not trusted" "from $r%"
+  grep -q "gxsort: note: resume: checkpoint [0-9]* of the last merge (bytes [0-9]*\.\.[0-9]* of .*) discarded: its XXH3 is not the journal.s; the last merge" "$WORK/last.err" &&
+    pass "a damaged output segment: its checkpoint discarded with a note" || fail "checkpoint note" "$(last_err)"
 fi
 # A kept piece damaged beyond its checkpoint's cut: formed again, the checkpoint still used.
 if kill_when "damaged piece under the last merge" '^final ' 3; then
@@ -140,6 +142,20 @@ if kill_when "damaged piece" '^run ' 30; then
   same_bytes "a flipped byte in a kept run: formed again, the bytes of a plain sort" out.bin ref.bin
   r=$(grep -o 'resumed: [0-9]* of' "$WORK/last.err" | grep -o '[0-9]*' | head -1)
   (( r >= 1 && r < kept )) && pass "the damaged run was not reused ($r reused of the $kept journalled)" || fail "damaged run" "reused $r of $kept"
+  grep -q "gxsort: note: resume: run 3 (.*run-000003.bin) discarded: the XXH3 of its bytes 0\.\.[0-9]* is not the journal.s; formed again" "$WORK/last.err" &&
+    pass "the damaged run: discarded with a note naming it and why" || fail "run note" "$(last_err)"
+  grep -q 'resumed: .*, 1 discarded (failed verification)' "$WORK/last.err" && pass "-v counts the discarded run" || fail "-v discarded" "$(last_err)"
+fi
+
+# A damaged merge-level output: discarded with a note, merged again from its runs.
+SORT=(sort in.bin -o out.bin --memory 6M --ooc merge -T T)
+if kill_when "damaged level output" '^level 1 0 ' 1; then
+  flip_byte "$(ls T/.gxsort-job.*/level-01-000000.bin)" 4096
+  gx "${SORT[@]}" --resume -v --stats-json st.json
+  same_bytes "a flipped byte in a level output: --resume gives the bytes of a plain sort" out.bin ref.bin
+  grep -q "gxsort: note: resume: merge output 0 of level 1 (.*level-01-000000.bin) discarded: the XXH3 of its bytes 0\.\.[0-9]* is not the journal.s; formed again" "$WORK/last.err" &&
+    pass "a damaged level output: discarded with a note" || fail "level note" "$(last_err)"
+  (( $(json_get st.json 'j["discarded"]') >= 1 )) && pass "--stats-json counts the discarded level output" || fail "stats discarded" "$(cat st.json)"
 fi
 
 # Without --resume, a dead job's directory is removed first and the job starts afresh.
@@ -195,6 +211,16 @@ if kill_when "partition, a bucket lost" '^out ' 2; then
   gx "${SORT[@]}" --resume -v
   same_bytes "partition, the bucket being written lost: --resume gives the bytes of a plain sort" out.bin ref.bin
   grep -q "bucket $written formed again" "$WORK/last.err" && pass "partition: only the lost bucket formed again" || fail "lost bucket" "$(last_err)"
+fi
+# A damaged bucket not yet written: discarded with a note, pass 1 formed it again.
+if kill_when "partition, damaged bucket" '^out ' 2; then
+  big=$(ls -S T/.gxsort-job.*/bucket-*.bin | head -1)   # not in the output yet (those go)
+  b=$((10#$(basename "$big" .bin | cut -d- -f2)))
+  flip_byte "$big" 64
+  gx "${SORT[@]}" --resume -v
+  same_bytes "partition, a damaged bucket: --resume gives the bytes of a plain sort" out.bin ref.bin
+  grep -q "gxsort: note: resume: bucket $b (.*) discarded: its XXH3 is not the journal.s; formed again" "$WORK/last.err" &&
+    pass "partition: a damaged bucket discarded with a note" || fail "bucket note" "$(last_err)"
 fi
 if kill_when "partition, killed in pass 1" '^bucket ' 1; then
   gx "${SORT[@]}" --resume -v

@@ -95,9 +95,14 @@ interrupt "sort with two --tmp-dir, SIGTERM while sorting buckets" TERM 'nonempt
 # In memory: only the hidden output temp beside the target exists.
 interrupt "in-memory sort, SIGTERM while writing the output" TERM '.gxsort.*.out.*' O/out.bin - \
   "$GX" sort big.bin -o O/out.bin -q
-interrupt "runs, SIGTERM" TERM '.gxsort.*.run-*' O/rd/manifest.txt - \
+# `runs` of a file is a job whose directory is in its output directory (its runs are
+# formed there as temp files, then kept as pieces): a signal leaves the pieces for --resume.
+interrupt "runs, SIGTERM" TERM '.gxsort.*.run.*' O/rd/manifest.txt - \
   "$GX" runs big.bin -o O/rd --memory 1M -q
-[[ -z "$(ls -A O/rd 2>/dev/null)" ]] && pass "runs, SIGTERM: no run files left" || fail "runs, SIGTERM: no run files left" "$(ls -A O/rd | head -3 | tr '\n' ' ')"
+[[ -z "$(ls O/rd 2>/dev/null)" ]] && pass "runs, SIGTERM: no run files left" || fail "runs, SIGTERM: no run files left" "$(ls O/rd | head -3 | tr '\n' ' ')"
+[[ -n "$(ls -d O/rd/.gxsort-job.* 2>/dev/null)" ]] && pass "runs, SIGTERM: its runs kept for --resume" || fail "runs, SIGTERM: job kept" "$(ls -A O/rd)"
+"$GX" runs big.bin -o O/rd --memory 1M --resume -q && [[ -e O/rd/manifest.txt && -z "$(ls -d O/rd/.gxsort-job.* 2>/dev/null)" ]] &&
+  pass "runs, SIGTERM: --resume completes the directory" || fail "runs, SIGTERM: --resume" "$(ls -A O/rd | head -3)"
 rm -rf O/rd
 interrupt "gen, SIGTERM" TERM '.gxsort.*.gen.*' O/g.bin - \
   "$GX" gen -o O/g.bin --count $((100 * 1024 * 1024)) -q

@@ -5,6 +5,8 @@
 #  2. For each method: a fresh run of NEW timed (T), then one killed (-9) at 80% of T and
 #     the same command with --resume timed, against T.
 # Usage: tools/bench/resume_cost.sh BASE NEW [GiB] [extra sort options...]
+#   BASE "nojournal": NEW itself with GXSORT_BENCH_NO_JOURNAL=1 (no job directory, no
+#   journal, no checkpoints; all else the same binary): the journal's cost alone.
 # Env: BENCH_REPS (3), BENCH_DIR (the work directory's parent: $TMPDIR or /tmp),
 #      METHODS ("merge partition"), MEM (--memory; default 1/8 of the input).
 set -euo pipefail
@@ -24,6 +26,7 @@ now() { date +%s.%N; }
 time_cmd() { local s e; s=$(now); "$@" >/dev/null 2>&1 || true; e=$(now); python3 -c "print(f'{$e-$s:.3f}')"; }
 settle() { rm -rf "$work/out.bin" "$work"/T/.gxsort* "$work"/.gxsort*; sync; }
 run() {  # BIN METHOD [--resume]
+  if [[ $1 == nojournal ]]; then GXSORT_BENCH_NO_JOURNAL=1 run "$new" "${@:2}"; return; fi
   "$1" sort "$work/in.bin" -o "$work/out.bin" --memory "$mem" --ooc "$2" -T "$work/T" -q "${@:3}" "${extra[@]}"
 }
 declare -A best

@@ -69,6 +69,10 @@ struct EngineOptions {
   DedupeOptions dedupe;               // the dedupe command's options
   GraphOptions graph;                 // graph build, gen --graph, bfs
   ProgressFn progress;
+  // A line for the user about what the command found and did about it (a piece of a
+  // killed job discarded because it failed verification): the CLI prints it on stderr
+  // ("gxsort: note: ...") unless -q. Null: not told.
+  std::function<void(const std::string&)> note;
   // Called with a command's finished stats after its outputs are ready and before they
   // replace anything (the CLI writes --stats-json there): what fails in it fails the
   // command with every file the user had untouched. Commands that sort through another
@@ -112,6 +116,7 @@ struct RunStats {
   size_t merge_levels = 0;
   size_t buckets = 0;  // the partition sort's (plan.hpp: PlanMode::partition)
   std::string resumed; // --resume: "resumed: 12 of 17 runs, 0 of 1 merge outputs"
+  size_t discarded = 0;  // --resume: the killed job's pieces that failed verification (redone)
   double seconds = 0;
   std::vector<PhaseStat> phases;
   // A merge on the device: the busy seconds of each stage of its window pipeline (read

@@ -8,11 +8,15 @@
 //   stream  --assume-sorted: the group pass straight over the input, verifying the order.
 #include <algorithm>
 #include <chrono>
+#include <memory>
+#include <optional>
 
 #include "gxsort/gxsort.hpp"
 #include "io/output.hpp"
 #include "io/space.hpp"
 #include "io/temp_files.hpp"
+#include "io/debris.hpp"
+#include "resume/staged_job.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "commands/command_plans.hpp"
 #include "plan/sizes.hpp"
@@ -115,9 +119,51 @@ void dedupe_by_stream(Prepared& p, io::File& in, const std::string& output, cons
   commit_outputs({&out}, st, t_start, opt);
 }
 
+// What defines the result of a dedupe that sorts and groups (its job's digest).
+std::string group_digest(const io::File& in, const std::string& output, const EngineOptions& opt) {
+  const Format& f = opt.format;
+  std::vector<std::string> parts{"gxsort dedupe job 1"};
+  for (const std::string& s : resume::input_parts(in)) parts.push_back(s);
+  for (const std::string& s : {std::to_string(f.record_size), f.key_text(), std::string(f.reverse ? "r" : "-"),
+                               std::string(opt.dedupe.count ? "count" : "-"), std::string(opt.dedupe.keep_last ? "last" : "first"),
+                               opt.npy_descr, io::output_key(output)})
+    parts.push_back(s);
+  return resume::job_digest(parts);
+}
+
+// The stable sort of a dedupe that groups, into `path` (nothing dropped: the later
+// records of a group survive every run and merge). Its temp directories are the job's.
+RunStats sort_for_group(io::File& in, const std::string& path, const std::vector<std::string>& tmp_dirs,
+                        const EngineOptions& opt) {
+  EngineOptions o = opt;
+  o.unique = false;
+  o.fsync = false;
+  o.npy_descr.clear();  // a file of bare records, read back by the group pass
+  o.before_commit = nullptr;  // the sort into a stage file: its stats are not the command's
+  o.tmp_dirs = tmp_dirs;
+  return sort_input(in, path, o);
+}
+
+// The sorted records: the stage a killed run of this job kept (verified), or sorted now
+// (a resumable sort of its own, inside the job) and journalled.
+RunStats sorted_stage(io::File& in, resume::StagedJob& job, const EngineOptions& opt) {
+  RunStats s;
+  if (const resume::Piece* kept = job.kept("sorted", "the sorted records")) {
+    s.records = kept->records;
+    s.input_bytes = kept->records * opt.format.record_size;
+    s.mode = "kept from a killed run";
+    return s;
+  }
+  s = sort_for_group(in, job.path("sorted"), job.dirs(), opt);
+  job.record("sorted", s.records, {});
+  return s;
+}
+
 // --count or --keep last of records wider than their key: a stable sort that drops
-// nothing (so the later records of a group survive every run and merge) into a temp
-// file, then the group pass keeps the first or last of each group and counts it.
+// nothing into a file, then the group pass keeps the first or last of each group and
+// counts it. A regular input makes it a resumable job (resume/staged_job.hpp): the
+// sorted file is its stage, the sort's runs its sort's pieces; a stream sorts into a
+// temp file (it cannot be read again).
 void dedupe_by_sort_and_group(Prepared& p, io::File& in, const std::string& output, const EngineOptions& opt,
                               RunStats& st, Clock::time_point t_start) {
   const size_t out_rs = opt.format.record_size + (opt.dedupe.count ? 8 : 0);
@@ -126,15 +172,19 @@ void dedupe_by_sort_and_group(Prepared& p, io::File& in, const std::string& outp
   const unsigned threads = p.threads;
   p.backend.reset();  // the sort reserves the device again
   io::Output out = io::Output::open(output, sort_dir, "out", output_header(opt, out_rs));  // checked before the sort
-  io::TempFile sorted = io::TempFile::create(sort_dir, "dedupe");
-  EngineOptions o = opt;
-  o.unique = false;
-  o.fsync = false;
-  o.npy_descr.clear();  // a temp file of bare records, read back below
-  o.before_commit = nullptr;  // the sort into a temp file: its stats are not the command's
-  o.tmp_dirs = p.tmp_dirs;
-  const RunStats s = sort_input(in, sorted.path(), o);
-  st.backend = s.backend;
+  std::unique_ptr<resume::StagedJob> job;
+  std::optional<io::TempFile> temp;
+  RunStats s;
+  if (in.is_stream()) {
+    temp.emplace(io::TempFile::create(sort_dir, "dedupe"));
+    s = sort_for_group(in, temp->path(), p.tmp_dirs, opt);
+  } else {
+    job = std::make_unique<resume::StagedJob>(p.tmp_dirs, group_digest(in, output, opt), opt.resume, io::output_key(output),
+                                              threads, opt.note);
+    if (!out.streamed()) out.keep_for_job(io::kJobPrefix + job->digest() + ".out", false);  // a stable name: no debris
+    s = sorted_stage(in, *job, opt);
+  }
+  st.backend = s.backend.empty() ? st.backend : s.backend;
   st.records = s.records;
   st.input_bytes = s.input_bytes;
   st.runs = s.runs;
@@ -142,17 +192,23 @@ void dedupe_by_sort_and_group(Prepared& p, io::File& in, const std::string& outp
   st.buckets = s.buckets;
   for (auto& ph : s.phases) st.phases.push_back(ph);
   st.mode = "sort + group (" + s.mode + ")";
-  io::File sorted_in = io::File::open_read(sorted.path());
+  if (job) {
+    st.resumed = job->summary(s.resumed);
+    st.discarded = job->discarded() + s.discarded;
+  }
+  const std::string sorted = job ? job->path("sorted") : temp->path();
+  io::File sorted_in = io::File::open_read(sorted);
   io::check_space({{out.space_dir(), s.records * out_rs, "the output"}});
   if (!out.streamed()) out.file().start_write_behind();
   auto t0 = Clock::now();
   auto host = make_cpu_backend(threads);
-  GroupPass g = make_group_pass(opt, sorted.path(), p.plan, false);
+  GroupPass g = make_group_pass(opt, sorted, p.plan, false);
   const uint64_t kept = group_pass(g, *host, sorted_in, s.records, out.file());
   st.output_bytes = kept * out_rs;
   st.phases.push_back({"group", since(t0), s.input_bytes, st.output_bytes});
-  sorted.remove();
+  if (temp) temp->remove();
   commit_outputs({&out}, st, t_start, opt);
+  if (job) job->finish();  // after the commit: killed in between, a resume groups again
 }
 
 // The bitmap the plan sizes, or null where the backend cannot make it within the plan's

@@ -10,6 +10,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <optional>
+#include <unistd.h>
+#include <cerrno>
 
 #include "graph/graph.hpp"
 #include "gxsort/gxsort.hpp"
@@ -18,6 +22,8 @@
 #include "io/checksum.hpp"
 #include "io/output.hpp"
 #include "io/temp_files.hpp"
+#include "io/debris.hpp"
+#include "resume/staged_job.hpp"
 #include "parallel/parallel_for.hpp"
 #include "commands/command_plans.hpp"
 #include "engine/engine.hpp"
@@ -320,10 +326,11 @@ uint64_t parse_binary(const io::File& in, const std::string& path, size_t w, Edg
 
 namespace {
 
-// 2. Sorts (and deduplicates) the 16-byte edge records of `edges` in place with the sort
-// engine; returns the edges left.
-uint64_t sort_edges(const std::string& edges, uint64_t records, const GraphBuildOptions& g, const EngineOptions& opt,
-                    const std::string& tmp_dir, RunStats& stats) {
+// 2. Sorts (and deduplicates) the 16-byte edge records of `edges` into `sorted` (the
+// same file for a stream's job: in place) with the sort engine, its temp files in
+// `tmp_dirs`; returns the edges left.
+uint64_t sort_edges(const std::string& edges, const std::string& sorted, uint64_t records, const GraphBuildOptions& g,
+                    const EngineOptions& opt, const std::vector<std::string>& tmp_dirs, RunStats& stats) {
   if (records > 1) {
     EngineOptions so = opt;
     so.format = Format();
@@ -333,14 +340,18 @@ uint64_t sort_edges(const std::string& edges, uint64_t records, const GraphBuild
     so.unique = !g.keep_duplicates;
     so.fsync = false;
     so.before_commit = nullptr;  // the sort of a temp file: its stats are not the command's
-    if (so.tmp_dirs.empty()) so.tmp_dirs = {tmp_dir};
-    const RunStats ss = sort_file(edges, edges, so);
+    so.tmp_dirs = tmp_dirs;
+    const RunStats ss = sort_file(edges, sorted, so);
     stats.backend = ss.backend;
     stats.mode = ss.mode;
     stats.runs = ss.runs;
     stats.merge_levels = ss.merge_levels;
+    stats.resumed = ss.resumed;
+    stats.discarded = ss.discarded;
+  } else if (edges != sorted && ::rename(edges.c_str(), sorted.c_str()) != 0) {
+    fail_errno(sorted, "cannot rename the parsed edges", errno);
   }
-  return records > 0 ? io::file_size(edges) / 16 : 0;
+  return records > 0 ? io::file_size(sorted) / 16 : 0;
 }
 
 // 3. Record i of the sorted file is neighbor i: blocks are converted by several threads
@@ -402,6 +413,74 @@ Plan plan_graph_build(const io::File& in, const std::string& input, const GraphB
   return make_plan(job);
 }
 
+namespace {
+
+// What the parse leaves the later stages (journalled with the edges: a resume that
+// skips the parse has them).
+struct Parsed {
+  uint64_t records = 0, vertices = 0, input_bytes = 0, input_edges = 0;
+  bool symmetric = false;
+  std::vector<uint64_t> values() const { return {vertices, input_bytes, input_edges, symmetric ? 1u : 0u}; }
+  static Parsed of(const resume::Piece& p) {
+    Parsed r;
+    r.records = p.records;
+    if (p.list.size() == 4) { r.vertices = p.list[0]; r.input_bytes = p.list[1]; r.input_edges = p.list[2]; r.symmetric = p.list[3]; }
+    return r;
+  }
+};
+
+// 1. Parses the input's edges into `edges` (a new file).
+Parsed parse_edges(io::File& in, EdgeFormat fmt, const GraphBuildOptions& g, const Plan& plan, io::TempFile& edges,
+                   const EngineOptions& opt) {
+  Parsed r;
+  r.symmetric = g.symmetrize;
+  {
+    EdgeWriter w(edges.file(), g.symmetrize, g.keep_self_loops);
+    if (fmt == EdgeFormat::snap) r.input_bytes = parse_snap(in, in.path(), w, r.input_edges, opt.progress);
+    else if (fmt == EdgeFormat::mtx) r.symmetric = parse_mtx(in, in.path(), w, r.input_edges, r.input_bytes, opt.progress) || r.symmetric;
+    else r.input_bytes = parse_binary(in, in.path(), fmt == EdgeFormat::bin32 ? 4 : 8, w, r.input_edges, plan.threads,
+                                      plan.graph.parse_block_bytes, opt.progress);
+    w.flush();
+    r.records = w.records();
+    r.vertices = w.vertices();
+  }
+  in.check_unchanged();
+  edges.file().close();
+  return r;
+}
+
+// What defines a graph build's result (its job's digest).
+std::string graph_digest(const io::File& in, EdgeFormat fmt, const GraphBuildOptions& g, const std::string& output) {
+  std::vector<std::string> parts{"gxsort graph build job 1"};
+  for (const std::string& s : resume::input_parts(in)) parts.push_back(s);
+  parts.push_back(std::to_string(int(fmt)));
+  parts.push_back(std::string(g.symmetrize ? "s" : "-") + (g.keep_self_loops ? "l" : "-") + (g.keep_duplicates ? "d" : "-"));
+  parts.push_back(io::output_key(output));
+  return resume::job_digest(parts);
+}
+
+// The stages a killed run of the job kept (the sorted edges, else the parsed ones), or
+// the parse done now: the parsed edges' file and what the parse found. Without a job (a
+// stream) the edges go to `temp`.
+Parsed parsed_stage(io::File& in, EdgeFormat fmt, const GraphBuildOptions& g, const Plan& plan, resume::StagedJob* job,
+                    std::optional<io::TempFile>& temp, const std::string& tmp_dir, const EngineOptions& opt,
+                    const resume::Piece*& sorted) {
+  sorted = job ? job->kept("sorted", "the sorted edges") : nullptr;
+  if (sorted) return Parsed::of(*sorted);
+  if (const resume::Piece* kept = job ? job->kept("edges", "the parsed edges") : nullptr) return Parsed::of(*kept);
+  temp.emplace(io::TempFile::create(job ? job->dirs()[0] : tmp_dir, "edges"));
+  const Parsed r = parse_edges(in, fmt, g, plan, *temp, opt);
+  if (job) {
+    temp->move_to(job->path("edges"));  // whole: it gets its stage name, then its journal entry
+    temp->release();
+    temp.reset();
+    job->record("edges", r.records, r.values());
+  }
+  return r;
+}
+
+}  // namespace
+
 GraphBuildResult graph_build(const std::string& input, const std::string& output, const GraphBuildOptions& g,
                              const EngineOptions& opt) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -410,57 +489,67 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
     fail_usage(output + ": names the input; the graph goes to another file (it would replace the edges)");
   const EdgeFormat fmt = resolve_format(g.input_format, input);
   io::File in = io::File::open_input(input);
-  const std::string tmp_dir = temp_dirs(opt, default_temp_dir(output))[0];
-  io::require_writable_dir(tmp_dir, "temporary");
+  if (opt.resume && in.is_stream()) fail_usage(in.path() + ": --resume needs a regular input file (a stream cannot be read again)");
+  const std::vector<std::string> tmp_dirs = temp_dirs(opt, default_temp_dir(output));
+  for (const std::string& d : tmp_dirs) io::require_writable_dir(d, "temporary");
   // Checked (and the output's temp file made) before any work.
-  io::Output out = io::Output::open(output, tmp_dir);
+  io::Output out = io::Output::open(output, tmp_dirs[0]);
   const Plan plan = plan_graph_build(in, input, g, opt);
   const uint64_t memory = plan.graph.offsets_budget;
+  // A regular input makes the build a resumable job (resume/staged_job.hpp): the parsed
+  // edges and the sorted edges are its stages, the sort's runs its sort's pieces.
+  std::unique_ptr<resume::StagedJob> job;
+  if (!in.is_stream()) {
+    job = std::make_unique<resume::StagedJob>(tmp_dirs, graph_digest(in, fmt, g, output), opt.resume, io::output_key(output),
+                                              plan.threads, opt.note);
+    if (!out.streamed()) out.keep_for_job(io::kJobPrefix + job->digest() + ".out", false);  // a stable name: no debris
+  }
   GraphBuildResult res;
   res.stats.command = "graph build";
-  // 1. parse
-  io::TempFile edges = io::TempFile::create(tmp_dir, "edges");
-  bool symmetric = g.symmetrize;
-  uint64_t records = 0, vertices = 0, input_bytes = 0;
-  {
-    EdgeWriter w(edges.file(), g.symmetrize, g.keep_self_loops);
-    if (fmt == EdgeFormat::snap) input_bytes = parse_snap(in, in.path(), w, res.input_edges, opt.progress);
-    else if (fmt == EdgeFormat::mtx) symmetric = parse_mtx(in, in.path(), w, res.input_edges, input_bytes, opt.progress) || symmetric;
-    else input_bytes = parse_binary(in, in.path(), fmt == EdgeFormat::bin32 ? 4 : 8, w, res.input_edges,
-                                    plan.threads, plan.graph.parse_block_bytes, opt.progress);
-    w.flush();
-    records = w.records();
-    vertices = w.vertices();
-  }
-  in.check_unchanged();
-  edges.file().close();
-  res.stats.phases.push_back({"parse", since(t0), input_bytes, records * 16});
+  std::optional<io::TempFile> temp;
+  const resume::Piece* sorted_kept = nullptr;
+  const Parsed parsed = parsed_stage(in, fmt, g, plan, job.get(), temp, tmp_dirs[0], opt, sorted_kept);
+  res.input_edges = parsed.input_edges;
+  res.stats.phases.push_back({"parse", since(t0), parsed.input_bytes, parsed.records * 16});
   // The CSR's offsets are built in memory: 8 bytes a vertex.
-  const uint64_t offsets_bytes = 8 * (vertices + 1);
+  const uint64_t offsets_bytes = 8 * (parsed.vertices + 1);
   if (offsets_bytes > memory)
-    throw Error(ExitCode::io, in.path() + ": the CSR offsets of " + std::to_string(vertices) + " vertices (largest id + 1) need " +
+    throw Error(ExitCode::io, in.path() + ": the CSR offsets of " + std::to_string(parsed.vertices) + " vertices (largest id + 1) need " +
                                   format_bytes(offsets_bytes) + " of memory, more than the --memory budget of " +
                                   format_bytes(memory) + " (raise --memory, or renumber the vertices densely)");
   const auto t1 = std::chrono::steady_clock::now();
-  const uint64_t m = sort_edges(edges.path(), records, g, opt, tmp_dir, res.stats);
-  res.stats.phases.push_back({"sort", since(t1), records * 16, m * 16});
+  const std::string edges = job ? job->path("edges") : temp->path(), sorted = job ? job->path("sorted") : edges;
+  uint64_t m = sorted_kept ? sorted_kept->records : 0;
+  if (!sorted_kept) {
+    m = sort_edges(edges, sorted, parsed.records, g, opt, job ? job->dirs() : tmp_dirs, res.stats);
+    if (job) {
+      job->record("sorted", m, parsed.values());
+      ::unlink(edges.c_str());  // the sorted edges stand for it now
+    }
+  }
+  res.stats.phases.push_back({"sort", since(t1), parsed.records * 16, m * 16});
   const auto t2 = std::chrono::steady_clock::now();
-  const uint64_t n = vertices;
+  const uint64_t n = parsed.vertices;
   const uint32_t idb = graph::id_bytes_for(n);
   const uint64_t nb_off = kCsrHeaderBytes + 8 * (n + 1);
   const uint64_t out_bytes = nb_off + idb * m;
   io::check_space({{out.space_dir(), out_bytes, "the output"}});
   std::vector<uint64_t> offsets(n + 1, 0);
-  const uint64_t nb_hash = write_neighbors(edges.path(), m, idb, nb_off, out.file(), offsets, plan, opt);
-  write_header_and_offsets(out.file(), n, m, idb, symmetric, offsets, nb_hash);
+  const uint64_t nb_hash = write_neighbors(sorted, m, idb, nb_off, out.file(), offsets, plan, opt);
+  write_header_and_offsets(out.file(), n, m, idb, parsed.symmetric, offsets, nb_hash);
   res.stats.phases.push_back({"csr", since(t2), m * 16, out_bytes});
   res.vertices = n;
   res.edges = m;
   res.stats.records = m;
-  res.stats.input_bytes = input_bytes;
+  res.stats.input_bytes = parsed.input_bytes;
   res.stats.output_bytes = out_bytes;
+  if (job) {
+    res.stats.resumed = job->summary(res.stats.resumed);
+    res.stats.discarded += job->discarded();
+  }
   if (res.stats.backend.empty()) res.stats.backend = "cpu";
   commit_outputs({&out}, res.stats, t0, opt);
+  if (job) job->finish();  // after the commit: killed in between, a resume writes the CSR again
   return res;
 }
 

@@ -39,7 +39,7 @@ std::string stats_json(const RunStats& s) {
   o << "{\"command\":" << json_string(s.command) << ",\"backend\":" << json_string(s.backend)
     << ",\"mode\":" << json_string(s.mode) << ",\"records\":" << s.records << ",\"input_bytes\":" << s.input_bytes
     << ",\"output_bytes\":" << s.output_bytes << ",\"runs\":" << s.runs << ",\"merge_levels\":" << s.merge_levels << ",\"buckets\":" << s.buckets
-    << ",\"resumed\":" << json_string(s.resumed) << ",\"seconds\":" << s.seconds << ",\"throughput_mb_s\":"
+    << ",\"resumed\":" << json_string(s.resumed) << ",\"discarded\":" << s.discarded << ",\"seconds\":" << s.seconds << ",\"throughput_mb_s\":"
     << (s.seconds > 0 ? double(std::max(s.input_bytes, s.output_bytes)) / s.seconds / 1e6 : 0.0) << ",\"phases\":";
   phases(s.phases);
   o << ",\"merge_stages\":";

@@ -1,14 +1,17 @@
 // runs and merge: sorted runs written to a directory with a manifest, and the merge of
 // sorted files (a runs directory standing for its runs, checked against its manifest).
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <exception>
+#include <set>
 #include <thread>
 
 #include "io/checksum.hpp"
+#include "io/debris.hpp"
 #include "io/output.hpp"
 #include "io/space.hpp"
 #include "pipeline/chunk_scheduler.hpp"
@@ -40,6 +43,50 @@ class CreatedDir {
   bool created_ = false, kept_ = false;
 };
 
+// A `runs` killed after its runs got their names and before its manifest left those
+// names as hard links to its job's pieces (same inode): they go, so that the directory
+// holds no runs again and the job can resume (or start afresh). Nothing else is touched.
+void unlink_job_links(const std::string& out_dir) {
+  std::set<std::pair<dev_t, ino_t>> pieces;
+  for (const io::TempEntry& t : io::find_temp_files({out_dir})) {
+    if (!t.job_dir || !t.stale) continue;
+    if (DIR* d = ::opendir(t.path.c_str())) {
+      struct stat st;
+      while (const dirent* e = ::readdir(d))
+        if (::lstat((t.path + "/" + e->d_name).c_str(), &st) == 0 && S_ISREG(st.st_mode)) pieces.insert({st.st_dev, st.st_ino});
+      ::closedir(d);
+    }
+  }
+  struct stat st;
+  for (const std::string& name : run_files_in(out_dir)) {
+    const std::string path = out_dir + "/" + name;
+    if (::lstat(path.c_str(), &st) == 0 && pieces.count({st.st_dev, st.st_ino})) ::unlink(path.c_str());
+  }
+}
+
+const io::File& run_file(const TreeInput& t) { return t.temp ? t.temp->file() : *t.file; }
+
+// The names a job's runs were linked to (name_run): unlinked on an error before the
+// manifest is in place, as temp runs are (a signal leaves them: unlink_job_links).
+struct LinkedRuns {
+  std::vector<std::string> names;
+  bool kept = false;
+  ~LinkedRuns() {
+    if (!kept)
+      for (const std::string& n : names) ::unlink(n.c_str());
+  }
+};
+
+// Run i gets its name: a job's piece is linked there (it stays the job's until the
+// manifest is in place), a temp run renamed (still removed on errors until released).
+void name_run(TreeInput& run, size_t i, const std::string& out_dir, LinkedRuns& linked) {
+  const std::string name = out_dir + "/" + run_file_name(i);
+  if (run.temp) return run.temp->move_to(name);
+  ::unlink(name.c_str());  // a link of this job's left by a kill is replaced
+  if (::link(run.file->path().c_str(), name.c_str()) != 0) fail_errno(name, "cannot name the run", errno);
+  linked.names.push_back(name);
+}
+
 }  // namespace
 
 Prepared prepare_runs(const io::File& in, const std::string& out_dir, const EngineOptions& opt) {
@@ -68,6 +115,7 @@ RunStats form_runs(const std::string& input, const std::string& out_dir, const E
   struct stat existing;
   if (::stat((out_dir + "/manifest.txt").c_str(), &existing) == 0)
     fail_usage(out_dir + ": already holds a manifest.txt; choose an empty directory");
+  unlink_job_links(out_dir);
   if (!run_files_in(out_dir).empty())
     fail_usage(out_dir + ": already holds run files (" + *run_files_in(out_dir).begin() + "); choose an empty directory");
   // Runs sized as the external plan sizes them: read, sort and write of three chunks
@@ -79,6 +127,9 @@ RunStats form_runs(const std::string& input, const std::string& out_dir, const E
   src.keep_dir = out_dir;
   src.unique = opt.unique;
   if (!in.is_stream()) io::check_space({{out_dir, bytes, "the runs"}});
+  // A regular input makes it a resumable job: its runs are pieces (engine/job.hpp).
+  std::unique_ptr<SortJob> job = SortJob::open_runs(p, in, out_dir, src.run_records, opt);
+  src.job = job.get();
   RunStats st;
   st.command = "runs";
   st.backend = p.backend->name();
@@ -98,22 +149,31 @@ RunStats form_runs(const std::string& input, const std::string& out_dir, const E
   io::TempFile mf = io::TempFile::create(out_dir, "manifest");
   mf.file().write_at(text.data(), text.size(), 0);
   // Each run gets its name, still removed on an error or a signal until the manifest is
-  // in place: a killed `runs` leaves no run files without a manifest (except kill -9).
+  // in place: a killed `runs` leaves no run files without a manifest (except kill -9,
+  // whose links to a job's pieces the next run removes: unlink_job_links).
+  LinkedRuns linked;
   for (size_t i = 0; i < rf.runs.size(); ++i) {
-    if (opt.fsync) rf.runs[i].temp->file().sync();
-    rf.runs[i].temp->move_to(out_dir + "/" + run_file_name(i));
+    if (opt.fsync) run_file(rf.runs[i]).sync();
+    name_run(rf.runs[i], i, out_dir, linked);
   }
   st.records = rf.input_bytes / f.record_size;
   st.input_bytes = st.output_bytes = rf.input_bytes;
   st.runs = rf.runs.size();
   st.phases.push_back({"sort runs", rf.seconds, rf.input_bytes, rf.input_bytes});
+  if (job) {
+    st.resumed = job->summary();
+    st.discarded = job->discarded();
+  }
   st.seconds = since(t_start);
   if (opt.fsync) mf.file().sync();
   if (opt.before_commit) opt.before_commit(st);  // --stats-json: before the manifest makes the runs real
   mf.commit_rename(out_dir + "/manifest.txt", false);
   if (opt.fsync) io::sync_directory(out_dir);
-  for (auto& r : rf.runs) r.temp->release();
+  linked.kept = true;
+  for (auto& r : rf.runs)
+    if (r.temp) r.temp->release();
   dir.keep();
+  if (job) job->finish();  // the runs live on under their names
   return st;
 }
 
@@ -321,7 +381,10 @@ RunStats merge_files(const std::vector<std::string>& args, const std::string& ou
   verifier.finish();
   for (const auto& m : inputs)
     if (m.file) m.file->check_unchanged();
-  if (sort_job) st.resumed = sort_job->summary();
+  if (sort_job) {
+    st.resumed = sort_job->summary();
+    st.discarded = sort_job->discarded();
+  }
   commit_outputs({&out}, st, t_start, opt);
   if (sort_job) sort_job->finish();
   return st;

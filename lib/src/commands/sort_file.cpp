@@ -438,7 +438,10 @@ RunStats sort_prepared(io::File& in, const std::string& output, const EngineOpti
     st.output_bytes = sort_through_runs(p, p.plan, in, opt, out.file(), 0, &st, job.get()) * f.record_size;
   }
   in.check_unchanged();  // a file that changed under the sort: fail before the commit
-  if (job) st.resumed = job->summary();
+  if (job) {
+    st.resumed = job->summary();
+    st.discarded = job->discarded();
+  }
   commit_outputs({&out}, st, t_start, opt);
   if (job) job->finish();  // after the commit: killed in between, a resume merges into the output again
   return st;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <future>
 #include <numeric>
 
@@ -30,6 +31,18 @@ std::string digest_of(const Prepared& p, const io::File& in, const std::string& 
                              std::to_string(p.plan.fan_in), std::to_string(p.plan.buckets)});
 }
 
+// What defines the runs `gxsort runs` writes: the input, its format and order, -u, the
+// directory, and the runs' size.
+std::string runs_digest(const io::File& in, const std::string& out_dir, size_t run_records, const EngineOptions& opt) {
+  const Format& f = opt.format;
+  char* real = ::realpath(in.path().c_str(), nullptr);
+  const std::string input = real ? real : in.path();
+  std::free(real);
+  return resume::job_digest({"gxsort runs job 1", input, std::to_string(in.open_size()), std::to_string(in.open_mtime_ns()),
+                             std::to_string(f.record_size), f.key_text(), f.reverse ? "r" : "-", opt.unique ? "u" : "-",
+                             opt.npy_descr, io::output_key(out_dir), std::to_string(run_records)});
+}
+
 std::string run_key(size_t i) { return "run " + std::to_string(i) + " 0"; }
 std::string level_key(size_t level, size_t group) { return "level " + std::to_string(level) + " " + std::to_string(group); }
 std::string bucket_key(size_t b) { return "bucket " + std::to_string(b) + " 0"; }
@@ -39,9 +52,22 @@ uint64_t sum_of(const std::vector<uint64_t>& v) { return std::accumulate(v.begin
 
 }  // namespace
 
-std::unique_ptr<SortJob> SortJob::create(const Prepared& p, const Plan& plan, const std::string& digest, bool resume,
-                                         const std::string& output, size_t record_size) {
+// GXSORT_BENCH_NO_JOURNAL=1 runs every job as one that cannot resume (no job directory,
+// no journal, no checkpoints): tools/bench/resume_cost.sh measures what journalling costs
+// against it, all else the same binary. Refused with --resume.
+static bool journal_disabled(bool resume) {
+  const char* v = std::getenv("GXSORT_BENCH_NO_JOURNAL");
+  if (!v || !*v || std::string(v) == "0") return false;
+  if (resume) fail_usage("--resume: GXSORT_BENCH_NO_JOURNAL is set (a benchmark switch): no job is journalled");
+  return true;
+}
+
+std::unique_ptr<SortJob> SortJob::create(const Prepared& p, const Plan& plan, const std::string& digest,
+                                         const std::string& output, const EngineOptions& opt) {
+  const bool resume = opt.resume;
+  if (journal_disabled(resume)) return nullptr;
   std::unique_ptr<SortJob> job(new SortJob());
+  job->note_ = opt.note;
   job->dir_ = resume::JobDir::open(p.tmp_dirs, digest, resume, io::output_key(output));
   job->digest_ = digest;
   job->buckets_ = plan.buckets;
@@ -50,7 +76,7 @@ std::unique_ptr<SortJob> SortJob::create(const Prepared& p, const Plan& plan, co
   job->fan_in_ = plan.fan_in;
   job->run_records_ = plan.run_records;
   job->threads_ = p.threads;
-  job->record_size_ = record_size;
+  job->record_size_ = opt.format.record_size;
   for (const MergeLevel& lv : plan.levels)
     if (!lv.final)
       for (size_t g : lv.groups) job->merges_ += g > 1;
@@ -64,7 +90,7 @@ std::unique_ptr<SortJob> SortJob::open(const Prepared& p, const io::File& in, co
     if (opt.resume && in.is_stream()) fail_usage(in.path() + ": --resume needs a regular input file (a stream cannot be read again)");
     return nullptr;
   }
-  return create(p, p.plan, digest_of(p, in, output, opt), opt.resume, output, opt.format.record_size);
+  return create(p, p.plan, digest_of(p, in, output, opt), output, opt);
 }
 
 std::unique_ptr<SortJob> SortJob::open_merge(const Prepared& p, const Plan& plan, const std::vector<const io::File*>& inputs,
@@ -76,7 +102,33 @@ std::unique_ptr<SortJob> SortJob::open_merge(const Prepared& p, const Plan& plan
     if (f->is_stream()) return nullptr;  // spooled into a temp file: nothing to resume from
     parts.push_back(digest_of(p, *f, output, opt));
   }
-  return create(p, plan, resume::job_digest(parts), opt.resume, output, opt.format.record_size);
+  return create(p, plan, resume::job_digest(parts), output, opt);
+}
+
+std::unique_ptr<SortJob> SortJob::open_runs(const Prepared& p, const io::File& in, const std::string& out_dir,
+                                            size_t run_records, const EngineOptions& opt) {
+  if (in.is_stream()) {
+    if (opt.resume) fail_usage(in.path() + ": --resume needs a regular input file (a stream cannot be read again)");
+    return nullptr;
+  }
+  // The runs are the command's output: their job directory is in the output directory,
+  // a link away from their names there (form_runs).
+  Prepared q;
+  q.tmp_dirs = {out_dir};
+  q.threads = p.threads;
+  Plan plan;
+  plan.mode = PlanMode::external;
+  plan.run_records = run_records;
+  plan.runs = size_t((p.plan.records + run_records - 1) / run_records);
+  plan.fan_in = plan.runs + 1;  // no merge: every run is an input of the "last merge" that never comes
+  std::unique_ptr<SortJob> job = create(q, plan, runs_digest(in, out_dir, run_records, opt), out_dir, opt);
+  if (job) job->runs_only_ = true;
+  return job;
+}
+
+uint64_t SortJob::run_checksum(size_t i) const {
+  const resume::Piece* p = dir_.find(run_key(i));
+  return p ? p->checksum : 0;
 }
 
 SortJob::~SortJob() { dir_.remove(); }
@@ -123,17 +175,46 @@ ResumeState SortJob::inspect(const Prepared& p, const io::File& in, const std::s
   return r;
 }
 
-bool SortJob::verify(const resume::Piece& p, uint64_t from_byte) const {
+std::string SortJob::check(const resume::Piece& p, uint64_t from_byte) const {
   const std::string path = dir_.piece_path(p);
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0 || uint64_t(st.st_size) != p.bytes) return false;
+  if (::stat(path.c_str(), &st) != 0) return "its file is missing";
+  if (uint64_t(st.st_size) != p.bytes)
+    return "its file holds " + std::to_string(st.st_size) + " bytes, the journal says " + std::to_string(p.bytes);
   const io::File f = io::File::open_read(path);
-  if (p.kind == "bucket") return io::xxh3_of_file(f, p.bytes) == p.checksum;
-  if (p.block == 0 || p.list.size() != (p.bytes + p.block - 1) / p.block) return false;
-  const uint64_t first = from_byte / p.block;
+  if (p.kind == "bucket") return io::xxh3_of_file(f, p.bytes) == p.checksum ? "" : "its XXH3 is not the journal's";
+  if (p.block == 0 || p.list.size() != (p.bytes + p.block - 1) / p.block) return "its journal entry is malformed";
+  const size_t first = size_t(std::min<uint64_t>(from_byte / p.block, p.list.size()));
   const std::vector<uint64_t> sums = io::block_sums_of_file(f, p.bytes, p.block, first, threads_);
-  return std::equal(sums.begin() + std::min<size_t>(first, sums.size()), sums.end(),
-                    p.list.begin() + std::min<size_t>(first, sums.size()));
+  for (size_t i = first; i < sums.size(); ++i)
+    if (sums[i] != p.list[i])
+      return "the XXH3 of its bytes " + std::to_string(i * p.block) + ".." +
+             std::to_string(std::min(p.bytes, (i + 1) * p.block)) + " is not the journal's";
+  return "";
+}
+
+namespace {
+
+// A journalled piece in words, for the notes.
+std::string piece_name(const resume::Piece& p) {
+  const std::string a = std::to_string(p.a);
+  if (p.kind == "run") return "run " + a;
+  if (p.kind == "level") return "merge output " + std::to_string(p.b) + " of level " + a;
+  if (p.kind == "bucket") return "bucket " + a;
+  if (p.kind == "out") return "the output segment of bucket " + a;
+  if (p.kind == "final") return "checkpoint " + a + " of the last merge";
+  return p.key();
+}
+
+}  // namespace
+
+void SortJob::discard(const resume::Piece& p, const std::string& where, const std::string& why, const std::string& then) {
+  // A piece that does not check out is done again: its file goes now, and the user is
+  // told which and why (a disk that lost data, or a file someone changed).
+  if (p.kind != "out" && p.kind != "final") ::unlink(dir_.piece_path(p).c_str());
+  ++discarded_;
+  if (note_) note_("resume: " + piece_name(p) + " (" + where + ") discarded: " + why + "; " + then);
+  dir_.forget(p.key());
 }
 
 void SortJob::verify_pieces() {
@@ -143,16 +224,23 @@ void SortJob::verify_pieces() {
   if (checkpoints)
     for (const std::string& key : final_input_keys())
       if (dir_.find(key)) deferred_.insert(key);
-  std::vector<std::string> bad;
+  std::vector<std::pair<std::string, std::string>> bad;  // key, why
   for (const auto& [key, piece] : dir_.pieces()) {
     if (piece.kind == "out" || piece.kind == "final" || deferred_.count(key)) continue;  // adopt_output's
-    if ((piece.kind != "run" || piece.a < runs_) && verify(piece, 0)) verified_.insert(key);
-    else bad.push_back(key);
+    // A piece's file goes once what it was merged into (or, for a bucket, the output)
+    // holds its data: a missing file was consumed, not damaged.
+    if (::access(dir_.piece_path(piece).c_str(), F_OK) != 0) {
+      bad.push_back({key, ""});
+      continue;
+    }
+    const std::string why = piece.kind == "run" && piece.a >= runs_ ? "not a run of this plan" : check(piece, 0);
+    if (why.empty()) verified_.insert(key);
+    else bad.push_back({key, why});
   }
-  // A piece that does not check out is formed again (its file goes now).
-  for (const std::string& key : bad) {
-    ::unlink(dir_.piece_path(*dir_.find(key)).c_str());
-    dir_.forget(key);
+  for (const auto& [key, why] : bad) {
+    const resume::Piece p = *dir_.find(key);
+    if (why.empty()) dir_.forget(key);
+    else discard(p, dir_.piece_path(p), why, "formed again");
   }
 }
 
@@ -229,11 +317,13 @@ io::TempFile SortJob::create_run(size_t i) {
   return io::TempFile::create(dir_.piece_dir(p), "run");
 }
 
-TreeInput SortJob::keep_run(size_t i, io::TempFile run, uint64_t records, std::vector<uint64_t> sums, bool direct) {
+TreeInput SortJob::keep_run(size_t i, io::TempFile run, uint64_t records, std::vector<uint64_t> sums, bool direct,
+                            uint64_t checksum) {
   resume::Piece p;
   p.kind = "run";
   p.a = i;
   p.records = records;
+  p.checksum = checksum;
   p.bytes = run.file().size();
   p.block = resume::piece_block_bytes(p.bytes);
   p.list = std::move(sums);
@@ -289,10 +379,29 @@ void SortJob::adopt_segments(const io::File& f) {
   // The buckets written before the kill: each journalled segment, in order, that checks out.
   for (; first_unwritten_ < buckets_; ++first_unwritten_) {
     const resume::Piece* s = dir_.find(out_key(first_unwritten_));
-    if (!s || s->records != written_ || f.size() < s->records + s->bytes) break;  // records: the offset
-    if (io::xxh3_blocks_of_file(f, s->bytes, s->records, threads_) != s->checksum) break;
+    if (!s || s->records != written_) break;  // records: the offset
+    std::string why;
+    if (f.size() < s->records + s->bytes) why = "the job's output ends before it";
+    else if (io::xxh3_blocks_of_file(f, s->bytes, s->records, threads_) != s->checksum) why = "its XXH3 is not the journal's";
+    if (!why.empty()) {
+      discard(*s, segment_text(s->records, s->bytes), why, "the buckets from " + std::to_string(first_unwritten_) + " on are sorted again");
+      break;
+    }
     written_ += s->bytes;
   }
+}
+
+std::string SortJob::segment_text(uint64_t offset, uint64_t bytes) const {
+  return "bytes " + std::to_string(offset) + ".." + std::to_string(offset + bytes) + " of " + output_->path();
+}
+
+// Why checkpoint `c` of the last merge cannot be trusted ("" when it checks out).
+std::string SortJob::check_checkpoint(const io::File& f, const resume::Piece& c, size_t inputs, size_t rs) const {
+  if (c.records < final_records_ || c.bytes != (c.records - final_records_) * rs || c.list.size() != inputs)
+    return "its journal entry does not follow the one before";
+  if (f.size() < c.records * rs) return "the job's output ends before it";
+  if (io::xxh3_blocks_of_file(f, c.bytes, final_records_ * rs, threads_, c.block) != c.checksum) return "its XXH3 is not the journal's";
+  return "";
 }
 
 void SortJob::adopt_checkpoints(const io::File& f, size_t rs) {
@@ -300,14 +409,16 @@ void SortJob::adopt_checkpoints(const io::File& f, size_t rs) {
   // checks out (`f` is closed when no output was taken over: none does).
   const std::vector<std::string> inputs = final_input_keys();
   size_t k = 0;
-  for (; f.is_open(); ++k) {
-    const resume::Piece* c = dir_.find(final_key(k));
-    if (!c || c->records < final_records_ || c->bytes != (c->records - final_records_) * rs ||
-        c->list.size() != inputs.size() || f.size() < c->records * rs ||
-        io::xxh3_blocks_of_file(f, c->bytes, final_records_ * rs, threads_) != c->checksum)
+  for (; dir_.find(final_key(k)); ++k) {
+    const resume::Piece c = *dir_.find(final_key(k));
+    const std::string why = f.is_open() ? check_checkpoint(f, c, inputs.size(), rs) : "the job's output beside the target is gone";
+    if (!why.empty()) {
+      const std::string from = k ? "goes on from checkpoint " + std::to_string(k - 1) : "starts from the beginning";
+      discard(c, f.is_open() ? segment_text(final_records_ * rs, c.bytes) : "the job's output", why, "the last merge " + from);
       break;
-    final_cuts_ = c->list;
-    final_records_ = c->records;
+    }
+    final_cuts_ = c.list;
+    final_records_ = c.records;
   }
   final_checkpoints_ = k;
   for (size_t j = k; dir_.find(final_key(j)); ++j) dir_.forget(final_key(j));  // rewritten from k on
@@ -315,13 +426,10 @@ void SortJob::adopt_checkpoints(const io::File& f, size_t rs) {
   // behind its last checkpoint); one that fails is formed again, the same bytes.
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!deferred_.count(inputs[i])) continue;
-    const resume::Piece& p = *dir_.find(inputs[i]);
-    if (verify(p, final_cuts_.empty() ? 0 : final_cuts_[i] * rs)) {
-      verified_.insert(inputs[i]);
-    } else {
-      ::unlink(dir_.piece_path(p).c_str());
-      dir_.forget(inputs[i]);
-    }
+    const resume::Piece p = *dir_.find(inputs[i]);
+    const std::string why = check(p, final_cuts_.empty() ? 0 : final_cuts_[i] * rs);
+    if (why.empty()) verified_.insert(inputs[i]);
+    else discard(p, dir_.piece_path(p), why, "formed again");
   }
   deferred_.clear();
 }
@@ -343,8 +451,11 @@ uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>&
   MergeJob resumed = job;
   resumed.start = &start;
   // About 64 checkpoints a merge, of 16 MiB of input at least: a kill loses little, and
-  // each costs a journal line and a read-back of its new output.
+  // each costs a journal line (and, after a device merge, a read-back of its new output:
+  // a CPU merge hashes its output as it writes it, MergeJob::output_sums).
   resumed.checkpoint_bytes = std::max<uint64_t>(uint64_t(16) << 20, total * rs / 64);
+  MergeJob::OutputSums sums;
+  resumed.output_sums = &sums;
   std::vector<unsigned char> last(rs);
   if (job.unique && final_records_) {
     out.read_at(last.data(), rs, out_offset + (final_records_ - 1) * rs);
@@ -358,18 +469,24 @@ uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>&
   // then the inputs' whole blocks behind it, never read again, punched.
   resumed.checkpoint = [&](const std::vector<uint64_t>& cuts, uint64_t out_records) {
     const uint64_t rank = sum_of(cuts), records = final_records_ + out_records;
-    if ((rank - kept_rank) * rs < resumed.checkpoint_bytes && rank < total) return;
+    // A CPU merge's sums cover the output since its last call: each call is kept.
+    if (!sums.block && (rank - kept_rank) * rs < resumed.checkpoint_bytes && rank < total) return;
     const uint64_t from = kept_records;
     const size_t k = final_checkpoints_++;
     kept_rank = rank;
     kept_records = records;
-    pending.push_back(keeper.submit([this, &refs, &block, &punched, &out, out_offset, rs, cuts, from, records, k] {
+    MergeJob::OutputSums given;
+    given.block = sums.block;
+    given.sums.swap(sums.sums);
+    pending.push_back(keeper.submit([this, &refs, &block, &punched, &out, out_offset, rs, cuts, from, records, k, given] {
       resume::Piece p;
       p.kind = "final";
       p.a = k;
       p.records = records;
       p.bytes = (records - from) * rs;
-      p.checksum = io::xxh3_blocks_of_file(out, p.bytes, out_offset + from * rs, threads_);
+      p.block = given.block;  // 0: the default 4 MiB blocks, read back from the output
+      p.checksum = given.block ? io::xxh3_64(given.sums.data(), given.sums.size() * sizeof(uint64_t))
+                               : io::xxh3_blocks_of_file(out, p.bytes, out_offset + from * rs, threads_);
       p.list = cuts;
       dir_.record(p);
       for (size_t i = 0; i < refs.size(); ++i) {
@@ -427,13 +544,14 @@ void SortJob::finish() { dir_.remove(); }
 
 std::string SortJob::summary() const {
   if (!resuming_) return "";
+  const std::string bad = discarded_ ? ", " + std::to_string(discarded_) + " discarded (failed verification)" : "";
   if (buckets_)
     return "resumed: " + std::to_string(buckets_reused_ + first_unwritten_) + " of " + std::to_string(buckets_) +
-           " buckets, " + std::to_string(first_unwritten_) + " of them already in the output";
-  std::string s = "resumed: " + std::to_string(runs_reused_) + " of " + std::to_string(runs_) + " runs, " +
-                  std::to_string(merges_reused_) + " of " + std::to_string(merges_) + " merge outputs";
+           " buckets, " + std::to_string(first_unwritten_) + " of them already in the output" + bad;
+  std::string s = "resumed: " + std::to_string(runs_reused_) + " of " + std::to_string(runs_) + " runs";
+  if (!runs_only_) s += ", " + std::to_string(merges_reused_) + " of " + std::to_string(merges_) + " merge outputs";
   if (final_resumed_at_ > 0) s += ", the last merge from " + std::to_string(int(final_resumed_at_ * 100)) + "%";
-  return s;
+  return s + bad;
 }
 
 }  // namespace gxsort

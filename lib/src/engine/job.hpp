@@ -13,6 +13,7 @@
 // checkpoints in order, each input piece from the block its checkpoint cut is in, and
 // merges on from there (a piece that fails is formed again: it is the same bytes).
 #pragma once
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -45,6 +46,10 @@ class SortJob : public MergePieces {
   // intermediate merges; null when the plan has one level).
   static std::unique_ptr<SortJob> open_merge(const Prepared& p, const Plan& plan, const std::vector<const io::File*>& inputs,
                                              const std::string& output, const EngineOptions& opt);
+  // The job of `gxsort runs` writing runs of `run_records` into `out_dir` (null for a
+  // stream): its runs are pieces in a job directory inside out_dir.
+  static std::unique_ptr<SortJob> open_runs(const Prepared& p, const io::File& in, const std::string& out_dir,
+                                            size_t run_records, const EngineOptions& opt);
   ~SortJob() override;
 
   // Which of the plan's runs must be formed: those that no verified merge output covers
@@ -52,8 +57,11 @@ class SortJob : public MergePieces {
   std::vector<bool> runs_to_form() const;
   TreeInput reuse_run(size_t i);                 // records == 0: none
   io::TempFile create_run(size_t i);
-  // `sums`: resume::piece_block_bytes blocks' XXH3 (io::block_sums).
-  TreeInput keep_run(size_t i, io::TempFile run, uint64_t records, std::vector<uint64_t> sums, bool direct);
+  // `sums`: resume::piece_block_bytes blocks' XXH3 (io::block_sums); `checksum`: the
+  // whole run's XXH3-64 (gxsort runs: its manifest's), else 0.
+  TreeInput keep_run(size_t i, io::TempFile run, uint64_t records, std::vector<uint64_t> sums, bool direct,
+                     uint64_t checksum = 0);
+  uint64_t run_checksum(size_t i) const;  // a kept run's whole XXH3-64 (gxsort runs)
 
   TreeInput reuse(size_t level, size_t group) override;
   io::TempFile create(size_t level, size_t group) override;
@@ -82,13 +90,19 @@ class SortJob : public MergePieces {
   void finish();
   // "resumed: 12 of 17 runs, 0 of 1 merge outputs" ("" when not resuming).
   std::string summary() const;
+  size_t discarded() const { return discarded_; }  // pieces that failed verification
 
  private:
   SortJob() = default;
-  static std::unique_ptr<SortJob> create(const Prepared& p, const Plan& plan, const std::string& digest, bool resume,
-                                         const std::string& output, size_t record_size);
+  static std::unique_ptr<SortJob> create(const Prepared& p, const Plan& plan, const std::string& digest,
+                                         const std::string& output, const EngineOptions& opt);
   void verify_pieces();
-  bool verify(const resume::Piece& p, uint64_t from_byte) const;  // from the block holding from_byte
+  // Why a piece's file cannot be reused, checked from the block holding from_byte ("" when
+  // it checks out); a discarded piece is forgotten and the user told (note_).
+  std::string check(const resume::Piece& p, uint64_t from_byte) const;
+  std::string check_checkpoint(const io::File& f, const resume::Piece& c, size_t inputs, size_t rs) const;
+  void discard(const resume::Piece& p, const std::string& where, const std::string& why, const std::string& then);
+  std::string segment_text(uint64_t offset, uint64_t bytes) const;
   void adopt_segments(const io::File& out);
   void adopt_checkpoints(const io::File& out, size_t record_size);
   std::vector<std::string> final_input_keys() const;
@@ -98,9 +112,11 @@ class SortJob : public MergePieces {
 
   resume::JobDir dir_;
   bool resuming_ = false;
+  bool runs_only_ = false;  // gxsort runs: no merges to report
   size_t runs_ = 0, fan_in_ = 0, run_records_ = 0;
   std::set<std::string> verified_;  // keys of journalled pieces whose files check out
-  size_t runs_reused_ = 0, merges_reused_ = 0, merges_ = 0;
+  size_t runs_reused_ = 0, merges_reused_ = 0, merges_ = 0, discarded_ = 0;
+  std::function<void(const std::string&)> note_;
   std::string digest_;
   size_t first_unwritten_ = 0, buckets_ = 0, buckets_reused_ = 0;
   uint64_t written_ = 0;

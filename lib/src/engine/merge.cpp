@@ -7,6 +7,7 @@
 
 #include "backend/backend.hpp"
 #include "gxsort/error.hpp"
+#include "io/checksum.hpp"
 #include "io/mapped_file.hpp"
 #include "parallel/background_tasks.hpp"
 #include "parallel/parallel_for.hpp"
@@ -19,6 +20,36 @@ namespace {
 // The fewest records whose bytes are a whole number of 4 KiB blocks (direct output is
 // flushed at offsets that are multiples of io::kDirectBlock).
 size_t direct_block_records(size_t rs) { return io::kDirectBlock / std::gcd(rs, io::kDirectBlock); }
+
+// Hashes one merge thread's output as it is flushed (MergeJob::sums): the XXH3-64 of
+// each job.sum_block bytes from job.sum_base. The thread's range starts on a block, and
+// every range but the last ends on one: each block is hashed by one thread, from the
+// buffer it was just merged into (in cache), not read back from the file.
+class OutputHasher {
+ public:
+  explicit OutputHasher(const MergeJob& job) : job_(job) {}
+  void add(const unsigned char* p, size_t n, uint64_t at) {
+    if (!job_.sums) return;
+    while (n) {
+      const uint64_t rel = at - job_.sum_base, in_block = rel % job_.sum_block;
+      const size_t take = size_t(std::min<uint64_t>(n, job_.sum_block - in_block));
+      h_.update(p, take);
+      if (in_block + take == job_.sum_block) finish(rel / job_.sum_block);
+      p += take, n -= take, at += take;
+    }
+  }
+  void close(uint64_t at) {  // the range's end: a last, short block
+    if (job_.sums && (at - job_.sum_base) % job_.sum_block) finish((at - job_.sum_base) / job_.sum_block);
+  }
+
+ private:
+  void finish(uint64_t block) {
+    (*job_.sums)[size_t(block)] = h_.digest();
+    h_.reset();
+  }
+  const MergeJob& job_;
+  io::Xxh3 h_;
+};
 
 // Merges records [begin[i], end[i]) of each run into out from out_offset, file runs
 // read ahead on `reads`. kRs: the record size when it is known at compile time (the
@@ -48,7 +79,9 @@ uint64_t merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const
   // Progress counts the records merged, not written: with --unique a merge writes fewer
   // than it reads, and its progress would end short of its total.
   uint64_t taken = 0;
+  OutputHasher hasher(job);
   auto flush = [&] {
+    if (used) hasher.add(obuf, used, out_offset);
     if (used && direct) out.write_direct_at(obuf, used, out_offset, 1);
     else if (used) out.write_at(obuf, used, out_offset);
     out_offset += used;
@@ -89,6 +122,7 @@ uint64_t merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const
     if (used == obuf_bytes) flush();
   }
   if (used || taken) flush();
+  hasher.close(out_offset);
   return count;
 }
 
@@ -215,8 +249,10 @@ uint64_t merge_on_cpu(const MergeJob& job, const std::vector<RunRef>& runs, cons
   // the output position of a range is only known once the ranges before it are done.
   if (total < (uint64_t(1) << 18) || runs.size() < 2 || job.unique) threads = 1;
   // Direct output: every range starts on a 4 KiB block (ranks rounded down to whole
-  // blocks of records), so that all its flushes but the last can go direct.
-  const uint64_t align = job.direct_output ? direct_block_records(job.format->record_size) : 1;
+  // blocks of records), so that all its flushes but the last can go direct. Hashed
+  // output: on a block of the sums (a multiple of the 4 KiB one).
+  const uint64_t align = job.sums ? job.sum_block / job.format->record_size
+                                  : job.direct_output ? direct_block_records(job.format->record_size) : 1;
   std::vector<std::vector<uint64_t>> cuts{from};
   for (unsigned t = 1; t < threads; ++t)
     cuts.push_back(multiway_corank(*job.format, runs, first + total * t / threads / align * align, &from));
@@ -250,7 +286,12 @@ uint64_t merge_on_cpu_with_checkpoints(const MergeJob& job, const std::vector<Ru
   std::vector<RunRef> kept = runs;
   for (RunRef& r : kept) r.discardable = false;
   const uint64_t align = direct_block_records(rs);
-  const uint64_t step = std::max<uint64_t>(align, job.checkpoint_bytes / rs / align * align);
+  // Rounded up: every segment is checkpoint_bytes at least, so the job keeps each (its
+  // sums start where the segment does).
+  const uint64_t step = std::max<uint64_t>(align, (job.checkpoint_bytes / rs + align - 1) / align * align);
+  // The output's sums: blocks of whole records and 4 KiB blocks, about 4 MiB.
+  const uint64_t sum_records = std::max<uint64_t>(align, (uint64_t(4) << 20) / rs / align * align);
+  std::vector<uint64_t> sums;
   const uint64_t total = std::accumulate(ends.begin(), ends.end(), uint64_t(0));
   uint64_t rank = std::accumulate(from.begin(), from.end(), uint64_t(0)), written = 0;
   std::vector<uint64_t> cut = from;
@@ -266,9 +307,21 @@ uint64_t merge_on_cpu_with_checkpoints(const MergeJob& job, const std::vector<Ru
       else std::memcpy(last.data(), job.unique_after, rs);
       part.unique_after = last.data();
     }
-    written += merge_on_cpu(part, kept, cut, next, out, at);
+    if (job.output_sums) {
+      part.sum_base = at;
+      part.sum_block = sum_records * rs;
+      sums.assign(size_t((next_rank - rank + sum_records - 1) / sum_records), 0);
+      part.sums = &sums;
+    }
+    const uint64_t seg = merge_on_cpu(part, kept, cut, next, out, at);
+    written += seg;
     cut.swap(next);
     rank = next_rank;
+    if (job.output_sums) {  // -u: the output may be shorter than the input
+      sums.resize(size_t((seg + sum_records - 1) / sum_records));
+      job.output_sums->block = sum_records * rs;
+      job.output_sums->sums.swap(sums);
+    }
     job.checkpoint(cut, written);
   }
   return written;

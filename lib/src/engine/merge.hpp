@@ -44,6 +44,19 @@ struct MergeJob {
   // The merge then drops nothing it has read (the job does, once a checkpoint is kept).
   std::function<void(const std::vector<uint64_t>& cuts, uint64_t out_records)> checkpoint;
   uint64_t checkpoint_bytes = 0;
+  // With `checkpoint`: a CPU merge leaves here, before each call, the checksums of the
+  // output since the last one, taken from its output buffers as they are written (the
+  // XXH3-64 of each `block` bytes): no read-back of the output. Device merges leave
+  // block 0 (the job reads their output back).
+  struct OutputSums {
+    uint64_t block = 0;
+    std::vector<uint64_t> sums;
+  };
+  OutputSums* output_sums = nullptr;
+  // Internal to a CPU merge with output_sums: its threads hash the output from byte
+  // sum_base in blocks of sum_block into (*sums)[block] (each starts on a block).
+  uint64_t sum_base = 0, sum_block = 0;
+  std::vector<uint64_t>* sums = nullptr;
   // Device merges add the busy seconds of each stage of their window pipeline here
   // (reading the runs' slices; the merge on the device with its copies; writing the
   // windows): the slowest stage bounds the merge. Null: not kept.

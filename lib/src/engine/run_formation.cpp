@@ -25,9 +25,10 @@ std::vector<size_t> runs_to_form(const RunSource& src, RunFormation& rf) {
   if (!src.job) return todo;  // empty: every chunk, in order
   const std::vector<bool> form = src.job->runs_to_form();
   rf.runs.resize(form.size());
+  rf.checksums.resize(form.size());
   for (size_t i = 0; i < form.size(); ++i) {
     if (form[i]) todo.push_back(i);
-    else rf.runs[i] = src.job->reuse_run(i);
+    else rf.runs[i] = src.job->reuse_run(i), rf.checksums[i] = src.job->run_checksum(i);
   }
   return todo;
 }
@@ -77,7 +78,7 @@ RunFormation form_run_files(Prepared& p, RunBuffers& buffers, const RunSource& s
     std::vector<uint64_t> sums;
     if (src.job) sums = io::block_sums(c.data, c.bytes, resume::piece_block_bytes(c.bytes), p.threads);
     std::lock_guard<std::mutex> l(m);
-    if (src.job) run = src.job->keep_run(r, std::move(t), run.records, std::move(sums), run.direct);
+    if (src.job) run = src.job->keep_run(r, std::move(t), run.records, std::move(sums), run.direct, sum);
     else run.temp = std::make_shared<io::TempFile>(std::move(t));
     if (rf.runs.size() <= r) { rf.runs.resize(r + 1); rf.checksums.resize(r + 1); }
     rf.checksums.resize(rf.runs.size());

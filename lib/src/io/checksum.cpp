@@ -26,6 +26,7 @@ void Xxh3::update(const void* data, size_t n) {
 }
 
 uint64_t Xxh3::digest() const { return XXH3_64bits_digest(&s_->st); }
+void Xxh3::reset() { XXH3_64bits_reset(&s_->st); }
 
 uint64_t xxh3_64(const void* data, size_t n) { return XXH3_64bits(data, n); }
 
@@ -74,8 +75,8 @@ namespace {
 constexpr uint64_t kSumBlock = uint64_t(4) << 20;  // the blocks of xxh3_blocks
 }
 
-uint64_t xxh3_blocks_of_file(const File& f, uint64_t n, uint64_t offset, unsigned threads) {
-  const std::vector<uint64_t> sums = block_sums_at(f, offset, n, kSumBlock, 0, threads);
+uint64_t xxh3_blocks_of_file(const File& f, uint64_t n, uint64_t offset, unsigned threads, uint64_t block) {
+  const std::vector<uint64_t> sums = block_sums_at(f, offset, n, block ? block : kSumBlock, 0, threads);
   return xxh3_64(sums.data(), sums.size() * sizeof(uint64_t));
 }
 

@@ -21,6 +21,7 @@ class Xxh3 {
   Xxh3& operator=(Xxh3&&) noexcept;
   void update(const void* data, size_t n);
   uint64_t digest() const;
+  void reset();  // empty again
 
  private:
   struct State;
@@ -41,7 +42,8 @@ std::vector<uint64_t> block_sums_of_file(const File& f, uint64_t n, uint64_t blo
 // together: the XXH3-64 of the XXH3-64s of its 4 MiB blocks (the segments a resumable
 // job writes into its output: read back beside a merge that runs at several GB/s, which
 // one thread's hash of the bytes themselves could not keep up with).
-uint64_t xxh3_blocks_of_file(const File& f, uint64_t n, uint64_t offset, unsigned threads);
+// `block`: another size of block (0: 4 MiB) -- a CPU merge hashes blocks of whole records.
+uint64_t xxh3_blocks_of_file(const File& f, uint64_t n, uint64_t offset, unsigned threads, uint64_t block = 0);
 // The same checksum of data[0, n) in memory.
 uint64_t xxh3_blocks(const void* data, size_t n, unsigned threads);
 

@@ -81,8 +81,13 @@ bool remove_job_dir(const std::string& dir) {
 void remove_dir_files(const std::string& dir, const std::string& keep, bool and_dir) {
   if (DIR* d = ::opendir(dir.c_str())) {
     while (const dirent* e = ::readdir(d)) {
-      const std::string n = e->d_name;
-      if (n != "." && n != ".." && n != keep) ::unlink((dir + "/" + n).c_str());
+      const std::string n = e->d_name, path = dir + "/" + n;
+      if (n == "." || n == ".." || n == keep) continue;
+      // A job's directory holds files, and the job directories of the sorts a staged
+      // command runs inside it (resume/staged_job.hpp): those go with it.
+      struct stat st;
+      if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) remove_dir_files(path, "", true);
+      else ::unlink(path.c_str());
     }
     ::closedir(d);
   }
@@ -98,8 +103,11 @@ uint64_t tree_bytes(const std::string& dir) {
   uint64_t bytes = 0;
   if (DIR* d = ::opendir(dir.c_str())) {
     while (const dirent* e = ::readdir(d)) {
+      const std::string n = e->d_name;
       struct stat st;
-      if (::lstat((dir + "/" + e->d_name).c_str(), &st) == 0 && S_ISREG(st.st_mode)) bytes += uint64_t(st.st_blocks) * 512;
+      if (n == "." || n == ".." || ::lstat((dir + "/" + n).c_str(), &st) != 0) continue;
+      if (S_ISREG(st.st_mode)) bytes += uint64_t(st.st_blocks) * 512;
+      if (S_ISDIR(st.st_mode)) bytes += tree_bytes(dir + "/" + n);  // a staged job's inner jobs
     }
     ::closedir(d);
   }

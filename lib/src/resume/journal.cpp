@@ -73,13 +73,17 @@ std::string job_digest(const std::vector<std::string>& parts) {
 
 namespace {
 
-// Dead jobs that wrote `output` under another digest: nothing can resume them now.
+// Dead jobs that wrote `output` under another digest (its input was touched, or its
+// options changed): nothing can resume them now. Their directory goes, and the output
+// they kept beside the target (Output::keep_for_job) with it: no debris is left.
 void remove_superseded(const std::string& dir, const std::string& keep, const std::string& output) {
   for (const io::TempEntry& t : io::find_temp_files({dir})) {
     if (!t.job_dir || !t.stale || t.path == keep) continue;
     std::ifstream f(t.path + "/output");
     std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    if (text == output) io::remove_job_dir(t.path);
+    if (text != output) continue;
+    const std::string out = io::job_output_of(t.path);
+    if (io::remove_job_dir(t.path) && !out.empty() && io::file_is_unlocked(out)) ::unlink(out.c_str());
   }
 }
 

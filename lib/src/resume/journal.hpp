@@ -65,6 +65,7 @@ class JobDir {
 
   bool active() const { return !paths_.empty(); }
   const std::string& path() const { return paths_[0]; }
+  const std::vector<std::string>& paths() const { return paths_; }  // one in each -T directory
   // The directory a piece goes to, and its stable file name there.
   std::string piece_dir(const Piece& p) const { return piece_path(p).substr(0, piece_path(p).find_last_of('/')); }
   std::string piece_path(const Piece& p) const;
