@@ -166,8 +166,8 @@ void add_command_options(po::options_description& d, const Spec& s, Command& cmd
     d.add_options()("resume", po::bool_switch(&cmd.engine.resume), "reuse the runs and merge outputs (and a graph build's or dedupe's finished stages) a killed run of the same job (same input, options and output) left in the first --tmp-dir");
   if (n == "runs")
     d.add_options()("resume", po::bool_switch(&cmd.engine.resume), "reuse the runs a killed run of the same job (same input, options and directory) left in the output directory");
-  if (n == "sort" || n == "dedupe" || n == "plan")
-    d.add_options()("distributed", po::bool_switch(&cmd.distributed), "one rank of an MPI job (mpirun -np N gxsort ...): the ranks sort IN together into OUT, a file on a file system they all share (docs/distributed.md)");
+  if (n == "sort" || n == "dedupe" || n == "plan" || n == "merge")
+    d.add_options()("distributed", po::bool_switch(&cmd.distributed), n == "merge" ? "one rank of an MPI job (mpirun -np N gxsort merge ...): each rank merges its share of the output from its cuts of the inputs, into OUT, a file on a file system they all share (docs/distributed.md)" : "one rank of an MPI job (mpirun -np N gxsort ...): the ranks sort IN together into OUT, a file on a file system they all share (docs/distributed.md)");
   if (n == "plan") d.add_options()("json", po::bool_switch(&a.json), "print the plan as JSON")("dot", po::bool_switch(&a.dot), "print the merge tree for Graphviz")
     ("ranks", po::value(&a.ranks)->value_name("N"), "--distributed: plan N ranks like this process, on this host (default: the ranks of the MPI job it runs in)");
   if (n == "check" || n == "info" || n == "reduce" || n == "bfs" || n == "clean" || n == "graph build")
@@ -318,6 +318,8 @@ void check_distributed(const Args& a, const po::variables_map& vm, Command& cmd)
   const EngineOptions& e = cmd.engine;
   if (e.resume) fail_usage("--resume does not apply to --distributed (a distributed sort is not resumable)");
   if (e.ooc == OocMethod::partition) fail_usage("--ooc partition does not apply to --distributed (each rank sorts its slice into runs)");
+  if (cmd.name == "merge" && e.unique)
+    fail_usage("merge --distributed does not take -u (merge the files, then dedupe --assume-sorted, or sort -u --distributed)");
   if (cmd.name == "dedupe" && (e.dedupe.count || e.dedupe.keep_last || e.dedupe.assume_sorted || e.dedupe.strategy == DedupeStrategy::bitmap))
     fail_usage("dedupe --distributed keeps the first record of each key (the distributed sort -u): --count, --keep last, "
                "--assume-sorted and --strategy bitmap do not apply");

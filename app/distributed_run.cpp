@@ -49,7 +49,8 @@ int run_distributed(const Command& cmd, int* argc, char*** argv) {
       if (!note.empty()) std::fprintf(stderr, "gxsort: note: %s\n", note.c_str());
     });
     if (lead) opt.before_commit = [&](const RunStats& st) { stats->write(st, opt.fsync); };
-    const RunStats s = sort_distributed(cmd.inputs[0], cmd.output, opt, *job, cmd.name);
+    const RunStats s = cmd.name == "merge" ? merge_distributed(cmd.inputs, cmd.output, opt, *job)
+                                           : sort_distributed(cmd.inputs[0], cmd.output, opt, *job, cmd.name);
     progress.finish();
     if (lead && cmd.verbose) print_summary(s);
     return 0;

@@ -4,7 +4,7 @@
 # typed keys, records with few keys (stability across ranks), gensort, -r, -u across rank
 # boundaries, in memory and out of core (--memory 1M: run files, many exchange rounds,
 # received pieces in files), all keys equal, fewer records than ranks, no records, in
-# place, a .npy output; dedupe --distributed; plan --distributed; and failures: one line
+# place, a .npy output; dedupe --distributed; merge --distributed; plan --distributed; and failures: one line
 # from the failing rank, its exit code, no output and no temp file on any rank (a missing
 # output directory, one rank's missing or full -T, one rank's other options, -o -, a
 # stream, SIGTERM). Without MPI in the build: the refusal is checked and the rest skipped.
@@ -125,6 +125,37 @@ same_bytes "dedupe --distributed (-np 3)" outdir/got.bin want.bin
 rm -f outdir/got.bin
 gx dedupe in.bin -o out.bin --distributed --count "${REC[@]}"
 expect_rc "dedupe --distributed --count is refused (exit 2)" 2
+
+# merge --distributed: each rank merges its co-rank cuts of the inputs into its range.
+# Few keys (ties across inputs and across rank boundaries keep input order), an empty
+# input, records and gensort, an input out of order (one line, no output), -u refused.
+merge_like_plain() {  # NAME NP FORMAT...: the inputs m1..m3 merged as `gxsort merge` merges them
+  local name=$1 np=$2; shift 2
+  rm -f want.bin outdir/got.bin
+  gx merge m1 m2 m3 -o want.bin -q "$@"
+  dist "$np" merge m1 m2 m3 -o outdir/got.bin -q "$@"
+  if [[ $RC != 0 ]]; then fail "$name (-np $np)" "exit $RC: $(last_err)"; return; fi
+  same_bytes "$name (-np $np)" outdir/got.bin want.bin
+}
+GS=(--format gensort)
+for fmt in REC GS; do
+  declare -n F=$fmt
+  "$GX" gen -o u1 --count 30011 --dist few-unique --seed 1 -q "${F[@]}"
+  "$GX" gen -o u2 --count 17 --dist few-unique --seed 2 -q "${F[@]}"
+  gx sort u1 -o m1 -q "${F[@]}"; gx sort u2 -o m2 -q "${F[@]}"
+  "$GX" gen -o m3 --count 0 -q "${F[@]}"
+  for np in 1 3 4; do merge_like_plain "merge --distributed, $fmt, few keys" "$np" "${F[@]}"; done
+  unset -n F
+done
+rm -f outdir/got.bin
+"$GX" gen -o m1 --count 20000 --dist few-unique -q "${REC[@]}"; gx sort m1 -o m1 -q "${REC[@]}"
+"$GX" gen -o m2 --count 20000 -q "${REC[@]}"   # not sorted
+gx sort m2 -o m3 -q "${REC[@]}"
+dist 3 merge m1 m2 m3 -o outdir/got.bin -q "${REC[@]}"
+one_error "merge --distributed of an input out of order" 2 "m2" "not sorted"
+dist 2 merge m1 m3 -o outdir/got.bin -u "${REC[@]}"
+one_error "merge --distributed -u is refused" 2 "-u"
+rm -f m1 m2 m3 u1 u2
 
 # plan --distributed: --ranks N here, or the job's ranks under mpirun.
 gx plan in.bin --distributed --ranks 4 --memory 1M "${REC[@]}"

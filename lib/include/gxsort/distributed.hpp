@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gxsort/gxsort.hpp"
 
@@ -59,6 +60,11 @@ class DistributedJob {
 // rank 0 (with every rank's in .ranks), this rank's elsewhere.
 RunStats sort_distributed(const std::string& input, const std::string& output, const EngineOptions& opt,
                           DistributedJob& job, const std::string& command = "sort");
+
+// merge --distributed: rank r writes records [N·r/n, N·(r+1)/n) of the stable merge of the
+// inputs, cut from each by the multiway co-rank (no exchange). Not with -u.
+RunStats merge_distributed(const std::vector<std::string>& inputs, const std::string& output, const EngineOptions& opt,
+                           DistributedJob& job);
 
 // plan --distributed: each rank's slice, local sort, staging and the exchange's rounds at
 // balance. With `job`, for its ranks (each rank plans its own part with its own memory and

@@ -1,0 +1,136 @@
+// merge --distributed: rank r of n writes records [N·r/n, N·(r+1)/n) of the stable merge
+// of the inputs (N: all their records). The multiway co-rank finds where that range
+// starts and ends in every input, so each rank reads only its cuts and merges them with
+// the engine straight into its range of the output: no exchange, no temp files. Each
+// step is agreed on by every rank (Comm::collectively), as in the distributed sort.
+#include <algorithm>
+#include <deque>
+
+#include "distributed/comm.hpp"
+#include "distributed/shared_output.hpp"
+#include "engine/engine.hpp"
+#include "engine/merge.hpp"
+#include "engine/run.hpp"
+#include "gxsort/distributed.hpp"
+#include "io/space.hpp"
+
+namespace gxsort {
+namespace {
+
+// The inputs opened (regular files that every rank sees alike) as runs.
+std::vector<RunRef> open_runs(distributed::Comm& comm, const std::vector<std::string>& inputs, const std::string& output,
+                              const EngineOptions& opt, std::deque<io::File>& files) {
+  const Format& f = opt.format;
+  std::vector<RunRef> runs;
+  std::string job = "merge\n" + output + "\n" + f.describe() + "\n" + std::to_string(f.key_offset) + "\n" + opt.npy_descr;
+  comm.collectively([&] {
+    for (const std::string& path : inputs) {
+      files.push_back(open_input(path, f));
+      const io::File& file = files.back();
+      if (file.is_stream())
+        fail_usage(path + ": --distributed reads regular files on a file system every rank shares, not a stream");
+      RunRef r;
+      r.file = &file;
+      r.records = checked_record_count(path, file.size(), f);
+      r.name = path;
+      runs.push_back(r);
+      job += "\n" + path + " " + std::to_string(file.size());
+    }
+  });
+  const std::string job0 = comm.broadcast(job, 0);
+  comm.collectively([&] {
+    if (job != job0)
+      fail_usage("the inputs, their sizes, the output or the format of this rank differ from rank 0's: every rank "
+                 "must merge the same files on a file system they share");
+  });
+  return runs;
+}
+
+// This rank's part of every input: records [lo[i], hi[i]) of input i. Checks the pair
+// of records across the cut at hi (the rank after merges the second): every pair of
+// neighbours of an input is checked by one rank, as a one-process merge checks them all.
+std::vector<RunRef> cut_pieces(const Format& f, const std::vector<RunRef>& runs, const std::vector<uint64_t>& lo,
+                               const std::vector<uint64_t>& hi) {
+  std::vector<RunRef> pieces;
+  std::string a(f.record_size, '\0'), b(f.record_size, '\0');
+  auto* pa = reinterpret_cast<unsigned char*>(&a[0]);
+  auto* pb = reinterpret_cast<unsigned char*>(&b[0]);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (hi[i] > 0 && hi[i] < runs[i].records) {
+      read_records(runs[i], f.record_size, hi[i] - 1, 1, pa);
+      read_records(runs[i], f.record_size, hi[i], 1, pb);
+      if (compare_keys(f, pb, pa) < 0)
+        fail_usage(runs[i].name + ": input is not sorted: record " + std::to_string(hi[i]) + " is smaller than the one before it");
+    }
+    if (hi[i] == lo[i]) continue;
+    RunRef p = runs[i];
+    p.offset = lo[i] * f.record_size;
+    p.records = hi[i] - lo[i];
+    pieces.push_back(p);
+  }
+  return pieces;
+}
+
+}  // namespace
+
+RunStats merge_distributed(const std::vector<std::string>& inputs, const std::string& output, const EngineOptions& opt,
+                           DistributedJob& dj) {
+  using namespace distributed;
+  Comm& comm = dj.comm();
+  const auto t0 = Clock::now();
+  const Format& f = opt.format;
+  const size_t rs = f.record_size;
+  std::deque<io::File> files;  // stable addresses: the runs point at them
+  const std::vector<RunRef> runs = open_runs(comm, inputs, output, opt, files);
+  uint64_t total = 0;
+  for (const RunRef& r : runs) total += r.records;
+  const uint64_t n = uint64_t(comm.size()), r = uint64_t(comm.rank());
+  const uint64_t first = total / n * r + total % n * r / n, last = total / n * (r + 1) + total % n * (r + 1) / n;
+  Prepared p;
+  std::optional<SharedOutput> out;
+  std::vector<RunRef> pieces;
+  comm.collectively([&] { p = prepare(opt, (last - first) * rs, default_temp_dir(output)); });
+  out.emplace(SharedOutput::open(comm, output, output_header(opt, rs)));
+  out->start_write_behind();
+  comm.collectively([&] {
+    if (comm.rank() == 0) io::check_space({{io::directory_of(output), total * rs, "the output"}});
+    const std::vector<uint64_t> lo = multiway_corank(f, runs, first);
+    const std::vector<uint64_t> hi = multiway_corank(f, runs, last, &lo);
+    pieces = cut_pieces(f, runs, lo, hi);
+  });
+  comm.collectively([&] {
+    std::atomic<uint64_t> done{0};
+    MergeJob job;
+    job.format = &f;
+    job.backend = p.backend.get();
+    job.merge_kernel = opt.merge_kernel;
+    job.threads = p.threads;
+    job.buffer_bytes = size_t(4) << 20;
+    job.window_memory = p.memory;
+    job.progress = opt.progress;
+    job.done_bytes = &done;
+    job.total_bytes = (last - first) * rs;
+    job.verify_sorted = true;
+    merge_runs(job, pieces, out->file(), first * rs);
+    for (const io::File& file : files) file.check_unchanged();
+    out->finish_range(opt.fsync);
+  });
+  RunStats st;
+  st.command = "merge";
+  st.backend = p.backend->name();
+  st.mode = "distributed merge (" + std::to_string(comm.size()) + " ranks)";
+  st.records = total;
+  st.input_bytes = st.output_bytes = total * rs;
+  st.runs = runs.size();
+  st.merge_levels = 1;
+  comm.collectively([&] {
+    if (comm.rank() != 0) return;
+    out->commit(total * rs, opt.fsync, [&] {
+      st.seconds = since(t0);
+      if (opt.before_commit) opt.before_commit(st);
+    });
+  });
+  return st;
+}
+
+}  // namespace gxsort
