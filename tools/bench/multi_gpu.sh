@@ -10,11 +10,13 @@
 #   REPEAT=1               runs of each, interleaved; the fastest is shown
 # Prints one table per input: seconds, ratio to the one-process sort and to -np 1, the
 # bytes the ranks exchanged, the exchange rounds, the imbalance (largest range / average)
-# and the slowest rank's seconds of each step.
+# the slowest rank's seconds of each step, and the busiest rank's exchange rate beside
+# MPI's own all-to-all rate (bench/mpi_alltoall) measured in the same run.
 set -euo pipefail
 build=${1:-build}
 shift $(( $# > 0 ? 1 : 0 ))
 G=$(cd "$build" && pwd)/gxsort
+A2A=$(cd "$build" && pwd)/bench/mpi_alltoall
 gpus=$( (nvidia-smi -L 2>/dev/null || true) | wc -l)
 dev=${DEVICE:-cuda}   # DEVICE=cpu tries the script on a machine without a GPU
 ranks=("$@")
@@ -50,11 +52,14 @@ table() {
   done
   echo "### $title ($(date -u +%F), $gpus GPUs: $( (nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null || true) | head -1), options: $* ${sync_opt[*]})"
   printf "one process, one GPU: %.2f s (%s)\n" "$one" "$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["mode"], j["runs"], "runs")' "$dir/one.json")"
-  echo "| GPUs (ranks) | s | speedup vs one process | vs -np 1 | exchanged GB | rounds | imbalance | slowest rank's sort / exchange / merge s | ranks' local sorts, backends |"
-  echo "|---|---|---|---|---|---|---|---|---|"
+  echo "| GPUs (ranks) | s | speedup vs one process | vs -np 1 | exchanged GB | rounds | imbalance | slowest rank's sort / exchange / merge s | busiest rank's exchange MB/s (in MPI) | MPI alltoall MB/s | ranks' local sorts, backends |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
   for i in "${!ranks[@]}"; do
     np=${ranks[$i]}
-    python3 - "$dir/dist-$np.json" "$rs" "$np" "${dist[$i]}" "$one" "${dist[0]}" <<'PY'
+    # The busiest rank's bytes to others per second of its exchange (and of its MPI calls),
+    # beside MPI's own all-to-all (bench/mpi_alltoall) moving the same bytes a call and in
+    # all, in the same layout, now: the exchange's floor in this run.
+    read -r row round_bytes most < <(python3 - "$dir/dist-$np.json" "$rs" "$np" "${dist[$i]}" "$one" "${dist[0]}" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1])); rs = int(sys.argv[2]); np_ = sys.argv[3]
 t, one, first = map(float, sys.argv[4:7])
@@ -62,9 +67,22 @@ d = j["distributed"]; per = d["per_rank"]
 sent = sum(r["sent"] for r in per) * rs / 1e9
 slow = lambda k: max(r[k] for r in per)
 modes = ",".join(sorted({r["local"] for r in per} | {r["backend"] for r in per}))
-print(f"| {np_} | {t:.2f} | {one/t:.2f}x | {first/t:.2f}x | {sent:.2f} | {max(r['rounds'] for r in per)} | "
-      f"{d['imbalance']:.3f} | {slow('sort_seconds'):.2f} / {slow('exchange_seconds'):.2f} / {slow('merge_seconds'):.2f} | {modes} |")
+busiest = max(per, key=lambda r: r["sent"]); most = busiest["sent"] * rs
+rounds = max(r["rounds"] for r in per)
+rate = lambda s: "%.0f" % (most / s / 1e6) if s > 0 and most else "-"
+row = (f"| {np_} | {t:.2f} | {one/t:.2f}x | {first/t:.2f}x | {sent:.2f} | {rounds} | {d['imbalance']:.3f} | "
+       f"{slow('sort_seconds'):.2f} / {slow('exchange_seconds'):.2f} / {slow('merge_seconds'):.2f} | "
+       f"{rate(busiest['exchange_seconds'])} ({rate(busiest['mpi_seconds'])}) | A2A | {modes} |")
+print(row.replace(" ", "\x01"), max(rs, most // max(rounds, 1)), max(most, rs))
 PY
+    )
+    a2a="-"
+    if (( np > 1 )) && [[ -x $A2A ]]; then
+      a2a=$("${MPIRUN[@]}" -np "$np" "$A2A" "$(( round_bytes * np / (np - 1) ))" "$(( most * np / (np - 1) ))" "$rs" |
+            sed -n 's/.*per_rank_mb_s=\([0-9.]*\).*/\1/p')
+    fi
+    row=${row//$'\x01'/ }
+    echo "${row/A2A/${a2a:--}}"
   done
   rm -f "$dir/one.bin" "$dir/dist.bin"
 }
