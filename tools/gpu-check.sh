@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine over a copy of the work tree with build-gpu/ carried (built
 # here: cmake --preset gpu && cmake --build build-gpu -j2). Logs go to $OUT.
-#   tools/gpu-check.sh tests   unit tests, GPU tests, end-to-end CPU vs GPU byte identity
+#   tools/gpu-check.sh tests   unit tests, GPU tests, end-to-end CPU vs GPU byte identity (and,
+#                              with MPI, sort/merge --distributed on 2-3 ranks sharing GPU 0)
 #   tools/gpu-check.sh bench   kernel and end-to-end benchmarks (tables on stdout)
 #   tools/gpu-check.sh cli     the CLI suite (tests/cli) with the GPU binary (--device auto
 #                              takes the GPU); CLI_TESTS="streams trust" runs those scripts
@@ -149,6 +150,31 @@ if [ "$mode" = tests ]; then
       done
     done
   done
+  if command -v mpirun >/dev/null && "$g" info --json | grep -q '"mpi_built":true'; then
+    step "distributed: 2 and 3 ranks sharing GPU 0 give the one-process CPU sort's bytes (sort, dedupe, merge)"
+    MPIRUN=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
+    for fmt in "--type u64" "--type f64" "--format gensort" "$R24 --key-type i64" "$KWIDE"; do
+      "$g" gen -o "$work/m.in" $fmt --count 1000003 --dist bits -q
+      for extra in "" "-u" "-r" "--memory 64M --device-memory 32M"; do
+        "$g" sort "$work/m.in" -o "$work/m.cpu" $fmt $extra --device cpu -q
+        for np in 2 3; do
+          if CUDA_VISIBLE_DEVICES=0 "${MPIRUN[@]}" -np $np "$g" sort "$work/m.in" -o "$work/m.gpu" $fmt $extra --device cuda \
+               --distributed -q && cmp -s "$work/m.cpu" "$work/m.gpu"; then pass=$((pass+1))
+          else bad=$((bad+1)); echo "FAIL distributed -np $np $fmt $extra"; fi
+          rm -f "$work/m.gpu"
+        done
+      done
+      # merge --distributed: the sorted file merged with itself (every key tied across the inputs)
+      "$g" sort "$work/m.in" -o "$work/m.s1" $fmt --device cpu -q
+      "$g" merge "$work/m.s1" "$work/m.s1" -o "$work/m.want" $fmt --device cpu -q
+      if CUDA_VISIBLE_DEVICES=0 "${MPIRUN[@]}" -np 2 "$g" merge "$work/m.s1" "$work/m.s1" -o "$work/m.gpu" $fmt --device cuda \
+           --distributed -q && cmp -s "$work/m.want" "$work/m.gpu"; then pass=$((pass+1)); echo "ok   merge --distributed $fmt"
+      else bad=$((bad+1)); echo "FAIL merge --distributed $fmt"; fi
+      rm -f "$work"/m.*
+    done
+  else
+    echo "SKIP distributed: no mpirun, or gxsort built without MPI"
+  fi
   echo "end to end: $pass passed, $bad failed"
   [ "$bad" = 0 ] || fail=1
   "$g" info
