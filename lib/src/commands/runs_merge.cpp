@@ -346,15 +346,9 @@ RunStats merge_files(const std::vector<std::string>& args, const std::string& ou
   if (!out.streamed()) out.file().start_write_behind();
   RunVerifier verifier(inputs);
   std::atomic<uint64_t> done{0};
-  MergeJob job;
-  job.format = &f;
-  job.backend = p.backend.get();
-  job.merge_kernel = opt.merge_kernel;
-  job.window_memory = plan.window_memory;
-  job.unique = opt.unique;
+  MergeJob job = merge_job_of(p, opt, plan.window_memory, plan.merge_buffer_bytes);
   JobProgress job_progress(opt.progress, merge_stages(plan));  // all levels: one job
   job.progress = job_progress.fn();
-  job.buffer_bytes = std::max<size_t>(plan.merge_buffer_bytes, f.record_size);
   job.threads = plan.merge_threads;
   job.verify_sorted = true;
   job.direct_temp = plan.direct_io;

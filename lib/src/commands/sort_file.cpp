@@ -46,27 +46,13 @@ void preflight(const Prepared& p, const std::string& out_dir, uint64_t output_by
   io::check_space(needs);
 }
 
-MergeJob make_merge_job(const Prepared& p, const Plan& plan, const Format& f, const EngineOptions& opt,
-                        size_t buffer_bytes) {
-  MergeJob job;
-  job.format = &f;
-  job.buffer_bytes = std::max<size_t>(buffer_bytes, f.record_size);
-  job.threads = p.threads;
-  job.progress = opt.progress;
-  job.backend = p.backend.get();
-  job.merge_kernel = opt.merge_kernel;
-  job.window_memory = plan.window_memory;
-  job.unique = opt.unique;
-  return job;
-}
-
 // Merges run files by the merge levels of `plan` into `out` from byte out_offset;
 // returns the records written. With `st`, the merge levels are recorded there (and
 // out_offset is 0: the whole output).
 uint64_t merge_run_files(Prepared& p, const Plan& plan, std::vector<TreeInput> runs, const EngineOptions& opt,
                          const io::File& out, uint64_t out_offset, RunStats* st, SortJob* sort_job = nullptr) {
   std::atomic<uint64_t> done{0};
-  MergeJob job = make_merge_job(p, plan, opt.format, opt, plan.merge_buffer_bytes);
+  MergeJob job = merge_job_of(p, opt, plan.window_memory, plan.merge_buffer_bytes);
   job.threads = plan.merge_threads;
   // Runs too large for the page cache: the levels go around it, and so does the
   // output when it is synced anyway (the whole output only: O_DIRECT needs aligned
@@ -134,7 +120,7 @@ uint64_t sort_through_runs(Prepared& p, const Plan& plan, const io::File& in, co
     phase("sort runs", since(t0), bytes, 0);
     auto t1 = Clock::now();
     std::atomic<uint64_t> done{0};
-    MergeJob job = make_merge_job(p, plan, f, opt, plan.memory_merge_buffer_bytes);
+    MergeJob job = merge_job_of(p, opt, plan.window_memory, plan.memory_merge_buffer_bytes);
     job.done_bytes = &done;
     job.total_bytes = bytes;
     const uint64_t kept = merge_runs(job, runs, out, out_offset);

@@ -100,14 +100,7 @@ RunStats merge_distributed(const std::vector<std::string>& inputs, const std::st
   });
   comm.collectively([&] {
     std::atomic<uint64_t> done{0};
-    MergeJob job;
-    job.format = &f;
-    job.backend = p.backend.get();
-    job.merge_kernel = opt.merge_kernel;
-    job.threads = p.threads;
-    job.buffer_bytes = size_t(4) << 20;
-    job.window_memory = p.memory;
-    job.progress = opt.progress;
+    MergeJob job = merge_job_of(p, opt, p.memory, size_t(4) << 20);
     job.done_bytes = &done;
     job.total_bytes = (last - first) * rs;
     job.verify_sorted = true;

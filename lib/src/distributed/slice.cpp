@@ -23,6 +23,15 @@ void LocalRuns::release() {
 
 namespace {
 
+// The slice, sorted whole in out.memory, as its one run (-u: the first of each key kept).
+void add_whole_run(LocalRuns& out, uint64_t n, const io::File& in, const EngineOptions& opt) {
+  RunRef run;
+  run.mem = out.memory.data();
+  run.records = opt.unique ? unique_in_place(opt.format, out.memory.data(), size_t(n)) : n;
+  run.name = in.path();
+  out.runs.push_back(run);
+}
+
 // One run: the slice's cached pages mapped and sorted straight into the buffer, where
 // the backend's own scratch is a copy of the records anyway (the CPU's): no read copy,
 // no copy back, and no scratch for flat keys.
@@ -33,11 +42,7 @@ bool sorted_from_mapping(Prepared& p, const RankShape& shape, const io::File& in
   if (shape.run_records < n || p.backend->sort_scratch_bytes(f, size_t(n)) < n * f.record_size) return false;
   const io::MappedFile src = io::MappedFile::map_read(in, size_t(n * f.record_size), shape.slice.first * f.record_size, false);
   p.backend->sort_into(f, src.data(), out.memory.data(), size_t(n));
-  RunRef run;
-  run.mem = out.memory.data();
-  run.records = opt.unique ? unique_in_place(f, out.memory.data(), size_t(n)) : n;
-  run.name = in.path();
-  out.runs.push_back(run);
+  add_whole_run(out, n, in, opt);
   return true;
 }
 
@@ -62,11 +67,7 @@ bool sorted_on_device(Prepared& p, const RankShape& shape, const io::File& in, c
     io::parallel_copy(out.memory.data() + first * rs, src, size_t(count * rs), p.threads);
   };
   sort_on_device(*p.backend, *resident, rs, n, fill, drain, opt.progress);
-  RunRef run;
-  run.mem = out.memory.data();
-  run.records = opt.unique ? unique_in_place(f, out.memory.data(), size_t(n)) : n;
-  run.name = in.path();
-  out.runs.push_back(run);
+  add_whole_run(out, n, in, opt);
   return true;
 }
 

@@ -110,14 +110,8 @@ uint64_t merge_received(Prepared& p, Received& rec, const EngineOptions& opt, co
   const Format& f = opt.format;
   const uint64_t bytes = rec.records * f.record_size;
   std::atomic<uint64_t> done{0};
-  MergeJob job;
-  job.format = &f;
-  job.backend = p.backend.get();
-  job.merge_kernel = opt.merge_kernel;
-  job.threads = p.threads;
-  job.unique = opt.unique;
+  MergeJob job = merge_job_of(p, opt, p.memory, f.record_size);  // each way below sets its buffers and windows
   job.unique_after = after;
-  job.progress = opt.progress;
   job.done_bytes = &done;
   job.total_bytes = bytes;
   const bool all_in_memory =

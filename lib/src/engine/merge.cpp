@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "backend/backend.hpp"
+#include "engine/engine.hpp"
 #include "gxsort/error.hpp"
 #include "io/checksum.hpp"
 #include "io/mapped_file.hpp"
@@ -427,6 +428,19 @@ size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t 
     inputs.swap(next);
     if (on_level) on_level(level, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), level_bytes);
   }
+}
+
+MergeJob merge_job_of(const Prepared& p, const EngineOptions& opt, uint64_t window_memory, size_t buffer_bytes) {
+  MergeJob job;
+  job.format = &opt.format;
+  job.buffer_bytes = std::max<size_t>(buffer_bytes, opt.format.record_size);
+  job.threads = p.threads;
+  job.progress = opt.progress;
+  job.backend = p.backend.get();
+  job.merge_kernel = opt.merge_kernel;
+  job.window_memory = window_memory;
+  job.unique = opt.unique;
+  return job;
 }
 
 }  // namespace gxsort

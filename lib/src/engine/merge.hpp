@@ -15,6 +15,9 @@
 
 namespace gxsort {
 
+struct Prepared;  // engine/engine.hpp
+struct EngineOptions;  // gxsort/gxsort.hpp
+
 class Backend;
 
 struct MergeJob {
@@ -66,6 +69,11 @@ struct MergeJob {
 
 // Merges `runs` (stable: ties go to the earlier run) into `out` from byte out_offset.
 // Returns the records written (fewer than the inputs hold with job.unique).
+// The merge job of a command: the format, -u and the merge kernel of `opt`, the backend
+// and threads of `p`, a device merge's window budget and each input's read buffer (at
+// least a record). The caller adds its progress counter, totals and special flags.
+MergeJob merge_job_of(const Prepared& p, const EngineOptions& opt, uint64_t window_memory, size_t buffer_bytes);
+
 uint64_t merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const io::File& out, uint64_t out_offset);
 
 // A sorted input to the merge tree: a temp file we own, or a user's file.
