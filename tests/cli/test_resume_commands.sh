@@ -94,16 +94,22 @@ fi
 # sort a job of its own inside its directory.
 gx dedupe in.bin -o dref.bin --count --memory 6M --ooc merge -T T -q
 DD=(dedupe in.bin -o d.bin --count --memory 6M --ooc merge -T T)
-dedupe_case() {  # NAME JOURNALS PATTERN MIN WANT-REGEX
-  local name=$1
-  rm -f d.bin
-  kill_when "$name" "$2" "$3" "$4" "${DD[@]}" || return
-  gx "${DD[@]}" --resume -v
+# killed_and_resumed NAME WHAT OUT REF CMD-ARRAY JOURNALS PATTERN MIN WANT-REGEX: the command
+# killed -9 once its journals hold MIN PATTERN entries, then resumed: the fresh run's
+# bytes, what was reused as WANT-REGEX says, and nothing left behind.
+killed_and_resumed() {
+  local name=$1 what=$2 out=$3 ref=$4
+  local -n cmd=$5
+  shift 5
+  rm -f "$out"
+  kill_when "$name" "$1" "$2" "$3" "${cmd[@]}" || return
+  gx "${cmd[@]}" --resume -v
   expect_rc "$name: --resume exits 0" 0
-  same_bytes "$name: --resume gives the bytes of a fresh dedupe" d.bin dref.bin
-  [[ $(resumed) =~ $5 ]] && pass "$name: reused what was kept ($(resumed))" || fail "$name: reuse" "$(resumed) $(last_err)"
+  same_bytes "$name: --resume gives the bytes of a fresh $what" "$out" "$ref"
+  [[ $(resumed) =~ $4 ]] && pass "$name: reused what was kept ($(resumed))" || fail "$name: reuse" "$(resumed) $(last_err)"
   no_debris "$name" T .
 }
+dedupe_case() { killed_and_resumed "$1" dedupe d.bin dref.bin DD "${@:2}"; }  # NAME JOURNALS PATTERN MIN WANT-REGEX
 INNER='T/.gxsort-job.*/.gxsort-job.*/journal' OUTER='T/.gxsort-job.*/journal'
 dedupe_case "dedupe --count, killed in run formation" "$INNER" '^run ' 30 'sort: ([3-9][0-9]|1[0-9][0-9]) of 128 runs'
 dedupe_case "dedupe --count, killed during a merge level" "$INNER" '^level 1 0 ' 1 'sort: [0-9]+ of 128 runs, [1-2] of 2 merge outputs'
@@ -133,16 +139,7 @@ dedupe_case "dedupe --keep last, killed in run formation" "$INNER" '^run ' 20 's
 gx gen --graph rmat --scale 18 --edge-factor 16 -o g.u32 -q
 GB=(graph build g.u32 -o g.csr --symmetrize --memory 6M --ooc merge -T T)
 gx "${GB[@]}" -q && mv g.csr gref.csr
-graph_case() {  # NAME JOURNALS PATTERN MIN WANT-REGEX
-  local name=$1
-  rm -f g.csr
-  kill_when "$name" "$2" "$3" "$4" "${GB[@]}" || return
-  gx "${GB[@]}" --resume -v
-  expect_rc "$name: --resume exits 0" 0
-  same_bytes "$name: --resume gives the bytes of a fresh build" g.csr gref.csr
-  [[ $(resumed) =~ $5 ]] && pass "$name: reused what was kept ($(resumed))" || fail "$name: reuse" "$(resumed) $(last_err)"
-  no_debris "$name" T .
-}
+graph_case() { killed_and_resumed "$1" build g.csr gref.csr GB "${@:2}"; }  # NAME JOURNALS PATTERN MIN WANT-REGEX
 graph_case "graph build, killed in the sort's run formation" "$INNER" '^run ' 10 'the parsed edges kept; sort: [1-9][0-9]* of [0-9]+ runs'
 graph_case "graph build, killed in the sort's last merge" "$INNER" '^final ' 2 'the parsed edges kept; sort: .*the last merge from [1-9]'
 graph_case "graph build, killed writing the CSR" "$OUTER" '^sorted ' 1 '^resumed: the sorted edges kept$'
