@@ -71,6 +71,7 @@ std::string search_json(const BfsSearch& b) {
   o.add("edges_traversed", b.edges_traversed).add("seconds", b.seconds).add("gteps", b.gteps);
   o.add("undirected_edges", b.graph500_edges).add("undirected_gteps", b.graph500_gteps);
   if (b.partitions_streamed) o.add("partitions_streamed", b.partitions_streamed).add("streamed_bytes", b.streamed_bytes);
+  if (b.neighbors_host_mapped) o.add("neighbors_host_mapped", true);
   return o.str();
 }
 
@@ -85,6 +86,7 @@ void print_search(FILE* out, const BfsSearch& b) {
   if (b.partitions_streamed)
     std::fprintf(out, "  neighbors streamed: %" PRIu64 " partition copies, %.1f MiB\n", b.partitions_streamed,
                  double(b.streamed_bytes) / (1 << 20));
+  if (b.neighbors_host_mapped) std::fprintf(out, "  neighbors read in place from pinned host memory\n");
 }
 
 }  // namespace

@@ -6,11 +6,15 @@
 //     the frontier) when the frontier's edges exceed the unexplored edges / alpha, and
 //     back to top-down when the frontier has fewer than n / beta vertices.
 // Device memory comes from one DeviceMemory arena, laid out as plan_bfs_device says.
-// When the neighbor array does not fit beside the resident arrays, it is streamed in
-// partitions on every level (bfs_stream.cuh): top-down levels copy only the partitions
-// holding an edge of a frontier vertex, bottom-up levels copy them all; the single-block
-// kernel is not used then (it needs every neighbor on the device). Levels equal the
-// CPU's either way; parents may differ but form a valid BFS tree.
+// When the neighbor array does not fit beside the resident arrays, the kernels read it
+// in place from pinned host memory (zero copy: a search reads each edge at most once,
+// bottom-up levels only until a parent is found, so the bus carries less than a copy of
+// every partition a level needs). Where pinning is refused, or partitions are forced
+// (tests, GXSORT_BFS_STREAM=copy), it is streamed in partitions on every level
+// (bfs_stream.cuh): top-down levels copy only the partitions holding an edge of a
+// frontier vertex, bottom-up levels copy them all; the single-block kernel is not used
+// then (it needs every neighbor on the device). Levels equal the CPU's either way;
+// parents may differ but form a valid BFS tree.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -42,12 +46,14 @@ double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock:
 // The direction switch points and the bottom-up kernel, overridable from the environment
 // for tuning runs (tools/bench/bfs_bench.sh): GXSORT_BFS_ALPHA, GXSORT_BFS_BETA,
 // GXSORT_BFS_BU=lev (the level-array bottom-up kernel in memory too, as when streamed);
-// GXSORT_BFS_PROFILE=1 prints every level's mode, frontier and time to stderr.
+// GXSORT_BFS_PROFILE=1 prints every level's mode, frontier and time to stderr;
+// GXSORT_BFS_STREAM=copy streams partitions where the plan reads host memory in place.
 struct Tuning {
   DirectionSwitch dir;
-  bool bitmap = true, profile = false;
+  bool bitmap = true, profile = false, copy_partitions = false;
   static Tuning from_env() {
     Tuning t;
+    if (const char* e = std::getenv("GXSORT_BFS_STREAM")) t.copy_partitions = std::string(e) == "copy";
     if (const char* e = std::getenv("GXSORT_BFS_ALPHA")) t.dir.alpha = std::max(1e-9, std::atof(e));
     if (const char* e = std::getenv("GXSORT_BFS_BETA")) t.dir.beta = std::max(1e-9, std::atof(e));
     if (const char* e = std::getenv("GXSORT_BFS_BU")) t.bitmap = std::string(e) != "lev";
@@ -56,17 +62,57 @@ struct Tuning {
   }
 };
 
+// The neighbor array pinned where it is and mapped into the device's address space, so
+// that the kernels read it over the bus (no device memory, no copies per level).
+class HostMappedNeighbors {
+ public:
+  HostMappedNeighbors() = default;
+  HostMappedNeighbors(const HostMappedNeighbors&) = delete;
+  HostMappedNeighbors& operator=(const HostMappedNeighbors&) = delete;
+  ~HostMappedNeighbors() {
+    if (!host_) return;
+    cudaDeviceSynchronize();  // a search that threw may still have kernels reading it
+    cudaHostUnregister(host_);
+  }
+  // False, with nothing pinned and no CUDA error left pending, where the system refuses
+  // (a locked-memory limit, a driver without mapped memory): the caller streams instead.
+  bool map(const CsrGraph& g, int device) {
+    if (g.m == 0) return false;
+    int read_only = 0;
+    cudaDeviceGetAttribute(&read_only, cudaDevAttrHostRegisterReadOnlySupported, device);
+    void* host = const_cast<uint32_t*>(g.ids32.data());  // pinned, never written
+    unsigned flags = cudaHostRegisterMapped | (read_only ? cudaHostRegisterReadOnly : 0);
+    if (cudaHostRegister(host, 4 * g.m, flags) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    host_ = host;
+    void* dev = nullptr;
+    GXSORT_CUDA_CHECK(cudaHostGetDevicePointer(&dev, host, 0));
+    dev_ = static_cast<const uint32_t*>(dev);
+    return true;
+  }
+  const uint32_t* device_pointer() const { return dev_; }
+
+ private:
+  void* host_ = nullptr;
+  const uint32_t* dev_ = nullptr;
+};
+
 // The graph on the device: the resident arrays, allocated in the order plan_bfs_device
-// counts them, and the neighbors, resident or streamed.
+// counts them, and the neighbors: resident, read in place from host memory, or streamed.
 struct DeviceGraph {
   cuda::device_buffer<uint64_t> off;
   cuda::device_buffer<uint32_t> lev, par, qa, qb;
   cuda::device_buffer<ull> cnt;
   cuda::device_buffer<kernels::SingleState> st;
-  cuda::device_buffer<uint32_t> nbr;      // resident neighbors; empty when streamed
-  std::unique_ptr<NeighborStream> stream;  // streamed neighbors; null when resident
+  cuda::device_buffer<uint32_t> nbr;      // resident neighbors
+  HostMappedNeighbors mapped;              // or read in place from host memory
+  std::unique_ptr<NeighborStream> stream;  // or streamed in partitions (else null)
+  const uint32_t* whole_nbr = nullptr;     // resident or mapped: every edge, for the kernels
 
-  DeviceGraph(cuda::DeviceMemory& mem, const CsrGraph& g, const BfsDevicePlan& plan, unsigned copy_threads) {
+  DeviceGraph(cuda::DeviceMemory& mem, const CsrGraph& g, const BfsDevicePlan& plan, unsigned copy_threads,
+              bool copy_partitions) {
     const size_t nq = std::max<size_t>(g.n, 1);
     off = mem.buffer<uint64_t>(g.n + 1, "BFS offsets");
     lev = mem.buffer<uint32_t>(nq, "BFS levels");
@@ -76,13 +122,17 @@ struct DeviceGraph {
     cnt = mem.buffer<ull>(2, "BFS counters");
     st = mem.buffer<kernels::SingleState>(1, "BFS state");
     GXSORT_CUDA_CHECK(cudaMemcpy(off.data(), g.offsets.data(), 8 * (g.n + 1), cudaMemcpyHostToDevice));
-    if (plan.streamed) {
-      stream = std::make_unique<NeighborStream>(g, mem, plan.partition_edges, copy_threads);
-    } else {
+    if (!plan.streamed) {
       nbr = mem.buffer<uint32_t>(std::max<uint64_t>(g.m, 1), "BFS neighbors");
       if (g.m) GXSORT_CUDA_CHECK(cudaMemcpy(nbr.data(), g.ids32.data(), 4 * g.m, cudaMemcpyHostToDevice));
+      whole_nbr = nbr.data();
+    } else if (plan.host_mapped && !copy_partitions && mapped.map(g, mem.device())) {
+      whole_nbr = mapped.device_pointer();
+    } else {
+      stream = std::make_unique<NeighborStream>(g, mem, plan.partition_edges, copy_threads);
     }
   }
+  bool host_mapped() const { return mapped.device_pointer() != nullptr; }
 };
 
 // One level's kernels over the resident arrays, with the neighbors resident (`whole`)
@@ -206,7 +256,7 @@ class Search {
 };
 
 Search::Search(const CsrGraph& g, DeviceGraph& d, unsigned bu_blocks, const Tuning& tune)
-    : g_(g), k_{g, {d.off.data(), d.lev.data(), d.par.data(), d.cnt.data()}, {d.nbr.data(), 0, g.m}, d.stream.get(), bu_blocks},
+    : g_(g), k_{g, {d.off.data(), d.lev.data(), d.par.data(), d.cnt.data()}, {d.whole_nbr, 0, g.m}, d.stream.get(), bu_blocks},
       qa_(d.qa.data()), qb_(d.qb.data()), st_(d.st.data()), tune_(tune),
       // Bitmap bottom-up (in memory): the frontier bitmaps live in the queue that is free
       // during bottom-up levels (2 * ceil(n / 32) words <= n, as n > the frontier >
@@ -336,11 +386,12 @@ std::vector<BfsRun> bfs_on_device(cuda::DeviceMemory& mem, const CsrGraph& g, co
   check_searchable(g, sources);
   GXSORT_CUDA_CHECK(cudaSetDevice(mem.device()));
   if (plan.need_bytes > mem.budget()) fail_usage(bfs_budget_message(plan, mem.budget()));
-  DeviceGraph d(mem, g, plan, copy_threads);
+  const Tuning tune = Tuning::from_env();
+  DeviceGraph d(mem, g, plan, copy_threads, tune.copy_partitions);
   kernels::preload();
   int sms = 0;
   GXSORT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, mem.device()));
-  Search search(g, d, unsigned(sms) * 16, Tuning::from_env());
+  Search search(g, d, unsigned(sms) * 16, tune);
 
   std::vector<BfsRun> runs;
   for (uint64_t source : sources) {
@@ -353,6 +404,7 @@ std::vector<BfsRun> bfs_on_device(cuda::DeviceMemory& mem, const CsrGraph& g, co
     BfsRun r = collect(g, d, sources.size() == 1);
     r.seconds = seconds;
     r.bottom_up_levels = search.bottom_up_levels;
+    r.neighbors_host_mapped = d.host_mapped();
     if (d.stream) {
       r.streamed_bytes = d.stream->bytes_copied - bytes0;
       r.partitions_streamed = d.stream->partitions_copied - parts0;

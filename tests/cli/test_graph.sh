@@ -62,12 +62,17 @@ gx bfs r.csr --source 7 --device cpu -o rl_cpu; expect_rc "bfs rmat cpu" 0
 gx bfs r.csr --source 7 --device auto -o rl_auto; expect_rc "bfs rmat auto" 0
 same_bytes "cpu and auto levels agree" rl_auto rl_cpu
 # --device-memory far below the graph (r.csr holds ~4 MiB of neighbors): on the GPU the
-# neighbors are streamed in partitions; the CPU backend ignores the option.
+# kernels read the neighbors in place from pinned host memory, or (GXSORT_BFS_STREAM=copy,
+# the way where pinning is refused) stream them in partitions; the CPU backend ignores the option.
 gx bfs r.csr --source 7 --device-memory 2M -o rl_small; expect_rc "bfs with a small --device-memory" 0
 same_bytes "small --device-memory: levels = cpu" rl_small rl_cpu
 if grep -q "backend cuda" "$WORK/last.out"; then
-  grep -q "neighbors streamed" "$WORK/last.out" && pass "small --device-memory streams the neighbors" \
-    || fail "small --device-memory streams the neighbors" "$(cat "$WORK/last.out")"
+  grep -q "neighbors read in place from pinned host memory" "$WORK/last.out" && pass "small --device-memory reads the neighbors in host memory" \
+    || fail "small --device-memory reads the neighbors in host memory" "$(cat "$WORK/last.out")"
+  GXSORT_BFS_STREAM=copy gx bfs r.csr --source 7 --device-memory 2M -o rl_copy; expect_rc "bfs streaming partitions" 0
+  same_bytes "streamed partitions: levels = cpu" rl_copy rl_cpu
+  grep -q "neighbors streamed" "$WORK/last.out" && pass "GXSORT_BFS_STREAM=copy streams the neighbors" \
+    || fail "GXSORT_BFS_STREAM=copy streams the neighbors" "$(cat "$WORK/last.out")"
   gx bfs r.csr --source 7 --device cuda --device-memory 64K; expect_rc "--device-memory below the resident arrays" 2
   err_mentions "too small --device-memory message" "at least --device-memory"
 else

@@ -45,9 +45,11 @@ void check_gpu(const CsrGraph& g, uint64_t source) {
   CHECK(got.edges_traversed == want.edges_traversed);
 }
 
-// The neighbors streamed in partitions of at most `part_edges` edges (forced, or from a
-// small `budget`): levels, counts and the tree as in memory.
-BfsRun check_streamed(const CsrGraph& g, uint64_t source, uint64_t part_edges, const SizeOption& budget = SizeOption{}) {
+// The neighbors out of device memory: streamed in partitions of at most `part_edges`
+// edges (forced, or from a small `budget` with GXSORT_BFS_STREAM=copy), or read in place
+// from pinned host memory (a small `budget`): levels, counts and the tree as in memory.
+BfsRun check_streamed(const CsrGraph& g, uint64_t source, uint64_t part_edges, const SizeOption& budget = SizeOption{},
+                      bool host_mapped = false) {
   BfsRun want = bfs_sequential(g, source);
   BfsRun got = std::move(gpu_bfs_many(g, {source}, budget, part_edges)[0]);
   REQUIRE(got.levels.size() == g.n);
@@ -55,7 +57,9 @@ BfsRun check_streamed(const CsrGraph& g, uint64_t source, uint64_t part_edges, c
   CHECK(validate_bfs(g, source, got.levels, got.parents) == "");
   CHECK(got.reached == want.reached);
   CHECK(got.edges_traversed == want.edges_traversed);
-  if (g.degree(source) > 0) CHECK(got.partitions_streamed > 0);  // an isolated source copies nothing
+  CHECK(got.neighbors_host_mapped == host_mapped);
+  if (host_mapped) CHECK(got.partitions_streamed == 0);
+  else if (g.degree(source) > 0) CHECK(got.partitions_streamed > 0);  // an isolated source copies nothing
   return got;
 }
 
@@ -222,22 +226,33 @@ TEST_CASE("bfs gpu streamed: random graphs, directed and symmetric, equal the se
   }
 }
 
-TEST_CASE("bfs gpu streamed: a small --device-memory streams; below the minimum is one clear error") {
+TEST_CASE("bfs gpu streamed: a small --device-memory reads host memory in place (or streams); below the minimum is one clear error") {
   GPU_TEST_REQUIRE_DEVICE();
   CsrGraph g = random_graph(true, 14, 16, 3, true);
   const BfsDevicePlan fits = plan_bfs_device(g.n, g.m, uint64_t(1) << 40);
   REQUIRE_FALSE(fits.streamed);
-  // a quarter of the neighbor array beside the resident arrays; then the smallest budget
-  for (uint64_t budget : {fits.resident_bytes + g.m, fits.min_bytes}) {
-    const BfsDevicePlan p = plan_bfs_device(g.n, g.m, budget);
-    REQUIRE(p.streamed);
-    REQUIRE(p.partitions > 2);
-    INFO("budget " << budget << " partitions " << p.partitions);
-    for (uint64_t s : {uint64_t(1), uint64_t(777)}) check_streamed(g, s, 0, parse_size_option(std::to_string(budget), "--device-memory"));
+  // a quarter of the neighbor array beside the resident arrays; then the smallest budget;
+  // the neighbors read in place from pinned host memory, then (GXSORT_BFS_STREAM=copy,
+  // the way where pinning is refused) streamed in the plan's partitions
+  for (bool copy : {false, true}) {
+    if (copy) setenv("GXSORT_BFS_STREAM", "copy", 1);
+    for (uint64_t budget : {fits.resident_bytes + g.m, fits.min_bytes}) {
+      const BfsDevicePlan p = plan_bfs_device(g.n, g.m, budget);
+      REQUIRE(p.streamed);
+      REQUIRE(p.host_mapped);
+      REQUIRE(p.partitions > 2);
+      INFO("budget " << budget << " partitions " << p.partitions << (copy ? " copied" : " mapped"));
+      for (uint64_t s : {uint64_t(1), uint64_t(777)})
+        check_streamed(g, s, 0, parse_size_option(std::to_string(budget), "--device-memory"), !copy);
+    }
+    // many sources on one upload
+    auto many = gpu_bfs_many(g, {1, 2, 3}, parse_size_option(std::to_string(fits.min_bytes), "--device-memory"));
+    for (size_t i = 0; i < many.size(); ++i) {
+      CHECK(many[i].reached == bfs_sequential(g, i + 1).reached);
+      CHECK(many[i].neighbors_host_mapped == !copy);
+    }
+    unsetenv("GXSORT_BFS_STREAM");
   }
-  // many sources on one upload, streamed
-  auto many = gpu_bfs_many(g, {1, 2, 3}, parse_size_option(std::to_string(fits.min_bytes), "--device-memory"));
-  for (size_t i = 0; i < many.size(); ++i) CHECK(many[i].reached == bfs_sequential(g, i + 1).reached);
   try {
     gpu_bfs(g, 1, parse_size_option(std::to_string(fits.min_bytes - 256), "--device-memory"));
     FAIL("expected an error");

@@ -158,6 +158,7 @@ TEST_CASE("graph: GPU BFS device plan: resident, streamed partitions, too small 
   const uint64_t n = 1000, m = 100000;
   BfsDevicePlan big = plan_bfs_device(n, m, uint64_t(1) << 30);
   CHECK_FALSE(big.streamed);
+  CHECK_FALSE(big.host_mapped);
   CHECK(big.need_bytes == big.in_memory_bytes);
   CHECK(big.in_memory_bytes >= big.resident_bytes + 4 * m);
   CHECK(big.resident_bytes >= 8 * (n + 1) + 16 * n);
@@ -166,6 +167,7 @@ TEST_CASE("graph: GPU BFS device plan: resident, streamed partitions, too small 
     BfsDevicePlan p = plan_bfs_device(n, m, budget);
     INFO("budget " << budget);
     CHECK(p.streamed);
+    CHECK(p.host_mapped);  // read in place; the partitions are the fallback
     CHECK(p.need_bytes <= budget);
     CHECK(p.partitions >= 2);
     CHECK(p.partition_edges * p.partitions >= m);
@@ -185,6 +187,7 @@ TEST_CASE("graph: GPU BFS device plan: resident, streamed partitions, too small 
   // forced partitions (tests): streamed even when the graph fits
   BfsDevicePlan forced = plan_bfs_device(n, m, uint64_t(1) << 30, 777);
   CHECK(forced.streamed);
+  CHECK_FALSE(forced.host_mapped);
   CHECK(forced.partition_edges == 777);
   CHECK(forced.partitions == (m + 776) / 777);
   // no edges

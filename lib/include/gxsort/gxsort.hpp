@@ -282,6 +282,7 @@ struct BfsSearch {
   double graph500_gteps = 0;     // graph500_edges / seconds / 1e9
   uint64_t streamed_bytes = 0;   // cuda with the neighbors streamed: bytes copied to the device
   uint64_t partitions_streamed = 0;
+  bool neighbors_host_mapped = false;  // cuda: the neighbors read in place from pinned host memory
 };
 struct BfsResult {
   std::string backend;

@@ -34,6 +34,7 @@ BfsSearch summary(const graph::BfsRun& r, uint64_t source, bool symmetric) {
   s.graph500_gteps = r.seconds > 0 ? double(s.graph500_edges) / r.seconds / 1e9 : 0;
   s.streamed_bytes = r.streamed_bytes;
   s.partitions_streamed = r.partitions_streamed;
+  s.neighbors_host_mapped = r.neighbors_host_mapped;
   return s;
 }
 

@@ -32,6 +32,10 @@ BfsDevicePlan plan_bfs_device(uint64_t n, uint64_t m, uint64_t budget, uint64_t 
   p.min_bytes = std::min(p.in_memory_bytes, p.resident_bytes + stream_bytes(std::max<uint64_t>(m, 1), min_part));
   if (force_partition_edges == 0 && p.in_memory_bytes <= budget) { p.need_bytes = p.in_memory_bytes; return p; }
   p.streamed = true;
+  // Read in place over the bus (a search touches each edge at most once, and bottom-up
+  // levels few of them) rather than copying every partition a level needs: the
+  // partitions stay planned as the fallback, so the budget covers both.
+  p.host_mapped = force_partition_edges == 0;
   // The largest partition (a multiple of 64 edges, so slot buffers are whole blocks) whose
   // flags and slot buffers fit in what the resident buffers leave.
   const uint64_t left = budget > p.resident_bytes ? budget - p.resident_bytes : 0;

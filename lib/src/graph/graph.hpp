@@ -84,6 +84,7 @@ struct BfsRun {
   double seconds = 0;             // the search itself (graph already in memory / on the device)
   uint64_t streamed_bytes = 0;    // cuda, neighbors streamed: bytes copied to the device in this search
   uint64_t partitions_streamed = 0;  // cuda, streamed: partition copies in this search
+  bool neighbors_host_mapped = false;  // cuda: the kernels read the neighbors from pinned host memory
   uint32_t bottom_up_levels = 0;  // levels done bottom-up (direction-optimizing backends)
   std::string backend;
   // Frees levels and parents (`= {}` would keep their capacity): one of many searches.
@@ -119,7 +120,11 @@ struct BfsDevicePlan {
   uint64_t in_memory_bytes = 0;   // resident + the whole neighbor array
   uint64_t min_bytes = 0;         // the smallest budget that runs (streamed, smallest partitions)
   uint64_t need_bytes = 0;        // what this plan allocates; more than the budget: it cannot run
-  bool streamed = false;
+  bool streamed = false;          // the neighbors do not fit: they stay in host memory
+  // streamed: the kernels read the neighbors in place from pinned host memory (zero
+  // copy); the partitions below are the way when the system refuses to pin them, or
+  // when partitions are forced
+  bool host_mapped = false;
   uint64_t partition_edges = 0;   // streamed: edges per partition (the last may be shorter)
   uint64_t partitions = 0;        // streamed: ceil(m / partition_edges)
 };

@@ -59,9 +59,11 @@ void bfs_text(std::ostringstream& o, const Plan& p) {
   const graph::BfsDevicePlan& d = b.device;
   o << "search: on the device, in " << format_bytes(b.device_budget) << " of device memory\n";
   o << "device: " << format_bytes(d.resident_bytes) << " resident (offsets, levels, parents, queues); neighbors "
-    << (d.streamed ? "streamed in " + std::to_string(d.partitions) + " partitions of up to " +
-                         std::to_string(d.partition_edges) + " edges"
-                   : std::string("resident"))
+    << (!d.streamed     ? std::string("resident")
+        : d.host_mapped ? "read in place from pinned host memory (or, where pinning is refused, streamed in " +
+                              std::to_string(d.partitions) + " partitions of up to " + std::to_string(d.partition_edges) + " edges)"
+                        : "streamed in " + std::to_string(d.partitions) + " partitions of up to " +
+                              std::to_string(d.partition_edges) + " edges")
     << "; " << format_bytes(d.need_bytes) << " in all" << (d.need_bytes > b.device_budget ? " (more than the budget: refused)" : "")
     << "\n";
 }
@@ -106,6 +108,7 @@ std::string bfs_json(const BfsPlan& b) {
     << ",\"vertices\":" << b.vertices << ",\"edges\":" << b.edges << ",\"on_device\":" << (b.on_device ? "true" : "false")
     << ",\"device_budget\":" << b.device_budget << ",\"device\":{\"resident_bytes\":" << b.device.resident_bytes
     << ",\"need_bytes\":" << b.device.need_bytes << ",\"streamed\":" << (b.device.streamed ? "true" : "false")
+    << ",\"host_mapped\":" << (b.device.host_mapped ? "true" : "false")
     << ",\"partition_edges\":" << b.device.partition_edges << ",\"partitions\":" << b.device.partitions << "}}";
   return o.str();
 }
