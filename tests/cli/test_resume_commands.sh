@@ -52,7 +52,7 @@ runs_case() {  # NAME MIN [--resume]: kill after MIN runs, run again, compare wi
   no_debris "$name" R
 }
 runs_case "runs, killed during run formation, --resume" 20 --resume
-[[ $(resumed) =~ resumed:\ ([0-9]+)\ of\ 128\ runs ]] && ((BASH_REMATCH[1] >= 20)) &&
+[[ $(resumed) =~ resumed:\ ([0-9]+)\ of\ [0-9]+\ runs ]] && ((BASH_REMATCH[1] >= 20)) &&
   pass "runs --resume reuses the journalled runs ($(resumed))" || fail "runs reuse" "$(last_err)"
 runs_case "runs, killed, then without --resume" 10
 grep -q resumed "$WORK/last.err" && fail "runs without --resume reuses nothing" "$(resumed)" || pass "runs without --resume reuses nothing"
@@ -85,7 +85,7 @@ rm -rf R
 if kill_when "runs, touched input" 'R/.gxsort-job.*/journal' '^run ' 10 runs in.bin -o R --memory 6M; then
   touch in.bin
   gx runs in.bin -o R --memory 6M --resume -v
-  [[ $(resumed) == "resumed: 0 of 128 runs" ]] && pass "runs: a touched input reuses nothing" || fail "runs touched" "$(resumed)"
+  [[ $(resumed) =~ ^resumed:\ 0\ of\ [0-9]+\ runs$ ]] && pass "runs: a touched input reuses nothing" || fail "runs touched" "$(resumed)"
   cmp -s R/manifest.txt Rref/manifest.txt && pass "runs: a touched input, a fresh run" || fail "runs touched manifest" "$(last_err)"
   no_debris "runs, touched input" R
 fi
@@ -111,8 +111,8 @@ killed_and_resumed() {
 }
 dedupe_case() { killed_and_resumed "$1" dedupe d.bin dref.bin DD "${@:2}"; }  # NAME JOURNALS PATTERN MIN WANT-REGEX
 INNER='T/.gxsort-job.*/.gxsort-job.*/journal' OUTER='T/.gxsort-job.*/journal'
-dedupe_case "dedupe --count, killed in run formation" "$INNER" '^run ' 30 'sort: ([3-9][0-9]|1[0-9][0-9]) of 128 runs'
-dedupe_case "dedupe --count, killed during a merge level" "$INNER" '^level 1 0 ' 1 'sort: [0-9]+ of 128 runs, [1-2] of 2 merge outputs'
+dedupe_case "dedupe --count, killed in run formation" "$INNER" '^run ' 30 'sort: ([3-9][0-9]|1[0-9][0-9]) of [0-9]+ runs'
+dedupe_case "dedupe --count, killed during a merge level" "$INNER" '^level 1 0 ' 1 'sort: [0-9]+ of [0-9]+ runs, [1-2] of 2 merge outputs'
 dedupe_case "dedupe --count, killed in the last merge" "$INNER" '^final ' 3 'the last merge from [1-9]'
 dedupe_case "dedupe --count, killed in the group pass" "$OUTER" '^sorted ' 1 '^resumed: the sorted records kept$'
 if kill_when "dedupe, damaged stage" "$OUTER" '^sorted ' 1 "${DD[@]}"; then
@@ -126,7 +126,7 @@ if kill_when "dedupe, touched input" "$INNER" '^run ' 20 "${DD[@]}"; then
   touch in.bin
   gx "${DD[@]}" --resume -v
   same_bytes "dedupe, touched input: a fresh dedupe" d.bin dref.bin
-  [[ $(resumed) =~ sort:\ 0\ of\ 128\ runs ]] && pass "dedupe, touched input: nothing reused" || fail "dedupe touched" "$(resumed)"
+  [[ $(resumed) =~ sort:\ 0\ of\ [0-9]+\ runs ]] && pass "dedupe, touched input: nothing reused" || fail "dedupe touched" "$(resumed)"
   no_debris "dedupe, touched input" T .
 fi
 # --keep last of 16-byte records with an 8-byte key.
