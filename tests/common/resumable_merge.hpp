@@ -9,19 +9,24 @@
 #include <vector>
 
 #include "engine/merge.hpp"
+#include "io/checksum.hpp"
 
 namespace gxsort_test {
 
 struct Checkpoint {
   std::vector<uint64_t> cuts;
   uint64_t out_records;
+  gxsort::MergeJob::OutputSums sums;  // what the merge left for this checkpoint
 };
 
 // What went wrong ("" when nothing): merges `runs` with job (its backend, threads,
 // unique) in one go, then with checkpoints every `checkpoint_bytes`, and from each
 // checkpoint again into a copy of the output up to it. Every output must be the first's.
+// The checkpointed merge is asked for its output sums (MergeJob::output_sums): those it
+// leaves must be the XXH3-64s of the output's blocks since the checkpoint before;
+// *hashed (when given) counts the checkpoints that had them.
 inline std::string check_resumable_merge(gxsort::MergeJob job, const std::vector<gxsort::RunRef>& runs,
-                                         uint64_t checkpoint_bytes) {
+                                         uint64_t checkpoint_bytes, size_t* hashed = nullptr) {
   using namespace gxsort;
   const size_t rs = job.format->record_size;
   auto read_all = [&](const io::File& f, uint64_t records) {
@@ -35,7 +40,12 @@ inline std::string check_resumable_merge(gxsort::MergeJob job, const std::vector
   std::vector<Checkpoint> checkpoints;
   MergeJob kept = job;
   kept.checkpoint_bytes = checkpoint_bytes;
-  kept.checkpoint = [&](const std::vector<uint64_t>& cuts, uint64_t out) { checkpoints.push_back({cuts, out}); };
+  MergeJob::OutputSums sums;
+  kept.output_sums = &sums;
+  kept.checkpoint = [&](const std::vector<uint64_t>& cuts, uint64_t out) {
+    checkpoints.push_back({cuts, out, {}});
+    std::swap(checkpoints.back().sums, sums);  // taken, as the job takes them
+  };
   io::TempFile whole = io::TempFile::create("/tmp", "gxsort-test-merge");
   if (read_all(whole.file(), merge_runs(kept, runs, whole.file(), 0)) != want) return "the merge with checkpoints differs";
   if (checkpoints.empty()) return "no checkpoint";
@@ -46,7 +56,13 @@ inline std::string check_resumable_merge(gxsort::MergeJob job, const std::vector
     return "the last checkpoint is not the end";
   for (size_t c = 0; c < checkpoints.size(); ++c) {
     const Checkpoint& cp = checkpoints[c];
-    if (c > 0 && cp.out_records < checkpoints[c - 1].out_records) return "checkpoints go back";
+    const uint64_t from = c > 0 ? checkpoints[c - 1].out_records : 0;
+    if (cp.out_records < from) return "checkpoints go back";
+    if (cp.sums.block) {
+      if (hashed) ++*hashed;
+      if (cp.sums.sums != io::block_sums(want.data() + from * rs, size_t((cp.out_records - from) * rs), cp.sums.block, 2))
+        return "the sums of checkpoint " + std::to_string(c) + " are not its output's";
+    }
     // A killed run's output up to the checkpoint, garbage after it.
     io::TempFile resumed = io::TempFile::create("/tmp", "gxsort-test-merge");
     std::vector<unsigned char> before = want;

@@ -140,6 +140,42 @@ TEST_CASE("GPU windowed merge with checkpoints, resumed from each, is the merge 
     }
 }
 
+// Windows of whole 4 MiB sum blocks: the merge hashes each window as it writes it, and
+// the sums it leaves at each checkpoint are those of the output (no read-back).
+TEST_CASE("GPU windowed merge with checkpoints hashes its windows: the sums are the output's") {
+  GPU_TEST_REQUIRE_DEVICE();
+  auto gpu = make_backend(Device::cuda, 2, parse_size_option("2G", "--device-memory"));
+  auto cpu = make_cpu_backend(2);
+  std::mt19937_64 rng(17);
+  const Format f = Format::typed(KeyType::u64);
+  std::vector<std::vector<unsigned char>> data(3);
+  std::vector<RunRef> runs(3);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const size_t n = 700000 + rng() % 300000;  // 5.6-8 MB: windows that do not divide it
+    std::vector<uint64_t> keys(n);
+    for (auto& k : keys) k = rng() % 1000000;
+    data[i].resize(n * 8);
+    std::memcpy(data[i].data(), keys.data(), n * 8);
+    HostBuffer scratch = cpu->allocate_host(cpu->sort_scratch_bytes(f, n));
+    cpu->sort_chunk(f, data[i].data(), n, scratch.data());
+    runs[i].mem = data[i].data();
+    runs[i].records = n;
+    runs[i].name = "run" + std::to_string(i);
+  }
+  for (uint64_t checkpoint_bytes : {uint64_t(1), uint64_t(9) << 20}) {
+    MergeJob job;
+    job.format = &f;
+    job.backend = gpu.get();
+    job.window_memory = 3 * (uint64_t(6) << 20);  // 6 MiB windows: one whole 4 MiB block each
+    job.buffer_bytes = 1 << 16;
+    job.threads = 2;
+    size_t hashed = 0;
+    INFO("checkpoint bytes " << checkpoint_bytes);
+    CHECK(gxsort_test::check_resumable_merge(job, runs, checkpoint_bytes, &hashed) == "");
+    CHECK(hashed > 1);
+  }
+}
+
 TEST_CASE("GPU windowed merge of composite-key runs equals the CPU loser tree (small windows)") {
   GPU_TEST_REQUIRE_DEVICE();
   auto gpu = make_backend(Device::cuda, 2, parse_size_option("2G", "--device-memory"));

@@ -69,6 +69,7 @@ std::unique_ptr<SortJob> SortJob::create(const Prepared& p, const Plan& plan, co
   std::unique_ptr<SortJob> job(new SortJob());
   job->note_ = opt.note;
   job->dir_ = resume::JobDir::open(p.tmp_dirs, digest, resume, io::output_key(output));
+  job->dir_.sync_entries(opt.fsync);
   job->digest_ = digest;
   job->buckets_ = plan.buckets;
   job->resuming_ = resume;
@@ -451,8 +452,8 @@ uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>&
   MergeJob resumed = job;
   resumed.start = &start;
   // About 64 checkpoints a merge, of 16 MiB of input at least: a kill loses little, and
-  // each costs a journal line (and, after a device merge, a read-back of its new output:
-  // a CPU merge hashes its output as it writes it, MergeJob::output_sums).
+  // each costs a journal line (merges hash their output as they write it,
+  // MergeJob::output_sums; a device merge with -u leaves it to be read back).
   resumed.checkpoint_bytes = std::max<uint64_t>(uint64_t(16) << 20, total * rs / 64);
   MergeJob::OutputSums sums;
   resumed.output_sums = &sums;

@@ -22,6 +22,13 @@ namespace {
 // flushed at offsets that are multiples of io::kDirectBlock).
 size_t direct_block_records(size_t rs) { return io::kDirectBlock / std::gcd(rs, io::kDirectBlock); }
 
+// The records of a block of a resumable merge's output sums (MergeJob::output_sums):
+// about 4 MiB, whole records and whole 4 KiB blocks.
+uint64_t output_sum_records(size_t rs) {
+  const uint64_t align = direct_block_records(rs);
+  return std::max<uint64_t>(align, (uint64_t(4) << 20) / rs / align * align);
+}
+
 // Hashes one merge thread's output as it is flushed (MergeJob::sums): the XXH3-64 of
 // each job.sum_block bytes from job.sum_base. The thread's range starts on a block, and
 // every range but the last ends on one: each block is hashed by one thread, from the
@@ -150,6 +157,12 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
   constexpr size_t kSlots = 3;
   uint64_t w = job.backend->max_window_records(f);
   if (job.window_memory) w = std::min<uint64_t>(w, job.window_memory / (kSlots * rs));
+  // A resumable merge's checkpoints: the output's block sums taken from each window as
+  // it is written (in memory) instead of read back from the file; windows of whole
+  // blocks, so that every checkpoint starts on one. -u windows shrink: read back.
+  const uint64_t sum_records = output_sum_records(rs);
+  const bool hash_windows = job.output_sums && !job.unique && w >= sum_records;
+  if (hash_windows) w = w / sum_records * sum_records;
   w = std::max<uint64_t>(1, std::min<uint64_t>(w, total));
   std::vector<HostBuffer> buffers;
   std::vector<unsigned char*> slots;
@@ -220,11 +233,26 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
   uint64_t written = 0;  // records written so far
   bool have_last = job.unique_after != nullptr;
   if (have_last) std::memcpy(last.data(), job.unique_after, rs);
+  uint64_t unkept = 0;  // input bytes merged since the last checkpoint
+  std::vector<uint64_t> sums;  // of the output since the last checkpoint
   st.write = timed(secs ? &secs->write : nullptr, [&](pipeline::Chunk& c) {
     const size_t keep = job.unique ? unique_carry(f, c.data, c.bytes / rs, last, have_last) * rs : c.bytes;
     io::write_mapped(out, out_offset + written * rs, c.data, keep, job.threads);
     written += keep / rs;
-    if (job.checkpoint) job.checkpoint(window_ends[c.slot], written);
+    unkept += c.bytes;
+    if (hash_windows) {
+      const std::vector<uint64_t> s = io::block_sums(c.data, keep, sum_records * rs, job.threads);
+      sums.insert(sums.end(), s.begin(), s.end());
+    }
+    if (job.checkpoint && (unkept >= job.checkpoint_bytes || done + c.bytes == total * rs)) {
+      if (hash_windows) {
+        job.output_sums->block = sum_records * rs;
+        job.output_sums->sums.swap(sums);
+        sums.clear();
+      }
+      job.checkpoint(window_ends[c.slot], written);
+      unkept = 0;
+    }
     done += c.bytes;
     if (job.done_bytes) {
       uint64_t d = job.done_bytes->fetch_add(c.bytes) + c.bytes;
@@ -290,8 +318,7 @@ uint64_t merge_on_cpu_with_checkpoints(const MergeJob& job, const std::vector<Ru
   // Rounded up: every segment is checkpoint_bytes at least, so the job keeps each (its
   // sums start where the segment does).
   const uint64_t step = std::max<uint64_t>(align, (job.checkpoint_bytes / rs + align - 1) / align * align);
-  // The output's sums: blocks of whole records and 4 KiB blocks, about 4 MiB.
-  const uint64_t sum_records = std::max<uint64_t>(align, (uint64_t(4) << 20) / rs / align * align);
+  const uint64_t sum_records = output_sum_records(rs);
   std::vector<uint64_t> sums;
   const uint64_t total = std::accumulate(ends.begin(), ends.end(), uint64_t(0));
   uint64_t rank = std::accumulate(from.begin(), from.end(), uint64_t(0)), written = 0;

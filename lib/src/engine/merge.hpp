@@ -43,14 +43,16 @@ struct MergeJob {
   const unsigned char* unique_after = nullptr;
   // A resumable merge (engine/job.hpp): called in output order whenever the output is
   // whole up to `out_records` (past out_offset) and run i is merged up to cuts[i]: by
-  // CPU merges every checkpoint_bytes of input, by device merges after each window.
+  // CPU merges every checkpoint_bytes of input, by device merges after the window that
+  // reaches checkpoint_bytes since the last call (and after the last window).
   // The merge then drops nothing it has read (the job does, once a checkpoint is kept).
   std::function<void(const std::vector<uint64_t>& cuts, uint64_t out_records)> checkpoint;
   uint64_t checkpoint_bytes = 0;
-  // With `checkpoint`: a CPU merge leaves here, before each call, the checksums of the
-  // output since the last one, taken from its output buffers as they are written (the
-  // XXH3-64 of each `block` bytes): no read-back of the output. Device merges leave
-  // block 0 (the job reads their output back).
+  // With `checkpoint`: a merge leaves here, before each call, the checksums of the
+  // output since the last one, taken from its output buffers or windows as they are
+  // written (the XXH3-64 of each `block` bytes): no read-back of the output. A device
+  // merge with -u (or windows smaller than a block) leaves block 0: the job reads its
+  // output back.
   struct OutputSums {
     uint64_t block = 0;
     std::vector<uint64_t> sums;

@@ -176,7 +176,7 @@ void JobDir::record(const Piece& p) {
   const std::string line = entry_text(p);
   if (::write(journal_.get(), line.data(), line.size()) != ssize_t(line.size()))
     fail_errno(paths_[0] + "/journal", "cannot write the job's journal", errno);
-  fsync_or_fail(journal_.get(), paths_[0] + "/journal");
+  if (sync_) fsync_or_fail(journal_.get(), paths_[0] + "/journal");
   pieces_[p.key()] = p;
 }
 

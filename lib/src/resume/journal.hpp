@@ -64,6 +64,12 @@ class JobDir {
   ~JobDir();
 
   bool active() const { return !paths_.empty(); }
+  // Whether record() fsyncs the journal after each entry (the default). A job run with
+  // --no-fsync does not: its kept pieces are never fsync'd either, so a synced entry
+  // would not make them survive a power loss (resume verifies every piece and makes a
+  // lost one again), and each fsync of the journal made the file system commit, which
+  // waited for the writeback of everything else written meanwhile.
+  void sync_entries(bool on) { sync_ = on; }
   const std::string& path() const { return paths_[0]; }
   const std::vector<std::string>& paths() const { return paths_; }  // one in each -T directory
   // The directory a piece goes to, and its stable file name there.
@@ -86,6 +92,7 @@ class JobDir {
   io::UniqueFd journal_;
   std::map<std::string, Piece> pieces_;
   bool running_ = false;
+  bool sync_ = true;
 };
 
 // A journal's entries (a line cut short or damaged left out).
