@@ -133,7 +133,7 @@ void add_device(po::options_description& d, Args& a) {
 }
 
 void add_engine(po::options_description& d, const Spec& s, Command& cmd, Args& a) {
-  d.add_options()("no-fsync", po::bool_switch(&a.no_fsync), "do not fsync the output before renaming it into place (faster, less durable)");
+  d.add_options()("no-fsync", po::bool_switch(&a.no_fsync), "do not fsync the output before renaming it into place, nor a resumable job's journal (faster, less durable)");
   if (s.unique)
     d.add_options()("unique,u", po::bool_switch(&cmd.engine.unique), "keep only the first record of each group of equal keys");
   if (!s.engine) return;
