@@ -173,9 +173,9 @@ uint64_t sort_resident(Prepared& p, DeviceResidentSort& resident, const io::File
   const size_t rs = f.record_size;
   const uint64_t bytes = p.plan.input_bytes;
   auto t0 = Clock::now();
-  io::MappedFile dst;
+  std::optional<io::MappedRange> dst;
   parallel::BackgroundTasks mapper(1);
-  std::future<void> mapped = mapper.submit([&] { dst = io::MappedFile::map_write(out.file(), bytes, p.threads); });
+  std::future<void> mapped = mapper.submit([&] { dst.emplace(out.file(), 0, bytes, p.threads); });
   const size_t slice = p.plan.chunks.chunk_bytes;
   std::vector<HostBuffer> buffers;
   std::vector<unsigned char*> slots;
@@ -207,15 +207,12 @@ uint64_t sort_resident(Prepared& p, DeviceResidentSort& resident, const io::File
   bool have_last = false;
   out_st.write = [&](pipeline::Chunk& c) {
     const size_t keep = opt.unique ? unique_carry(f, c.data, c.bytes / rs, last, have_last) * rs : c.bytes;
-    io::parallel_copy(dst.data() + written, c.data, keep, p.threads);
-    // Final: its writeback starts now, with no mapped page left to write-protect.
-    dst.release(written, keep);
-    out.file().written_elsewhere(written, keep);
+    dst->put(c.data, written, keep);  // final: its writeback starts now
     written += keep;
   };
   cfg.phase = "write";
   pipeline::run_chunks(cfg, slots, out_st, opt.progress);
-  dst.unmap();
+  dst.reset();
   if (written < bytes) out.file().truncate(written);
   st.phases.push_back({"read and copy in", t_read, bytes, 0});
   st.phases.push_back({"sort on the device", t_sort, 0, bytes});

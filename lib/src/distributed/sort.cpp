@@ -78,28 +78,6 @@ void set_up(Comm& comm, Setup& s, const std::string& input, const std::string& o
   });
 }
 
-// The rank's range of the output mapped once and pre-faulted on every thread, filled in
-// pieces copied in by every thread, each piece's writeback started as it is done: one
-// file's write() calls are serialized by the kernel (16 GiB written by one rank with
-// pwrite on 16 threads took 10 s on the H200 host; a mapping per 64 MiB slice, 9 s for
-// 8 GiB with two ranks mapping at once).
-class MappedRange {
- public:
-  MappedRange(const io::File& out, uint64_t offset, uint64_t bytes, unsigned threads)
-      : out_(out), offset_(offset), threads_(threads), m_(io::MappedFile::map_write(out, size_t(bytes), threads, offset)) {}
-  void put(const unsigned char* src, uint64_t at, uint64_t n) {
-    io::parallel_copy(m_.data() + at, src, size_t(n), threads_);
-    m_.release(size_t(at), size_t(n));
-    out_.written_elsewhere(offset_ + at, n);
-  }
-
- private:
-  const io::File& out_;
-  uint64_t offset_;
-  unsigned threads_;
-  io::MappedFile m_;
-};
-
 // The received pieces merged into `out` from byte `offset` (stable: the pieces are in
 // input order); -u drops the records of the key of `after` too. Returns the records
 // written; *levels: the merge levels it took.
@@ -117,14 +95,14 @@ uint64_t merge_received(Prepared& p, Received& rec, const EngineOptions& opt, co
   const bool all_in_memory =
       rec.in_memory && std::all_of(rec.pieces.begin(), rec.pieces.end(), [](const RunRef& r) { return r.mem; });
   if (all_in_memory && rec.pieces.size() == 1 && !opt.unique) {  // nothing to merge (one rank, say)
-    MappedRange(out, offset, bytes, p.threads).put(rec.pieces[0].mem, 0, bytes);
+    io::MappedRange(out, offset, bytes, p.threads).put(rec.pieces[0].mem, 0, bytes);
     return rec.records;
   }
   if (all_in_memory && !opt.unique) {  // a device that holds them sorts the pieces again
     if (auto resident = p.backend->begin_resident_sort(f, size_t(rec.records))) {
       // Loaded in input order (rank, run), the stable sort keeps that order for equal
       // keys, as the merge does.
-      MappedRange range(out, offset, bytes, p.threads);
+      io::MappedRange range(out, offset, bytes, p.threads);
       auto drain = [&](const unsigned char* src, uint64_t first, uint64_t count) {
         range.put(src, first * f.record_size, count * f.record_size);
       };

@@ -47,9 +47,24 @@ class MappedFile {
   bool guarded_ = false;        // registered with the SIGBUS guard (read mappings)
 };
 
-// Writes n bytes at `offset` of out through a mapping of that range, copied in by
-// `threads` threads (one file's write() calls are serialized by the kernel); the range
-// is final: its writeback starts at once where the file has write-behind.
+// Bytes [offset, offset + bytes) of an output file, mapped once (MappedFile::map_write)
+// and filled piece by piece, each piece copied in by `threads` threads (one file's write()
+// calls are serialized by the kernel). A piece put is final: its pages leave the mapping
+// and their writeback starts at once where the file has write-behind.
+class MappedRange {
+ public:
+  MappedRange(const File& out, uint64_t offset, uint64_t bytes, unsigned threads);
+  // n bytes of src at byte `at` of the range.
+  void put(const unsigned char* src, uint64_t at, uint64_t n);
+
+ private:
+  const File& out_;
+  uint64_t offset_;
+  unsigned threads_;
+  MappedFile m_;
+};
+
+// One piece: n bytes of data at `offset` of out, through a mapping of that range.
 void write_mapped(const File& out, uint64_t offset, const unsigned char* data, size_t n, unsigned threads);
 
 }  // namespace gxsort::io
