@@ -127,6 +127,92 @@ TEST_CASE("graph: direction-optimizing CPU BFS takes bottom-up steps and equals 
   CHECK(r.levels == bfs_sequential(d, 1).levels);
 }
 
+namespace {
+// The CPU search from `s` on `threads` threads against the sequential one: levels,
+// Graph500 validity of the parents, and the summary. Returns its bottom-up levels.
+uint32_t check_cpu_bfs(const CsrGraph& g, uint64_t s, unsigned threads) {
+  const BfsRun want = bfs_sequential(g, s);
+  const BfsRun got = bfs_cpu(g, s, threads);
+  INFO("n " << g.n << " symmetric " << g.symmetric << " source " << s << " threads " << threads);
+  CHECK(got.levels == want.levels);
+  CHECK(validate_bfs(g, s, got.levels, got.parents) == "");
+  CHECK(got.reached == want.reached);
+  CHECK(got.edges_traversed == want.edges_traversed);
+  return got.bottom_up_levels;
+}
+
+// Sources worth searching from: the highest-degree vertex, a vertex without edges (if
+// any), and a few others.
+std::vector<uint64_t> test_sources(const CsrGraph& g) {
+  std::vector<uint64_t> s{0, g.n / 2, g.n - 1, mix64(g.n) % g.n};
+  uint64_t hub = 0;
+  for (uint64_t v = 0; v < g.n; ++v) {
+    if (g.degree(v) > g.degree(hub)) hub = v;
+    if (g.degree(v) == 0 && s.size() == 4) s.push_back(v);
+  }
+  s.push_back(hub);
+  return s;
+}
+
+// The switch-point variables of both searches, set for one scope.
+struct SwitchEnv {
+  SwitchEnv(const char* alpha, const char* beta, const char* min_bottom_up) {
+    setenv("GXSORT_BFS_ALPHA", alpha, 1);
+    setenv("GXSORT_BFS_BETA", beta, 1);
+    setenv("GXSORT_BFS_MINBU", min_bottom_up, 1);
+  }
+  ~SwitchEnv() {
+    unsetenv("GXSORT_BFS_ALPHA");
+    unsetenv("GXSORT_BFS_BETA");
+    unsetenv("GXSORT_BFS_MINBU");
+  }
+};
+}  // namespace
+
+TEST_CASE("graph: CPU BFS on 1 and 2 threads, directed and symmetric, several sizes, equals the sequential BFS") {
+  // n = 1000: a partial last bitmap word and 100 vertices without edges
+  std::vector<std::pair<uint64_t, uint64_t>> small;
+  for (uint64_t i = 0; i < 4000; ++i) small.push_back({mix64(i) % 900, mix64(i + 12345) % 900});
+  for (bool sym : {false, true}) {
+    std::vector<CsrGraph> graphs;
+    graphs.push_back(csr_from_edges(small, sym, false, false, 1000));
+    // 2^15 vertices: one range of claims; 2^17: four, and R-MAT hubs of thousands of
+    // edges, expanded in chunks
+    for (unsigned scale : {10u, 15u, 17u})
+      for (bool rmat : {true, false}) graphs.push_back(random_graph(rmat, scale, 16, scale + 5 * rmat, sym));
+    for (const CsrGraph& g : graphs) {
+      uint32_t bottom_up = 0;
+      for (uint64_t s : test_sources(g))
+        for (unsigned threads : {1u, 2u}) bottom_up += check_cpu_bfs(g, s, threads);
+      if (!sym) CHECK(bottom_up == 0);
+      if (sym && g.n >= (1u << 15)) CHECK(bottom_up > 0);
+    }
+  }
+}
+
+TEST_CASE("graph: CPU BFS with extreme switch points equals the sequential BFS") {
+  struct Setting { const char *alpha, *beta, *min_bottom_up; int bottom_up; };  // 1: some bottom-up levels; -1: any
+  const Setting settings[] = {
+      {"1e9", "1e9", "0", 1},    // bottom-up from the first level to the last
+      {"14", "2", "0", -1},      // bottom-up and back to top-down, maybe more than once
+      {"14", "1e-9", "0", -1},   // back to top-down as soon as alpha allows
+      {"1e-9", "24", "0", -1},   // top-down while unexplored edges remain
+      {"14", "24", "256", -1},   // the CPU's own
+  };
+  for (const Setting& st : settings) {
+    SwitchEnv env(st.alpha, st.beta, st.min_bottom_up);
+    for (bool rmat : {true, false}) {
+      const CsrGraph g = random_graph(rmat, 14, 16, 7 + rmat, true);
+      uint32_t bottom_up = 0;
+      for (uint64_t s : test_sources(g)) {
+        INFO("alpha " << st.alpha << " beta " << st.beta << " min " << st.min_bottom_up << " rmat " << rmat);
+        for (unsigned threads : {1u, 2u}) bottom_up += check_cpu_bfs(g, s, threads);
+      }
+      if (st.bottom_up == 1) CHECK(bottom_up > 0);
+    }
+  }
+}
+
 TEST_CASE("graph: the CPU backend's bfs entry: one search with its arrays, several as summaries") {
   std::unique_ptr<Backend> cpu = make_cpu_backend(4);
   CHECK(cpu->max_bfs_vertices() == UINT64_MAX);  // wide graphs too

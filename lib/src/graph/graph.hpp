@@ -96,8 +96,11 @@ struct BfsRun {
 
 BfsRun bfs_sequential(const CsrGraph& g, uint64_t source);
 // Parallel level-synchronous BFS on `threads` threads (0 = all cores): top-down, and on
-// symmetric graphs direction-optimizing (bottom-up steps, Beamer's heuristics, the same
-// switch points as the GPU). `direction_optimizing` = false forces top-down (tests).
+// symmetric graphs direction-optimizing (bottom-up steps, Beamer's heuristics with the
+// CPU's own switch points, DirectionSwitch::cpu). `direction_optimizing` = false forces
+// top-down (tests). `seconds` is the search alone: the levels and parents are allocated
+// before it, and on graphs of fewer than 2^32 vertices the 4-byte parents it writes are
+// widened into `parents` after it (as the GPU's are copied back).
 BfsRun bfs_cpu(const CsrGraph& g, uint64_t source, unsigned threads, bool direction_optimizing = true);
 // Fills depth, reached and edges_traversed from levels.
 void bfs_summarize(const CsrGraph& g, BfsRun& r);
