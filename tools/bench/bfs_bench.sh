@@ -12,7 +12,8 @@
 #   env: WORK (scratch dir, default $TMPDIR or /tmp), SOURCES (default 16), THREADS (default 16),
 #        PROFILE=1: also a per-level profile of 3 in-memory GPU searches (GXSORT_BFS_PROFILE:
 #        each level's mode, frontier, edges and time, the device synchronized per level),
-#        GXSORT_BFS_ALPHA / GXSORT_BFS_BETA / GXSORT_BFS_BU: GPU switch points (cuda/graph/bfs_cuda.cu)
+#        GXSORT_BFS_ALPHA / GXSORT_BFS_BETA / GXSORT_BFS_BU: GPU switch points (cuda/graph/bfs_cuda.cu);
+#        ALPHA and BETA (and GXSORT_BFS_MINBU) set the CPU search's too (lib/src/graph/bfs_cpu.cpp)
 set -euo pipefail
 GX=${1:?usage: $0 /path/to/gxsort [SCALE...]}
 shift

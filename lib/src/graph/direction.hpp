@@ -14,10 +14,10 @@ struct DirectionSwitch {
   uint64_t min_bottom_up_frontier = kMinBottomUpFrontier;
 
   // The CPU search's points, measured on the 2-core CPU machine (docs/benchmarks.md,
-  // 2026-11-27): alpha 8-30 and beta 12-64 moved the mean search by under 3%, so they
-  // stay the GPU's; bottom-up from frontiers of 256 vertices, where the GPU's 4096 kept a
-  // few hundred hubs holding most unexplored edges top-down (1-3% slower). The CPU
-  // search also stays bottom-up while alpha says so (bfs_cpu.cpp).
+  // 2026-11-27): alpha 8-60 and beta 8-64 moved the mean search by a few percent at most,
+  // so they stay the GPU's; bottom-up from frontiers of 256 vertices, where the GPU's
+  // 4096 kept a few hundred hubs holding most unexplored edges top-down (1-2% slower).
+  // The CPU search also stays bottom-up while alpha says so (bfs_cpu.cpp).
   static DirectionSwitch cpu() { return DirectionSwitch{14.0, 24.0, 256}; }
 
   bool to_bottom_up(uint64_t frontier_edges, double unexplored_edges, uint64_t frontier) const {
