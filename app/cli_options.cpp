@@ -179,7 +179,7 @@ void add_command_options(po::options_description& d, const Spec& s, Command& cmd
     ("assume-sorted", po::bool_switch(&cmd.engine.dedupe.assume_sorted), "the input is sorted: stream it (exit 1 naming the first unsorted record)")
     ("count", po::bool_switch(&cmd.engine.dedupe.count), "write each kept record followed by its group size as a little-endian u64")
     ("keep", po::value(&a.keep)->value_name("first|last"), "which record of a group of equal keys is kept, in input order (default first)")
-    ("strategy", po::value(&a.strategy)->value_name(names(kDedupeStrategies)), "default auto: bitmap for flat u32/i32/f32 keys when the input has more than 2^26 keys or does not sort in memory, and no --count");
+    ("strategy", po::value(&a.strategy)->value_name(names(kDedupeStrategies)), "default auto: bitmap for flat u32/i32/f32 keys, no --count, when the input does not sort in memory; else on a GPU above 2^26 keys, on the CPU from 2^26 keys whose sampled span is at most 2^24 (docs/dedupe.md)");
   if (n == "graph build") d.add_options()
     ("input-format", po::value(&a.input_format)->value_name(names(kEdgeFormats)), "default auto: from the extension (.mtx, .bin32/.u32, .bin64/.u64, else snap)")
     ("symmetrize", po::bool_switch(&cmd.engine.graph.build.symmetrize), "add the reverse (dst, src) of every edge")

@@ -79,19 +79,52 @@ TEST_CASE("dedupe: group_records keeps first or last and counts, against the ora
       }
 }
 
+// The inputs of the rule: records, sort in memory, on a GPU, sampled key span.
+DedupeInput dedupe_input(uint64_t records, bool in_memory, bool gpu = false, uint64_t span = 0) {
+  DedupeInput in;
+  in.records = records;
+  in.sort_in_memory = in_memory;
+  in.gpu = gpu;
+  in.key_span = span;
+  return in;
+}
+
 TEST_CASE("dedupe: the strategy rule") {
   const Format u32 = Format::typed(KeyType::u32), u64 = Format::typed(KeyType::u64);
-  CHECK(choose_dedupe_strategy(DedupeStrategy::automatic, u32, false, false, 1000, true) == DedupePath::sort);
-  CHECK(choose_dedupe_strategy(DedupeStrategy::automatic, u32, false, false, kBitmapAutoMinKeys + 1, true) == DedupePath::bitmap);
-  CHECK(choose_dedupe_strategy(DedupeStrategy::automatic, u32, false, false, 1000, false) == DedupePath::bitmap);
-  CHECK(choose_dedupe_strategy(DedupeStrategy::automatic, u32, true, false, kBitmapAutoMinKeys + 1, false) == DedupePath::sort);
-  CHECK(choose_dedupe_strategy(DedupeStrategy::automatic, u64, false, false, kBitmapAutoMinKeys + 1, false) == DedupePath::sort);
-  CHECK(choose_dedupe_strategy(DedupeStrategy::automatic, u32, false, true, kBitmapAutoMinKeys + 1, false) == DedupePath::stream);
-  CHECK(choose_dedupe_strategy(DedupeStrategy::sort, u32, false, true, 10, true) == DedupePath::stream);
-  CHECK(choose_dedupe_strategy(DedupeStrategy::bitmap, Format::typed(KeyType::f32), false, false, 10, true) == DedupePath::bitmap);
-  CHECK_THROWS_AS(choose_dedupe_strategy(DedupeStrategy::bitmap, u64, false, false, 10, true), Error);
-  CHECK_THROWS_AS(choose_dedupe_strategy(DedupeStrategy::bitmap, u32, true, false, 10, true), Error);
-  CHECK_THROWS_AS(choose_dedupe_strategy(DedupeStrategy::bitmap, u32, false, true, 10, true), Error);
+  const auto automatic = [&](const Format& f, const DedupeInput& in, bool count = false, bool sorted = false) {
+    return choose_dedupe_strategy(DedupeStrategy::automatic, f, count, sorted, in);
+  };
+  const uint64_t wide = uint64_t(1) << 32, pbbs = 100000000;  // PBBS randomSeq: 10^8 keys in [0, 10^8)
+  // CPU, sort in memory: the sort at any count unless the sampled span is narrow
+  // (kCpuBitmapMaxSpan) and the keys are many (kCpuBitmapMinKeys).
+  CHECK(automatic(u32, dedupe_input(1000, true)) == DedupePath::sort);
+  CHECK(automatic(u32, dedupe_input(pbbs, true, false, pbbs)) == DedupePath::sort);
+  CHECK(automatic(u32, dedupe_input(3 * pbbs, true, false, wide)) == DedupePath::sort);
+  CHECK(automatic(u32, dedupe_input(uint64_t(1) << 31, true)) == DedupePath::sort);  // not sampled: wide
+  CHECK(automatic(u32, dedupe_input(pbbs, true, false, kCpuBitmapMaxSpan)) == DedupePath::bitmap);
+  CHECK(automatic(u32, dedupe_input(pbbs, true, false, kCpuBitmapMaxSpan + 1)) == DedupePath::sort);
+  CHECK(automatic(u32, dedupe_input(pbbs, true, false, 1 << 20)) == DedupePath::bitmap);
+  CHECK(automatic(u32, dedupe_input(kCpuBitmapMinKeys, true, false, 1 << 20)) == DedupePath::bitmap);
+  CHECK(automatic(u32, dedupe_input(kCpuBitmapMinKeys - 1, true, false, 1 << 20)) == DedupePath::sort);
+  // CPU, a sort out of core: the bitmap, whatever the span.
+  CHECK(automatic(u32, dedupe_input(1000, false)) == DedupePath::bitmap);
+  CHECK(automatic(u32, dedupe_input(3 * pbbs, false, false, wide)) == DedupePath::bitmap);
+  // GPU (its own constants): the bitmap above kGpuBitmapAutoMinKeys or out of core.
+  CHECK(automatic(u32, dedupe_input(kGpuBitmapAutoMinKeys, true, true, wide)) == DedupePath::sort);
+  CHECK(automatic(u32, dedupe_input(kGpuBitmapAutoMinKeys + 1, true, true, wide)) == DedupePath::bitmap);
+  CHECK(automatic(u32, dedupe_input(1000, false, true)) == DedupePath::bitmap);
+  // Never for --count, other formats, or --assume-sorted (the stream).
+  CHECK(automatic(u32, dedupe_input(pbbs, false, false, 1 << 20), true) == DedupePath::sort);
+  CHECK(automatic(u64, dedupe_input(pbbs, false, false, 1 << 20)) == DedupePath::sort);
+  CHECK(automatic(u32, dedupe_input(pbbs, false, false, 1 << 20), false, true) == DedupePath::stream);
+  CHECK(choose_dedupe_strategy(DedupeStrategy::sort, u32, false, true, dedupe_input(10, true)) == DedupePath::stream);
+  CHECK(choose_dedupe_strategy(DedupeStrategy::sort, u32, false, false, dedupe_input(pbbs, false, false, 1 << 20)) ==
+        DedupePath::sort);
+  CHECK(choose_dedupe_strategy(DedupeStrategy::bitmap, Format::typed(KeyType::f32), false, false, dedupe_input(10, true)) ==
+        DedupePath::bitmap);
+  CHECK_THROWS_AS(choose_dedupe_strategy(DedupeStrategy::bitmap, u64, false, false, dedupe_input(10, true)), Error);
+  CHECK_THROWS_AS(choose_dedupe_strategy(DedupeStrategy::bitmap, u32, true, false, dedupe_input(10, true)), Error);
+  CHECK_THROWS_AS(choose_dedupe_strategy(DedupeStrategy::bitmap, u32, false, true, dedupe_input(10, true)), Error);
   CHECK_THROWS_AS(parse_choice(std::string("hash"), "--strategy", kDedupeStrategies), Error);
 }
 

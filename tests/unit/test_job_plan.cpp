@@ -157,6 +157,19 @@ TEST_CASE("job plan: dedupe's strategy and streams; the stream and the bitmap ne
   tiny.dedupe.assume_sorted = false;
   tiny.dedupe.strategy = DedupeStrategy::sort;
   CHECK(usage_message(tiny).find("is below the minimum") != std::string::npos);
+  // In memory on the CPU: the sort, unless the sampled keys span a narrow range; on a GPU
+  // (a device budget), the bitmap above kGpuBitmapAutoMinKeys keys.
+  Job pbbs = job(JobKind::dedupe, 100000000, uint64_t(8) << 30, 4);
+  REQUIRE(make_plan(pbbs).mode == PlanMode::in_memory);
+  CHECK(make_plan(pbbs).dedupe.strategy == DedupePath::sort);
+  pbbs.dedupe_key_span = 100000000;
+  CHECK(make_plan(pbbs).dedupe.strategy == DedupePath::sort);
+  pbbs.dedupe_key_span = 1 << 20;
+  CHECK(make_plan(pbbs).dedupe.strategy == DedupePath::bitmap);
+  CHECK(make_plan(pbbs).dedupe.key_span == (1 << 20));
+  pbbs.dedupe_key_span = 0;
+  pbbs.device_budget = uint64_t(1) << 30;
+  CHECK(make_plan(pbbs).dedupe.strategy == DedupePath::bitmap);
   Job asked = job(JobKind::dedupe, 10, 64 << 20, 4);
   asked.dedupe.strategy = DedupeStrategy::bitmap;
   CHECK(make_plan(asked).dedupe.bitmap_budget == UINT64_MAX);

@@ -334,6 +334,10 @@ TEST_CASE("dedupe of composite keys: keep first or last, with counts, in memory 
 
 TEST_CASE("dedupe --strategy bitmap refuses composite keys; auto takes the sort") {
   const Format f = Format::of_keys(4, {field(0, KeyType::u16), field(2, KeyType::u16)}, false);
-  CHECK_THROWS_AS(choose_dedupe_strategy(DedupeStrategy::bitmap, f, false, false, 1 << 30, false), Error);
-  CHECK(choose_dedupe_strategy(DedupeStrategy::automatic, f, false, false, uint64_t(1) << 30, false) == DedupePath::sort);
+  DedupeInput in;
+  in.records = uint64_t(1) << 30;
+  in.sort_in_memory = false;
+  in.key_span = 1 << 20;
+  CHECK_THROWS_AS(choose_dedupe_strategy(DedupeStrategy::bitmap, f, false, false, in), Error);
+  CHECK(choose_dedupe_strategy(DedupeStrategy::automatic, f, false, false, in) == DedupePath::sort);
 }

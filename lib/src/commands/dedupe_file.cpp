@@ -21,6 +21,8 @@
 #include "commands/command_plans.hpp"
 #include "plan/sizes.hpp"
 #include "engine/group_pass.hpp"
+#include "engine/partition_sort.hpp"
+#include "kernels/key_bitmap.hpp"
 #include "engine/engine.hpp"
 
 namespace gxsort {
@@ -224,9 +226,26 @@ std::unique_ptr<KeyBitmap> make_bitmap(Prepared& p, const EngineOptions& opt) {
 
 }  // namespace
 
+// The span of a sample of the keys that --strategy auto weighs on the CPU
+// (plan/dedupe_strategy.hpp): kKeySpanSamples keys read at even strides, only where the
+// bitmap could pay (auto, flat 4-byte keys, no --count, a regular input of at least
+// kCpuBitmapMinKeys keys); 0 elsewhere.
+uint64_t sampled_key_span(const io::File& in, const EngineOptions& opt) {
+  const DedupeOptions& o = opt.dedupe;
+  const Format& f = opt.format;
+  if (in.is_stream() || o.strategy != DedupeStrategy::automatic || o.count || o.assume_sorted || !bitmap_format_ok(f))
+    return 0;
+  const uint64_t records = in.size() / f.record_size;
+  if (records < kCpuBitmapMinKeys) return 0;
+  const std::vector<uint64_t> s = sample_prefixes(in, f, records, kKeySpanSamples);  // sorted order32 keys
+  return s.back() - s.front() + 1;
+}
+
 Prepared prepare_dedupe(const io::File& in, const std::string& output, const EngineOptions& opt) {
   const bool stream = in.is_stream();
-  return prepare(opt, job_of(JobKind::dedupe, opt, stream ? 0 : in.size(), stream), default_temp_dir(output));
+  Job job = job_of(JobKind::dedupe, opt, stream ? 0 : in.size(), stream);
+  job.dedupe_key_span = sampled_key_span(in, opt);
+  return prepare(opt, std::move(job), default_temp_dir(output));
 }
 
 RunStats dedupe_file(const std::string& input, const std::string& output, const EngineOptions& opt) {

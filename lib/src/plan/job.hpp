@@ -30,8 +30,10 @@ struct Job {
 
   // merge: the records of each input, in argument order.
   std::vector<uint64_t> input_records;
-  // dedupe: its options.
+  // dedupe: its options, and the span of a sample of its keys (DedupeInput::key_span; 0:
+  // not sampled).
   DedupeOptions dedupe;
+  uint64_t dedupe_key_span = 0;
   // graph build: the edge list's format (resolved: never automatic) and --symmetrize.
   EdgeFormat edge_format = EdgeFormat::snap;
   bool symmetrize = false;

@@ -170,9 +170,13 @@ Plan plan_dedupe(const Job& j) {
   DedupePlan& d = p.dedupe;
   d.sort_planned = planned;
   d.keep_first = !o.count && (!o.keep_last || f.flat());
-  const uint64_t records = j.stream ? 0 : p.records;
-  const bool sort_in_memory = j.stream || (planned && p.mode == PlanMode::in_memory);
-  d.strategy = choose_dedupe_strategy(o.strategy, f, o.count, o.assume_sorted, records, sort_in_memory);
+  DedupeInput in;
+  in.records = j.stream ? 0 : p.records;
+  in.sort_in_memory = j.stream || (planned && p.mode == PlanMode::in_memory);
+  in.gpu = j.device_budget > 0;  // only a backend with a device has a device budget
+  in.key_span = j.dedupe_key_span;
+  d.key_span = j.dedupe_key_span;
+  d.strategy = choose_dedupe_strategy(o.strategy, f, o.count, o.assume_sorted, in);
   if (d.strategy == DedupePath::sort && !planned) fail_usage(why);
   plan_dedupe_streams(j, d);
   return p;

@@ -31,6 +31,8 @@ void input_text(std::ostringstream& o, const Plan& p) {
 void dedupe_text(std::ostringstream& o, const Plan& p) {
   const DedupePlan& d = p.dedupe;
   o << "strategy: " << dedupe_path_name(d.strategy) << "\n";
+  if (d.key_span)
+    o << "keys sampled: " << kKeySpanSamples << ", spanning " << d.key_span << " key values (the bitmap's bits)\n";
   if (d.strategy == DedupePath::bitmap) {
     o << "bitmap: keys streamed in chunks of " << chunks_text(d.bitmap, 4, "keys") << "; the "
       << format_bytes(kBitmapBytes) << " bitmap of every key "
@@ -133,7 +135,8 @@ std::string job_plan_json(const Plan& p) {
       << (p.dedupe.keep_first ? "true" : "false") << ",\"sort_planned\":" << (p.dedupe.sort_planned ? "true" : "false")
       << ",\"bitmap\":" << stream_json(p.dedupe.bitmap) << ",\"bitmap_budget\":"
       << (p.dedupe.bitmap_budget == UINT64_MAX ? std::string("null") : std::to_string(p.dedupe.bitmap_budget))
-      << ",\"group\":" << stream_json(p.dedupe.group) << "}";
+      << ",\"group\":" << stream_json(p.dedupe.group) << ",\"key_span\":"
+      << (p.dedupe.key_span ? std::to_string(p.dedupe.key_span) : std::string("null")) << "}";
   if (p.command == JobKind::graph_build)
     o << ",\"graph\":{\"parse_block_bytes\":" << p.graph.parse_block_bytes << ",\"csr_block_bytes\":" << p.graph.csr_block_bytes
       << ",\"offsets_budget\":" << p.graph.offsets_budget << ",\"max_edge_records\":" << p.graph.max_edge_records << "}";

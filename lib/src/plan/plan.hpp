@@ -80,6 +80,7 @@ struct DedupePlan {
   StreamPlan bitmap;             // the keys streamed into the bitmap
   uint64_t bitmap_budget = 0;    // host bytes the bitmap may take (UINT64_MAX: --strategy bitmap)
   StreamPlan group;              // the group pass (input chunks; each with its output chunk)
+  uint64_t key_span = 0;         // the sampled keys' span --strategy auto weighed (0: not sampled)
 };
 
 // graph build: parse blocks, the edge sort (planned by the sort once the edges are
