@@ -47,6 +47,29 @@ std::vector<Format> formats() {
   return fs;
 }
 
+// Sorted runs of u64 keys in [0, range) held in `data`, one of n_min + rng() % n_spread
+// keys each, sorted on the CPU backend.
+std::vector<RunRef> sorted_u64_runs(std::mt19937_64& rng, size_t count, size_t n_min, size_t n_spread, uint64_t range,
+                                    std::vector<std::vector<unsigned char>>& data) {
+  auto cpu = make_cpu_backend(2);
+  const Format f = Format::typed(KeyType::u64);
+  data.assign(count, {});
+  std::vector<RunRef> runs(count);
+  for (size_t i = 0; i < count; ++i) {
+    const size_t n = n_min + rng() % n_spread;
+    std::vector<uint64_t> keys(n);
+    for (auto& k : keys) k = rng() % range;
+    data[i].resize(n * 8);
+    std::memcpy(data[i].data(), keys.data(), n * 8);
+    HostBuffer scratch = cpu->allocate_host(cpu->sort_scratch_bytes(f, n));
+    cpu->sort_chunk(f, data[i].data(), n, scratch.data());
+    runs[i].mem = data[i].data();
+    runs[i].records = n;
+    runs[i].name = "run" + std::to_string(i);
+  }
+  return runs;
+}
+
 }  // namespace
 
 TEST_CASE("GPU windowed merge equals the CPU loser tree for K = 1..64 uneven runs and every format") {
@@ -109,25 +132,12 @@ TEST_CASE("GPU sort_chunk and windowed merge give the same bytes as the CPU for 
 TEST_CASE("GPU windowed merge with checkpoints, resumed from each, is the merge in one go (-u, dups)") {
   GPU_TEST_REQUIRE_DEVICE();
   auto gpu = make_backend(Device::cuda, 2, parse_size_option("2G", "--device-memory"));
-  auto cpu = make_cpu_backend(2);
   std::mt19937_64 rng(13);
   const Format f = Format::typed(KeyType::u64);
   for (bool unique : {false, true})
     for (uint64_t range : {uint64_t(2), uint64_t(500), ~uint64_t(0)}) {
-      std::vector<std::vector<unsigned char>> data(5);
-      std::vector<RunRef> runs(5);
-      for (size_t i = 0; i < runs.size(); ++i) {
-        const size_t n = 1000 + rng() % 4000;
-        std::vector<uint64_t> keys(n);
-        for (auto& k : keys) k = rng() % range;
-        data[i].resize(n * 8);
-        std::memcpy(data[i].data(), keys.data(), n * 8);
-        HostBuffer scratch = cpu->allocate_host(cpu->sort_scratch_bytes(f, n));
-        cpu->sort_chunk(f, data[i].data(), n, scratch.data());
-        runs[i].mem = data[i].data();
-        runs[i].records = n;
-        runs[i].name = "run" + std::to_string(i);
-      }
+      std::vector<std::vector<unsigned char>> data;
+      const std::vector<RunRef> runs = sorted_u64_runs(rng, 5, 1000, 4000, range, data);
       MergeJob job;
       job.format = &f;
       job.backend = gpu.get();
@@ -145,23 +155,11 @@ TEST_CASE("GPU windowed merge with checkpoints, resumed from each, is the merge 
 TEST_CASE("GPU windowed merge with checkpoints hashes its windows: the sums are the output's") {
   GPU_TEST_REQUIRE_DEVICE();
   auto gpu = make_backend(Device::cuda, 2, parse_size_option("2G", "--device-memory"));
-  auto cpu = make_cpu_backend(2);
   std::mt19937_64 rng(17);
   const Format f = Format::typed(KeyType::u64);
-  std::vector<std::vector<unsigned char>> data(3);
-  std::vector<RunRef> runs(3);
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const size_t n = 700000 + rng() % 300000;  // 5.6-8 MB: windows that do not divide it
-    std::vector<uint64_t> keys(n);
-    for (auto& k : keys) k = rng() % 1000000;
-    data[i].resize(n * 8);
-    std::memcpy(data[i].data(), keys.data(), n * 8);
-    HostBuffer scratch = cpu->allocate_host(cpu->sort_scratch_bytes(f, n));
-    cpu->sort_chunk(f, data[i].data(), n, scratch.data());
-    runs[i].mem = data[i].data();
-    runs[i].records = n;
-    runs[i].name = "run" + std::to_string(i);
-  }
+  std::vector<std::vector<unsigned char>> data;
+  // 5.6-8 MB each: windows that do not divide them
+  const std::vector<RunRef> runs = sorted_u64_runs(rng, 3, 700000, 300000, 1000000, data);
   for (uint64_t checkpoint_bytes : {uint64_t(1), uint64_t(9) << 20}) {
     MergeJob job;
     job.format = &f;
