@@ -51,6 +51,30 @@ runs_case() {  # NAME MIN [--resume]: kill after MIN runs, run again, compare wi
   ((bad == 0)) && pass "$name: every run byte for byte" || fail "$name: runs differ" "$(ls R | head -3)"
   no_debris "$name" R
 }
+# plan_shows NAME REGEX... CMD...: `plan CMD --resume` (what a resume would find, read
+# without touching the job) prints a line matching each REGEX (the arguments before --).
+plan_shows() {
+  local name=$1 re ok=1
+  shift
+  local res=()
+  while [[ $1 != -- ]]; do res+=("$1"); shift; done
+  shift
+  gx plan "$@" --resume
+  for re in "${res[@]}"; do grep -Eq "$re" "$WORK/last.out" || ok=0; done
+  ((ok && RC == 0)) && pass "$name: plan --resume shows what is kept and left" || fail "$name: plan --resume" "$(tail -4 "$WORK/last.out") $(last_err)"
+}
+gx plan runs in.bin -o R --memory 6M --resume
+grep -q 'resume: no killed run of this job' "$WORK/last.out" && pass "plan runs --resume without a killed run: starts from the beginning" ||
+  fail "plan runs --resume, no job" "$(cat "$WORK/last.out")"
+gx plan runs in.bin --memory 6M --resume
+expect_rc "plan runs --resume without -o: exit 2" 2
+rm -rf R
+if kill_when "runs, plan --resume" 'R/.gxsort-job.*/journal' '^run ' 20 runs in.bin -o R --memory 6M; then
+  plan_shows "runs" '^  kept: ([2-9][0-9]|1[0-9][0-9]) of 128 runs$' '^  left: form [0-9]+ runs, then the manifest$' -- runs in.bin -o R --memory 6M
+  gx plan runs in.bin -o R --memory 6M --resume --json
+  [[ $(json_get "$WORK/last.out" '(j["resume"]["job"], j["resume"]["runs_kept"] + j["resume"]["runs_to_form"], j["resume"]["running"])') == "('runs', 128, False)" ]] &&
+    pass "plan runs --resume --json: the runs kept and to form make the plan's" || fail "plan runs json" "$(cat "$WORK/last.out")"
+fi
 runs_case "runs, killed during run formation, --resume" 20 --resume
 [[ $(resumed) =~ resumed:\ ([0-9]+)\ of\ [0-9]+\ runs ]] && ((BASH_REMATCH[1] >= 20)) &&
   pass "runs --resume reuses the journalled runs ($(resumed))" || fail "runs reuse" "$(last_err)"
@@ -94,8 +118,9 @@ fi
 # sort a job of its own inside its directory.
 gx dedupe in.bin -o dref.bin --count --memory 6M --ooc merge -T T -q
 DD=(dedupe in.bin -o d.bin --count --memory 6M --ooc merge -T T)
-# killed_and_resumed NAME WHAT OUT REF CMD-ARRAY JOURNALS PATTERN MIN WANT-REGEX: the command
-# killed -9 once its journals hold MIN PATTERN entries, then resumed: the fresh run's
+# killed_and_resumed NAME WHAT OUT REF CMD-ARRAY JOURNALS PATTERN MIN WANT-REGEX [PLAN-REGEX...]:
+# the command killed -9 once its journals hold MIN PATTERN entries, `plan` of it with
+# --resume showing lines that match the PLAN-REGEXes, then resumed: the fresh run's
 # bytes, what was reused as WANT-REGEX says, and nothing left behind.
 killed_and_resumed() {
   local name=$1 what=$2 out=$3 ref=$4
@@ -103,6 +128,7 @@ killed_and_resumed() {
   shift 5
   rm -f "$out"
   kill_when "$name" "$1" "$2" "$3" "${cmd[@]}" || return
+  (($# > 4)) && plan_shows "$name" "${@:5}" -- "${cmd[@]}"
   gx "${cmd[@]}" --resume -v
   expect_rc "$name: --resume exits 0" 0
   same_bytes "$name: --resume gives the bytes of a fresh $what" "$out" "$ref"
@@ -111,10 +137,14 @@ killed_and_resumed() {
 }
 dedupe_case() { killed_and_resumed "$1" dedupe d.bin dref.bin DD "${@:2}"; }  # NAME JOURNALS PATTERN MIN WANT-REGEX
 INNER='T/.gxsort-job.*/.gxsort-job.*/journal' OUTER='T/.gxsort-job.*/journal'
-dedupe_case "dedupe --count, killed in run formation" "$INNER" '^run ' 30 'sort: ([3-9][0-9]|1[0-9][0-9]) of [0-9]+ runs'
+dedupe_case "dedupe --count, killed in run formation" "$INNER" '^run ' 30 'sort: ([3-9][0-9]|1[0-9][0-9]) of [0-9]+ runs' \
+  '^  kept: of the sort of the records: ([3-9][0-9]|1[0-9][0-9]) of [0-9]+ runs, 0 of 2 merge outputs$' \
+  '^  left: sort the records \(form [0-9]+ runs, 2 merges, then the last merge\), then the group pass$'
 dedupe_case "dedupe --count, killed during a merge level" "$INNER" '^level 1 0 ' 1 'sort: [0-9]+ of [0-9]+ runs, [1-2] of 2 merge outputs'
-dedupe_case "dedupe --count, killed in the last merge" "$INNER" '^final ' 3 'the last merge from [1-9]'
-dedupe_case "dedupe --count, killed in the group pass" "$OUTER" '^sorted ' 1 '^resumed: the sorted records kept$'
+dedupe_case "dedupe --count, killed in the last merge" "$INNER" '^final ' 3 'the last merge from [1-9]' \
+  'kept: of the sort of the records: [0-9]+ of [0-9]+ runs, 2 of 2 merge outputs, the last merge [1-9][0-9]?% done$'
+dedupe_case "dedupe --count, killed in the group pass" "$OUTER" '^sorted ' 1 '^resumed: the sorted records kept$' \
+  '^  kept: the sorted records$' '^  left: the group pass$'
 if kill_when "dedupe, damaged stage" "$OUTER" '^sorted ' 1 "${DD[@]}"; then
   flip_byte "$(ls T/.gxsort-job.*/sorted-000000.bin)" 12345
   gx "${DD[@]}" --resume -v
@@ -129,6 +159,14 @@ if kill_when "dedupe, touched input" "$INNER" '^run ' 20 "${DD[@]}"; then
   [[ $(resumed) =~ sort:\ 0\ of\ [0-9]+\ runs ]] && pass "dedupe, touched input: nothing reused" || fail "dedupe touched" "$(resumed)"
   no_debris "dedupe, touched input" T .
 fi
+# Keep first (no --count): the sort's own job, with -u.
+gx dedupe in.bin -o uref.bin --memory 6M --ooc merge -T T -q
+DU=(dedupe in.bin -o u.bin --memory 6M --ooc merge -T T)
+killed_and_resumed "dedupe (sort -u), killed in run formation" dedupe u.bin uref.bin DU 'T/.gxsort-job.*/journal' '^run ' 20 \
+  '^resumed: ([2-9][0-9]|1[0-9][0-9]) of 128 runs, 0 of 2 merge outputs$' '^  kept: ([2-9][0-9]|1[0-9][0-9]) of 128 runs, 0 of 2 merge outputs$'
+gx plan dedupe in.bin -o u.bin --resume
+grep -q '^resume: this job keeps no pieces' "$WORK/last.out" && pass "plan dedupe --resume of an in-memory dedupe: it keeps no pieces" ||
+  fail "plan dedupe in memory" "$(tail -2 "$WORK/last.out")"
 # --keep last of 16-byte records with an 8-byte key.
 gx gen -o w.bin --count $((8 * 1024 * 1024)) --record-size 16 --key-type u64 --dist few-unique --seed 3 -q
 DD=(dedupe w.bin -o d.bin --keep last --record-size 16 --key-type u64 --memory 6M --ooc merge -T T)
@@ -140,9 +178,19 @@ gx gen --graph rmat --scale 18 --edge-factor 16 -o g.u32 -q
 GB=(graph build g.u32 -o g.csr --symmetrize --memory 6M --ooc merge -T T)
 gx "${GB[@]}" -q && mv g.csr gref.csr
 graph_case() { killed_and_resumed "$1" build g.csr gref.csr GB "${@:2}"; }  # NAME JOURNALS PATTERN MIN WANT-REGEX
-graph_case "graph build, killed in the sort's run formation" "$INNER" '^run ' 10 'the parsed edges kept; sort: [1-9][0-9]* of [0-9]+ runs'
-graph_case "graph build, killed in the sort's last merge" "$INNER" '^final ' 2 'the parsed edges kept; sort: .*the last merge from [1-9]'
-graph_case "graph build, killed writing the CSR" "$OUTER" '^sorted ' 1 '^resumed: the sorted edges kept$'
+gx plan "${GB[@]}" --resume
+grep -q 'resume: no killed run of this job' "$WORK/last.out" && pass "plan graph build --resume without a killed run: starts from the beginning" ||
+  fail "plan graph build, no job" "$(tail -2 "$WORK/last.out")"
+graph_case "graph build, killed in the sort's run formation" "$INNER" '^run ' 10 'the parsed edges kept; sort: [1-9][0-9]* of [0-9]+ runs' \
+  '^  kept: the parsed edges; of the sort of the edges: [1-9][0-9]* of [0-9]+ runs, 0 of [0-9]+ merge outputs$' \
+  '^  left: sort the edges \(form [0-9]+ runs, [0-9]+ merges, then the last merge\), then write the CSR$'
+graph_case "graph build, killed in the sort's last merge" "$INNER" '^final ' 2 'the parsed edges kept; sort: .*the last merge from [1-9]' \
+  'left: sort the edges \(form 0 runs, 0 merges, then the last merge from [1-9][0-9]?%\), then write the CSR$'
+graph_case "graph build, killed writing the CSR" "$OUTER" '^sorted ' 1 '^resumed: the sorted edges kept$' \
+  '^  kept: the sorted edges$' '^  left: write the CSR$'
+gx plan "${GB[@]}" --resume --json
+[[ $(json_get "$WORK/last.out" 'j["resume"]') == None ]] && pass "plan graph build --resume --json after a success: no job left (null)" ||
+  fail "plan graph json" "$(cat "$WORK/last.out")"
 if kill_when "graph build, touched input" "$INNER" '^run ' 10 "${GB[@]}"; then
   touch g.u32
   gx "${GB[@]}" --resume -v
@@ -160,10 +208,14 @@ for f in parts/p*; do "$GX" sort "$f" -o "$f" -q; done
 gx sort in.bin -o ref.bin --memory 4G -q
 MG=(merge parts/p* -o m.bin --memory 2M --fan-in 8 -T T)
 if kill_when "merge, killed during a level" 'T/.gxsort-job.*/journal' '^level 1 2 ' 1 "${MG[@]}"; then
+  plan_shows "merge, killed during a level" '^  kept: [3-6] of 6 merge outputs$' '^  left: [0-3] merges, then the last merge$' -- "${MG[@]}"
   gx "${MG[@]}" --resume -v
   same_bytes "merge of 48 files with fan-in 8, killed during a level: --resume gives the sort's bytes" m.bin ref.bin
-  [[ $(resumed) =~ resumed:\ 0\ of\ 48\ runs,\ ([0-9]+)\ of ]] && ((BASH_REMATCH[1] >= 3)) &&
+  [[ $(resumed) =~ ^resumed:\ ([0-9]+)\ of\ 6\ merge\ outputs$ ]] && ((BASH_REMATCH[1] >= 3)) &&
     pass "merge: the kept level outputs reused ($(resumed))" || fail "merge reuse" "$(resumed) $(last_err)"
   no_debris "merge, killed during a level" T .
 fi
+gx plan merge parts/p000 parts/p001 -o m.bin --resume
+grep -q '^resume: this job keeps no pieces' "$WORK/last.out" && pass "plan merge --resume of one merge level: it keeps no pieces" ||
+  fail "plan merge one level" "$(tail -2 "$WORK/last.out")"
 finish

@@ -16,6 +16,15 @@ Prepared prepare_runs(const io::File& in, const std::string& out_dir, const Engi
 // merge: the tree over inputs of these record counts.
 Prepared prepare_merge(const std::vector<uint64_t>& input_records, const std::string& output, const EngineOptions& opt);
 Prepared prepare_dedupe(const io::File& in, const std::string& output, const EngineOptions& opt);
+
+// plan CMD --resume: what a resume of the job would find and what it would have left
+// (commands/resume_plan.hpp), in words and as JSON; empty where the job keeps no pieces.
+struct ResumeFound {
+  std::string text, json;
+};
+ResumeFound dedupe_resume(const Prepared& p, const io::File& in, const std::string& output, const EngineOptions& opt);
+ResumeFound graph_build_resume(const io::File& in, const std::string& input, const std::string& output,
+                               const GraphBuildOptions& g, const EngineOptions& opt);
 // graph build: no backend (the edge sort makes its own); `input` names the edge list (its
 // extension gives the format under --input-format auto).
 Plan plan_graph_build(const io::File& in, const std::string& input, const GraphBuildOptions& g, const EngineOptions& opt);

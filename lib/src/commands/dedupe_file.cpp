@@ -19,6 +19,8 @@
 #include "resume/staged_job.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "commands/command_plans.hpp"
+#include "commands/resume_plan.hpp"
+#include "engine/job.hpp"
 #include "plan/sizes.hpp"
 #include "engine/group_pass.hpp"
 #include "engine/partition_sort.hpp"
@@ -135,15 +137,19 @@ std::string group_digest(const io::File& in, const std::string& output, const En
 
 // The stable sort of a dedupe that groups, into `path` (nothing dropped: the later
 // records of a group survive every run and merge). Its temp directories are the job's.
-RunStats sort_for_group(io::File& in, const std::string& path, const std::vector<std::string>& tmp_dirs,
-                        const EngineOptions& opt) {
+EngineOptions group_sort_options(const EngineOptions& opt, const std::vector<std::string>& tmp_dirs) {
   EngineOptions o = opt;
   o.unique = false;
   o.fsync = false;
   o.npy_descr.clear();  // a file of bare records, read back by the group pass
   o.before_commit = nullptr;  // the sort into a stage file: its stats are not the command's
   o.tmp_dirs = tmp_dirs;
-  return sort_input(in, path, o);
+  return o;
+}
+
+RunStats sort_for_group(io::File& in, const std::string& path, const std::vector<std::string>& tmp_dirs,
+                        const EngineOptions& opt) {
+  return sort_input(in, path, group_sort_options(opt, tmp_dirs));
 }
 
 // The sorted records: the stage a killed run of this job kept (verified), or sorted now
@@ -246,6 +252,34 @@ Prepared prepare_dedupe(const io::File& in, const std::string& output, const Eng
   Job job = job_of(JobKind::dedupe, opt, stream ? 0 : in.size(), stream);
   job.dedupe_key_span = sampled_key_span(in, opt);
   return prepare(opt, std::move(job), default_temp_dir(output));
+}
+
+ResumeFound dedupe_resume(const Prepared& p, const io::File& in, const std::string& output, const EngineOptions& opt) {
+  const DedupePlan& d = p.plan.dedupe;
+  if (d.strategy != DedupePath::sort || in.is_stream()) return {};
+  if (d.keep_first) {  // the sort's own job (dedupe_by_sort_unique)
+    EngineOptions o = opt;
+    o.unique = true;
+    const ResumeState r = SortJob::inspect(p, in, output, o);
+    return {resume_text(r), resume_json(r)};
+  }
+  // Sort, then group: a staged job whose sort is a job inside it (dedupe_by_sort_and_group).
+  const resume::StagesFound found(p.tmp_dirs, group_digest(in, output, opt));
+  StagedResume r;
+  r.left = {"the group pass"};
+  if (found.found()) {
+    r.job_dir = found.path();
+    r.running = found.running();
+    if (found.kept("sorted")) {
+      r.kept = {"the sorted records"};
+    } else {
+      r.sort_of = "the records";
+      const std::string sorted = found.path("sorted");
+      const EngineOptions o = group_sort_options(opt, found.dirs());
+      r.sort = SortJob::inspect(prepare(o, in.size(), default_temp_dir(sorted), in.path()), in, sorted, o);
+    }
+  }
+  return {resume_text(r), resume_json(r)};
 }
 
 RunStats dedupe_file(const std::string& input, const std::string& output, const EngineOptions& opt) {

@@ -26,6 +26,8 @@
 #include "resume/staged_job.hpp"
 #include "parallel/parallel_for.hpp"
 #include "commands/command_plans.hpp"
+#include "commands/resume_plan.hpp"
+#include "engine/job.hpp"
 #include "engine/engine.hpp"
 #include "plan/sizes.hpp"
 
@@ -329,19 +331,23 @@ namespace {
 // 2. Sorts (and deduplicates) the 16-byte edge records of `edges` into `sorted` (the
 // same file for a stream's job: in place) with the sort engine, its temp files in
 // `tmp_dirs`; returns the edges left.
+EngineOptions edge_sort_options(const GraphBuildOptions& g, const EngineOptions& opt, const std::vector<std::string>& tmp_dirs) {
+  EngineOptions so = opt;
+  so.format = Format();
+  so.format.record_size = 16;
+  so.format.key_type = KeyType::bytes;
+  so.format.key_bytes = 16;
+  so.unique = !g.keep_duplicates;
+  so.fsync = false;
+  so.before_commit = nullptr;  // the sort of a temp file: its stats are not the command's
+  so.tmp_dirs = tmp_dirs;
+  return so;
+}
+
 uint64_t sort_edges(const std::string& edges, const std::string& sorted, uint64_t records, const GraphBuildOptions& g,
                     const EngineOptions& opt, const std::vector<std::string>& tmp_dirs, RunStats& stats) {
   if (records > 1) {
-    EngineOptions so = opt;
-    so.format = Format();
-    so.format.record_size = 16;
-    so.format.key_type = KeyType::bytes;
-    so.format.key_bytes = 16;
-    so.unique = !g.keep_duplicates;
-    so.fsync = false;
-    so.before_commit = nullptr;  // the sort of a temp file: its stats are not the command's
-    so.tmp_dirs = tmp_dirs;
-    const RunStats ss = sort_file(edges, sorted, so);
+    const RunStats ss = sort_file(edges, sorted, edge_sort_options(g, opt, tmp_dirs));
     stats.backend = ss.backend;
     stats.mode = ss.mode;
     stats.runs = ss.runs;
@@ -480,6 +486,33 @@ Parsed parsed_stage(io::File& in, EdgeFormat fmt, const GraphBuildOptions& g, co
 }
 
 }  // namespace
+
+ResumeFound graph_build_resume(const io::File& in, const std::string& input, const std::string& output,
+                               const GraphBuildOptions& g, const EngineOptions& opt) {
+  if (in.is_stream()) return {};
+  const resume::StagesFound found(temp_dirs(opt, default_temp_dir(output)),
+                                  graph_digest(in, resolve_format(g.input_format, input), g, output));
+  StagedResume r;
+  r.left = {"write the CSR"};
+  if (found.found()) {
+    r.job_dir = found.path();
+    r.running = found.running();
+    if (found.kept("sorted")) {
+      r.kept = {"the sorted edges"};
+    } else if (found.kept("edges")) {
+      r.kept = {"the parsed edges"};
+      r.sort_of = "the edges";
+      const std::string edges = found.path("edges"), sorted = found.path("sorted");
+      const EngineOptions so = edge_sort_options(g, opt, found.dirs());
+      const io::File e = io::File::open_read(edges);
+      if (e.size() > 16)  // one edge or none: renamed, not sorted (sort_edges)
+        r.sort = SortJob::inspect(prepare(so, e.size(), default_temp_dir(sorted), e.path()), e, sorted, so);
+    } else {
+      r.left.insert(r.left.begin(), {"parse the edges", "sort them"});
+    }
+  }
+  return {resume_text(r), resume_json(r)};
+}
 
 GraphBuildResult graph_build(const std::string& input, const std::string& output, const GraphBuildOptions& g,
                              const EngineOptions& opt) {

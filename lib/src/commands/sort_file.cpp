@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <future>
 #include <optional>
-#include <sstream>
 #include <thread>
 
 #include "io/mapped_file.hpp"
@@ -22,6 +21,7 @@
 #include "engine/merge.hpp"
 #include "engine/partition_sort.hpp"
 #include "engine/run_formation.hpp"
+#include "commands/resume_plan.hpp"
 #include "kernels/unique.hpp"
 
 namespace gxsort {
@@ -432,44 +432,6 @@ RunStats sort_prepared(io::File& in, const std::string& output, const EngineOpti
 
 }  // namespace
 
-namespace {
-
-// plan --resume: what a resume of this job would find and what it would have left.
-std::string resume_text(const ResumeState& r) {
-  if (r.job_dir.empty())
-    return "resume: no killed run of this job (same input, options and output) left pieces: it starts from the beginning\n";
-  std::string t = "resume: the job directory " + r.job_dir + (r.running ? " (a gxsort is running this job now)" : "") + "\n";
-  const int from = int(r.last_merge_from * 100);
-  if (r.buckets) {
-    const size_t left = r.buckets - r.buckets_written;
-    t += "  kept: " + std::to_string(r.buckets_written) + " of " + std::to_string(r.buckets) +
-         " buckets written into the output, " + std::to_string(r.buckets_kept) + " of the other " + std::to_string(left) +
-         " as bucket files\n";
-    t += "  left: " + std::string(r.buckets_kept == left ? "" : "pass 1 again (for the missing buckets), ") + "sort " +
-         std::to_string(left) + " buckets into the output\n";
-  } else {
-    t += "  kept: " + std::to_string(r.runs_kept) + " of " + std::to_string(r.runs) + " runs, " +
-         std::to_string(r.merges_kept) + " of " + std::to_string(r.merges) + " merge outputs" +
-         (from > 0 ? ", the last merge " + std::to_string(from) + "% done" : "") + "\n";
-    t += "  left: form " + std::to_string(r.runs_to_form) + " runs, " + std::to_string(r.merges - r.merges_kept) +
-         " merges, then the last merge" + (from > 0 ? " from " + std::to_string(from) + "%" : "") + "\n";
-  }
-  return t + "  (sizes checked here; the resume verifies each piece's checksums first)\n";
-}
-
-std::string resume_json(const ResumeState& r) {
-  if (r.job_dir.empty()) return "null";
-  std::ostringstream o;
-  o << "{\"job_dir\":" << json_quote(r.job_dir) << ",\"running\":" << (r.running ? "true" : "false")
-    << ",\"runs\":" << r.runs << ",\"runs_kept\":" << r.runs_kept << ",\"runs_to_form\":" << r.runs_to_form
-    << ",\"merges\":" << r.merges << ",\"merges_kept\":" << r.merges_kept << ",\"last_merge_from\":" << r.last_merge_from
-    << ",\"buckets\":" << r.buckets << ",\"buckets_kept\":" << r.buckets_kept
-    << ",\"buckets_written\":" << r.buckets_written << "}";
-  return o.str();
-}
-
-}  // namespace
-
 std::string plan_sort(const std::string& input, const std::string& output, const EngineOptions& opt, PlanFormat format) {
   io::File in = open_input(input, opt.format);
   const std::string tmp = default_temp_dir(!output.empty() ? output : in.is_stream() ? "-" : input);
@@ -494,9 +456,10 @@ std::string plan_sort(const std::string& input, const std::string& output, const
   Prepared p = prepare(opt, in.size(), tmp, in.path());
   const bool resumable = p.plan.mode == PlanMode::external || p.plan.mode == PlanMode::partition;
   if (opt.resume && output.empty()) fail_usage("plan --resume: name the job's output (-o FILE): a job is its input, options and output");
+  const std::optional<ResumeState> found = opt.resume ? std::optional(SortJob::inspect(p, in, output, opt)) : std::nullopt;
   if (format == PlanFormat::json) {
     std::string json = plan_json(p.plan);
-    if (opt.resume && resumable) json.insert(json.rfind('}'), ",\"resume\":" + resume_json(SortJob::inspect(p, in, output, opt)));
+    if (found) json.insert(json.rfind('}'), ",\"resume\":" + resume_json(*found));
     return json;
   }
   if (format == PlanFormat::dot) return plan_dot(p.plan);
@@ -504,7 +467,7 @@ std::string plan_sort(const std::string& input, const std::string& output, const
   std::string dirs;
   for (const auto& d : p.tmp_dirs) dirs += (dirs.empty() ? "" : ", ") + d;
   if (resumable) text += "temporary directories: " + dirs + "\n";
-  if (opt.resume && resumable) text += resume_text(SortJob::inspect(p, in, output, opt));
+  if (found) text += resume_text(*found);
   return text;
 }
 

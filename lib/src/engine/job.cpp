@@ -43,6 +43,33 @@ std::string runs_digest(const io::File& in, const std::string& out_dir, size_t r
                              opt.npy_descr, io::output_key(out_dir), std::to_string(run_records)});
 }
 
+// What defines a merge of more files than the fan-in: each input as a sort job's input
+// is defined, the output, -u and the fan-in. "" when an input is a stream (spooled into
+// a temp file: nothing to resume from) or the plan has one level (no pieces).
+std::string merge_digest(const Prepared& p, const Plan& plan, const std::vector<const io::File*>& inputs,
+                         const std::string& output, const EngineOptions& opt) {
+  if (plan.levels.size() < 2) return "";
+  std::vector<std::string> parts{"gxsort merge job 2", io::output_key(output), opt.unique ? "u" : "-", opt.npy_descr,
+                                 std::to_string(plan.fan_in)};
+  for (const io::File* f : inputs) {
+    if (f->is_stream()) return "";
+    parts.push_back(digest_of(p, *f, output, opt));
+  }
+  return resume::job_digest(parts);
+}
+
+// The pieces of `gxsort runs`: runs of `run_records`, never merged (every run is an
+// input of a "last merge" that never comes).
+Plan runs_plan(const Plan& given, size_t run_records) {
+  Plan plan;
+  plan.mode = PlanMode::external;
+  plan.run_records = run_records;
+  plan.records = given.records;
+  plan.runs = size_t((given.records + run_records - 1) / run_records);
+  plan.fan_in = plan.runs + 1;
+  return plan;
+}
+
 std::string run_key(size_t i) { return "run " + std::to_string(i) + " 0"; }
 std::string level_key(size_t level, size_t group) { return "level " + std::to_string(level) + " " + std::to_string(group); }
 std::string bucket_key(size_t b) { return "bucket " + std::to_string(b) + " 0"; }
@@ -96,14 +123,11 @@ std::unique_ptr<SortJob> SortJob::open(const Prepared& p, const io::File& in, co
 
 std::unique_ptr<SortJob> SortJob::open_merge(const Prepared& p, const Plan& plan, const std::vector<const io::File*>& inputs,
                                              const std::string& output, const EngineOptions& opt) {
-  if (plan.levels.size() < 2) return nullptr;
-  std::vector<std::string> parts{"gxsort merge job 2", io::output_key(output), opt.unique ? "u" : "-", opt.npy_descr,
-                                 std::to_string(plan.fan_in)};
-  for (const io::File* f : inputs) {
-    if (f->is_stream()) return nullptr;  // spooled into a temp file: nothing to resume from
-    parts.push_back(digest_of(p, *f, output, opt));
-  }
-  return create(p, plan, resume::job_digest(parts), output, opt);
+  const std::string digest = merge_digest(p, plan, inputs, output, opt);
+  if (digest.empty()) return nullptr;
+  std::unique_ptr<SortJob> job = create(p, plan, digest, output, opt);
+  if (job) job->merge_only_ = true;
+  return job;
 }
 
 std::unique_ptr<SortJob> SortJob::open_runs(const Prepared& p, const io::File& in, const std::string& out_dir,
@@ -117,12 +141,7 @@ std::unique_ptr<SortJob> SortJob::open_runs(const Prepared& p, const io::File& i
   Prepared q;
   q.tmp_dirs = {out_dir};
   q.threads = p.threads;
-  Plan plan;
-  plan.mode = PlanMode::external;
-  plan.run_records = run_records;
-  plan.runs = size_t((p.plan.records + run_records - 1) / run_records);
-  plan.fan_in = plan.runs + 1;  // no merge: every run is an input of the "last merge" that never comes
-  std::unique_ptr<SortJob> job = create(q, plan, runs_digest(in, out_dir, run_records, opt), out_dir, opt);
+  std::unique_ptr<SortJob> job = create(q, runs_plan(p.plan, run_records), runs_digest(in, out_dir, run_records, opt), out_dir, opt);
   if (job) job->runs_only_ = true;
   return job;
 }
@@ -135,19 +154,36 @@ uint64_t SortJob::run_checksum(size_t i) const {
 SortJob::~SortJob() { dir_.remove(); }
 
 ResumeState SortJob::inspect(const Prepared& p, const io::File& in, const std::string& output, const EngineOptions& opt) {
+  const bool pieces = !in.is_stream() && (p.plan.mode == PlanMode::external || p.plan.mode == PlanMode::partition);
+  return peek(p.tmp_dirs, p.plan, pieces ? digest_of(p, in, output, opt) : "", ResumeState::Of::sort);
+}
+
+ResumeState SortJob::inspect_runs(const Prepared& p, const io::File& in, const std::string& out_dir, const EngineOptions& opt) {
+  const Plan plan = runs_plan(p.plan, p.plan.run_records);
+  return peek({out_dir}, plan, in.is_stream() ? "" : runs_digest(in, out_dir, plan.run_records, opt), ResumeState::Of::runs);
+}
+
+ResumeState SortJob::inspect_merge(const Prepared& p, const std::vector<const io::File*>& inputs, const std::string& output,
+                                   const EngineOptions& opt) {
+  return peek(p.tmp_dirs, p.plan, merge_digest(p, p.plan, inputs, output, opt), ResumeState::Of::merge);
+}
+
+ResumeState SortJob::peek(const std::vector<std::string>& dirs, const Plan& plan, const std::string& digest, ResumeState::Of of) {
   ResumeState r;
-  r.runs = p.plan.mode == PlanMode::external ? p.plan.runs : 0;
-  r.buckets = p.plan.mode == PlanMode::partition ? p.plan.buckets : 0;
-  for (const MergeLevel& lv : p.plan.levels)
+  r.of = of;
+  r.runs = plan.mode == PlanMode::external ? plan.runs : 0;
+  r.buckets = plan.mode == PlanMode::partition ? plan.buckets : 0;
+  for (const MergeLevel& lv : plan.levels)
     if (!lv.final && r.runs)
       for (size_t g : lv.groups) r.merges += g > 1;
-  r.runs_to_form = r.runs;
-  if (in.is_stream() || (!r.runs && !r.buckets)) return r;
+  r.runs_to_form = of == ResumeState::Of::merge ? 0 : r.runs;  // a merge's inputs are the user's files
+  r.resumable = !digest.empty();
+  if (!r.resumable) return r;
   SortJob job;  // a peek: holds no lock, removes nothing
-  job.dir_ = resume::JobDir::peek(p.tmp_dirs, digest_of(p, in, output, opt));
+  job.dir_ = resume::JobDir::peek(dirs, digest);
   if (!job.dir_.active()) return r;
-  job.runs_ = p.plan.runs;
-  job.fan_in_ = p.plan.fan_in;
+  job.runs_ = plan.runs;
+  job.fan_in_ = plan.fan_in;
   r.job_dir = job.dir_.path();
   r.running = job.dir_.running();
   for (const auto& [key, piece] : job.dir_.pieces()) {
@@ -157,7 +193,7 @@ ResumeState SortJob::inspect(const Prepared& p, const io::File& in, const std::s
     job.verified_.insert(key);
     if (piece.kind != "bucket") (piece.kind == "run" ? r.runs_kept : r.merges_kept) += 1;
   }
-  if (r.runs) {
+  if (r.runs && of != ResumeState::Of::merge) {
     const std::vector<bool> form = job.runs_to_form();
     r.runs_to_form = size_t(std::count(form.begin(), form.end(), true));
   }
@@ -167,10 +203,14 @@ ResumeState SortJob::inspect(const Prepared& p, const io::File& in, const std::s
     at += s->bytes;
   }
   for (size_t b = r.buckets_written; b < r.buckets; ++b) r.buckets_kept += job.verified_.count(bucket_key(b));
-  // The last merge: its last checkpoint against the records of its inputs.
+  // The last merge: its last checkpoint against the records of its inputs (a run not
+  // journalled, such as a merge's input file, by the plan's size).
   uint64_t inputs = 0, done = 0;
-  for (const std::string& key : job.final_input_keys())
-    if (const resume::Piece* piece = job.dir_.find(key)) inputs += piece->records;
+  for (const std::string& key : job.final_input_keys()) {
+    const resume::Piece* piece = job.dir_.find(key);
+    if (piece) inputs += piece->records;
+    else if (key.rfind("run ", 0) == 0 && plan.run_sizes.size() == plan.runs) inputs += plan.run_sizes[std::stoul(key.substr(4))];
+  }
   for (size_t k = 0; const resume::Piece* c = job.dir_.find(final_key(k)); ++k) done = sum_of(c->list);
   if (inputs) r.last_merge_from = std::min(1.0, double(done) / double(inputs));
   return r;
@@ -549,8 +589,10 @@ std::string SortJob::summary() const {
   if (buckets_)
     return "resumed: " + std::to_string(buckets_reused_ + first_unwritten_) + " of " + std::to_string(buckets_) +
            " buckets, " + std::to_string(first_unwritten_) + " of them already in the output" + bad;
-  std::string s = "resumed: " + std::to_string(runs_reused_) + " of " + std::to_string(runs_) + " runs";
-  if (!runs_only_) s += ", " + std::to_string(merges_reused_) + " of " + std::to_string(merges_) + " merge outputs";
+  std::vector<std::string> parts;
+  if (!merge_only_) parts.push_back(std::to_string(runs_reused_) + " of " + std::to_string(runs_) + " runs");
+  if (!runs_only_) parts.push_back(std::to_string(merges_reused_) + " of " + std::to_string(merges_) + " merge outputs");
+  std::string s = "resumed: " + parts[0] + (parts.size() > 1 ? ", " + parts[1] : "");
   if (final_resumed_at_ > 0) s += ", the last merge from " + std::to_string(int(final_resumed_at_ * 100)) + "%";
   return s + bad;
 }

@@ -28,6 +28,8 @@ namespace gxsort {
 // What --resume would find of a sort job (plan --resume): the journal read and the
 // pieces' sizes checked, their checksums not (the resume verifies them).
 struct ResumeState {
+  enum class Of { sort, runs, merge } of = Of::sort;  // runs: never merged; merge: no runs to form
+  bool resumable = false;  // the job keeps pieces (in memory, a stream or one merge level: none)
   std::string job_dir;   // "" when no killed run left one
   bool running = false;  // a live process holds the job now
   size_t runs = 0, runs_kept = 0, runs_to_form = 0, merges = 0, merges_kept = 0;
@@ -37,7 +39,12 @@ struct ResumeState {
 
 class SortJob : public MergePieces {
  public:
+  // What --resume would find of each job open() (sort), open_runs() and open_merge()
+  // make; nothing when the job keeps no pieces.
   static ResumeState inspect(const Prepared& p, const io::File& in, const std::string& output, const EngineOptions& opt);
+  static ResumeState inspect_runs(const Prepared& p, const io::File& in, const std::string& out_dir, const EngineOptions& opt);
+  static ResumeState inspect_merge(const Prepared& p, const std::vector<const io::File*>& inputs, const std::string& output,
+                                   const EngineOptions& opt);
   // The job of sorting `in` into `output` as p.plan says (external plans only; null for
   // the others, and for streams, which cannot be read again).
   static std::unique_ptr<SortJob> open(const Prepared& p, const io::File& in, const std::string& output,
@@ -96,6 +103,7 @@ class SortJob : public MergePieces {
   SortJob() = default;
   static std::unique_ptr<SortJob> create(const Prepared& p, const Plan& plan, const std::string& digest,
                                          const std::string& output, const EngineOptions& opt);
+  static ResumeState peek(const std::vector<std::string>& dirs, const Plan& plan, const std::string& digest, ResumeState::Of of);
   void verify_pieces();
   // Why a piece's file cannot be reused, checked from the block holding from_byte ("" when
   // it checks out); a discarded piece is forgotten and the user told (note_).
@@ -112,7 +120,8 @@ class SortJob : public MergePieces {
 
   resume::JobDir dir_;
   bool resuming_ = false;
-  bool runs_only_ = false;  // gxsort runs: no merges to report
+  bool runs_only_ = false;   // gxsort runs: no merges to report
+  bool merge_only_ = false;  // gxsort merge: its inputs are the user's files, no runs to report
   size_t runs_ = 0, fan_in_ = 0, run_records_ = 0;
   std::set<std::string> verified_;  // keys of journalled pieces whose files check out
   size_t runs_reused_ = 0, merges_reused_ = 0, merges_ = 0, discarded_ = 0;

@@ -83,4 +83,16 @@ std::string StagedJob::summary(const std::string& inner) const {
 
 void StagedJob::finish() { dir_.remove(); }
 
+StagesFound::StagesFound(const std::vector<std::string>& dirs, const std::string& digest)
+    : dir_(JobDir::peek(dirs, digest)) {}
+
+std::string StagesFound::path(const std::string& kind) const { return dir_.piece_path(stage_piece(kind)); }
+
+bool StagesFound::kept(const std::string& kind) const {
+  if (!found()) return false;
+  const Piece* p = dir_.find(stage_piece(kind).key());
+  struct stat st;
+  return p && ::stat(path(kind).c_str(), &st) == 0 && uint64_t(st.st_size) == p->bytes;
+}
+
 }  // namespace gxsort::resume

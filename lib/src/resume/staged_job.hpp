@@ -64,4 +64,22 @@ class StagedJob {
   size_t discarded_ = 0;
 };
 
+// plan --resume: the stages a killed run of a staged job left, read without taking the
+// job (JobDir::peek): a stage counts as kept when it is journalled and its file has the
+// journalled size (the resume verifies its checksum first).
+class StagesFound {
+ public:
+  StagesFound(const std::vector<std::string>& dirs, const std::string& digest);
+  bool found() const { return dir_.active(); }
+  bool running() const { return dir_.running(); }
+  const std::string& path() const { return dir_.path(); }
+  // The job's directories: the temp directories of the sort a stage runs.
+  const std::vector<std::string>& dirs() const { return dir_.paths(); }
+  bool kept(const std::string& kind) const;
+  std::string path(const std::string& kind) const;
+
+ private:
+  JobDir dir_;
+};
+
 }  // namespace gxsort::resume
