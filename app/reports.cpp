@@ -168,7 +168,7 @@ void print_summary(const RunStats& s) {
   if (!s.resumed.empty()) std::fprintf(stderr, "  %s\n", s.resumed.c_str());
   for (const auto& p : s.phases) std::fprintf(stderr, "  %-18s %8.3f s\n", p.name.c_str(), p.seconds);
   if (!s.merge_stages.empty()) {
-    std::fprintf(stderr, "  device merge, busy seconds of its overlapped stages:");
+    std::fprintf(stderr, "  last merge, seconds of its overlapped stages:");
     for (const auto& p : s.merge_stages) std::fprintf(stderr, " %s %.3f s;", p.name.c_str(), p.seconds);
     std::fprintf(stderr, "\n");
   }

@@ -34,6 +34,11 @@ ooc_case() {
   same_bytes "$tag: --memory 1M --fan-in 2 --threads 1 equals the oracle" out1.bin exp.bin
   local ml; ml=$(json_get stats.json 'j["merge_levels"]' 2>/dev/null)
   if [[ ${ml:-0} -gt 1 ]]; then pass "$tag: stats report $ml merge levels"; else fail "$tag: stats merge levels" "got '$ml'"; fi
+  # Where the last merge's time went besides merging: a journalled job's checkpoints
+  # (busy on their own thread, then waited for) and the removal of its inputs.
+  local stages; stages=$(json_get stats.json '[s["name"] for s in j["merge_stages"] if s["seconds"] >= 0]' 2>/dev/null)
+  [[ $stages == *"checkpoints (journal, punching; own thread)"*"wait for the checkpoints"*"remove the last merge's inputs"* ]] &&
+    pass "$tag: stats report the last merge's checkpoints and input removal" || fail "$tag: merge_stages" "got '$stages'"
 
   gx sort in.bin -o outdir/out2.bin -q --memory 1M --fan-in 2 --threads 2 --tmp-dir tA --tmp-dir tB "${F[@]}"
   same_bytes "$tag: --threads 2, two --tmp-dir equals the oracle" outdir/out2.bin exp.bin

@@ -265,11 +265,8 @@ ResumeFound dedupe_resume(const Prepared& p, const io::File& in, const std::stri
   }
   // Sort, then group: a staged job whose sort is a job inside it (dedupe_by_sort_and_group).
   const resume::StagesFound found(p.tmp_dirs, group_digest(in, output, opt));
-  StagedResume r;
-  r.left = {"the group pass"};
+  StagedResume r = StagedResume::of(found, {"the group pass"});
   if (found.found()) {
-    r.job_dir = found.path();
-    r.running = found.running();
     if (found.kept("sorted")) {
       r.kept = {"the sorted records"};
     } else {

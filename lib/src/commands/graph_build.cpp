@@ -492,11 +492,8 @@ ResumeFound graph_build_resume(const io::File& in, const std::string& input, con
   if (in.is_stream()) return {};
   const resume::StagesFound found(temp_dirs(opt, default_temp_dir(output)),
                                   graph_digest(in, resolve_format(g.input_format, input), g, output));
-  StagedResume r;
-  r.left = {"write the CSR"};
+  StagedResume r = StagedResume::of(found, {"write the CSR"});
   if (found.found()) {
-    r.job_dir = found.path();
-    r.running = found.running();
     if (found.kept("sorted")) {
       r.kept = {"the sorted edges"};
     } else if (found.kept("edges")) {

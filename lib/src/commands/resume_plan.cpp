@@ -76,6 +76,16 @@ std::string resume_json(const ResumeState& r) {
   return o.str();
 }
 
+StagedResume StagedResume::of(const resume::StagesFound& found, std::vector<std::string> left) {
+  StagedResume r;
+  r.left = std::move(left);
+  if (found.found()) {
+    r.job_dir = found.path();
+    r.running = found.running();
+  }
+  return r;
+}
+
 std::string resume_text(const StagedResume& r) {
   if (r.job_dir.empty()) return kNoJob;
   std::vector<std::string> kept = r.kept, left;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/job.hpp"
+#include "resume/staged_job.hpp"
 
 namespace gxsort {
 
@@ -18,6 +19,8 @@ struct StagedResume {
   std::string sort_of;              // what the next stage sorts ("the edges"), or "" when none is left
   std::optional<ResumeState> sort;  // that sort's pieces, where its input is there to name its job
   std::vector<std::string> left;    // the stages after that sort, in words ("write the CSR")
+  // The job `found` (if a killed run left it), with the stages after its sort.
+  static StagedResume of(const resume::StagesFound& found, std::vector<std::string> left);
 };
 
 // A job that keeps no pieces (in memory, a stream, one merge level, the bitmap).

@@ -72,7 +72,14 @@ uint64_t merge_run_files(Prepared& p, const Plan& plan, std::vector<TreeInput> r
   if (st) st->merge_levels = levels;
   if (st && stages.device > 0)
     st->merge_stages = {{"read slices", stages.read, 0, 0}, {"merge on the device", stages.device, 0, 0},
-                        {"write windows", stages.write, 0, 0}};
+                        {"write windows", stages.write, 0, 0}, {"window pipeline (wall)", stages.pipeline, 0, 0}};
+  // Where the last merge's time goes besides the merge itself: a journalled one's
+  // checkpoints, and the removal of its inputs (what is left of them in the page cache).
+  if (st && sort_job) {
+    st->merge_stages.push_back({"checkpoints (journal, punching; own thread)", stages.checkpoints, 0, 0});
+    st->merge_stages.push_back({"wait for the checkpoints", stages.checkpoint_wait, 0, 0});
+  }
+  if (st) st->merge_stages.push_back({"remove the last merge's inputs", stages.release, 0, 0});
   return kept;
 }
 

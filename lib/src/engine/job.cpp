@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <future>
 #include <numeric>
@@ -505,6 +506,7 @@ uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>&
   if (job.done_bytes) *job.done_bytes += sum_of(start) * rs;
   uint64_t kept_rank = sum_of(start), kept_records = final_records_;
   std::vector<std::future<void>> pending;
+  double keeper_busy = 0;  // written by the keeper's tasks, read once they are done
   parallel::BackgroundTasks keeper(1);  // last: its tasks end before what they use goes
   // A checkpoint: its new output's checksum and its journal line on the keeper thread,
   // then the inputs' whole blocks behind it, never read again, punched.
@@ -519,7 +521,9 @@ uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>&
     MergeJob::OutputSums given;
     given.block = sums.block;
     given.sums.swap(sums.sums);
-    pending.push_back(keeper.submit([this, &refs, &block, &punched, &out, out_offset, rs, cuts, from, records, k, given] {
+    pending.push_back(keeper.submit([this, &refs, &block, &punched, &out, &keeper_busy, out_offset, rs, cuts, from, records, k,
+                                     given] {
+      const auto t0 = std::chrono::steady_clock::now();
       resume::Piece p;
       p.kind = "final";
       p.a = k;
@@ -535,10 +539,16 @@ uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>&
         if (to > punched[i]) refs[i].file->discard(refs[i].offset + punched[i], to - punched[i]);
         punched[i] = std::max(punched[i], to);
       }
+      keeper_busy += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }));
   };
   const uint64_t written = merge_runs(resumed, refs, out, out_offset + final_records_ * rs);
+  const auto t_wait = std::chrono::steady_clock::now();
   for (auto& f : pending) f.get();
+  if (job.stage_seconds) {
+    job.stage_seconds->checkpoints += keeper_busy;
+    job.stage_seconds->checkpoint_wait += std::chrono::duration<double>(std::chrono::steady_clock::now() - t_wait).count();
+  }
   return final_records_ + written;
 }
 

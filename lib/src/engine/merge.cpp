@@ -263,7 +263,9 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
   cfg.total_bytes = total * rs;
   cfg.chunk_bytes = size_t(w) * rs;
   cfg.phase = job.phase;
+  const auto t0 = std::chrono::steady_clock::now();
   pipeline::run_chunks(cfg, slots, st, nullptr);
+  if (secs) secs->pipeline += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return written;
 }
 
@@ -424,7 +426,10 @@ size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t 
       const uint64_t written = pieces ? pieces->final_merge(last_job, inputs, final_out, final_offset)
                                       : merge_runs(last_job, refs, final_out, final_offset);
       if (output_records) *output_records = written;
+      const auto t_release = std::chrono::steady_clock::now();
       inputs.clear();  // the temp runs are deleted now, inside the level's time
+      if (job.stage_seconds)
+        job.stage_seconds->release += std::chrono::duration<double>(std::chrono::steady_clock::now() - t_release).count();
       if (on_level) on_level(level, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), level_bytes);
       return level;
     }

@@ -64,8 +64,14 @@ struct MergeJob {
   std::vector<uint64_t>* sums = nullptr;
   // Device merges add the busy seconds of each stage of their window pipeline here
   // (reading the runs' slices; the merge on the device with its copies; writing the
-  // windows): the slowest stage bounds the merge. Null: not kept.
-  struct StageSeconds { double read = 0, device = 0, write = 0; };
+  // windows; `pipeline`: its wall time): the slowest stage bounds the merge. A resumable
+  // last merge adds its checkpoints' busy seconds (journal lines and punching the inputs
+  // behind them, on a thread of their own) and the wait for them after the merge; the
+  // tree adds the removal of the last level's inputs. Null: not kept.
+  struct StageSeconds {
+    double read = 0, device = 0, write = 0, pipeline = 0;
+    double checkpoints = 0, checkpoint_wait = 0, release = 0;
+  };
   StageSeconds* stage_seconds = nullptr;
 };
 
