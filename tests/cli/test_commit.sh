@@ -109,4 +109,17 @@ gx sort in.bin -o O/s.bin --stats-json O/s.json
 [[ $RC == 0 ]] && json_get O/s.json '[p["name"] for p in j["phases"]][-1] == "sync and rename"' | grep -q True \
   && pass "sort --stats-json: written, with the sync and rename phase" || fail "sort --stats-json" "rc=$RC: $(cat O/s.json 2>/dev/null | head -c 300)"
 [[ -z "$(find O "$TMPDIR" -name '.gxsort*')" ]] && pass "no temp files left" || fail "no temp files left" "$(find O "$TMPDIR" -name '.gxsort*')"
+# ---- an existing output is replaced whole: swapped with the finished file, whose name
+# then holds the old content and is unlinked (no writeback forced by a rename over it) ----
+for sync in synced --no-fsync; do
+  cp in.bin O/old.bin
+  exec 7<O/old.bin  # a reader of the old file keeps it, as with a rename over it
+  if [[ $sync == synced ]]; then gx sort in.bin -o O/old.bin; else gx sort in.bin -o O/old.bin --no-fsync; fi
+  same_bytes "an existing output replaced ($sync): the sorted records" O/old.bin exp.bin
+  cmp -s /dev/fd/7 in.bin && pass "an existing output replaced ($sync): a reader of the old file still reads it" ||
+    fail "old file reader ($sync)" "$(cmp /dev/fd/7 in.bin 2>&1)"
+  exec 7<&-
+  left=$(leftover_temps O)
+  [[ -z "$left" ]] && pass "an existing output replaced ($sync): the old content left no temp file" || fail "replace leftovers ($sync)" "$left"
+done
 finish

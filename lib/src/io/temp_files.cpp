@@ -1,5 +1,6 @@
 #include "io/temp_files.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -270,7 +271,16 @@ void TempFile::remove() {
 void TempFile::commit_rename(const std::string& target, bool sync) {
   if (sync) file_.sync();
   file_.close();
-  if (::rename(path_.c_str(), target.c_str()) != 0) {
+  // An existing target is swapped with this file, and its old content (now under this
+  // file's name) unlinked: a rename over an existing file makes ext4 (auto_da_alloc)
+  // start the writeback of all of this file's dirty pages inside the rename, which an
+  // unsynced output (--no-fsync) was asked not to wait for (1 GiB on the 2-core VM:
+  // rename 1.3-2.6 s, exchange under 1 ms; the unlink of the old content costs the
+  // same either way). Either name always holds a whole file. Where the file system
+  // cannot exchange, or there is no target, a plain rename.
+  if (::renameat2(AT_FDCWD, path_.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
+    ::unlink(path_.c_str());  // should it fail, a temp file `gxsort clean` removes
+  } else if (::rename(path_.c_str(), target.c_str()) != 0) {
     int err = errno;
     remove();
     fail_errno(target, "cannot rename the finished output into place", err);
