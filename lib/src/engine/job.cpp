@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <future>
@@ -371,7 +372,7 @@ TreeInput SortJob::keep_run(size_t i, io::TempFile run, uint64_t records, std::v
   p.list = std::move(sums);
   run.move_to(dir_.piece_path(p));
   run.release();  // from here the journal's: a signal leaves it for --resume
-  dir_.record(p);
+  dir_.record(p, true);  // the writer of the runs goes on; nothing waits for this entry
   return piece_input(p, direct);
 }
 
@@ -507,6 +508,9 @@ uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>&
   uint64_t kept_rank = sum_of(start), kept_records = final_records_;
   std::vector<std::future<void>> pending;
   double keeper_busy = 0;  // written by the keeper's tasks, read once they are done
+  // Once the merge is done its inputs go whole (their files are removed, the pages
+  // dropped unwritten): the checkpoints still queued only journal their lines.
+  std::atomic<bool> merged{false};
   parallel::BackgroundTasks keeper(1);  // last: its tasks end before what they use goes
   // A checkpoint: its new output's checksum and its journal line on the keeper thread,
   // then the inputs' whole blocks behind it, never read again, punched.
@@ -521,8 +525,8 @@ uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>&
     MergeJob::OutputSums given;
     given.block = sums.block;
     given.sums.swap(sums.sums);
-    pending.push_back(keeper.submit([this, &refs, &block, &punched, &out, &keeper_busy, out_offset, rs, cuts, from, records, k,
-                                     given] {
+    pending.push_back(keeper.submit([this, &refs, &block, &punched, &out, &keeper_busy, &merged, out_offset, rs, cuts, from,
+                                     records, k, given] {
       const auto t0 = std::chrono::steady_clock::now();
       resume::Piece p;
       p.kind = "final";
@@ -534,7 +538,7 @@ uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>&
                                : io::xxh3_blocks_of_file(out, p.bytes, out_offset + from * rs, threads_);
       p.list = cuts;
       dir_.record(p);
-      for (size_t i = 0; i < refs.size(); ++i) {
+      for (size_t i = 0; i < refs.size() && !merged; ++i) {
         const uint64_t to = block[i] ? cuts[i] * rs / block[i] * block[i] : 0;
         if (to > punched[i]) refs[i].file->discard(refs[i].offset + punched[i], to - punched[i]);
         punched[i] = std::max(punched[i], to);
@@ -543,6 +547,7 @@ uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>&
     }));
   };
   const uint64_t written = merge_runs(resumed, refs, out, out_offset + final_records_ * rs);
+  merged = true;
   const auto t_wait = std::chrono::steady_clock::now();
   for (auto& f : pending) f.get();
   if (job.stage_seconds) {

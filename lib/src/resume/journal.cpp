@@ -7,6 +7,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <cerrno>
 #include <cstdio>
 #include <fstream>
@@ -54,6 +57,49 @@ void fsync_or_fail(int fd, const std::string& what) {
 }
 
 }  // namespace
+
+// Fsyncs a journal on a thread of its own, behind the lines written (JobDir::record).
+class JournalSyncer {
+ public:
+  JournalSyncer(int fd, std::string what) : fd_(fd), what_(std::move(what)), thread_([this] { loop(); }) {}
+  ~JournalSyncer() {
+    { std::lock_guard<std::mutex> l(m_); stop_ = true; }
+    cv_.notify_all();
+    thread_.join();
+  }
+  void request() {
+    { std::lock_guard<std::mutex> l(m_); ++requested_; }
+    cv_.notify_all();
+  }
+  // Throws the error an fsync met (the lines before it may be lost).
+  void check() {
+    std::lock_guard<std::mutex> l(m_);
+    if (error_) fail_errno(what_, "fsync failed", error_);
+  }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> l(m_);
+    while (true) {
+      cv_.wait(l, [this] { return stop_ || synced_ < requested_; });
+      if (synced_ == requested_) return;  // stopping, nothing left
+      const uint64_t upto = requested_;
+      l.unlock();
+      const int err = ::fsync(fd_) == 0 ? 0 : errno;
+      l.lock();
+      synced_ = upto;
+      if (err && !error_) error_ = err;
+    }
+  }
+  const int fd_;
+  const std::string what_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  uint64_t requested_ = 0, synced_ = 0;
+  int error_ = 0;
+  bool stop_ = false;
+  std::thread thread_;  // last: starts once the rest is set
+};
 
 uint64_t piece_block_bytes(uint64_t bytes) {
   uint64_t block = uint64_t(4) << 20;
@@ -156,7 +202,10 @@ JobDir JobDir::open(const std::vector<std::string>& dirs, const std::string& dig
   return j;
 }
 
-JobDir::~JobDir() = default;
+JobDir::JobDir() = default;
+JobDir::~JobDir() { syncer_.reset(); }
+JobDir::JobDir(JobDir&&) noexcept = default;
+JobDir& JobDir::operator=(JobDir&&) noexcept = default;
 
 std::string JobDir::piece_path(const Piece& p) const {
   // Pieces spread over the job's directories as temp files spread over the -T ones.
@@ -172,17 +221,25 @@ const Piece* JobDir::find(const std::string& key) const {
   return it == pieces_.end() ? nullptr : &it->second;
 }
 
-void JobDir::record(const Piece& p) {
+void JobDir::record(const Piece& p, bool behind) {
+  const std::string journal = paths_[0] + "/journal";
+  if (syncer_) syncer_->check();
   const std::string line = entry_text(p);
   if (::write(journal_.get(), line.data(), line.size()) != ssize_t(line.size()))
-    fail_errno(paths_[0] + "/journal", "cannot write the job's journal", errno);
-  if (sync_) fsync_or_fail(journal_.get(), paths_[0] + "/journal");
+    fail_errno(journal, "cannot write the job's journal", errno);
+  if (sync_ && behind) {
+    if (!syncer_) syncer_ = std::make_unique<JournalSyncer>(journal_.get(), journal);
+    syncer_->request();
+  } else if (sync_) {
+    fsync_or_fail(journal_.get(), journal);
+  }
   pieces_[p.key()] = p;
 }
 
 void JobDir::forget(const std::string& key) { pieces_.erase(key); }
 
 void JobDir::remove() {
+  syncer_.reset();  // before its descriptor closes
   journal_ = io::UniqueFd();
   if (!locks_.empty())  // only the job's holder removes it (a peek holds nothing)
     for (const std::string& p : paths_) io::remove_dir_files(p, "", true);  // our flocks hold until they close

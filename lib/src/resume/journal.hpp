@@ -14,12 +14,15 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "io/output.hpp"
 
 namespace gxsort::resume {
+
+class JournalSyncer;
 
 // One journal entry: a finished piece ("run 3", "level 1 2", "bucket 7"), a bucket's
 // segment of the output ("out 7") or a checkpoint of the final merge ("final 4").
@@ -44,7 +47,7 @@ uint64_t piece_block_bytes(uint64_t bytes);
 
 class JobDir {
  public:
-  JobDir() = default;
+  JobDir();
   // Opens (creates) <dir>/.gxsort-job.<digest>. Without `resume`, what a dead job left
   // there is removed first; with it, the journal's entries are read (pieces() lists
   // them; none is verified yet). Throws Error(io) when a live process holds the job.
@@ -59,8 +62,8 @@ class JobDir {
   // when there are none.
   static JobDir peek(const std::vector<std::string>& dirs, const std::string& digest);
   bool running() const { return running_; }  // peek: a live process holds the job
-  JobDir(JobDir&&) noexcept = default;
-  JobDir& operator=(JobDir&&) noexcept = default;
+  JobDir(JobDir&&) noexcept;
+  JobDir& operator=(JobDir&&) noexcept;
   ~JobDir();
 
   bool active() const { return !paths_.empty(); }
@@ -78,8 +81,12 @@ class JobDir {
   // The journalled piece with this key, or null.
   const Piece* find(const std::string& key) const;
   const std::map<std::string, Piece>& pieces() const { return pieces_; }
-  // Appends `p` to the journal and fsyncs it (its file must be complete and synced).
-  void record(const Piece& p);
+  // Appends `p` to the journal and fsyncs it (its file must be complete). `behind`: the
+  // fsync runs on the journal's own thread, behind the line (a writer of pieces that
+  // gates nothing on the entry goes on: each fsync waited for the file system's commit,
+  // which waited for the data written meanwhile); an error it meets is thrown by the
+  // next record(). A record() in line syncs every line before it too.
+  void record(const Piece& p, bool behind = false);
   // Forgets a journalled piece (it failed verification): a later record() replaces it.
   void forget(const std::string& key);
   // The job is done: the directory and everything in it go (not for a peek).
@@ -93,6 +100,7 @@ class JobDir {
   std::map<std::string, Piece> pieces_;
   bool running_ = false;
   bool sync_ = true;
+  std::unique_ptr<JournalSyncer> syncer_;  // record(p, behind): started on first use
 };
 
 // A journal's entries (a line cut short or damaged left out).
