@@ -24,7 +24,7 @@ wait_for() {
 # ---- kill -9, the glob, the note, clean ----
 "$GX" sort big.bin -o O/out.bin --memory 2M --ooc merge --tmp-dir T -q 2>/dev/null &
 PID=$!
-if wait_for '.gxsort.*.run.*' T; then
+if wait_for 'run-000000.bin' T; then  # the job's first journalled run (a run's temp file lives only while written)
   sleep 0.2
   kill -9 "$PID"; wait "$PID" 2>/dev/null
   # The job's runs are kept for --resume in its job directory; the rest are temp files.
@@ -42,10 +42,15 @@ if wait_for '.gxsort.*.run.*' T; then
   [[ ! -s "$WORK/last.err" ]] && pass "-q: no note" || fail "-q: no note" "$(last_err)"
   # A running job's files are kept. The job is stopped (SIGSTOP) while clean runs: it
   # holds its locks and cannot end first.
+  # Waited for by its first journalled run (a run's temp file lives only while it is
+  # written): the job directory that is not the killed job's.
+  dead_job=$(ls -d T/.gxsort-job.* 2>/dev/null)
   "$GX" sort big.bin -o O/live.bin --memory 2M --ooc merge --tmp-dir T -q 2>/dev/null &
   LIVE=$!
   PID=$LIVE
-  if wait_for ".gxsort.*.$LIVE.run.*" T; then
+  live_run() { local d; for d in T/.gxsort-job.*; do [[ $d != "$dead_job" && -e $d/run-000000.bin ]] && return 0; done; return 1; }
+  for ((i = 0; i < 400; i++)); do live_run && break; kill -0 "$LIVE" 2>/dev/null || break; sleep 0.025; done
+  if live_run; then
     kill -STOP "$LIVE"
     gx clean -T T -T O -n
     grep -q "^kept T/\.gxsort-job\..*: a running job's" "$WORK/last.out" && grep -q "^kept O/\.gxsort-job\..*\.out .*: a running job's" "$WORK/last.out" \

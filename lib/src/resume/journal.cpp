@@ -190,7 +190,7 @@ JobDir JobDir::open(const std::vector<std::string>& dirs, const std::string& dig
     }
   const std::string journal = j.paths_[0] + "/journal";
   if (resume) j.pieces_ = read_journal(journal);
-  j.journal_ = io::UniqueFd(::open(journal.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
+  j.journal_ = io::UniqueFd(::open(journal.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600));  // read: its last byte (below)
   if (j.journal_.get() < 0) fail_errno(journal, "cannot open the job's journal", errno);
   // A line cut short by a kill must not run into the next entry: end it.
   const off_t end = ::lseek(j.journal_.get(), 0, SEEK_END);
