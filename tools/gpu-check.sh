@@ -298,6 +298,9 @@ if [ "${BIG:-1}" = 1 ]; then
   "$g" plan "$work/in16" --device cuda --device-memory 2G --memory 4G -T "$work" | tail -8
   sort_row "$T16" "gxsort sort --device cuda --device-memory 2G" "$g" "$work/in16" -o "$work/o" --device cuda --device-memory 2G --memory 4G -T "$work" --stats-json "$out/sort16_gpu_stats.json"
   sort_row "$T16" "gxsort sort --device cuda --device-memory 2G --no-fsync" "$g" "$work/in16" -o "$work/o" --device cuda --device-memory 2G --memory 4G -T "$work" --no-fsync --stats-json "$out/sort16_gpu_nofsync_stats.json"
+  # The journal's cost (issue 17): the same binary without job directory or journal.
+  nojournal() { GXSORT_BENCH_NO_JOURNAL=1 "$g" "$@"; }
+  sort_row "$T16" "gxsort sort --device cuda --device-memory 2G --no-fsync, no journal" nojournal "$work/in16" -o "$work/o" --device cuda --device-memory 2G --memory 4G -T "$work" --no-fsync --stats-json "$out/sort16_gpu_nofsync_nojournal_stats.json"
   if [ -n "${BASE:-}" ]; then
     sort_row "$T16" "BASE gxsort sort --device cuda --device-memory 2G" "$BASE" "$work/in16" -o "$work/o" --device cuda --device-memory 2G --memory 4G -T "$work"
   fi
@@ -307,5 +310,7 @@ if [ "${BIG:-1}" = 1 ]; then
   echo "$cp_note"
   rm -f "$work/in16"
 fi
-for f in "$out"/*stats*.json; do echo "$(basename "$f"): $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['mode'], d['runs'], 'runs', round(d['seconds'],2), [(p['name'], round(p['seconds'],2)) for p in d['phases']])" "$f")"; done
+# Each sort's phases, and where its last merge's time went (merge_stages: the window
+# pipeline's stages and wall time, a journalled merge's checkpoints, the inputs' removal).
+for f in "$out"/*stats*.json; do echo "$(basename "$f"): $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['mode'], d['runs'], 'runs', round(d['seconds'],2), [(p['name'], round(p['seconds'],2)) for p in d['phases'] + d.get('merge_stages', [])])" "$f")"; done
 rm -rf "$work"
