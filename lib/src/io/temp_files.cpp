@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -276,9 +277,12 @@ void TempFile::commit_rename(const std::string& target, bool sync) {
   // start the writeback of all of this file's dirty pages inside the rename, which an
   // unsynced output (--no-fsync) was asked not to wait for (1 GiB on the 2-core VM:
   // rename 1.3-2.6 s, exchange under 1 ms; the unlink of the old content costs the
-  // same either way). Either name always holds a whole file. Where the file system
-  // cannot exchange, or there is no target, a plain rename.
-  if (::renameat2(AT_FDCWD, path_.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
+  // same either way). Either name always holds a whole file. Only a regular file is
+  // swapped (a directory put at the target meanwhile must make the rename fail, not move
+  // away). Where the file system cannot exchange, or there is no target, a plain rename.
+  struct stat st;
+  const bool regular = ::lstat(target.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  if (regular && ::renameat2(AT_FDCWD, path_.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
     ::unlink(path_.c_str());  // should it fail, a temp file `gxsort clean` removes
   } else if (::rename(path_.c_str(), target.c_str()) != 0) {
     int err = errno;
