@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "commands/resume_plan.hpp"
 #include "engine/engine.hpp"
 #include "io/file.hpp"
 
@@ -18,10 +19,7 @@ Prepared prepare_merge(const std::vector<uint64_t>& input_records, const std::st
 Prepared prepare_dedupe(const io::File& in, const std::string& output, const EngineOptions& opt);
 
 // plan CMD --resume: what a resume of the job would find and what it would have left
-// (commands/resume_plan.hpp), in words and as JSON; empty where the job keeps no pieces.
-struct ResumeFound {
-  std::string text, json;
-};
+// (commands/resume_plan.hpp); empty where the job keeps no pieces.
 ResumeFound dedupe_resume(const Prepared& p, const io::File& in, const std::string& output, const EngineOptions& opt);
 ResumeFound graph_build_resume(const io::File& in, const std::string& input, const std::string& output,
                                const GraphBuildOptions& g, const EngineOptions& opt);

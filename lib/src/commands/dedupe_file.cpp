@@ -261,7 +261,7 @@ ResumeFound dedupe_resume(const Prepared& p, const io::File& in, const std::stri
     EngineOptions o = opt;
     o.unique = true;
     const ResumeState r = SortJob::inspect(p, in, output, o);
-    return {resume_text(r), resume_json(r)};
+    return ResumeFound::of(r);
   }
   // Sort, then group: a staged job whose sort is a job inside it (dedupe_by_sort_and_group).
   const resume::StagesFound found(p.tmp_dirs, group_digest(in, output, opt));
@@ -276,7 +276,7 @@ ResumeFound dedupe_resume(const Prepared& p, const io::File& in, const std::stri
       r.sort = SortJob::inspect(prepare(o, in.size(), default_temp_dir(sorted), in.path()), in, sorted, o);
     }
   }
-  return {resume_text(r), resume_json(r)};
+  return ResumeFound::of(r);
 }
 
 RunStats dedupe_file(const std::string& input, const std::string& output, const EngineOptions& opt) {

@@ -508,7 +508,7 @@ ResumeFound graph_build_resume(const io::File& in, const std::string& input, con
       r.left.insert(r.left.begin(), {"parse the edges", "sort them"});
     }
   }
-  return {resume_text(r), resume_json(r)};
+  return ResumeFound::of(r);
 }
 
 GraphBuildResult graph_build(const std::string& input, const std::string& output, const GraphBuildOptions& g,

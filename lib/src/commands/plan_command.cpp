@@ -37,8 +37,6 @@ struct Planned {
   ResumeFound resume;
 };
 
-ResumeFound found(const ResumeState& r) { return {resume_text(r), resume_json(r)}; }
-
 Planned prepare_planned(const std::string& command, const std::vector<std::string>& inputs, const std::string& output,
                         const EngineOptions& opt) {
   if (command == "merge") {
@@ -51,7 +49,7 @@ Planned prepare_planned(const std::string& command, const std::vector<std::strin
     }
     const std::string out = output.empty() ? inputs[0] : output;
     Planned r{prepare_merge(records, out, opt), {}};
-    if (opt.resume) r.resume = found(SortJob::inspect_merge(r.p, pointers, out, opt));
+    if (opt.resume) r.resume = ResumeFound::of(SortJob::inspect_merge(r.p, pointers, out, opt));
     return r;
   }
   if (command == "bfs") {
@@ -64,7 +62,7 @@ Planned prepare_planned(const std::string& command, const std::vector<std::strin
   if (command == "runs") {
     const std::string dir = output.empty() ? io::directory_of(inputs[0]) + "/runs" : output;
     Planned r{prepare_runs(in, dir, opt), {}};
-    if (opt.resume) r.resume = found(SortJob::inspect_runs(r.p, in, dir, opt));
+    if (opt.resume) r.resume = ResumeFound::of(SortJob::inspect_runs(r.p, in, dir, opt));
     return r;
   }
   if (command == "dedupe") {

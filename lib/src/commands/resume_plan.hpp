@@ -30,4 +30,11 @@ std::string resume_json(const ResumeState& r);
 std::string resume_text(const StagedResume& r);
 std::string resume_json(const StagedResume& r);
 
+// What `plan CMD --resume` prints of a job: in words and as JSON (both empty: none).
+struct ResumeFound {
+  std::string text, json;
+  template <class State>
+  static ResumeFound of(const State& r) { return {resume_text(r), resume_json(r)}; }
+};
+
 }  // namespace gxsort
