@@ -112,6 +112,8 @@ class DeviceMemory {
   bool fits(size_t bytes) const { return bytes <= budget_ && round_up(bytes) <= largest_free(); }
 
   int device() const { return device_; }
+  // The arena's one cudaMalloc: what CUDA IPC shares with another process (whole).
+  unsigned char* base() const { return base_; }
   size_t budget() const { return budget_; }
   size_t in_use() const;        // bytes reserved by live allocations (rounded up)
   size_t peak() const;          // the most in_use() has been since start or reset_peak()

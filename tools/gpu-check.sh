@@ -4,6 +4,7 @@
 #   tools/gpu-check.sh tests   unit tests, GPU tests, end-to-end CPU vs GPU byte identity (and,
 #                              with MPI, sort/merge --distributed on 2-3 ranks sharing GPU 0)
 #   tools/gpu-check.sh bench   kernel and end-to-end benchmarks (tables on stdout)
+#   tools/gpu-check.sh distributed   only the distributed part of tests (sort, merge --distributed)
 #   tools/gpu-check.sh cli     the CLI suite (tests/cli) with the GPU binary (--device auto
 #                              takes the GPU); CLI_TESTS="streams trust" runs those scripts
 #                              only (each gxsort there starts the device: the whole suite
@@ -30,6 +31,79 @@ if [ "$mode" = cli ]; then
     [ $rc = 0 ] || [ $rc = 77 ] || { fail=1; grep '^FAIL' "$out/cli_$name.log" | head -5; }
   done
   exit $fail
+fi
+
+# Formats of the checks: 24-byte records, and composite keys (--key): one 64-bit key, one
+# 128-bit key, and a 29-byte key sorted by prefix and tie-break.
+R24="--record-size 24 --key-offset 8"
+K64="--record-size 8 --key 0:u8 --key 1:u16be:desc --key 3:f32"
+K128="--record-size 24 --key 8:f64:desc --key 0:i16 --key 2:bytes:3"
+KWIDE="--record-size 32 --key 0:u32 --key 4:bytes:13 --key 20:f32be:desc --key 24:i64"
+
+# The distributed sort and merge on the GPU binary (tests mode; alone: mode distributed).
+distributed_checks() {
+  if command -v mpirun >/dev/null && "$g" info --json | grep -q '"mpi_built":true'; then
+    step "distributed: 2 and 3 ranks sharing GPU 0 give the one-process CPU sort's bytes (sort, dedupe, merge)"
+    MPIRUN=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
+    for fmt in "--type u64" "--type f64" "--format gensort" "$R24 --key-type i64" "$KWIDE"; do
+      "$g" gen -o "$work/m.in" $fmt --count 1000003 --dist bits -q
+      for extra in "" "-u" "-r" "--memory 64M --device-memory 32M"; do
+        "$g" sort "$work/m.in" -o "$work/m.cpu" $fmt $extra --device cpu -q
+        for np in 2 3; do
+          if CUDA_VISIBLE_DEVICES=0 "${MPIRUN[@]}" -np $np "$g" sort "$work/m.in" -o "$work/m.gpu" $fmt $extra --device cuda \
+               --distributed -q && cmp -s "$work/m.cpu" "$work/m.gpu"; then pass=$((pass+1))
+          else bad=$((bad+1)); echo "FAIL distributed -np $np $fmt $extra"; fi
+          rm -f "$work/m.gpu"
+        done
+      done
+      # merge --distributed: the sorted file merged with itself (every key tied across the inputs)
+      "$g" sort "$work/m.in" -o "$work/m.s1" $fmt --device cpu -q
+      "$g" merge "$work/m.s1" "$work/m.s1" -o "$work/m.want" $fmt --device cpu -q
+      if CUDA_VISIBLE_DEVICES=0 "${MPIRUN[@]}" -np 2 "$g" merge "$work/m.s1" "$work/m.s1" -o "$work/m.gpu" $fmt --device cuda \
+           --distributed -q && cmp -s "$work/m.want" "$work/m.gpu"; then pass=$((pass+1)); echo "ok   merge --distributed $fmt"
+      else bad=$((bad+1)); echo "FAIL merge --distributed $fmt"; fi
+      rm -f "$work"/m.*
+    done
+    # The exchange through the GPUs (distributed/device_exchange.hpp): ranks sharing GPU 0
+    # with budgets from too small for the slice (the host path), through room for the
+    # slice but not for what a rank receives beside it (back to MPI), to room for both.
+    "$g" gen -o "$work/m.in" --count 1000003 --dist bits -q
+    "$g" sort "$work/m.in" -o "$work/m.cpu" --device cpu -q
+    paths=""
+    for dm in 6M 8M 10M 12M 16M 24M 64M; do
+      if CUDA_VISIBLE_DEVICES=0 "${MPIRUN[@]}" -np 2 "$g" sort "$work/m.in" -o "$work/m.gpu" --device cuda --device-memory $dm \
+           --distributed -q --stats-json "$work/m.json" && cmp -s "$work/m.cpu" "$work/m.gpu"; then pass=$((pass+1))
+      else bad=$((bad+1)); echo "FAIL distributed --device-memory $dm"; fi
+      path=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["distributed"]["per_rank"][0]["local"])' "$work/m.json" 2>/dev/null)
+      echo "     --device-memory $dm, 2 ranks on GPU 0: $path"; paths+="$path|"
+    done
+    if [[ $paths == *device-to-device* && $paths == *"exchanged through MPI"* ]]; then pass=$((pass+1)); echo "ok   the device exchange and its fallback both ran"
+    else bad=$((bad+1)); echo "FAIL the device exchange or its fallback never ran"; fi
+    gpus=$(nvidia-smi -L | wc -l)
+    if (( gpus >= 2 )); then
+      for fmt in "--type u64" "--type f32" "--format gensort" "$KWIDE"; do
+        "$g" gen -o "$work/m.in" $fmt --count 3000017 --dist few-unique -q
+        "$g" sort "$work/m.in" -o "$work/m.cpu" $fmt --device cpu -q
+        for np in 2 $gpus; do
+          if "${MPIRUN[@]}" -np $np "$g" sort "$work/m.in" -o "$work/m.gpu" $fmt --device cuda --distributed -q --stats-json "$work/m.json" \
+               && cmp -s "$work/m.cpu" "$work/m.gpu" && grep -q device-to-device "$work/m.json"; then pass=$((pass+1)); echo "ok   -np $np on $np GPUs, device to device: $fmt"
+          else bad=$((bad+1)); echo "FAIL -np $np on $np GPUs, device to device: $fmt"; fi
+        done
+      done
+    else
+      echo "SKIP ranks on several GPUs: this machine has $gpus"
+    fi
+    rm -f "$work"/m.*
+  else
+    echo "SKIP distributed: no mpirun, or gxsort built without MPI"
+  fi
+}
+
+if [ "$mode" = distributed ]; then
+  pass=0; bad=0
+  distributed_checks
+  echo "distributed: $pass passed, $bad failed"
+  exit $(( bad > 0 ))
 fi
 
 if [ "$mode" = tests ]; then
@@ -64,7 +138,6 @@ if [ "$mode" = tests ]; then
     e2e "flat-$t" "--count 3000017 --type $t --dist bits" "--type $t" ""
     e2e "flat-$t-rev-ooc" "--count 3000017 --type $t --dist few-unique" "--type $t -r" "$ooc --fan-in 4"
   done
-  R24="--record-size 24 --key-offset 8"
   e2e rec24 "--count 1000003 $R24 --key-type i64" "$R24 --key-type i64" ""
   e2e rec24-ooc "--count 1000003 $R24 --key-type f64 --dist bits" "$R24 --key-type f64" "--device-memory 8M --memory 8M --fan-in 3"
   e2e rec12-ooc "--count 1000003 --record-size 12 --key-offset 4 --key-type u32 --dist bits" "--record-size 12 --key-offset 4 --key-type u32" "--device-memory 8M --memory 8M --fan-in 3"
@@ -91,9 +164,6 @@ if [ "$mode" = tests ]; then
   # Composite keys (--key): one 64-bit key, one 128-bit key, and a 29-byte key sorted by
   # prefix and tie-break; descending fields, big-endian forms, bytes:N, NaNs (--dist bits);
   # zipf ranks tie the leading fields and differ in the last ones.
-  K64="--record-size 8 --key 0:u8 --key 1:u16be:desc --key 3:f32"
-  K128="--record-size 24 --key 8:f64:desc --key 0:i16 --key 2:bytes:3"
-  KWIDE="--record-size 32 --key 0:u32 --key 4:bytes:13 --key 20:f32be:desc --key 24:i64"
   for k in K64 K128 KWIDE; do
     e2e "keys-$k" "--count 1000003 ${!k} --dist bits" "${!k}" ""
     e2e "keys-$k-zipf-ooc" "--count 1000003 ${!k} --dist zipf" "${!k}" "$ooc --fan-in 4"
@@ -150,31 +220,7 @@ if [ "$mode" = tests ]; then
       done
     done
   done
-  if command -v mpirun >/dev/null && "$g" info --json | grep -q '"mpi_built":true'; then
-    step "distributed: 2 and 3 ranks sharing GPU 0 give the one-process CPU sort's bytes (sort, dedupe, merge)"
-    MPIRUN=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
-    for fmt in "--type u64" "--type f64" "--format gensort" "$R24 --key-type i64" "$KWIDE"; do
-      "$g" gen -o "$work/m.in" $fmt --count 1000003 --dist bits -q
-      for extra in "" "-u" "-r" "--memory 64M --device-memory 32M"; do
-        "$g" sort "$work/m.in" -o "$work/m.cpu" $fmt $extra --device cpu -q
-        for np in 2 3; do
-          if CUDA_VISIBLE_DEVICES=0 "${MPIRUN[@]}" -np $np "$g" sort "$work/m.in" -o "$work/m.gpu" $fmt $extra --device cuda \
-               --distributed -q && cmp -s "$work/m.cpu" "$work/m.gpu"; then pass=$((pass+1))
-          else bad=$((bad+1)); echo "FAIL distributed -np $np $fmt $extra"; fi
-          rm -f "$work/m.gpu"
-        done
-      done
-      # merge --distributed: the sorted file merged with itself (every key tied across the inputs)
-      "$g" sort "$work/m.in" -o "$work/m.s1" $fmt --device cpu -q
-      "$g" merge "$work/m.s1" "$work/m.s1" -o "$work/m.want" $fmt --device cpu -q
-      if CUDA_VISIBLE_DEVICES=0 "${MPIRUN[@]}" -np 2 "$g" merge "$work/m.s1" "$work/m.s1" -o "$work/m.gpu" $fmt --device cuda \
-           --distributed -q && cmp -s "$work/m.want" "$work/m.gpu"; then pass=$((pass+1)); echo "ok   merge --distributed $fmt"
-      else bad=$((bad+1)); echo "FAIL merge --distributed $fmt"; fi
-      rm -f "$work"/m.*
-    done
-  else
-    echo "SKIP distributed: no mpirun, or gxsort built without MPI"
-  fi
+  distributed_checks
   echo "end to end: $pass passed, $bad failed"
   [ "$bad" = 0 ] || fail=1
   "$g" info

@@ -4,25 +4,71 @@
 //
 // Flat keys: load() transforms the keys into order words, sort() runs the radix sort over
 // the bits that differ and transforms back.
-#include <algorithm>
+//
+// Both also serve the distributed sort's exchange between the GPUs of one host
+// (backend/peer_sort.hpp): the sorted records are shared whole through the arena's CUDA
+// IPC handle and an offset, and a receiver loads from them device to device.
+#include <unistd.h>
 
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "backend/peer_sort.hpp"
 #include "cuda_backend.cuh"
 #include "sort/sort_dispatch.cuh"
 #include "sort/sort_kernels.cuh"
 
 namespace gxsort::cuda {
 
-// What both share: the locked backend, the sort's context, and where the sorted
-// records are (out_), which unload() copies from.
-class ResidentSort : public DeviceResidentSort {
+// What a handle names: the arena of a process (its IPC handle) and an offset in it.
+struct SharedRecords {
+  cudaIpcMemHandle_t arena;
+  uint64_t offset;
+  int64_t pid;      // the sharing process: its own handle cannot be opened, it reads in place
+  char bus_id[32];  // its device (ordinals differ between processes; PCI bus ids do not)
+};
+
+// An opened arena of another process and the device it lives on.
+struct PeerArena {
+  unsigned char* base;
+  int device;
+};
+
+// What both share: the backend's hold (it may use the whole budget), the sort's context,
+// where the unsorted records go (load_target) and the sorted ones are (out_), which
+// unload() and the peers copy from.
+class ResidentSort : public PeerReceiver, public PeerSharedSort {
  public:
-  ResidentSort(CudaBackend& b, const Format& f, size_t n)
-      : b_(b), f_(f), n_(n), lock_(b.sort_mu_), c_(b.sort_context()) {
+  ResidentSort(CudaBackend& b, const Format& f, size_t n, std::unique_lock<std::mutex> hold)
+      : b_(b), f_(f), n_(n), hold_(std::move(hold)), c_(b.sort_context()) {
     b_.set_device();
   }
   // The derived buffers are returned to the arena just before this drain: nothing can
   // allocate them again before it ends (freeing is bookkeeping only).
-  ~ResidentSort() override { b_.drain(); }
+  ~ResidentSort() override {
+    close_peers();
+    b_.drain();
+  }
+
+  void load(const unsigned char* host, size_t first, size_t count) override {
+    set_device();
+    GXSORT_CUDA_CHECK(cudaMemcpyAsync(load_target(first), host, count * f_.record_size, cudaMemcpyHostToDevice, c_.s[0]));
+    prepare(first, count);
+    GXSORT_CUDA_CHECK(cudaStreamSynchronize(c_.s[0]));  // the host slot is free again
+  }
+
+  void load_from(const std::string& handle, size_t src_first, size_t first, size_t count) override {
+    set_device();
+    const PeerArena peer = open_peer(handle);
+    const unsigned char* src = peer.base + src_first * f_.record_size;
+    // Between devices, a peer copy (NVLink or PCIe peer to peer where open_peer enabled
+    // it; the driver stages through the host where not).
+    GXSORT_CUDA_CHECK(cudaMemcpyPeerAsync(load_target(first), int(b_.device()), src, peer.device, count * f_.record_size,
+                                          c_.s[0]));
+    prepare(first, count);
+    GXSORT_CUDA_CHECK(cudaStreamSynchronize(c_.s[0]));
+  }
 
   void unload(unsigned char* host, size_t first, size_t count) override {
     b_.set_device();  // callers may be other threads (the chunk scheduler's stages)
@@ -31,22 +77,77 @@ class ResidentSort : public DeviceResidentSort {
     GXSORT_CUDA_CHECK(cudaStreamSynchronize(c_.s[0]));
   }
 
+  std::string share_sorted() override {
+    set_device();
+    SharedRecords r;
+    GXSORT_CUDA_CHECK(cudaIpcGetMemHandle(&r.arena, mem().base()));
+    r.offset = uint64_t(out_ - mem().base());
+    r.pid = int64_t(::getpid());
+    GXSORT_CUDA_CHECK(cudaDeviceGetPCIBusId(r.bus_id, int(sizeof r.bus_id), int(b_.device())));
+    return std::string(reinterpret_cast<const char*>(&r), sizeof r);
+  }
+
+  std::unique_ptr<PeerReceiver> receiver(size_t n) override;
+
  protected:
   DeviceMemory& mem() { return *b_.mem_; }
   void set_device() { b_.set_device(); }
+  // Where records [first, ...) of the input go, and what a loaded slice needs then.
+  virtual unsigned char* load_target(size_t first) = 0;
+  virtual void prepare(size_t first, size_t count) = 0;
+  // The loads are over: the peers' arenas are closed before sorting.
+  void close_peers() noexcept {
+    for (auto& [arena, p] : peers_) cudaIpcCloseMemHandle(p.base);
+    peers_.clear();
+  }
 
   CudaBackend& b_;
   Format f_;
   size_t n_;
-  std::lock_guard<std::mutex> lock_;
+  std::unique_lock<std::mutex> hold_;
   SortContext c_;
   unsigned char* out_ = nullptr;
+
+ private:
+  // The sorted records a handle names, in this process's address space (the offset
+  // added): this process's own arena in place, another's opened once, with peer access
+  // from this device to its device where they have it.
+  PeerArena open_peer(const std::string& handle) {
+    SharedRecords r;
+    if (handle.size() != sizeof r) throw Error(ExitCode::device, "a peer's device records: malformed handle");
+    std::memcpy(&r, handle.data(), sizeof r);
+    if (r.pid == int64_t(::getpid())) return {mem().base() + r.offset, int(b_.device())};
+    const std::string arena(reinterpret_cast<const char*>(&r.arena), sizeof r.arena);
+    auto it = peers_.find(arena);
+    if (it == peers_.end()) {
+      PeerArena peer{nullptr, 0};
+      GXSORT_CUDA_CHECK(cudaDeviceGetByPCIBusId(&peer.device, r.bus_id));
+      enable_peer_access(peer.device);
+      void* p = nullptr;
+      GXSORT_CUDA_CHECK(cudaIpcOpenMemHandle(&p, r.arena, cudaIpcMemLazyEnablePeerAccess));
+      peer.base = static_cast<unsigned char*>(p);
+      it = peers_.emplace(arena, peer).first;
+    }
+    return {it->second.base + r.offset, it->second.device};
+  }
+
+  void enable_peer_access(int peer) {
+    const int self = int(b_.device());
+    int can = 0;
+    if (peer == self || cudaDeviceCanAccessPeer(&can, self, peer) != cudaSuccess || !can) return;
+    const cudaError_t e = cudaDeviceEnablePeerAccess(peer, 0);
+    if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();  // clears it
+    else GXSORT_CUDA_CHECK(e);
+  }
+
+  std::map<std::string, PeerArena> peers_;  // opened arenas of other processes
 };
 
 template <class K>
 class ResidentFlatSort final : public ResidentSort {
  public:
-  ResidentFlatSort(CudaBackend& b, const Format& f, size_t n) : ResidentSort(b, f, n) {
+  ResidentFlatSort(CudaBackend& b, const Format& f, size_t n, std::unique_lock<std::mutex> hold)
+      : ResidentSort(b, f, n, std::move(hold)) {
     keys0_ = mem().allocate(std::max<size_t>(n * sizeof(K), 1), "flat keys");
     keys1_ = mem().allocate(std::max<size_t>(n * sizeof(K), 1), "flat keys (radix sort double buffer)");
     c_.take_bits(bits_);
@@ -54,15 +155,8 @@ class ResidentFlatSort final : public ResidentSort {
     out_ = static_cast<unsigned char*>(keys0_.get());
   }
 
-  void load(const unsigned char* host, size_t first, size_t count) override {
-    set_device();
-    K* keys = static_cast<K*>(keys0_.get()) + first;
-    GXSORT_CUDA_CHECK(cudaMemcpyAsync(keys, host, count * sizeof(K), cudaMemcpyHostToDevice, c_.s[0]));
-    launch_order_flat<K>(keys, count, f_.key_type, f_.reverse, c_.bits, c_.grid(count), c_.s[0]);
-    GXSORT_CUDA_CHECK(cudaStreamSynchronize(c_.s[0]));  // the host slot is free again
-  }
-
   void sort() override {
+    close_peers();
     set_device();
     K* out = static_cast<K*>(keys0_.get());
     const BitRange r = c_.read_bits();
@@ -74,9 +168,17 @@ class ResidentFlatSort final : public ResidentSort {
     launch_unorder_flat<K>(out, n_, f_.key_type, f_.reverse, c_.grid(n_), c_.s[0]);
     GXSORT_CUDA_CHECK(cudaStreamSynchronize(c_.s[0]));
     out_ = reinterpret_cast<unsigned char*>(out);
+    // The other buffer is free now: a receiver of the distributed sort may need it.
+    (out_ == keys0_.get() ? keys1_ : keys0_).reset();
   }
 
  private:
+  unsigned char* load_target(size_t first) override { return static_cast<unsigned char*>(keys0_.get()) + first * sizeof(K); }
+  void prepare(size_t first, size_t count) override {
+    K* keys = static_cast<K*>(keys0_.get()) + first;
+    launch_order_flat<K>(keys, count, f_.key_type, f_.reverse, c_.bits, c_.grid(count), c_.s[0]);
+  }
+
   DeviceAllocation keys0_, keys1_, bits_;
 };
 
@@ -84,21 +186,15 @@ class ResidentFlatSort final : public ResidentSort {
 // runs the passes and gathers the records by the permutation into a second buffer.
 class ResidentRecordSort final : public ResidentSort {
  public:
-  ResidentRecordSort(CudaBackend& b, const Format& f, size_t n) : ResidentSort(b, f, n) {
+  ResidentRecordSort(CudaBackend& b, const Format& f, size_t n, std::unique_lock<std::mutex> hold)
+      : ResidentSort(b, f, n, std::move(hold)) {
     allocate_record_sort(c_, f_, n_, w_);
     c_.reset_bits(c_.s[0]);
     out_ = static_cast<unsigned char*>(w_.records_in.get());
   }
 
-  void load(const unsigned char* host, size_t first, size_t count) override {
-    set_device();
-    const size_t R = f_.record_size;
-    GXSORT_CUDA_CHECK(cudaMemcpyAsync(out_ + first * R, host, count * R, cudaMemcpyHostToDevice, c_.s[0]));
-    extract_first_keys(c_, f_, out_, w_, first, first + count, c_.s[0]);
-    GXSORT_CUDA_CHECK(cudaStreamSynchronize(c_.s[0]));  // the host slot is free again
-  }
-
   void sort() override {
+    close_peers();
     set_device();
     // Null when no pass reordered anything: the records are in order where they are.
     if (const uint32_t* perm = sort_record_passes(c_, f_, nullptr, n_, w_))
@@ -106,14 +202,28 @@ class ResidentRecordSort final : public ResidentSort {
   }
 
  private:
+  unsigned char* load_target(size_t first) override { return out_ + first * f_.record_size; }
+  void prepare(size_t first, size_t count) override { extract_first_keys(c_, f_, out_, w_, first, first + count, c_.s[0]); }
+
   SortBuffers w_;
 };
 
+namespace {
+std::unique_ptr<ResidentSort> make_resident(CudaBackend& b, const Format& f, size_t n, std::unique_lock<std::mutex> hold) {
+  if (!f.flat()) return std::make_unique<ResidentRecordSort>(b, f, n, std::move(hold));
+  if (f.key_bytes == 4) return std::make_unique<ResidentFlatSort<uint32_t>>(b, f, n, std::move(hold));
+  return std::make_unique<ResidentFlatSort<uint64_t>>(b, f, n, std::move(hold));
+}
+}  // namespace
+
+std::unique_ptr<PeerReceiver> ResidentSort::receiver(size_t n) {
+  if (n < 2 || n > b_.max_chunk_records(f_)) return nullptr;
+  return make_resident(b_, f_, n, std::move(hold_));
+}
+
 std::unique_ptr<DeviceResidentSort> CudaBackend::begin_resident_sort(const Format& f, size_t n) {
   if (n < 2 || n > max_chunk_records(f)) return nullptr;
-  if (!f.flat()) return std::make_unique<ResidentRecordSort>(*this, f, n);
-  if (f.key_bytes == 4) return std::make_unique<ResidentFlatSort<uint32_t>>(*this, f, n);
-  return std::make_unique<ResidentFlatSort<uint64_t>>(*this, f, n);
+  return make_resident(*this, f, n, std::unique_lock<std::mutex>(sort_mu_));
 }
 
 }  // namespace gxsort::cuda

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "backend/peer_sort.hpp"
 #include "gpu_test_util.hpp"
 #include "../common/composite_keys.hpp"
 
@@ -97,6 +98,75 @@ TEST_CASE("device-resident record sort equals the CPU sort: typed, byte and comp
       }
     }
   }
+}
+
+namespace {
+
+// The distributed sort's device exchange in one process (the handle of this process's own
+// sorted records is read in place; another process's goes through CUDA IPC, which the
+// MPI runs of tools/gpu-check.sh cover): a slice sorted, shared, and its pieces loaded
+// into a receiver out of order of position but in the order given, sorted again.
+void check_receiver(Backend& gpu, Backend& cpu, const Format& f, const std::vector<unsigned char>& data) {
+  const size_t R = f.record_size, n = data.size() / R;
+  auto sorted = data;
+  HostBuffer scratch = cpu.allocate_host(cpu.sort_scratch_bytes(f, n));
+  cpu.sort_chunk(f, sorted.data(), n, scratch.data());
+  auto first = gpu.begin_resident_sort(f, n);
+  REQUIRE(first);
+  auto* shared = dynamic_cast<PeerSharedSort*>(first.get());
+  REQUIRE(shared);
+  HostBuffer slot = gpu.allocate_host(data.size());
+  std::memcpy(slot.data(), data.data(), data.size());
+  first->load(slot.data(), 0, n);
+  first->sort();
+  const std::string handle = shared->share_sorted();
+  // The receiver takes the last third, then the middle one.
+  const size_t a = n / 3, b = n - n / 3, m = n - a;
+  auto rec = shared->receiver(m);
+  REQUIRE(rec);
+  rec->load_from(handle, b, 0, n - b);
+  rec->load_from(handle, a, n - b, b - a);
+  first.reset();  // the slice's memory goes; the receiver keeps the backend
+  rec->sort();
+  std::vector<unsigned char> want(sorted.begin() + b * R, sorted.end());
+  want.insert(want.end(), sorted.begin() + a * R, sorted.begin() + b * R);
+  HostBuffer s2 = cpu.allocate_host(cpu.sort_scratch_bytes(f, m));
+  cpu.sort_chunk(f, want.data(), m, s2.data());
+  std::memset(slot.data(), 0xa5, m * R);
+  rec->unload(slot.data(), 0, m);
+  INFO(f.describe() << " n=" << n);
+  CHECK(std::memcmp(slot.data(), want.data(), m * R) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("the device exchange's receiver: pieces of a shared sorted slice, sorted again, equal the CPU sort") {
+  GPU_TEST_REQUIRE_DEVICE();
+  auto gpu = make_backend(Device::cuda, 2, parse_size_option("1G", "--device-memory"));
+  auto cpu = make_cpu_backend(2);
+  std::mt19937_64 rng(23);
+  std::vector<Format> formats{Format::typed(KeyType::u32), Format::typed(KeyType::f64), Format::gensort()};
+  for (const Format& f : gxsort_test::composite_formats()) formats.push_back(f);
+  for (const Format& f : formats)
+    for (size_t n : {size_t(3), size_t(1001), size_t(300007)}) {
+      std::vector<unsigned char> data(n * f.record_size);
+      for (auto& byte : data) byte = uint8_t(rng() % (n % 2 ? 256 : 3));  // 1001: heavy duplicates
+      check_receiver(*gpu, *cpu, f, data);
+    }
+  // A receiver that the device cannot hold beside the sorted slice: none.
+  auto small = make_backend(Device::cuda, 2, parse_size_option("64M", "--device-memory"));
+  const Format u64 = Format::typed(KeyType::u64);
+  const size_t n = small->max_chunk_records(u64);
+  auto first = small->begin_resident_sort(u64, n);
+  REQUIRE(first);
+  std::vector<unsigned char> keys(n * 8);
+  for (auto& byte : keys) byte = uint8_t(rng());
+  HostBuffer slot = small->allocate_host(keys.size());
+  std::memcpy(slot.data(), keys.data(), keys.size());
+  first->load(slot.data(), 0, n);
+  first->sort();
+  CHECK(dynamic_cast<PeerSharedSort&>(*first).receiver(n) == nullptr);
+  CHECK(dynamic_cast<PeerSharedSort&>(*first).receiver(1) == nullptr);
 }
 
 TEST_CASE("a sort of fewer than 2 records takes no resident path") {

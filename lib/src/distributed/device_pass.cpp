@@ -11,31 +11,48 @@
 
 namespace gxsort::distributed {
 
-void sort_on_device(Backend& backend, DeviceResidentSort& resident, size_t rs, uint64_t records, const Fill& fill,
-                    const Drain& drain, const ProgressFn& progress) {
-  const uint64_t bytes = records * rs;
-  if (bytes == 0) return;
-  const size_t slice = size_t(std::min<uint64_t>(std::max<size_t>(1, (size_t(64) << 20) / rs) * rs, bytes));
-  std::vector<HostBuffer> buffers;
-  std::vector<unsigned char*> slots;
+DeviceSlots::DeviceSlots(Backend& backend, size_t record_size, uint64_t records) : rs(record_size) {
+  bytes = records * rs;
+  slice = size_t(std::min<uint64_t>(std::max<size_t>(1, (size_t(64) << 20) / rs) * rs, std::max<uint64_t>(bytes, rs)));
   for (int s = 0; s < 3; ++s) {
     buffers.push_back(backend.allocate_host(slice));
     slots.push_back(buffers.back().data());
   }
+}
+
+pipeline::Config DeviceSlots::config(const char* phase) const {
   pipeline::Config cfg;
   cfg.total_bytes = bytes;
   cfg.chunk_bytes = slice;
-  cfg.phase = "read";
+  cfg.phase = phase;
+  return cfg;
+}
+
+void load_on_device(DeviceSlots& d, DeviceResidentSort& resident, const Fill& fill, const ProgressFn& progress) {
+  if (d.bytes == 0) return;
+  const size_t rs = d.rs;
   pipeline::Stages in;
   in.read = [&](pipeline::Chunk& c) { fill(c.data, c.offset / rs, c.bytes / rs); };
   in.compute = [&](pipeline::Chunk& c) { resident.load(c.data, c.offset / rs, c.bytes / rs); };
-  pipeline::run_chunks(cfg, slots, in, progress);
-  resident.sort();
+  pipeline::run_chunks(d.config("read"), d.slots, in, progress);
+}
+
+void unload_from_device(DeviceSlots& d, DeviceResidentSort& resident, const Drain& drain, const ProgressFn& progress) {
+  if (d.bytes == 0) return;
+  const size_t rs = d.rs;
   pipeline::Stages out;
   out.read = [&](pipeline::Chunk& c) { resident.unload(c.data, c.offset / rs, c.bytes / rs); };
   out.write = [&](pipeline::Chunk& c) { drain(c.data, c.offset / rs, c.bytes / rs); };
-  cfg.phase = "write";
-  pipeline::run_chunks(cfg, slots, out, progress);
+  pipeline::run_chunks(d.config("write"), d.slots, out, progress);
+}
+
+void sort_on_device(Backend& backend, DeviceResidentSort& resident, size_t rs, uint64_t records, const Fill& fill,
+                    const Drain& drain, const ProgressFn& progress) {
+  if (records == 0) return;
+  DeviceSlots d(backend, rs, records);
+  load_on_device(d, resident, fill, progress);
+  resident.sort();
+  unload_from_device(d, resident, drain, progress);
 }
 
 Fill fill_from_pieces(const std::vector<RunRef>& pieces, size_t rs, unsigned threads) {

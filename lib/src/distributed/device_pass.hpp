@@ -12,6 +12,7 @@
 
 #include "engine/engine.hpp"
 #include "engine/run.hpp"
+#include "pipeline/chunk_scheduler.hpp"
 
 namespace gxsort::distributed {
 
@@ -19,6 +20,21 @@ namespace gxsort::distributed {
 // drain(src, first, count): takes sorted records [first, first + count).
 using Fill = std::function<void(unsigned char* dst, uint64_t first, uint64_t count)>;
 using Drain = std::function<void(const unsigned char* src, uint64_t first, uint64_t count)>;
+
+// Three pinned slots of 64 MiB for the slices of `records` records going in or out.
+struct DeviceSlots {
+  DeviceSlots(Backend& backend, size_t record_size, uint64_t records);
+  pipeline::Config config(const char* phase) const;
+  size_t rs = 0, slice = 0;
+  uint64_t bytes = 0;
+  std::vector<HostBuffer> buffers;
+  std::vector<unsigned char*> slots;
+};
+// The halves of sort_on_device: every slice loaded (fill overlapping the copy in), and
+// every sorted slice unloaded (the copy out overlapping drain).
+void load_on_device(DeviceSlots& slots, DeviceResidentSort& resident, const Fill& fill, const ProgressFn& progress);
+void unload_from_device(DeviceSlots& slots, DeviceResidentSort& resident, const Drain& drain,
+                        const ProgressFn& progress);
 void sort_on_device(Backend& backend, DeviceResidentSort& resident, size_t record_size, uint64_t records,
                     const Fill& fill, const Drain& drain, const ProgressFn& progress);
 

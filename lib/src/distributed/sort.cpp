@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "distributed/comm.hpp"
+#include "distributed/device_exchange.hpp"
 #include "distributed/device_pass.hpp"
 #include "distributed/exchange.hpp"
 #include "distributed/shape.hpp"
@@ -238,29 +239,52 @@ RunStats sort_distributed(const std::string& input, const std::string& output, c
   me.slice_records = s.shape.slice.records;
   me.runs = s.shape.runs;
 
+  // Through the GPUs of one host where every rank can (device_exchange.hpp), else the
+  // slice sorted into host memory or run files and exchanged through MPI.
   auto t = Clock::now();
   LocalRuns local;
-  comm.collectively([&] { local = sort_slice(s.p, s.shape, *s.in, opt); });
+  std::optional<OnDevice> dev;
+  comm.collectively([&] { dev = begin_on_device(s.p, s.shape, opt, comm.host_size() == comm.size()); });
+  if (comm.allreduce(dev ? 1 : 0, Comm::Op::min) == 0) dev.reset();
+  comm.collectively([&] {
+    if (dev) sort_slice_on_device(*dev, s.p, s.shape, *s.in, opt);
+    else local = sort_slice(s.p, s.shape, *s.in, opt);
+  });
   me.sort_seconds = since(t);
 
   t = Clock::now();
+  const RunsView view = dev ? dev->view() : view_of(local.runs, f.record_size);
   Sampled mine;
   comm.collectively([&] {
-    const uint64_t samples = samples_for(local.records(), local.runs.size(), f.record_size, comm.size());
-    mine = take_samples(f, local.runs, uint32_t(comm.rank()), samples);
+    const uint64_t samples = samples_for(local.records() + (dev ? dev->records : 0), view.records.size(),
+                                         f.record_size, comm.size());
+    mine = take_samples(f, view, uint32_t(comm.rank()), samples);
   });
   Splitters sp = agree_splitters(comm, f, mine);
   std::vector<std::vector<uint64_t>> cuts;
-  comm.collectively([&] { cuts = cut_runs(f, local.runs, uint32_t(comm.rank()), sp.splitters, comm.size()); });
+  comm.collectively([&] { cuts = cut_runs(f, view, uint32_t(comm.rank()), sp.splitters, comm.size()); });
   const uint64_t bound = splitter_bound(comm, sp, mine);
   me.splitters_seconds = since(t);
 
   uint64_t round_records = 0;
-  Received rec = exchange(comm, f, local, cuts, s.shape, s.p.tmp_dirs, s.p.threads, me, round_records);
-
-  t = Clock::now();
   size_t levels = 0;
-  me.output_records = write_range(comm, s, rec, opt, &levels);
+  DeviceReceived on_device;
+  if (dev) on_device = exchange_on_devices(comm, *dev, cuts[0], s.p, *s.out, me);
+  if (on_device.sort) {
+    me.local = "on device (device-to-device exchange)";
+    t = Clock::now();
+    me.output_records = write_from_device(comm, on_device, s.p, opt);
+  } else {
+    // The slice still on a device that cannot take what it receives: the host exchange.
+    if (dev) {
+      me.local = "on device, exchanged through MPI (a device could not hold what it receives)";
+      comm.collectively([&] { local = to_host(*dev, s.p, opt, s.in->path()); });
+      dev.reset();
+    }
+    Received rec = exchange(comm, f, local, cuts, s.shape, s.p.tmp_dirs, s.p.threads, me, round_records);
+    t = Clock::now();
+    me.output_records = write_range(comm, s, rec, opt, &levels);
+  }
   comm.collectively([&] {
     s.in->check_unchanged();  // every rank read its slice: a changed input fails the job
     s.out->finish_range(opt.fsync);

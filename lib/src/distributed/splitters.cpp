@@ -17,19 +17,32 @@ int compare_samples(const Format& f, const Sample& a, const Sample& b) {
   return 0;
 }
 
+RunsView view_of(const std::vector<RunRef>& runs, size_t record_size) {
+  RunsView v;
+  for (const RunRef& r : runs) v.records.push_back(r.records);
+  v.read = [&runs, record_size](size_t run, uint64_t index, uint64_t count, unsigned char* dst) {
+    read_records(runs[run], record_size, index, count, dst);
+  };
+  return v;
+}
+
 Sampled take_samples(const Format& f, const std::vector<RunRef>& runs, uint32_t rank, uint64_t samples) {
+  return take_samples(f, view_of(runs, f.record_size), rank, samples);
+}
+
+Sampled take_samples(const Format& f, const RunsView& runs, uint32_t rank, uint64_t samples) {
   const size_t rs = f.record_size;
   uint64_t total = 0;
-  for (const RunRef& r : runs) total += r.records;
+  for (uint64_t r : runs.records) total += r;
   Sampled out;
   std::vector<unsigned char> rec(rs);
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const uint64_t n = runs[i].records;
+  for (size_t i = 0; i < runs.records.size(); ++i) {
+    const uint64_t n = runs.records[i];
     if (n == 0) continue;
     // Each run its share of the samples, at least one (the bound counts every run's gap).
     const uint64_t share = std::min(n, std::max<uint64_t>(1, uint64_t((unsigned __int128)samples * n / total)));
     for (uint64_t pos : sample_positions(n, share)) {
-      read_records(runs[i], rs, pos, 1, rec.data());
+      runs.read(i, pos, 1, rec.data());
       const Place place{rank, uint32_t(i), pos};
       out.bytes.append(reinterpret_cast<const char*>(rec.data()), rs);
       out.bytes.append(reinterpret_cast<const char*>(&place), sizeof place);
@@ -64,17 +77,23 @@ std::vector<Sample> choose_splitters(const std::vector<Sample>& sorted, int rank
 
 uint64_t cut_run(const Format& f, const RunRef& run, uint32_t rank, uint32_t run_index, const Sample& splitter,
                  uint64_t lower) {
+  std::vector<RunRef> one(size_t(run_index) + 1);
+  one[run_index] = run;
+  return cut_run(f, view_of(one, f.record_size), rank, run_index, splitter, lower);
+}
+
+uint64_t cut_run(const Format& f, const RunsView& runs, uint32_t rank, uint32_t run_index, const Sample& splitter,
+                 uint64_t lower) {
   const Place& at = splitter.place;
   if (at.rank == rank && at.run == run_index) return at.position;  // the splitter is this run's record
   // Records of the splitter's key come before it in an earlier run, after it in a later one.
   const bool earlier = rank < at.rank || (rank == at.rank && run_index < at.run);
   std::vector<unsigned char> buf(f.record_size);
-  uint64_t lo = lower, hi = run.records;  // the answer lies in [lo, hi]
+  uint64_t lo = lower, hi = runs.records[run_index];  // the answer lies in [lo, hi]
   while (lo < hi) {
     const uint64_t mid = lo + (hi - lo) / 2;
-    const unsigned char* rec = run.mem ? run.mem + mid * f.record_size : buf.data();
-    if (!run.mem) read_records(run, f.record_size, mid, 1, buf.data());
-    const int c = compare_keys(f, rec, splitter.record);
+    runs.read(run_index, mid, 1, buf.data());
+    const int c = compare_keys(f, buf.data(), splitter.record);
     if (c < 0 || (c == 0 && earlier)) lo = mid + 1;
     else hi = mid;
   }
@@ -83,14 +102,20 @@ uint64_t cut_run(const Format& f, const RunRef& run, uint32_t rank, uint32_t run
 
 std::vector<std::vector<uint64_t>> cut_runs(const Format& f, const std::vector<RunRef>& runs, uint32_t rank,
                                             const std::vector<Sample>& splitters, int ranks) {
-  std::vector<std::vector<uint64_t>> cuts(runs.size());
-  for (size_t i = 0; i < runs.size(); ++i) {
+  return cut_runs(f, view_of(runs, f.record_size), rank, splitters, ranks);
+}
+
+std::vector<std::vector<uint64_t>> cut_runs(const Format& f, const RunsView& runs, uint32_t rank,
+                                            const std::vector<Sample>& splitters, int ranks) {
+  std::vector<std::vector<uint64_t>> cuts(runs.records.size());
+  for (size_t i = 0; i < cuts.size(); ++i) {
     std::vector<uint64_t>& c = cuts[i];
+    const uint64_t n = runs.records[i];
     c.assign(size_t(ranks) + 1, 0);
-    c[size_t(ranks)] = runs[i].records;
+    c[size_t(ranks)] = n;
     // Without splitters (no samples anywhere: no records) everything stays at 0.
     for (size_t d = 1; d < size_t(ranks); ++d)
-      c[d] = splitters.empty() ? runs[i].records : cut_run(f, runs[i], rank, uint32_t(i), splitters[d - 1], c[d - 1]);
+      c[d] = splitters.empty() ? n : cut_run(f, runs, rank, uint32_t(i), splitters[d - 1], c[d - 1]);
   }
   return cuts;
 }

@@ -10,6 +10,7 @@
 // records of that key in input order.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,15 @@ struct Sample {
 // <0, 0, >0: by key, then by place.
 int compare_samples(const Format& f, const Sample& a, const Sample& b);
 
+// A rank's sorted runs as the splitters read them: RunRefs (in memory or in files), or a
+// slice that stays on its device. read(run, index, count, dst) copies records
+// [index, index + count) of run `run` into dst.
+struct RunsView {
+  std::vector<uint64_t> records;  // each run's records
+  std::function<void(size_t run, uint64_t index, uint64_t count, unsigned char* dst)> read;
+};
+RunsView view_of(const std::vector<RunRef>& runs, size_t record_size);  // reads `runs` (kept alive)
+
 // The samples of one rank's runs (rank `rank`): about `samples` spread over the runs by
 // their sizes, at least one a run.
 struct Sampled {
@@ -42,6 +52,7 @@ struct Sampled {
   uint64_t runs = 0;        // runs with records (each has samples)
   uint64_t widest_gap = 0;  // the most records of a run up to and between its samples
 };
+Sampled take_samples(const Format& f, const RunsView& runs, uint32_t rank, uint64_t samples);
 Sampled take_samples(const Format& f, const std::vector<RunRef>& runs, uint32_t rank, uint64_t samples);
 // Parses the gathered samples of every rank (pointing into `blobs`), sorted.
 std::vector<Sample> sorted_samples(const Format& f, const std::vector<std::string>& blobs);
@@ -49,9 +60,13 @@ std::vector<Sample> sorted_samples(const Format& f, const std::vector<std::strin
 std::vector<Sample> choose_splitters(const std::vector<Sample>& sorted, int ranks);
 
 // The records of `run` (rank `rank`'s run `run_index`) that come before the splitter.
+uint64_t cut_run(const Format& f, const RunsView& runs, uint32_t rank, uint32_t run_index, const Sample& splitter,
+                 uint64_t lower);
 uint64_t cut_run(const Format& f, const RunRef& run, uint32_t rank, uint32_t run_index, const Sample& splitter,
                  uint64_t lower);
 // For each run, ranks + 1 cuts: run i's records for rank d are [cuts[i][d], cuts[i][d + 1]).
+std::vector<std::vector<uint64_t>> cut_runs(const Format& f, const RunsView& runs, uint32_t rank,
+                                            const std::vector<Sample>& splitters, int ranks);
 std::vector<std::vector<uint64_t>> cut_runs(const Format& f, const std::vector<RunRef>& runs, uint32_t rank,
                                             const std::vector<Sample>& splitters, int ranks);
 

@@ -1,0 +1,120 @@
+#include "distributed/device_exchange.hpp"
+
+#include <numeric>
+
+#include "distributed/comm.hpp"
+#include "distributed/device_pass.hpp"
+#include "distributed/shared_output.hpp"
+#include "io/mapped_file.hpp"
+
+namespace gxsort::distributed {
+
+RunsView OnDevice::view() {
+  RunsView v;
+  v.records = {records};
+  v.read = [this](size_t, uint64_t index, uint64_t count, unsigned char* dst) {
+    sort->unload(dst, size_t(index), size_t(count));
+  };
+  return v;
+}
+
+std::optional<OnDevice> begin_on_device(Prepared& p, const RankShape& shape, const EngineOptions& opt, bool one_host) {
+  const uint64_t n = shape.slice.records;
+  if (opt.unique || !one_host || shape.local != PlanMode::in_memory || shape.run_records < n || n < 2) return {};
+  OnDevice dev;
+  dev.sort = p.backend->begin_resident_sort(opt.format, size_t(n));
+  dev.shared = dynamic_cast<PeerSharedSort*>(dev.sort.get());
+  if (!dev.shared) return {};
+  dev.records = n;
+  dev.record_size = opt.format.record_size;
+  return dev;
+}
+
+void sort_slice_on_device(OnDevice& dev, Prepared& p, const RankShape& shape, const io::File& in,
+                          const EngineOptions& opt) {
+  const size_t rs = opt.format.record_size;
+  const uint64_t at = shape.slice.first * rs;
+  DeviceSlots slots(*p.backend, rs, dev.records);
+  load_on_device(slots, *dev.sort, [&](unsigned char* dst, uint64_t first, uint64_t count) {
+    in.read_at_parallel(dst, size_t(count * rs), at + first * rs, p.threads);
+  }, opt.progress);
+  dev.sort->sort();
+}
+
+DeviceReceived exchange_on_devices(Comm& comm, OnDevice& dev, const std::vector<uint64_t>& cuts, Prepared& p,
+                                   SharedOutput& out, RankStats& me) {
+  const auto t = Clock::now();
+  const size_t ranks = size_t(comm.size()), self = size_t(comm.rank());
+  std::vector<uint64_t> sends(ranks), firsts(ranks);
+  for (size_t d = 0; d < ranks; ++d) {
+    sends[d] = cuts[d + 1] - cuts[d];
+    firsts[d] = cuts[d];
+  }
+  const std::vector<uint64_t> counts = comm.alltoall(sends), from = comm.alltoall(firsts);
+  const uint64_t total = std::accumulate(counts.begin(), counts.end(), uint64_t(0));
+  DeviceReceived rec;
+  rec.records = total;
+  comm.collectively([&] { rec.sort = dev.shared->receiver(size_t(total)); });
+  if (comm.allreduce(rec.sort ? 1 : 0, Comm::Op::min) == 0) return {};
+  const uint64_t bytes = total * dev.record_size;
+  const uint64_t offset = SharedOutput::offset_of(comm, bytes);
+  rec.mapper = std::make_unique<parallel::BackgroundTasks>(1);
+  rec.range = std::make_unique<std::optional<io::MappedRange>>();
+  rec.mapped = rec.mapper->submit([range = rec.range.get(), &out, offset, bytes, threads = p.threads] {
+    range->emplace(out.file(), offset, bytes, threads);
+  });
+  std::string handle;
+  comm.collectively([&] { handle = dev.shared->share_sorted(); });
+  const std::vector<std::string> handles = comm.allgatherv(handle);
+  // In input order (by rank), as the host exchange's pieces: the stable sort then keeps
+  // equal keys in that order. The agreement after it is also the point from which no
+  // rank reads this slice any more.
+  comm.collectively([&] {
+    uint64_t at = 0;
+    for (size_t r = 0; r < ranks; ++r) {
+      if (counts[r]) rec.sort->load_from(handles[r], size_t(from[r]), size_t(at), size_t(counts[r]));
+      at += counts[r];
+    }
+  });
+  dev.sort.reset();
+  me.sent = std::accumulate(sends.begin(), sends.end(), uint64_t(0)) - sends[self];
+  me.kept = sends[self];
+  me.received = total - counts[self];
+  me.rounds = 1;
+  me.exchange_seconds = since(t);
+  return rec;
+}
+
+uint64_t write_from_device(Comm& comm, DeviceReceived& rec, Prepared& p, const EngineOptions& opt) {
+  const size_t rs = opt.format.record_size;
+  comm.collectively([&] {
+    rec.sort->sort();
+    rec.mapped.get();  // the range's mapping (its error, if any, is this rank's)
+    DeviceSlots slots(*p.backend, rs, rec.records);
+    unload_from_device(slots, *rec.sort, [&](const unsigned char* src, uint64_t first, uint64_t count) {
+      (*rec.range)->put(src, first * rs, count * rs);
+    }, opt.progress);
+    rec.sort.reset();
+    rec.range.reset();
+  });
+  return rec.records;
+}
+
+LocalRuns to_host(OnDevice& dev, Prepared& p, const EngineOptions& opt, const std::string& name) {
+  const size_t rs = opt.format.record_size;
+  LocalRuns local;
+  local.memory = touched_host_buffer(size_t(dev.records * rs), p.threads);
+  DeviceSlots slots(*p.backend, rs, dev.records);
+  unload_from_device(slots, *dev.sort, [&](const unsigned char* src, uint64_t first, uint64_t count) {
+    io::parallel_copy(local.memory.data() + first * rs, src, size_t(count * rs), p.threads);
+  }, opt.progress);
+  RunRef run;
+  run.mem = local.memory.data();
+  run.records = dev.records;
+  run.name = name;
+  local.runs.push_back(run);
+  dev.sort.reset();
+  return local;
+}
+
+}  // namespace gxsort::distributed
