@@ -58,6 +58,17 @@ class ResidentSort : public PeerReceiver, public PeerSharedSort {
     GXSORT_CUDA_CHECK(cudaStreamSynchronize(c_.s[0]));  // the host slot is free again
   }
 
+  bool open(const std::string& handle) override {
+    set_device();
+    try {
+      open_peer(handle);
+      return true;
+    } catch (const Error&) {
+      (void)cudaGetLastError();  // IPC and peer errors leave the context usable: clear it
+      return false;
+    }
+  }
+
   void load_from(const std::string& handle, size_t src_first, size_t first, size_t count) override {
     set_device();
     const PeerArena peer = open_peer(handle);

@@ -124,6 +124,8 @@ void check_receiver(Backend& gpu, Backend& cpu, const Format& f, const std::vect
   const size_t a = n / 3, b = n - n / 3, m = n - a;
   auto rec = shared->receiver(m);
   REQUIRE(rec);
+  CHECK(rec->open(handle));
+  CHECK_FALSE(rec->open("not a handle"));  // one that cannot be opened: the host exchange instead
   rec->load_from(handle, b, 0, n - b);
   rec->load_from(handle, a, n - b, b - a);
   first.reset();  // the slice's memory goes; the receiver keeps the backend

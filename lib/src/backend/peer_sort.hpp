@@ -17,6 +17,10 @@ namespace gxsort {
 // A resident sort fed from the sorted records of resident sorts of other processes.
 class PeerReceiver : public DeviceResidentSort {
  public:
+  // Opens the sorted records `handle` shares, ahead of load_from: false when this process
+  // cannot reach them (CUDA IPC not allowed between these processes, say); the caller
+  // then exchanges through the host instead.
+  virtual bool open(const std::string& handle) = 0;
   // Copies records [src_first, src_first + count) of the sorted records that `handle`
   // shares (PeerSharedSort::share_sorted, of this process or another of the host) to
   // records [first, first + count) here, as load() does from the host.

@@ -56,6 +56,14 @@ DeviceReceived exchange_on_devices(Comm& comm, OnDevice& dev, const std::vector<
   rec.records = total;
   comm.collectively([&] { rec.sort = dev.shared->receiver(size_t(total)); });
   if (comm.allreduce(rec.sort ? 1 : 0, Comm::Op::min) == 0) return {};
+  std::string handle;
+  comm.collectively([&] { handle = dev.shared->share_sorted(); });
+  const std::vector<std::string> handles = comm.allgatherv(handle);
+  bool opened = true;
+  comm.collectively([&] {
+    for (const std::string& h : handles) opened = rec.sort->open(h) && opened;
+  });
+  if (comm.allreduce(opened ? 1 : 0, Comm::Op::min) == 0) return {};
   const uint64_t bytes = total * dev.record_size;
   const uint64_t offset = SharedOutput::offset_of(comm, bytes);
   rec.mapper = std::make_unique<parallel::BackgroundTasks>(1);
@@ -63,9 +71,6 @@ DeviceReceived exchange_on_devices(Comm& comm, OnDevice& dev, const std::vector<
   rec.mapped = rec.mapper->submit([range = rec.range.get(), &out, offset, bytes, threads = p.threads] {
     range->emplace(out.file(), offset, bytes, threads);
   });
-  std::string handle;
-  comm.collectively([&] { handle = dev.shared->share_sorted(); });
-  const std::vector<std::string> handles = comm.allgatherv(handle);
   // In input order (by rank), as the host exchange's pieces: the stable sort then keeps
   // equal keys in that order. The agreement after it is also the point from which no
   // rank reads this slice any more.

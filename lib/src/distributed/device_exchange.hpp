@@ -53,9 +53,9 @@ struct DeviceReceived {
 };
 
 // The exchange (collective): `cuts` are the slice's ranks + 1 cuts. Returns no receiver,
-// on every rank, when some rank's device cannot hold what it receives beside its slice
-// (the slice then stays sorted on the device, for to_host). Otherwise the slice's memory
-// is released. Fills the exchange's part of `me`.
+// on every rank, when some rank's device cannot hold what it receives beside its slice,
+// or some rank cannot open another's records (the slice then stays sorted on the device,
+// for to_host). Otherwise the slice's memory is released. Fills the exchange's part of `me`.
 DeviceReceived exchange_on_devices(Comm& comm, OnDevice& dev, const std::vector<uint64_t>& cuts, Prepared& p,
                                    SharedOutput& out, RankStats& me);
 // Sorts what a rank received and writes it to its range of the output. Returns the

@@ -275,9 +275,10 @@ RunStats sort_distributed(const std::string& input, const std::string& output, c
     t = Clock::now();
     me.output_records = write_from_device(comm, on_device, s.p, opt);
   } else {
-    // The slice still on a device that cannot take what it receives: the host exchange.
+    // The slice still on a device, where some device cannot hold what it receives or
+    // reach another's: the host exchange.
     if (dev) {
-      me.local = "on device, exchanged through MPI (a device could not hold what it receives)";
+      me.local = "on device, exchanged through MPI (a device could not hold what it receives or open the others')";
       comm.collectively([&] { local = to_host(*dev, s.p, opt, s.in->path()); });
       dev.reset();
     }
