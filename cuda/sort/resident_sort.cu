@@ -25,14 +25,7 @@ namespace gxsort::cuda {
 struct SharedRecords {
   cudaIpcMemHandle_t arena;
   uint64_t offset;
-  int64_t pid;      // the sharing process: its own handle cannot be opened, it reads in place
-  char bus_id[32];  // its device (ordinals differ between processes; PCI bus ids do not)
-};
-
-// An opened arena of another process and the device it lives on.
-struct PeerArena {
-  unsigned char* base;
-  int device;
+  int64_t pid;  // the sharing process: its own handle cannot be opened, it reads in place
 };
 
 // What both share: the backend's hold (it may use the whole budget), the sort's context,
@@ -71,12 +64,11 @@ class ResidentSort : public PeerReceiver, public PeerSharedSort {
 
   void load_from(const std::string& handle, size_t src_first, size_t first, size_t count) override {
     set_device();
-    const PeerArena peer = open_peer(handle);
-    const unsigned char* src = peer.base + src_first * f_.record_size;
-    // Between devices, a peer copy (NVLink or PCIe peer to peer where open_peer enabled
-    // it; the driver stages through the host where not).
-    GXSORT_CUDA_CHECK(cudaMemcpyPeerAsync(load_target(first), int(b_.device()), src, peer.device, count * f_.record_size,
-                                          c_.s[0]));
+    const unsigned char* src = open_peer(handle) + src_first * f_.record_size;
+    // Unified addressing finds the devices; the arena was opened with lazy peer access
+    // (an explicit cudaDeviceEnablePeerAccess and cudaMemcpyPeerAsync measured slower on
+    // the 2x H200 host: docs/benchmarks.md, twelfth session).
+    GXSORT_CUDA_CHECK(cudaMemcpyAsync(load_target(first), src, count * f_.record_size, cudaMemcpyDefault, c_.s[0]));
     prepare(first, count);
     GXSORT_CUDA_CHECK(cudaStreamSynchronize(c_.s[0]));
   }
@@ -94,7 +86,6 @@ class ResidentSort : public PeerReceiver, public PeerSharedSort {
     GXSORT_CUDA_CHECK(cudaIpcGetMemHandle(&r.arena, mem().base()));
     r.offset = uint64_t(out_ - mem().base());
     r.pid = int64_t(::getpid());
-    GXSORT_CUDA_CHECK(cudaDeviceGetPCIBusId(r.bus_id, int(sizeof r.bus_id), int(b_.device())));
     return std::string(reinterpret_cast<const char*>(&r), sizeof r);
   }
 
@@ -108,7 +99,7 @@ class ResidentSort : public PeerReceiver, public PeerSharedSort {
   virtual void prepare(size_t first, size_t count) = 0;
   // The loads are over: the peers' arenas are closed before sorting.
   void close_peers() noexcept {
-    for (auto& [arena, p] : peers_) cudaIpcCloseMemHandle(p.base);
+    for (auto& [arena, p] : peers_) cudaIpcCloseMemHandle(p);
     peers_.clear();
   }
 
@@ -121,37 +112,23 @@ class ResidentSort : public PeerReceiver, public PeerSharedSort {
 
  private:
   // The sorted records a handle names, in this process's address space (the offset
-  // added): this process's own arena in place, another's opened once, with peer access
-  // from this device to its device where they have it.
-  PeerArena open_peer(const std::string& handle) {
+  // added): this process's own arena in place, another's opened once.
+  const unsigned char* open_peer(const std::string& handle) {
     SharedRecords r;
     if (handle.size() != sizeof r) throw Error(ExitCode::device, "a peer's device records: malformed handle");
     std::memcpy(&r, handle.data(), sizeof r);
-    if (r.pid == int64_t(::getpid())) return {mem().base() + r.offset, int(b_.device())};
+    if (r.pid == int64_t(::getpid())) return mem().base() + r.offset;
     const std::string arena(reinterpret_cast<const char*>(&r.arena), sizeof r.arena);
     auto it = peers_.find(arena);
     if (it == peers_.end()) {
-      PeerArena peer{nullptr, 0};
-      GXSORT_CUDA_CHECK(cudaDeviceGetByPCIBusId(&peer.device, r.bus_id));
-      enable_peer_access(peer.device);
       void* p = nullptr;
       GXSORT_CUDA_CHECK(cudaIpcOpenMemHandle(&p, r.arena, cudaIpcMemLazyEnablePeerAccess));
-      peer.base = static_cast<unsigned char*>(p);
-      it = peers_.emplace(arena, peer).first;
+      it = peers_.emplace(arena, static_cast<unsigned char*>(p)).first;
     }
-    return {it->second.base + r.offset, it->second.device};
+    return it->second + r.offset;
   }
 
-  void enable_peer_access(int peer) {
-    const int self = int(b_.device());
-    int can = 0;
-    if (peer == self || cudaDeviceCanAccessPeer(&can, self, peer) != cudaSuccess || !can) return;
-    const cudaError_t e = cudaDeviceEnablePeerAccess(peer, 0);
-    if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();  // clears it
-    else GXSORT_CUDA_CHECK(e);
-  }
-
-  std::map<std::string, PeerArena> peers_;  // opened arenas of other processes
+  std::map<std::string, unsigned char*> peers_;  // opened arenas of other processes
 };
 
 template <class K>
