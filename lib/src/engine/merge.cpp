@@ -144,6 +144,41 @@ auto timed(double* sum, Stage stage) {
   };
 }
 
+// A user's input: each run's slice [cut[i], next[i]), gathered at starts[i], must be
+// sorted, also across the window boundary (against the record before the cut).
+void check_slices_sorted(const Format& f, const std::vector<RunRef>& runs, const std::vector<uint64_t>& cut,
+                         const std::vector<uint64_t>& next, const std::vector<unsigned char*>& starts) {
+  const size_t rs = f.record_size;
+  std::vector<unsigned char> before(rs);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const uint64_t n = next[i] - cut[i];
+    const unsigned char* prev = nullptr;
+    if (n && cut[i] > 0) {
+      read_records(runs[i], rs, cut[i] - 1, 1, before.data());
+      prev = before.data();
+    }
+    for (uint64_t j = 0; j < n; ++j) {
+      const unsigned char* rec = starts[i] + j * rs;
+      if (prev && compare_keys(f, prev, rec) > 0)
+        throw Error(ExitCode::usage, runs[i].name + ": input is not sorted: record " + std::to_string(cut[i] + j) +
+                                         " is smaller than the one before it");
+      prev = rec;
+    }
+  }
+}
+
+// What our own temp runs gave to a window ([cut[i], next[i])) is never read again: it is
+// dropped, so that their dirty pages are not written back to the disk the output needs.
+void discard_merged(const std::vector<RunRef>& runs, size_t rs, const std::vector<uint64_t>& cut,
+                    const std::vector<uint64_t>& next) {
+  for (size_t i = 0; i < runs.size(); ++i)
+    if (runs[i].discardable && runs[i].file && next[i] > cut[i]) {
+      // From the page holding the old cut: its records before the cut went earlier.
+      const uint64_t from = std::max(runs[i].offset, (runs[i].offset + cut[i] * rs) / 4096 * 4096);
+      runs[i].file->discard(from, runs[i].offset + next[i] * rs - from);
+    }
+}
+
 // The out-of-core merge pass on a device. The output is cut into windows of W records;
 // for each window the multiway co-rank finds the slice of every run that lands in it;
 // the reader gathers the slices back to back into a pinned slot buffer, the backend
@@ -175,7 +210,7 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
   std::vector<uint64_t> cut = from, ends;
   for (const auto& r : runs) ends.push_back(r.records);
   const uint64_t first_rank = std::accumulate(from.begin(), from.end(), uint64_t(0));
-  std::vector<unsigned char> last(rs), prev_rec(rs);
+  std::vector<unsigned char> last(rs);
   uint64_t done = 0;
 
   pipeline::Stages st;
@@ -202,28 +237,9 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
     parallel::parallel_for(pieces.size(), job.threads, [&](size_t t) {
       read_records(runs[pieces[t].run], rs, pieces[t].first, pieces[t].count, pieces[t].dst);
     });
-    for (size_t i = 0; i < k && job.verify_sorted; ++i) {
-      // A user's input: its slice must be sorted, also across the window boundary.
-      const uint64_t n = next[i] - cut[i];
-      const unsigned char* prev = nullptr;
-      if (n && cut[i] > 0) { read_records(runs[i], rs, cut[i] - 1, 1, prev_rec.data()); prev = prev_rec.data(); }
-      for (uint64_t j = 0; j < n; ++j) {
-        const unsigned char* rec = starts[i] + j * rs;
-        if (prev && compare_keys(f, prev, rec) > 0)
-          throw Error(ExitCode::usage, runs[i].name + ": input is not sorted: record " + std::to_string(cut[i] + j) +
-                                           " is smaller than the one before it");
-        prev = rec;
-      }
-    }
-    // What our own temp runs gave to this window is never read again: drop it, so
-    // their dirty pages are not written back to the disk the output needs.
-    // A resumable merge keeps them until its checkpoint is kept.
-    for (size_t i = 0; i < k && !job.checkpoint; ++i)
-      if (runs[i].discardable && runs[i].file && next[i] > cut[i]) {
-        // From the page holding the old cut: its records before the cut went earlier.
-        const uint64_t from = std::max(runs[i].offset, (runs[i].offset + cut[i] * rs) / 4096 * 4096);
-        runs[i].file->discard(from, runs[i].offset + next[i] * rs - from);
-      }
+    if (job.verify_sorted) check_slices_sorted(f, runs, cut, next, starts);
+    // A resumable merge keeps its inputs until its checkpoint is kept.
+    if (!job.checkpoint) discard_merged(runs, rs, cut, next);
     window_ends[c.slot] = next;
     cut.swap(next);
   });
