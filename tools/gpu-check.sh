@@ -79,6 +79,10 @@ distributed_checks() {
     done
     if [[ $paths == *device-to-device* && $paths == *"exchanged through MPI"* ]]; then pass=$((pass+1)); echo "ok   the device exchange and its fallback both ran"
     else bad=$((bad+1)); echo "FAIL the device exchange or its fallback never ran"; fi
+    if "$g" plan "$work/m.in" --distributed --ranks 2 --device cuda --json | grep -q '"device_exchange":true' \
+       && ! "$g" plan "$work/m.in" --distributed --ranks 2 --device cuda -u --json | grep -q '"device_exchange":true'; then
+      pass=$((pass+1)); echo "ok   plan --distributed: the device exchange planned, not with -u"
+    else bad=$((bad+1)); echo "FAIL plan --distributed: device_exchange"; fi
     gpus=$(nvidia-smi -L | wc -l)
     if (( gpus >= 2 )); then
       for fmt in "--type u64" "--type f32" "--format gensort" "$KWIDE"; do

@@ -167,6 +167,11 @@ cp "$WORK/last.out" plan.json
 if [[ $RC == 0 && $(json_get plan.json 'len(j["per_rank"])') == 2 && $(json_get plan.json 'j["rounds"] > 0') == True ]]; then
   pass "plan --distributed under mpirun -np 2: one JSON plan of two ranks"
 else fail "plan --distributed under mpirun" "rc=$RC: $(head -c 300 plan.json) $(last_err)"; fi
+# The device-to-device exchange needs a GPU that holds each slice: never on the CPU.
+if [[ $(json_get plan.json 'j["device_exchange"]') == False && $(json_get plan.json '[r["slice_fits_device"] for r in j["per_rank"]]') == "[False, False]" ]] \
+   && ! grep -q 'device to device' "$WORK/last.out"; then
+  pass "plan --distributed on the CPU: no device-to-device exchange"
+else fail "plan --distributed: device_exchange on the CPU" "$(head -c 300 plan.json)"; fi
 
 # Failures: the failing rank's one line, its exit code, nothing left anywhere.
 "$GX" gen -o in.bin --count 200000 -q

@@ -18,9 +18,15 @@ RunsView OnDevice::view() {
   return v;
 }
 
+bool slice_fits_device(Backend& backend, const Format& f, const RankShape& shape) {
+  const uint64_t n = shape.slice.records;
+  return backend.device_budget() > 0 && shape.local == PlanMode::in_memory && shape.run_records >= n && n >= 2 &&
+         backend.max_chunk_records(f) >= n;
+}
+
 std::optional<OnDevice> begin_on_device(Prepared& p, const RankShape& shape, const EngineOptions& opt, bool one_host) {
   const uint64_t n = shape.slice.records;
-  if (opt.unique || !one_host || shape.local != PlanMode::in_memory || shape.run_records < n || n < 2) return {};
+  if (opt.unique || !one_host || !slice_fits_device(*p.backend, opt.format, shape)) return {};
   OnDevice dev;
   dev.sort = p.backend->begin_resident_sort(opt.format, size_t(n));
   dev.shared = dynamic_cast<PeerSharedSort*>(dev.sort.get());

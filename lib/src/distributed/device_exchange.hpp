@@ -33,6 +33,10 @@ struct OnDevice {
   RunsView view();  // the sorted slice as one run, read from the device (record by record)
 };
 
+// Whether a GPU's resident sort can hold the rank's slice (in memory, at least 2 records):
+// the plan's RankShape::slice_fits_device, and the first condition of the path.
+bool slice_fits_device(Backend& backend, const Format& f, const RankShape& shape);
+
 // This rank's device sort of its slice, or nothing when the path is not open to it:
 // -u, a slice kept in run files, ranks on other hosts, a backend without peer sharing,
 // a slice that does not fit the device, or fewer than 2 records. Every rank must then

@@ -1,6 +1,9 @@
 // plan --distributed: the job's shape (distributed/shape.hpp) for the ranks of a job, or
 // for --ranks N like this process.
+#include <algorithm>
+
 #include "distributed/comm.hpp"
+#include "distributed/device_exchange.hpp"
 #include "distributed/shape.hpp"
 #include "engine/engine.hpp"
 #include "gxsort/distributed.hpp"
@@ -24,6 +27,7 @@ std::string plan_distributed(const std::string& input, const EngineOptions& opti
     pi.input_bytes = slice.records * rs;
     RankShape s = shape_rank(pi, slice, rank, of);
     s.backend = p.backend->name();
+    s.slice_fits_device = slice_fits_device(*p.backend, opt.format, s);
     return s;
   };
   std::vector<RankShape> shapes;
@@ -35,7 +39,10 @@ std::string plan_distributed(const std::string& input, const EngineOptions& opti
     const Prepared p = prepare(opt, 0, default_temp_dir(input));  // every rank like this process
     for (int r = 0; r < ranks; ++r) shapes.push_back(shape_of(p, r, ranks));
   }
-  const JobShape j = shape_job(std::move(shapes), records, rs);
+  const bool one_host = !job || job->comm().host_size() == job->size();
+  JobShape j = shape_job(std::move(shapes), records, rs);
+  j.device_exchange = one_host && !opt.unique && !j.ranks.empty() &&
+                      std::all_of(j.ranks.begin(), j.ranks.end(), [](const RankShape& r) { return r.slice_fits_device; });
   return format == PlanFormat::json ? shape_json(j) : shape_text(j, opt.format.describe());
 }
 

@@ -142,6 +142,9 @@ std::string shape_text(const JobShape& j, const std::string& format) {
   const uint64_t moved = n ? bytes - bytes / n : 0;
   o << "splitters: regular samples of every rank's sorted runs (" << j.total_runs
     << " runs), ties broken by input position\n";
+  if (j.device_exchange)
+    o << "exchange: device to device (CUDA IPC): each slice stays on its GPU, and each rank copies its pieces from "
+         "the others' GPUs, where every GPU can also hold what its rank receives; otherwise:\n";
   o << "exchange: about " << format_bytes(moved) << " between ranks at balance, in rounds of up to " << j.round_records
     << " records a rank: " << j.rounds << " rounds at balance (more where the keys are skewed)\n";
   o << "merge: each rank merges the pieces it received (up to " << j.total_runs
@@ -153,13 +156,16 @@ std::string shape_json(const JobShape& j) {
   std::ostringstream o;
   o << "{\"mode\":\"distributed\",\"ranks\":" << j.ranks.size() << ",\"records\":" << j.records
     << ",\"record_size\":" << j.record_size << ",\"round_records\":" << j.round_records << ",\"rounds\":" << j.rounds
-    << ",\"total_runs\":" << j.total_runs << ",\"per_rank\":[";
+    << ",\"total_runs\":" << j.total_runs << ",\"device_exchange\":" << (j.device_exchange ? "true" : "false")
+    << ",\"per_rank\":[";
   for (size_t i = 0; i < j.ranks.size(); ++i) {
     const RankShape& r = j.ranks[i];
     o << (i ? "," : "") << "{\"rank\":" << r.rank << ",\"first\":" << r.slice.first << ",\"records\":" << r.slice.records
       << ",\"memory\":" << r.memory << ",\"local\":\"" << plan_mode_name(r.local) << "\",\"runs\":" << r.runs
       << ",\"run_records\":" << r.run_records << ",\"staging\":" << r.staging << ",\"round_records\":" << r.round_records
-      << ",\"held\":" << r.held << ",\"threads\":" << r.threads << ",\"backend\":" << json_quote(r.backend) << "}";
+      << ",\"held\":" << r.held << ",\"threads\":" << r.threads
+      << ",\"slice_fits_device\":" << (r.slice_fits_device ? "true" : "false") << ",\"backend\":" << json_quote(r.backend)
+      << "}";
   }
   o << "]}\n";
   return o.str();
@@ -169,17 +175,18 @@ std::string encode(const RankShape& s) {
   std::ostringstream o;
   o << s.rank << ' ' << s.slice.first << ' ' << s.slice.records << ' ' << s.memory << ' ' << int(s.local) << ' '
     << s.runs << ' ' << s.run_records << ' ' << s.staging << ' ' << s.round_records << ' ' << s.held << ' '
-    << s.threads << ' ' << s.backend;
+    << s.threads << ' ' << int(s.slice_fits_device) << ' ' << s.backend;
   return o.str();
 }
 
 RankShape decode(const std::string& bytes) {
   std::istringstream in(bytes);
   RankShape s;
-  int local = 0;
+  int local = 0, fits = 0;
   in >> s.rank >> s.slice.first >> s.slice.records >> s.memory >> local >> s.runs >> s.run_records >> s.staging >>
-      s.round_records >> s.held >> s.threads;
+      s.round_records >> s.held >> s.threads >> fits;
   s.local = PlanMode(local);
+  s.slice_fits_device = fits != 0;
   std::getline(in >> std::ws, s.backend);
   return s;
 }

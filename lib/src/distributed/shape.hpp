@@ -56,6 +56,7 @@ struct RankShape {
   uint64_t round_records = 0;      // what its buffers let a round move (0: too small)
   uint64_t held = 0;               // bytes its sorted data holds in memory during the exchange
   unsigned threads = 1;
+  bool slice_fits_device = false;  // a GPU's resident sort can hold its slice (the device exchange)
   std::string backend;
 };
 // `in`: the local plan input of this rank (its memory, backend, threads) with input_bytes
@@ -75,7 +76,10 @@ struct JobShape {
   uint64_t round_records = 0;      // the least of the ranks'
   uint64_t rounds = 0;             // at balance
   uint64_t total_runs = 0;
-  std::vector<std::string> notes;
+  // Every rank on one host sorts its slice on a GPU that holds it, without -u: the
+  // exchange goes device to device (device_exchange.hpp) where every device can also
+  // hold what its rank receives.
+  bool device_exchange = false;
 };
 JobShape shape_job(std::vector<RankShape> ranks, uint64_t records, size_t record_size);
 std::string shape_text(const JobShape& j, const std::string& format);
