@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <random>
 
 #include "backend/peer_sort.hpp"
 #include "cuda_backend.cuh"
@@ -21,12 +22,27 @@
 
 namespace gxsort::cuda {
 
+namespace {
+
 // What a handle names: the arena of a process (its IPC handle) and an offset in it.
 struct SharedRecords {
   cudaIpcMemHandle_t arena;
   uint64_t offset;
-  int64_t pid;  // the sharing process: its own handle cannot be opened, it reads in place
+  uint64_t process;  // the sharing process (this_process()): its own handle cannot be opened, it reads in place
 };
+
+// A token of this process, random: process ids repeat across PID namespaces (ranks in
+// containers of one host), and reading another process's offset in our own arena would
+// be silently wrong.
+uint64_t this_process() {
+  static const uint64_t token = [] {
+    std::random_device rd;
+    return (uint64_t(rd()) << 32 ^ uint64_t(rd())) ^ uint64_t(::getpid());
+  }();
+  return token;
+}
+
+}  // namespace
 
 // What both share: the backend's hold (it may use the whole budget), the sort's context,
 // where the unsorted records go (load_target) and the sorted ones are (out_), which
@@ -85,7 +101,7 @@ class ResidentSort : public PeerReceiver, public PeerSharedSort {
     SharedRecords r;
     GXSORT_CUDA_CHECK(cudaIpcGetMemHandle(&r.arena, mem().base()));
     r.offset = uint64_t(out_ - mem().base());
-    r.pid = int64_t(::getpid());
+    r.process = this_process();
     return std::string(reinterpret_cast<const char*>(&r), sizeof r);
   }
 
@@ -117,7 +133,7 @@ class ResidentSort : public PeerReceiver, public PeerSharedSort {
     SharedRecords r;
     if (handle.size() != sizeof r) throw Error(ExitCode::device, "a peer's device records: malformed handle");
     std::memcpy(&r, handle.data(), sizeof r);
-    if (r.pid == int64_t(::getpid())) return mem().base() + r.offset;
+    if (r.process == this_process()) return mem().base() + r.offset;
     const std::string arena(reinterpret_cast<const char*>(&r.arena), sizeof r.arena);
     auto it = peers_.find(arena);
     if (it == peers_.end()) {
