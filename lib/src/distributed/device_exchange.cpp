@@ -38,12 +38,8 @@ std::optional<OnDevice> begin_on_device(Prepared& p, const RankShape& shape, con
 
 void sort_slice_on_device(OnDevice& dev, Prepared& p, const RankShape& shape, const io::File& in,
                           const EngineOptions& opt) {
-  const size_t rs = opt.format.record_size;
-  const uint64_t at = shape.slice.first * rs;
-  DeviceSlots slots(*p.backend, rs, dev.records);
-  load_on_device(slots, *dev.sort, [&](unsigned char* dst, uint64_t first, uint64_t count) {
-    in.read_at_parallel(dst, size_t(count * rs), at + first * rs, p.threads);
-  }, opt.progress);
+  DeviceSlots slots(*p.backend, opt.format.record_size, dev.records);
+  load_on_device(slots, *dev.sort, slice_reader(in, shape, opt.format.record_size, p.threads), opt.progress);
   dev.sort->sort();
 }
 
@@ -111,19 +107,9 @@ uint64_t write_from_device(Comm& comm, DeviceReceived& rec, Prepared& p, const E
   return rec.records;
 }
 
-LocalRuns to_host(OnDevice& dev, Prepared& p, const EngineOptions& opt, const std::string& name) {
-  const size_t rs = opt.format.record_size;
-  LocalRuns local;
-  local.memory = touched_host_buffer(size_t(dev.records * rs), p.threads);
-  DeviceSlots slots(*p.backend, rs, dev.records);
-  unload_from_device(slots, *dev.sort, [&](const unsigned char* src, uint64_t first, uint64_t count) {
-    io::parallel_copy(local.memory.data() + first * rs, src, size_t(count * rs), p.threads);
-  }, opt.progress);
-  RunRef run;
-  run.mem = local.memory.data();
-  run.records = dev.records;
-  run.name = name;
-  local.runs.push_back(run);
+LocalRuns to_host(OnDevice& dev, Prepared& p, const io::File& in, const EngineOptions& opt) {
+  DeviceSlots slots(*p.backend, opt.format.record_size, dev.records);
+  LocalRuns local = copy_to_host(slots, *dev.sort, p, in, opt);
   dev.sort.reset();
   return local;
 }

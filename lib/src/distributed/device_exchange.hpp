@@ -66,7 +66,8 @@ DeviceReceived exchange_on_devices(Comm& comm, OnDevice& dev, const std::vector<
 // records written.
 uint64_t write_from_device(Comm& comm, DeviceReceived& rec, Prepared& p, const EngineOptions& opt);
 
-// The host exchange's input instead: the sorted slice copied into host memory, one run.
-LocalRuns to_host(OnDevice& dev, Prepared& p, const EngineOptions& opt, const std::string& name);
+// The host exchange's input instead: the sorted slice copied into host memory, one run
+// (slice.hpp's copy_to_host); the device's memory is released.
+LocalRuns to_host(OnDevice& dev, Prepared& p, const io::File& in, const EngineOptions& opt);
 
 }  // namespace gxsort::distributed

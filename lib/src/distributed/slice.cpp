@@ -52,22 +52,14 @@ bool sorted_from_mapping(Prepared& p, const RankShape& shape, const io::File& in
 // sort_chunk path was 4-5x slower than this one on the H100 host).
 bool sorted_on_device(Prepared& p, const RankShape& shape, const io::File& in, const EngineOptions& opt,
                       LocalRuns& out) {
-  const Format& f = opt.format;
-  const size_t rs = f.record_size;
   const uint64_t n = shape.slice.records;
   if (shape.run_records < n) return false;
-  std::unique_ptr<DeviceResidentSort> resident = p.backend->begin_resident_sort(f, size_t(n));
+  std::unique_ptr<DeviceResidentSort> resident = p.backend->begin_resident_sort(opt.format, size_t(n));
   if (!resident) return false;
-  out.memory = touched_host_buffer(size_t(n * rs), p.threads);
-  const uint64_t at = shape.slice.first * rs;
-  auto fill = [&](unsigned char* dst, uint64_t first, uint64_t count) {
-    in.read_at_parallel(dst, size_t(count * rs), at + first * rs, p.threads);
-  };
-  auto drain = [&](const unsigned char* src, uint64_t first, uint64_t count) {
-    io::parallel_copy(out.memory.data() + first * rs, src, size_t(count * rs), p.threads);
-  };
-  sort_on_device(*p.backend, *resident, rs, n, fill, drain, opt.progress);
-  add_whole_run(out, n, in, opt);
+  DeviceSlots slots(*p.backend, opt.format.record_size, n);
+  load_on_device(slots, *resident, slice_reader(in, shape, opt.format.record_size, p.threads), opt.progress);
+  resident->sort();
+  out = copy_to_host(slots, *resident, p, in, opt);
   return true;
 }
 
@@ -119,6 +111,26 @@ LocalRuns sort_to_run_files(Prepared& p, const RankShape& shape, const io::File&
 }
 
 }  // namespace
+
+Fill slice_reader(const io::File& in, const RankShape& shape, size_t rs, unsigned threads) {
+  const uint64_t at = shape.slice.first * rs;
+  return [&in, at, rs, threads](unsigned char* dst, uint64_t first, uint64_t count) {
+    in.read_at_parallel(dst, size_t(count * rs), at + first * rs, threads);
+  };
+}
+
+LocalRuns copy_to_host(DeviceSlots& slots, DeviceResidentSort& sorted, Prepared& p, const io::File& in,
+                       const EngineOptions& opt) {
+  const size_t rs = slots.rs;
+  const uint64_t n = slots.bytes / rs;
+  LocalRuns out;
+  out.memory = touched_host_buffer(size_t(slots.bytes), p.threads);
+  unload_from_device(slots, sorted, [&](const unsigned char* src, uint64_t first, uint64_t count) {
+    io::parallel_copy(out.memory.data() + first * rs, src, size_t(count * rs), p.threads);
+  }, opt.progress);
+  add_whole_run(out, n, in, opt);
+  return out;
+}
 
 LocalRuns sort_slice(Prepared& p, const RankShape& shape, const io::File& in, const EngineOptions& opt) {
   if (shape.slice.records == 0) return {};

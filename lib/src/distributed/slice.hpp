@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "distributed/device_pass.hpp"
 #include "distributed/shape.hpp"
 #include "engine/engine.hpp"
 #include "engine/merge.hpp"
@@ -25,5 +26,12 @@ struct LocalRuns {
 // Sorts records [slice.first, slice.first + slice.records) of `in` as `shape` says (-u:
 // each run keeps the first record of each key). `p` is the rank's prepared engine.
 LocalRuns sort_slice(Prepared& p, const RankShape& shape, const io::File& in, const EngineOptions& opt);
+
+// The slice's records of `in`, read on `threads` threads: the fill of a device load.
+Fill slice_reader(const io::File& in, const RankShape& shape, size_t record_size, unsigned threads);
+// The slice sorted on a device (all of `slots`' records), copied into touched host memory
+// as the slice's one run (-u: the first record of each key kept).
+LocalRuns copy_to_host(DeviceSlots& slots, DeviceResidentSort& sorted, Prepared& p, const io::File& in,
+                       const EngineOptions& opt);
 
 }  // namespace gxsort::distributed

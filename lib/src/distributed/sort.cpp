@@ -1,6 +1,7 @@
 // sort --distributed: the steps of docs/distributed.md, each agreed on by every rank
 // (Comm::collectively), so that an error on one rank unwinds every rank at the same step.
 #include <algorithm>
+#include <numeric>
 #include <optional>
 #include <sstream>
 
@@ -256,8 +257,8 @@ RunStats sort_distributed(const std::string& input, const std::string& output, c
   const RunsView view = dev ? dev->view() : view_of(local.runs, f.record_size);
   Sampled mine;
   comm.collectively([&] {
-    const uint64_t samples = samples_for(local.records() + (dev ? dev->records : 0), view.records.size(),
-                                         f.record_size, comm.size());
+    const uint64_t records = std::accumulate(view.records.begin(), view.records.end(), uint64_t(0));
+    const uint64_t samples = samples_for(records, view.records.size(), f.record_size, comm.size());
     mine = take_samples(f, view, uint32_t(comm.rank()), samples);
   });
   Splitters sp = agree_splitters(comm, f, mine);
@@ -279,7 +280,7 @@ RunStats sort_distributed(const std::string& input, const std::string& output, c
     // reach another's: the host exchange.
     if (dev) {
       me.local = "on device, exchanged through MPI (a device could not hold what it receives or open the others')";
-      comm.collectively([&] { local = to_host(*dev, s.p, opt, s.in->path()); });
+      comm.collectively([&] { local = to_host(*dev, s.p, *s.in, opt); });
       dev.reset();
     }
     Received rec = exchange(comm, f, local, cuts, s.shape, s.p.tmp_dirs, s.p.threads, me, round_records);

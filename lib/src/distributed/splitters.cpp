@@ -77,9 +77,13 @@ std::vector<Sample> choose_splitters(const std::vector<Sample>& sorted, int rank
 
 uint64_t cut_run(const Format& f, const RunRef& run, uint32_t rank, uint32_t run_index, const Sample& splitter,
                  uint64_t lower) {
-  std::vector<RunRef> one(size_t(run_index) + 1);
-  one[run_index] = run;
-  return cut_run(f, view_of(one, f.record_size), rank, run_index, splitter, lower);
+  RunsView v;  // the run at its index; only its entry is read
+  v.records.assign(size_t(run_index) + 1, 0);
+  v.records[run_index] = run.records;
+  v.read = [&run, &f](size_t, uint64_t index, uint64_t count, unsigned char* dst) {
+    read_records(run, f.record_size, index, count, dst);
+  };
+  return cut_run(f, v, rank, run_index, splitter, lower);
 }
 
 uint64_t cut_run(const Format& f, const RunsView& runs, uint32_t rank, uint32_t run_index, const Sample& splitter,
