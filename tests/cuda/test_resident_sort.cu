@@ -14,12 +14,18 @@ using namespace gxsort;
 
 namespace {
 
+// The oracle: the CPU backend's stable sort of `records`.
+std::vector<unsigned char> cpu_sorted(Backend& cpu, const Format& f, std::vector<unsigned char> records) {
+  const size_t n = records.size() / f.record_size;
+  HostBuffer scratch = cpu.allocate_host(cpu.sort_scratch_bytes(f, n));
+  cpu.sort_chunk(f, records.data(), n, scratch.data());
+  return records;
+}
+
 // Loads `data` in slices, sorts, unloads in slices; the result against the CPU's sort.
 void check_resident(Backend& gpu, Backend& cpu, const Format& f, const std::vector<unsigned char>& data, size_t slice) {
   const size_t n = data.size() / f.record_size;
-  auto want = data;
-  HostBuffer scratch = cpu.allocate_host(cpu.sort_scratch_bytes(f, n));
-  cpu.sort_chunk(f, want.data(), n, scratch.data());
+  const auto want = cpu_sorted(cpu, f, data);
   auto sorter = gpu.begin_resident_sort(f, n);
   REQUIRE(sorter);
   HostBuffer slot = gpu.allocate_host(slice * f.record_size);
@@ -108,9 +114,7 @@ namespace {
 // into a receiver out of order of position but in the order given, sorted again.
 void check_receiver(Backend& gpu, Backend& cpu, const Format& f, const std::vector<unsigned char>& data) {
   const size_t R = f.record_size, n = data.size() / R;
-  auto sorted = data;
-  HostBuffer scratch = cpu.allocate_host(cpu.sort_scratch_bytes(f, n));
-  cpu.sort_chunk(f, sorted.data(), n, scratch.data());
+  const auto sorted = cpu_sorted(cpu, f, data);
   auto first = gpu.begin_resident_sort(f, n);
   REQUIRE(first);
   auto* shared = dynamic_cast<PeerSharedSort*>(first.get());
@@ -130,10 +134,9 @@ void check_receiver(Backend& gpu, Backend& cpu, const Format& f, const std::vect
   rec->load_from(handle, a, n - b, b - a);
   first.reset();  // the slice's memory goes; the receiver keeps the backend
   rec->sort();
-  std::vector<unsigned char> want(sorted.begin() + b * R, sorted.end());
-  want.insert(want.end(), sorted.begin() + a * R, sorted.begin() + b * R);
-  HostBuffer s2 = cpu.allocate_host(cpu.sort_scratch_bytes(f, m));
-  cpu.sort_chunk(f, want.data(), m, s2.data());
+  std::vector<unsigned char> pieces(sorted.begin() + b * R, sorted.end());
+  pieces.insert(pieces.end(), sorted.begin() + a * R, sorted.begin() + b * R);
+  const auto want = cpu_sorted(cpu, f, pieces);
   std::memset(slot.data(), 0xa5, m * R);
   rec->unload(slot.data(), 0, m);
   INFO(f.describe() << " n=" << n);
