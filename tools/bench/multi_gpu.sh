@@ -11,12 +11,16 @@
 # Prints one table per input: seconds, ratio to the one-process sort and to -np 1, the
 # bytes the ranks exchanged, the exchange rounds, the imbalance (largest range / average)
 # the slowest rank's seconds of each step, and the busiest rank's exchange rate beside
-# MPI's own all-to-all rate (bench/mpi_alltoall) measured in the same run.
+# MPI's own all-to-all rate (bench/mpi_alltoall) measured in the same run, and the
+# page-cache floor of G ranks (bench/mpi_page_cache: each reads its share of the input and
+# writes as many bytes to its range of an output, no sort): the one-process sort's time
+# over that floor is the most G ranks can gain on this host.
 set -euo pipefail
 build=${1:-build}
 shift $(( $# > 0 ? 1 : 0 ))
 G=$(cd "$build" && pwd)/gxsort
 A2A=$(cd "$build" && pwd)/bench/mpi_alltoall
+FLOOR=$(cd "$build" && pwd)/bench/mpi_page_cache
 gpus=$( (nvidia-smi -L 2>/dev/null || true) | wc -l)
 dev=${DEVICE:-cuda}   # DEVICE=cpu tries the script on a machine without a GPU
 ranks=("$@")
@@ -51,9 +55,9 @@ table() {
     done
   done
   echo "### $title ($(date -u +%F), $gpus GPUs: $( (nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null || true) | head -1), options: $* ${sync_opt[*]})"
-  printf "one process, one GPU: %.2f s (%s)\n" "$one" "$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["mode"], j["runs"], "runs")' "$dir/one.json")"
-  echo "| GPUs (ranks) | s | speedup vs one process | vs -np 1 | exchanged GB | rounds | imbalance | slowest rank's sort / exchange / merge s | busiest rank's exchange MB/s (in MPI) | MPI alltoall MB/s | ranks' local sorts, backends |"
-  echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  printf "one process, one GPU: %.2f s (%s)\n" "$one" "$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["mode"], j["runs"], "runs,", "%.2f s in the process" % j["seconds"])' "$dir/one.json")"
+  echo "| GPUs (ranks) | s | speedup vs one process | vs -np 1 | exchanged GB | rounds | imbalance | slowest rank's sort / exchange / merge s (in the job, from its start) | busiest rank's exchange MB/s (in MPI) | MPI alltoall MB/s | page-cache floor s (read / write): most speedup | ranks' local sorts, backends |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
   for i in "${!ranks[@]}"; do
     np=${ranks[$i]}
     # The busiest rank's bytes to others per second of its exchange (and of its MPI calls),
@@ -71,8 +75,8 @@ busiest = max(per, key=lambda r: r["sent"]); most = busiest["sent"] * rs
 rounds = max(r["rounds"] for r in per)
 rate = lambda s: "%.0f" % (most / s / 1e6) if s > 0 and most else "-"
 row = (f"| {np_} | {t:.2f} | {one/t:.2f}x | {first/t:.2f}x | {sent:.2f} | {rounds} | {d['imbalance']:.3f} | "
-       f"{slow('sort_seconds'):.2f} / {slow('exchange_seconds'):.2f} / {slow('merge_seconds'):.2f} | "
-       f"{rate(busiest['exchange_seconds'])} ({rate(busiest['mpi_seconds'])}) | A2A | {modes} |")
+       f"{slow('sort_seconds'):.2f} / {slow('exchange_seconds'):.2f} / {slow('merge_seconds'):.2f} ({slow('seconds'):.2f}) | "
+       f"{rate(busiest['exchange_seconds'])} ({rate(busiest['mpi_seconds'])}) | A2A | FLOOR | {modes} |")
 print(row.replace(" ", "\x01"), max(rs, most // max(rounds, 1)), max(most, rs))
 PY
     )
@@ -81,11 +85,45 @@ PY
       a2a=$("${MPIRUN[@]}" -np "$np" "$A2A" "$(( round_bytes * np / (np - 1) ))" "$(( most * np / (np - 1) ))" "$rs" |
             sed -n 's/.*per_rank_mb_s=\([0-9.]*\).*/\1/p')
     fi
+    floor="-"
+    if [[ -x $FLOOR ]]; then
+      rm -f "$dir/floor.bin"; sync
+      floor=$("${MPIRUN[@]}" -np "$np" "$FLOOR" "$in" "$dir/floor.bin" | python3 -c '
+import re, sys
+v = {k: float(x) for k, x in re.findall(r"(\w+)=([0-9.]+)", sys.stdin.read())}
+t, r, w = v["total_s"], v["read_s"], v["write_s"]
+print(f"{t:.2f} ({r:.2f} / {w:.2f}): {float(sys.argv[1]) / t:.2f}x")' "$one")
+    fi
     row=${row//$'\x01'/ }
-    echo "${row/A2A/${a2a:--}}"
+    row=${row/A2A/${a2a:--}}
+    echo "${row/FLOOR/$floor}"
   done
   rm -f "$dir/one.bin" "$dir/dist.bin"
 }
+
+# What a job pays whatever its size: mpirun's launch alone, then a whole sort of 1 MiB
+# (process and device start, MPI's start and end, the exit), against one process's.
+fixed_costs() {
+  local t0 np
+  "$G" gen -o "$dir/small.bin" --count 131072 --seed 19 -q
+  echo "### Fixed costs: 1 MiB of u64 ($(date -u +%F))"
+  t0=$(now); "$G" sort "$dir/small.bin" -o "$dir/small.out" -q --device "$dev" --no-fsync
+  echo "one process: $(calc "round($(now) - $t0, 2)") s"
+  for np in "${ranks[@]}"; do
+    rm -f "$dir/small.out"
+    t0=$(now); "${MPIRUN[@]}" -np "$np" true
+    local launch; launch=$(calc "round($(now) - $t0, 2)")
+    t0=$(now); "${MPIRUN[@]}" -np "$np" "$G" sort "$dir/small.bin" -o "$dir/small.out" -q --distributed --device "$dev" --no-fsync
+    local sort_s; sort_s=$(calc "round($(now) - $t0, 2)")
+    # MPI's shared-memory transports only (no UCX or network probing at MPI_Init).
+    rm -f "$dir/small.out"
+    t0=$(now); "${MPIRUN[@]}" --mca pml ob1 --mca btl self,vader -np "$np" "$G" sort "$dir/small.bin" -o "$dir/small.out" \
+      -q --distributed --device "$dev" --no-fsync || echo "(failed: --mca pml ob1 --mca btl self,vader)"
+    echo "-np $np: mpirun of true $launch s, the sort $sort_s s, with --mca pml ob1 --mca btl self,vader $(calc "round($(now) - $t0, 2)") s"
+  done
+  rm -f "$dir/small.bin" "$dir/small.out"
+}
+fixed_costs
 
 gib=${GIB:-16}
 "$G" gen -o "$dir/u64.bin" --count $(( gib * 134217728 )) --seed 19 -q
