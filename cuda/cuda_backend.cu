@@ -75,6 +75,15 @@ size_t CudaBackend::sort_device_bytes(const Format& f, size_t n) const {
   return sort_working_set(f, n);
 }
 
+bool CudaBackend::fit_device_budget(uint64_t bytes) {
+  std::unique_lock<std::mutex> lk(sort_mu_, std::try_to_lock);  // not while a sort holds the arena
+  if (!lk.owns_lock() || bytes >= mem_->budget() || mem_->live_allocations() != 0) return false;
+  set_device();
+  mem_.reset();  // the old arena first: both may not fit together
+  mem_ = std::make_unique<DeviceMemory>(int(device_), size_t(bytes));
+  return true;
+}
+
 size_t CudaBackend::max_chunk_records(const Format& f) const {
   const size_t avail = mem_->largest_free();
   if (avail <= SortPolicy::kRoundingSlack) return 0;

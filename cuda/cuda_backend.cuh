@@ -74,9 +74,10 @@ class CudaBackend final : public Backend {
   std::vector<graph::BfsRun> bfs(const graph::CsrGraph& g, const std::vector<uint64_t>& sources,
                                  const graph::BfsDevicePlan& plan) override;
   uint64_t device_budget() const override;
+  bool fit_device_budget(uint64_t bytes) override;
 
   // Device bytes sort_chunk needs for n records of format f.
-  size_t sort_device_bytes(const Format& f, size_t n) const;
+  size_t sort_device_bytes(const Format& f, size_t n) const override;
 
   DeviceMemory& memory() { return *mem_; }
   unsigned device() const { return device_; }

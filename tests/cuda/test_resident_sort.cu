@@ -174,6 +174,34 @@ TEST_CASE("the device exchange's receiver: pieces of a shared sorted slice, sort
   CHECK(dynamic_cast<PeerSharedSort&>(*first).receiver(1) == nullptr);
 }
 
+TEST_CASE("the arena cut to the device exchange's need: a slice's sort, then a receiver of 1/8 more beside it") {
+  GPU_TEST_REQUIRE_DEVICE();
+  auto cpu = make_cpu_backend(2);
+  std::mt19937_64 rng(29);
+  for (const Format& f : {Format::typed(KeyType::u64), Format::gensort()}) {
+    const size_t n = 200003, receivable = n + n / 8 + 1;
+    auto gpu = make_backend(Device::cuda, 2, parse_size_option("1G", "--device-memory"));
+    CHECK_FALSE(gpu->fit_device_budget(gpu->device_budget()));  // never kept equal or grown
+    const uint64_t need = gpu->sort_device_bytes(f, n) + gpu->sort_device_bytes(f, receivable) + (uint64_t(16) << 20);
+    REQUIRE(gpu->fit_device_budget(need));
+    CHECK(gpu->device_budget() <= need);
+    CHECK(gpu->device_budget() + 256 > need);
+    std::vector<unsigned char> data(n * f.record_size);
+    for (auto& byte : data) byte = uint8_t(rng());
+    check_receiver(*gpu, *cpu, f, data);  // sorts right in the new arena
+    auto first = gpu->begin_resident_sort(f, n);
+    REQUIRE(first);
+    CHECK_FALSE(gpu->fit_device_budget(need / 2));  // a sort holds the arena
+    HostBuffer slot = gpu->allocate_host(data.size());
+    std::memcpy(slot.data(), data.data(), data.size());
+    first->load(slot.data(), 0, n);
+    first->sort();
+    auto& shared = dynamic_cast<PeerSharedSort&>(*first);
+    CHECK(shared.receiver(size_t(gpu->device_budget() / f.record_size)) == nullptr);  // the arena's bytes in records
+    CHECK(shared.receiver(receivable) != nullptr);
+  }
+}
+
 TEST_CASE("a sort of fewer than 2 records takes no resident path") {
   GPU_TEST_REQUIRE_DEVICE();
   auto gpu = make_backend(Device::cuda, 2, parse_size_option("1G", "--device-memory"));

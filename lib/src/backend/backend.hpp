@@ -140,6 +140,13 @@ class Backend {
   // Bytes of the device's memory budget (its arena); 0: no device. The planner sizes the
   // device's work from it.
   virtual uint64_t device_budget() const { return 0; }
+  // Device bytes a sort of n records of f needs (its working set); 0 on the CPU.
+  virtual size_t sort_device_bytes(const Format&, size_t /*n*/) const { return 0; }
+  // Cuts the device's arena down to `bytes` while nothing is allocated from it, for a job
+  // that knows its need: the distributed device exchange, whose peers map the arena
+  // whole. False where it kept the arena (no device, allocations live, or `bytes` is
+  // not less than the budget).
+  virtual bool fit_device_budget(uint64_t /*bytes*/) { return false; }
 
  private:
   unsigned host_threads_ = 1;
