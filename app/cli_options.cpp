@@ -28,7 +28,7 @@ namespace {
 // The text of every option as given; typed once, in to_command().
 struct Args {
   std::string type, key_type, format, memory, device = "auto", device_memory, merge_kernel = "auto",
-      direct_io = "auto", ooc = "auto", keep = "first", strategy = "auto", input_format = "auto", op, algo = "flat",
+      direct_io = "auto", ooc = "auto", exchange = "auto", keep = "first", strategy = "auto", input_format = "auto", op, algo = "flat",
       dist = "uniform", graph;
   std::vector<std::string> keys;
   Unsigned record_size, key_offset, key_bytes, fan_in, threads, count, seed{1}, scale, edge_factor{16}, source,
@@ -168,6 +168,8 @@ void add_command_options(po::options_description& d, const Spec& s, Command& cmd
     d.add_options()("resume", po::bool_switch(&cmd.engine.resume), "reuse the runs a killed run of the same job (same input, options and directory) left in the output directory");
   if (n == "sort" || n == "dedupe" || n == "plan" || n == "merge")
     d.add_options()("distributed", po::bool_switch(&cmd.distributed), n == "merge" ? "one rank of an MPI job (mpirun -np N gxsort merge ...): each rank merges its share of the output from its cuts of the inputs, into OUT, a file on a file system they all share (docs/distributed.md)" : "one rank of an MPI job (mpirun -np N gxsort ...): the ranks sort IN together into OUT, a file on a file system they all share (docs/distributed.md)");
+  if (n == "sort" || n == "dedupe" || n == "plan")
+    d.add_options()("exchange", po::value(&a.exchange)->value_name(names(kExchanges)), "--distributed: how the ranks exchange records: auto = where every rank is on one host, each reads its pieces from the others' GPUs (CUDA IPC) or run files, else MPI; mpi = always MPI_Alltoallv (docs/distributed.md)");
   if (n == "plan") d.add_options()("json", po::bool_switch(&a.json), "print the plan as JSON")("dot", po::bool_switch(&a.dot), "print the merge tree for Graphviz")
     ("ranks", po::value(&a.ranks)->value_name("N"), "--distributed: plan N ranks like this process, on this host (default: the ranks of the MPI job it runs in)");
   if (n == "check" || n == "info" || n == "reduce" || n == "bfs" || n == "clean" || n == "graph build")
@@ -314,6 +316,7 @@ void check_distributed(const Args& a, const po::variables_map& vm, Command& cmd)
     if (a.ranks.value < 1 || a.ranks.value > 65536) fail_usage("--ranks: expected 1 to 65536");
     cmd.ranks = int(a.ranks.value);
   }
+  if (vm.count("exchange") && !cmd.distributed) fail_usage("--exchange needs --distributed");
   if (!cmd.distributed) return;
   const EngineOptions& e = cmd.engine;
   if (e.resume) fail_usage("--resume does not apply to --distributed (a distributed sort is not resumable)");
@@ -341,6 +344,7 @@ void type_options(const Args& a, const po::variables_map& vm, Command& cmd) {
   e.merge_kernel = parse_choice(a.merge_kernel, "--merge-kernel", kMergeKernels);
   e.direct_io = parse_choice(a.direct_io, "--direct-io", kDirectIos);
   e.ooc = parse_choice(a.ooc, "--ooc", kOocMethods);
+  e.exchange = parse_choice(a.exchange, "--exchange", kExchanges);
   e.fsync = !a.no_fsync;
   e.dedupe.strategy = parse_choice(a.strategy, "--strategy", kDedupeStrategies);
   if (a.keep != "first" && a.keep != "last") fail_usage("--keep: expected first or last, got '" + a.keep + "'");

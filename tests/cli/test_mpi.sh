@@ -39,12 +39,14 @@ no_leftovers() {  # NAME DIR...
   if [[ -z "$l" ]]; then pass "$name"; else fail "$name" "left behind: $(echo $l)"; fi
 }
 
-# like_plain NAME NP ARGS...: the distributed sort of in.bin equals the plain one.
+# like_plain NAME NP ARGS...: the distributed sort of in.bin equals the plain one
+# (DIST_ONLY=(...): options of the distributed run only).
+DIST_ONLY=()
 like_plain() {
   local name=$1 np=$2; shift 2
   rm -f want.bin outdir/got.bin
   gx sort in.bin -o want.bin -q "$@"
-  dist "$np" sort in.bin -o outdir/got.bin -q "$@"
+  dist "$np" sort in.bin -o outdir/got.bin -q "$@" "${DIST_ONLY[@]}"
   if [[ $RC != 0 ]]; then fail "$name (-np $np)" "exit $RC: $(last_err)"; return; fi
   same_bytes "$name (-np $np)" outdir/got.bin want.bin
 }
@@ -67,14 +69,37 @@ one_error() {
 "$GX" gen -o in.bin --count 50000 -q
 for np in 1 3 4; do like_plain "u64, in memory" "$np"; done
 
-# Out of core: run files, many rounds through 1M budgets, received pieces in files.
+# Out of core: run files. On one host each rank reads its pieces of the others' run
+# files in place (--exchange auto); --exchange mpi sends them in many rounds through 1M
+# budgets into received files, as ranks on several hosts do.
 "$GX" gen -o in.bin --count 400000 -q
+rank_shapes() { json_get stats.json '",".join("%s/%s/%d" % (r["local"], r["received_in_memory"], r["rounds"]) for r in j["distributed"]["per_rank"])' 2>/dev/null; }
 like_plain "u64, --memory 1M" 4 --memory 1M --stats-json stats.json
-shape=$(json_get stats.json '",".join("%s/%s/%d" % (r["local"], r["received_in_memory"], r["rounds"]) for r in j["distributed"]["per_rank"])' 2>/dev/null)
-if [[ $shape == *"run files/False/"* && $(json_get stats.json 'j["distributed"]["per_rank"][0]["rounds"]') -gt 1 ]]; then
-  pass "u64, --memory 1M: run files, received to files, several rounds ($shape)"
-else fail "u64, --memory 1M: out of core" "per rank: $shape"; fi
+shape=$(rank_shapes)
+if [[ $shape == "$(printf 'run files, read in place by every rank (one host)/False/0,%.0s' 1 2 3)run files, read in place by every rank (one host)/False/0" ]]; then
+  pass "u64, --memory 1M: every rank read the others' run files in place, no round ($shape)"
+else fail "u64, --memory 1M: the file exchange" "per rank: $shape"; fi
+DIST_ONLY=(--exchange mpi)
+like_plain "u64, --memory 1M, --exchange mpi" 4 --memory 1M --stats-json stats.json
+DIST_ONLY=()
+shape=$(rank_shapes)
+if [[ $shape == "run files/False/"* && $shape != *"read in place"* && $(json_get stats.json 'j["distributed"]["per_rank"][0]["rounds"]') -gt 1 ]]; then
+  pass "u64, --memory 1M, --exchange mpi: run files, received to files, several rounds ($shape)"
+else fail "u64, --memory 1M, --exchange mpi: out of core" "per rank: $shape"; fi
 like_plain "u64, --memory 1M, -r" 3 --memory 1M -r
+# A rank that cannot open the others' files (ranks in containers with their own /tmp;
+# here a test hook): every rank takes MPI instead.
+rm -f want.bin outdir/got.bin
+gx sort in.bin -o want.bin -q --memory 1M
+GXSORT_TEST_NO_PEER_FILES_RANK=1 "${MPIRUN[@]}" -x GXSORT_TEST_NO_PEER_FILES_RANK -np 3 "$GX" sort in.bin -o outdir/got.bin -q \
+  --memory 1M --stats-json stats.json --distributed >"$WORK/last.out" 2>"$WORK/last.err"
+expect_rc "u64, --memory 1M, rank 1 cannot open the others' run files: exit 0" 0
+same_bytes "u64, --memory 1M, rank 1 cannot open the others' run files: the plain sort's bytes" outdir/got.bin want.bin
+shape=$(rank_shapes)
+if [[ $shape != *"read in place"* && $(json_get stats.json 'j["distributed"]["per_rank"][0]["rounds"]') -gt 1 ]]; then
+  pass "u64, --memory 1M, rank 1 cannot open the others' run files: every rank exchanged through MPI ($shape)"
+else fail "u64, --memory 1M, one rank cannot open: the MPI fallback" "per rank: $shape"; fi
+no_leftovers "u64, --memory 1M, rank 1 cannot open the others' run files: no temp file left" "$TMPDIR" outdir .
 
 # Records with few keys: groups of equal keys span ranks (stability: the payload holds
 # the record's index).
@@ -84,6 +109,9 @@ like_plain "24-byte records, few keys, in memory" 4 "${REC[@]}"
 like_plain "24-byte records, few keys, --memory 1M" 3 "${REC[@]}" --memory 1M
 like_plain "24-byte records, few keys, -u" 4 "${REC[@]}" -u
 like_plain "24-byte records, few keys, -u, --memory 1M" 3 "${REC[@]}" -u --memory 1M
+DIST_ONLY=(--exchange mpi)
+like_plain "24-byte records, few keys, -u, --memory 1M, --exchange mpi" 3 "${REC[@]}" -u --memory 1M
+DIST_ONLY=()
 
 # gensort: 10-byte keys past the 8-byte prefix.
 "$GX" gen -o in.bin --count 40000 -q --format gensort
@@ -172,6 +200,19 @@ if [[ $(json_get plan.json 'j["device_exchange"]') == False && $(json_get plan.j
    && ! grep -q 'device to device' "$WORK/last.out"; then
   pass "plan --distributed on the CPU: no device-to-device exchange"
 else fail "plan --distributed: device_exchange on the CPU" "$(head -c 300 plan.json)"; fi
+# Run files on one host: read in place (file_exchange), unless --exchange mpi.
+dist 2 plan in.bin --memory 1M "${REC[@]}"
+if [[ $(json_get plan.json 'j["file_exchange"]') == True ]] && grep -q 'exchange: through the file system' "$WORK/last.out"; then
+  pass "plan --distributed, run files on one host: file_exchange"
+else fail "plan --distributed: file_exchange" "$(head -c 300 plan.json)"; fi
+dist 2 plan in.bin --memory 1M "${REC[@]}" --exchange mpi
+if [[ $RC == 0 ]] && ! grep -q 'through the file system' "$WORK/last.out" && grep -q 'rounds' "$WORK/last.out"; then
+  pass "plan --distributed --exchange mpi: no file exchange"
+else fail "plan --distributed --exchange mpi" "rc=$RC: $(head -c 300 "$WORK/last.out")"; fi
+gx sort in.bin -o outdir/got.bin --exchange mpi
+one_error "--exchange without --distributed" 2 "--exchange needs --distributed"
+dist 2 sort in.bin -o outdir/got.bin --exchange nccl
+one_error "--exchange nccl" 2 "--exchange"
 
 # Failures: the failing rank's one line, its exit code, nothing left anywhere.
 "$GX" gen -o in.bin --count 200000 -q

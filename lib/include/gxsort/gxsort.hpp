@@ -66,6 +66,10 @@ struct EngineOptions {
   std::string npy_descr;              // non-empty: outputs are .npy files of this dtype (npy_output_descr)
   bool resume = false;                // --resume: reuse the pieces a killed run of the same job left
   OocMethod ooc = OocMethod::automatic;       // --ooc
+  // --exchange of a distributed sort: auto reads the others' records where every rank is
+  // on one host (from their GPUs, or from their run files); mpi sends them all with
+  // MPI_Alltoallv, as ranks on several hosts do.
+  Exchange exchange = Exchange::automatic;
   DedupeOptions dedupe;               // the dedupe command's options
   GraphOptions graph;                 // graph build, gen --graph, bfs
   ProgressFn progress;

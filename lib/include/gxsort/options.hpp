@@ -25,6 +25,7 @@ enum class Device { automatic, cpu, cuda };                       // --device
 enum class MergeKernel { automatic, basic, tiled, circular, thrust };  // --merge-kernel (GPU)
 enum class DirectIo { automatic, on, off };                       // --direct-io
 enum class OocMethod { automatic, merge, partition };             // --ooc
+enum class Exchange { automatic, mpi };                           // --exchange (--distributed)
 enum class DedupeStrategy { automatic, sort, bitmap };            // dedupe --strategy
 enum class ReduceOp { sum, min, max, count, mean, minmax };       // reduce --op
 enum class ReduceAlgo { flat, nested, cub };                      // reduce --algo (GPU kernels)
@@ -48,6 +49,7 @@ inline constexpr Choice<MergeKernel> kMergeKernels[] = {{"auto", MergeKernel::au
 inline constexpr Choice<DirectIo> kDirectIos[] = {{"auto", DirectIo::automatic}, {"on", DirectIo::on}, {"off", DirectIo::off}};
 inline constexpr Choice<OocMethod> kOocMethods[] = {
     {"auto", OocMethod::automatic}, {"merge", OocMethod::merge}, {"partition", OocMethod::partition}};
+inline constexpr Choice<Exchange> kExchanges[] = {{"auto", Exchange::automatic}, {"mpi", Exchange::mpi}};
 inline constexpr Choice<DedupeStrategy> kDedupeStrategies[] = {
     {"sort", DedupeStrategy::sort}, {"bitmap", DedupeStrategy::bitmap}, {"auto", DedupeStrategy::automatic}};
 inline constexpr Choice<ReduceOp> kReduceOps[] = {{"sum", ReduceOp::sum},     {"min", ReduceOp::min},

@@ -39,10 +39,12 @@ std::string plan_distributed(const std::string& input, const EngineOptions& opti
     const Prepared p = prepare(opt, 0, default_temp_dir(input));  // every rank like this process
     for (int r = 0; r < ranks; ++r) shapes.push_back(shape_of(p, r, ranks));
   }
-  const bool one_host = !job || job->comm().host_size() == job->size();
+  const bool one_host = (!job || job->comm().host_size() == job->size()) && opt.exchange == Exchange::automatic;
   JobShape j = shape_job(std::move(shapes), records, rs);
-  j.device_exchange = one_host && !opt.unique && !j.ranks.empty() &&
-                      std::all_of(j.ranks.begin(), j.ranks.end(), [](const RankShape& r) { return r.slice_fits_device; });
+  auto every_rank = [&](auto pred) { return !j.ranks.empty() && std::all_of(j.ranks.begin(), j.ranks.end(), pred); };
+  j.device_exchange = one_host && !opt.unique && every_rank([](const RankShape& r) { return r.slice_fits_device; });
+  j.file_exchange = one_host && !j.device_exchange &&
+                    every_rank([](const RankShape& r) { return r.local == PlanMode::external || r.slice.records == 0; });
   return format == PlanFormat::json ? shape_json(j) : shape_text(j, opt.format.describe());
 }
 

@@ -145,6 +145,9 @@ std::string shape_text(const JobShape& j, const std::string& format) {
   if (j.device_exchange)
     o << "exchange: device to device (CUDA IPC): each slice stays on its GPU, and each rank copies its pieces from "
          "the others' GPUs, where every GPU can also hold what its rank receives; otherwise:\n";
+  if (j.file_exchange)
+    o << "exchange: through the file system (one host): each rank reads its pieces of every rank's run files in "
+         "place, where every rank can open the others'; otherwise:\n";
   o << "exchange: about " << format_bytes(moved) << " between ranks at balance, in rounds of up to " << j.round_records
     << " records a rank: " << j.rounds << " rounds at balance (more where the keys are skewed)\n";
   o << "merge: each rank merges the pieces it received (up to " << j.total_runs
@@ -157,6 +160,7 @@ std::string shape_json(const JobShape& j) {
   o << "{\"mode\":\"distributed\",\"ranks\":" << j.ranks.size() << ",\"records\":" << j.records
     << ",\"record_size\":" << j.record_size << ",\"round_records\":" << j.round_records << ",\"rounds\":" << j.rounds
     << ",\"total_runs\":" << j.total_runs << ",\"device_exchange\":" << (j.device_exchange ? "true" : "false")
+    << ",\"file_exchange\":" << (j.file_exchange ? "true" : "false")
     << ",\"per_rank\":[";
   for (size_t i = 0; i < j.ranks.size(); ++i) {
     const RankShape& r = j.ranks[i];

@@ -80,6 +80,9 @@ struct JobShape {
   // exchange goes device to device (device_exchange.hpp) where every device can also
   // hold what its rank receives.
   bool device_exchange = false;
+  // ... or each rank reads its pieces of the others' run files in place
+  // (file_exchange.hpp), where every rank forms run files and can open the others'.
+  bool file_exchange = false;
 };
 JobShape shape_job(std::vector<RankShape> ranks, uint64_t records, size_t record_size);
 std::string shape_text(const JobShape& j, const std::string& format);

@@ -7,6 +7,7 @@
 
 #include "distributed/comm.hpp"
 #include "distributed/device_exchange.hpp"
+#include "distributed/file_exchange.hpp"
 #include "distributed/device_pass.hpp"
 #include "distributed/exchange.hpp"
 #include "distributed/shape.hpp"
@@ -216,6 +217,27 @@ void gather_stats(Comm& comm, RunStats& st, const RankStats& mine, uint64_t reco
   st.imbalance_bound = records ? double(bound_records) / average : 1.0;
 }
 
+// The exchange where the devices' did not run: the slice's runs (first copied back from
+// its device, where some device could not hold what it receives or reach another's),
+// read in place by the ranks of one host from their run files (file_exchange.hpp), else
+// moved by MPI (exchange.hpp). `local` stays whole until the merge read what it shares.
+Received exchange_on_host(Comm& comm, Setup& s, LocalRuns& local, std::optional<OnDevice>& dev,
+                          const std::vector<std::vector<uint64_t>>& cuts, bool one_host, const EngineOptions& opt,
+                          RankStats& me, uint64_t& round_records) {
+  if (dev) {
+    me.local = "on device, exchanged through MPI (a device could not hold what it receives or open the others')";
+    comm.collectively([&] { local = to_host(*dev, s.p, *s.in, opt); });
+    dev.reset();
+  }
+  if (one_host) {
+    if (std::optional<Received> shared = exchange_through_files(comm, opt.format, local, cuts, me)) {
+      me.local = "run files, read in place by every rank (one host)";
+      return std::move(*shared);
+    }
+  }
+  return exchange(comm, opt.format, local, cuts, s.shape, s.p.tmp_dirs, s.p.threads, me, round_records);
+}
+
 const char* local_name(PlanMode m) {
   return m == PlanMode::in_memory ? "in memory" : m == PlanMode::runs_in_memory ? "runs in memory" : "run files";
 }
@@ -241,11 +263,13 @@ RunStats sort_distributed(const std::string& input, const std::string& output, c
   me.runs = s.shape.runs;
 
   // Through the GPUs of one host where every rank can (device_exchange.hpp), else the
-  // slice sorted into host memory or run files and exchanged through MPI.
+  // slice sorted into host memory or run files, whose records the ranks of one host read
+  // in place (file_exchange.hpp) and MPI moves otherwise.
+  const bool one_host = comm.host_size() == comm.size() && opt.exchange == Exchange::automatic;
   auto t = Clock::now();
   LocalRuns local;
   std::optional<OnDevice> dev;
-  comm.collectively([&] { dev = begin_on_device(s.p, s.shape, opt, comm.host_size() == comm.size()); });
+  comm.collectively([&] { dev = begin_on_device(s.p, s.shape, opt, one_host); });
   if (comm.allreduce(dev ? 1 : 0, Comm::Op::min) == 0) dev.reset();
   comm.collectively([&] {
     if (dev) sort_slice_on_device(*dev, s.p, s.shape, *s.in, opt);
@@ -276,14 +300,7 @@ RunStats sort_distributed(const std::string& input, const std::string& output, c
     t = Clock::now();
     me.output_records = write_from_device(comm, on_device, s.p, opt);
   } else {
-    // The slice still on a device, where some device cannot hold what it receives or
-    // reach another's: the host exchange.
-    if (dev) {
-      me.local = "on device, exchanged through MPI (a device could not hold what it receives or open the others')";
-      comm.collectively([&] { local = to_host(*dev, s.p, *s.in, opt); });
-      dev.reset();
-    }
-    Received rec = exchange(comm, f, local, cuts, s.shape, s.p.tmp_dirs, s.p.threads, me, round_records);
+    Received rec = exchange_on_host(comm, s, local, dev, cuts, one_host, opt, me, round_records);
     t = Clock::now();
     me.output_records = write_range(comm, s, rec, opt, &levels);
   }
