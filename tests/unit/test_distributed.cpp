@@ -262,30 +262,36 @@ TEST_CASE("sort_distributed on thread ranks: byte-identical to sort_file, in and
   };
   std::set<std::string> shapes;
   for (const Case& c : cases)
-    for (int ranks : {1, 3, 4}) {
-      Format f = c.f;
-      f.reverse = c.reverse;
-      CAPTURE(f.describe());
-      CAPTURE(c.n);
-      CAPTURE(c.memory);
-      CAPTURE(c.unique);
-      CAPTURE(ranks);
-      gxsort_test::write_file(dir.file("in"), gxsort_test::make_input(f, c.n, c.distinct, rng, f.key_type == KeyType::f64));
-      EngineOptions o = gxsort_test::cpu_opts(f, c.memory);
-      o.threads = 1;
-      o.unique = c.unique;
-      o.tmp_dirs = {dir.path};
-      sort_file(dir.file("in"), dir.file("want"), o);
-      if (!o.memory.given) o.memory = parse_size_option("64M", "--memory");
-      const std::vector<std::string> errors =
-          sort_on_threads(ranks, dir.file("in"), dir.file("got"), std::vector<EngineOptions>(size_t(ranks), o), &shapes);
-      for (const std::string& e : errors) CHECK(e == "");
-      CHECK(gxsort_test::read_file(dir.file("got")) == gxsort_test::read_file(dir.file("want")));
-      CHECK(io::find_temp_files({dir.path}).empty());
-    }
+    for (int ranks : {1, 3, 4})
+      for (Exchange exchange : {Exchange::automatic, Exchange::mpi}) {
+        if (exchange == Exchange::mpi && !*c.memory) continue;  // in memory, both take MPI
+        Format f = c.f;
+        f.reverse = c.reverse;
+        CAPTURE(f.describe());
+        CAPTURE(c.n);
+        CAPTURE(c.memory);
+        CAPTURE(c.unique);
+        CAPTURE(ranks);
+        CAPTURE(int(exchange));
+        gxsort_test::write_file(dir.file("in"), gxsort_test::make_input(f, c.n, c.distinct, rng, f.key_type == KeyType::f64));
+        EngineOptions o = gxsort_test::cpu_opts(f, c.memory);
+        o.threads = 1;
+        o.unique = c.unique;
+        o.tmp_dirs = {dir.path};
+        sort_file(dir.file("in"), dir.file("want"), o);
+        if (!o.memory.given) o.memory = parse_size_option("64M", "--memory");
+        o.exchange = exchange;
+        const std::vector<std::string> errors =
+            sort_on_threads(ranks, dir.file("in"), dir.file("got"), std::vector<EngineOptions>(size_t(ranks), o), &shapes);
+        for (const std::string& e : errors) CHECK(e == "");
+        CHECK(gxsort_test::read_file(dir.file("got")) == gxsort_test::read_file(dir.file("want")));
+        CHECK(io::find_temp_files({dir.path}).empty());
+      }
   // Every way a rank sorts its slice and receives its range was taken (a rank with run
-  // files keeps its own pieces in them, and receives to files for the merge tree).
-  CHECK(shapes == std::set<std::string>{"in memory, in memory", "runs in memory, to files", "run files, to files"});
+  // files keeps its own pieces in them, and receives to files for the merge tree; on one
+  // host, as these threads are, it reads the others' run files in place).
+  CHECK(shapes == std::set<std::string>{"in memory, in memory", "runs in memory, to files", "run files, to files",
+                                        "run files, read in place by every rank (one host), to files"});
 }
 
 TEST_CASE("sort_distributed on thread ranks: a rank that fails fails them all, leaving nothing") {
