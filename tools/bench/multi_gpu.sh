@@ -8,6 +8,7 @@
 #   OOC="--memory 4G --device-memory 2G"   the out-of-core rows' per-process budgets ("" skips)
 #   SYNC=0                 --no-fsync everywhere (default: the rows are fsync'd output)
 #   REPEAT=1               runs of each, interleaved; the fastest is shown
+#   DIST_OPTS="--exchange mpi"   options of the distributed runs only
 # Prints one table per input: seconds, ratio to the one-process sort and to -np 1, the
 # bytes the ranks exchanged, the exchange rounds, the imbalance (largest range / average)
 # the slowest rank's seconds of each step, and the busiest rank's exchange rate beside
@@ -47,7 +48,7 @@ table() {
     for i in "${!ranks[@]}"; do
       np=${ranks[$i]}
       rm -f "$dir/dist.bin"; sync; t0=$(now)
-      "${MPIRUN[@]}" -np "$np" "$G" sort "$in" -o "$dir/dist.bin" -q --distributed --device "$dev" "${sync_opt[@]}" "$@" \
+      "${MPIRUN[@]}" -np "$np" "$G" sort "$in" -o "$dir/dist.bin" -q --distributed --device "$dev" "${sync_opt[@]}" "$@" ${DIST_OPTS:-} \
         --stats-json "$dir/dist-$np.json"
       s=$(calc "$(now) - $t0"); dist[$i]=$(calc "min(${dist[$i]:-1e9}, $s)")
       cmp -s "$dir/dist.bin" "$dir/one.bin" && echo "ok   -np $np: byte-identical to the one-GPU sort" \
