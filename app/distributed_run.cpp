@@ -9,6 +9,7 @@
 #include "gxsort/distributed.hpp"
 #include "progress_line.hpp"
 #include "reports.hpp"
+#include "timeline.hpp"
 
 namespace gxsort::cli {
 
@@ -21,9 +22,11 @@ bool other_rank_of_a_job() {
 }
 
 int run_distributed(const Command& cmd, int* argc, char*** argv) {
+  timeline("main");
   std::unique_ptr<DistributedJob> job;
   try {
     job = std::make_unique<DistributedJob>(argc, argv);
+    timeline("MPI started");
   } catch (...) {  // built without MPI
     const ErrorReport r = describe_error(cmd, std::current_exception());
     std::fprintf(stderr, "gxsort: %s\n", r.message.c_str());
@@ -49,15 +52,20 @@ int run_distributed(const Command& cmd, int* argc, char*** argv) {
       if (!note.empty()) std::fprintf(stderr, "gxsort: note: %s\n", note.c_str());
     });
     if (lead) opt.before_commit = [&](const RunStats& st) { stats->write(st, opt.fsync); };
+    timeline("job starts");
     const RunStats s = cmd.name == "merge" ? merge_distributed(cmd.inputs, cmd.output, opt, *job)
                                            : sort_distributed(cmd.inputs[0], cmd.output, opt, *job, cmd.name);
+    timeline("job ended");
     progress.finish();
     if (lead && cmd.verbose) print_summary(s);
-    return 0;
   } catch (...) {
     const ErrorReport r = describe_error(cmd, std::current_exception());
     job->fail(r.code, r.message);
   }
+  timeline("device's start joined");
+  job.reset();
+  timeline("MPI finalized");
+  return 0;
 }
 
 }  // namespace gxsort::cli

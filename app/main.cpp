@@ -2,6 +2,7 @@
 // library call for it, prints the result, and maps errors to the documented exit codes.
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <new>
@@ -18,6 +19,7 @@
 #include "gxsort/distributed.hpp"
 #include "progress_line.hpp"
 #include "reports.hpp"
+#include "timeline.hpp"
 
 using namespace gxsort;
 
@@ -143,6 +145,7 @@ void keep_freed_buffers() {
 }
 
 int main(int argc, char** argv) {
+  std::atexit([] { cli::timeline("exit handlers ran (left: the teardown)"); });
   hold_closed_std_descriptors();
   keep_freed_buffers();
   cli::Command cmd;

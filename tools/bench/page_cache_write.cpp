@@ -1,0 +1,197 @@
+// page_cache_write: how fast one job can fill the page cache with a new file (issues 19
+// and 20: the one-process sort's output write, the out-of-core merge's windows). Writes
+// GiB of a touched buffer, again and again, to DIR/out, each way timed alone
+// (the file fresh, the page cache synced before, not after):
+//   map T      io::MappedRange on T threads, 64 MiB puts (the sort's output path)
+//   nopop T    the file reserved and mapped once, T threads copy their own parts in
+//              without pre-faulting (every page a write fault in the copy)
+//   popw T     the same, each part pre-faulted for writing first (MADV_POPULATE_WRITE)
+//   pwrite T   T threads pwrite their own parts, 64 MiB at a time
+//   win W      io::write_mapped of each W MiB window on every thread (the out-of-core
+//              merge's windows: a mapping each)
+//   winnp W    each W MiB window reserved and mapped once, copied in by every thread
+//              without pre-faulting, its pages dropped from the mapping, unmapped
+//   range W    one io::MappedRange over the file, not pre-faulted, W MiB windows put on
+//              every thread (the out-of-core merge since session 14)
+//   rangep W   the same range pre-faulted first (on every thread)
+//   procs P    P processes (this program again), each `map` on its 1/P of the file with
+//              cores/P threads: the ranks' way (bench/mpi_page_cache, G = P)
+// usage: page_cache_write DIR [GiB=16] [ways...]   (default: every way at a few T)
+// Prints "| way | s | GB/s | dirty after MiB |".
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "io/file.hpp"
+#include "io/mapped_file.hpp"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+extern char** environ;
+using namespace gxsort;
+
+namespace {
+
+constexpr size_t kSlot = size_t(64) << 20;
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+std::vector<unsigned char>& source() {
+  static std::vector<unsigned char> buffer(size_t(1) << 30, 1);  // up to 1 GiB windows  // touched: no first-touch faults in the timing
+  return buffer;
+}
+
+long meminfo_mib(const char* key) {
+  std::ifstream f("/proc/meminfo");
+  std::string k;
+  long kib = 0;
+  while (f >> k >> kib) {
+    if (k == std::string(key) + ":") return kib / 1024;
+    f.ignore(64, '\n');
+  }
+  return -1;
+}
+
+// T threads, thread t over its contiguous part of [0, bytes): fn(t, begin, end).
+template <class Fn>
+void on_parts(unsigned threads, uint64_t bytes, Fn fn) {
+  const uint64_t part = (bytes / threads + kSlot - 1) / kSlot * kSlot;
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back([=] { fn(t, std::min(bytes, t * part), std::min(bytes, (t + 1) * part)); });
+  for (auto& th : pool) th.join();
+}
+
+void copy_part(unsigned char* dst, uint64_t begin, uint64_t end) {
+  for (uint64_t at = begin; at < end; at += kSlot) std::memcpy(dst + at, source().data(), std::min(kSlot, end - at));
+}
+
+void way_map(const io::File& out, uint64_t offset, uint64_t bytes, unsigned threads) {
+  io::MappedRange range(out, offset, bytes, threads);
+  for (uint64_t at = 0; at < bytes; at += kSlot) range.put(source().data(), at, std::min<uint64_t>(kSlot, bytes - at));
+}
+
+void way_mapped_parts(const io::File& out, uint64_t bytes, unsigned threads, bool populate) {
+  if (int err = ::posix_fallocate(out.fd(), 0, off_t(bytes))) { std::fprintf(stderr, "fallocate: %s\n", std::strerror(err)); std::exit(1); }
+  auto* p = static_cast<unsigned char*>(::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, out.fd(), 0));
+  if (p == MAP_FAILED) { std::perror("mmap"); std::exit(1); }
+  on_parts(threads, bytes, [&](unsigned, uint64_t b, uint64_t e) {
+    if (populate && e > b) ::madvise(p + b, e - b, MADV_POPULATE_WRITE);
+    copy_part(p, b, e);
+  });
+  ::munmap(p, bytes);
+}
+
+void way_windows(const io::File& out, uint64_t bytes, uint64_t window, unsigned threads, bool populate) {
+  for (uint64_t at = 0; at < bytes; at += window) {
+    const uint64_t n = std::min(window, bytes - at);
+    if (populate) {
+      io::write_mapped(out, at, source().data(), size_t(n), threads);  // the source repeats: W <= 64 MiB reads past it
+      continue;
+    }
+    if (int err = ::posix_fallocate(out.fd(), off_t(at), off_t(n))) { std::fprintf(stderr, "fallocate: %s\n", std::strerror(err)); std::exit(1); }
+    auto* p = static_cast<unsigned char*>(::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_SHARED, out.fd(), off_t(at)));
+    if (p == MAP_FAILED) { std::perror("mmap"); std::exit(1); }
+    on_parts(threads, n, [&](unsigned, uint64_t b, uint64_t e) { copy_part(p, b, e); });
+    ::madvise(p, n, MADV_DONTNEED);
+    ::munmap(p, n);
+  }
+}
+
+void way_range(const io::File& out, uint64_t bytes, uint64_t window, unsigned threads, bool populate) {
+  io::MappedRange range(out, 0, bytes, threads, populate);
+  for (uint64_t at = 0; at < bytes; at += window) range.put(source().data(), at, std::min(window, bytes - at));
+}
+
+void way_pwrite(const io::File& out, uint64_t bytes, unsigned threads) {
+  on_parts(threads, bytes, [&](unsigned, uint64_t b, uint64_t e) {
+    for (uint64_t at = b; at < e; at += kSlot) out.write_at(source().data(), size_t(std::min(kSlot, e - at)), at);
+  });
+}
+
+void way_procs(const std::string& self, const std::string& path, uint64_t bytes, unsigned procs, unsigned cores) {
+  const uint64_t share = (bytes / procs + 4095) / 4096 * 4096;
+  std::vector<pid_t> kids;
+  for (unsigned i = 0; i < procs; ++i) {
+    const uint64_t b = std::min(bytes, i * share), n = std::min(bytes, b + share) - b;
+    std::vector<std::string> args = {self, "--child", path, std::to_string(b), std::to_string(n), std::to_string(std::max(1u, cores / procs))};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    if (posix_spawn(&pid, self.c_str(), nullptr, nullptr, argv.data(), environ) != 0) { std::perror("spawn"); std::exit(1); }
+    kids.push_back(pid);
+  }
+  for (pid_t k : kids) {
+    int st = 0;
+    ::waitpid(k, &st, 0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) { std::fprintf(stderr, "a child failed\n"); std::exit(1); }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 6 && std::string(argv[1]) == "--child") {
+    const io::File out = io::File::open_rw(argv[2]);
+    way_map(out, std::stoull(argv[3]), std::stoull(argv[4]), unsigned(std::stoul(argv[5])));
+    return 0;
+  }
+  if (argc < 2) { std::fprintf(stderr, "usage: page_cache_write DIR [GiB=16] [way T]...\n"); return 2; }
+  const std::string path = std::string(argv[1]) + "/out", self = "/proc/self/exe";
+  const uint64_t bytes = uint64_t(argc > 2 ? std::stod(argv[2]) * double(1ull << 30) : double(16ull << 30)) / 4096 * 4096;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::pair<std::string, unsigned>> ways;
+  for (int i = 3; i + 1 < argc; i += 2) ways.emplace_back(argv[i], unsigned(std::stoul(argv[i + 1])));
+  if (ways.empty()) {
+    for (unsigned t : {4u, 16u, cores}) ways.emplace_back("map", t);
+    ways.insert(ways.end(), {{"nopop", cores}, {"popw", cores}, {"pwrite", 4}, {"procs", 2}, {"procs", 4}, {"map", cores}});
+  }
+  auto vm = [](const char* name) {
+    std::string v = "?";
+    std::ifstream(std::string("/proc/sys/vm/") + name) >> v;
+    return v;
+  };
+  std::printf("page_cache_write: %.1f GiB, %u cores, memory %ld MiB, dirty_background_ratio %s, dirty_ratio %s",
+              bytes / double(1ull << 30), cores, meminfo_mib("MemTotal"), vm("dirty_background_ratio").c_str(),
+              vm("dirty_ratio").c_str());
+  std::printf("\n| way | s | GB/s | dirty after MiB |\n|---|---|---|---|\n");
+  source();
+  for (auto& [way, n] : ways)
+    if (way.rfind("win", 0) == 0 || way.rfind("range", 0) == 0) if (n == 0 || n > 1024) { std::fprintf(stderr, "windows of 1..1024 MiB\n"); return 2; }
+  for (auto& [way, n] : ways) {
+    ::unlink(path.c_str());
+    ::sync();
+    { io::File::create_new(path); }
+    const io::File out = io::File::open_rw(path);
+    const double t0 = now();
+    if (way == "map") way_map(out, 0, bytes, n);
+    else if (way == "nopop") way_mapped_parts(out, bytes, n, false);
+    else if (way == "popw") way_mapped_parts(out, bytes, n, true);
+    else if (way == "pwrite") way_pwrite(out, bytes, n);
+    else if (way == "win") way_windows(out, bytes, uint64_t(n) << 20, cores, true);
+    else if (way == "winnp") way_windows(out, bytes, uint64_t(n) << 20, cores, false);
+    else if (way == "range") way_range(out, bytes, uint64_t(n) << 20, cores, false);
+    else if (way == "rangep") way_range(out, bytes, uint64_t(n) << 20, cores, true);
+    else if (way == "procs") way_procs(self, path, bytes, n, cores);
+    else { std::fprintf(stderr, "unknown way %s\n", way.c_str()); return 2; }
+    const double s = now() - t0;
+    std::printf("| %s %u | %.3f | %.2f | %ld |\n", way.c_str(), n, s, bytes / s / 1e9, meminfo_mib("Dirty"));
+    std::fflush(stdout);
+  }
+  ::unlink(path.c_str());
+  return 0;
+}
