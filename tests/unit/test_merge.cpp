@@ -9,8 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backend/backend.hpp"
 #include "gxsort/error.hpp"
 #include "engine/merge.hpp"
+#include "graph/graph.hpp"
 #include "../common/resumable_merge.hpp"
 
 using namespace gxsort;
@@ -112,7 +114,102 @@ std::vector<unsigned char> merged(const Format& f, const std::vector<RunRef>& re
   return got;
 }
 
+// The CPU backend with a device's merge: windows of at most `window` records, each merged
+// by a stable sort of its slices (back to back in run order), so that the windowed merge
+// pipeline (merge_runs_on_device: window cuts, the output range, checkpoints) runs
+// without a GPU. The GPU suite runs the same pipeline with the device's kernels.
+class WindowedCpu : public Backend {
+ public:
+  explicit WindowedCpu(size_t window) : cpu_(make_cpu_backend(2)), window_(window) {}
+  std::string name() const override { return "windowed cpu (test)"; }
+  HostBuffer allocate_host(size_t bytes) override { return cpu_->allocate_host(bytes); }
+  size_t sort_scratch_bytes(const Format& f, size_t n) const override { return cpu_->sort_scratch_bytes(f, n); }
+  void sort_chunk(const Format& f, unsigned char* records, size_t n, unsigned char* scratch) override {
+    cpu_->sort_chunk(f, records, n, scratch);
+  }
+  ReducePartial reduce_chunk(const Format& f, const unsigned char* records, size_t n, uint64_t first,
+                             ReduceAlgo algo) override {
+    return cpu_->reduce_chunk(f, records, n, first, algo);
+  }
+  std::vector<graph::BfsRun> bfs(const graph::CsrGraph& g, const std::vector<uint64_t>& sources,
+                                 const graph::BfsDevicePlan& plan) override {
+    return cpu_->bfs(g, sources, plan);
+  }
+  size_t max_window_records(const Format&) const override { return window_; }
+  void merge_window(const Format& f, unsigned char* records, const std::vector<uint64_t>& slices,
+                    MergeKernel) override {
+    const size_t rs = f.record_size, n = size_t(std::accumulate(slices.begin(), slices.end(), uint64_t(0)));
+    std::vector<size_t> idx(n);
+    std::iota(idx.begin(), idx.end(), 0);
+    std::stable_sort(idx.begin(), idx.end(),
+                     [&](size_t a, size_t b) { return compare_keys(f, records + a * rs, records + b * rs) < 0; });
+    std::vector<unsigned char> out(n * rs);
+    for (size_t i = 0; i < n; ++i) std::memcpy(&out[i * rs], records + idx[i] * rs, rs);
+    if (n) std::memcpy(records, out.data(), out.size());
+  }
+
+ private:
+  std::unique_ptr<Backend> cpu_;
+  size_t window_;
+};
+
 }  // namespace
+
+TEST_CASE("the windowed merge pipeline (a device's merge, here on the CPU) equals the CPU merge, from any offset") {
+  // Windows of sizes that divide nothing; the output from a byte offset inside a page
+  // (a header before it), written through one mapping of the range (without -u) or a
+  // mapping each window (-u): the file ends where the output does either way.
+  std::mt19937 rng(31);
+  for (size_t window : {size_t(1), size_t(7), size_t(1000), size_t(100000)})
+    for (bool unique : {false, true})
+      for (uint64_t offset : {uint64_t(0), uint64_t(12345)}) {
+        Runs r = make_runs(7, 20000, unique ? 300 : 1u << 30, rng);
+        std::vector<std::unique_ptr<io::TempFile>> files;
+        const std::vector<RunRef> refs = file_refs(r, r.data, 2, files);
+        MergeJob cpu;
+        cpu.format = &r.f;
+        cpu.threads = 2;
+        cpu.unique = unique;
+        io::TempFile want = io::TempFile::create("/tmp", "gxsort-unit-merge");
+        const uint64_t want_records = merge_runs(cpu, refs, want.file(), 0);
+        std::vector<unsigned char> expect(want_records * 8);
+        if (!expect.empty()) want.file().read_at(expect.data(), expect.size(), 0);
+
+        WindowedCpu backend(window);
+        MergeJob dev = cpu;
+        dev.backend = &backend;
+        dev.window_memory = uint64_t(1) << 30;
+        io::TempFile got = io::TempFile::create("/tmp", "gxsort-unit-merge");
+        const std::vector<unsigned char> header(size_t(offset), 0xAB);
+        if (offset) got.file().write_at(header.data(), header.size(), 0);
+        INFO("window " << window << " unique " << unique << " offset " << offset);
+        const uint64_t records = merge_runs(dev, refs, got.file(), offset);
+        REQUIRE(records == want_records);
+        CHECK(got.file().size() == offset + records * 8);
+        std::vector<unsigned char> bytes(size_t(offset) + expect.size());
+        if (!bytes.empty()) got.file().read_at(bytes.data(), bytes.size(), 0);
+        CHECK(std::equal(header.begin(), header.end(), bytes.begin()));
+        CHECK(std::equal(expect.begin(), expect.end(), bytes.begin() + std::ptrdiff_t(offset)));
+      }
+}
+
+TEST_CASE("the windowed merge pipeline with checkpoints, resumed from each, is the merge in one go") {
+  std::mt19937 rng(32);
+  for (size_t window : {size_t(5), size_t(4096), size_t(70000)})
+    for (bool unique : {false, true}) {
+      Runs r = make_runs(6, 30000, unique ? 50 : 1000, rng);
+      std::vector<std::unique_ptr<io::TempFile>> files;
+      WindowedCpu backend(window);
+      MergeJob job;
+      job.format = &r.f;
+      job.backend = &backend;
+      job.window_memory = uint64_t(1) << 30;
+      job.threads = 2;
+      job.unique = unique;
+      INFO("window " << window << " unique " << unique);
+      CHECK(gxsort_test::check_resumable_merge(job, file_refs(r, r.data, 1, files), 64 << 10) == "");
+    }
+}
 
 TEST_CASE("loser tree merge is the stable merge, K = 1..40") {
   std::mt19937 rng(1);

@@ -40,7 +40,7 @@ MappedFile MappedFile::map_read(const File& f, size_t bytes, uint64_t offset, bo
   return m;
 }
 
-MappedFile MappedFile::map_write(const File& f, size_t bytes, unsigned threads, uint64_t offset) {
+MappedFile MappedFile::map_write(const File& f, size_t bytes, unsigned threads, uint64_t offset, bool populate) {
   MappedFile m;
   if (bytes == 0) return m;
   // The data from `offset` after the file's base (a header) on, mapped from the page
@@ -56,6 +56,7 @@ MappedFile MappedFile::map_write(const File& f, size_t bytes, unsigned threads, 
   m.p_ = static_cast<unsigned char*>(p);
   m.n_ = bytes;
   m.lead_ = lead;
+  if (!populate) return m;
   // Pre-faulted (measured about twice as fast as faulting every page in the sort), on
   // every thread: each fault zeroes a fresh page-cache page, and on a VM whose fresh
   // memory is expensive to touch one thread took 4.3-6.4 s for 2 GiB, two 1.7-2.5 s.
@@ -115,8 +116,8 @@ void MappedFile::swap(MappedFile& o) noexcept {
 // the distributed sort that wrote its 16 GiB range with pwrite on 16 threads took 10 s on
 // the H200 host (the kernel serializes one file's writes), and a mapping per 64 MiB slice
 // 9 s for 8 GiB with two ranks mapping at once.
-MappedRange::MappedRange(const File& out, uint64_t offset, uint64_t bytes, unsigned threads)
-    : out_(out), offset_(offset), threads_(threads), m_(MappedFile::map_write(out, size_t(bytes), threads, offset)) {}
+MappedRange::MappedRange(const File& out, uint64_t offset, uint64_t bytes, unsigned threads, bool populate)
+    : out_(out), offset_(offset), threads_(threads), m_(MappedFile::map_write(out, size_t(bytes), threads, offset, populate)) {}
 
 void MappedRange::put(const unsigned char* src, uint64_t at, uint64_t n) {
   parallel_copy(m_.data() + at, src, size_t(n), threads_);

@@ -21,8 +21,10 @@ class MappedFile {
   static MappedFile map_read(const File& f, size_t bytes, uint64_t offset = 0, bool populate = true);
   // Bytes [offset, offset + bytes) of `f`, with their blocks reserved (posix_fallocate,
   // so a full disk is an error here, never a SIGBUS later; the file grows to hold them),
-  // mapped shared, writable and pre-faulted on `threads` threads.
-  static MappedFile map_write(const File& f, size_t bytes, unsigned threads = 1, uint64_t offset = 0);
+  // mapped shared and writable; pre-faulted on `threads` threads unless `populate` is
+  // false (then each page faults in when it is first written).
+  static MappedFile map_write(const File& f, size_t bytes, unsigned threads = 1, uint64_t offset = 0,
+                              bool populate = true);
   MappedFile(MappedFile&& o) noexcept { swap(o); }
   MappedFile& operator=(MappedFile&& o) noexcept { MappedFile t(std::move(o)); swap(t); return *this; }
   MappedFile(const MappedFile&) = delete;
@@ -50,10 +52,12 @@ class MappedFile {
 // Bytes [offset, offset + bytes) of an output file, mapped once (MappedFile::map_write)
 // and filled piece by piece, each piece copied in by `threads` threads (one file's write()
 // calls are serialized by the kernel). A piece put is final: its pages leave the mapping
-// and their writeback starts at once where the file has write-behind.
+// and their writeback starts at once where the file has write-behind. `populate`: as
+// map_write's (false for a range filled in order from its start, whose first pieces
+// should not wait for the whole range's faults).
 class MappedRange {
  public:
-  MappedRange(const File& out, uint64_t offset, uint64_t bytes, unsigned threads);
+  MappedRange(const File& out, uint64_t offset, uint64_t bytes, unsigned threads, bool populate = true);
   // n bytes of src at byte `at` of the range.
   void put(const unsigned char* src, uint64_t at, uint64_t n);
 
