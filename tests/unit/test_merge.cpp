@@ -9,10 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backend/backend.hpp"
 #include "gxsort/error.hpp"
 #include "engine/merge.hpp"
-#include "graph/graph.hpp"
+#include "../common/cpu_delegate.hpp"
 #include "../common/resumable_merge.hpp"
 
 using namespace gxsort;
@@ -118,23 +117,10 @@ std::vector<unsigned char> merged(const Format& f, const std::vector<RunRef>& re
 // by a stable sort of its slices (back to back in run order), so that the windowed merge
 // pipeline (merge_runs_on_device: window cuts, the output range, checkpoints) runs
 // without a GPU. The GPU suite runs the same pipeline with the device's kernels.
-class WindowedCpu : public Backend {
+class WindowedCpu : public gxsort_test::CpuDelegate {
  public:
-  explicit WindowedCpu(size_t window) : cpu_(make_cpu_backend(2)), window_(window) {}
+  explicit WindowedCpu(size_t window) : window_(window) {}
   std::string name() const override { return "windowed cpu (test)"; }
-  HostBuffer allocate_host(size_t bytes) override { return cpu_->allocate_host(bytes); }
-  size_t sort_scratch_bytes(const Format& f, size_t n) const override { return cpu_->sort_scratch_bytes(f, n); }
-  void sort_chunk(const Format& f, unsigned char* records, size_t n, unsigned char* scratch) override {
-    cpu_->sort_chunk(f, records, n, scratch);
-  }
-  ReducePartial reduce_chunk(const Format& f, const unsigned char* records, size_t n, uint64_t first,
-                             ReduceAlgo algo) override {
-    return cpu_->reduce_chunk(f, records, n, first, algo);
-  }
-  std::vector<graph::BfsRun> bfs(const graph::CsrGraph& g, const std::vector<uint64_t>& sources,
-                                 const graph::BfsDevicePlan& plan) override {
-    return cpu_->bfs(g, sources, plan);
-  }
   size_t max_window_records(const Format&) const override { return window_; }
   void merge_window(const Format& f, unsigned char* records, const std::vector<uint64_t>& slices,
                     MergeKernel) override {
@@ -149,7 +135,6 @@ class WindowedCpu : public Backend {
   }
 
  private:
-  std::unique_ptr<Backend> cpu_;
   size_t window_;
 };
 

@@ -12,6 +12,7 @@
 #include "graph/graph.hpp"
 #include "kernels/radix_sort.hpp"
 #include "kernels/unique.hpp"
+#include "../common/cpu_delegate.hpp"
 
 using namespace gxsort;
 
@@ -218,23 +219,9 @@ TEST_CASE("CPU sort_into equals sort_chunk and leaves its source alone, for ever
 
 namespace {
 // A backend with only the required calls (the CPU's), so sort_into is the base class's.
-class DefaultSortInto : public Backend {
+class DefaultSortInto : public gxsort_test::CpuDelegate {
  public:
   std::string name() const override { return "default sort_into"; }
-  HostBuffer allocate_host(size_t bytes) override { return cpu_->allocate_host(bytes); }
-  size_t sort_scratch_bytes(const Format& f, size_t n) const override { return cpu_->sort_scratch_bytes(f, n); }
-  void sort_chunk(const Format& f, unsigned char* r, size_t n, unsigned char* s) override { cpu_->sort_chunk(f, r, n, s); }
-  ReducePartial reduce_chunk(const Format& f, const unsigned char* r, size_t n, uint64_t first,
-                             ReduceAlgo algo) override {
-    return cpu_->reduce_chunk(f, r, n, first, algo);
-  }
-  std::vector<graph::BfsRun> bfs(const graph::CsrGraph& g, const std::vector<uint64_t>& sources,
-                                 const graph::BfsDevicePlan& plan) override {
-    return cpu_->bfs(g, sources, plan);
-  }
-
- private:
-  std::unique_ptr<Backend> cpu_ = make_cpu_backend(2);
 };
 }  // namespace
 
