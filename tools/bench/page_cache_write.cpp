@@ -7,8 +7,8 @@
 //              without pre-faulting (every page a write fault in the copy)
 //   popw T     the same, each part pre-faulted for writing first (MADV_POPULATE_WRITE)
 //   pwrite T   T threads pwrite their own parts, 64 MiB at a time
-//   win W      io::write_mapped of each W MiB window on every thread (the out-of-core
-//              merge's windows: a mapping each)
+//   win W      io::write_mapped of each W MiB window on every thread (a mapping each: the
+//              out-of-core merge's windows before session 14, and still with -u)
 //   winnp W    each W MiB window reserved and mapped once, copied in by every thread
 //              without pre-faulting, its pages dropped from the mapping, unmapped
 //   range W    one io::MappedRange over the file, not pre-faulted, W MiB windows put on
@@ -50,7 +50,8 @@ constexpr size_t kSlot = size_t(64) << 20;
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 std::vector<unsigned char>& source() {
-  static std::vector<unsigned char> buffer(size_t(1) << 30, 1);  // up to 1 GiB windows  // touched: no first-touch faults in the timing
+  // Up to 1 GiB windows; touched, so no first-touch faults in the timing.
+  static std::vector<unsigned char> buffer(size_t(1) << 30, 1);
   return buffer;
 }
 
@@ -95,11 +96,12 @@ void way_mapped_parts(const io::File& out, uint64_t bytes, unsigned threads, boo
   ::munmap(p, bytes);
 }
 
-void way_windows(const io::File& out, uint64_t bytes, uint64_t window, unsigned threads, bool populate) {
+// `library`: each window through io::write_mapped (pre-faulted); else mapped here, not.
+void way_windows(const io::File& out, uint64_t bytes, uint64_t window, unsigned threads, bool library) {
   for (uint64_t at = 0; at < bytes; at += window) {
     const uint64_t n = std::min(window, bytes - at);
-    if (populate) {
-      io::write_mapped(out, at, source().data(), size_t(n), threads);  // the source repeats: W <= 64 MiB reads past it
+    if (library) {
+      io::write_mapped(out, at, source().data(), size_t(n), threads);
       continue;
     }
     if (int err = ::posix_fallocate(out.fd(), off_t(at), off_t(n))) { std::fprintf(stderr, "fallocate: %s\n", std::strerror(err)); std::exit(1); }
@@ -171,7 +173,10 @@ int main(int argc, char** argv) {
   std::printf("\n| way | s | GB/s | dirty after MiB |\n|---|---|---|---|\n");
   source();
   for (auto& [way, n] : ways)
-    if (way.rfind("win", 0) == 0 || way.rfind("range", 0) == 0) if (n == 0 || n > 1024) { std::fprintf(stderr, "windows of 1..1024 MiB\n"); return 2; }
+    if ((way.rfind("win", 0) == 0 || way.rfind("range", 0) == 0) && (n == 0 || n > 1024)) {
+      std::fprintf(stderr, "windows of 1..1024 MiB\n");
+      return 2;
+    }
   for (auto& [way, n] : ways) {
     ::unlink(path.c_str());
     ::sync();
