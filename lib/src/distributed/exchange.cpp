@@ -27,10 +27,7 @@ struct Copy {
 class Outbox {
  public:
   Outbox(const std::vector<RunRef>& runs, const std::vector<std::vector<uint64_t>>& cuts, int ranks, size_t rs)
-      : runs_(runs), cuts_(cuts), rs_(rs), totals_(size_t(ranks), 0) {
-    for (size_t d = 0; d < totals_.size(); ++d)
-      for (const auto& c : cuts_) totals_[d] += c[d + 1] - c[d];
-  }
+      : runs_(runs), cuts_(cuts), rs_(rs), totals_(records_for_ranks(cuts, size_t(ranks))) {}
   const std::vector<uint64_t>& totals() const { return totals_; }
   // The copies that put records [from[d], from[d] + count[d]) of each receiver's pieces
   // into a buffer, receiver after receiver.
@@ -189,6 +186,13 @@ uint64_t first_round(const std::vector<uint64_t>& totals, uint64_t rounds) {
 }
 
 }  // namespace
+
+std::vector<uint64_t> records_for_ranks(const std::vector<std::vector<uint64_t>>& cuts, size_t ranks) {
+  std::vector<uint64_t> totals(ranks, 0);
+  for (size_t d = 0; d < ranks; ++d)
+    for (const auto& c : cuts) totals[d] += c[d + 1] - c[d];
+  return totals;
+}
 
 Received exchange(Comm& comm, const Format& f, LocalRuns& local, const std::vector<std::vector<uint64_t>>& cuts,
                   const RankShape& shape, const std::vector<std::string>& tmp_dirs, unsigned threads,

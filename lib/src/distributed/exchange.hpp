@@ -32,6 +32,10 @@ struct Received {
   bool in_memory = true;
 };
 
+// The records of this rank's runs that go to each of `ranks` ranks: for rank d, the sum
+// over runs i of cuts[i][d + 1] - cuts[i][d].
+std::vector<uint64_t> records_for_ranks(const std::vector<std::vector<uint64_t>>& cuts, size_t ranks);
+
 // `cuts[i]`: run i's records for rank d are [cuts[i][d], cuts[i][d + 1]). The runs of
 // `local` are released (files removed) once sent. Fills the exchange's part of `stats`
 // (records sent, received and kept, rounds, seconds, of which in MPI) and returns the

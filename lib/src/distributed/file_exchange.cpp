@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <sstream>
 
 #include "distributed/comm.hpp"
@@ -106,14 +107,10 @@ std::optional<Received> exchange_through_files(Comm& comm, const Format& f, cons
     }
   });
   if (comm.allreduce(opened ? 1 : 0, Comm::Op::min) == 0) return std::nullopt;
-  uint64_t mine = 0;
-  for (size_t i = 0; i < cuts.size(); ++i) {
-    stats.sent += cuts[i].back() - cuts[i].front();
-    mine += cuts[i][me + 1] - cuts[i][me];
-  }
-  stats.sent -= mine;
-  stats.kept = mine;
-  stats.received = rec.records - mine;
+  const std::vector<uint64_t> out = records_for_ranks(cuts, size_t(comm.size()));
+  stats.kept = out[me];
+  stats.sent = std::accumulate(out.begin(), out.end(), uint64_t(0)) - stats.kept;
+  stats.received = rec.records - stats.kept;
   stats.received_in_memory = false;
   stats.rounds = 0;
   stats.exchange_seconds = since(t0);
