@@ -80,15 +80,27 @@ void copy_part(unsigned char* dst, uint64_t begin, uint64_t end) {
   for (uint64_t at = begin; at < end; at += kSlot) std::memcpy(dst + at, source().data(), std::min(kSlot, end - at));
 }
 
+// Bytes [at, at + n) of out reserved and mapped shared, not pre-faulted (exits on errors).
+unsigned char* map_reserved(const io::File& out, uint64_t at, uint64_t n) {
+  if (int err = ::posix_fallocate(out.fd(), off_t(at), off_t(n))) {
+    std::fprintf(stderr, "fallocate: %s\n", std::strerror(err));
+    std::exit(1);
+  }
+  void* p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_SHARED, out.fd(), off_t(at));
+  if (p == MAP_FAILED) {
+    std::perror("mmap");
+    std::exit(1);
+  }
+  return static_cast<unsigned char*>(p);
+}
+
 void way_map(const io::File& out, uint64_t offset, uint64_t bytes, unsigned threads) {
   io::MappedRange range(out, offset, bytes, threads);
   for (uint64_t at = 0; at < bytes; at += kSlot) range.put(source().data(), at, std::min<uint64_t>(kSlot, bytes - at));
 }
 
 void way_mapped_parts(const io::File& out, uint64_t bytes, unsigned threads, bool populate) {
-  if (int err = ::posix_fallocate(out.fd(), 0, off_t(bytes))) { std::fprintf(stderr, "fallocate: %s\n", std::strerror(err)); std::exit(1); }
-  auto* p = static_cast<unsigned char*>(::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, out.fd(), 0));
-  if (p == MAP_FAILED) { std::perror("mmap"); std::exit(1); }
+  unsigned char* p = map_reserved(out, 0, bytes);
   on_parts(threads, bytes, [&](unsigned, uint64_t b, uint64_t e) {
     if (populate && e > b) ::madvise(p + b, e - b, MADV_POPULATE_WRITE);
     copy_part(p, b, e);
@@ -104,9 +116,7 @@ void way_windows(const io::File& out, uint64_t bytes, uint64_t window, unsigned 
       io::write_mapped(out, at, source().data(), size_t(n), threads);
       continue;
     }
-    if (int err = ::posix_fallocate(out.fd(), off_t(at), off_t(n))) { std::fprintf(stderr, "fallocate: %s\n", std::strerror(err)); std::exit(1); }
-    auto* p = static_cast<unsigned char*>(::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_SHARED, out.fd(), off_t(at)));
-    if (p == MAP_FAILED) { std::perror("mmap"); std::exit(1); }
+    unsigned char* p = map_reserved(out, at, n);
     on_parts(threads, n, [&](unsigned, uint64_t b, uint64_t e) { copy_part(p, b, e); });
     ::madvise(p, n, MADV_DONTNEED);
     ::munmap(p, n);
