@@ -157,6 +157,18 @@ void print_plan(FILE* out, const std::string& plan, PlanFormat format) {
   std::fprintf(out, "%s,%s", doc.substr(0, doc.size() - 1).c_str(), plan.substr(plan.find('{') + 1).c_str());
 }
 
+namespace {
+
+// "  TITLE name 1.234 s; ..." on one line, nothing when there are no stages.
+void print_stages(const char* title, const std::vector<PhaseStat>& stages) {
+  if (stages.empty()) return;
+  std::fprintf(stderr, "  %s", title);
+  for (const auto& p : stages) std::fprintf(stderr, " %s %.3f s;", p.name.c_str(), p.seconds);
+  std::fprintf(stderr, "\n");
+}
+
+}  // namespace
+
 void print_summary(const RunStats& s) {
   const double mbps = s.seconds > 0 ? double(std::max(s.input_bytes, s.output_bytes)) / s.seconds / 1e6 : 0;
   // Runs and levels, or buckets: what a sort made (check, reduce and gen make neither).
@@ -167,12 +179,9 @@ void print_summary(const RunStats& s) {
                s.records, s.mode.c_str(), s.backend.c_str(), shape.c_str(), s.seconds, mbps);
   if (!s.resumed.empty()) std::fprintf(stderr, "  %s\n", s.resumed.c_str());
   for (const auto& p : s.phases) std::fprintf(stderr, "  %-18s %8.3f s\n", p.name.c_str(), p.seconds);
-  if (!s.merge_stages.empty()) {
-    std::fprintf(stderr, "  last merge, seconds of its overlapped stages:");
-    for (const auto& p : s.merge_stages) std::fprintf(stderr, " %s %.3f s;", p.name.c_str(), p.seconds);
-    std::fprintf(stderr, "\n");
-  }
-  for (const RankStats& r : s.ranks)
+  print_stages("run formation, seconds of its buffers and overlapped stages:", s.run_stages);
+  print_stages("last merge, seconds of its overlapped stages:", s.merge_stages);
+  for (const RankStats& r : s.ranks) {
     std::fprintf(stderr,
                  "  rank %d (%s): %" PRIu64 " records, %s (%" PRIu64 " runs); sent %" PRIu64 ", received %" PRIu64
                  " (%s), kept %" PRIu64 ", %" PRIu64 " rounds; output %" PRIu64
@@ -180,6 +189,8 @@ void print_summary(const RunStats& s) {
                  r.rank, r.backend.c_str(), r.slice_records, r.local.c_str(), r.runs, r.sent, r.received,
                  r.received_in_memory ? "in memory" : "to files", r.kept, r.rounds, r.output_records, r.sort_seconds,
                  r.splitters_seconds, r.exchange_seconds, r.mpi_seconds, r.merge_seconds);
+    print_stages("  its own stages:", r.stages);
+  }
   if (!s.ranks.empty())
     std::fprintf(stderr, "  ranges: the largest %.3fx the average (regular sampling's bound %.3fx); rounds of up to %" PRIu64
                          " records a rank\n", s.imbalance, s.imbalance_bound, s.round_records);

@@ -39,6 +39,10 @@ ooc_case() {
   local stages; stages=$(json_get stats.json '[s["name"] for s in j["merge_stages"] if s["seconds"] >= 0]' 2>/dev/null)
   [[ $stages == *"checkpoints (journal, punching; own thread)"*"wait for the checkpoints"*"remove the last merge's inputs"* ]] &&
     pass "$tag: stats report the last merge's checkpoints and input removal" || fail "$tag: merge_stages" "got '$stages'"
+  # Run formation: its buffers' allocation, then its stages' busy seconds.
+  local run_stages; run_stages=$(json_get stats.json '",".join(s["name"] for s in j["run_stages"] if s["seconds"] >= 0)' 2>/dev/null)
+  [[ $run_stages == "allocate buffers,read,sort,write runs" ]] &&
+    pass "$tag: stats report run formation's stages" || fail "$tag: run_stages" "got '$run_stages'"
 
   gx sort in.bin -o outdir/out2.bin -q --memory 1M --fan-in 2 --threads 2 --tmp-dir tA --tmp-dir tB "${F[@]}"
   same_bytes "$tag: --threads 2, two --tmp-dir equals the oracle" outdir/out2.bin exp.bin

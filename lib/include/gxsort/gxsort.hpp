@@ -107,6 +107,9 @@ struct RankStats {
   // mpi_seconds: in MPI_Alltoallv, once every rank was there (the exchange's waits excluded).
   double sort_seconds = 0, splitters_seconds = 0, exchange_seconds = 0, mpi_seconds = 0, merge_seconds = 0;
   double seconds = 0;
+  // Where its own time went, unlike the steps above without waits for other ranks: its
+  // run formation's and its last merge's stages (RunStats::run_stages, merge_stages).
+  std::vector<PhaseStat> stages;
 };
 
 struct RunStats {
@@ -123,6 +126,9 @@ struct RunStats {
   size_t discarded = 0;  // --resume: the killed job's pieces that failed verification (redone)
   double seconds = 0;
   std::vector<PhaseStat> phases;
+  // Run formation: its buffers' allocation, then the busy seconds of each of its
+  // overlapped stages (read, sort, write runs).
+  std::vector<PhaseStat> run_stages;
   // A merge on the device: the busy seconds of each stage of its window pipeline (read
   // the runs' slices, merge on the device with the copies, write the windows), summed
   // over its levels. The stages overlap: the slowest bounds the merge.

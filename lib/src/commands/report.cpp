@@ -42,6 +42,8 @@ std::string stats_json(const RunStats& s) {
     << ",\"resumed\":" << json_string(s.resumed) << ",\"discarded\":" << s.discarded << ",\"seconds\":" << s.seconds << ",\"throughput_mb_s\":"
     << (s.seconds > 0 ? double(std::max(s.input_bytes, s.output_bytes)) / s.seconds / 1e6 : 0.0) << ",\"phases\":";
   phases(s.phases);
+  o << ",\"run_stages\":";
+  phases(s.run_stages);
   o << ",\"merge_stages\":";
   phases(s.merge_stages);
   if (!s.ranks.empty()) {  // a distributed sort: every rank's part
@@ -56,7 +58,9 @@ std::string stats_json(const RunStats& s) {
         << (r.received_in_memory ? "true" : "false") << ",\"rounds\":" << r.rounds << ",\"sort_seconds\":"
         << r.sort_seconds << ",\"splitters_seconds\":" << r.splitters_seconds << ",\"exchange_seconds\":"
         << r.exchange_seconds << ",\"mpi_seconds\":" << r.mpi_seconds << ",\"merge_seconds\":" << r.merge_seconds
-        << ",\"seconds\":" << r.seconds << "}";
+        << ",\"seconds\":" << r.seconds << ",\"stages\":";
+      phases(r.stages);
+      o << "}";
     }
     o << "]}";
   }

@@ -70,9 +70,7 @@ uint64_t merge_run_files(Prepared& p, const Plan& plan, std::vector<TreeInput> r
                                         done = 0;
                                       }, &kept, sort_job);
   if (st) st->merge_levels = levels;
-  if (st && stages.device > 0)
-    st->merge_stages = {{"read slices", stages.read, 0, 0}, {"merge on the device", stages.device, 0, 0},
-                        {"write windows", stages.write, 0, 0}, {"window pipeline (wall)", stages.pipeline, 0, 0}};
+  if (st) st->merge_stages = window_stages(stages);
   // Where the last merge's time goes besides the merge itself: a journalled one's
   // checkpoints, and the removal of its inputs (what is left of them in the page cache).
   if (st && sort_job) {
@@ -137,7 +135,9 @@ uint64_t sort_through_runs(Prepared& p, const Plan& plan, const io::File& in, co
   }
   RunFormation rf;
   {
+    const auto t_alloc = Clock::now();
     RunBuffers buffers(*p.backend, f, plan.run_records, plan.chunks.slots);
+    const double allocate_seconds = since(t_alloc);
     RunSource src;
     src.total_bytes = bytes;
     src.run_records = plan.run_records;
@@ -145,6 +145,7 @@ uint64_t sort_through_runs(Prepared& p, const Plan& plan, const io::File& in, co
     src.unique = opt.unique;
     src.job = job;
     rf = form_run_files(p, buffers, src, in, f, opt.progress);
+    if (st) st->run_stages = run_stages(allocate_seconds, rf);
   }
   phase("sort runs", rf.seconds, bytes, bytes);
   return merge_run_files(p, plan, std::move(rf.runs), opt, out, out_offset, st, job);
@@ -284,7 +285,9 @@ RunStats sort_stream(io::File& in, const std::string& output, const EngineOption
   st.phases.push_back({"open and start the device", since(t_start), 0, 0});
 
   std::optional<RunBuffers> buffers;
+  const auto t_alloc = Clock::now();
   buffers.emplace(*p.backend, f, run_records, p.plan.chunks.slots);
+  const double allocate_seconds = since(t_alloc);
   auto t0 = Clock::now();
   const size_t first = in.read_stream(buffers->slots[0].data(), buffers->run_bytes);
   if (first < buffers->run_bytes) {
@@ -309,6 +312,7 @@ RunStats sort_stream(io::File& in, const std::string& output, const EngineOption
     src.unique = opt.unique;
     RunFormation rf = form_run_files(p, *buffers, src, in, f, opt.progress);
     buffers.reset();  // the merge takes the budget
+    st.run_stages = run_stages(allocate_seconds, rf);
     st.phases.push_back({"sort runs", rf.seconds, rf.input_bytes, rf.input_bytes});
     // The merge is planned when the stream has ended: a merge of the runs it gave.
     Job merge = p.job;

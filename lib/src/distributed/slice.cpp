@@ -97,7 +97,9 @@ LocalRuns sort_to_run_files(Prepared& p, const RankShape& shape, const io::File&
   const Format& f = opt.format;
   io::File slice = io::File::open_read(in.path());
   slice.set_base(in.base() + shape.slice.first * f.record_size);
+  const auto t_alloc = Clock::now();
   RunBuffers buffers(*p.backend, f, size_t(shape.run_records), size_t(std::min<uint64_t>(3, shape.runs)));
+  const double allocate_seconds = since(t_alloc);
   RunSource src;
   src.total_bytes = shape.slice.records * f.record_size;
   src.run_records = size_t(shape.run_records);
@@ -105,6 +107,7 @@ LocalRuns sort_to_run_files(Prepared& p, const RankShape& shape, const io::File&
   src.unique = opt.unique;
   RunFormation rf = form_run_files(p, buffers, src, slice, f, opt.progress);
   LocalRuns out;
+  out.stages = run_stages(allocate_seconds, rf);
   out.files = std::move(rf.runs);
   for (const TreeInput& t : out.files) out.runs.push_back(t.ref());
   return out;

@@ -18,6 +18,7 @@ struct LocalRuns {
   HostBuffer memory;              // the in-memory runs, back to back
   std::vector<TreeInput> files;   // the run files (owned: removed with this)
   std::vector<RunRef> runs;       // every run, in input order (ties keep it)
+  std::vector<PhaseStat> stages;  // run formation's (run files only)
   uint64_t records() const;
   // Releases the runs (memory and files) once they were sent.
   void release();

@@ -83,9 +83,9 @@ void set_up(Comm& comm, Setup& s, const std::string& input, const std::string& o
 
 // The received pieces merged into `out` from byte `offset` (stable: the pieces are in
 // input order); -u drops the records of the key of `after` too. Returns the records
-// written; *levels: the merge levels it took.
+// written; *levels: the merge levels it took, *stages: a device merge's busy seconds.
 uint64_t merge_received(Prepared& p, Received& rec, const EngineOptions& opt, const io::File& out, uint64_t offset,
-                        const unsigned char* after, size_t* levels) {
+                        const unsigned char* after, size_t* levels, MergeJob::StageSeconds* stages) {
   *levels = rec.records && (rec.pieces.size() > 1 || opt.unique) ? 1 : 0;
   if (rec.records == 0) return 0;
   const Format& f = opt.format;
@@ -93,6 +93,7 @@ uint64_t merge_received(Prepared& p, Received& rec, const EngineOptions& opt, co
   std::atomic<uint64_t> done{0};
   MergeJob job = merge_job_of(p, opt, p.memory, f.record_size);  // each way below sets its buffers and windows
   job.unique_after = after;
+  job.stage_seconds = stages;
   job.done_bytes = &done;
   job.total_bytes = bytes;
   const bool all_in_memory =
@@ -153,13 +154,14 @@ std::string last_record(const Format& f, const Received& rec) {
 }
 
 // Merges what this rank received into its range of the output; returns the records
-// written (*levels: the merge levels it took).
-uint64_t write_range(Comm& comm, Setup& s, Received& rec, const EngineOptions& opt, size_t* levels) {
+// written (*levels: the merge levels it took, *stages: a device merge's busy seconds).
+uint64_t write_range(Comm& comm, Setup& s, Received& rec, const EngineOptions& opt, size_t* levels,
+                     MergeJob::StageSeconds* stages) {
   const size_t rs = opt.format.record_size;
   uint64_t written = 0;
   if (!opt.unique) {  // the range's size is what it received: merged straight into place
     const uint64_t offset = SharedOutput::offset_of(comm, rec.records * rs);
-    comm.collectively([&] { written = merge_received(s.p, rec, opt, s.out->file(), offset, nullptr, levels); });
+    comm.collectively([&] { written = merge_received(s.p, rec, opt, s.out->file(), offset, nullptr, levels, stages); });
     return written;
   }
   // -u: the key before this range is the last of the nearest earlier rank with records;
@@ -174,7 +176,7 @@ uint64_t write_range(Comm& comm, Setup& s, Received& rec, const EngineOptions& o
   io::TempFile merged;
   comm.collectively([&] {
     merged = io::TempFile::create(s.p.tmp_dirs[0], "unique");
-    written = merge_received(s.p, rec, opt, merged.file(), 0, after, levels);
+    written = merge_received(s.p, rec, opt, merged.file(), 0, after, levels, stages);
   });
   const uint64_t offset = SharedOutput::offset_of(comm, written * rs);
   comm.collectively([&] { copy_range(merged.file(), written * rs, s.out->file(), offset); });
@@ -188,6 +190,7 @@ std::string encode(const RankStats& r) {
     << r.output_records << ' ' << r.received_in_memory << ' ' << r.rounds << ' ' << r.sort_seconds << ' '
     << r.splitters_seconds << ' ' << r.exchange_seconds << ' ' << r.mpi_seconds << ' ' << r.merge_seconds << ' '
     << r.seconds << '\n' << r.local << '\n' << r.backend;
+  for (const PhaseStat& st : r.stages) o << '\n' << st.seconds << ' ' << st.name;
   return o.str();
 }
 
@@ -200,6 +203,8 @@ RankStats decode_stats(const std::string& bytes) {
   in.ignore(1);
   std::getline(in, r.local);
   std::getline(in, r.backend);
+  PhaseStat st;
+  while (in >> st.seconds && in.ignore(1) && std::getline(in, st.name)) r.stages.push_back(st);
   return r;
 }
 
@@ -276,6 +281,7 @@ RunStats sort_distributed(const std::string& input, const std::string& output, c
     else local = sort_slice(s.p, s.shape, *s.in, opt);
   });
   me.sort_seconds = since(t);
+  me.stages = local.stages;
 
   t = Clock::now();
   const RunsView view = dev ? dev->view() : view_of(local.runs, f.record_size);
@@ -302,7 +308,9 @@ RunStats sort_distributed(const std::string& input, const std::string& output, c
   } else {
     Received rec = exchange_on_host(comm, s, local, dev, cuts, one_host, opt, me, round_records);
     t = Clock::now();
-    me.output_records = write_range(comm, s, rec, opt, &levels);
+    MergeJob::StageSeconds stages;
+    me.output_records = write_range(comm, s, rec, opt, &levels, &stages);
+    for (PhaseStat& st : window_stages(stages)) me.stages.push_back(std::move(st));
   }
   comm.collectively([&] {
     s.in->check_unchanged();  // every rank read its slice: a changed input fails the job

@@ -200,6 +200,8 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
   const bool hash_windows = job.output_sums && !job.unique && w >= sum_records;
   if (hash_windows) w = w / sum_records * sum_records;
   w = std::max<uint64_t>(1, std::min<uint64_t>(w, total));
+  MergeJob::StageSeconds* secs = job.stage_seconds;
+  const auto t_setup = std::chrono::steady_clock::now();
   std::vector<HostBuffer> buffers;
   std::vector<unsigned char*> slots;
   for (size_t s = 0; s < kSlots; ++s) {
@@ -215,7 +217,6 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
   uint64_t done = 0;
 
   pipeline::Stages st;
-  MergeJob::StageSeconds* secs = job.stage_seconds;
   // Slices are read in pieces of this size by up to job.threads threads: one thread
   // reads the page cache at a fraction of what the copies to and from the device move.
   const uint64_t piece_records = std::max<uint64_t>(1, (uint64_t(16) << 20) / rs);
@@ -255,6 +256,7 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
   // a mapping each there.
   std::optional<io::MappedRange> range;
   if (!job.unique) range.emplace(out, out_offset, total * rs, job.threads, false);
+  if (secs) secs->setup += std::chrono::duration<double>(std::chrono::steady_clock::now() - t_setup).count();
   uint64_t written = 0;  // records written so far
   bool have_last = job.unique_after != nullptr;
   if (have_last) std::memcpy(last.data(), job.unique_after, rs);
@@ -291,7 +293,13 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
   cfg.phase = job.phase;
   const auto t0 = std::chrono::steady_clock::now();
   pipeline::run_chunks(cfg, slots, st, nullptr);
-  if (secs) secs->pipeline += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto t1 = std::chrono::steady_clock::now();
+  range.reset();
+  buffers.clear();
+  if (secs) {
+    secs->pipeline += std::chrono::duration<double>(t1 - t0).count();
+    secs->teardown += std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  }
   return written;
 }
 
@@ -394,6 +402,13 @@ uint64_t merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const 
     return merge_runs_on_device(job, runs, from, total, out, out_offset);
   if (job.checkpoint) return merge_on_cpu_with_checkpoints(job, runs, from, ends, out, out_offset);
   return merge_on_cpu(job, runs, from, ends, out, out_offset);
+}
+
+std::vector<PhaseStat> window_stages(const MergeJob::StageSeconds& s) {
+  if (s.device <= 0) return {};
+  return {{"pin windows, map the output", s.setup, 0, 0}, {"read slices", s.read, 0, 0},
+          {"merge on the device", s.device, 0, 0}, {"write windows", s.write, 0, 0},
+          {"window pipeline (wall)", s.pipeline, 0, 0}, {"unmap, unpin", s.teardown, 0, 0}};
 }
 
 RunRef TreeInput::ref() const {

@@ -17,6 +17,7 @@ namespace gxsort {
 
 struct Prepared;  // engine/engine.hpp
 struct EngineOptions;  // gxsort/gxsort.hpp
+struct PhaseStat;      // gxsort/gxsort.hpp
 
 class Backend;
 
@@ -69,6 +70,7 @@ struct MergeJob {
   // behind them, on a thread of their own) and the wait for them after the merge; the
   // tree adds the removal of the last level's inputs. Null: not kept.
   struct StageSeconds {
+    double setup = 0, teardown = 0;  // the windows' buffers and output range: got, given back
     double read = 0, device = 0, write = 0, pipeline = 0;
     double checkpoints = 0, checkpoint_wait = 0, release = 0;
   };
@@ -83,6 +85,10 @@ struct MergeJob {
 MergeJob merge_job_of(const Prepared& p, const EngineOptions& opt, uint64_t window_memory, size_t buffer_bytes);
 
 uint64_t merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const io::File& out, uint64_t out_offset);
+
+// A device merge's window stages for --stats-json (read slices, merge on the device,
+// write windows, the pipeline's wall time); none for a merge on the CPU.
+std::vector<PhaseStat> window_stages(const MergeJob::StageSeconds& s);
 
 // A sorted input to the merge tree: a temp file we own, or a user's file.
 struct TreeInput {

@@ -96,11 +96,19 @@ RunFormation form_run_files(Prepared& p, RunBuffers& buffers, const RunSource& s
   // Two runs are written at once, to two files: one writer is the bottleneck (the
   // reads use every core and the sort is on the device or overlapped).
   cfg.write_threads = buffers.slots.size() >= 3 ? 2 : 1;
+  cfg.busy = &rf.busy;
   if (cfg.total_bytes) pipeline::run_chunks(cfg, slot_ptrs, st, progress);
   if (!keep) rf.checksums.clear();
   rf.input_bytes = src.job ? src.total_bytes : read_bytes;
   rf.seconds = since(t0);
   return rf;
+}
+
+std::vector<PhaseStat> run_stages(double allocate_seconds, const RunFormation& rf) {
+  return {{"allocate buffers", allocate_seconds, 0, 0},
+          {"read", rf.busy.read, 0, 0},
+          {"sort", rf.busy.compute, 0, 0},
+          {"write runs", rf.busy.write, 0, 0}};
 }
 
 }  // namespace gxsort

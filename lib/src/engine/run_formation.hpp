@@ -8,6 +8,7 @@
 
 #include "engine/engine.hpp"
 #include "engine/merge.hpp"
+#include "pipeline/chunk_scheduler.hpp"
 
 namespace gxsort { class SortJob; }
 
@@ -38,9 +39,14 @@ struct RunFormation {
   std::vector<uint64_t> checksums;    // XXH3-64 of each run file (keep_dir runs only)
   uint64_t input_bytes = 0;           // bytes read (a stream's length)
   double seconds = 0;
+  pipeline::Busy busy;                // the seconds each stage worked (they overlap)
 };
 
 RunFormation form_run_files(Prepared& p, RunBuffers& buffers, const RunSource& src, const io::File& in,
                             const Format& f, const ProgressFn& progress);
+
+// Where run formation's time went, for --stats-json's run_stages: the buffers' allocation
+// (pinned memory on a device, before the stream), then each overlapped stage's seconds.
+std::vector<PhaseStat> run_stages(double allocate_seconds, const RunFormation& rf);
 
 }  // namespace gxsort

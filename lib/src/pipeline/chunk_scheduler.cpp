@@ -1,5 +1,6 @@
 #include "pipeline/chunk_scheduler.hpp"
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -41,6 +42,15 @@ class Channel {
   bool closed_ = false;
 };
 
+// Calls f(c) and adds the seconds it took to *sum (when given).
+template <class F>
+void timed(F&& f, Chunk& c, double* sum) {
+  if (!sum) return f(c);
+  const auto t0 = std::chrono::steady_clock::now();
+  f(c);
+  *sum += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 }  // namespace
 
 void run_chunks(const Config& cfg, const std::vector<unsigned char*>& slots, const Stages& stages,
@@ -80,7 +90,7 @@ void run_chunks(const Config& cfg, const std::vector<unsigned char*>& slots, con
         c->index = i;
         c->offset = uint64_t(i) * cfg.chunk_bytes;
         c->bytes = size_t(std::min<uint64_t>(cfg.chunk_bytes, cfg.total_bytes - c->offset));
-        if (stages.read) stages.read(*c);
+        if (stages.read) timed(stages.read, *c, cfg.busy ? &cfg.busy->read : nullptr);
         if (until_end && c->bytes == 0) break;  // the stream ended on a chunk boundary
         const bool last = until_end && c->bytes < cfg.chunk_bytes;
         to_compute.push(*c);
@@ -93,7 +103,7 @@ void run_chunks(const Config& cfg, const std::vector<unsigned char*>& slots, con
     try {
       while (auto c = to_compute.pop()) {
         if (stopped()) break;
-        if (stages.compute) stages.compute(*c);
+        if (stages.compute) timed(stages.compute, *c, cfg.busy ? &cfg.busy->compute : nullptr);
         to_write.push(*c);
       }
     } catch (...) { fail(std::current_exception()); }
@@ -106,9 +116,11 @@ void run_chunks(const Config& cfg, const std::vector<unsigned char*>& slots, con
     try {
       while (auto c = to_write.pop()) {
         if (stopped()) break;
-        if (stages.write) stages.write(*c);
+        double secs = 0;
+        if (stages.write) timed(stages.write, *c, &secs);
         {
           std::lock_guard<std::mutex> l(progress_m);
+          if (cfg.busy) cfg.busy->write += secs;
           done += until_end ? c->bytes : std::min<uint64_t>(cfg.chunk_bytes, cfg.total_bytes - c->offset);
           if (progress) progress({cfg.phase, done, shown_total});
         }

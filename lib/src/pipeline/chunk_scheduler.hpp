@@ -35,6 +35,12 @@ struct Stages {
 // shorter than chunk_bytes (an empty last chunk is dropped). Progress reports a total of 0.
 constexpr uint64_t kUntilEnd = UINT64_MAX;
 
+// The seconds each stage spent in its function (write: summed over its threads). The
+// stages overlap: the busiest bounds the stream.
+struct Busy {
+  double read = 0, compute = 0, write = 0;
+};
+
 struct Config {
   uint64_t total_bytes = 0;   // length of the stream, or kUntilEnd
   size_t chunk_bytes = 0;     // bytes per chunk (the last may be shorter)
@@ -44,6 +50,7 @@ struct Config {
   // out of chunk order (for chunks that go to separate files: one file's buffered
   // writes are serialized by the kernel, separate files' are not).
   unsigned write_threads = 1;
+  Busy* busy = nullptr;       // filled when given
 };
 
 // Runs the stream through the stages using the given slot buffers (each at least
