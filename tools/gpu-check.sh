@@ -15,7 +15,7 @@ b=${BUILD:-build-gpu}
 g=$PWD/$b/gxsort
 out=${OUT:-/tmp/gxsort-out}
 mkdir -p "$out"
-work=/tmp/gxsort-gpu-check
+work=${WORK_DIR:-/tmp/gxsort-gpu-check}  # WORK_DIR: two checks at once need two
 rm -rf "$work"; mkdir -p "$work"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 fail=0

@@ -15,7 +15,9 @@
 # MPI's own all-to-all rate (bench/mpi_alltoall) measured in the same run, and the
 # page-cache floor of G ranks (bench/mpi_page_cache: each reads its share of the input and
 # writes as many bytes to its range of an output, no sort): the one-process sort's time
-# over that floor is the most G ranks can gain on this host.
+# over that floor is the most G ranks can gain on this host, and over the floor plus
+# `mpirun -np G true` (timed first) the most a job that mpirun starts can gain.
+#   STATS_DIR=DIR          keeps each run's --stats-json there
 set -euo pipefail
 build=${1:-build}
 shift $(( $# > 0 ? 1 : 0 ))
@@ -36,6 +38,7 @@ now() { date +%s.%N; }
 calc() { python3 -c "print($1)"; }
 repeat=${REPEAT:-1}
 declare -A floors  # bench/mpi_page_cache's line for input/G
+declare -A launch  # seconds of `mpirun -np G true`, by G
 
 # table TITLE INPUT RECORD_SIZE FORMAT_AND_BUDGET_OPTIONS...
 table() {
@@ -58,7 +61,12 @@ table() {
   done
   echo "### $title ($(date -u +%F), $gpus GPUs: $( (nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null || true) | head -1), options: $* ${sync_opt[*]})"
   printf "one process, one GPU: %.2f s (%s)\n" "$one" "$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["mode"], j["runs"], "runs,", "%.2f s in the process" % j["seconds"])' "$dir/one.json")"
-  echo "| GPUs (ranks) | s | speedup vs one process | vs -np 1 | exchanged GB | rounds | imbalance | slowest rank's sort / exchange / merge s (in the job, from its start) | busiest rank's exchange MB/s (in MPI) | MPI alltoall MB/s | page-cache floor s (read / write): most speedup | ranks' local sorts, backends |"
+  if [[ -n ${STATS_DIR:-} ]]; then
+    local slug=${title//[^A-Za-z0-9]/_}
+    mkdir -p "$STATS_DIR"; cp "$dir/one.json" "$STATS_DIR/$slug-one.json"
+    for np in "${ranks[@]}"; do cp "$dir/dist-$np.json" "$STATS_DIR/$slug-np$np.json"; done
+  fi
+  echo "| GPUs (ranks) | s | speedup vs one process | vs -np 1 | exchanged GB | rounds | imbalance | slowest rank's sort / exchange / merge s (in the job, from its start) | busiest rank's exchange MB/s (in MPI) | MPI alltoall MB/s | page-cache floor s (read / write): most speedup; with mpirun's launch | ranks' local sorts, backends |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
   for i in "${!ranks[@]}"; do
     np=${ranks[$i]}
@@ -98,7 +106,8 @@ PY
 import re, sys
 v = {k: float(x) for k, x in re.findall(r"(\w+)=([0-9.]+)", sys.argv[2])}
 t, r, w = v["total_s"], v["read_s"], v["write_s"]
-print(f"{t:.2f} ({r:.2f} / {w:.2f}): {float(sys.argv[1]) / t:.2f}x")' "$one" "${floors["$in/$np"]}")
+one, start = float(sys.argv[1]), float(sys.argv[3])
+print(f"{t:.2f} ({r:.2f} / {w:.2f}): {one / t:.2f}x; {one / (t + start):.2f}x")' "$one" "${floors["$in/$np"]}" "${launch[$np]:-0}")
     fi
     row=${row//$'\x01'/ }
     row=${row/A2A/${a2a:--}}
@@ -118,14 +127,14 @@ fixed_costs() {
   for np in "${ranks[@]}"; do
     rm -f "$dir/small.out"
     t0=$(now); "${MPIRUN[@]}" -np "$np" true
-    local launch; launch=$(calc "round($(now) - $t0, 2)")
+    launch[$np]=$(calc "round($(now) - $t0, 2)")
     t0=$(now); "${MPIRUN[@]}" -np "$np" "$G" sort "$dir/small.bin" -o "$dir/small.out" -q --distributed --device "$dev" --no-fsync
     local sort_s; sort_s=$(calc "round($(now) - $t0, 2)")
     # MPI's shared-memory transports only (no UCX or network probing at MPI_Init).
     rm -f "$dir/small.out"
     t0=$(now); "${MPIRUN[@]}" --mca pml ob1 --mca btl self,vader -np "$np" "$G" sort "$dir/small.bin" -o "$dir/small.out" \
       -q --distributed --device "$dev" --no-fsync || echo "(failed: --mca pml ob1 --mca btl self,vader)"
-    echo "-np $np: mpirun of true $launch s, the sort $sort_s s, with --mca pml ob1 --mca btl self,vader $(calc "round($(now) - $t0, 2)") s"
+    echo "-np $np: mpirun of true ${launch[$np]} s, the sort $sort_s s, with --mca pml ob1 --mca btl self,vader $(calc "round($(now) - $t0, 2)") s"
   done
   rm -f "$dir/small.bin" "$dir/small.out"
 }
