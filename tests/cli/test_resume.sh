@@ -123,10 +123,10 @@ if kill_when "damaged piece under the last merge" '^final ' 3; then
   flip_byte "$piece" $(( $(stat -c %s "$piece") - 100 ))
   gx "${SORT[@]}" --resume -v
   same_bytes "a flipped byte in a run under the last merge: --resume gives the bytes of a plain sort" out.bin ref.bin
-  # Every run but the damaged one reused (the run count is the backend's: 32 on the CPU, 24 on a GPU),
-  # but those the merge had removed when the kill came: a GPU's last merge can end before
-  # the poll sees its third checkpoint, and its inputs then go from the first (each formed
-  # again, with a note saying its file is missing).
+  # Every run but the damaged one reused (the run count is the backend's: 32 on the CPU, 24 on a GPU).
+  # A GPU's last merge can end before the poll sees its third checkpoint, and its inputs
+  # then go from the first: those its last checkpoint covers whole are reused without
+  # their files (the case below); one it does not, formed again, says its file is missing.
   r=$(grep -o 'resumed: [0-9]* of [0-9]* runs' "$WORK/last.err")
   gone=$(grep -c 'discarded: its file is missing' "$WORK/last.err")
   [[ $r =~ resumed:\ ([0-9]+)\ of\ ([0-9]+) ]] && ((BASH_REMATCH[1] + 1 + gone == BASH_REMATCH[2])) &&
@@ -134,6 +134,25 @@ if kill_when "damaged piece under the last merge" '^final ' 3; then
     pass "the damaged run formed again, the others reused ($r, $gone removed before the kill)" ||
     fail "the damaged run formed again" "'$r' $(last_err)"
   grep -q 'the last merge from [1-9]' "$WORK/last.err" && pass "the checkpoint still used" || fail "checkpoint used" "$(last_err)"
+fi
+
+# Killed after the last merge ended (its last checkpoint covers every input) and removed
+# its inputs, before the commit (the output's fsync is a wide window): the resume forms
+# nothing again, reads nothing, and commits the output the checkpoints vouch for.
+total=$((24 * 1024 * 1024))
+if kill_when "killed after the last merge" "^final [0-9]* 0 $total " 1; then
+  left=$(ls T/.gxsort-job.*/ | grep -c '\.bin$')
+  rm -f T/.gxsort-job.*/*.bin   # what the finished merge removes, where the kill came first
+  gx "${SORT[@]}" --resume -v
+  expect_rc "killed after the last merge ($left of its inputs' files left): --resume exits 0" 0
+  same_bytes "killed after the last merge: --resume gives the bytes of a plain sort" out.bin ref.bin
+  r=$(grep -o 'resumed: [0-9]* of [0-9]* runs, [0-9]* of [0-9]* merge outputs, the last merge from [0-9]*%' "$WORK/last.err")
+  [[ $r =~ resumed:\ ([0-9]+)\ of\ ([0-9]+)\ runs,\ ([0-9]+)\ of\ ([0-9]+)\ merge\ outputs,\ the\ last\ merge\ from\ 100% ]] &&
+    ((BASH_REMATCH[1] == BASH_REMATCH[2] && BASH_REMATCH[3] == BASH_REMATCH[4])) && ! grep -q 'discarded' "$WORK/last.err" &&
+    pass "killed after the last merge: every input reused without its file, none discarded ($r)" ||
+    fail "killed after the last merge: nothing formed again" "'$r' $(last_err)"
+  [[ -z "$(ls -A T)" && -z "$(ls -a . | grep '^\.gxsort')" ]] && pass "killed after the last merge: success leaves nothing" ||
+    fail "killed after the last merge: leftovers" "$(ls -A T; ls -a . | grep gxsort)"
 fi
 
 # A merge of more sorted files than its fan-in: the intermediate merges are pieces, the

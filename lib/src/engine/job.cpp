@@ -332,18 +332,19 @@ std::vector<bool> SortJob::runs_to_form() const {
 }
 
 TreeInput SortJob::piece_input(const resume::Piece& p, bool direct) const {
+  TreeInput t;
+  t.records = p.records;
+  t.piece = p.key();
+  if (consumed_.count(t.piece)) return t;  // no file: final_merge leaves it out
   // The last owner deletes the piece: its data lives on in what it was merged into.
   // Open for writing: punching what the merge has read needs it.
   const std::string path = dir_.piece_path(p);
-  TreeInput t;
   t.file = std::shared_ptr<io::File>(new io::File(io::File::open_rw(path)), [path](io::File* f) {
     delete f;
     ::unlink(path.c_str());
   });
-  t.records = p.records;
   t.direct = direct;
   t.discardable = true;  // punched as it is read, like any temp run (merge.hpp says why)
-  t.piece = p.key();
   return t;
 }
 
@@ -467,9 +468,17 @@ void SortJob::adopt_checkpoints(const io::File& f, size_t rs) {
   for (size_t j = k; dir_.find(final_key(j)); ++j) dir_.forget(final_key(j));  // rewritten from k on
   // Its input pieces, from the block each is consumed to (the merge punched only
   // behind its last checkpoint); one that fails is formed again, the same bytes.
+  // One the checkpoint covers whole is in the output already: when the finished merge
+  // had removed its file (a kill before the commit), it is neither read nor formed.
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!deferred_.count(inputs[i])) continue;
     const resume::Piece p = *dir_.find(inputs[i]);
+    const bool whole = final_cuts_.size() == inputs.size() && final_cuts_[i] == p.records;
+    if (whole && ::access(dir_.piece_path(p).c_str(), F_OK) != 0) {
+      consumed_.insert(inputs[i]);
+      verified_.insert(inputs[i]);
+      continue;
+    }
     const std::string why = check(p, final_cuts_.empty() ? 0 : final_cuts_[i] * rs);
     if (why.empty()) verified_.insert(inputs[i]);
     else discard(p, dir_.piece_path(p), why, "formed again");
@@ -479,18 +488,35 @@ void SortJob::adopt_checkpoints(const io::File& f, size_t rs) {
 
 uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>& inputs, const io::File& out,
                               uint64_t out_offset) {
+  // The merge reads the inputs that are not consumed (their order kept, so ties still go
+  // to the earlier input); its checkpoints list every input's cut, as a resume reads them.
   std::vector<RunRef> refs;
-  for (const TreeInput& in : inputs) refs.push_back(in.ref());
+  std::vector<size_t> live;  // refs[j] is inputs[live[j]]
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!consumed_.count(inputs[i].piece)) refs.push_back(inputs[i].ref()), live.push_back(i);
   if (&out != output_) return merge_runs(job, refs, out, out_offset);  // not the job's output: nothing to resume
   const size_t rs = job.format->record_size;
-  const std::vector<uint64_t> start = final_cuts_.size() == refs.size() ? final_cuts_ : std::vector<uint64_t>(refs.size(), 0);
-  uint64_t total = 0;
-  std::vector<uint64_t> block(refs.size(), 0), punched(refs.size(), 0);  // block 0: a user's file, never punched
-  for (size_t i = 0; i < refs.size(); ++i) {
-    total += refs[i].records;
-    if (const resume::Piece* p = inputs[i].piece.empty() ? nullptr : dir_.find(inputs[i].piece)) block[i] = p->block;
+  const bool from_checkpoint = final_cuts_.size() == inputs.size();
+  uint64_t total = 0, all = 0, done_before = 0;
+  std::vector<uint64_t> start(refs.size(), 0), block(refs.size(), 0), punched(refs.size(), 0);  // block 0: never punched
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    all += inputs[i].records;
+    done_before += from_checkpoint ? final_cuts_[i] : 0;
   }
-  final_resumed_at_ = total ? double(sum_of(start)) / double(total) : 0;
+  for (size_t j = 0; j < refs.size(); ++j) {
+    total += refs[j].records;
+    if (from_checkpoint) start[j] = final_cuts_[live[j]];
+    const std::string& key = inputs[live[j]].piece;
+    if (const resume::Piece* p = key.empty() ? nullptr : dir_.find(key)) block[j] = p->block;
+  }
+  // A checkpoint's cuts of the inputs the merge reads, as cuts of all of them.
+  auto all_cuts = [&inputs, &live](const std::vector<uint64_t>& cuts) {
+    std::vector<uint64_t> list(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) list[i] = inputs[i].records;  // consumed: whole
+    for (size_t j = 0; j < live.size(); ++j) list[live[j]] = cuts[j];
+    return list;
+  };
+  final_resumed_at_ = all ? double(done_before) / double(all) : 0;
   MergeJob resumed = job;
   resumed.start = &start;
   // About 64 checkpoints a merge, of 16 MiB of input at least: a kill loses little, and
@@ -504,7 +530,7 @@ uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>&
     out.read_at(last.data(), rs, out_offset + (final_records_ - 1) * rs);
     resumed.unique_after = last.data();
   }
-  if (job.done_bytes) *job.done_bytes += sum_of(start) * rs;
+  if (job.done_bytes) *job.done_bytes += done_before * rs;
   uint64_t kept_rank = sum_of(start), kept_records = final_records_;
   std::vector<std::future<void>> pending;
   double keeper_busy = 0;  // written by the keeper's tasks, read once they are done
@@ -526,7 +552,7 @@ uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>&
     given.block = sums.block;
     given.sums.swap(sums.sums);
     pending.push_back(keeper.submit([this, &refs, &block, &punched, &out, &keeper_busy, &merged, out_offset, rs, cuts, from,
-                                     records, k, given] {
+                                     records, k, given, list = all_cuts(cuts)] {
       const auto t0 = std::chrono::steady_clock::now();
       resume::Piece p;
       p.kind = "final";
@@ -536,7 +562,7 @@ uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>&
       p.block = given.block;  // 0: the default 4 MiB blocks, read back from the output
       p.checksum = given.block ? io::xxh3_64(given.sums.data(), given.sums.size() * sizeof(uint64_t))
                                : io::xxh3_blocks_of_file(out, p.bytes, out_offset + from * rs, threads_);
-      p.list = cuts;
+      p.list = list;
       dir_.record(p);
       for (size_t i = 0; i < refs.size() && !merged; ++i) {
         const uint64_t to = block[i] ? cuts[i] * rs / block[i] * block[i] : 0;

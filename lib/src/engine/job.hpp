@@ -133,6 +133,9 @@ class SortJob : public MergePieces {
   size_t record_size_ = 0;
   const io::File* output_ = nullptr;       // the job's output (adopt_output), else null
   std::set<std::string> deferred_;         // final merge inputs: verified from the checkpoint
+  // Final merge inputs wholly behind the last verified checkpoint whose files a finished
+  // merge had removed: their records are in the output, so nothing is formed or read.
+  std::set<std::string> consumed_;
   std::vector<uint64_t> final_cuts_;       // the last verified checkpoint: inputs consumed, and
   uint64_t final_records_ = 0, final_checkpoints_ = 0;  // output records, checkpoints kept
   double final_resumed_at_ = 0;            // the part of the last merge a resume skipped

@@ -416,7 +416,7 @@ RunRef TreeInput::ref() const {
   r.file = temp ? &temp->file() : file.get();
   r.records = records;
   r.offset = offset;
-  r.name = temp ? temp->path() : file->path();
+  r.name = temp ? temp->path() : file ? file->path() : piece;  // no file: a consumed piece (engine/job.hpp)
   r.discardable = bool(temp) || discardable;
   r.direct = direct;
   return r;
