@@ -86,8 +86,9 @@ MergeJob merge_job_of(const Prepared& p, const EngineOptions& opt, uint64_t wind
 
 uint64_t merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const io::File& out, uint64_t out_offset);
 
-// A device merge's window stages for --stats-json (read slices, merge on the device,
-// write windows, the pipeline's wall time); none for a merge on the CPU.
+// A device merge's stages for --stats-json: the windows pinned and the output mapped,
+// the busy seconds of reading slices, merging on the device and writing windows, the
+// pipeline's wall time, then the unmapping and unpinning; none for a merge on the CPU.
 std::vector<PhaseStat> window_stages(const MergeJob::StageSeconds& s);
 
 // A sorted input to the merge tree: a temp file we own, or a user's file.
