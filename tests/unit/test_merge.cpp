@@ -11,6 +11,7 @@
 
 #include "gxsort/error.hpp"
 #include "engine/merge.hpp"
+#include "gxsort/gxsort.hpp"
 #include "../common/cpu_delegate.hpp"
 #include "../common/resumable_merge.hpp"
 
@@ -167,9 +168,17 @@ TEST_CASE("the windowed merge pipeline (a device's merge, here on the CPU) equal
         io::TempFile got = io::TempFile::create("/tmp", "gxsort-unit-merge");
         const std::vector<unsigned char> header(size_t(offset), 0xAB);
         if (offset) got.file().write_at(header.data(), header.size(), 0);
+        MergeJob::StageSeconds stages;
+        dev.stage_seconds = &stages;
         INFO("window " << window << " unique " << unique << " offset " << offset);
         const uint64_t records = merge_runs(dev, refs, got.file(), offset);
         REQUIRE(records == want_records);
+        // Each stage's busy seconds are counted, and none more than the pipeline took.
+        CHECK(stages.read > 0);
+        CHECK(stages.device > 0);
+        CHECK(stages.write > 0);
+        CHECK(stages.device <= stages.pipeline);
+        CHECK(window_stages(stages).size() == 6);
         CHECK(got.file().size() == offset + records * 8);
         std::vector<unsigned char> bytes(size_t(offset) + expect.size());
         if (!bytes.empty()) got.file().read_at(bytes.data(), bytes.size(), 0);

@@ -135,16 +135,6 @@ uint64_t merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const
   return count;
 }
 
-// Runs stage(c) and adds its seconds to *sum (when kept).
-template <class Stage>
-auto timed(double* sum, Stage stage) {
-  return [sum, stage](pipeline::Chunk& c) {
-    const auto t0 = std::chrono::steady_clock::now();
-    stage(c);
-    if (sum) *sum += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
-}
-
 // A user's input: each run's slice [cut[i], next[i]), gathered at starts[i], must be
 // sorted, also across the window boundary (against the record before the cut).
 void check_slices_sorted(const Format& f, const std::vector<RunRef>& runs, const std::vector<uint64_t>& cut,
@@ -220,7 +210,7 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
   // Slices are read in pieces of this size by up to job.threads threads: one thread
   // reads the page cache at a fraction of what the copies to and from the device move.
   const uint64_t piece_records = std::max<uint64_t>(1, (uint64_t(16) << 20) / rs);
-  st.read = timed(secs ? &secs->read : nullptr, [&](pipeline::Chunk& c) {
+  st.read = [&](pipeline::Chunk& c) {
     const uint64_t end_rank = std::min<uint64_t>(total, uint64_t(c.index + 1) * w);
     // Starting from the last cut, the co-rank never probes a consumed (discarded) record.
     std::vector<uint64_t> next = end_rank == total ? ends : multiway_corank(f, runs, first_rank + end_rank, &cut);
@@ -244,10 +234,10 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
     if (!job.checkpoint) discard_merged(runs, rs, cut, next);
     window_ends[c.slot] = next;
     cut.swap(next);
-  });
-  st.compute = timed(secs ? &secs->device : nullptr, [&](pipeline::Chunk& c) {
+  };
+  st.compute = [&](pipeline::Chunk& c) {
     job.backend->merge_window(f, c.data, slices[c.slot], job.merge_kernel);
-  });
+  };
   // The output range reserved and mapped once (a full disk fails here, before the merge),
   // not pre-faulted: its windows fill it in order. With a mapping a window (reserve, map,
   // pre-fault on every thread, unmap) the out-of-core sort of 16 GiB on an H200 host spent
@@ -262,7 +252,7 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
   if (have_last) std::memcpy(last.data(), job.unique_after, rs);
   uint64_t unkept = 0;  // input bytes merged since the last checkpoint
   std::vector<uint64_t> sums;  // of the output since the last checkpoint
-  st.write = timed(secs ? &secs->write : nullptr, [&](pipeline::Chunk& c) {
+  st.write = [&](pipeline::Chunk& c) {
     const size_t keep = job.unique ? unique_carry(f, c.data, c.bytes / rs, last, have_last) * rs : c.bytes;
     if (range) range->put(c.data, written * rs, keep);
     else io::write_mapped(out, out_offset + written * rs, c.data, keep, job.threads);
@@ -286,17 +276,22 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
       uint64_t d = job.done_bytes->fetch_add(c.bytes) + c.bytes;
       if (job.progress) job.progress({job.phase, d, job.total_bytes, job.level, job.levels});
     }
-  });
+  };
+  pipeline::Busy busy;
   pipeline::Config cfg;
   cfg.total_bytes = total * rs;
   cfg.chunk_bytes = size_t(w) * rs;
   cfg.phase = job.phase;
+  cfg.busy = &busy;
   const auto t0 = std::chrono::steady_clock::now();
   pipeline::run_chunks(cfg, slots, st, nullptr);
   const auto t1 = std::chrono::steady_clock::now();
   range.reset();
   buffers.clear();
   if (secs) {
+    secs->read += busy.read;
+    secs->device += busy.compute;
+    secs->write += busy.write;
     secs->pipeline += std::chrono::duration<double>(t1 - t0).count();
     secs->teardown += std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   }
