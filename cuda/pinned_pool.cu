@@ -10,7 +10,7 @@
 #include "cuda_check.cuh"
 #include "device_memory.cuh"
 #include "gxsort/options.hpp"
-#include "parallel/parallel_for.hpp"
+#include "backend/touched_pages.hpp"
 
 namespace gxsort::cuda {
 
@@ -61,19 +61,13 @@ HostBuffer allocate_pinned(size_t bytes) {
     return OutOfMemory(bytes, "cannot pin " + format_bytes(bytes) + " of host memory (" +
                                   format_bytes(pinned_bytes_in_use()) + " already pinned): " + why);
   };
-  void* p = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) throw refused("no memory to map");
-  ::madvise(p, length, MADV_HUGEPAGE);
-  auto* base = static_cast<unsigned char*>(p);
   // Sixteen threads fault pages faster than the pinning that follows takes them.
-  constexpr size_t kPart = size_t(16) << 20;
-  parallel::parallel_for((length + kPart - 1) / kPart, std::min(16u, default_threads()), [&](size_t k) {
-    for (size_t at = k * kPart; at < std::min(length, (k + 1) * kPart); at += 4096) base[at] = 0;
-  });
-  const cudaError_t e = cudaHostRegister(p, length, cudaHostRegisterPortable | cudaHostRegisterMapped);
+  unsigned char* base = map_touched_pages(length, std::min(16u, default_threads()));
+  if (!base) throw refused("no memory to map");
+  const cudaError_t e = cudaHostRegister(base, length, cudaHostRegisterPortable | cudaHostRegisterMapped);
   if (e != cudaSuccess) {
     cudaGetLastError();  // clear it: a failed pin leaves the device usable
-    ::munmap(p, length);
+    ::munmap(base, length);
     throw refused(cudaGetErrorString(e));
   }
   Registry& r = registry();

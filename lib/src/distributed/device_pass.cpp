@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "backend/touched_pages.hpp"
 #include "io/file.hpp"
-#include "parallel/parallel_for.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 
 namespace gxsort::distributed {
@@ -84,16 +84,9 @@ void unmap_touched(unsigned char* data) {
 
 HostBuffer touched_host_buffer(size_t bytes, unsigned threads) {
   const size_t length = kHead + (bytes + 4095) / 4096 * 4096;
-  void* p = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) throw OutOfMemory(bytes);
-  auto* base = static_cast<unsigned char*>(p);
+  unsigned char* base = map_touched_pages(length, threads);
+  if (!base) throw OutOfMemory(bytes);
   std::memcpy(base, &length, sizeof length);
-  ::madvise(base, length, MADV_HUGEPAGE);  // fewer faults where transparent huge pages are on
-  constexpr size_t kPart = size_t(16) << 20;
-  parallel::parallel_for((length + kPart - 1) / kPart, threads, [&](size_t k) {
-    const size_t end = std::min(length, (k + 1) * kPart);
-    for (size_t at = std::max(k * kPart, kHead); at < end; at += 4096) base[at] = 0;
-  });
   return HostBuffer(base + kHead, bytes, unmap_touched);
 }
 
