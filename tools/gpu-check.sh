@@ -79,6 +79,16 @@ distributed_checks() {
     done
     if [[ $paths == *device-to-device* && $paths == *"exchanged through MPI"* ]]; then pass=$((pass+1)); echo "ok   the device exchange and its fallback both ran"
     else bad=$((bad+1)); echo "FAIL the device exchange or its fallback never ran"; fi
+    # One rank: its slice, sorted on the device, is the output (no receiver beside it).
+    for fmt in "--type u64" "--format gensort" "$KWIDE"; do
+      "$g" gen -o "$work/m.one" $fmt --count 1000003 --dist few-unique -q
+      "$g" sort "$work/m.one" -o "$work/m.cpu1" $fmt --device cpu -q
+      if CUDA_VISIBLE_DEVICES=0 "${MPIRUN[@]}" -np 1 "$g" sort "$work/m.one" -o "$work/m.gpu" $fmt --device cuda --distributed -q \
+           --stats-json "$work/m.json" && cmp -s "$work/m.cpu1" "$work/m.gpu" && grep -q 'one rank: nothing to exchange' "$work/m.json"; then
+        pass=$((pass+1)); echo "ok   -np 1 on GPU 0, written from its device: $fmt"
+      else bad=$((bad+1)); echo "FAIL -np 1 on GPU 0, written from its device: $fmt"; fi
+      rm -f "$work/m.gpu" "$work/m.one" "$work/m.cpu1"
+    done
     if "$g" plan "$work/m.in" --distributed --ranks 2 --device cuda --json | grep -q '"device_exchange":true' \
        && ! "$g" plan "$work/m.in" --distributed --ranks 2 --device cuda -u --json | grep -q '"device_exchange":true'; then
       pass=$((pass+1)); echo "ok   plan --distributed: the device exchange planned, not with -u"

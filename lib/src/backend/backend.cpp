@@ -30,4 +30,11 @@ std::unique_ptr<KeyBitmap> Backend::make_key_bitmap(const Format& f, size_t, uin
   return make_cpu_key_bitmap(f, 0);
 }
 
+bool fit_device_to_sorts(Backend& b, const Format& f, uint64_t n, uint64_t beside) {
+  if (n < 2 || n > b.max_chunk_records(f)) return false;  // (0 on a backend without a device)
+  uint64_t need = b.sort_device_bytes(f, size_t(n));
+  if (beside) need += b.sort_device_bytes(f, size_t(beside));
+  return b.fit_device_budget(need + (uint64_t(16) << 20));
+}
+
 }  // namespace gxsort

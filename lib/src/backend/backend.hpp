@@ -152,6 +152,11 @@ class Backend {
   unsigned host_threads_ = 1;
 };
 
+// Fits the device's arena (Backend::fit_device_budget) to resident sorts of `n` and of
+// `beside` records at once, 16 MiB to spare, when the device can hold a sort of n records
+// (the chunk limit); false where it kept the arena.
+bool fit_device_to_sorts(Backend& b, const Format& f, uint64_t n, uint64_t beside = 0);
+
 // The largest n such that n records plus their sort scratch fit in `bytes`.
 size_t records_that_fit(const Backend& b, const Format& f, size_t bytes);
 

@@ -31,18 +31,29 @@ namespace {
 // GiB arena 0.07 s. The arena keeps what the slice's sort needs, then its sorted records
 // beside a receiver of up to 1/8 more records than the slice (the splitters' imbalance
 // is about 1%; a rank that receives more than that takes the host exchange, correctly).
-void fit_arena(Backend& backend, const Format& f, uint64_t n) {
-  const uint64_t receivable = n + n / 8 + 1;
-  const uint64_t need = backend.sort_device_bytes(f, size_t(n)) + backend.sort_device_bytes(f, size_t(receivable));
-  backend.fit_device_budget(need + (uint64_t(16) << 20));
+// A job of one rank receives nothing: its sorted slice is its output.
+void fit_arena(Backend& backend, const Format& f, uint64_t n, int ranks) {
+  fit_device_to_sorts(backend, f, n, ranks > 1 ? n + n / 8 + 1 : 0);
+}
+
+// The rank's range of the output, `bytes` at its offset, mapped and pre-faulted in the
+// background while the records load and sort.
+void map_range_ahead(DeviceReceived& rec, Comm& comm, SharedOutput& out, uint64_t bytes, unsigned threads) {
+  const uint64_t offset = SharedOutput::offset_of(comm, bytes);
+  rec.mapper = std::make_unique<parallel::BackgroundTasks>(1);
+  rec.range = std::make_unique<std::optional<io::MappedRange>>();
+  rec.mapped = rec.mapper->submit([range = rec.range.get(), &out, offset, bytes, threads] {
+    range->emplace(out.file(), offset, bytes, threads);
+  });
 }
 
 }  // namespace
 
-std::optional<OnDevice> begin_on_device(Prepared& p, const RankShape& shape, const EngineOptions& opt, bool one_host) {
+std::optional<OnDevice> begin_on_device(Prepared& p, const RankShape& shape, const EngineOptions& opt, bool one_host,
+                                        int ranks) {
   const uint64_t n = shape.slice.records;
   if (opt.unique || !one_host || !slice_fits_device(*p.backend, opt.format, shape)) return {};
-  fit_arena(*p.backend, opt.format, n);
+  fit_arena(*p.backend, opt.format, n, ranks);
   OnDevice dev;
   dev.sort = p.backend->begin_resident_sort(opt.format, size_t(n));
   dev.shared = dynamic_cast<PeerSharedSort*>(dev.sort.get());
@@ -70,40 +81,45 @@ DeviceReceived exchange_on_devices(Comm& comm, OnDevice& dev, const std::vector<
   }
   const std::vector<uint64_t> counts = comm.alltoall(sends), from = comm.alltoall(firsts);
   const uint64_t total = std::accumulate(counts.begin(), counts.end(), uint64_t(0));
+  me.sent = std::accumulate(sends.begin(), sends.end(), uint64_t(0)) - sends[self];
+  me.kept = sends[self];
+  me.received = total - counts[self];
+  me.rounds = ranks > 1 ? 1 : 0;
   DeviceReceived rec;
   rec.records = total;
-  comm.collectively([&] { rec.sort = dev.shared->receiver(size_t(total)); });
-  if (comm.allreduce(rec.sort ? 1 : 0, Comm::Op::min) == 0) return {};
+  if (ranks == 1) {  // the sorted slice is the output: nothing to receive, nor to sort again
+    comm.collectively([&] {
+      map_range_ahead(rec, comm, out, total * dev.record_size, p.threads);
+      rec.sort = std::move(dev.sort);
+      rec.sorted = true;
+    });
+    me.exchange_seconds = since(t);
+    return rec;
+  }
+  std::unique_ptr<PeerReceiver> receiver;
+  comm.collectively([&] { receiver = dev.shared->receiver(size_t(total)); });
+  if (comm.allreduce(receiver ? 1 : 0, Comm::Op::min) == 0) return {};
   std::string handle;
   comm.collectively([&] { handle = dev.shared->share_sorted(); });
   const std::vector<std::string> handles = comm.allgatherv(handle);
   bool opened = true;
   comm.collectively([&] {
-    for (const std::string& h : handles) opened = rec.sort->open(h) && opened;
+    for (const std::string& h : handles) opened = receiver->open(h) && opened;
   });
   if (comm.allreduce(opened ? 1 : 0, Comm::Op::min) == 0) return {};
-  const uint64_t bytes = total * dev.record_size;
-  const uint64_t offset = SharedOutput::offset_of(comm, bytes);
-  rec.mapper = std::make_unique<parallel::BackgroundTasks>(1);
-  rec.range = std::make_unique<std::optional<io::MappedRange>>();
-  rec.mapped = rec.mapper->submit([range = rec.range.get(), &out, offset, bytes, threads = p.threads] {
-    range->emplace(out.file(), offset, bytes, threads);
-  });
+  map_range_ahead(rec, comm, out, total * dev.record_size, p.threads);
   // In input order (by rank), as the host exchange's pieces: the stable sort then keeps
   // equal keys in that order. The agreement after it is also the point from which no
   // rank reads this slice any more.
   comm.collectively([&] {
     uint64_t at = 0;
     for (size_t r = 0; r < ranks; ++r) {
-      if (counts[r]) rec.sort->load_from(handles[r], size_t(from[r]), size_t(at), size_t(counts[r]));
+      if (counts[r]) receiver->load_from(handles[r], size_t(from[r]), size_t(at), size_t(counts[r]));
       at += counts[r];
     }
   });
   dev.sort.reset();
-  me.sent = std::accumulate(sends.begin(), sends.end(), uint64_t(0)) - sends[self];
-  me.kept = sends[self];
-  me.received = total - counts[self];
-  me.rounds = 1;
+  rec.sort = std::move(receiver);
   me.exchange_seconds = since(t);
   return rec;
 }
@@ -111,7 +127,7 @@ DeviceReceived exchange_on_devices(Comm& comm, OnDevice& dev, const std::vector<
 uint64_t write_from_device(Comm& comm, DeviceReceived& rec, Prepared& p, const EngineOptions& opt) {
   const size_t rs = opt.format.record_size;
   comm.collectively([&] {
-    rec.sort->sort();
+    if (!rec.sorted) rec.sort->sort();
     rec.mapped.get();  // the range's mapping (its error, if any, is this rank's)
     DeviceSlots slots(*p.backend, rs, rec.records);
     unload_from_device(slots, *rec.sort, [&](const unsigned char* src, uint64_t first, uint64_t count) {

@@ -40,16 +40,20 @@ bool slice_fits_device(Backend& backend, const Format& f, const RankShape& shape
 // This rank's device sort of its slice, or nothing when the path is not open to it:
 // -u, a slice kept in run files, ranks on other hosts, a backend without peer sharing,
 // a slice that does not fit the device, or fewer than 2 records. Every rank must then
-// agree (Comm::allreduce) before any takes the path.
-std::optional<OnDevice> begin_on_device(Prepared& p, const RankShape& shape, const EngineOptions& opt, bool one_host);
+// agree (Comm::allreduce) before any takes the path. `ranks`: the job's (one receives
+// nothing, so its device holds the slice's sort alone).
+std::optional<OnDevice> begin_on_device(Prepared& p, const RankShape& shape, const EngineOptions& opt, bool one_host,
+                                        int ranks);
 // Reads the slice of `in` into the device and sorts it.
 void sort_slice_on_device(OnDevice& dev, Prepared& p, const RankShape& shape, const io::File& in,
                           const EngineOptions& opt);
 
 // What a rank received on its device: its records, loaded in input order (by rank), and
 // its range of the output, mapped (pre-faulted) in the background while they load and sort.
+// A job of one rank receives its own sorted slice, `sorted` already.
 struct DeviceReceived {
-  std::unique_ptr<PeerReceiver> sort;
+  std::unique_ptr<DeviceResidentSort> sort;
+  bool sorted = false;
   uint64_t records = 0;
   std::unique_ptr<std::optional<io::MappedRange>> range;  // filled by `mapped`, where moves do not reach
   std::future<void> mapped;

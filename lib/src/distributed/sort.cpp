@@ -274,7 +274,7 @@ RunStats sort_distributed(const std::string& input, const std::string& output, c
   auto t = Clock::now();
   LocalRuns local;
   std::optional<OnDevice> dev;
-  comm.collectively([&] { dev = begin_on_device(s.p, s.shape, opt, one_host); });
+  comm.collectively([&] { dev = begin_on_device(s.p, s.shape, opt, one_host, comm.size()); });
   if (comm.allreduce(dev ? 1 : 0, Comm::Op::min) == 0) dev.reset();
   comm.collectively([&] {
     if (dev) sort_slice_on_device(*dev, s.p, s.shape, *s.in, opt);
@@ -302,7 +302,7 @@ RunStats sort_distributed(const std::string& input, const std::string& output, c
   DeviceReceived on_device;
   if (dev) on_device = exchange_on_devices(comm, *dev, cuts[0], s.p, *s.out, me);
   if (on_device.sort) {
-    me.local = "on device (device-to-device exchange)";
+    me.local = comm.size() > 1 ? "on device (device-to-device exchange)" : "on device (one rank: nothing to exchange)";
     t = Clock::now();
     me.output_records = write_from_device(comm, on_device, s.p, opt);
   } else {
