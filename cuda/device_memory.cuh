@@ -89,11 +89,12 @@ class DeviceMemory {
  public:
   static constexpr size_t kAlignment = 256;  // every sub-allocation starts on this boundary
 
-  // Reserve the budget `budget` gives (see device_budget) on `device`.
-  // Throws Error(usage) for bad text, Error(io) when the budget exceeds the free device
-  // memory or the arena cannot be allocated, Error(device) for other CUDA failures.
+  // The budget `budget` gives (see device_budget) on `device`, reserved (one cudaMalloc)
+  // at the first allocation. Throws Error(usage) for bad text, Error(io) when the budget
+  // exceeds the free device memory (here) or the arena cannot be allocated (at the first
+  // allocation), Error(device) for other CUDA failures.
   DeviceMemory(int device, const SizeOption& budget);
-  // Reserve exactly `budget_bytes` (rounded down to kAlignment).
+  // A budget of exactly `budget_bytes` (rounded down to kAlignment), reserved the same way.
   DeviceMemory(int device, size_t budget_bytes);
   ~DeviceMemory();
   DeviceMemory(const DeviceMemory&) = delete;
@@ -112,7 +113,8 @@ class DeviceMemory {
   bool fits(size_t bytes) const { return bytes <= budget_ && round_up(bytes) <= largest_free(); }
 
   int device() const { return device_; }
-  // The arena's one cudaMalloc: what CUDA IPC shares with another process (whole).
+  // The arena's one cudaMalloc: what CUDA IPC shares with another process (whole); null
+  // before the first allocation.
   unsigned char* base() const { return base_; }
   size_t budget() const { return budget_; }
   size_t in_use() const;        // bytes reserved by live allocations (rounded up)
@@ -129,6 +131,7 @@ class DeviceMemory {
  private:
   friend class DeviceAllocation;
   void init(int device, size_t budget_bytes);
+  void reserve();  // the arena's cudaMalloc, at the first allocation
   void release(void* p);
 
   int device_ = 0;

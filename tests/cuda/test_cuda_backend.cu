@@ -415,6 +415,24 @@ TEST_CASE("DeviceMemory: budgets from text and budgets past free memory") {
   CHECK(ok.allocate(100, "after").get() != nullptr);
 }
 
+TEST_CASE("DeviceMemory: the arena is reserved at its first allocation, not before") {
+  GPU_TEST_REQUIRE_DEVICE();
+  GXSORT_CUDA_CHECK(cudaSetDevice(0));
+  size_t free0 = 0, free1 = 0, total_b = 0;
+  GXSORT_CUDA_CHECK(cudaMemGetInfo(&free0, &total_b));
+  const size_t budget = std::min<size_t>(free0 / 4, size_t(8) << 30);
+  DeviceMemory m(0, budget);
+  CHECK(m.base() == nullptr);
+  GXSORT_CUDA_CHECK(cudaMemGetInfo(&free1, &total_b));
+  CHECK(free1 + budget / 2 > free0);  // nothing of the budget taken yet
+  gxsort::cuda::DeviceAllocation a = m.allocate(100, "first");
+  REQUIRE(a.get() != nullptr);
+  CHECK(m.base() == a.get());  // first fit from the arena's start
+  GXSORT_CUDA_CHECK(cudaMemGetInfo(&free1, &total_b));
+  CHECK(free1 + budget <= free0 + (size_t(64) << 20));  // the whole budget, at once
+  CHECK(m.allocate(budget - 4096, "the rest").get() != nullptr);
+}
+
 TEST_CASE("pinned pool: buffers are pinned and counted") {
   GPU_TEST_REQUIRE_DEVICE();
   using namespace gxsort::cuda;

@@ -403,7 +403,13 @@ RunStats sort_prepared(io::File& in, const std::string& output, const EngineOpti
 
   std::unique_ptr<SortJob> job;
   std::unique_ptr<DeviceResidentSort> resident;
-  if (p.plan.mode == PlanMode::in_memory) resident = p.backend->begin_resident_sort(f, size_t(p.plan.records));
+  if (p.plan.mode == PlanMode::in_memory) {
+    // The device holds nothing but this sort: its arena is fitted to it before anything
+    // is reserved (the default budget, 80% of an H200, took 0.19 s to reserve and 0.08 s
+    // to free; 16 GiB 0.003 and 0.013 s).
+    fit_device_to_sorts(*p.backend, f, p.plan.records);
+    resident = p.backend->begin_resident_sort(f, size_t(p.plan.records));
+  }
   if (resident) {
     st.output_bytes = sort_resident(p, *resident, in, opt, out, st);
     resident.reset();
