@@ -19,7 +19,9 @@ journal() { cat T/.gxsort-job.*/journal 2>/dev/null; }
 # lines matching PATTERN; 0 when it was killed in time.
 kill_when() {
   rm -f out.bin
-  "$GX" "${SORT[@]}" -q 2>/dev/null &
+  # The last merge pauses 20 ms after each checkpoint (a test hook): a GPU merges this
+  # input in milliseconds, and the poll would see it end instead of killing it mid-way.
+  GXSORT_TEST_CHECKPOINT_PAUSE_MS=20 "$GX" "${SORT[@]}" -q 2>/dev/null &
   local pid=$! i
   for ((i = 0; i < 2000; i++)); do
     if (($(journal | grep -c "$2") >= $3)); then kill -9 $pid; wait $pid 2>/dev/null; return 0; fi

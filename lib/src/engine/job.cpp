@@ -91,6 +91,17 @@ static bool journal_disabled(bool resume) {
   return true;
 }
 
+// Tests only (tests/cli/test_resume.sh): GXSORT_TEST_CHECKPOINT_PAUSE_MS pauses the last
+// merge after each checkpoint, so that a test polling the journal kills it mid-merge
+// even where the merge of its small input takes a few milliseconds (a GPU's).
+static void test_pause_after_checkpoint() {
+  static const long ms = [] {
+    const char* v = std::getenv("GXSORT_TEST_CHECKPOINT_PAUSE_MS");
+    return v && *v ? std::min(std::atol(v), 1000L) : 0L;
+  }();
+  if (ms > 0) ::usleep(useconds_t(ms) * 1000);
+}
+
 std::unique_ptr<SortJob> SortJob::create(const Prepared& p, const Plan& plan, const std::string& digest,
                                          const std::string& output, const EngineOptions& opt) {
   const bool resume = opt.resume;
@@ -571,6 +582,7 @@ uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>&
       }
       keeper_busy += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }));
+    test_pause_after_checkpoint();
   };
   const uint64_t written = merge_runs(resumed, refs, out, out_offset + final_records_ * rs);
   merged = true;
