@@ -241,3 +241,24 @@ TEST_CASE("check on the GPU equals check on the CPU: violations, duplicates, che
     }
   }
 }
+
+TEST_CASE("fit_device_to_sorts: the arena fitted to one sort of n records holds that sort (the in-memory sort's fit)") {
+  GPU_TEST_REQUIRE_DEVICE();
+  auto cpu = make_cpu_backend(2);
+  std::mt19937_64 rng(31);
+  std::vector<Format> formats{Format::typed(KeyType::u32), Format::typed(KeyType::f64), Format::gensort()};
+  for (const Format& f : gxsort_test::composite_formats()) formats.push_back(f);
+  for (const Format& f : formats)
+    for (size_t n : {size_t(2), size_t(1001), size_t(300007)}) {
+      auto gpu = make_backend(Device::cuda, 2, parse_size_option("1G", "--device-memory"));
+      REQUIRE(fit_device_to_sorts(*gpu, f, n));
+      CHECK(gpu->device_budget() <= gpu->sort_device_bytes(f, n) + (uint64_t(16) << 20));
+      CHECK(gpu->max_chunk_records(f) >= n);
+      std::vector<unsigned char> data(n * f.record_size);
+      for (auto& byte : data) byte = uint8_t(rng() % (n % 2 ? 256 : 3));
+      check_resident(*gpu, *cpu, f, data, 4099);  // sorts right in the fitted arena
+    }
+  auto gpu = make_backend(Device::cuda, 2, parse_size_option("1G", "--device-memory"));
+  CHECK_FALSE(fit_device_to_sorts(*gpu, Format::typed(KeyType::u64), 1));  // fewer than 2 records: kept
+  CHECK_FALSE(fit_device_to_sorts(*gpu, Format::typed(KeyType::u64), gpu->max_chunk_records(Format::typed(KeyType::u64)) + 1));
+}
