@@ -218,9 +218,6 @@ std::vector<uint64_t> sample_prefixes(const io::File& in, const Format& f, uint6
 
 namespace {
 
-// Pass 1: read, scatter and append each chunk, three chunks in flight; returns the
-// bucket files, in key order.
-// The buckets a killed run of the job kept: every one not yet in the output, or none.
 // The buckets a killed run of the job kept, those not yet in the output. Returns B when
 // every one is kept; the one bucket to form again when only it is missing (a kill as its
 // file went, or a damaged one); else SIZE_MAX (pass 1 all over again).
@@ -239,6 +236,8 @@ size_t reuse_buckets(SortJob* job, size_t B, std::vector<BucketFile>& files) {
   return missing;
 }
 
+// Pass 1: read, scatter and append each chunk, three chunks in flight; returns the
+// bucket files, in key order.
 std::vector<BucketFile> scatter_into_buckets(Prepared& p, const io::File& in, const Format& f, const ProgressFn& progress,
                                              std::vector<PhaseStat>& phases, SortJob* job) {
   const Plan& plan = p.plan;
