@@ -26,16 +26,6 @@ bool slice_fits_device(Backend& backend, const Format& f, const RankShape& shape
 
 namespace {
 
-// Every peer maps this rank's arena whole, and opening it costs by its size: the default
-// budget (80% of an H200, 111 GiB) took 0.6-0.9 s a peer on 2 GPUs and 9.5 s on 4, a 20
-// GiB arena 0.07 s. The arena keeps what the slice's sort needs, then its sorted records
-// beside a receiver of up to 1/8 more records than the slice (the splitters' imbalance
-// is about 1%; a rank that receives more than that takes the host exchange, correctly).
-// A job of one rank receives nothing: its sorted slice is its output.
-void fit_arena(Backend& backend, const Format& f, uint64_t n, int ranks) {
-  fit_device_to_sorts(backend, f, n, ranks > 1 ? n + n / 8 + 1 : 0);
-}
-
 // The rank's range of the output, `bytes` at its offset, mapped and pre-faulted in the
 // background while the records load and sort.
 void map_range_ahead(DeviceReceived& rec, Comm& comm, SharedOutput& out, uint64_t bytes, unsigned threads) {
@@ -53,7 +43,13 @@ std::optional<OnDevice> begin_on_device(Prepared& p, const RankShape& shape, con
                                         int ranks) {
   const uint64_t n = shape.slice.records;
   if (opt.unique || !one_host || !slice_fits_device(*p.backend, opt.format, shape)) return {};
-  fit_arena(*p.backend, opt.format, n, ranks);
+  // Every peer maps this rank's arena whole, and opening it costs by its size: the default
+  // budget (80% of an H200, 111 GiB) took 0.6-0.9 s a peer on 2 GPUs and 9.5 s on 4, a 20
+  // GiB arena 0.07 s. The arena keeps what the slice's sort needs, then its sorted records
+  // beside a receiver of up to 1/8 more records than the slice (the splitters' imbalance
+  // is about 1%; a rank that receives more than that takes the host exchange, correctly).
+  // A job of one rank receives nothing: its sorted slice is its output.
+  fit_device_to_sorts(*p.backend, opt.format, n, ranks > 1 ? n + n / 8 + 1 : 0);
   OnDevice dev;
   dev.sort = p.backend->begin_resident_sort(opt.format, size_t(n));
   dev.shared = dynamic_cast<PeerSharedSort*>(dev.sort.get());
