@@ -7,9 +7,9 @@
 #include <optional>
 
 #include "gxsort/distributed.hpp"
+#include "gxsort/timeline.hpp"
 #include "progress_line.hpp"
 #include "reports.hpp"
-#include "timeline.hpp"
 
 namespace gxsort::cli {
 

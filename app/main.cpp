@@ -18,9 +18,9 @@
 #include "cli_options.hpp"
 #include "distributed_run.hpp"
 #include "gxsort/distributed.hpp"
+#include "gxsort/timeline.hpp"
 #include "progress_line.hpp"
 #include "reports.hpp"
-#include "timeline.hpp"
 
 using namespace gxsort;
 
@@ -161,7 +161,7 @@ void keep_freed_buffers() {
 }
 
 int main(int argc, char** argv) {
-  std::atexit([] { cli::timeline("exit handlers ran (left: the teardown)"); });
+  std::atexit([] { timeline("exit handlers ran (left: the teardown)"); });
   hold_closed_std_descriptors();
   keep_freed_buffers();
   cli::Command cmd;
@@ -176,8 +176,11 @@ int main(int argc, char** argv) {
   // A rank of an MPI job (plan --ranks N plans one without MPI).
   if (cmd.distributed && !(cmd.name == "plan" && cmd.ranks > 0)) return cli::run_distributed(cmd, &argc, &argv);
   try {
+    timeline("main");
     EarlyCudaStart early(cmd);
-    return run(cmd);
+    const int rc = run(cmd);
+    timeline("work ended (its buffers and backend freed)");
+    return rc;
   } catch (...) {
     const cli::ErrorReport r = cli::describe_error(cmd, std::current_exception());
     std::fprintf(stderr, "gxsort: %s\n", r.message.c_str());

@@ -7,6 +7,7 @@
 #include "backend/device_entry.hpp"
 #include "cuda_backend.cuh"
 #include "cuda_check.cuh"
+#include "gxsort/timeline.hpp"
 
 namespace gxsort {
 
@@ -39,8 +40,10 @@ void cuda_start_early(unsigned device) {
     }
     // The device this process's backend takes (make_backend): a context on another one
     // would hold that device's memory for nothing (eight ranks of a host on device 0).
+    timeline("device counted (the driver started)");
     if (cudaSetDevice(int(device % unsigned(n))) == cudaSuccess) cudaFree(nullptr);  // makes the primary context
     cudaGetLastError();  // failures show again, with context, on the command's own calls
+    timeline("device's context made");
   });
 }
 

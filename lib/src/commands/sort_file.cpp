@@ -9,6 +9,7 @@
 #include <optional>
 #include <thread>
 
+#include "gxsort/timeline.hpp"
 #include "io/mapped_file.hpp"
 #include "io/output.hpp"
 #include "io/space.hpp"
@@ -357,8 +358,14 @@ RunStats sort_input(io::File& in, const std::string& output, const EngineOptions
   // device starts and the plan is made (0.3-0.4 s on the H100 host).
   in.prefetch(0, uint64_t(256) << 20);
   auto t_start = Clock::now();
-  Prepared p = prepare(opt, in.size(), default_temp_dir(output), in.path());
-  return sort_prepared(in, output, opt, p, t_start);
+  RunStats st;
+  {
+    Prepared p = prepare(opt, in.size(), default_temp_dir(output), in.path());
+    st = sort_prepared(in, output, opt, p, t_start);
+    timeline("sort ended (its output closed)");
+  }
+  timeline("its backend freed");
+  return st;
 }
 
 RunStats sort_input(io::File& in, const std::string& output, const EngineOptions& opt, Prepared& p) {
@@ -413,6 +420,7 @@ RunStats sort_prepared(io::File& in, const std::string& output, const EngineOpti
   if (resident) {
     st.output_bytes = sort_resident(p, *resident, in, opt, out, st);
     resident.reset();
+    timeline("device sort freed");
   } else if (p.plan.mode == PlanMode::in_memory) {
     st.output_bytes = sort_mapped(p, in, opt, out, input_unmap, st);
   } else if (p.plan.mode == PlanMode::partition) {

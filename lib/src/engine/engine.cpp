@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "format/npy.hpp"
+#include "gxsort/timeline.hpp"
 #include "io/output.hpp"
 #include "io/space.hpp"
 #include "plan/sizes.hpp"
@@ -118,6 +119,7 @@ void commit_outputs(const std::vector<io::Output*>& outputs, RunStats& st, Clock
     st.seconds = since(t_start);
     if (opt.before_commit) opt.before_commit(st);
   });
+  timeline("outputs committed");
 }
 
 uint64_t host_budget(const EngineOptions& opt) {

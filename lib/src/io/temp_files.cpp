@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "gxsort/error.hpp"
+#include "gxsort/timeline.hpp"
 #include "io/debris.hpp"
 #include "io/mapping_guard.hpp"
 #include "io/space.hpp"
@@ -270,8 +271,10 @@ void TempFile::remove() {
 }
 
 void TempFile::commit_rename(const std::string& target, bool sync) {
+  timeline("output's rename begins");
   if (sync) file_.sync();
   file_.close();
+  timeline("output closed (its write-behind joined)");
   // An existing target is swapped with this file, and its old content (now under this
   // file's name) unlinked: a rename over an existing file makes ext4 (auto_da_alloc)
   // start the writeback of all of this file's dirty pages inside the rename, which an

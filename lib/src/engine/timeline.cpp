@@ -1,4 +1,4 @@
-#include "timeline.hpp"
+#include "gxsort/timeline.hpp"
 
 #include <time.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-namespace gxsort::cli {
+namespace gxsort {
 namespace {
 
 // Seconds from the process's start (/proc/self/stat's starttime, field 22, in clock ticks
@@ -43,4 +43,4 @@ void timeline(const char* step) {
                step, since_exec());
 }
 
-}  // namespace gxsort::cli
+}  // namespace gxsort
