@@ -89,11 +89,14 @@ class ResidentSort : public PeerReceiver, public PeerSharedSort {
     GXSORT_CUDA_CHECK(cudaStreamSynchronize(c_.s[0]));
   }
 
+  // Callers may be other threads, several at once (the chunk scheduler's stages, the
+  // output's parts: engine/resident_output.hpp): each copies on its own thread's stream,
+  // so that none waits for the others' copies. sort() ended with its streams synchronized.
   void unload(unsigned char* host, size_t first, size_t count) override {
-    b_.set_device();  // callers may be other threads (the chunk scheduler's stages)
+    b_.set_device();
     const size_t R = f_.record_size;
-    GXSORT_CUDA_CHECK(cudaMemcpyAsync(host, out_ + first * R, count * R, cudaMemcpyDeviceToHost, c_.s[0]));
-    GXSORT_CUDA_CHECK(cudaStreamSynchronize(c_.s[0]));
+    GXSORT_CUDA_CHECK(cudaMemcpyAsync(host, out_ + first * R, count * R, cudaMemcpyDeviceToHost, cudaStreamPerThread));
+    GXSORT_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
   }
 
   std::string share_sorted() override {

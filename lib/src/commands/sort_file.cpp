@@ -21,6 +21,7 @@
 #include "engine/job_progress.hpp"
 #include "engine/merge.hpp"
 #include "engine/partition_sort.hpp"
+#include "engine/resident_output.hpp"
 #include "engine/run_formation.hpp"
 #include "commands/resume_plan.hpp"
 #include "kernels/unique.hpp"
@@ -170,12 +171,12 @@ class BackgroundUnmap {
 };
 
 // An in-memory sort on a device that holds all the records: slices stream file ->
-// device and device -> output through a few pinned slots; the scheduler overlaps the
-// file reads with the copies in, and the copies out with the writes. The output is
-// written through a mapping, each slice copied in by every thread: one file's buffered
-// writes are serialized by the kernel, and one thread filling the page cache took 1.1-2.1
-// s of 4 GiB on the H100 host; the mapping is sized and pre-faulted while the input is
-// read. Returns the output bytes.
+// device through a few pinned slots, the scheduler overlapping the file reads with the
+// copies in; out, every thread copies its own part of the output through its piece of
+// the slots (engine/resident_output.hpp). The output is written through a mapping: one
+// file's buffered writes are serialized by the kernel, and one thread filling the page
+// cache took 1.1-2.1 s of 4 GiB on the H100 host; the mapping is sized and pre-faulted
+// while the input is read. Returns the output bytes.
 uint64_t sort_resident(Prepared& p, DeviceResidentSort& resident, const io::File& in, const EngineOptions& opt,
                        io::Output& out, RunStats& st) {
   const Format& f = opt.format;
@@ -209,18 +210,25 @@ uint64_t sort_resident(Prepared& p, DeviceResidentSort& resident, const io::File
   mapped.get();
   const double t_sort = since(t1);
   auto t2 = Clock::now();
-  pipeline::Stages out_st;
-  out_st.read = [&](pipeline::Chunk& c) { resident.unload(c.data, c.offset / rs, c.bytes / rs); };
-  uint64_t written = 0;
-  std::vector<unsigned char> last;
-  bool have_last = false;
-  out_st.write = [&](pipeline::Chunk& c) {
-    const size_t keep = opt.unique ? unique_carry(f, c.data, c.bytes / rs, last, have_last) * rs : c.bytes;
-    dst->put(c.data, written, keep);  // final: its writeback starts now
-    written += keep;
-  };
-  cfg.phase = "write";
-  pipeline::run_chunks(cfg, slots, out_st, opt.progress);
+  uint64_t written = bytes;
+  if (!opt.unique) {
+    unload_in_parts(resident, rs, p.plan.records, *dst, slots, cfg.chunk_bytes, p.threads, opt.progress);
+  } else {
+    // -u: where a slice's records land depends on the duplicates of every slice before
+    // it, so the slices go out in order.
+    pipeline::Stages out_st;
+    out_st.read = [&](pipeline::Chunk& c) { resident.unload(c.data, c.offset / rs, c.bytes / rs); };
+    written = 0;
+    std::vector<unsigned char> last;
+    bool have_last = false;
+    out_st.write = [&](pipeline::Chunk& c) {
+      const size_t keep = unique_carry(f, c.data, c.bytes / rs, last, have_last) * rs;
+      dst->put(c.data, written, keep);  // final: its writeback starts now
+      written += keep;
+    };
+    cfg.phase = "write";
+    pipeline::run_chunks(cfg, slots, out_st, opt.progress);
+  }
   dst.reset();
   if (written < bytes) out.file().truncate(written);
   st.phases.push_back({"read and copy in", t_read, bytes, 0});

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -121,6 +122,12 @@ MappedRange::MappedRange(const File& out, uint64_t offset, uint64_t bytes, unsig
 
 void MappedRange::put(const unsigned char* src, uint64_t at, uint64_t n) {
   parallel_copy(m_.data() + at, src, size_t(n), threads_);
+  m_.release(size_t(at), size_t(n));
+  out_.written_elsewhere(offset_ + at, n);
+}
+
+void MappedRange::put_here(const unsigned char* src, uint64_t at, uint64_t n) {
+  std::memcpy(m_.data() + at, src, size_t(n));
   m_.release(size_t(at), size_t(n));
   out_.written_elsewhere(offset_ + at, n);
 }

@@ -60,6 +60,8 @@ class MappedRange {
   MappedRange(const File& out, uint64_t offset, uint64_t bytes, unsigned threads, bool populate = true);
   // n bytes of src at byte `at` of the range.
   void put(const unsigned char* src, uint64_t at, uint64_t n);
+  // The same, copied on the calling thread alone (callers that split the work themselves).
+  void put_here(const unsigned char* src, uint64_t at, uint64_t n);
 
  private:
   const File& out_;
