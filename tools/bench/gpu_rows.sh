@@ -68,12 +68,16 @@ for ((round = 1; round <= ${ROUNDS:-2}; round++)); do
   done
   in=$work/u64.in
   c=$(timed sh -c "cp '$in' '$work/o' && sync '$work/o'")
+  oldcol=""
+  [[ -n $old ]] && oldcol=" | $(timed "$old" sort "$in" -o "$work/o" --device "$dev" -q)"
   gpu=$(timed "$g" sort "$in" -o "$work/o" --device "$dev" -q --stats-json "$work/s.json")
-  echo "| $round | u64 fsync'd (against cp + sync FILE) | $c | $gpu${old:+ | } | | $(ratio "$gpu" "$c") | | $(phases "$work/s.json") |"
+  echo "| $round | u64 fsync'd (against cp + sync FILE) | $c | $gpu$oldcol | | $(ratio "$gpu" "$c") | | $(phases "$work/s.json") |"
   if [[ ${COLD:-1} == 1 && -w /proc/sys/vm/drop_caches ]]; then
     c=$(timed cold cp "$in" "$work/o")
+    oldcol=""
+    [[ -n $old ]] && oldcol=" | $(timed cold "$old" sort "$in" -o "$work/o" --device "$dev" --no-fsync -q)"
     gpu=$(timed cold "$g" sort "$in" -o "$work/o" --device "$dev" --no-fsync -q --stats-json "$work/s.json")
-    echo "| $round | u64 cold (against a cold cp) | $c | $gpu${old:+ | } | | $(ratio "$gpu" "$c") | | $(phases "$work/s.json") |"
+    echo "| $round | u64 cold (against a cold cp) | $c | $gpu$oldcol | | $(ratio "$gpu" "$c") | | $(phases "$work/s.json") |"
   elif [[ ${COLD:-1} == 1 ]]; then
     echo "| $round | u64 cold: skipped, /proc/sys/vm/drop_caches is not writable here (root on the host) | | | | | | |"
   fi
