@@ -16,6 +16,9 @@
 //   rangep W   the same range pre-faulted first (on every thread)
 //   procs P    P processes (this program again), each `map` on its 1/P of the file with
 //              cores/P threads: the ranks' way (bench/mpi_page_cache, G = P)
+//   parts T    the in-memory GPU sort's output since session 17: write-behind on, one
+//              io::MappedRange, T threads each put_here their own part in 16 MiB pieces,
+//              then the file closed (timed: the close waited for the write-behind thread)
 // usage: page_cache_write DIR [GiB=16] [ways...]   (default: every way at a few T)
 // Prints "| way | s | GB/s | dirty after MiB |".
 #include <fcntl.h>
@@ -128,6 +131,18 @@ void way_range(const io::File& out, uint64_t bytes, uint64_t window, unsigned th
   for (uint64_t at = 0; at < bytes; at += window) range.put(source().data(), at, std::min(window, bytes - at));
 }
 
+void way_parts(io::File& out, uint64_t bytes, unsigned threads) {
+  constexpr uint64_t kPiece = uint64_t(16) << 20;
+  out.start_write_behind();
+  {
+    io::MappedRange range(out, 0, bytes, threads);
+    on_parts(threads, bytes, [&](unsigned, uint64_t b, uint64_t e) {
+      for (uint64_t at = b; at < e; at += kPiece) range.put_here(source().data(), at, std::min(kPiece, e - at));
+    });
+  }
+  out.close();
+}
+
 void way_pwrite(const io::File& out, uint64_t bytes, unsigned threads) {
   on_parts(threads, bytes, [&](unsigned, uint64_t b, uint64_t e) {
     for (uint64_t at = b; at < e; at += kSlot) out.write_at(source().data(), size_t(std::min(kSlot, e - at)), at);
@@ -191,7 +206,7 @@ int main(int argc, char** argv) {
     ::unlink(path.c_str());
     ::sync();
     { io::File::create_new(path); }
-    const io::File out = io::File::open_rw(path);
+    io::File out = io::File::open_rw(path);
     const double t0 = now();
     if (way == "map") way_map(out, 0, bytes, n);
     else if (way == "nopop") way_mapped_parts(out, bytes, n, false);
@@ -202,6 +217,7 @@ int main(int argc, char** argv) {
     else if (way == "range") way_range(out, bytes, uint64_t(n) << 20, cores, false);
     else if (way == "rangep") way_range(out, bytes, uint64_t(n) << 20, cores, true);
     else if (way == "procs") way_procs(self, path, bytes, n, cores);
+    else if (way == "parts") way_parts(out, bytes, n);
     else { std::fprintf(stderr, "unknown way %s\n", way.c_str()); return 2; }
     const double s = now() - t0;
     std::printf("| %s %u | %.3f | %.2f | %ld |\n", way.c_str(), n, s, bytes / s / 1e9, meminfo_mib("Dirty"));

@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -41,32 +42,52 @@ constexpr size_t kMaxSyscallBytes = size_t(64) << 20;
 
 // The write-behind thread of one file: starts the writeback of written ranges, in the
 // order they were written, coalescing neighbours. It never waits for the writeback:
-// the final fsync does, and reports any error.
+// the final fsync does, and reports any error. Closing the file does not wait for the
+// thread either: one of its calls blocks while the disk's queue is full, and joining it
+// left 0.06-0.17 s between the end of a 4 GiB GPU sort and its output's rename on the
+// H200 host (0.02-0.14 s on the 2-core VM). The thread finishes that call on a
+// descriptor of its own (the file's number may be reused at once), stops and closes it.
 class WriteBehind {
  public:
-  explicit WriteBehind(int fd) : fd_(fd), thread_([this] { loop(); }) {}
+  explicit WriteBehind(int fd) : s_(std::make_shared<State>(::dup(fd))) {
+    std::thread([s = s_] { loop(*s); }).detach();
+  }
   ~WriteBehind() {
-    { std::lock_guard<std::mutex> l(m_); stop_ = true; }
-    cv_.notify_all();
-    thread_.join();
+    { std::lock_guard<std::mutex> l(s_->m); s_->stop = true; }
+    s_->cv.notify_all();
   }
   void written(uint64_t offset, uint64_t n) {
-    { std::lock_guard<std::mutex> l(m_); queue_.emplace_back(offset, n); }
-    cv_.notify_one();
+    { std::lock_guard<std::mutex> l(s_->m); s_->queue.emplace_back(offset, n); }
+    s_->cv.notify_one();
   }
 
  private:
-  // Writeback is started this many bytes at a time, so that closing the file waits
-  // for one such call at most, not for a whole backlog (an unsynced output's close).
+  // Writeback is started this many bytes at a time, so that the thread stops soon after
+  // the file is closed, not after a whole backlog.
   static constexpr uint64_t kStep = uint64_t(64) << 20;
 
-  void loop() {
-    std::unique_lock<std::mutex> l(m_);
+  // What the thread and the file share; the last of them to let go closes the descriptor.
+  struct State {
+    explicit State(int fd) : fd(fd) {}
+    ~State() { if (fd >= 0) ::close(fd); }
+    bool stopping() {
+      std::lock_guard<std::mutex> l(m);
+      return stop;
+    }
+    const int fd;  // -1 when dup failed (no descriptor left): nothing is started
+    std::mutex m;
+    std::condition_variable cv;
+    std::deque<std::pair<uint64_t, uint64_t>> queue;
+    bool stop = false;
+  };
+
+  static void loop(State& s) {
+    std::unique_lock<std::mutex> l(s.m);
     while (true) {
-      cv_.wait(l, [&] { return stop_ || !queue_.empty(); });
-      if (stop_) return;  // what is left is the final fsync's
-      std::vector<std::pair<uint64_t, uint64_t>> ranges(queue_.begin(), queue_.end());
-      queue_.clear();
+      s.cv.wait(l, [&] { return s.stop || !s.queue.empty(); });
+      if (s.stop || s.fd < 0) return;  // what is left is the final fsync's
+      std::vector<std::pair<uint64_t, uint64_t>> ranges(s.queue.begin(), s.queue.end());
+      s.queue.clear();
       l.unlock();
       std::sort(ranges.begin(), ranges.end());
       for (size_t i = 0; i < ranges.size();) {
@@ -74,22 +95,14 @@ class WriteBehind {
         for (++i; i < ranges.size() && ranges[i].first <= e; ++i) e = std::max(e, ranges[i].first + ranges[i].second);
         // May block while the device queue is full: that is why it runs here and not
         // in the writer. Errors surface at the fsync.
-        for (; b < e && !stopping(); b += kStep)
-          ::sync_file_range(fd_, off_t(b), off_t(std::min(kStep, e - b)), SYNC_FILE_RANGE_WRITE);
+        for (; b < e && !s.stopping(); b += kStep)
+          ::sync_file_range(s.fd, off_t(b), off_t(std::min(kStep, e - b)), SYNC_FILE_RANGE_WRITE);
       }
       l.lock();
     }
   }
-  bool stopping() {
-    std::lock_guard<std::mutex> l(m_);
-    return stop_;
-  }
-  const int fd_;
-  std::mutex m_;
-  std::condition_variable cv_;
-  std::deque<std::pair<uint64_t, uint64_t>> queue_;
-  bool stop_ = false;
-  std::thread thread_;  // last: starts once the members above exist
+
+  std::shared_ptr<State> s_;
 };
 
 struct DirectDescriptor {
