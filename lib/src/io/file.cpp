@@ -44,7 +44,7 @@ constexpr size_t kMaxSyscallBytes = size_t(64) << 20;
 // order they were written, coalescing neighbours. It never waits for the writeback:
 // the final fsync does, and reports any error. Closing the file does not wait for the
 // thread either: one of its calls blocks while the disk's queue is full, and joining it
-// left 0.06-0.17 s between the end of a 4 GiB GPU sort and its output's rename on the
+// left 0.06-0.30 s between the end of a 4 GiB GPU sort and its output's rename on the
 // H200 host (0.02-0.14 s on the 2-core VM). The thread finishes that call on a
 // descriptor of its own (the file's number may be reused at once), stops and closes it.
 class WriteBehind {

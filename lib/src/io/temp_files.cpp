@@ -274,7 +274,7 @@ void TempFile::commit_rename(const std::string& target, bool sync) {
   timeline("output's rename begins");
   if (sync) file_.sync();
   file_.close();
-  timeline("output closed (its write-behind joined)");
+  timeline("output closed");
   // An existing target is swapped with this file, and its old content (now under this
   // file's name) unlinked: a rename over an existing file makes ext4 (auto_da_alloc)
   // start the writeback of all of this file's dirty pages inside the rename, which an
