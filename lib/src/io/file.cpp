@@ -49,7 +49,7 @@ constexpr size_t kMaxSyscallBytes = size_t(64) << 20;
 // descriptor of its own (the file's number may be reused at once), stops and closes it.
 class WriteBehind {
  public:
-  explicit WriteBehind(int fd) : s_(std::make_shared<State>(::dup(fd))) {
+  explicit WriteBehind(int fd) : s_(std::make_shared<State>(::fcntl(fd, F_DUPFD_CLOEXEC, 3))) {
     std::thread([s = s_] { loop(*s); }).detach();
   }
   ~WriteBehind() {
