@@ -5,6 +5,8 @@
 #   tools/bench/ooc_merge.sh NEW_GXSORT [BASE_GXSORT] [GiB=16]
 #   OPTS="--device cuda --device-memory 2G --memory 4G"   the budget (default as shown)
 #   FSYNC=1   adds one round fsync'd, against two cp + sync FILE; ROUNDS=2
+#   COLD=1    adds one round with the caches dropped before each command (root), against
+#             two cp after the same drop (the first reads the disk, as the runs do)
 # Prints per run: wall s, ratio to the round's two cp, runs, phases and merge stages.
 set -euo pipefail
 new=$1; base=${2:-}; gib=${3:-16}
@@ -14,14 +16,16 @@ read -r -a opts <<< "${OPTS:---device cuda --device-memory 2G --memory 4G}"
 now() { date +%s.%N; }
 wall() { python3 -c "print(round($(now) - $1, 2))"; }
 "$new" gen -o "$dir/in.bin" --count $((gib * 134217728)) --seed 19 -q
+cold=0
+drop_caches() { if [[ $cold == 1 ]]; then echo 3 > /proc/sys/vm/drop_caches; fi; }
 two_cp() {  # two cp of the input (each synced to disk when $1 = sync); prints seconds
-  local t0; sync; t0=$(now)
+  local t0; sync; drop_caches; t0=$(now)
   for _ in 1 2; do cp "$dir/in.bin" "$dir/cp.bin"; [[ $1 == sync ]] && sync "$dir/cp.bin"; rm -f "$dir/cp.bin"; done
   wall "$t0"
 }
 run() {  # label binary cp_seconds extra-options...
   local label=$1 bin=$2 cp=$3 t0 s; shift 3
-  sync; t0=$(now)
+  sync; drop_caches; t0=$(now)
   "$bin" sort "$dir/in.bin" -o "$dir/$label.bin" -q "${opts[@]}" -T "$dir" --stats-json "$dir/s.json" "$@"
   s=$(wall "$t0")
   python3 - "$dir/s.json" "$label" "$s" "$cp" <<'PY'
@@ -43,4 +47,11 @@ if [[ ${FSYNC:-0} == 1 ]]; then
   cp_s=$(two_cp sync); echo "fsync'd: two cp + sync $cp_s s"
   [[ -n $base ]] && run base "$base" "$cp_s"
   run new "$new" "$cp_s"
+fi
+if [[ ${COLD:-0} == 1 ]]; then
+  cold=1
+  cp_s=$(two_cp nosync); echo "cold: two cp $cp_s s"
+  [[ -n $base ]] && run base "$base" "$cp_s" --no-fsync
+  run new "$new" "$cp_s" --no-fsync
+  cold=0
 fi
