@@ -148,7 +148,7 @@ File& File::operator=(File&& o) noexcept {
 }
 
 File::~File() {
-  write_behind_.reset();  // before the descriptor it uses goes away
+  write_behind_.reset();  // its thread stops after its current call (on a descriptor of its own)
   if (fd_ >= 0) ::close(fd_);
 }
 
