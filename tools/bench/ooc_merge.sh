@@ -8,6 +8,9 @@
 #   COLD=1    adds one round with the caches dropped before each command (root), against
 #             two cp after the same drop (the first reads the disk, as the runs do)
 # Prints per run: wall s, ratio to the round's two cp, runs, phases and merge stages.
+# NEW's output is compared with BASE's by `gxsort check`'s xxh3 (and found sorted): BASE's
+# is removed before NEW runs, so that the disk holds one output (16 GiB: input, runs and
+# output fill 48 GiB of a 64 GiB disk).
 set -euo pipefail
 new=$1; base=${2:-}; gib=${3:-16}
 dir=$(mktemp -d "${BENCH_DIR:-/tmp}/gxsort-oocm.XXXXXX")
@@ -36,22 +39,31 @@ st = ", ".join(f"{p['name']} {p['seconds']:.2f}" for p in j["merge_stages"])
 print(f"{label}: {s:.2f} s = {s / cp:.2f}x two cp; {j['runs']} runs; {ph}\n    stages: {st}")
 PY
 }
+digest() {  # label: the output's xxh3 when it is sorted (else "unsorted"), then the output removed
+  local j
+  j=$("$new" check "$dir/$1.bin" --json || true)
+  rm -f "$dir/$1.bin"
+  python3 -c 'import json, sys; j = json.loads(sys.argv[1]); print(j["xxh3"] if j["sorted"] else "unsorted")' "$j"
+}
+pair() {  # cp_seconds extra-options...: BASE, then NEW, their outputs compared and removed
+  local cp=$1 b="" n; shift
+  if [[ -n $base ]]; then run base "$base" "$cp" "$@"; b=$(digest base); fi
+  run new "$new" "$cp" "$@"
+  n=$(digest new)
+  [[ $n == unsorted ]] && echo "    NEW's output is NOT sorted"
+  if [[ -n $base ]]; then [[ $n == "$b" ]] && echo "    NEW's output = BASE's" || echo "    DIFFERENT outputs"; fi
+}
 for ((r = 1; r <= ${ROUNDS:-2}; r++)); do
   cp_s=$(two_cp nosync); echo "round $r: two cp $cp_s s"
-  [[ -n $base ]] && run base "$base" "$cp_s" --no-fsync
-  run new "$new" "$cp_s" --no-fsync
-  if [[ -n $base ]]; then cmp -s "$dir/base.bin" "$dir/new.bin" && echo "    NEW's output = BASE's" || echo "    DIFFERENT outputs"; fi
-  rm -f "$dir/base.bin" "$dir/new.bin"
+  pair "$cp_s" --no-fsync
 done
 if [[ ${FSYNC:-0} == 1 ]]; then
   cp_s=$(two_cp sync); echo "fsync'd: two cp + sync $cp_s s"
-  [[ -n $base ]] && run base "$base" "$cp_s"
-  run new "$new" "$cp_s"
+  pair "$cp_s"
 fi
 if [[ ${COLD:-0} == 1 ]]; then
   cold=1
   cp_s=$(two_cp nosync); echo "cold: two cp $cp_s s"
-  [[ -n $base ]] && run base "$base" "$cp_s" --no-fsync
-  run new "$new" "$cp_s" --no-fsync
+  pair "$cp_s" --no-fsync
   cold=0
 fi

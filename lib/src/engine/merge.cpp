@@ -437,6 +437,15 @@ uint64_t level_bytes_to_merge(const std::vector<TreeInput>& inputs, size_t fan_i
   return bytes;
 }
 
+// Removes inputs [first, end) once merged, all at once. A removal frees the file's
+// blocks, and where the file system discards freed blocks as it frees them (ext4
+// mounted with `discard`, as on the GPU hosts) it waits for the disk's discards of the
+// runs the flusher had written back: one file at a time, the 17 runs of a 16 GiB sort on
+// an H200 host took 8.3 s to remove; all at once, 2.6 s.
+void remove_inputs(std::vector<TreeInput>& inputs, size_t first, size_t end) {
+  parallel::parallel_for(end - first, unsigned(end - first), [&](size_t i) { inputs[first + i] = TreeInput(); });
+}
+
 }  // namespace
 
 size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t fan_in,
@@ -463,7 +472,7 @@ size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t 
                                       : merge_runs(last_job, refs, final_out, final_offset);
       if (output_records) *output_records = written;
       const auto t_release = std::chrono::steady_clock::now();
-      inputs.clear();  // the temp runs are deleted now, inside the level's time
+      remove_inputs(inputs, 0, inputs.size());  // inside the level's time
       if (job.stage_seconds)
         job.stage_seconds->release += std::chrono::duration<double>(std::chrono::steady_clock::now() - t_release).count();
       if (on_level) on_level(level, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), level_bytes);
@@ -490,7 +499,7 @@ size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t 
           merged.records = records;
         }
       }
-      for (size_t i = b; i < e; ++i) inputs[i] = TreeInput();  // deletes merged temp runs now
+      remove_inputs(inputs, b, e);  // the merged temp runs, now
       next.push_back(std::move(merged));
     }
     inputs.swap(next);
