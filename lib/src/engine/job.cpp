@@ -15,6 +15,7 @@
 #include "io/debris.hpp"
 #include "io/output.hpp"
 #include "parallel/background_tasks.hpp"
+#include "parallel/parallel_for.hpp"
 #include "plan/plan.hpp"
 
 namespace gxsort {
@@ -575,11 +576,13 @@ uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>&
                                : io::xxh3_blocks_of_file(out, p.bytes, out_offset + from * rs, threads_);
       p.list = list;
       dir_.record(p);
-      for (size_t i = 0; i < refs.size() && !merged; ++i) {
+      // All the inputs at once: a punch waits for the disk's discards of the blocks it
+      // frees (ext4's discard mount option, merge.cpp's remove_inputs says more).
+      parallel::parallel_for(refs.size(), unsigned(refs.size()), [&](size_t i) {
         const uint64_t to = block[i] ? cuts[i] * rs / block[i] * block[i] : 0;
-        if (to > punched[i]) refs[i].file->discard(refs[i].offset + punched[i], to - punched[i]);
+        if (to > punched[i] && !merged) refs[i].file->discard(refs[i].offset + punched[i], to - punched[i]);
         punched[i] = std::max(punched[i], to);
-      }
+      });
       keeper_busy += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }));
     test_pause_after_checkpoint();
