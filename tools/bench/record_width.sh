@@ -5,6 +5,7 @@
 # warm, `sync` (untimed) between commands, rounds interleaved (GPU, CPU); the outputs
 # compared (cmp). Prints seconds per round and the ratio GPU / CPU of the best runs.
 #   tools/bench/record_width.sh GXSORT [GiB=4] [WORKDIR=/tmp]     ROUNDS=2   WIDTHS="8 16 32 64 100"
+#   DEVICE=cpu runs the "GPU" column on the CPU backend (tries the script without a GPU)
 set -euo pipefail
 g=$1
 gib=${2:-4}
