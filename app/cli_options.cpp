@@ -128,7 +128,7 @@ void add_memory(po::options_description& d, Command& cmd, Args& a, bool tmp_dirs
 
 void add_device(po::options_description& d, Args& a) {
   d.add_options()
-    ("device", po::value(&a.device)->value_name(names(kDevices)), "default auto: CUDA when a GPU is usable")
+    ("device", po::value(&a.device)->value_name(names(kDevices)), "default auto: CUDA when a GPU is usable (an in-memory sort of records wider than 64 bytes on 16+ threads: the CPU, faster there)")
     ("device-memory", po::value(&a.device_memory)->value_name("SIZE"), "GPU memory budget: bytes or N% of free (default 80% of free)");
 }
 

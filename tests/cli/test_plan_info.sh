@@ -74,6 +74,25 @@ gx plan small.bin --memory 1M --ooc partition --json
 gx plan big.bin --memory 1M --ooc sideways
 [[ $RC == 2 ]] && grep -q -- '--ooc' "$WORK/last.err" && pass "plan --ooc sideways: usage error naming --ooc" || fail "plan --ooc bad value" "rc=$RC $(last_err)"
 
+# --device auto gives an in-memory sort of records wider than 64 bytes, on 16 threads or
+# more, to the CPU backend (engine.hpp: auto_sorts_on_cpu), and the plan says why.
+auto_cpu='(--device auto: in memory, records wider than 64 bytes sort faster here)'
+gx gen -o r64.bin --count 1000 --record-size 64 --key-offset 0 --key-type u64 -q
+gx gen -o r72.bin --count 1000 --record-size 72 --key-offset 0 --key-type u64 -q
+for args in "gs.bin --format gensort --threads 16" "r72.bin --record-size 72 --key-offset 0 --key-type u64 --threads 64"; do
+  read -r -a A <<<"$args"
+  gx plan "${A[@]}"
+  [[ $RC == 0 && $(head -n 1 "$WORK/last.out") == "backend: cpu (${A[-1]} threads) $auto_cpu" ]] &&
+    pass "plan $args: --device auto takes the CPU backend, and says why" || fail "plan $args: auto's choice" "rc=$RC: $(head -n 1 "$WORK/last.out")"
+done
+for args in "gs.bin --format gensort --threads 15" "gs.bin --format gensort --threads 16 --device cpu" \
+            "gs.bin --format gensort --threads 16 --memory 1M" "r64.bin --record-size 64 --key-offset 0 --key-type u64 --threads 16"; do
+  read -r -a A <<<"$args"
+  gx plan "${A[@]}"
+  [[ $RC == 0 && $(head -n 1 "$WORK/last.out") == "backend: cpu ("*" threads)" ]] &&
+    pass "plan $args: no choice of --device auto's" || fail "plan $args: no auto choice" "rc=$RC: $(head -n 1 "$WORK/last.out")"
+done
+
 gx plan big.bin --memory 1M --fan-in 2 -o "$WORK/x.out"
 [[ $RC == 0 && ! -e "$WORK/x.out" ]] && pass "plan writes nothing (-o not created)" || fail "plan writes nothing" "rc=$RC"
 [[ -z "$(ls -A "$TMPDIR")" ]] && pass "plan leaves \$TMPDIR empty" || fail "plan leaves \$TMPDIR empty" "$(ls -A "$TMPDIR")"

@@ -353,15 +353,35 @@ RunStats sort_stream(io::File& in, const std::string& output, const EngineOption
 RunStats sort_prepared(io::File& in, const std::string& output, const EngineOptions& given, Prepared& p,
                        Clock::time_point t_start);
 
+// The options a sort of `input_bytes` runs with: --device auto's choice made (engine.hpp).
+EngineOptions device_chosen(const EngineOptions& opt, uint64_t input_bytes) {
+  EngineOptions chosen = opt;
+  if (auto_sorts_on_cpu(opt, input_bytes)) chosen.device = Device::cpu;
+  return chosen;
+}
+
 }  // namespace
+
+bool sort_goes_to_cpu(const std::string& input, const EngineOptions& opt) {
+  struct stat st;
+  // Only a regular file: a FIFO opened here and closed again could lose what its writer sent.
+  if (opt.device != Device::automatic || input == "-" || ::stat(input.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return false;
+  try {
+    return auto_sorts_on_cpu(opt, open_input(input, opt.format).size());
+  } catch (const Error&) {
+    return false;  // the sort itself says what is wrong with the input
+  }
+}
 
 RunStats sort_file(const std::string& input, const std::string& output, const EngineOptions& opt) {
   io::File in = open_input(input, opt.format);
   return sort_input(in, output, opt);
 }
 
-RunStats sort_input(io::File& in, const std::string& output, const EngineOptions& opt) {
-  if (in.is_stream()) return sort_stream(in, output, opt, nullptr);
+RunStats sort_input(io::File& in, const std::string& output, const EngineOptions& given) {
+  if (in.is_stream()) return sort_stream(in, output, given, nullptr);
+  const EngineOptions opt = device_chosen(given, in.size());
   // Every plan reads the input from its start: a cold disk starts on it while the
   // device starts and the plan is made (0.3-0.4 s on the H100 host).
   in.prefetch(0, uint64_t(256) << 20);
@@ -486,7 +506,8 @@ std::string plan_sort(const std::string& input, const std::string& output, const
     return "backend: " + p.backend->name() + "\nformat: " + opt.format.describe() + "\n" + what +
            "memory budget: " + format_bytes(p.memory) + "\n" + how;
   }
-  Prepared p = prepare(opt, in.size(), tmp, in.path());
+  const EngineOptions chosen = device_chosen(opt, in.size());
+  Prepared p = prepare(chosen, in.size(), tmp, in.path());
   const bool resumable = p.plan.mode == PlanMode::external || p.plan.mode == PlanMode::partition;
   if (opt.resume && output.empty()) fail_usage("plan --resume: name the job's output (-o FILE): a job is its input, options and output");
   const std::optional<ResumeState> found = opt.resume ? std::optional(SortJob::inspect(p, in, output, opt)) : std::nullopt;
@@ -496,7 +517,8 @@ std::string plan_sort(const std::string& input, const std::string& output, const
     return json;
   }
   if (format == PlanFormat::dot) return plan_dot(p.plan);
-  std::string text = "backend: " + p.backend->name() + "\nformat: " + opt.format.describe() + "\n" + plan_text(p.plan);
+  const std::string why = chosen.device == opt.device ? "" : " (--device auto: in memory, records wider than 64 bytes sort faster here)";
+  std::string text = "backend: " + p.backend->name() + why + "\nformat: " + opt.format.describe() + "\n" + plan_text(p.plan);
   std::string dirs;
   for (const auto& d : p.tmp_dirs) dirs += (dirs.empty() ? "" : ", ") + d;
   if (resumable) text += "temporary directories: " + dirs + "\n";

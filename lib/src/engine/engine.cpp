@@ -170,6 +170,17 @@ void add_backend_limits(Job& j, const Backend& backend) {
   j.max_device_vertices = backend.max_bfs_vertices();
 }
 
+bool auto_sorts_on_cpu(const EngineOptions& opt, uint64_t input_bytes) {
+  constexpr size_t kWiderThanBytes = 64;
+  constexpr unsigned kFromThreads = 16;
+  if (opt.device != Device::automatic || opt.format.record_size <= kWiderThanBytes) return false;
+  Job job = job_of(JobKind::sort, opt, input_bytes, false);
+  job.threads = resolve_threads(job.threads);
+  if (job.threads < kFromThreads) return false;
+  add_backend_limits(job, *make_cpu_backend(job.threads));
+  return make_plan(job).mode == PlanMode::in_memory;
+}
+
 Prepared prepare(const EngineOptions& opt, Job job, const std::string& default_tmp_dir) {
   opt.format.validate();
   Prepared p;

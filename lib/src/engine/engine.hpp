@@ -72,6 +72,15 @@ Job job_of(JobKind kind, const EngineOptions& opt, uint64_t input_bytes, bool st
 // and BFS limits and its memory budget.
 void add_backend_limits(Job& job, const Backend& backend);
 
+// --device auto for a sort of `input_bytes` (a regular file's): whether it goes to the CPU
+// backend though a GPU may be usable. The GPU's in-memory sort costs the same at every
+// record width (its start, and the copies in and out); the CPU backend sorts (key, index)
+// pairs and gathers the records, so it gains as they widen. On an H200 host's 16 threads
+// (tools/bench/record_width.sh, 4 GiB, 2026-11-29) GPU / CPU was 0.59 at 32 bytes, 1.08 at
+// 64, 1.41 at 100 (gensort): records wider than 64 bytes whose sort the CPU backend holds
+// in memory, on 16 threads or more, go there.
+bool auto_sorts_on_cpu(const EngineOptions& opt, uint64_t input_bytes);
+
 // --tmp-dir, else $TMPDIR, else `default_tmp_dir`.
 std::vector<std::string> temp_dirs(const EngineOptions& opt, const std::string& default_tmp_dir);
 
