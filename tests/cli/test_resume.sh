@@ -19,8 +19,9 @@ journal() { cat T/.gxsort-job.*/journal 2>/dev/null; }
 # lines matching PATTERN; 0 when it was killed in time.
 kill_when() {
   rm -f out.bin
-  # The last merge pauses 20 ms after each checkpoint (a test hook): a GPU merges this
-  # input in milliseconds, and the poll would see it end instead of killing it mid-way.
+  # The last merge's checkpoint thread pauses 20 ms after journalling each checkpoint (a
+  # test hook), and the merge ends only after it: a GPU merges this input in milliseconds,
+  # and the poll would see it end instead of killing it where it means to.
   GXSORT_TEST_CHECKPOINT_PAUSE_MS=20 "$GX" "${SORT[@]}" -q 2>/dev/null &
   local pid=$! i
   for ((i = 0; i < 2000; i++)); do

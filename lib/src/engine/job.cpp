@@ -93,8 +93,10 @@ static bool journal_disabled(bool resume) {
 }
 
 // Tests only (tests/cli/test_resume.sh): GXSORT_TEST_CHECKPOINT_PAUSE_MS pauses the last
-// merge after each checkpoint, so that a test polling the journal kills it mid-merge
-// even where the merge of its small input takes a few milliseconds (a GPU's).
+// merge's checkpoint thread after it journals each checkpoint. The merge waits for that
+// thread before it removes its inputs and commits, so a test polling the journal has
+// that long after each line to kill it there, even where the merge of its small input
+// takes a few milliseconds (a GPU's) or its inputs go in a moment (removed at once).
 static void test_pause_after_checkpoint() {
   static const long ms = [] {
     const char* v = std::getenv("GXSORT_TEST_CHECKPOINT_PAUSE_MS");
@@ -576,6 +578,7 @@ uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>&
                                : io::xxh3_blocks_of_file(out, p.bytes, out_offset + from * rs, threads_);
       p.list = list;
       dir_.record(p);
+      test_pause_after_checkpoint();
       // All the inputs at once: a punch waits for the disk's discards of the blocks it
       // frees (ext4's discard mount option, merge.cpp's remove_inputs says more).
       parallel::parallel_for(refs.size(), unsigned(refs.size()), [&](size_t i) {
@@ -585,7 +588,6 @@ uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>&
       });
       keeper_busy += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }));
-    test_pause_after_checkpoint();
   };
   const uint64_t written = merge_runs(resumed, refs, out, out_offset + final_records_ * rs);
   merged = true;
