@@ -18,19 +18,6 @@
 
 namespace gxsort::io {
 
-UniqueFd& UniqueFd::operator=(UniqueFd&& o) noexcept {
-  if (this != &o) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = o.fd_;
-    o.fd_ = -1;
-  }
-  return *this;
-}
-
-UniqueFd::~UniqueFd() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
 namespace {
 
 [[noreturn]] void output_error(const std::string& label, const std::string& what, int err) {

@@ -26,22 +26,9 @@
 #include <vector>
 
 #include "io/temp_files.hpp"
+#include "io/unique_fd.hpp"
 
 namespace gxsort::io {
-
-// A descriptor closed when its holder goes away.
-class UniqueFd {
- public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) : fd_(fd) {}
-  UniqueFd(UniqueFd&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
-  UniqueFd& operator=(UniqueFd&& o) noexcept;
-  ~UniqueFd();
-  int get() const { return fd_; }
-
- private:
-  int fd_ = -1;
-};
 
 // A header in front of the output's data (a .npy header): `bytes` long, its text made
 // at commit from the data's size. The data is written from byte 0 of file() as always
