@@ -147,6 +147,17 @@ TEST_CASE("outputs: regular files keep their mode, devices are written through, 
   REQUIRE(::stat(d.file("old").c_str(), &st) == 0);
   CHECK((st.st_mode & 07777) == 0640);
   CHECK(gxsort_test::read_file(d.file("old")) == Bytes{'a', 'b', 'c'});
+  const mode_t old_mask = ::umask(027);  // a new output: 0600 until its commit, then a new file's mode
+  CHECK(io::new_file_mode() == 0640);
+  {
+    io::Output o = io::Output::open(d.file("new"), d.path);
+    REQUIRE(::lstat(o.temp_path().c_str(), &st) == 0);
+    CHECK((st.st_mode & 07777) == 0600);
+    o.commit(false);
+  }
+  ::umask(old_mask);
+  REQUIRE(::stat(d.file("new").c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0640);
   {
     io::Output o = io::Output::open("/dev/null", d.path);
     CHECK(o.streamed());

@@ -290,7 +290,10 @@ void File::check_unchanged() const {
 File File::create_new(const std::string& path) {
   File f;
   f.path_ = path;
-  f.fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  // 0600: what is written here is another user's business only once it is committed
+  // (Output::prepare_commit gives it its final mode). O_EXCL never opens what exists,
+  // a link included.
+  f.fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (f.fd_ < 0) fail_errno(path, "cannot create", errno);
   return f;
 }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -106,6 +107,29 @@ void sync_directory(const std::string& dir) {
   const int err = errno;
   ::close(fd);
   if (r != 0 && err != EINVAL && err != EROFS) fail_errno(dir, "cannot sync the directory after the rename", err);
+}
+
+namespace {
+// The umask when the program started (static initialisation runs before any thread):
+// where /proc is not mounted.
+const mode_t g_start_umask = [] {
+  const mode_t m = ::umask(022);
+  ::umask(m);
+  return m;
+}();
+}  // namespace
+
+mode_t new_file_mode() {
+  // Read, not set: umask(2) reads it only by changing it, under the threads that create
+  // files meanwhile. /proc/self/status says it (Linux 4.7+).
+  mode_t mask = g_start_umask;
+  if (FILE* f = std::fopen("/proc/self/status", "re")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f))
+      if (std::strncmp(line, "Umask:", 6) == 0) mask = mode_t(std::strtoul(line + 6, nullptr, 8));
+    std::fclose(f);
+  }
+  return 0666 & ~mask & 0777;
 }
 
 Output Output::open(const std::string& path, const std::string& spool_dir, const std::string& kind,
@@ -323,6 +347,9 @@ void Output::prepare_commit(bool sync) {
       // (chown first: it clears set-user-ID bits that chmod then restores).
       if (::geteuid() == 0 && ::fchown(f.fd(), uid_, gid_) != 0) fail_errno(label_, "cannot set the owner", errno);
       if (::fchmod(f.fd(), mode_) != 0) fail_errno(label_, "cannot set the mode", errno);
+    } else if (::fchmod(f.fd(), new_file_mode()) != 0) {
+      // Written 0600 (temp_files.hpp); a new output gets the mode any new file would.
+      fail_errno(label_, "cannot set the mode", errno);
     }
     if (sync) f.sync();
   }

@@ -120,6 +120,9 @@ void commit_all(const std::vector<Output*>& outputs, bool sync, const std::funct
 constexpr const char* kKeptSuffix = ".gxsort-sorted";
 std::string kept_output_name(const std::string& target);
 std::string kept_output_target(const std::string& path);
+// The mode a new output gets at commit: what a new file gets (0666 less the umask, as
+// GNU sort's output). Until then it is written 0600.
+mode_t new_file_mode();
 
 // Follows symlinks (relative ones from their own directory) to the path they end at,
 // which need not exist; throws for a loop. With `fd`, it stops at a path that names one
