@@ -20,6 +20,7 @@
 
 #include "gxsort/error.hpp"
 #include "io/mapping_guard.hpp"
+#include "io/output.hpp"
 #include "parallel/parallel_for.hpp"
 
 namespace gxsort {
@@ -227,6 +228,7 @@ File File::open_input(const std::string& path) {
     struct stat st;
     if (::fstat(f.fd_, &st) != 0) fail_errno(path, "cannot stat", errno);
     f.stream_ = size_untrusted(f.fd_, st);
+    if (S_ISREG(st.st_mode)) refuse_half_rewritten(path);  // never sorted as if it were the input
     return f;
   }
   File f;
