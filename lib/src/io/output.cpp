@@ -133,6 +133,23 @@ mode_t new_file_mode() {
   return 0666 & ~mask & 0777;
 }
 
+bool output_is_pipe(const std::string& path) {
+  int fd = path == "-" ? 1 : -1;
+  const std::string target = fd < 0 ? resolve_symlinks(path, &fd) : path;
+  struct stat st;
+  const int r = fd >= 0 ? ::fstat(fd, &st) : ::stat(target.c_str(), &st);
+  return r == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
+bool output_can_resume(const std::string& output, bool resume) {
+  if (!output_is_pipe(output)) return true;
+  if (resume)
+    fail_usage((output == "-" ? std::string("stdout") : output) +
+               ": --resume needs an output that can be written again (a pipe's reader is gone once it stops "
+               "reading); write to a file (-o FILE)");
+  return false;
+}
+
 Output Output::open(const std::string& path, const std::string& spool_dir, const std::string& kind,
                      const OutputHeader& header, const std::string& option) {
   if (path.empty()) fail_usage("an output file is required (" + option + " FILE)");

@@ -168,6 +168,14 @@ std::string temp_name(const std::string& kind, long pid, unsigned long n) {
          kTempSuffix;
 }
 
+bool is_temp_file(const std::string& path) {
+  for (int i = 0; i < kSlots; ++i) {
+    const char* p = g_paths[i].load();
+    if (p && path == p) return true;
+  }
+  return false;
+}
+
 void install_temp_cleanup_handlers() {
   static std::once_flag once;
   std::call_once(once, [] {

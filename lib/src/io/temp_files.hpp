@@ -43,6 +43,9 @@ constexpr const char* kTempPrefix = ".gxsort.";
 constexpr const char* kTempSuffix = ".tmp";
 const std::string& this_host_label();
 std::string temp_name(const std::string& kind, long pid, unsigned long n);
+// Whether `path` is a temp file this process holds now (as it was named at create or
+// move_to): removed on signals and exit, so a job into or out of it cannot be resumed.
+bool is_temp_file(const std::string& path);
 
 // Where `gxsort clean` looks without -T: $TMPDIR, else /tmp (and the current directory).
 std::string default_clean_dir();
