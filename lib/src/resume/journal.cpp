@@ -202,7 +202,9 @@ void JobDir::lock_dir(const std::string& dir, const std::string& digest, const s
   struct stat ps;
   if (::fstat(parent.get(), &ps) != 0) fail_errno(dir, "cannot stat the temporary directory", errno);
   const std::string unsafe = io::entries_not_safe_in(ps, dir);
-  if (!unsafe.empty()) throw Error(ExitCode::io, unsafe + ": a job's directory is not kept there (choose another -T)");
+  if (!unsafe.empty())
+    throw Error(ExitCode::io, unsafe + ": a resumable job's directory is not kept there (use a directory of your own, or "
+                                       "a sticky one such as /tmp: -T DIR)");
   remove_superseded(parent.get(), dir, name, output);
   io::note_debris_dir(dir);  // after a kill -9, `gxsort clean` looks here too
   auto fd = std::make_shared<io::UniqueFd>(io::make_private_dir(parent.get(), name, path));
