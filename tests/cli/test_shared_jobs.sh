@@ -46,6 +46,21 @@ job_of() {
   wait $pid 2>/dev/null
   echo "$name"
 }
+# kill_when_true TEST CMD...: runs CMD in the background and kills it (-9) once the
+# shell command TEST succeeds (polled); 0 when it was killed so.
+kill_when_true() {
+  local test=$1 i pid
+  shift
+  "$@" 2>/dev/null &
+  pid=$!
+  for ((i = 0; i < 3000; i++)); do
+    if eval "$test" 2>/dev/null; then kill -9 $pid; wait $pid 2>/dev/null; return 0; fi
+    kill -0 $pid 2>/dev/null || break
+    sleep 0.01
+  done
+  wait $pid 2>/dev/null
+  return 1
+}
 # forget_job DIR NAME TARGET-DIR: what job_of left goes (as root: the test's cleanup).
 forget_job() { rm -rf "${1:?}/$2" "$3/$2.out"; }
 # A directory of the victim's, with files at two depths, and its fingerprint.
@@ -184,16 +199,7 @@ fi
 # without calling them damaged.
 rm -f out.bin
 SORT6=(sort in.bin -o out.bin --memory 8M --ooc merge --fan-in 4 -T T)
-GXSORT_TEST_MERGE_PAUSE_MS=1000 "$GX" "${SORT6[@]}" -q 2>/dev/null &
-pid=$!
-killed=0
-for ((i = 0; i < 3000; i++)); do
-  if grep -q '^level 1 0 ' T/.gxsort-job.*/journal 2>/dev/null; then kill -9 $pid; killed=1; break; fi
-  kill -0 $pid 2>/dev/null || break
-  sleep 0.01
-done
-wait $pid 2>/dev/null
-if ((killed)); then
+if kill_when_true "grep -q '^level 1 0 ' T/.gxsort-job.*/journal" env GXSORT_TEST_MERGE_PAUSE_MS=1000 "$GX" "${SORT6[@]}" -q; then
   gx "${SORT6[@]}" --resume -v
   expect_rc "killed during merge level 1: --resume exits 0" 0
   same_bytes "killed during merge level 1: --resume gives the bytes of a plain sort" out.bin ref.bin
@@ -208,17 +214,10 @@ fi
 # 7. `runs` killed with its manifest written and not yet committed (its --stats-json, a
 # FIFO no one reads, holds it there), then resumed: no manifest temp file left.
 mkfifo stats.fifo
-"$GX" runs in.bin -o R --memory 8M --stats-json stats.fifo -q 2>/dev/null &
-pid=$!
-killed=0
-for ((i = 0; i < 3000; i++)); do
-  if [[ -n $(find R -name '*manifest*.tmp' 2>/dev/null) ]]; then kill -9 $pid; killed=1; break; fi
-  kill -0 $pid 2>/dev/null || break
-  sleep 0.01
-done
-wait $pid 2>/dev/null
+kill_when_true "[[ -n \$(find R -name '*manifest*.tmp') ]]" "$GX" runs in.bin -o R --memory 8M --stats-json stats.fifo -q
+killed=$?
 rm -f stats.fifo "$TMPDIR"/.gxsort.*stats*.tmp
-if ((killed)); then
+if ((killed == 0)); then
   gx runs in.bin -o R --memory 8M --resume -v
   expect_rc "runs killed before its manifest's commit: --resume exits 0" 0
   [[ $(grep -o 'resumed: .*' "$WORK/last.err") =~ ^resumed:\ ([0-9]+)\ of\ ([0-9]+)\ runs$ && ${BASH_REMATCH[1]} == "${BASH_REMATCH[2]}" ]] &&
