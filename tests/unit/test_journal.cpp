@@ -1,14 +1,19 @@
 // The job directory's journal (resume/journal.hpp): entries recorded in line and behind
 // (fsync'd by the syncer thread) are all read back, in any mix; a line cut short or
 // damaged is ignored; open without --resume empties a dead job; peek reads without
-// taking the lock and sees a live holder.
+// taking the lock and sees a live holder; nothing planted at the job's name or inside
+// it is followed or trusted.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "../common/test_files.hpp"
+#include "gxsort/error.hpp"
+#include "io/file.hpp"
 #include "resume/journal.hpp"
 
 using namespace gxsort;
@@ -107,4 +112,60 @@ TEST_CASE("journal: without --resume a dead job's entries go; peek sees a live h
   CHECK(resume::read_journal(fresh.path() + "/journal").empty());
   fresh.remove();
   CHECK_FALSE(resume::JobDir::peek({t.path}, digest).active());
+}
+
+TEST_CASE("journal: an entry at the job's name that is not the caller's own directory is refused and left") {
+  TempDir t;
+  const std::string digest = resume::job_digest({"journal planted", t.path});
+  const std::string job = t.path + "/.gxsort-job." + digest;
+  REQUIRE(::mkdir((t.path + "/victim").c_str(), 0700) == 0);
+  append(t.path + "/victim/precious", "data");
+  REQUIRE(::symlink((t.path + "/victim").c_str(), job.c_str()) == 0);
+  for (bool resume : {false, true}) {
+    CAPTURE(resume);
+    try {
+      resume::JobDir::open({t.path}, digest, resume, "out");
+      FAIL("a link at the job's name was taken");
+    } catch (const Error& e) {
+      CHECK(e.code() == ExitCode::io);
+      CHECK(std::string(e.what()).find(job + ": is a symbolic link owned by ") == 0);
+    }
+  }
+  CHECK_THROWS_AS(resume::JobDir::peek({t.path}, digest), Error);
+  struct stat st;
+  CHECK(::stat((t.path + "/victim/precious").c_str(), &st) == 0);
+  CHECK(::lstat(job.c_str(), &st) == 0);
+  CHECK(S_ISLNK(st.st_mode));
+}
+
+TEST_CASE("journal: no job directory where others may rename what is in it") {
+  TempDir t;
+  const std::string digest = resume::job_digest({"journal open dir", t.path});
+  REQUIRE(::chmod(t.path.c_str(), 0777) == 0);
+  CHECK_THROWS_AS(resume::JobDir::open({t.path}, digest, false, "out"), Error);
+  REQUIRE(::chmod(t.path.c_str(), 01777) == 0);  // sticky, as /tmp: others cannot
+  resume::JobDir dir = resume::JobDir::open({t.path}, digest, false, "out");
+  CHECK(dir.active());
+  dir.remove();
+}
+
+TEST_CASE("journal: pieces are looked at, opened and removed through the directory, no link followed") {
+  TempDir t;
+  const std::string digest = resume::job_digest({"journal piece link", t.path});
+  resume::JobDir dir = resume::JobDir::open({t.path}, digest, false, "out");
+  const resume::Piece p = run_piece(3);
+  append(t.path + "/outside", "not a piece");
+  REQUIRE(::symlink((t.path + "/outside").c_str(), dir.piece_path(p).c_str()) == 0);
+  struct stat st;
+  CHECK_FALSE(dir.piece_stat(p, st));
+  CHECK_THROWS_AS(dir.open_piece(p), Error);
+  CHECK_THROWS_AS(dir.adopt_piece(p), Error);
+  dir.remove_piece(p);
+  CHECK(::lstat(dir.piece_path(p).c_str(), &st) != 0);
+  CHECK(::stat((t.path + "/outside").c_str(), &st) == 0);
+  append(dir.piece_path(p), "piece");
+  CHECK(dir.piece_stat(p, st));
+  CHECK(dir.open_piece(p).size() == 5);
+  dir.remove();
+  CHECK(::stat((t.path + "/outside").c_str(), &st) == 0);
 }

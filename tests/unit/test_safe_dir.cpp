@@ -134,3 +134,51 @@ TEST_CASE("remove_own_tree removes the caller's entries, never follows a link, l
   CHECK(io::remove_own_tree(s.fd.get(), "job2", /*any_owner=*/true));
   CHECK(!s.exists("job2"));
 }
+
+TEST_CASE("open_private_dir opens the caller's own, nothing when absent, refuses anything else") {
+  Scratch s;
+  CHECK_FALSE(io::open_private_dir(s.fd.get(), "none", s.path + "/none"));
+  io::make_private_dir(s.fd.get(), "mine", s.path + "/mine");
+  CHECK(io::open_private_dir(s.fd.get(), "mine", s.path + "/mine"));
+  REQUIRE(::symlinkat("mine", s.fd.get(), "link") == 0);
+  REQUIRE(::mkdirat(s.fd.get(), "open", 0777) == 0);
+  REQUIRE(::fchmodat(s.fd.get(), "open", 0777, 0) == 0);
+  s.file("file");
+  for (const char* name : {"link", "open", "file"}) {
+    CAPTURE(name);
+    CHECK_THROWS_AS(io::open_private_dir(s.fd.get(), name, s.path + "/" + name), Error);
+  }
+  CHECK(s.exists("link"));
+}
+
+TEST_CASE("own_file_refusal names the entry and its owner") {
+  Scratch s;
+  REQUIRE(::symlinkat("/etc/passwd", s.fd.get(), "link") == 0);
+  const int fd = io::open_own_file_at(s.fd.get(), "link", O_RDONLY);
+  REQUIRE(fd == -1);
+  const std::string line = io::own_file_refusal(s.fd.get(), "link", s.path + "/link", "cannot open", errno);
+  CHECK(line.find(s.path + "/link: is a symbolic link owned by ") == 0);
+  CHECK(line.find("not this user's own file") != std::string::npos);
+  CHECK(io::own_file_refusal(s.fd.get(), "gone", "x", "cannot open", ENOENT) == "x: cannot open: No such file or directory");
+}
+
+TEST_CASE("entries_not_safe_in: a directory others may write to needs the sticky bit") {
+  Scratch s;
+  struct stat st;
+  REQUIRE(::fstat(s.fd.get(), &st) == 0);
+  CHECK(io::entries_not_safe_in(st, s.path).empty());
+  REQUIRE(::fchmod(s.fd.get(), 0777) == 0);
+  REQUIRE(::fstat(s.fd.get(), &st) == 0);
+  CHECK(io::entries_not_safe_in(st, s.path).find("sticky") != std::string::npos);
+  REQUIRE(::fchmod(s.fd.get(), 01777) == 0);
+  REQUIRE(::fstat(s.fd.get(), &st) == 0);
+  CHECK(io::entries_not_safe_in(st, s.path).empty());
+  if (::geteuid() != 0) {
+    MESSAGE("SKIP another user's directory: needs root to chown");
+    return;
+  }
+  REQUIRE(::fchmod(s.fd.get(), 0755) == 0);
+  REQUIRE(::fchown(s.fd.get(), kOther, kOther) == 0);
+  REQUIRE(::fstat(s.fd.get(), &st) == 0);
+  CHECK(io::entries_not_safe_in(st, s.path).find("belongs to") != std::string::npos);
+}

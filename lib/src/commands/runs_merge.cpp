@@ -49,7 +49,8 @@ class CreatedDir {
 void unlink_job_links(const std::string& out_dir) {
   std::set<std::pair<dev_t, ino_t>> pieces;
   for (const io::TempEntry& t : io::find_temp_files({out_dir})) {
-    if (!t.job_dir || !t.stale) continue;
+    struct stat ds;
+    if (!t.job_dir || !t.stale || ::lstat(t.path.c_str(), &ds) != 0 || ds.st_uid != ::geteuid()) continue;  // ours only
     if (DIR* d = ::opendir(t.path.c_str())) {
       struct stat st;
       while (const dirent* e = ::readdir(d))
@@ -146,7 +147,9 @@ RunStats form_runs(const std::string& input, const std::string& out_dir, const E
   for (size_t i = 0; i < rf.runs.size(); ++i)
     listed.push_back({"", rf.runs[i].records, rf.runs[i].records * f.record_size, rf.checksums[i]});
   const std::string text = runs_manifest_text(f, listed);
-  io::TempFile mf = io::TempFile::create(out_dir, "manifest");
+  // Written in the job's directory (inside out_dir), where a kill -9 leaves it for the
+  // resume, which removes the directory whole; renamed into out_dir when it commits.
+  io::TempFile mf = io::TempFile::create(job ? job->dir() : out_dir, "manifest");
   mf.file().write_at(text.data(), text.size(), 0);
   // Each run gets its name, still removed on an error or a signal until the manifest is
   // in place: a killed `runs` leaves no run files without a manifest (except kill -9,

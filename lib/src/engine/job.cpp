@@ -25,25 +25,27 @@ namespace {
 // input, format, order, -u, output or plan never meets this job's pieces.
 std::string digest_of(const Prepared& p, const io::File& in, const std::string& output, const EngineOptions& opt) {
   const Format& f = opt.format;
-  char* real = ::realpath(in.path().c_str(), nullptr);
-  const std::string input = real ? real : in.path();
-  std::free(real);
-  return resume::job_digest({"gxsort sort job 3", input, std::to_string(in.open_size()), std::to_string(in.open_mtime_ns()),
-                             std::to_string(f.record_size), f.key_text(), f.reverse ? "r" : "-", opt.unique ? "u" : "-", opt.npy_descr,
-                             io::output_key(output), plan_mode_name(p.plan.mode), std::to_string(p.plan.run_records),
-                             std::to_string(p.plan.fan_in), std::to_string(p.plan.buckets)});
+  std::vector<std::string> parts{"gxsort sort job 4"};
+  for (const std::string& s : resume::input_parts(in)) parts.push_back(s);
+  for (const std::string& s : {std::to_string(f.record_size), f.key_text(), std::string(f.reverse ? "r" : "-"),
+                               std::string(opt.unique ? "u" : "-"), opt.npy_descr, io::output_key(output),
+                               std::string(plan_mode_name(p.plan.mode)), std::to_string(p.plan.run_records),
+                               std::to_string(p.plan.fan_in), std::to_string(p.plan.buckets)})
+    parts.push_back(s);
+  return resume::job_digest(parts);
 }
 
 // What defines the runs `gxsort runs` writes: the input, its format and order, -u, the
 // directory, and the runs' size.
 std::string runs_digest(const io::File& in, const std::string& out_dir, size_t run_records, const EngineOptions& opt) {
   const Format& f = opt.format;
-  char* real = ::realpath(in.path().c_str(), nullptr);
-  const std::string input = real ? real : in.path();
-  std::free(real);
-  return resume::job_digest({"gxsort runs job 1", input, std::to_string(in.open_size()), std::to_string(in.open_mtime_ns()),
-                             std::to_string(f.record_size), f.key_text(), f.reverse ? "r" : "-", opt.unique ? "u" : "-",
-                             opt.npy_descr, io::output_key(out_dir), std::to_string(run_records)});
+  std::vector<std::string> parts{"gxsort runs job 2"};
+  for (const std::string& s : resume::input_parts(in)) parts.push_back(s);
+  for (const std::string& s : {std::to_string(f.record_size), f.key_text(), std::string(f.reverse ? "r" : "-"),
+                               std::string(opt.unique ? "u" : "-"), opt.npy_descr, io::output_key(out_dir),
+                               std::to_string(run_records)})
+    parts.push_back(s);
+  return resume::job_digest(parts);
 }
 
 // What defines a merge of more files than the fan-in: each input as a sort job's input
@@ -52,7 +54,7 @@ std::string runs_digest(const io::File& in, const std::string& out_dir, size_t r
 std::string merge_digest(const Prepared& p, const Plan& plan, const std::vector<const io::File*>& inputs,
                          const std::string& output, const EngineOptions& opt) {
   if (plan.levels.size() < 2) return "";
-  std::vector<std::string> parts{"gxsort merge job 2", io::output_key(output), opt.unique ? "u" : "-", opt.npy_descr,
+  std::vector<std::string> parts{"gxsort merge job 3", io::output_key(output), opt.unique ? "u" : "-", opt.npy_descr,
                                  std::to_string(plan.fan_in)};
   for (const io::File* f : inputs) {
     if (f->is_stream()) return "";
@@ -88,6 +90,7 @@ std::string level_key(size_t level, size_t group) { return "level " + std::to_st
 std::string bucket_key(size_t b) { return "bucket " + std::to_string(b) + " 0"; }
 std::string out_key(size_t b) { return "out " + std::to_string(b) + " 0"; }
 std::string final_key(size_t k) { return "final " + std::to_string(k) + " 0"; }
+std::string merging_key(size_t level, size_t group) { return "merging " + std::to_string(level) + " " + std::to_string(group); }
 uint64_t sum_of(const std::vector<uint64_t>& v) { return std::accumulate(v.begin(), v.end(), uint64_t(0)); }
 
 }  // namespace
@@ -102,16 +105,26 @@ static bool journal_disabled(bool resume) {
   return true;
 }
 
+// Tests only: the pause (ms, at most 1 s) the environment variable `name` asks for.
+static long test_pause_ms(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::min(std::atol(v), 1000L) : 0L;
+}
+
 // Tests only (tests/cli/test_resume.sh): GXSORT_TEST_CHECKPOINT_PAUSE_MS pauses the last
 // merge's checkpoint thread after it journals each checkpoint. The merge waits for that
 // thread before it removes its inputs and commits, so a test polling the journal has
 // that long after each line to kill it there, even where the merge of its small input
 // takes a few milliseconds (a GPU's) or its inputs go in a moment (removed at once).
 static void test_pause_after_checkpoint() {
-  static const long ms = [] {
-    const char* v = std::getenv("GXSORT_TEST_CHECKPOINT_PAUSE_MS");
-    return v && *v ? std::min(std::atol(v), 1000L) : 0L;
-  }();
+  static const long ms = test_pause_ms("GXSORT_TEST_CHECKPOINT_PAUSE_MS");
+  if (ms > 0) ::usleep(useconds_t(ms) * 1000);
+}
+// Tests only (tests/cli/test_shared_jobs.sh): GXSORT_TEST_MERGE_PAUSE_MS pauses after an
+// intermediate merge's output is journalled, before its inputs (read, so punched) go:
+// a test polling the journal kills it there.
+static void test_pause_after_merge() {
+  static const long ms = test_pause_ms("GXSORT_TEST_MERGE_PAUSE_MS");
   if (ms > 0) ::usleep(useconds_t(ms) * 1000);
 }
 
@@ -213,9 +226,10 @@ ResumeState SortJob::peek(const std::vector<std::string>& dirs, const Plan& plan
   job.fan_in_ = plan.fan_in;
   r.job_dir = job.dir_.path();
   r.running = job.dir_.running();
+  const std::set<std::string> consumed = job.inputs_of_started_merges();
   for (const auto& [key, piece] : job.dir_.pieces()) {
     struct stat st;
-    const bool kept = ::stat(job.dir_.piece_path(piece).c_str(), &st) == 0 && uint64_t(st.st_size) == piece.bytes;
+    const bool kept = job.dir_.piece_stat(piece, st) && uint64_t(st.st_size) == piece.bytes && !consumed.count(key);
     if (!kept || (piece.kind != "run" && piece.kind != "level" && piece.kind != "bucket")) continue;
     job.verified_.insert(key);
     if (piece.kind != "bucket") (piece.kind == "run" ? r.runs_kept : r.merges_kept) += 1;
@@ -244,12 +258,11 @@ ResumeState SortJob::peek(const std::vector<std::string>& dirs, const Plan& plan
 }
 
 std::string SortJob::check(const resume::Piece& p, uint64_t from_byte) const {
-  const std::string path = dir_.piece_path(p);
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return "its file is missing";
+  if (!dir_.piece_stat(p, st)) return "its file is missing";
   if (uint64_t(st.st_size) != p.bytes)
     return "its file holds " + std::to_string(st.st_size) + " bytes, the journal says " + std::to_string(p.bytes);
-  const io::File f = io::File::open_read(path);
+  const io::File f = dir_.open_piece(p);
   if (p.kind == "bucket") return io::xxh3_of_file(f, p.bytes) == p.checksum ? "" : "its XXH3 is not the journal's";
   if (p.block == 0 || p.list.size() != (p.bytes + p.block - 1) / p.block) return "its journal entry is malformed";
   const size_t first = size_t(std::min<uint64_t>(from_byte / p.block, p.list.size()));
@@ -279,7 +292,7 @@ std::string piece_name(const resume::Piece& p) {
 void SortJob::discard(const resume::Piece& p, const std::string& where, const std::string& why, const std::string& then) {
   // A piece that does not check out is done again: its file goes now, and the user is
   // told which and why (a disk that lost data, or a file someone changed).
-  if (p.kind != "out" && p.kind != "final") ::unlink(dir_.piece_path(p).c_str());
+  if (p.kind != "out" && p.kind != "final") dir_.remove_piece(p);
   ++discarded_;
   if (note_) note_("resume: " + piece_name(p) + " (" + where + ") discarded: " + why + "; " + then);
   dir_.forget(p.key());
@@ -292,12 +305,16 @@ void SortJob::verify_pieces() {
   if (checkpoints)
     for (const std::string& key : final_input_keys())
       if (dir_.find(key)) deferred_.insert(key);
+  // An intermediate merge punches its inputs as it reads them: those of a merge that
+  // started were consumed, not damaged (its output, when journalled, holds them).
+  const std::set<std::string> consumed = inputs_of_started_merges();
   std::vector<std::pair<std::string, std::string>> bad;  // key, why
   for (const auto& [key, piece] : dir_.pieces()) {
-    if (piece.kind == "out" || piece.kind == "final" || deferred_.count(key)) continue;  // adopt_output's
+    if (piece.kind == "out" || piece.kind == "final" || piece.kind == "merging" || deferred_.count(key)) continue;
     // A piece's file goes once what it was merged into (or, for a bucket, the output)
     // holds its data: a missing file was consumed, not damaged.
-    if (::access(dir_.piece_path(piece).c_str(), F_OK) != 0) {
+    struct stat st;
+    if (consumed.count(key) || !dir_.piece_stat(piece, st)) {
       bad.push_back({key, ""});
       continue;
     }
@@ -307,23 +324,47 @@ void SortJob::verify_pieces() {
   }
   for (const auto& [key, why] : bad) {
     const resume::Piece p = *dir_.find(key);
-    if (why.empty()) dir_.forget(key);
+    if (why.empty()) dir_.remove_piece(p), dir_.forget(key);  // consumed: formed again, no note
     else discard(p, dir_.piece_path(p), why, "formed again");
   }
+  // A merge whose output is not kept runs again: its mark is made void, so that the
+  // inputs formed again for it are not taken for consumed after another kill.
+  const std::map<std::string, resume::Piece> pieces = dir_.pieces();  // record() adds to them
+  for (const auto& [key, piece] : pieces)
+    if (piece.kind == "merging" && piece.bytes == 0 && !verified_.count(level_key(piece.a, piece.b))) {
+      resume::Piece done = piece;
+      done.bytes = 1;
+      dir_.record(done, true);
+    }
+}
+
+std::vector<std::string> SortJob::merged_level(const std::vector<std::string>& items, size_t level) const {
+  // The merge tree groups consecutive inputs fan_in at a time (engine/merge.cpp); a
+  // group of one is carried over as it is. Replayed here on journal keys.
+  std::vector<std::string> next;
+  for (size_t b = 0, g = 0; b < items.size(); b += fan_in_, ++g)
+    next.push_back(std::min(items.size(), b + fan_in_) - b == 1 ? items[b] : level_key(level, g));
+  return next;
 }
 
 std::vector<std::string> SortJob::final_input_keys() const {
-  // The merge tree groups consecutive inputs fan_in at a time (engine/merge.cpp); a
-  // group of one is carried over as it is. Replayed here on journal keys.
   std::vector<std::string> items;
   for (size_t i = 0; i < runs_; ++i) items.push_back(run_key(i));
-  for (size_t l = 1; items.size() > fan_in_; ++l) {
-    std::vector<std::string> next;
-    for (size_t b = 0, g = 0; b < items.size(); b += fan_in_, ++g)
-      next.push_back(std::min(items.size(), b + fan_in_) - b == 1 ? items[b] : level_key(l, g));
-    items.swap(next);
-  }
+  for (size_t l = 1; items.size() > fan_in_; ++l) items = merged_level(items, l);
   return items;
+}
+
+std::set<std::string> SortJob::inputs_of_started_merges() const {
+  std::set<std::string> consumed;
+  std::vector<std::string> items;  // the inputs of level l
+  for (size_t i = 0; i < runs_; ++i) items.push_back(run_key(i));
+  for (size_t l = 1; items.size() > fan_in_; ++l) {
+    for (size_t b = 0, g = 0; b < items.size(); b += fan_in_, ++g)
+      if (const resume::Piece* m = dir_.find(merging_key(l, g)); m && m->bytes == 0)
+        for (size_t i = b; i < std::min(items.size(), b + fan_in_); ++i) consumed.insert(items[i]);
+    items = merged_level(items, l);
+  }
+  return consumed;
 }
 
 std::pair<size_t, size_t> SortJob::span(size_t level, size_t group) const {
@@ -363,11 +404,7 @@ TreeInput SortJob::piece_input(const resume::Piece& p, bool direct) const {
   if (consumed_.count(t.piece)) return t;  // no file: final_merge leaves it out
   // The last owner deletes the piece: its data lives on in what it was merged into.
   // Open for writing: punching what the merge has read needs it.
-  const std::string path = dir_.piece_path(p);
-  t.file = std::shared_ptr<io::File>(new io::File(io::File::open_rw(path)), [path](io::File* f) {
-    delete f;
-    ::unlink(path.c_str());
-  });
+  t.file = dir_.shared_piece(p);
   t.direct = direct;
   t.discardable = true;  // punched as it is read, like any temp run (merge.hpp says why)
   return t;
@@ -409,6 +446,13 @@ TreeInput SortJob::reuse(size_t level, size_t group) {
 }
 
 io::TempFile SortJob::create(size_t level, size_t group) {
+  // The merge punches its inputs as it reads them: journalled, a resume after a kill
+  // forms them again without taking them for damaged ones (verify_pieces).
+  resume::Piece m;
+  m.kind = "merging";
+  m.a = level;
+  m.b = group;
+  dir_.record(m, true);
   resume::Piece p;
   p.kind = "level";
   p.a = level;
@@ -430,6 +474,7 @@ TreeInput SortJob::keep(size_t level, size_t group, io::TempFile merged, uint64_
   merged.move_to(dir_.piece_path(p));
   merged.release();
   dir_.record(p);
+  test_pause_after_merge();
   return piece_input(p, direct);
 }
 
@@ -499,7 +544,8 @@ void SortJob::adopt_checkpoints(const io::File& f, size_t rs) {
     if (!deferred_.count(inputs[i])) continue;
     const resume::Piece p = *dir_.find(inputs[i]);
     const bool whole = final_cuts_.size() == inputs.size() && final_cuts_[i] == p.records;
-    if (whole && ::access(dir_.piece_path(p).c_str(), F_OK) != 0) {
+    struct stat st;
+    if (whole && !dir_.piece_stat(p, st)) {
       consumed_.insert(inputs[i]);
       verified_.insert(inputs[i]);
       continue;
@@ -619,7 +665,7 @@ bool SortJob::kept_buckets(size_t from, size_t buckets) const {
 
 io::TempFile SortJob::adopt_bucket(size_t b) {
   ++buckets_reused_;
-  return io::TempFile::adopt(dir_.piece_path(*dir_.find(bucket_key(b))));
+  return dir_.adopt_piece(*dir_.find(bucket_key(b)));
 }
 
 io::TempFile SortJob::create_bucket(size_t b) {

@@ -95,6 +95,8 @@ class SortJob : public MergePieces {
 
   // The sort succeeded: the directory goes.
   void finish();
+  // The job's (first) directory: the caller's own, private.
+  const std::string& dir() const { return dir_.path(); }
   // "resumed: 12 of 17 runs, 0 of 1 merge outputs" ("" when not resuming).
   std::string summary() const;
   size_t discarded() const { return discarded_; }  // pieces that failed verification
@@ -114,6 +116,9 @@ class SortJob : public MergePieces {
   void adopt_segments(const io::File& out);
   void adopt_checkpoints(const io::File& out, size_t record_size);
   std::vector<std::string> final_input_keys() const;
+  std::vector<std::string> merged_level(const std::vector<std::string>& items, size_t level) const;
+  // The inputs of the intermediate merges that started (journalled "merging"): punched.
+  std::set<std::string> inputs_of_started_merges() const;
   TreeInput piece_input(const resume::Piece& p, bool direct) const;
   // The runs under merge `group` of `level`: [first, end).
   std::pair<size_t, size_t> span(size_t level, size_t group) const;

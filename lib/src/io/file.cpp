@@ -323,6 +323,13 @@ void File::truncate(uint64_t n) const {
   if (::ftruncate(fd_, off_t(base_ + n)) != 0) fail_errno(path_, "cannot truncate", errno);
 }
 
+File File::adopt_fd(int fd, const std::string& path) {
+  File f;
+  f.path_ = path;
+  f.fd_ = fd;
+  return f;
+}
+
 void File::read_at(void* dst, size_t n, uint64_t offset) const {
   offset += base_;
   auto* p = static_cast<unsigned char*>(dst);

@@ -46,6 +46,9 @@ class File {
   File(const File&) = delete;
   File& operator=(const File&) = delete;
   ~File();
+  // Takes over `fd`, a descriptor of the file `path` that the caller opened and checked
+  // (a resumed job's piece: io/safe_dir.hpp's open_own_file_at).
+  static File adopt_fd(int fd, const std::string& path);
 
   int fd() const { return fd_; }
   const std::string& path() const { return path_; }

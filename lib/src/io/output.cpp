@@ -16,6 +16,7 @@
 
 #include "gxsort/error.hpp"
 #include "io/mapping_guard.hpp"
+#include "io/safe_dir.hpp"
 #include "io/space.hpp"
 
 namespace gxsort::io {
@@ -193,22 +194,57 @@ Output Output::open(const std::string& path, const std::string& spool_dir, const
   return o;
 }
 
+namespace {
+
+// Whether a process holds the flock of the file `name` in `dir` (the caller's own:
+// checked by open_own_file_at, which neither follows a link nor blocks).
+bool own_file_locked(int dir, const std::string& name) {
+  const UniqueFd fd(open_own_file_at(dir, name, O_RDONLY));
+  return fd && ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0;
+}
+
+}  // namespace
+
 bool Output::keep_for_job(const std::string& name, bool resume) {
+  // The stable name is a digest anyone can compute, in a directory others may write to
+  // (a shared one): it is looked at and taken through a descriptor of that directory,
+  // no link followed. An entry there that is not this user's own regular file is never
+  // written through, replaced or removed: the job stops with one line naming it.
   const std::string dir = directory_of(temp_.path());
   const std::string stable = dir + "/" + name;
+  const UniqueFd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dfd) fail_errno(dir, "cannot open the output's directory", errno);
   struct stat st;
-  const bool take_over = resume && ::stat(stable.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  const bool found = ::fstatat(dfd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+  if (found && (!S_ISREG(st.st_mode) || st.st_uid != ::geteuid()))
+    throw Error(ExitCode::io, own_file_refusal(dfd.get(), name, stable, "", EACCES));
+  if (found && own_file_locked(dfd.get(), name))
+    throw Error(ExitCode::io, stable + ": another gxsort is writing this job's output");
+  const bool take_over = found && resume;
   if (take_over) {
     temp_.remove();
-    temp_ = TempFile::adopt(stable);
+    temp_ = TempFile::adopt(dfd.get(), name, stable);
     temp_.file().set_label(label_);
     temp_.file().set_base(header_.bytes);
   } else {
+    // A dead run's output that is not resumed goes; then the temp file takes the name only
+    // where nothing is: a hard link, which never replaces an entry (one planted meanwhile
+    // is refused), then move_to (a rename onto another link of the same file changes
+    // nothing but the name TempFile tracks), then the temp name goes. Where the file
+    // system has no hard links, move_to renames.
+    if (found && ::unlinkat(dfd.get(), name.c_str(), 0) != 0 && errno != ENOENT)
+      fail_errno(stable, "cannot remove a dead run's output", errno);
+    const std::string temp_name = temp_.path();
+    const bool linked = ::linkat(AT_FDCWD, temp_name.c_str(), dfd.get(), name.c_str(), 0) == 0;
+    if (!linked && errno == EEXIST) throw Error(ExitCode::io, own_file_refusal(dfd.get(), name, stable, "", EACCES));
     temp_.move_to(stable);
+    if (linked) ::unlink(temp_name.c_str());
   }
   temp_.keep_on_signals();
-  job_lock_ = UniqueFd(::open(stable.c_str(), O_RDONLY | O_CLOEXEC));
-  if (job_lock_.get() < 0 || ::flock(job_lock_.get(), LOCK_EX | LOCK_NB) != 0)
+  // The lock on this very file (a descriptor of its own open), not on whatever the name
+  // may name later.
+  job_lock_ = UniqueFd(::fcntl(temp_.file().fd(), F_DUPFD_CLOEXEC, 3));
+  if (!job_lock_ || ::flock(job_lock_.get(), LOCK_EX | LOCK_NB) != 0)
     throw Error(ExitCode::io, stable + ": another gxsort is writing this job's output");
   return take_over;
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <vector>
 
 #include "gxsort/error.hpp"
@@ -136,6 +137,40 @@ size_t remove_own_entries(int dir, const std::string& keep, bool any_owner) {
 
 bool remove_own_tree(int parent, const std::string& name, bool any_owner) {
   return remove_tree_at(parent, name, any_owner, 0);
+}
+
+}  // namespace gxsort::io
+
+namespace gxsort::io {
+
+UniqueFd open_private_dir(int parent, const std::string& name, const std::string& path) {
+  UniqueFd fd(open_dir_at(parent, name));
+  if (!fd) {
+    const int err = errno;
+    if (err == ENOENT) return fd;
+    if (err == ENOTDIR || err == ELOOP)
+      throw Error(ExitCode::io, path + ": is " + entry_text(parent, name) + ", not this user's own directory; it is left as it is");
+    fail_errno(path, "cannot open the directory", err);
+  }
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) fail_errno(path, "cannot stat the directory", errno);
+  const std::string why = not_own_private_dir(st, path);
+  if (!why.empty()) throw Error(ExitCode::io, why + "; it is left as it is");
+  return fd;
+}
+
+std::string own_file_refusal(int dir, const std::string& name, const std::string& path, const std::string& what, int err) {
+  if (err == ELOOP || err == EACCES || err == EINVAL)
+    return path + ": is " + entry_text(dir, name) + ", not this user's own file; it is left as it is";
+  return path + ": " + what + ": " + std::strerror(err);
+}
+
+std::string entries_not_safe_in(const struct stat& st, const std::string& path) {
+  if (st.st_uid != ::geteuid() && st.st_uid != 0)
+    return path + ": belongs to " + user_name(st.st_uid) + ", who may rename or remove what is in it";
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+    return path + ": other users may rename or remove what is in it (writable by them, without the sticky bit)";
+  return "";
 }
 
 }  // namespace gxsort::io

@@ -54,3 +54,23 @@ size_t remove_own_entries(int dir, const std::string& keep = "", bool any_owner 
 bool remove_own_tree(int parent, const std::string& name, bool any_owner = false);
 
 }  // namespace gxsort::io
+
+namespace gxsort::io {
+
+// The caller's own private directory `name` in `parent`, opened, not created: an empty
+// descriptor when there is no entry of that name; anything else there (a link, a file,
+// another user's or a shared directory) refused as make_private_dir refuses it.
+UniqueFd open_private_dir(int parent, const std::string& name, const std::string& path);
+
+// The one line for a file open_own_file_at(dir, name, ...) refused with `err`: "PATH: is
+// a symbolic link owned by bob, not this user's own file; it is left as it is" (another
+// errno: "PATH: WHAT: strerror").
+std::string own_file_refusal(int dir, const std::string& name, const std::string& path, const std::string& what, int err);
+
+// Why entries in the directory `st` (named `path`) could be renamed or removed by
+// another user ("" when they cannot: it is the caller's or root's, and no one else may
+// write to it, or it has the sticky bit, as a 1777 /tmp). What is found there by name
+// is only what the caller left there when this holds.
+std::string entries_not_safe_in(const struct stat& st, const std::string& path);
+
+}  // namespace gxsort::io

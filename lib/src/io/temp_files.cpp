@@ -23,6 +23,7 @@
 #include "gxsort/timeline.hpp"
 #include "io/debris.hpp"
 #include "io/mapping_guard.hpp"
+#include "io/safe_dir.hpp"
 #include "io/space.hpp"
 
 namespace gxsort::io {
@@ -333,9 +334,11 @@ void TempFile::move_to(const std::string& target) {
 
 void TempFile::keep_on_signals() { unregister(); }
 
-TempFile TempFile::adopt(const std::string& path) {
+TempFile TempFile::adopt(int dir, const std::string& name, const std::string& path) {
+  const int fd = open_own_file_at(dir, name, O_RDWR);
+  if (fd < 0) throw Error(ExitCode::io, own_file_refusal(dir, name, path, "cannot open for writing", errno));
   TempFile t;
-  t.file_ = File::open_rw(path);
+  t.file_ = File::adopt_fd(fd, path);
   t.path_ = path;
   return t;
 }

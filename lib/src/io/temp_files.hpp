@@ -92,8 +92,11 @@ class TempFile {
   // Out of the signal handler's table, still removed by the destructor: a resumable
   // job's piece (engine/job.hpp), which a signal must leave for --resume.
   void keep_on_signals();
-  // An existing file of a resumable job, opened read-write and owned like that.
-  static TempFile adopt(const std::string& path);
+  // An existing file of a resumable job, `name` in the directory `dir` (a descriptor),
+  // opened read-write and owned like that (removed by the destructor, not by signals).
+  // Opened without following a link or blocking, and only when it is a regular file of
+  // the caller's: anything else is refused, Error(io) naming `path` and its owner.
+  static TempFile adopt(int dir, const std::string& name, const std::string& path);
 
  private:
   void unregister();

@@ -11,26 +11,42 @@
 // of them, and a piece a reboot cut short fails its checksums and is formed again. The
 // directory is locked (flock) while a process runs the job: a second one refuses, and
 // `gxsort clean` knows a dead job's directory by its free lock.
+//
+// The directory's name is a digest anyone can compute, in a directory others may write
+// to (a 1777 /tmp): it is the caller's own private directory (0700), made or checked
+// through a descriptor (io/safe_dir.hpp), and what is in it (lock, journal, output,
+// pieces) is opened, looked at and removed through that descriptor, no link followed,
+// and only when it is the caller's own regular file. An entry of the job's name that is
+// not the caller's own private directory (another user's, a link, a file, a directory
+// others may write to) is never entered, removed or trusted: the job stops (Error(io),
+// one line naming it and its owner).
 #pragma once
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "io/output.hpp"
+#include "io/temp_files.hpp"
+#include "io/unique_fd.hpp"
+
+namespace gxsort::io { class File; }
 
 namespace gxsort::resume {
 
 class JournalSyncer;
 
 // One journal entry: a finished piece ("run 3", "level 1 2", "bucket 7"), a bucket's
-// segment of the output ("out 7") or a checkpoint of the final merge ("final 4").
+// segment of the output ("out 7"), a checkpoint of the final merge ("final 4") or an
+// intermediate merge that started ("merging 1 2": it punches its inputs as it reads them).
 struct Piece {
-  std::string kind;        // run | level | bucket | out | final
-  uint64_t a = 0, b = 0;   // run, bucket, out, final: index; level: level, group
+  std::string kind;        // run | level | bucket | out | final | merging
+  uint64_t a = 0, b = 0;   // run, bucket, out, final: index; level, merging: level, group
   uint64_t records = 0;    // out: the segment's offset in the output; final: output records so far
-  uint64_t bytes = 0;      // final: bytes of the output segment since the last checkpoint
+  uint64_t bytes = 0;      // final: bytes of the output segment since the last checkpoint;
+                           // merging: 0 while its inputs are consumed, 1 once void (run again)
   uint64_t checksum = 0;   // bucket: XXH3-64 of its bytes; out, final: io::xxh3_blocks of the
                            // output segment (the XXH3-64 of its 4 MiB blocks' XXH3-64s)
   // run, level: XXH3-64 of each `block` bytes of the piece (the last block may be short),
@@ -50,7 +66,9 @@ class JobDir {
   JobDir();
   // Opens (creates) <dir>/.gxsort-job.<digest>. Without `resume`, what a dead job left
   // there is removed first; with it, the journal's entries are read (pieces() lists
-  // them; none is verified yet). Throws Error(io) when a live process holds the job.
+  // them; none is verified yet). Throws Error(io) when a live process holds the job,
+  // when the entry of that name is not the caller's own private directory, and when
+  // `dir` lets other users rename what is in it (io::entries_not_safe_in).
   // `output` names what the job writes: a dead job of the same output whose digest
   // differs (its input changed, or its options) can never be resumed, and is removed.
   // One job directory in each of `dirs` (the -T directories; pieces spread over them),
@@ -59,7 +77,8 @@ class JobDir {
                      const std::string& output);
   // The job's directories as a killed (or running) process left them, read without
   // taking them (plan --resume): pieces() lists the journal's entries. Not active()
-  // when there are none.
+  // when there are none. An entry that is not the caller's own private directory is
+  // refused as open() refuses it.
   static JobDir peek(const std::vector<std::string>& dirs, const std::string& digest);
   bool running() const { return running_; }  // peek: a live process holds the job
   JobDir(JobDir&&) noexcept;
@@ -75,9 +94,22 @@ class JobDir {
   void sync_entries(bool on) { sync_ = on; }
   const std::string& path() const { return paths_[0]; }
   const std::vector<std::string>& paths() const { return paths_; }  // one in each -T directory
-  // The directory a piece goes to, and its stable file name there.
+  // The directory a piece goes to, and its stable file name there. New pieces are
+  // created and renamed there by these paths (io::TempFile): open() checked that each
+  // path names the very directory its descriptor holds, the caller's own 0700 one, in a
+  // directory where no other user can rename it (io::entries_not_safe_in).
   std::string piece_dir(const Piece& p) const { return piece_path(p).substr(0, piece_path(p).find_last_of('/')); }
   std::string piece_path(const Piece& p) const;
+  // A piece's file, through its directory's descriptor: its stat when it is the
+  // caller's own regular file (false: missing, or not one of this job's); opened
+  // read-write (Error(io) naming it when it is not the caller's own regular file, or
+  // missing); as a TempFile (removed when done with); shared by a merge's inputs
+  // (removed when the last owner lets it go); removed.
+  bool piece_stat(const Piece& p, struct stat& st) const;
+  io::File open_piece(const Piece& p) const;
+  io::TempFile adopt_piece(const Piece& p) const;
+  std::shared_ptr<io::File> shared_piece(const Piece& p) const;
+  void remove_piece(const Piece& p) const;
   // The journalled piece with this key, or null.
   const Piece* find(const std::string& key) const;
   const std::map<std::string, Piece>& pieces() const { return pieces_; }
@@ -93,8 +125,11 @@ class JobDir {
   void remove();
 
  private:
-  std::string lock_dir(const std::string& dir, const std::string& digest, const std::string& output, bool resume);
+  void lock_dir(const std::string& dir, const std::string& digest, const std::string& output, bool resume);
+  size_t place(const Piece& p) const;  // the index of the directory that holds it
   std::vector<std::string> dirs_, paths_;
+  std::vector<io::UniqueFd> parents_;                // the directories that hold the job's
+  std::vector<std::shared_ptr<io::UniqueFd>> fds_;   // the job's directories, checked (null: none, in a peek)
   std::vector<io::UniqueFd> locks_;
   io::UniqueFd journal_;
   std::map<std::string, Piece> pieces_;
@@ -108,5 +143,10 @@ std::map<std::string, Piece> read_journal(const std::string& journal);
 
 // The digest of the strings that define a job's result: 16 hex digits.
 std::string job_digest(const std::vector<std::string>& parts);
+
+// What identifies an input in a job's digest: its real path, size and modification time
+// as it was opened, and its change time, device and inode (a touched input is another
+// job; so is one whose bytes changed with its size and mtime put back, as touch -r does).
+std::vector<std::string> input_parts(const io::File& in);
 
 }  // namespace gxsort::resume

@@ -1,9 +1,6 @@
 #include "resume/staged_job.hpp"
 
 #include <sys/stat.h>
-#include <unistd.h>
-
-#include <cstdlib>
 
 #include "io/checksum.hpp"
 #include "io/file.hpp"
@@ -18,13 +15,6 @@ Piece stage_piece(const std::string& kind) {
 }
 
 }  // namespace
-
-std::vector<std::string> input_parts(const io::File& in) {
-  char* real = ::realpath(in.path().c_str(), nullptr);
-  const std::string path = real ? real : in.path();
-  std::free(real);
-  return {path, std::to_string(in.open_size()), std::to_string(in.open_mtime_ns())};
-}
 
 StagedJob::StagedJob(const std::vector<std::string>& dirs, const std::string& digest, bool resume,
                      const std::string& output, unsigned threads, Note note)
@@ -41,10 +31,10 @@ const Piece* StagedJob::kept(const std::string& kind, const std::string& what) {
   const std::string file = path(kind);
   struct stat st;
   std::string why;
-  if (::stat(file.c_str(), &st) != 0) why = "its file is missing";
+  if (!dir_.piece_stat(*p, st)) why = "its file is missing";
   else if (uint64_t(st.st_size) != p->bytes)
     why = "its file holds " + std::to_string(st.st_size) + " bytes, the journal says " + std::to_string(p->bytes);
-  else if (io::xxh3_blocks_of_file(io::File::open_read(file), p->bytes, 0, threads_) != p->checksum)
+  else if (io::xxh3_blocks_of_file(dir_.open_piece(*p), p->bytes, 0, threads_) != p->checksum)
     why = "its XXH3 is not the journal's";
   if (why.empty()) {
     reused_.push_back(what);
@@ -52,7 +42,7 @@ const Piece* StagedJob::kept(const std::string& kind, const std::string& what) {
   }
   // A file that does not check out is made again (a disk that lost data, or a file
   // someone changed): the user is told which and why.
-  ::unlink(file.c_str());
+  dir_.remove_piece(*p);
   ++discarded_;
   if (note_) note_("resume: " + what + " (" + file + ") discarded: " + why + "; made again");
   dir_.forget(p->key());
@@ -61,7 +51,7 @@ const Piece* StagedJob::kept(const std::string& kind, const std::string& what) {
 
 void StagedJob::record(const std::string& kind, uint64_t records, std::vector<uint64_t> values) {
   Piece p = stage_piece(kind);
-  const io::File f = io::File::open_read(path(kind));
+  const io::File f = dir_.open_piece(p);
   p.records = records;
   p.bytes = f.size();
   // Read back on every thread: a stage's file was written by a pass (a sort, a parse)
@@ -92,7 +82,7 @@ bool StagesFound::kept(const std::string& kind) const {
   if (!found()) return false;
   const Piece* p = dir_.find(stage_piece(kind).key());
   struct stat st;
-  return p && ::stat(path(kind).c_str(), &st) == 0 && uint64_t(st.st_size) == p->bytes;
+  return p && dir_.piece_stat(*p, st) && uint64_t(st.st_size) == p->bytes;
 }
 
 }  // namespace gxsort::resume

@@ -19,10 +19,6 @@ namespace gxsort::io { class File; }
 
 namespace gxsort::resume {
 
-// What identifies an input in a job's digest: its real path, size and modification
-// time (a touched input is another job).
-std::vector<std::string> input_parts(const io::File& in);
-
 class StagedJob {
  public:
   using Note = std::function<void(const std::string&)>;
