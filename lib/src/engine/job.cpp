@@ -131,7 +131,7 @@ static void test_pause_after_merge() {
 std::unique_ptr<SortJob> SortJob::create(const Prepared& p, const Plan& plan, const std::string& digest,
                                          const std::string& output, const EngineOptions& opt) {
   const bool resume = opt.resume;
-  if (journal_disabled(resume)) return nullptr;
+  if (journal_disabled(resume) || !resume::dirs_can_keep_job(p.tmp_dirs, resume, opt.note)) return nullptr;
   std::unique_ptr<SortJob> job(new SortJob());
   job->note_ = opt.note;
   job->dir_ = resume::JobDir::open(p.tmp_dirs, digest, resume, io::output_key(output));

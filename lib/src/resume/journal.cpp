@@ -194,6 +194,22 @@ std::string job_name(const std::string& digest) { return io::kJobPrefix + digest
 
 }  // namespace
 
+bool dirs_can_keep_job(const std::vector<std::string>& dirs, bool resume,
+                       const std::function<void(const std::string&)>& note) {
+  for (const std::string& dir : dirs) {
+    struct stat st;
+    if (::stat(dir.c_str(), &st) != 0) continue;  // JobDir::open names the error
+    const std::string unsafe = io::entries_not_safe_in(st, dir);
+    if (unsafe.empty()) continue;
+    if (resume)
+      throw Error(ExitCode::io, unsafe + ": --resume keeps no job there (use a directory of your own, or a sticky one "
+                                         "such as /tmp: -T DIR)");
+    if (note) note(unsafe + ": this job keeps no pieces there for --resume (-T DIR of your own allows it)");
+    return false;
+  }
+  return true;
+}
+
 // Creates (or finds) one job directory and takes its lock.
 void JobDir::lock_dir(const std::string& dir, const std::string& digest, const std::string& output, bool resume) {
   const std::string name = job_name(digest), path = dir + "/" + name;

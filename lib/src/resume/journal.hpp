@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -137,6 +138,15 @@ class JobDir {
   bool sync_ = true;
   std::unique_ptr<JournalSyncer> syncer_;  // record(p, behind): started on first use
 };
+
+// Whether a job's directories may be kept in `dirs` (the -T directories): not where
+// another user may rename what is in them (io::entries_not_safe_in: a directory of
+// theirs, or one they may write to without the sticky bit, as a group's project
+// directory often is), since new pieces are made there by path. Such a job runs as one
+// that cannot resume (its pieces are private temp files, removed on any exit), and
+// `note` says why; with `resume` it is refused (Error(io), one line).
+bool dirs_can_keep_job(const std::vector<std::string>& dirs, bool resume,
+                       const std::function<void(const std::string&)>& note);
 
 // A journal's entries (a line cut short or damaged left out).
 std::map<std::string, Piece> read_journal(const std::string& journal);
