@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "io/mapped_file.hpp"
 #include "io/mapping_guard.hpp"
 #include "io/output.hpp"
+#include "io/temp_files.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "plan/plan.hpp"
 #include "engine/runs_manifest.hpp"
@@ -147,6 +149,17 @@ TEST_CASE("outputs: regular files keep their mode, devices are written through, 
   REQUIRE(::stat(d.file("old").c_str(), &st) == 0);
   CHECK((st.st_mode & 07777) == 0640);
   CHECK(gxsort_test::read_file(d.file("old")) == Bytes{'a', 'b', 'c'});
+  const mode_t old_mask = ::umask(027);  // a new output: 0600 until its commit, then a new file's mode
+  CHECK(io::new_file_mode() == 0640);
+  {
+    io::Output o = io::Output::open(d.file("new"), d.path);
+    REQUIRE(::lstat(o.temp_path().c_str(), &st) == 0);
+    CHECK((st.st_mode & 07777) == 0600);
+    o.commit(false);
+  }
+  ::umask(old_mask);
+  REQUIRE(::stat(d.file("new").c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0640);
   {
     io::Output o = io::Output::open("/dev/null", d.path);
     CHECK(o.streamed());
@@ -180,6 +193,35 @@ TEST_CASE("temp names: this build's and earlier ones parse, others do not") {
   CHECK_FALSE(io::parse_temp_name(".gxsort.h.x.run.0.tmp", host, pid));
   CHECK_FALSE(io::parse_temp_name(".gxsort.h.1.run.0", host, pid));
   CHECK_FALSE(io::parse_temp_name("run-000001.bin", host, pid));
+}
+
+TEST_CASE("temp files: 0600 whatever the umask, random names that parse, a planted name is never opened") {
+  TempDir d;
+  std::vector<io::TempFile> files;
+  const mode_t old_mask = ::umask(0);
+  for (int i = 0; i < 1000; ++i) files.push_back(io::TempFile::create_unlisted(d.path, "run"));
+  ::umask(old_mask);
+  std::set<unsigned long long> parts;
+  for (const io::TempFile& t : files) {
+    const std::string name = t.path().substr(t.path().find_last_of('/') + 1);
+    std::string host, kind;
+    long pid = 0;
+    CHECK(io::parse_temp_name(name, host, pid, &kind));
+    CHECK(pid == long(::getpid()));
+    CHECK(kind == "run");
+    const std::string stem = name.substr(0, name.size() - 4);  // less ".tmp"
+    parts.insert(std::stoull(stem.substr(stem.find_last_of('.') + 1)));
+    struct stat st;
+    REQUIRE(::lstat(t.path().c_str(), &st) == 0);
+    CHECK((st.st_mode & 07777) == 0600);
+  }
+  // All differ, and spread over their range: not a counter another user could run ahead of.
+  CHECK(parts.size() == 1000);
+  CHECK(*parts.rbegin() - *parts.begin() > 1000000000ULL);
+  // A planted symlink is never opened, whatever its name.
+  REQUIRE(::symlink(d.file("victim").c_str(), d.file("planted").c_str()) == 0);
+  CHECK_THROWS_AS(io::File::create_new(d.file("planted")), Error);
+  CHECK(::access(d.file("victim").c_str(), F_OK) != 0);
 }
 
 TEST_CASE("runs manifest: written and read back; any edit of its text is refused") {

@@ -183,7 +183,7 @@ void dedupe_by_sort_and_group(Prepared& p, io::File& in, const std::string& outp
   std::unique_ptr<resume::StagedJob> job;
   std::optional<io::TempFile> temp;
   RunStats s;
-  if (in.is_stream()) {
+  if (in.is_stream() || !io::output_can_resume(output, opt.resume)) {  // (into a pipe: engine/job.cpp's can_resume)
     temp.emplace(io::TempFile::create(sort_dir, "dedupe"));
     s = sort_for_group(in, temp->path(), p.tmp_dirs, opt);
   } else {

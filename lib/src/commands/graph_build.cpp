@@ -529,7 +529,7 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
   // A regular input makes the build a resumable job (resume/staged_job.hpp): the parsed
   // edges and the sorted edges are its stages, the sort's runs its sort's pieces.
   std::unique_ptr<resume::StagedJob> job;
-  if (!in.is_stream()) {
+  if (!in.is_stream() && io::output_can_resume(output, opt.resume)) {  // (into a pipe: engine/job.cpp's can_resume)
     job = std::make_unique<resume::StagedJob>(tmp_dirs, graph_digest(in, fmt, g, output), opt.resume, io::output_key(output),
                                               plan.threads, opt.note);
     if (!out.streamed()) out.keep_for_job(io::kJobPrefix + job->digest() + ".out", false);  // a stable name: no debris

@@ -151,11 +151,15 @@ RunStats form_runs(const std::string& input, const std::string& out_dir, const E
   // Each run gets its name, still removed on an error or a signal until the manifest is
   // in place: a killed `runs` leaves no run files without a manifest (except kill -9,
   // whose links to a job's pieces the next run removes: unlink_job_links).
+  // They were written 0600 (io/temp_files.hpp): as outputs they get a new file's mode.
+  const mode_t mode = io::new_file_mode();
   LinkedRuns linked;
   for (size_t i = 0; i < rf.runs.size(); ++i) {
+    if (::fchmod(run_file(rf.runs[i]).fd(), mode) != 0) fail_errno(out_dir + "/" + run_file_name(i), "cannot set the mode", errno);
     if (opt.fsync) run_file(rf.runs[i]).sync();
     name_run(rf.runs[i], i, out_dir, linked);
   }
+  if (::fchmod(mf.file().fd(), mode) != 0) fail_errno(out_dir + "/manifest.txt", "cannot set the mode", errno);
   st.records = rf.input_bytes / f.record_size;
   st.input_bytes = st.output_bytes = rf.input_bytes;
   st.runs = rf.runs.size();

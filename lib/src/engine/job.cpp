@@ -73,6 +73,16 @@ Plan runs_plan(const Plan& given, size_t run_records) {
   return plan;
 }
 
+// Whether a job of `input` into `output` can be resumed by running its command again:
+// not when either is a temp file of this process (the sort inside dedupe or graph build
+// of a stream: gone with the process), nor into a pipe or socket (its reader is gone;
+// io::output_can_resume refuses --resume there). Such a job keeps no pieces: its runs
+// are temp files, removed on any signal, SIGPIPE included.
+bool can_resume(const std::string& input, const std::string& output, bool resume) {
+  if (io::is_temp_file(input) || io::is_temp_file(output)) return false;
+  return io::output_can_resume(output, resume);
+}
+
 std::string run_key(size_t i) { return "run " + std::to_string(i) + " 0"; }
 std::string level_key(size_t level, size_t group) { return "level " + std::to_string(level) + " " + std::to_string(group); }
 std::string bucket_key(size_t b) { return "bucket " + std::to_string(b) + " 0"; }
@@ -134,13 +144,14 @@ std::unique_ptr<SortJob> SortJob::open(const Prepared& p, const io::File& in, co
     if (opt.resume && in.is_stream()) fail_usage(in.path() + ": --resume needs a regular input file (a stream cannot be read again)");
     return nullptr;
   }
+  if (!can_resume(in.path(), output, opt.resume)) return nullptr;
   return create(p, p.plan, digest_of(p, in, output, opt), output, opt);
 }
 
 std::unique_ptr<SortJob> SortJob::open_merge(const Prepared& p, const Plan& plan, const std::vector<const io::File*>& inputs,
                                              const std::string& output, const EngineOptions& opt) {
   const std::string digest = merge_digest(p, plan, inputs, output, opt);
-  if (digest.empty()) return nullptr;
+  if (digest.empty() || !io::output_can_resume(output, opt.resume)) return nullptr;
   std::unique_ptr<SortJob> job = create(p, plan, digest, output, opt);
   if (job) job->merge_only_ = true;
   return job;

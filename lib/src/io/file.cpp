@@ -20,6 +20,7 @@
 
 #include "gxsort/error.hpp"
 #include "io/mapping_guard.hpp"
+#include "io/output.hpp"
 #include "parallel/parallel_for.hpp"
 
 namespace gxsort {
@@ -227,6 +228,7 @@ File File::open_input(const std::string& path) {
     struct stat st;
     if (::fstat(f.fd_, &st) != 0) fail_errno(path, "cannot stat", errno);
     f.stream_ = size_untrusted(f.fd_, st);
+    if (S_ISREG(st.st_mode)) refuse_half_rewritten(path);  // never sorted as if it were the input
     return f;
   }
   File f;
@@ -290,7 +292,10 @@ void File::check_unchanged() const {
 File File::create_new(const std::string& path) {
   File f;
   f.path_ = path;
-  f.fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  // 0600: what is written here is another user's business only once it is committed
+  // (Output::prepare_commit gives it its final mode). O_EXCL never opens what exists,
+  // a link included.
+  f.fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (f.fd_ < 0) fail_errno(path, "cannot create", errno);
   return f;
 }

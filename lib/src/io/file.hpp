@@ -37,7 +37,7 @@ class File {
   // read in order (read_chunk, read_stream) and never sized by st_size. Standard input
   // that is a regular file at offset 0 is a regular file.
   static File open_input(const std::string& path);
-  // Creates a new file that must not exist yet (O_EXCL), mode 0644 (before umask).
+  // Creates a new file that must not exist yet (O_EXCL, not even as a link), mode 0600.
   static File create_new(const std::string& path);
   // Opens an existing file for reading and writing (a resumed job's output).
   static File open_rw(const std::string& path);

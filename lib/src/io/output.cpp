@@ -1,5 +1,6 @@
 #include "io/output.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/sendfile.h>
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -95,6 +97,46 @@ void sync_directory(const std::string& dir) {
   if (r != 0 && err != EINVAL && err != EROFS) fail_errno(dir, "cannot sync the directory after the rename", err);
 }
 
+namespace {
+// The umask when the program started (static initialisation runs before any thread):
+// where /proc is not mounted.
+const mode_t g_start_umask = [] {
+  const mode_t m = ::umask(022);
+  ::umask(m);
+  return m;
+}();
+}  // namespace
+
+mode_t new_file_mode() {
+  // Read, not set: umask(2) reads it only by changing it, under the threads that create
+  // files meanwhile. /proc/self/status says it (Linux 4.7+).
+  mode_t mask = g_start_umask;
+  if (FILE* f = std::fopen("/proc/self/status", "re")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f))
+      if (std::strncmp(line, "Umask:", 6) == 0) mask = mode_t(std::strtoul(line + 6, nullptr, 8));
+    std::fclose(f);
+  }
+  return 0666 & ~mask & 0777;
+}
+
+bool output_is_pipe(const std::string& path) {
+  int fd = path == "-" ? 1 : -1;
+  const std::string target = fd < 0 ? resolve_symlinks(path, &fd) : path;
+  struct stat st;
+  const int r = fd >= 0 ? ::fstat(fd, &st) : ::stat(target.c_str(), &st);
+  return r == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
+bool output_can_resume(const std::string& output, bool resume) {
+  if (!output_is_pipe(output)) return true;
+  if (resume)
+    fail_usage((output == "-" ? std::string("stdout") : output) +
+               ": --resume needs an output that can be written again (a pipe's reader is gone once it stops "
+               "reading); write to a file (-o FILE)");
+  return false;
+}
+
 Output Output::open(const std::string& path, const std::string& spool_dir, const std::string& kind,
                      const OutputHeader& header, const std::string& option) {
   if (path.empty()) fail_usage("an output file is required (" + option + " FILE)");
@@ -121,6 +163,7 @@ Output Output::open(const std::string& path, const std::string& spool_dir, const
     // Checked now, not after the work: the user's file must be one the user may write.
     if (::access(o.target_.c_str(), W_OK) != 0) output_error(path, "cannot open for writing", errno);
     if (S_ISREG(st.st_mode)) {
+      refuse_half_rewritten(path);
       o.existed_ = true;
       o.mode_ = st.st_mode & 07777;
       o.uid_ = st.st_uid;
@@ -226,7 +269,8 @@ void Output::commit_stream() {
 
 std::string kept_output_name(const std::string& target) {
   std::string kept = target + kKeptSuffix;
-  for (int i = 1; ::access(kept.c_str(), F_OK) == 0 && i < 1000; ++i) kept = target + kKeptSuffix + "." + std::to_string(i);
+  struct stat st;  // a name taken by anything, a dangling link included
+  for (int i = 1; ::lstat(kept.c_str(), &st) == 0 && i < 1000; ++i) kept = target + kKeptSuffix + "." + std::to_string(i);
   return kept;
 }
 
@@ -238,6 +282,63 @@ std::string kept_output_target(const std::string& path) {
   if (!rest.empty() && (rest[0] != '.' || rest.size() == 1 || rest.find_first_not_of("0123456789", 1) != std::string::npos))
     return "";
   return path.substr(0, at);
+}
+
+namespace {
+
+// A kept copy of an in-place rewrite of `file` (named `name`) among the entries of the
+// directory `d`: its name ("" when none) and whether a live process holds its lock
+// (the rewrite goes on). It counts only as a regular file, not a link, of the caller,
+// of the file's owner or of root: anyone may plant a name in a shared directory, only
+// they can have rewritten the file.
+std::string find_kept_copy(DIR* d, const std::string& name, const struct stat& file, bool& running) {
+  const int dfd = ::dirfd(d);
+  while (const dirent* e = ::readdir(d)) {
+    const std::string of = kept_output_target(e->d_name);
+    struct stat st;
+    if (of.empty() || (of != name && (::fstatat(dfd, of.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+                                      st.st_dev != file.st_dev || st.st_ino != file.st_ino)))
+      continue;  // another file's (a hard link of this one counts)
+    if (::fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+        (st.st_uid != ::geteuid() && st.st_uid != file.st_uid && st.st_uid != 0))
+      continue;
+    // Opened only once it is known to be a regular file (a planted device is never
+    // opened), and trusted only if it still is that file. One the caller may not read
+    // (another user's 0600 copy) is taken as cut short.
+    const UniqueFd fd(::openat(dfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+    struct stat opened;
+    if (fd.get() >= 0 && (::fstat(fd.get(), &opened) != 0 || opened.st_dev != st.st_dev || opened.st_ino != st.st_ino))
+      continue;
+    running = fd.get() >= 0 && ::flock(fd.get(), LOCK_SH | LOCK_NB) != 0;
+    return e->d_name;
+  }
+  return "";
+}
+
+}  // namespace
+
+// Refused, not finished from the kept copy: that copy is the file's content only if
+// nothing wrote the file since the kill (the user may have restored or replaced it),
+// which nothing here can prove; writing it back on the strength of a name would be
+// the very data loss this prevents. Refusing loses nothing, and one cp restores it.
+void refuse_half_rewritten(const std::string& path) {
+  const std::string target = resolve_symlinks(path);
+  struct stat file;
+  if (::stat(target.c_str(), &file) != 0 || !S_ISREG(file.st_mode)) return;
+  const std::string dir = directory_of(target);
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  bool running = false;
+  const std::string name = find_kept_copy(d, target.substr(target.find_last_of('/') + 1), file, running);
+  ::closedir(d);
+  if (name.empty()) return;
+  const std::string kept = dir + "/" + name;
+  if (running)
+    throw Error(ExitCode::io, path + ": not used: another gxsort is rewriting it in place now (its complete sorted "
+                                     "output is in " + kept + "); run this again once that ends");
+  throw Error(ExitCode::io, path + ": not used: an in-place rewrite of it was cut short, it may be partly rewritten; "
+                                   "its complete sorted output is kept in " + kept + " (`cp " + kept + " " + path +
+                                   "` restores it, then remove " + kept + ")");
 }
 
 namespace {
@@ -310,6 +411,9 @@ void Output::prepare_commit(bool sync) {
       // (chown first: it clears set-user-ID bits that chmod then restores).
       if (::geteuid() == 0 && ::fchown(f.fd(), uid_, gid_) != 0) fail_errno(label_, "cannot set the owner", errno);
       if (::fchmod(f.fd(), mode_) != 0) fail_errno(label_, "cannot set the mode", errno);
+    } else if (::fchmod(f.fd(), new_file_mode()) != 0) {
+      // Written 0600 (temp_files.hpp); a new output gets the mode any new file would.
+      fail_errno(label_, "cannot set the mode", errno);
     }
     if (sync) f.sync();
   }

@@ -107,6 +107,23 @@ void commit_all(const std::vector<Output*>& outputs, bool sync, const std::funct
 constexpr const char* kKeptSuffix = ".gxsort-sorted";
 std::string kept_output_name(const std::string& target);
 std::string kept_output_target(const std::string& path);
+// A file whose in-place rewrite a kill cut short holds part of the new output over part
+// of the old: no command reads or writes it as it is. Throws Error(io), one line naming
+// the kept complete copy and how to restore it (or that a live process is rewriting it
+// now), when `path` (an input or an existing output; symlinks followed) has a kept copy
+// in its directory (under its name or that of one of its hard links there).
+void refuse_half_rewritten(const std::string& path);
+
+// The mode a new output gets at commit: what a new file gets (0666 less the umask, as
+// GNU sort's output). Until then it is written 0600.
+mode_t new_file_mode();
+// Whether an output path writes into a pipe, FIFO or socket ("-" and this process's
+// descriptors included): its reader is gone once it stops reading, so a job into it is
+// never resumable (a SIGPIPE would leave pieces no rerun can use). output_can_resume
+// says whether a job into `output` may keep pieces: false for those; with `resume`
+// they are refused (usage error, one line).
+bool output_is_pipe(const std::string& path);
+bool output_can_resume(const std::string& output, bool resume);
 
 // Follows symlinks (relative ones from their own directory) to the path they end at,
 // which need not exist; throws for a loop. With `fd`, it stops at a path that names one

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <random>
 #include <set>
 #include <thread>
 
@@ -31,7 +33,6 @@ constexpr int kSlots = 8192;
 // freed: a signal handler on another thread may be unlinking one at any moment (a few
 // hundred bytes per temp file of a run is the price).
 std::atomic<char*> g_paths[kSlots];
-std::atomic<unsigned long> g_counter{0};
 
 int register_path(const std::string& path) {
   char* copy = ::strdup(path.c_str());
@@ -118,6 +119,21 @@ std::string host_label() {
   return h.empty() ? "host" : h;
 }
 
+// The last part of a temp name: random, so that another user of a shared directory
+// cannot plant the names this process will use (with a counter, names planted ahead
+// for the next pids made every create fail: exit 3). 11 decimal digits at most:
+// parse_temp_name (io/debris.cpp) takes fewer than 12.
+unsigned long random_part() {
+  uint64_t r = 0;
+  ssize_t got;
+  while ((got = ::getrandom(&r, sizeof r, 0)) < 0 && errno == EINTR) {}
+  if (got != ssize_t(sizeof r)) {
+    std::random_device device;  // no getrandom (an old kernel): /dev/urandom
+    r = (uint64_t(device()) << 32) ^ device();
+  }
+  return static_cast<unsigned long>(r % 100000000000ULL);
+}
+
 }  // namespace
 
 void remove_all_temps_now() { unlink_all(); }
@@ -150,6 +166,14 @@ const std::string& this_host_label() {
 std::string temp_name(const std::string& kind, long pid, unsigned long n) {
   return std::string(kTempPrefix) + this_host_label() + "." + std::to_string(pid) + "." + kind + "." + std::to_string(n) +
          kTempSuffix;
+}
+
+bool is_temp_file(const std::string& path) {
+  for (int i = 0; i < kSlots; ++i) {
+    const char* p = g_paths[i].load();
+    if (p && path == p) return true;
+  }
+  return false;
 }
 
 void install_temp_cleanup_handlers() {
@@ -216,8 +240,11 @@ TempFile TempFile::create(const std::string& dir, const std::string& kind) {
 
 TempFile TempFile::create_unlisted(const std::string& dir, const std::string& kind) {
   install_temp_cleanup_handlers();
+  // A name that exists (planted by someone, or a one in 10^11 chance) is never ours:
+  // another random name is tried, so many times that only a directory refusing every
+  // name ends it.
   for (int attempt = 0;; ++attempt) {
-    std::string path = (dir.empty() ? std::string(".") : dir) + "/" + temp_name(kind, long(::getpid()), g_counter++);
+    std::string path = (dir.empty() ? std::string(".") : dir) + "/" + temp_name(kind, long(::getpid()), random_part());
     TempFile t;
     CreationLock lock;
     // Register first, so a signal arriving between create and register cannot leak the file.
@@ -230,7 +257,7 @@ TempFile TempFile::create_unlisted(const std::string& dir, const std::string& ki
       const int err = errno;
       t.unregister();
       t.path_.clear();  // not ours: the destructor must not unlink what another process made
-      if (err == EEXIST && attempt < 100) continue;
+      if (err == EEXIST && attempt < 10000) continue;
       throw;
     }
   }

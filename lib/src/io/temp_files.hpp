@@ -36,11 +36,16 @@ class SignalsDeferred {
 
 // Every temp file of a job is named ".gxsort.<host>.<pid>.<kind>.<n>.tmp", so that one
 // glob (.gxsort.*.tmp) finds what a killed job left, and `gxsort clean` can tell
-// whether its process is still alive (io/debris.hpp).
+// whether its process is still alive (io/debris.hpp); <n> is random (not guessable by
+// another user of a shared directory). Created 0600 whatever the umask: another user
+// must not read what is sorted (an output gets its final mode as it is committed).
 constexpr const char* kTempPrefix = ".gxsort.";
 constexpr const char* kTempSuffix = ".tmp";
 const std::string& this_host_label();
 std::string temp_name(const std::string& kind, long pid, unsigned long n);
+// Whether `path` is a temp file this process holds now (as it was named at create or
+// move_to): removed on signals and exit, so a job into or out of it cannot be resumed.
+bool is_temp_file(const std::string& path);
 
 // Where `gxsort clean` looks without -T: $TMPDIR, else /tmp (and the current directory).
 std::string default_clean_dir();
@@ -59,7 +64,8 @@ void note_debris_dir(const std::string& dir);
 class TempFile {
  public:
   TempFile() = default;
-  // Creates "<dir>/.gxsort.<host>.<pid>.<kind>.<counter>.tmp" (kind: a word without dots).
+  // Creates "<dir>/.gxsort.<host>.<pid>.<kind>.<random>.tmp" (kind: a word without
+  // dots), 0600; a name that exists is never opened: another random one is tried.
   static TempFile create(const std::string& dir, const std::string& kind);
   // The same without note_debris_dir (the list of directories itself).
   static TempFile create_unlisted(const std::string& dir, const std::string& kind);
