@@ -1,5 +1,5 @@
 // io/debris: what killed runs left, judged and removed in a directory other users
-// write to: no link followed, no FIFO opened to block, another user's entries (made by
+// write to (and io/safe_dir's entry_names, which lists it): no link followed, no FIFO opened to block, another user's entries (made by
 // chown, as root) only listed, and the dirs list read whatever bytes a name holds.
 #include <doctest/doctest.h>
 #include <fcntl.h>
@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -58,6 +59,21 @@ const io::TempEntry* entry_named(const std::vector<io::TempEntry>& found, const 
 constexpr uid_t kOther = 65534;  // nobody
 
 }  // namespace
+
+TEST_CASE("entry_names lists a directory through its descriptor, which stays usable") {
+  Scratch s;
+  s.file("a");
+  REQUIRE(::mkdir(s.at("b").c_str(), 0700) == 0);
+  REQUIRE(::symlink("/nonexistent", s.at("c\nd").c_str()) == 0);
+  const io::UniqueFd dir(::open(s.path.c_str(), O_RDONLY | O_DIRECTORY));
+  std::vector<std::string> names;
+  REQUIRE(io::entry_names(dir.get(), names));
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{"a", "b", "c\nd"});
+  REQUIRE(io::entry_names(dir.get(), names));  // again: the listing had its own descriptor
+  CHECK(names.size() == 3);
+  CHECK(!io::entry_names(-1, names));
+}
 
 TEST_CASE("parse_dirs_list: NUL-terminated names hold any other byte; an earlier list is one a line") {
   using V = std::vector<std::string>;

@@ -6,10 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <string>
-#include <vector>
 
 #include "gxsort/error.hpp"
 #include "io/safe_dir.hpp"
@@ -135,18 +133,4 @@ TEST_CASE("remove_own_tree removes the caller's entries, never follows a link, l
   CHECK(!s.exists("job2/mine"));
   CHECK(io::remove_own_tree(s.fd.get(), "job2", /*any_owner=*/true));
   CHECK(!s.exists("job2"));
-}
-
-TEST_CASE("entry_names lists a directory through its descriptor, which stays usable") {
-  Scratch s;
-  s.file("a");
-  REQUIRE(::mkdirat(s.fd.get(), "b", 0700) == 0);
-  REQUIRE(::symlinkat("/nonexistent", s.fd.get(), "c\nd") == 0);
-  std::vector<std::string> names;
-  REQUIRE(io::entry_names(s.fd.get(), names));
-  std::sort(names.begin(), names.end());
-  CHECK(names == std::vector<std::string>{"a", "b", "c\nd"});
-  REQUIRE(io::entry_names(s.fd.get(), names));  // again: the listing had its own descriptor
-  CHECK(names.size() == 3);
-  CHECK(!io::entry_names(-1, names));
 }
