@@ -132,10 +132,9 @@ if [[ -n $SWAP_PY ]]; then
   (exec setpriv --reuid="$OTHER_USER" --regid="$OTHER_GROUP" --clear-groups -- "$SWAP_PY" -I -S "$WORK/swap.py" \
     "$J4" "$SHARED/swap" "$WORK/victim") &
 else  # no interpreter the other user can run: a plain mv loop (the link is there between its steps)
-  (exec setpriv --reuid="$OTHER_USER" --regid="$OTHER_GROUP" --clear-groups -- bash -c 'ln -s "$3" "$2"
-    end=$((SECONDS + 120)); while ((SECONDS < end)); do
+  (exec setpriv --reuid="$OTHER_USER" --regid="$OTHER_GROUP" --clear-groups -- bash -c 'end=$((SECONDS + 120)); while ((SECONDS < end)); do
       mkdir -p "$1" && : >"$1/lock" && : >"$1/run-000000.bin"; mv -T "$1" "$2.d" && ln -s "$3" "$1"; rm -f "$1"; mv -T "$2.d" "$1"
-    done' sh "$J4" "$SHARED/swap.l" "$WORK/victim") &
+    done 2>/dev/null' sh "$J4" "$SHARED/swap" "$WORK/victim") &
 fi
 SWAPPER=$!
 for ((i = 0; i < 400; i++)); do [[ -d $J4 || -d $SHARED/swap ]] && break; sleep 0.025; done

@@ -36,8 +36,8 @@ std::string kept_output_advice(const io::TempEntry& t) {
 }
 
 // Why a stale entry of the caller's (of anyone's, with all_users) goes, or why not.
-void remove_one(const io::TempEntry& t, bool dry_run, bool all_users, CleanEntry& e) {
-  const std::string whose = t.own() ? "" : " (owned by " + e.owner + ")";
+// `whose`: " (owned by USER)" for another user's.
+void remove_one(const io::TempEntry& t, bool dry_run, bool all_users, const std::string& whose, CleanEntry& e) {
   if (dry_run) {
     e.why = (t.job_dir ? std::string("a dead job's directory") : t.job_output ? std::string("a dead job's output")
                                                                              : "process " + std::to_string(t.pid) + " is gone") +
@@ -46,10 +46,11 @@ void remove_one(const io::TempEntry& t, bool dry_run, bool all_users, CleanEntry
   }
   const std::string not_removed = io::remove_temp_entry(t, all_users);
   e.removed = not_removed.empty();
-  e.why = !e.removed     ? not_removed + whose
-          : t.job_dir    ? "the job's process is gone (its pieces were kept for --resume)" + whose
-          : t.job_output ? "the job's process is gone (its output so far was kept for --resume)" + whose
-                         : "process " + std::to_string(t.pid) + " is gone" + whose;
+  e.why = (!e.removed     ? not_removed
+           : t.job_dir    ? "the job's process is gone (its pieces were kept for --resume)"
+           : t.job_output ? "the job's process is gone (its output so far was kept for --resume)"
+                          : "process " + std::to_string(t.pid) + " is gone") +
+          whose;
 }
 
 // Why an entry stays or goes, and whether it went.
@@ -60,23 +61,25 @@ CleanEntry clean_one(const io::TempEntry& t, bool dry_run, bool all_users) {
   e.pid = t.pid;
   e.host = t.host;
   e.owner = io::user_name(t.uid);
+  const std::string whose = t.own() ? "" : " (owned by " + e.owner + ")";
   if (!t.kept_target.empty()) {
     // The one complete copy of an output whose in-place rewrite a kill -9 or an I/O
     // error cut short: the user's to restore, never ours to remove.
-    e.why = t.stale ? "the complete output of an in-place rewrite of " + t.kept_target + " that was cut short (" +
-                          t.kept_target + " may be partly rewritten): " + kept_output_advice(t)
-                    : "an in-place rewrite is running";
+    e.why = (t.stale ? "the complete output of an in-place rewrite of " + t.kept_target + " that was cut short (" +
+                           t.kept_target + " may be partly rewritten): " + kept_output_advice(t)
+                     : "an in-place rewrite is running") +
+            whose;
   } else if (!t.stale) {
-    e.why = t.job_dir || t.job_output ? "a running job's"
-            : !t.host.empty() && t.host != io::this_host_label() ? "made on host " + t.host + ": run clean there"
-                                                                : "process " + std::to_string(t.pid) + " is running";
-    if (!t.own()) e.why += " (owned by " + e.owner + ")";
+    e.why = (t.job_dir || t.job_output ? "a running job's"
+             : !t.host.empty() && t.host != io::this_host_label() ? "made on host " + t.host + ": run clean there"
+                                                                 : "process " + std::to_string(t.pid) + " is running") +
+            whose;
   } else if (!t.own() && !all_users) {
     // Another user's leftovers in a shared directory are theirs to remove (or root's,
     // when asked): named, never touched.
     e.why = "owned by " + e.owner + ", not this user: not removed (--all-users removes it)";
   } else {
-    remove_one(t, dry_run, all_users, e);
+    remove_one(t, dry_run, all_users, whose, e);
   }
   return e;
 }
