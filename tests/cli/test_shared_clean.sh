@@ -171,10 +171,11 @@ rm -rf "${SHARED:?}"/.gxsort*
 NL="$WORK/new
 line"
 mkdir -p "$NL" O6
-# The last merge pauses 1 s after journalling each checkpoint (a test hook): killed then.
+# The last merge journals a checkpoint at its end at least, then pauses 1 s (a test hook)
+# before it commits: killed in that second.
 GXSORT_TEST_CHECKPOINT_PAUSE_MS=1000 "$GX" sort big.bin -o O6/out.bin --memory 2M --ooc merge -T "$NL" -q 2>/dev/null &
 PID=$!
-for ((i = 0; i < 3000; i++)); do
+for ((i = 0; i < 6000; i++)); do
   grep -qs '^final ' "$NL"/.gxsort-job.*/journal && break
   kill -0 "$PID" 2>/dev/null || break
   sleep 0.01
