@@ -204,7 +204,8 @@ void add_command_options(po::options_description& d, const Spec& s, Command& cmd
     ("no-fsync", po::bool_switch(&a.no_fsync), "do not fsync the output before renaming it into place");
   if (n == "clean") d.add_options()
     ("tmp-dir,T", po::value(&cmd.engine.tmp_dirs)->value_name("DIR"), "a directory to clean (repeatable; default $TMPDIR or /tmp, and the current directory)")
-    ("dry-run,n", po::bool_switch(&cmd.dry_run), "list what would be removed, remove nothing");
+    ("dry-run,n", po::bool_switch(&cmd.dry_run), "list what would be removed, remove nothing")
+    ("all-users", po::bool_switch(&cmd.all_users), "remove other users' leftovers too (as root; default: listed, not removed)");
   if (n == "bfs") d.add_options()("no-fsync", po::bool_switch(&a.no_fsync), "do not fsync the outputs before renaming them into place");
 }
 
@@ -428,7 +429,8 @@ std::string command_help(const Spec& s, const po::options_description& all) {
   if (n == "gen") o << "Edge lists: gxsort gen -o FILE --graph rmat|uniform --scale S [--edge-factor E] [--seed X]\n";
   if (n == "clean")
     o << "Removes the temporary files (.gxsort.<host>.<pid>.*.tmp) that gxsort runs killed by kill -9,\n"
-         "the OOM killer or a batch scheduler left; never those of a running process or of another host.\n";
+         "the OOM killer or a batch scheduler left; never those of a running process or of another host,\n"
+         "nor another user's unless --all-users. No link is followed.\n";
   o << "\n" << all;
   return o.str();
 }

@@ -25,6 +25,7 @@ struct Command {
   bool verbose = false;
   bool progress = false;            // --progress: the progress line also where stderr is not a terminal
   bool dry_run = false;             // clean: list, remove nothing
+  bool all_users = false;           // clean: other users' leftovers too (root)
   bool json = false;                // --json: the result as one JSON object
   bool format_given = false;        // format options were given (a .npy header must agree)
   std::vector<std::string> keys;    // --key: OFFSET:TYPE[:desc] fields, or NAME[:desc] fields of a structured .npy

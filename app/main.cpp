@@ -79,7 +79,7 @@ int run(const cli::Command& cmd) {
     if (!note.empty()) std::fprintf(stderr, "gxsort: note: %s\n", note.c_str());
   }
   if (cmd.name == "clean") {
-    cli::print_clean(stdout, clean_temp_files(cmd.engine.tmp_dirs, cmd.dry_run), cmd.json, cmd.quiet);
+    cli::print_clean(stdout, clean_temp_files(cmd.engine.tmp_dirs, cmd.dry_run, cmd.all_users), cmd.json, cmd.quiet);
     return 0;
   }
   if (cmd.name == "info") { cli::print_info(stdout, opt, cmd.json); return 0; }

@@ -177,18 +177,20 @@ class EarlyDeviceStart {
 // and the current directory) and in the other directories they listed there
 // (io/debris.hpp): their temp files and the pieces of their jobs, removed unless
 // dry_run; the complete output of an in-place rewrite a kill -9 cut short, named (with
-// how to restore it), never removed.
+// how to restore it), never removed. Only the caller's own entries are removed (and
+// only the caller's lists followed) unless all_users: another user's are listed.
 struct CleanEntry {
   std::string path;
   uint64_t bytes = 0;     // on the disk
   long pid = 0;
   std::string host;
-  bool removed = false;   // false: kept (its process runs, another host's, a kept output, or dry run)
+  std::string owner;      // the user name of its owner
+  bool removed = false;   // false: kept (its process runs, another host's or user's, a kept output, or dry run)
   std::string why;        // why it was kept or removed
 };
-std::vector<CleanEntry> clean_temp_files(std::vector<std::string> dirs, bool dry_run);
-// What dead gxsort processes left in `dirs`, as a note for the user ("" when nothing):
-// a command looks before it starts.
+std::vector<CleanEntry> clean_temp_files(std::vector<std::string> dirs, bool dry_run, bool all_users = false);
+// What the caller's dead gxsort processes left in `dirs`, as a note for the user (""
+// when nothing): a command looks before it starts.
 std::string stale_temp_note(const std::vector<std::string>& dirs);
 // Where a command looks for that: its temp directories (--tmp-dir, else $TMPDIR, else
 // the output's directory) and its output's directory.

@@ -11,6 +11,7 @@
 #include "gxsort/gxsort.hpp"
 #include "io/debris.hpp"
 #include "io/output.hpp"
+#include "io/safe_dir.hpp"
 #include "io/space.hpp"
 #include "io/temp_files.hpp"
 #include "plan/sizes.hpp"
@@ -34,52 +35,70 @@ std::string kept_output_advice(const io::TempEntry& t) {
   return "`cp " + t.path + " " + t.kept_target + "` restores it, then remove " + t.path;
 }
 
+// Why a stale entry of the caller's (of anyone's, with all_users) goes, or why not.
+// `whose`: " (owned by USER)" for another user's.
+void remove_one(const io::TempEntry& t, bool dry_run, bool all_users, const std::string& whose, CleanEntry& e) {
+  if (dry_run) {
+    e.why = (t.job_dir ? std::string("a dead job's directory") : t.job_output ? std::string("a dead job's output")
+                                                                             : "process " + std::to_string(t.pid) + " is gone") +
+            whose + " (dry run: not removed)";
+    return;
+  }
+  const std::string not_removed = io::remove_temp_entry(t, all_users);
+  e.removed = not_removed.empty();
+  e.why = (!e.removed     ? not_removed
+           : t.job_dir    ? "the job's process is gone (its pieces were kept for --resume)"
+           : t.job_output ? "the job's process is gone (its output so far was kept for --resume)"
+                          : "process " + std::to_string(t.pid) + " is gone") +
+          whose;
+}
+
 // Why an entry stays or goes, and whether it went.
-CleanEntry clean_one(const io::TempEntry& t, bool dry_run) {
+CleanEntry clean_one(const io::TempEntry& t, bool dry_run, bool all_users) {
   CleanEntry e;
   e.path = t.path;
   e.bytes = t.bytes;
   e.pid = t.pid;
   e.host = t.host;
+  e.owner = io::user_name(t.uid);
+  const std::string whose = t.own() ? "" : " (owned by " + e.owner + ")";
   if (!t.kept_target.empty()) {
     // The one complete copy of an output whose in-place rewrite a kill -9 or an I/O
     // error cut short: the user's to restore, never ours to remove.
-    e.why = t.stale ? "the complete output of an in-place rewrite of " + t.kept_target + " that was cut short (" +
-                          t.kept_target + " may be partly rewritten): " + kept_output_advice(t)
-                    : "an in-place rewrite is running";
+    e.why = (t.stale ? "the complete output of an in-place rewrite of " + t.kept_target + " that was cut short (" +
+                           t.kept_target + " may be partly rewritten): " + kept_output_advice(t)
+                     : "an in-place rewrite is running") +
+            whose;
   } else if (!t.stale) {
-    e.why = t.job_dir || t.job_output ? "a running job's"
-            : !t.host.empty() && t.host != io::this_host_label() ? "made on host " + t.host + ": run clean there"
-                                                                : "process " + std::to_string(t.pid) + " is running";
-  } else if (dry_run) {
-    e.why = (t.job_dir ? std::string("a dead job's directory") : t.job_output ? std::string("a dead job's output")
-                                                                             : "process " + std::to_string(t.pid) + " is gone") +
-            " (dry run: not removed)";
-  } else if (t.job_dir ? io::remove_job_dir(t.path) : (::unlink(t.path.c_str()) == 0 || errno == ENOENT)) {
-    e.removed = true;
-    e.why = t.job_dir      ? "the job's process is gone (its pieces were kept for --resume)"
-            : t.job_output ? "the job's process is gone (its output so far was kept for --resume)"
-                           : "process " + std::to_string(t.pid) + " is gone";
+    e.why = (t.job_dir || t.job_output ? "a running job's"
+             : !t.host.empty() && t.host != io::this_host_label() ? "made on host " + t.host + ": run clean there"
+                                                                 : "process " + std::to_string(t.pid) + " is running") +
+            whose;
+  } else if (!t.own() && !all_users) {
+    // Another user's leftovers in a shared directory are theirs to remove (or root's,
+    // when asked): named, never touched.
+    e.why = "owned by " + e.owner + ", not this user: not removed (--all-users removes it)";
   } else {
-    e.why = std::string("cannot remove: ") + std::strerror(errno);
+    remove_one(t, dry_run, all_users, whose, e);
   }
   return e;
 }
 
 }  // namespace
 
-std::vector<CleanEntry> clean_temp_files(std::vector<std::string> dirs, bool dry_run) {
+std::vector<CleanEntry> clean_temp_files(std::vector<std::string> dirs, bool dry_run, bool all_users) {
   if (dirs.empty()) dirs = {io::default_clean_dir(), "."};
   std::vector<io::TempEntry> found = io::find_temp_files(dirs);
   // The other directories killed processes wrote to (beside their outputs, other -T
-  // directories), as their lists say (io::note_debris_dir).
-  const std::vector<std::string> listed = io::listed_debris_dirs(found);
+  // directories), as their lists say (io::note_debris_dir): the caller's own lists
+  // only, unless all_users (another user's list names what it likes).
+  const std::vector<std::string> listed = io::listed_debris_dirs(found, all_users);
   if (!listed.empty()) {
     dirs.insert(dirs.end(), listed.begin(), listed.end());
     found = io::find_temp_files(dirs);
   }
   std::vector<CleanEntry> out;
-  for (const io::TempEntry& t : found) out.push_back(clean_one(t, dry_run));
+  for (const io::TempEntry& t : found) out.push_back(clean_one(t, dry_run, all_users));
   return out;
 }
 
@@ -88,7 +107,7 @@ std::string stale_temp_note(const std::vector<std::string>& dirs) {
   std::vector<std::string> where;
   std::string kept;
   for (const io::TempEntry& t : io::find_temp_files(dirs)) {
-    if (!t.stale) continue;
+    if (!t.stale || !t.own()) continue;  // another user's leftovers: theirs to clean
     if (!t.kept_target.empty()) {
       kept += "; " + t.path + " is the complete output of an in-place rewrite of " + t.kept_target +
               " that was cut short (" + t.kept_target + " may be partly rewritten): " + kept_output_advice(t);

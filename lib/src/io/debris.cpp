@@ -1,6 +1,5 @@
 #include "io/debris.hpp"
 
-#include <dirent.h>
 #include <signal.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -10,10 +9,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <set>
 
 #include "io/output.hpp"
+#include "io/safe_dir.hpp"
 #include "io/space.hpp"
 #include "io/temp_files.hpp"
 
@@ -57,146 +56,282 @@ bool parse_temp_name(const std::string& name, std::string& host, long& pid, std:
   return true;
 }
 
-bool file_is_unlocked(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return true;  // gone, or no lock file: a job that never started
-  const bool free = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
-  ::close(fd);
-  return free;
-}
-
-bool job_dir_is_stale(const std::string& dir) { return file_is_unlocked(dir + "/lock"); }
-
-bool remove_job_dir(const std::string& dir) {
-  const int fd = ::open((dir + "/lock").c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    ::close(fd);
-    return false;  // a process took the job meanwhile
-  }
-  remove_dir_files(dir);
-  if (fd >= 0) ::close(fd);
-  return ::rmdir(dir.c_str()) == 0;
-}
-
-void remove_dir_files(const std::string& dir, const std::string& keep, bool and_dir) {
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (const dirent* e = ::readdir(d)) {
-      const std::string n = e->d_name, path = dir + "/" + n;
-      if (n == "." || n == ".." || n == keep) continue;
-      // A job's directory holds files, and the job directories of the sorts a staged
-      // command runs inside it (resume/staged_job.hpp): those go with it.
-      struct stat st;
-      if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) remove_dir_files(path, "", true);
-      else ::unlink(path.c_str());
-    }
-    ::closedir(d);
-  }
-  if (and_dir) ::rmdir(dir.c_str());
-}
+bool TempEntry::own() const { return uid == ::geteuid(); }
 
 bool process_alive(long pid) { return pid > 0 && (::kill(pid_t(pid), 0) == 0 || errno == EPERM); }
 
 namespace {
 
-// A job directory's files, on the disk.
-uint64_t tree_bytes(const std::string& dir) {
+// A directory the caller named (a -T directory, one in the caller's own list): links
+// are followed there, as the caller asked; nothing below it is reached through a link.
+UniqueFd open_named_dir(const std::string& dir) {
+  return UniqueFd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC));
+}
+
+// The directory of `path` (opened as open_named_dir does), and its last component in `name`.
+UniqueFd open_parent(const std::string& path, std::string& name) {
+  std::string p = path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  name = p.substr(p.find_last_of('/') + 1);  // npos + 1 == 0: a bare name
+  if (name.empty() || name == "." || name == "..") {
+    errno = EINVAL;
+    return UniqueFd();
+  }
+  return open_named_dir(directory_of(p));
+}
+
+enum class LockState { free, held, unknown };
+
+// Whether a process holds the flock of `name` in `dir`. Only a regular file is opened
+// (no link followed, never blocking): gxsort locks nothing else, so a link, a FIFO or a
+// device of that name holds no lock of a job. `taken`, when given, keeps the lock taken
+// (and `st` says which file holds it).
+LockState lock_state_at(int dir, const std::string& name, UniqueFd* taken = nullptr, struct stat* st = nullptr) {
+  struct stat s;
+  if (::fstatat(dir, name.c_str(), &s, AT_SYMLINK_NOFOLLOW) != 0) return errno == ENOENT ? LockState::free : LockState::unknown;
+  if (!S_ISREG(s.st_mode)) return LockState::free;
+  UniqueFd fd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd) return errno == ENOENT || errno == ELOOP ? LockState::free : LockState::unknown;
+  if (::fstat(fd.get(), &s) != 0) return LockState::unknown;
+  if (!S_ISREG(s.st_mode)) return LockState::free;
+  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) return errno == EWOULDBLOCK ? LockState::held : LockState::unknown;
+  if (st) *st = s;
+  if (taken) *taken = std::move(fd);
+  return LockState::free;
+}
+
+// Reads the regular file `name` in `dir` (no link followed; a FIFO or a device is never
+// opened) when it is the caller's (anyone's when `any_owner`) and holds at most `max`
+// bytes. `st`: the file read.
+bool read_file_at(int dir, const std::string& name, bool any_owner, size_t max, std::string& text, struct stat& st) {
+  if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) return false;
+  const UniqueFd fd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || (!any_owner && st.st_uid != ::geteuid()))
+    return false;
+  text.clear();
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fd.get(), buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    text.append(buf, size_t(n));
+    if (text.size() > max) return false;
+  }
+  return true;
+}
+
+// Deeper trees than gxsort makes (a staged command's job directory holds its sorts'
+// job directories) are not measured further.
+constexpr int kMaxTreeDepth = 8;
+
+// What a directory's files take on the disk; links not followed.
+uint64_t tree_bytes(int dir, int depth = 0) {
   uint64_t bytes = 0;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (const dirent* e = ::readdir(d)) {
-      const std::string n = e->d_name;
-      struct stat st;
-      if (n == "." || n == ".." || ::lstat((dir + "/" + n).c_str(), &st) != 0) continue;
-      if (S_ISREG(st.st_mode)) bytes += uint64_t(st.st_blocks) * 512;
-      if (S_ISDIR(st.st_mode)) bytes += tree_bytes(dir + "/" + n);  // a staged job's inner jobs
-    }
-    ::closedir(d);
+  std::vector<std::string> names;
+  if (depth > kMaxTreeDepth || !entry_names(dir, names)) return 0;
+  for (const std::string& n : names) {
+    struct stat st;
+    if (::fstatat(dir, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (S_ISREG(st.st_mode)) bytes += uint64_t(st.st_blocks) * 512;
+    if (!S_ISDIR(st.st_mode)) continue;
+    const UniqueFd sub(open_dir_at(dir, n));
+    if (sub) bytes += tree_bytes(sub.get(), depth + 1);
   }
   return bytes;
 }
 
-}  // namespace
-
-std::string job_output_of(const std::string& job_dir) {
-  std::ifstream f(job_dir + "/output");
-  std::string output;
-  if (!std::getline(f, output) || output.empty() || output[0] != '/') return "";
-  const size_t slash = job_dir.find_last_of('/');
-  const std::string name = slash == std::string::npos ? job_dir : job_dir.substr(slash + 1);
-  return directory_of(output) + "/" + name + ".out";
+// The job directory `name` in `parent`'s output beside its target, from its `output`
+// file (the output's key, io::output_key): only when both are the caller's.
+std::string job_output_at(int parent, const std::string& name) {
+  const UniqueFd dir(open_dir_at(parent, name));
+  struct stat st;
+  std::string key;
+  if (!dir || ::fstat(dir.get(), &st) != 0 || st.st_uid != ::geteuid() ||
+      !read_file_at(dir.get(), "output", false, 64 << 10, key, st) || key.empty() || key[0] != '/')
+    return "";
+  return directory_of(key) + "/" + name + ".out";
 }
 
-std::vector<std::string> listed_debris_dirs(const std::vector<TempEntry>& entries) {
+std::string cannot_remove(int err) { return std::string("cannot remove: ") + std::strerror(err); }
+
+// Removes the job directory `name` in `parent` through its descriptor: its lock taken
+// first (never a live job's), then its entries, then the directory. `judged`: the entry
+// as find_temp_files saw it, to be the one removed. "" when it is gone, else why not.
+std::string remove_job_dir_at(int parent, const std::string& name, bool any_owner, const TempEntry* judged) {
+  const UniqueFd dir(open_dir_at(parent, name));
+  struct stat st;
+  if (!dir) return errno == ENOENT ? "" : errno == ELOOP || errno == ENOTDIR ? "not a directory now" : cannot_remove(errno);
+  if (::fstat(dir.get(), &st) != 0) return cannot_remove(errno);
+  if (judged && (st.st_dev != judged->dev || st.st_ino != judged->ino)) return "another entry of that name now";
+  if (!any_owner && st.st_uid != ::geteuid()) return "owned by " + user_name(st.st_uid);
+  UniqueFd lock;
+  const LockState state = lock_state_at(dir.get(), "lock", &lock);
+  if (state == LockState::held) return "a running job's";
+  if (state == LockState::unknown) return "its lock cannot be read";
+  if (const size_t left = remove_own_entries(dir.get(), "", any_owner))
+    return std::to_string(left) + " of its entries could not be removed (another user's, or not writable)";
+  // rmdir removes an empty directory only, but the name must still be the one emptied.
+  struct stat now;
+  if (::fstatat(parent, name.c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0) return errno == ENOENT ? "" : cannot_remove(errno);
+  if (now.st_dev != st.st_dev || now.st_ino != st.st_ino) return "another entry of that name now";
+  if (::unlinkat(parent, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) return cannot_remove(errno);
+  return "";
+}
+
+}  // namespace
+
+bool file_is_unlocked(const std::string& path) {
+  std::string name;
+  const UniqueFd parent = open_parent(path, name);
+  return !parent || lock_state_at(parent.get(), name) != LockState::held;
+}
+
+bool job_dir_is_stale(const std::string& dir) {
+  std::string name;
+  const UniqueFd parent = open_parent(dir, name);
+  const UniqueFd job(parent ? open_dir_at(parent.get(), name) : -1);
+  return !job || lock_state_at(job.get(), "lock") != LockState::held;
+}
+
+bool remove_job_dir(const std::string& dir) {
+  std::string name;
+  const UniqueFd parent = open_parent(dir, name);
+  return parent && remove_job_dir_at(parent.get(), name, false, nullptr).empty();
+}
+
+void remove_dir_files(const std::string& dir, const std::string& keep, bool and_dir) {
+  std::string name;
+  const UniqueFd parent = open_parent(dir, name);
+  const UniqueFd d(parent ? open_dir_at(parent.get(), name) : -1);
+  if (!d) return;
+  // A job's directory holds files, and the job directories of the sorts a staged
+  // command runs inside it (resume/staged_job.hpp): those go with it.
+  const size_t left = remove_own_entries(d.get(), keep);
+  if (and_dir && left == 0) ::unlinkat(parent.get(), name.c_str(), AT_REMOVEDIR);  // a link there: ENOTDIR
+}
+
+std::string job_output_of(const std::string& job_dir) {
+  std::string name;
+  const UniqueFd parent = open_parent(job_dir, name);
+  return parent ? job_output_at(parent.get(), name) : "";
+}
+
+std::vector<std::string> parse_dirs_list(const std::string& text) {
+  // A list of an earlier gxsort holds no NUL: one path a line.
+  const char sep = text.find('\0') == std::string::npos ? '\n' : '\0';
   std::vector<std::string> dirs;
-  for (const TempEntry& t : entries) {
-    if (!t.stale || t.kind != kDirsKind) continue;
-    std::ifstream f(t.path);
-    for (std::string line; std::getline(f, line);)
-      if (!line.empty() && std::find(dirs.begin(), dirs.end(), line) == dirs.end()) dirs.push_back(line);
+  size_t b = 0;
+  for (size_t e; (e = text.find(sep, b)) != std::string::npos; b = e + 1) {
+    const std::string d = text.substr(b, e - b);  // an entry without its end was cut short: left out
+    if (!d.empty() && d[0] == '/' && std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(d);
   }
   return dirs;
 }
 
+std::vector<std::string> listed_debris_dirs(const std::vector<TempEntry>& entries, bool any_owner) {
+  std::vector<std::string> dirs;
+  for (const TempEntry& t : entries) {
+    if (!t.stale || t.kind != kDirsKind || !t.dir || !(any_owner || t.own())) continue;
+    std::string text;
+    struct stat st;
+    if (!read_file_at(t.dir->get(), t.name, any_owner, 16 << 20, text, st) || st.st_dev != t.dev || st.st_ino != t.ino)
+      continue;  // not the list judged: a list that changes is a live process's
+    for (const std::string& d : parse_dirs_list(text))
+      if (std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(d);
+  }
+  return dirs;
+}
+
+std::string remove_temp_entry(const TempEntry& t, bool any_owner) {
+  if (!t.kept_target.empty()) return "the complete output of an in-place rewrite: never removed";
+  if (!any_owner && !t.own()) return "owned by " + user_name(t.uid);
+  if (!t.dir) return "not found";
+  const int dir = t.dir->get();
+  if (t.job_dir) return remove_job_dir_at(dir, t.name, any_owner, &t);
+  struct stat st;
+  if (::fstatat(dir, t.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return errno == ENOENT ? "" : cannot_remove(errno);
+  if (st.st_dev != t.dev || st.st_ino != t.ino) return "another entry of that name now";
+  UniqueFd lock;  // a job's output is locked while its job runs: held while it goes
+  if (t.job_output) {
+    const LockState state = lock_state_at(dir, t.name, &lock, &st);
+    if (state != LockState::free) return state == LockState::held ? "a running job's" : "its lock cannot be read";
+    if (!lock || st.st_dev != t.dev || st.st_ino != t.ino) return "another entry of that name now";
+  }
+  if (::unlinkat(dir, t.name.c_str(), 0) != 0 && errno != ENOENT) return cannot_remove(errno);
+  return "";
+}
+
 namespace {
 
-// One entry of a directory, if it is gxsort's: false when it is not.
-bool debris_entry(const std::string& dir, const std::string& name, TempEntry& t) {
-  t.path = (dir == "/" ? "" : dir) + "/" + name;
+// One entry of a searched directory, if it is gxsort's: false when it is not. Its name
+// decides first; then what it is (no link followed): a regular file, or a directory for a
+// job's. Nothing else is opened, and that without blocking.
+bool debris_entry(const std::shared_ptr<const UniqueFd>& dir, const std::string& dir_path, const std::string& name,
+                  TempEntry& t) {
+  t.path = (dir_path == "/" ? "" : dir_path) + "/" + name;
+  const bool job = name.rfind(kJobPrefix, 0) == 0;
+  t.kept_target = job ? "" : kept_output_target(t.path);
+  if (!job && t.kept_target.empty() && !parse_temp_name(name, t.host, t.pid, &t.kind)) return false;
   struct stat st;
-  if (name.rfind(kJobPrefix, 0) == 0) {
-    // A job's directory, or its output beside a target (Output::keep_for_job): both
-    // locked while their process lives.
-    if (::lstat(t.path.c_str(), &st) != 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) return false;
-    t.job_dir = S_ISDIR(st.st_mode);
-    t.job_output = !t.job_dir;
-    t.bytes = t.job_dir ? tree_bytes(t.path) : uint64_t(st.st_blocks) * 512;
-    t.stale = t.job_dir ? job_dir_is_stale(t.path) : file_is_unlocked(t.path);
-    return true;
-  }
-  t.kept_target = kept_output_target(t.path);
-  if (!t.kept_target.empty()) {
-    if (::lstat(t.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
-    t.bytes = uint64_t(st.st_blocks) * 512;
-    t.stale = file_is_unlocked(t.path);  // locked while its rewrite runs
-    return true;
-  }
-  if (!parse_temp_name(name, t.host, t.pid, &t.kind)) return false;
-  if (::lstat(t.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  if (::fstatat(dir->get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return false;
+  t.job_dir = job && S_ISDIR(st.st_mode);
+  if (!S_ISREG(st.st_mode) && !t.job_dir) return false;  // a link, a FIFO, a device: not gxsort's
+  t.name = name;
+  t.dir = dir;
+  t.dev = st.st_dev;
+  t.ino = st.st_ino;
+  t.uid = st.st_uid;
   t.bytes = uint64_t(st.st_blocks) * 512;  // what it holds on the disk (runs are punched as read)
-  t.stale = (t.host.empty() || t.host == this_host_label()) && !process_alive(t.pid);
+  t.job_output = job && !t.job_dir;
+  if (t.job_dir) {
+    // Measured and probed through its own descriptor: the entry judged, not a link.
+    const UniqueFd fd(open_dir_at(dir->get(), name));
+    if (!fd || ::fstat(fd.get(), &st) != 0 || st.st_dev != t.dev || st.st_ino != t.ino) return false;
+    t.bytes = tree_bytes(fd.get());
+    t.stale = lock_state_at(fd.get(), "lock") != LockState::held;
+  } else if (job || !t.kept_target.empty()) {
+    t.stale = lock_state_at(dir->get(), name) != LockState::held;  // locked while its job or rewrite runs
+  } else {
+    t.stale = (t.host.empty() || t.host == this_host_label()) && !process_alive(t.pid);
+  }
   return true;
+}
+
+void search_dir(const std::string& dir, std::set<std::pair<dev_t, ino_t>>& seen, std::vector<TempEntry>& found) {
+  auto fd = std::make_shared<const UniqueFd>(open_named_dir(dir));
+  struct stat ds;
+  std::vector<std::string> names;
+  if (!*fd || ::fstat(fd->get(), &ds) != 0 || !seen.insert({ds.st_dev, ds.st_ino}).second || !entry_names(fd->get(), names))
+    return;  // missing, or named twice: listed once
+  for (const std::string& n : names) {
+    TempEntry t;
+    if (debris_entry(fd, dir, n, t)) found.push_back(std::move(t));
+  }
+}
+
+// A job's output lies beside its target, maybe in a directory not searched: found
+// through the caller's job directories.
+void add_job_outputs(std::vector<TempEntry>& found) {
+  std::set<std::pair<dev_t, ino_t>> listed;
+  for (const TempEntry& t : found) listed.insert({t.dev, t.ino});
+  const size_t searched = found.size();
+  for (size_t i = 0; i < searched; ++i) {
+    if (!found[i].job_dir || !found[i].own()) continue;
+    const std::string out = job_output_at(found[i].dir->get(), found[i].name);
+    std::string name;
+    if (out.empty()) continue;
+    const auto fd = std::make_shared<const UniqueFd>(open_parent(out, name));
+    TempEntry t;
+    if (*fd && debris_entry(fd, directory_of(out), name, t) && listed.insert({t.dev, t.ino}).second) found.push_back(std::move(t));
+  }
 }
 
 }  // namespace
 
 std::vector<TempEntry> find_temp_files(const std::vector<std::string>& dirs) {
   std::vector<TempEntry> found;
-  std::set<std::pair<dev_t, ino_t>> seen;  // a directory named twice is listed once
-  for (const std::string& dir : dirs) {
-    struct stat ds;
-    if (::stat(dir.c_str(), &ds) != 0 || !S_ISDIR(ds.st_mode) || !seen.insert({ds.st_dev, ds.st_ino}).second) continue;
-    DIR* d = ::opendir(dir.c_str());
-    if (!d) continue;
-    while (const dirent* e = ::readdir(d)) {
-      TempEntry t;
-      if (debris_entry(dir, e->d_name, t)) found.push_back(t);
-    }
-    ::closedir(d);
-  }
-  // A job's output lies beside its target, maybe in a directory not searched: found
-  // through its job directory.
-  std::set<std::pair<dev_t, ino_t>> listed;
-  for (const TempEntry& t : found) {
-    struct stat st;
-    if (::stat(t.path.c_str(), &st) == 0) listed.insert({st.st_dev, st.st_ino});
-  }
-  const size_t searched = found.size();
-  for (size_t i = 0; i < searched; ++i) {
-    const std::string out = found[i].job_dir ? job_output_of(found[i].path) : "";
-    struct stat st;
-    TempEntry t;
-    if (out.empty() || ::stat(out.c_str(), &st) != 0 || !listed.insert({st.st_dev, st.st_ino}).second) continue;
-    if (debris_entry(directory_of(out), out.substr(out.find_last_of('/') + 1), t)) found.push_back(t);
-  }
+  std::set<std::pair<dev_t, ino_t>> seen;
+  for (const std::string& dir : dirs) search_dir(dir, seen, found);
+  add_job_outputs(found);
   std::sort(found.begin(), found.end(), [](const TempEntry& a, const TempEntry& b) { return a.path < b.path; });
   return found;
 }

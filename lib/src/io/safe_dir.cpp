@@ -5,6 +5,7 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -82,6 +83,24 @@ int open_own_file_at(int dir, const std::string& name, int flags) {
   return fd;
 }
 
+bool entry_names(int dir, std::vector<std::string>& names) {
+  names.clear();
+  // A descriptor of its own for the listing: closedir closes it, `dir` stays open.
+  const int list_fd = ::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (list_fd < 0) return false;
+  DIR* d = ::fdopendir(list_fd);
+  if (!d) {
+    ::close(list_fd);
+    return false;
+  }
+  while (const dirent* e = ::readdir(d)) {
+    const std::string n = e->d_name;
+    if (n != "." && n != "..") names.push_back(n);
+  }
+  ::closedir(d);
+  return true;
+}
+
 namespace {
 
 bool removable(const struct stat& st, bool any_owner) { return any_owner || st.st_uid == ::geteuid(); }
@@ -103,23 +122,14 @@ bool remove_tree_at(int parent, const std::string& name, bool any_owner, int dep
 }
 
 size_t remove_entries_at(int dir, const std::string& keep, bool any_owner, int depth) {
-  // A descriptor of its own for the listing: closedir closes it, `dir` stays open.
-  const int list_fd = ::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (list_fd < 0) return 1;
-  DIR* d = ::fdopendir(list_fd);
-  if (!d) {
-    ::close(list_fd);
-    return 1;
-  }
   std::vector<std::string> names;
+  if (!entry_names(dir, names)) return 1;
   size_t left = 0;  // `keep`, when it is there
-  while (const dirent* e = ::readdir(d)) {
-    const std::string n = e->d_name;
-    if (n == "." || n == "..") continue;
-    if (n == keep) ++left;
-    else names.push_back(n);
+  const auto kept = std::find(names.begin(), names.end(), keep);
+  if (kept != names.end()) {
+    names.erase(kept);
+    ++left;
   }
-  ::closedir(d);
   for (const std::string& n : names) {
     struct stat st;
     if (::fstatat(dir, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone meanwhile

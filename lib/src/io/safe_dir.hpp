@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "io/unique_fd.hpp"
 
@@ -41,6 +42,10 @@ UniqueFd make_private_dir(int parent, const std::string& name, const std::string
 // link), EACCES (another user's), EINVAL (not a regular file). The descriptor is
 // blocking again when returned.
 int open_own_file_at(int dir, const std::string& name, int flags);
+
+// The names of the entries of the directory `dir` (not "." and ".."), read through a
+// descriptor of their own: `dir` stays open, at its place. False when it cannot be read.
+bool entry_names(int dir, std::vector<std::string>& names);
 
 // Removes the entries of the directory `dir` that the caller owns (every entry when
 // `any_owner`), except `keep`: files and links by unlinkat, directories recursively

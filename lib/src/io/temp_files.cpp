@@ -225,8 +225,10 @@ void note_debris_dir(const std::string& dir) {
   if (at_home || !seen.insert("real:" + path).second) return;
   try {
     if (!list.file().is_open()) list = TempFile::create_unlisted(default_clean_dir(), kDirsKind);
-    const std::string line = path + "\n";
-    list.file().write_at(line.data(), line.size(), list.file().size());
+    // NUL-terminated: a directory's name may hold a newline, never a NUL
+    // (io::parse_dirs_list reads it).
+    const std::string entry = path + '\0';
+    list.file().write_at(entry.data(), entry.size(), list.file().size());
   } catch (const Error&) {
     // Not writable: clean finds these directories with -T only.
   }

@@ -52,7 +52,8 @@ std::string default_clean_dir();
 // After a kill -9, `gxsort clean` must find what this process left in directories it
 // does not look in by default (beside an output, a -T directory): the first time a
 // temp file or job directory goes into such a directory, its real path is added to a
-// temp file of this process in default_clean_dir() (kind kDirsKind, one path a line),
+// temp file of this process in default_clean_dir() (kind kDirsKind, each path ended by
+// a NUL),
 // which clean reads and follows. Best effort: nothing when that directory is not
 // writable. Removed, like every temp file, on exit, errors and signals.
 constexpr const char* kDirsKind = "dirs";
