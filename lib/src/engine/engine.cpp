@@ -9,6 +9,7 @@
 #include "gxsort/timeline.hpp"
 #include "io/output.hpp"
 #include "io/space.hpp"
+#include "kernels/radix_sort.hpp"
 #include "plan/sizes.hpp"
 
 namespace gxsort {
@@ -18,6 +19,16 @@ uint64_t checked_record_count(const std::string& path, uint64_t bytes, const For
     fail_usage(path + ": size " + std::to_string(bytes) + " bytes is not a multiple of the " +
                std::to_string(f.record_size) + "-byte record size (" + f.describe() + ")");
   return bytes / f.record_size;
+}
+
+void sort_mapped_input(Backend& backend, const Format& f, const io::File& in, const unsigned char* src,
+                       unsigned char* dst, size_t n, const Backend::SortedRecords& sorted) {
+  try {
+    backend.sort_into(f, src, dst, n, sorted);
+  } catch (const SourceChanged&) {
+    throw Error(ExitCode::io, in.path() + ": input changed while it was read (another process wrote it during the "
+                                          "sort); nothing was written, run it again on a stable file");
+  }
 }
 
 namespace {
