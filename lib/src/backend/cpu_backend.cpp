@@ -156,12 +156,12 @@ void sort_records_into(const Format& f, const unsigned char* src, unsigned char*
       idx[i] = uint32_t(i);
     }
   });
-  test_pause_between_passes();
   // Byte keys shorter than 8 bytes sit in the high bits of the prefix; digits that
   // never vary (the zero high half of a 32-bit key) are skipped.
   radix_sort_pairs<uint64_t>(keys, idx, ktmp, itmp, n, threads);
   const bool tails = !f.key_fits_prefix();
   if (tails) finish_ties(f, src, keys, idx, ktmp, itmp, n, threads);
+  test_pause_between_passes();
   // Each finished piece of dst is reported at once, so its writeback can start.
   std::atomic<bool> changed{false};
   parallel::parallel_for(pieces, threads, [&](size_t p) {
