@@ -124,6 +124,19 @@ open('in.bin', 'wb').write(b''.join(b'prefix!!' + r.randbytes(92) for _ in range
   done
 done
 
+# The out-of-core partition sort reads its mapping of the input twice too (bucket
+# numbers, then the records): records rewritten in between land in the wrong buckets,
+# found at the buckets' boundaries.
+oracle gen -o in.bin --count 500000 --seed 12 --type u64 --expect want.bin
+between none sort in.bin -o out.bin --memory 1M --ooc partition --device cpu
+expect_rc "partition sort, unchanged input, hook on" 0
+same_bytes "partition sort, unchanged input, hook on: the oracle's output" out.bin want.bin
+rm -f out.bin
+between random sort in.bin -o out.bin --memory 1M --ooc partition --device cpu
+changed "partition sort of u64 keys rewritten between bucket numbers and records"
+jobs_left=$(job_pieces "$WORK" "$TMPDIR")
+[[ -z "$jobs_left" ]] && pass "partition sort of a changed input: no job left" || fail "partition sort of a changed input: no job left" "$jobs_left"
+
 # A writer rewriting random blocks of the input for as long as the sort runs (no hook):
 # every run ends with exit 0 and a sorted output, or exit 3 and one line; never a crash
 # (before: exit 139 or 134), never a temp file left.

@@ -28,9 +28,13 @@ void sort_mapped_input(Backend& backend, const Format& f, const io::File& in, co
   try {
     backend.sort_into(f, src, dst, n, sorted);
   } catch (const SourceChanged&) {
-    throw Error(ExitCode::io, in.path() + ": input changed while it was read (another process wrote it during the "
-                                          "sort); nothing was written, run it again on a stable file");
+    fail_input_changed(in.path());
   }
+}
+
+void fail_input_changed(const std::string& path) {
+  throw Error(ExitCode::io, path + ": input changed while it was read (another process wrote it during the sort); "
+                                   "nothing was written, run it again on a stable file");
 }
 
 namespace {
