@@ -118,17 +118,25 @@ void finish_ties(const Format& f, const unsigned char* src, uint64_t* keys, uint
 // Tails (keys wider than the prefix) a tail not below the one of the record before it in
 // [b, e) where their prefixes tie. Records that fail it changed since their keys were
 // read (src is a mapping that another process writes).
+// The copies go in groups of kGatherGroup records, each group checked once it is
+// copied (in cache): a check right behind each copy waits for that copy's cache miss and
+// keeps the next records' misses from overlapping it (gensort records, 1 thread: the
+// gather took 1.7x as long).
+constexpr size_t kGatherGroup = 64;
 template <bool Tails>
 bool gather_checked(const Format& f, const unsigned char* src, unsigned char* dst, const uint64_t* keys,
                     const uint32_t* idx, size_t b, size_t e) {
   const size_t rs = f.record_size;
   bool bad = false;
-  for (size_t i = b; i < e; ++i) {
-    unsigned char* r = dst + i * rs;
-    std::memcpy(r, src + size_t(idx[i]) * rs, rs);
-    bad |= key_prefix(f, r) != keys[i];
-    if constexpr (Tails)
-      if (i > b && keys[i] == keys[i - 1]) bad |= compare_key_tail(f, r - rs, r) > 0;
+  for (size_t g = b; g < e; g += kGatherGroup) {
+    const size_t ge = std::min(e, g + kGatherGroup);
+    for (size_t i = g; i < ge; ++i) std::memcpy(dst + i * rs, src + size_t(idx[i]) * rs, rs);
+    for (size_t i = g; i < ge; ++i) {
+      const unsigned char* r = dst + i * rs;
+      bad |= key_prefix(f, r) != keys[i];
+      if constexpr (Tails)
+        if (i > b && keys[i] == keys[i - 1]) bad |= compare_key_tail(f, r - rs, r) > 0;
+    }
   }
   return !bad;
 }
