@@ -83,10 +83,6 @@ void refuse_unnamed_npy(io::File& in) {
   }
 }
 
-}  // namespace
-
-namespace {
-
 // A .npy stream (a FIFO named *.npy) can be opened and read once: npy_input keeps it,
 // its header read, for the command's open_input of the same path (a second open would
 // wait for another writer, or read the data as a header). One process, one command.
