@@ -70,13 +70,13 @@ int run(const cli::Command& cmd) {
   if (!cmd.quiet)
     opt.note = [&progress](const std::string& line) {
       progress.finish();  // the line starts at the left margin; the progress redraws below it
-      std::fprintf(stderr, "gxsort: note: %s\n", line.c_str());
+      std::fprintf(stderr, "gxsort: note: %s\n", cli::one_line(line).c_str());
     };
   // Written before the outputs are committed (nothing that can fail comes after).
   opt.before_commit = [&](const RunStats& s) { stats.write(s, cmd.engine.fsync); };
   if (uses_temp_dirs(cmd.name) && !cmd.quiet) {
     const std::string note = stale_temp_note(command_debris_dirs(opt, cmd.name == "runs" ? std::string() : cmd.output));
-    if (!note.empty()) std::fprintf(stderr, "gxsort: note: %s\n", note.c_str());
+    if (!note.empty()) std::fprintf(stderr, "gxsort: note: %s\n", cli::one_line(note).c_str());
   }
   if (cmd.name == "clean") {
     cli::print_clean(stdout, clean_temp_files(cmd.engine.tmp_dirs, cmd.dry_run, cmd.all_users), cmd.json, cmd.quiet);
@@ -172,7 +172,7 @@ int main(int argc, char** argv) {
     cli::resolve_npy(cmd);
   } catch (const Error& e) {
     // Every rank of an MPI job fails to parse the same command line: rank 0 says so.
-    if (!cli::other_rank_of_a_job()) std::fprintf(stderr, "gxsort: %s\n", e.what());
+    if (!cli::other_rank_of_a_job()) std::fprintf(stderr, "gxsort: %s\n", cli::one_line(e.what()).c_str());
     return int(e.code());
   }
   // A rank of an MPI job (plan --ranks N plans one without MPI).

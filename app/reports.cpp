@@ -240,9 +240,8 @@ bool out_of_memory_error(const std::system_error& e) {
   return e.code() == std::errc::resource_unavailable_try_again || e.code() == std::errc::not_enough_memory;
 }
 
-}  // namespace
-
-ErrorReport describe_error(const Command& cmd, const std::exception_ptr& error) {
+// The report of `error`, its message as thrown.
+ErrorReport error_lines(const Command& cmd, const std::exception_ptr& error) {
   try {
     std::rethrow_exception(error);
   } catch (const OutOfMemory& e) {
@@ -259,6 +258,28 @@ ErrorReport describe_error(const Command& cmd, const std::exception_ptr& error) 
   } catch (...) {
     return {ExitCode::io, "unknown error"};
   }
+}
+
+}  // namespace
+
+std::string one_line(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7f) out += c;
+    else if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\r') out += "\\r";
+    else out += "\\x" + std::string(1, "0123456789abcdef"[u >> 4]) + "0123456789abcdef"[u & 15];
+  }
+  return out;
+}
+
+ErrorReport describe_error(const Command& cmd, const std::exception_ptr& error) {
+  ErrorReport r = error_lines(cmd, error);
+  r.message = one_line(r.message);
+  return r;
 }
 
 }  // namespace gxsort::cli

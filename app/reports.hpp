@@ -22,7 +22,13 @@ void print_plan(FILE* out, const std::string& plan, PlanFormat format);
 // -v: the run's summary on stderr (a distributed sort's: every rank's part too).
 void print_summary(const RunStats& s);
 
-// The exit code and the one line (without "gxsort: ") an error of `cmd` is reported with.
+// `text` on one line: control characters (a newline or tab in a file name) written as
+// \n, \t, \r or \xNN, as GNU tools quote names, so that every error and note stays
+// the one line a script reads.
+std::string one_line(const std::string& text);
+
+// The exit code and the one line (without "gxsort: ") an error of `cmd` is reported
+// with (one_line: escaped).
 struct ErrorReport {
   ExitCode code = ExitCode::io;
   std::string message;

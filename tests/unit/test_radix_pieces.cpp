@@ -134,7 +134,7 @@ void check_line_scatter(std::mt19937_64& rng) {
       for (size_t i = block[t]; i < block[t + 1]; ++i) ++count[t][keys[i] & 0xff];
     size_t sum = 0;
     for (size_t d = 0; d < 256; ++d)
-      for (unsigned t = 0; t < threads; ++t) { first[t][d] = sum; sum += count[t][d]; }
+      for (unsigned t = 0; t < threads; ++t) { first[t][d] = sum; sum += count[t][d]; end[t][d] = sum; }
     std::vector<K> want(n);
     for (unsigned t = 0; t < threads; ++t) {
       std::vector<size_t> off = first[t];
@@ -146,12 +146,13 @@ void check_line_scatter(std::mt19937_64& rng) {
       while (reinterpret_cast<uintptr_t>(base) % LineScatter<K>::kBlockBytes) ++base;
       K* dst = base + shift;
       for (unsigned t = 0; t < threads; ++t) {
-        LineScatter<K> out(dst, first[t].data());
+        LineScatter<K> out(dst, first[t].data(), end[t].data());
         std::vector<size_t> off = first[t];
         for (size_t i = block[t]; i < block[t + 1]; ++i) {
           const unsigned d = unsigned(keys[i] & 0xff);
           out.put(d, off[d]++, keys[i]);
         }
+        CHECK_FALSE(out.overflowed());
         out.finish(off.data());
       }
       INFO("n=" << n << " threads=" << threads << " shift=" << shift);
@@ -167,6 +168,26 @@ TEST_CASE("LineScatter equals a plain scatter for u32 and u64, any line offset, 
   std::mt19937_64 rng(5);
   check_line_scatter<uint64_t>(rng);
   check_line_scatter<uint32_t>(rng);
+}
+
+// More keys put to a bucket than it was given room for (keys that changed between the
+// count and the scatter): nothing is written at or past the bucket's end, and the
+// scatterer says it overflowed.
+TEST_CASE("LineScatter writes nothing past a bucket's end and reports the overflow") {
+  using K = uint64_t;
+  for (size_t room : {size_t(0), size_t(5), size_t(31), size_t(32), size_t(100)}) {
+    std::vector<K> storage(4096, K(7));
+    K* base = storage.data();
+    while (reinterpret_cast<uintptr_t>(base) % LineScatter<K>::kBlockBytes) ++base;
+    std::vector<size_t> first(256, 64), end(256, 64);
+    end[3] = 64 + room;
+    LineScatter<K> out(base, first.data(), end.data());
+    for (size_t i = 0; i < room + 200; ++i) out.put(3, 64 + i, K(1000 + i));
+    INFO("room=" << room);
+    CHECK(out.overflowed());
+    CHECK(std::all_of(base + 64 + room, storage.data() + storage.size(), [](K x) { return x == K(7); }));
+    CHECK(std::all_of(storage.data(), base + 64, [](K x) { return x == K(7); }));
+  }
 }
 
 // The XorMaps stand in for format.hpp's transforms inside the radix sort: equal to them

@@ -2,6 +2,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -49,29 +50,48 @@ size_t pair_bytes(size_t n) { return n * (2 * sizeof(uint64_t) + 2 * sizeof(uint
 constexpr size_t kSmallTie = 256;
 
 // Sorts the tied records [b, e) (equal prefixes, in input order) stably by the rest of
-// the key, through idx: small groups by compare_key_tail, larger ones by a stable radix
-// sort of each later 8-byte segment, last first, with keys/ktmp/itmp [b, e) as scratch.
+// the key, through idx: small groups by a stable sort of private copies of their later
+// key segments, larger ones by a stable radix sort of each later 8-byte segment, last
+// first, with keys/ktmp/itmp [b, e) as scratch (keys [b, e) hold the prefix again after).
+// Only private copies are compared: comparisons that read src itself could disagree
+// with each other where src changes (a mapped input another process writes), and
+// std::stable_sort's insertion sort would then run past the group's start.
 void sort_tied(const Format& f, const unsigned char* src, uint64_t* keys, uint32_t* idx, uint64_t* ktmp, uint32_t* itmp,
                size_t b, size_t e, unsigned threads) {
   const size_t rs = f.record_size, m = e - b;
   if (m <= kSmallTie) {
-    std::stable_sort(idx + b, idx + e, [&](uint32_t x, uint32_t y) {
-      return compare_key_tail(f, src + size_t(x) * rs, src + size_t(y) * rs) < 0;
+    const size_t segs = f.key_segments() - 1;
+    thread_local std::vector<uint64_t> tail;
+    thread_local std::vector<uint32_t> order, ids;
+    tail.resize(m * segs);
+    order.resize(m);
+    ids.assign(idx + b, idx + e);
+    for (size_t j = 0; j < m; ++j) {
+      for (size_t s = 0; s < segs; ++s) tail[j * segs + s] = key_segment(f, src + size_t(ids[j]) * rs, s + 1);
+      order[j] = uint32_t(j);
+    }
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+      const uint64_t* a = tail.data() + x * segs;
+      const uint64_t* c = tail.data() + y * segs;
+      return std::lexicographical_compare(a, a + segs, c, c + segs);
     });
+    for (size_t j = 0; j < m; ++j) idx[b + j] = ids[order[j]];
     return;
   }
+  const uint64_t prefix = keys[b];
   for (size_t s = f.key_segments(); s-- > 1;) {
     parallel::parallel_for_ranges(m, threads, [&](size_t x, size_t y, unsigned) {
       for (size_t i = b + x; i < b + y; ++i) keys[i] = key_segment(f, src + size_t(idx[i]) * rs, s);
     });
     radix_sort_pairs<uint64_t>(keys + b, idx + b, ktmp + b, itmp + b, m, threads);
   }
+  std::fill(keys + b, keys + e, prefix);
 }
 
 // Keys wider than 8 bytes, after the radix sort of their prefixes: every group of equal
 // prefixes (left in input order) is sorted on the rest of the key. Each thread takes
 // the groups that start in its part of the range; groups too large to share out are
-// sorted after, by all threads. `keys` is overwritten.
+// sorted after, by all threads. `keys` keeps the sorted prefixes.
 void finish_ties(const Format& f, const unsigned char* src, uint64_t* keys, uint32_t* idx, uint64_t* ktmp,
                  uint32_t* itmp, size_t n, unsigned threads) {
   std::vector<size_t> start(threads + 1, n);  // part p: the groups starting in [start[p], start[p + 1])
@@ -93,8 +113,40 @@ void finish_ties(const Format& f, const unsigned char* src, uint64_t* keys, uint
     for (const auto& g : part) sort_tied(f, src, keys, idx, ktmp, itmp, g.first, g.second, threads);
 }
 
+// Copies the records of src that idx [b, e) names into dst [b, e), in that order, and
+// says whether each copy has the key it was sorted by: its prefix keys[i], and with
+// Tails (keys wider than the prefix) a tail not below the one of the record before it in
+// [b, e) where their prefixes tie. Records that fail it changed since their keys were
+// read (src is a mapping that another process writes).
+// The copies go in groups of kGatherGroup records, each group checked once it is
+// copied (in cache): a check right behind each copy waits for that copy's cache miss and
+// keeps the next records' misses from overlapping it (gensort records, 1 thread: the
+// gather took 1.7x as long).
+constexpr size_t kGatherGroup = 64;
+template <bool Tails>
+bool gather_checked(const Format& f, const unsigned char* src, unsigned char* dst, const uint64_t* keys,
+                    const uint32_t* idx, size_t b, size_t e) {
+  const size_t rs = f.record_size;
+  bool bad = false;
+  for (size_t g = b; g < e; g += kGatherGroup) {
+    const size_t ge = std::min(e, g + kGatherGroup);
+    for (size_t i = g; i < ge; ++i) std::memcpy(dst + i * rs, src + size_t(idx[i]) * rs, rs);
+    for (size_t i = g; i < ge; ++i) {
+      const unsigned char* r = dst + i * rs;
+      bad |= key_prefix(f, r) != keys[i];
+      if constexpr (Tails)
+        if (i > b && keys[i] == keys[i - 1]) bad |= compare_key_tail(f, r - rs, r) > 0;
+    }
+  }
+  return !bad;
+}
+
 // Records: sort (key prefix, record index) pairs, finish ties of wide keys on the
-// rest of the key, then gather the records of src into dst in that order.
+// rest of the key, then gather the records of src into dst in that order. src is read
+// twice, keys then gather: where it changed in between (a mapped input that another
+// process writes), the gather's check finds records out of order and SourceChanged
+// is thrown; every other read goes to private memory, so a change cannot misdirect a
+// write.
 void sort_records_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n,
                        unsigned char* pairs, unsigned threads, const SortedRange& sorted) {
   const size_t rs = f.record_size;
@@ -115,13 +167,21 @@ void sort_records_into(const Format& f, const unsigned char* src, unsigned char*
   // Byte keys shorter than 8 bytes sit in the high bits of the prefix; digits that
   // never vary (the zero high half of a 32-bit key) are skipped.
   radix_sort_pairs<uint64_t>(keys, idx, ktmp, itmp, n, threads);
-  if (!f.key_fits_prefix()) finish_ties(f, src, keys, idx, ktmp, itmp, n, threads);
+  const bool tails = !f.key_fits_prefix();
+  if (tails) finish_ties(f, src, keys, idx, ktmp, itmp, n, threads);
+  test_pause_between_passes();
   // Each finished piece of dst is reported at once, so its writeback can start.
+  std::atomic<bool> changed{false};
   parallel::parallel_for(pieces, threads, [&](size_t p) {
     const size_t b = p * piece, e = std::min(n, b + piece);
-    for (size_t i = b; i < e; ++i) std::memcpy(dst + i * rs, src + size_t(idx[i]) * rs, rs);
-    if (sorted) sorted(b, e - b);
+    if (!(tails ? gather_checked<true>(f, src, dst, keys, idx, b, e) : gather_checked<false>(f, src, dst, keys, idx, b, e)))
+      changed = true;
+    else if (sorted)
+      sorted(b, e - b);
   });
+  for (size_t i = piece; tails && i < n && !changed; i += piece)  // ties across the pieces
+    if (keys[i] == keys[i - 1] && compare_key_tail(f, dst + (i - 1) * rs, dst + i * rs) > 0) changed = true;
+  if (changed) throw SourceChanged();
 }
 
 class CpuBackend : public Backend {

@@ -79,7 +79,11 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
       fail_usage("--source " + std::to_string(b.source) + " is out of range (" + path + " has " + std::to_string(g.n) + " vertices)");
     sources.push_back(b.source);
   } else {
-    // Graph500 style: random vertices with at least one edge.
+    // Graph500 style: random vertices with at least one edge. More searches than
+    // vertices is a mistake (a count meant for another graph, or 2^64-1), not a job.
+    if (b.random_sources > g.n)
+      fail_usage(path + ": --random-sources " + std::to_string(b.random_sources) + " is more than its " +
+                 std::to_string(g.n) + " vertices");
     uint64_t with_edges = 0;
     for (uint64_t v = 0; v < g.n && with_edges == 0; ++v) with_edges += g.degree(v) > 0;
     if (with_edges == 0) fail_usage(path + ": no vertex has an edge; give --source");

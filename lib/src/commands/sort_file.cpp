@@ -261,7 +261,7 @@ uint64_t sort_mapped(Prepared& p, const io::File& in, const EngineOptions& opt, 
       dst.release(first * rs, count * rs);
       out.file().written_elsewhere(first * rs, count * rs);
     };
-  p.backend->sort_into(f, src.data(), dst.data(), n, written);
+  sort_mapped_input(*p.backend, f, in, src.data(), dst.data(), n, written);
   const size_t kept = opt.unique ? unique_in_place(f, dst.data(), n) : n;
   input_unmap.start(std::move(src));
   dst.unmap();

@@ -41,7 +41,7 @@ bool sorted_from_mapping(Prepared& p, const RankShape& shape, const io::File& in
   const uint64_t n = shape.slice.records;
   if (shape.run_records < n || p.backend->sort_scratch_bytes(f, size_t(n)) < n * f.record_size) return false;
   const io::MappedFile src = io::MappedFile::map_read(in, size_t(n * f.record_size), shape.slice.first * f.record_size, false);
-  p.backend->sort_into(f, src.data(), out.memory.data(), size_t(n));
+  sort_mapped_input(*p.backend, f, in, src.data(), out.memory.data(), size_t(n));
   add_whole_run(out, n, in, opt);
   return true;
 }

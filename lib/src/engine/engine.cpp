@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <optional>
 
 #include "format/npy.hpp"
 #include "gxsort/timeline.hpp"
 #include "io/output.hpp"
 #include "io/space.hpp"
+#include "kernels/radix_sort.hpp"
 #include "plan/sizes.hpp"
 
 namespace gxsort {
@@ -20,14 +23,28 @@ uint64_t checked_record_count(const std::string& path, uint64_t bytes, const For
   return bytes / f.record_size;
 }
 
+void sort_mapped_input(Backend& backend, const Format& f, const io::File& in, const unsigned char* src,
+                       unsigned char* dst, size_t n, const Backend::SortedRecords& sorted) {
+  try {
+    backend.sort_into(f, src, dst, n, sorted);
+  } catch (const SourceChanged&) {
+    fail_input_changed(in.path());
+  }
+}
+
+void fail_input_changed(const std::string& path) {
+  throw Error(ExitCode::io, path + ": input changed while it was read (another process wrote it during the sort); "
+                                   "nothing was written, run it again on a stable file");
+}
+
 namespace {
 
-// Reads the .npy header at the start of `in` (a stream: consumed; a regular file: the
-// data then starts after it, File::set_base).
+// Reads the .npy header at the start of `in` (a stream: consumed, not a byte more; a
+// regular file: read ahead); the data then starts after it (File::set_base).
 npy::Header read_npy_header(io::File& in) {
   npy::Header h;
   std::string bytes;
-  uint64_t need = 64;
+  uint64_t need = in.is_stream() ? 10 : 64;  // a stream: the fixed part, then what it says
   while (true) {
     const size_t have = bytes.size();
     bytes.resize(size_t(need));
@@ -38,7 +55,7 @@ npy::Header read_npy_header(io::File& in) {
     if (npy::parse_header(in.path(), bytes, h, &need)) break;
     if (got == 0) fail_usage(in.path() + ": not a .npy file this gxsort reads: the file ends inside its header");
   }
-  if (!in.is_stream()) in.set_base(h.data_offset);
+  in.set_base(h.data_offset);
   return h;
 }
 
@@ -66,18 +83,37 @@ void refuse_unnamed_npy(io::File& in) {
   }
 }
 
+// A .npy stream (a FIFO named *.npy) can be opened and read once: npy_input keeps it,
+// its header read, for the command's open_input of the same path (a second open would
+// wait for another writer, or read the data as a header). One process, one command.
+struct KeptNpyStream {
+  io::File file;
+  npy::Header header;
+};
+std::map<std::string, KeptNpyStream>& kept_npy_streams() {
+  static std::map<std::string, KeptNpyStream> kept;
+  return kept;
+}
+
 }  // namespace
 
 io::File open_input(const std::string& path, const Format& f) {
   f.validate();
-  io::File in = io::File::open_input(path);
+  auto& kept = kept_npy_streams();
+  const auto it = kept.find(path);
+  std::optional<KeptNpyStream> stream;
+  if (it != kept.end()) {
+    stream.emplace(std::move(it->second));
+    kept.erase(it);
+  }
+  io::File in = stream ? std::move(stream->file) : io::File::open_input(path);
   if (!npy::has_npy_name(path)) refuse_unnamed_npy(in);
   if (npy::has_npy_name(path)) {
-    const npy::Header h = read_npy_header(in);
+    const npy::Header h = stream ? stream->header : read_npy_header(in);
     if (h.itemsize != f.record_size)
       fail_usage(in.path() + ": its dtype holds " + std::to_string(h.itemsize) + "-byte records, the format " +
                  std::to_string(f.record_size));
-    if (!in.is_stream() && in.size() != h.count * h.itemsize)
+    if (!in.is_stream() && (h.count > in.size() / h.itemsize || in.size() != h.count * h.itemsize))
       fail_usage(in.path() + ": the header says " + std::to_string(h.count) + " records of " + std::to_string(h.itemsize) +
                  " bytes, the file holds " + std::to_string(in.size()) + " bytes of data");
   }
@@ -88,7 +124,9 @@ io::File open_input(const std::string& path, const Format& f) {
 NpyInput npy_input(const std::string& path, const Format* given, const std::vector<std::string>& keys) {
   io::File in = io::File::open_input(path);
   const npy::Header h = read_npy_header(in);
-  return {npy::format_of(in.path(), h, given, keys), h.descr};
+  NpyInput r{npy::format_of(in.path(), h, given, keys), h.descr};
+  if (in.is_stream()) kept_npy_streams()[path] = KeptNpyStream{std::move(in), h};
+  return r;
 }
 
 std::string npy_descr_for(const Format& format) { return npy::descr_for(format); }

@@ -34,6 +34,14 @@ inline double since(Clock::time_point t0) { return std::chrono::duration<double>
 // Input size must be a whole number of records; names the file otherwise.
 uint64_t checked_record_count(const std::string& path, uint64_t bytes, const Format& f);
 
+// backend.sort_into of n records of `in` mapped at src (io::MappedFile) into dst: a
+// mapping another process can write while it is sorted, so the sort may find it changed
+// (kernels/radix_sort.hpp: SourceChanged); that becomes in's error line, exit 3.
+void sort_mapped_input(Backend& backend, const Format& f, const io::File& in, const unsigned char* src,
+                       unsigned char* dst, size_t n, const Backend::SortedRecords& sorted = {});
+// Throws that error line: `path` changed while a sort read it twice.
+[[noreturn]] void fail_input_changed(const std::string& path);
+
 // Opens an input of a command (io::File::open_input: "-" and streams too) after checking
 // the format; a regular file must hold a whole number of records (a stream is checked
 // when it ends).

@@ -18,6 +18,7 @@
 #include "parallel/parallel_for.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "engine/splitters.hpp"
+#include "kernels/radix_sort.hpp"
 #include "kernels/unique.hpp"
 
 static_assert(gxsort::kMaxBuckets <= gxsort::Splitters::kMaxBuckets, "bucket numbers are bytes");
@@ -200,6 +201,33 @@ int64_t copy_if_one_key(const io::File& file, uint64_t m, const Format& f, bool 
   return int64_t(keep);
 }
 
+// The sorted buckets, back to back in the output, are the sorted input only where each
+// bucket's first key is not below the last key of the bucket before it. Pass 1 reads
+// its mapping of the input twice (bucket numbers, then the records they place), so an
+// input that another process changes in between puts records in the wrong buckets:
+// checked on each bucket's first and last record as it is written (SourceChanged).
+class BucketBoundaries {
+ public:
+  explicit BucketBoundaries(const Format& f) : f_(f), first_(f.record_size), last_(f.record_size) {}
+  // The bucket's `kept` records at `offset` of `out`, also at `mem` when given.
+  void check(const io::File& out, uint64_t offset, uint64_t kept, const unsigned char* mem) {
+    if (kept == 0) return;
+    const size_t rs = f_.record_size;
+    if (mem) std::memcpy(first_.data(), mem, rs);
+    else out.read_at(first_.data(), rs, offset);
+    if (have_last_ && compare_keys(f_, last_.data(), first_.data()) > 0) throw SourceChanged();
+    if (mem) std::memcpy(last_.data(), mem + (kept - 1) * rs, rs);
+    else out.read_at(last_.data(), rs, offset + (kept - 1) * rs);
+    have_last_ = true;
+  }
+  void forget() { have_last_ = false; }  // a bucket in the output since a killed run
+
+ private:
+  const Format& f_;
+  std::vector<unsigned char> first_, last_;
+  bool have_last_ = false;
+};
+
 }  // namespace
 
 std::vector<uint64_t> sample_prefixes(const io::File& in, const Format& f, uint64_t n, size_t count) {
@@ -282,6 +310,7 @@ std::vector<BucketFile> scatter_into_buckets(Prepared& p, const io::File& in, co
       });
     };
     st.compute = [&](pipeline::Chunk& c) {
+      test_pause_between_passes();
       const unsigned char* rec = mapped[c.slot].data();
       const uint8_t* id = ids[c.slot].data();
       with_record_size(rs, [&](auto size) {
@@ -340,6 +369,7 @@ uint64_t sort_buckets(Prepared& p, std::vector<BucketFile>& files, const Format&
   HostBuffer sorted = p.backend->allocate_host(sorted_bytes);
   uint64_t written = job ? job->written_bytes() : 0, done = 0;
   size_t in_memory = 0, one_key = 0, through_runs = 0;  // how the buckets were sorted
+  BucketBoundaries boundaries(f);
   // A job journals each bucket's output segment (its checksum taken beside the write,
   // or read back from the output after a merge), then drops the bucket, on a thread of
   // its own: the journal's fsync waits for the file system's commit, which waits for the
@@ -358,6 +388,7 @@ uint64_t sort_buckets(Prepared& p, std::vector<BucketFile>& files, const Format&
     uint64_t kept = 0;
     if (job && b < job->first_unwritten_bucket()) {  // in the output since the killed run
       files[b].remove();
+      boundaries.forget();
       continue;
     }
     if (m > 0 && !sorted.data()) sorted = p.backend->allocate_host(sorted_bytes);
@@ -371,6 +402,7 @@ uint64_t sort_buckets(Prepared& p, std::vector<BucketFile>& files, const Format&
       // again for it (2 GiB on the 2-core VM: resume after a kill at 80% 1.08x a fresh run).
       if (!job) files[b].remove();  // before the output takes fresh pages: they can be this file's
       kept = unique ? unique_in_place(f, sorted.data(), size_t(m)) : m;
+      boundaries.check(out, written, kept, sorted.data());
       // One writer: two, on one file, measured slower (they take turns on its lock). A
       // job's checksum of the segment is taken beside the write, not after it.
       uint64_t sum = 0;
@@ -386,6 +418,7 @@ uint64_t sort_buckets(Prepared& p, std::vector<BucketFile>& files, const Format&
                                  : -1;
       if (copied < 0) sorted = HostBuffer();  // the runs take the whole budget; allocated again below
       kept = copied >= 0 ? uint64_t(copied) : sort_large(files[b].file(), m, written);
+      boundaries.check(out, written, kept, nullptr);
       if (job) keep_segment(b, written, kept * rs, std::nullopt);
       ++(copied >= 0 ? one_key : through_runs);
     } else if (job) {
@@ -410,7 +443,11 @@ uint64_t partition_sort(Prepared& p, const io::File& in, const Format& f, bool u
                         const io::File& out, const SortLargeBucket& sort_large, std::vector<PhaseStat>& phases,
                         SortJob* job) {
   std::vector<BucketFile> files = scatter_into_buckets(p, in, f, progress, phases, job);
-  return sort_buckets(p, files, f, unique, progress, out, sort_large, phases, job);
+  try {
+    return sort_buckets(p, files, f, unique, progress, out, sort_large, phases, job);
+  } catch (const SourceChanged&) {
+    fail_input_changed(in.path());
+  }
 }
 
 }  // namespace gxsort

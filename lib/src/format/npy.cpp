@@ -18,10 +18,26 @@ struct Value {
   std::vector<std::pair<std::string, Value>> keys;   // dict
 };
 
+// Bounds on what a header may say (numpy's own: an itemsize is a C int), so that no
+// number read from a file can overflow a size or exhaust the stack or the memory.
+constexpr uint64_t kMaxItemsize = (uint64_t(1) << 31) - 1;
+constexpr uint64_t kMaxHeaderBytes = uint64_t(1) << 20;
+constexpr int kMaxDepth = 16;  // brackets inside brackets
+
 class Reader {
  public:
   Reader(const std::string& path, const std::string& s) : path_(path), s_(s) {}
   Value value() {
+    if (depth_ >= kMaxDepth) bad("brackets nested more than " + std::to_string(kMaxDepth) + " deep");
+    ++depth_;
+    Value v = value_here();
+    --depth_;
+    return v;
+  }
+  [[noreturn]] void bad(const std::string& what) const { fail_usage(path_ + ": not a .npy file this gxsort reads: " + what); }
+
+ private:
+  Value value_here() {
     skip();
     if (i_ >= s_.size()) bad("the header ends early");
     const char c = s_[i_];
@@ -33,9 +49,6 @@ class Reader {
     if (s_.compare(i_, 5, "False") == 0) { i_ += 5; Value v; v.kind = Value::boolean; return v; }
     bad(std::string("unexpected '") + c + "' in the header");
   }
-  [[noreturn]] void bad(const std::string& what) const { fail_usage(path_ + ": not a .npy file this gxsort reads: " + what); }
-
- private:
   void skip() { while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_; }
   bool take(char c) { skip(); if (i_ < s_.size() && s_[i_] == c) { ++i_; return true; } return false; }
   Value string_value() {
@@ -82,6 +95,7 @@ class Reader {
   const std::string& path_;
   const std::string& s_;
   size_t i_ = 0;
+  int depth_ = 0;
 };
 
 // "<u8" -> 8; refuses big-endian and non-numeric kinds.
@@ -92,7 +106,12 @@ size_t scalar_size(const Reader& r, const std::string& d) {
   if (std::strchr("uifbV", d[1]) == nullptr) r.bad("dtype '" + d + "' is not numeric (object and string arrays are not sortable records)");
   const std::string n = d.substr(2);
   if (n.find_first_not_of("0123456789") != std::string::npos) r.bad("dtype '" + d + "'");
-  return size_t(std::stoul(n));
+  uint64_t width = 0;
+  for (const char c : n) {
+    width = width * 10 + uint64_t(c - '0');
+    if (width > kMaxItemsize) r.bad("dtype '" + d + "' is too wide (at most " + std::to_string(kMaxItemsize) + " bytes)");
+  }
+  return size_t(width);
 }
 
 void read_descr(const Reader& r, const Value& d, Header& h) {
@@ -111,6 +130,7 @@ void read_descr(const Reader& r, const Value& d, Header& h) {
     Field field{f.items[0].text, f.items[1].text, h.itemsize, scalar_size(r, f.items[1].text)};
     h.descr += std::string(h.fields.empty() ? "" : ", ") + "('" + field.name + "', '" + field.descr + "')";
     h.itemsize += field.size;
+    if (h.itemsize > kMaxItemsize) r.bad("a structured dtype wider than " + std::to_string(kMaxItemsize) + " bytes");
     h.fields.push_back(field);
   }
   h.descr += "]";
@@ -172,6 +192,8 @@ bool parse_header(const std::string& path, const std::string& bytes, Header& h, 
     for (int i = 3; i >= 0; --i) len = len << 8 | static_cast<unsigned char>(bytes[8 + i]);
     start = 12;
   }
+  if (len > kMaxHeaderBytes)
+    r.bad("a header of " + std::to_string(len) + " bytes (at most " + std::to_string(kMaxHeaderBytes) + ")");
   if (bytes.size() < start + len) { *needed = start + len; return false; }
   const std::string text = bytes.substr(start, len);
   Reader dict_reader(path, text);

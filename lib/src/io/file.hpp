@@ -60,7 +60,12 @@ class File {
   // A file whose data starts after a header (.npy): every offset of this class (reads,
   // writes, mappings, size, truncate) counts from `base` bytes into the file. The
   // header itself is read and written through raw_fd-level calls by its owner.
-  void set_base(uint64_t base) { base_ = base; }
+  // A stream's header, read with read_stream, is behind its base the same way: its
+  // offsets (read_chunk) and stream_bytes() then count from there.
+  void set_base(uint64_t base) {
+    if (stream_) stream_read_ = stream_read_ > base ? stream_read_ - base : 0;
+    else base_ = base;
+  }
   uint64_t base() const { return base_; }
   uint64_t raw_size() const;
   void truncate(uint64_t n) const;

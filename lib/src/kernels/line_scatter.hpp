@@ -31,13 +31,19 @@ class LineScatter {
 
   // Keys will go to dst: this scatterer owns positions [first[d], end[d]) of bucket d
   // (other threads may own the rest of a block at either end). dst holds K-aligned keys.
-  LineScatter(K* dst, const size_t* first) : dst_(dst), first_(first) {}
+  LineScatter(K* dst, const size_t* first, const size_t* end) : dst_(dst), first_(first), end_(end) {}
 
-  // Stores key at dst[pos], pos the next position of bucket d.
+  // Stores key at dst[pos], pos the next position of bucket d. A position at or past
+  // end[d] (keys that changed since they were counted: a mapped input another process
+  // writes) writes nothing there, and overflowed() says so.
   void put(unsigned d, size_t pos, K key) {
     const size_t slot = block_slot(pos);
     block_[d][slot] = key;
     if (slot + 1 < kBlockKeys) return;
+    if (pos >= end_[d]) {  // checked once a block, where it goes out: no cost per key
+      overflowed_ = true;
+      return;
+    }
     if (pos + 1 - first_[d] >= kBlockKeys) {  // the whole block is ours
       write_block(dst_ + pos + 1 - kBlockKeys, block_[d]);
     } else {  // the bucket's first block, shared with positions owned by others
@@ -45,7 +51,10 @@ class LineScatter {
     }
   }
 
-  // Writes what the blocks still hold: end[d] is one past bucket d's last position.
+  bool overflowed() const { return overflowed_; }
+
+  // Writes what the blocks still hold: end[d] is one past bucket d's last position, at
+  // most the constructor's end[d].
   void finish(const size_t* end) {
     for (size_t d = 0; d < Buckets; ++d) {
       const size_t e = end[d], in_block = block_slot(e);  // positions of the open block
@@ -75,6 +84,8 @@ class LineScatter {
 
   K* dst_;
   const size_t* first_;
+  const size_t* end_;
+  bool overflowed_ = false;
   alignas(kBlockBytes) K block_[Buckets][kBlockKeys];
 };
 

@@ -3,9 +3,14 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "parallel/parallel_for.hpp"
 #include "kernels/line_scatter.hpp"
@@ -239,6 +244,11 @@ unsigned first_digit_bits(size_t n, size_t bucket_keys) {
 // counts in `bucket` (2^Bits of them), or -1 (nothing moved) when every key is equal.
 // The first read counts the top digit while it finds the bit that varies: for most keys
 // that is in the top digit, and the keys are read once less.
+// src may change while it is read (a mapped input another process writes): the scatter
+// writes only inside the ranges the count gave, and throws SourceChanged when a key's
+// digit or the bits above it are not those it was counted with, so dst then holds
+// exactly the keys read by the scatter, each in its bucket, all with the same bits above
+// the digit. The checks cost one comparison a key and one a block of lines.
 template <unsigned Bits, class K, class Map>
 int msd_scatter(const K* src, K* dst, size_t n, unsigned threads, Map map,
                 DigitCounts<size_t(1) << Bits>& bucket) {
@@ -260,23 +270,40 @@ int msd_scatter(const K* src, K* dst, size_t n, unsigned threads, Map map,
     }
     diff[t] = d;
   });
+  test_pause_between_passes();
   K all = 0;
   for (K d : diff) all |= d;
   const int shift = digit_of_highest_bit(all, Bits);
   if (shift < 0) return -1;
   if (unsigned(shift) != kTop) hist = block_histograms<kDigits>(src, n, unsigned(shift), threads, map);
+  std::vector<Counts> end = hist;  // per block, its counts, then one past its last positions
   bucket = block_offsets(hist);
+  for (unsigned t = 0; t < threads; ++t)
+    for (size_t d = 0; d < kDigits; ++d) end[t][d] += hist[t][d];
+  // The bits above the digit, equal in every key: (k ^ high) >> shift is k's digit, or
+  // kDigits or more for a key whose high bits changed.
+  const K high = unsigned(shift) == kTop ? K(0) : K(first >> (shift + Bits) << (shift + Bits));
+  std::atomic<bool> changed{false};
   parallel::parallel_for_ranges(n, threads, [&](size_t b, size_t e, unsigned t) {
     Counts& off = hist[t];
     const Counts first_pos = off;
-    auto out = std::make_unique<LineScatter<K, kDigits>>(dst, first_pos.data());  // up to 256 KiB: not on the stack
+    auto out = std::make_unique<LineScatter<K, kDigits>>(dst, first_pos.data(), end[t].data());  // up to 256 KiB: not on the stack
     for (size_t i = b; i < e; ++i) {
       const K k = map(src[i]);
-      const size_t d = size_t(k >> shift) & (kDigits - 1);
+      const size_t d = size_t((k ^ high) >> shift);
+      if (d >= kDigits) {
+        changed = true;
+        return;
+      }
       out->put(unsigned(d), off[d]++, k);
+    }
+    if (out->overflowed() || off != end[t]) {  // another count than the first read's
+      changed = true;
+      return;
     }
     out->finish(off.data());
   });
+  if (changed) throw SourceChanged();
   return shift;
 }
 
@@ -304,6 +331,25 @@ void radix_pairs(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n, unsi
   });
 }
 
+// Copies n keys that the count found all equal from src to dst; throws SourceChanged
+// when the copy holds another key (src changed since: dst must be sorted).
+template <class K>
+void copy_equal_keys(const K* src, K* dst, size_t n, unsigned threads) {
+  if (n == 0) return;
+  const K first = src[0];
+  std::atomic<bool> changed{false};
+  parallel::parallel_for_ranges(n, threads, [&](size_t b, size_t e, unsigned) {
+    K d = 0;
+    for (size_t i = b; i < e; ++i) {
+      const K k = src[i];
+      dst[i] = k;
+      d |= k ^ first;
+    }
+    if (d != 0) changed = true;
+  });
+  if (changed) throw SourceChanged();
+}
+
 template <unsigned Bits, bool TopBit, class K>
 void radix_sort_copy_with(const K* src, K* dst, size_t n, KeyOrder<K> order, unsigned threads, K* scratch,
                           const SortedRange& sorted) {
@@ -313,9 +359,7 @@ void radix_sort_copy_with(const K* src, K* dst, size_t n, KeyOrder<K> order, uns
   DigitCounts<size_t(1) << Bits> bucket;
   const int msd = msd_scatter<Bits>(src, dst, n, threads, to, bucket);
   if (msd < 0) {  // every key equal (or n < 2): the input order is sorted
-    parallel::parallel_for_ranges(n, threads, [&](size_t b, size_t e, unsigned) {
-      std::memcpy(dst + b, src + b, (e - b) * sizeof(K));
-    });
+    copy_equal_keys(src, dst, n, threads);
     if (sorted && n) sorted(0, n);
     return;
   }
@@ -363,6 +407,17 @@ void radix_sort_copy_with(const K* src, K* dst, size_t n, KeyOrder<K> order, uns
 }
 
 }  // namespace
+
+// GXSORT_TEST_BETWEEN_PASSES=PREFIX: PREFIX.paused is created, then PREFIX.go awaited
+// (polled, 10 s at most).
+void test_pause_between_passes() {
+  static const char* const prefix = std::getenv("GXSORT_TEST_BETWEEN_PASSES");
+  if (!prefix || !*prefix) return;
+  const std::string p = prefix;
+  const int fd = ::open((p + ".paused").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd >= 0) ::close(fd);
+  for (int i = 0; i < 10000 && ::access((p + ".go").c_str(), F_OK) != 0; ++i) ::usleep(1000);
+}
 
 template <class K>
 void radix_sort_copy(const K* src, K* dst, size_t n, KeyOrder<K> order, unsigned threads, K* scratch,

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 
+#include "gxsort/error.hpp"
 #include "gxsort/format.hpp"
 #include "kernels/xor_map.hpp"
 
@@ -49,6 +50,21 @@ struct KeyOrder {
   }
 };
 
+// Thrown by a sort whose source changed while it was read: its passes disagreed on the
+// keys (a mapped input that another process writes). What it wrote is not sorted; the
+// caller names the file.
+class SourceChanged : public Error {
+ public:
+  SourceChanged() : Error(ExitCode::io, "input changed while it was read") {}
+};
+
+// Tests only (tests/cli/test_hostile_inputs.sh): a sort that reads its source more than
+// once (radix_sort_copy's count and scatter, a record sort's keys and gather) calls this
+// after its first read. With GXSORT_TEST_BETWEEN_PASSES=PREFIX set, it creates
+// PREFIX.paused and waits (10 s at most) for PREFIX.go to exist, so that a test changes
+// the input in between without racing the sort.
+void test_pause_between_passes();
+
 // Sorts the n raw keys of src into dst (the two must not overlap): keys are transformed
 // on the way in, sorted as unsigned words and transformed back. One parallel MSD pass
 // scatters src into dst; each MSD bucket is then LSD-sorted in dst (a bucket sorted by
@@ -57,7 +73,8 @@ struct KeyOrder {
 // `scratch` (n keys; it may be src itself, which only the MSD pass reads) or, when
 // null, buffers allocated for the buckets. So a mapped input sorts into
 // a mapped output with no other input-sized buffer, touching almost no fresh memory.
-// Stable; raw equal keys are equal bits, so the result is unique. `sorted`, when set,
+// Stable; raw equal keys are equal bits, so the result is unique. src may change while
+// it is read (a mapped input): then SourceChanged, never a write outside dst. `sorted`, when set,
 // is called (from any thread) with each range [first, first + count) of dst that holds
 // its final keys, as soon as it does. The MSD pass takes 8 to 10 bits, as many as
 // it needs for buckets of at most `bucket_keys` keys on average (tests lower it to reach
