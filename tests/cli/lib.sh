@@ -21,7 +21,9 @@ ORACLE=("${PY[@]}" "$HERE/oracle.py")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/gxsort-cli.XXXXXX")
 MOUNTS=()
 cleanup() {
-  local m
+  local m j
+  # A background gxsort a failed case left stopped (GXSORT_TEST_STOP_AT) or running.
+  for j in $(jobs -p); do kill -9 "$j" 2>/dev/null; done
   for m in "${MOUNTS[@]+"${MOUNTS[@]}"}"; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; done
   chmod -R u+rwx "$WORK" 2>/dev/null
   rm -rf "$WORK"
@@ -110,4 +112,20 @@ try_mount() {
   mount -t tmpfs -o "$2" tmpfs "$1" 2>/dev/null || return 1
   MOUNTS+=("$1")
   return 0
+}
+
+# wait_stopped PID: until PID has stopped itself where GXSORT_TEST_STOP_AT=POINT said
+# (io/temp_files.hpp: a test hook), so that the test acts at that point however fast or
+# loaded the machine; 1 if it ended first or had not stopped after 60 s. kill -CONT
+# lets it go on; a signal sent meanwhile waits for that (SIGKILL does not).
+wait_stopped() {
+  local end=$((SECONDS + 60)) st
+  while ((SECONDS < end)); do
+    read -r st 2>/dev/null <"/proc/$1/stat" || return 1
+    st=${st##*) }
+    [[ ${st:0:1} == T ]] && return 0
+    [[ ${st:0:1} == Z ]] && return 1
+    sleep 0.01
+  done
+  return 1
 }
