@@ -114,18 +114,25 @@ try_mount() {
   return 0
 }
 
-# wait_stopped PID: until PID has stopped itself where GXSORT_TEST_STOP_AT=POINT said
-# (io/temp_files.hpp: a test hook), so that the test acts at that point however fast or
-# loaded the machine; 1 if it ended first or had not stopped after 60 s. kill -CONT
-# lets it go on; a signal sent meanwhile waits for that (SIGKILL does not).
+# wait_stopped PID [SECONDS]: until PID has stopped itself where GXSORT_TEST_STOP_AT=POINT
+# said (io/temp_files.hpp: a test hook), every thread of it, so that the test acts at
+# that point however fast or loaded the machine. 1 if it ended first; after SECONDS
+# (60) it is killed (-9: a process stopped later would never end) and 1 returned.
+# kill -CONT lets it go on; a signal sent meanwhile waits for that (SIGKILL does not).
 wait_stopped() {
-  local end=$((SECONDS + 60)) st
+  local end=$((SECONDS + ${2:-60})) t st all
   while ((SECONDS < end)); do
-    read -r st 2>/dev/null <"/proc/$1/stat" || return 1
-    st=${st##*) }
-    [[ ${st:0:1} == T ]] && return 0
-    [[ ${st:0:1} == Z ]] && return 1
+    all=1
+    for t in /proc/"$1"/task/*/stat; do
+      read -r st 2>/dev/null <"$t" || continue  # a thread that ended meanwhile
+      st=${st##*) }
+      [[ ${st:0:1} == Z && $t == /proc/$1/task/$1/stat ]] && return 1
+      [[ ${st:0:1} == [Tt] ]] || all=0
+    done
+    [[ -e /proc/$1 ]] || return 1
+    ((all)) && return 0
     sleep 0.01
   done
+  kill -9 "$1" 2>/dev/null
   return 1
 }

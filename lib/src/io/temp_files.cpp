@@ -207,10 +207,10 @@ void note_debris_dir(const std::string& dir) {
   }
 }
 
-void test_stop_at(const std::string& point) {
+void test_stop_at(const std::string& point, bool every_time) {
   static const char* const want = std::getenv("GXSORT_TEST_STOP_AT");
   static std::atomic<bool> stopped{false};
-  if (want && point == want && !stopped.exchange(true)) ::kill(::getpid(), SIGSTOP);
+  if (want && point == want && (every_time || !stopped.exchange(true))) ::kill(::getpid(), SIGSTOP);
 }
 
 TempFile TempFile::create(const std::string& dir, const std::string& kind) {
