@@ -98,7 +98,7 @@ interrupt "sort with two --tmp-dir, SIGTERM" TERM run O/out.bin job \
 interrupt "sort with two --tmp-dir, SIGTERM while sorting buckets" TERM 'nonempty:.gxsort-job.*.out' O/out.bin job \
   "$GX" sort big.bin -o O/out.bin --memory 4M --ooc partition --device cpu --threads 1 --tmp-dir T --tmp-dir O -q
 # In memory: only the hidden output temp beside the target exists.
-interrupt "in-memory sort, SIGTERM while writing the output" TERM out O/out.bin - \
+interrupt "in-memory sort, SIGTERM once its output temp exists" TERM out O/out.bin - \
   "$GX" sort big.bin -o O/out.bin -q
 # `runs` of a file is a job whose directory is in its output directory (its runs are
 # formed there as temp files, then kept as pieces): a signal leaves the pieces for --resume.
