@@ -21,7 +21,9 @@ ORACLE=("${PY[@]}" "$HERE/oracle.py")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/gxsort-cli.XXXXXX")
 MOUNTS=()
 cleanup() {
-  local m
+  local m j
+  # A background gxsort a failed case left stopped (GXSORT_TEST_STOP_AT) or running.
+  for j in $(jobs -p); do kill -9 "$j" 2>/dev/null; done
   for m in "${MOUNTS[@]+"${MOUNTS[@]}"}"; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; done
   chmod -R u+rwx "$WORK" 2>/dev/null
   rm -rf "$WORK"
@@ -110,4 +112,27 @@ try_mount() {
   mount -t tmpfs -o "$2" tmpfs "$1" 2>/dev/null || return 1
   MOUNTS+=("$1")
   return 0
+}
+
+# wait_stopped PID [SECONDS]: until PID has stopped itself where GXSORT_TEST_STOP_AT=POINT
+# said (io/temp_files.hpp: a test hook), every thread of it, so that the test acts at
+# that point however fast or loaded the machine. 1 if it ended first; after SECONDS
+# (60) it is killed (-9: a process stopped later would never end) and 1 returned.
+# kill -CONT lets it go on; a signal sent meanwhile waits for that (SIGKILL does not).
+wait_stopped() {
+  local end=$((SECONDS + ${2:-60})) t st all
+  while ((SECONDS < end)); do
+    all=1
+    for t in /proc/"$1"/task/*/stat; do
+      read -r st 2>/dev/null <"$t" || continue  # a thread that ended meanwhile
+      st=${st##*) }
+      [[ ${st:0:1} == Z && $t == /proc/$1/task/$1/stat ]] && return 1
+      [[ ${st:0:1} == [Tt] ]] || all=0
+    done
+    [[ -e /proc/$1 ]] || return 1
+    ((all)) && return 0
+    sleep 0.01
+  done
+  kill -9 "$1" 2>/dev/null
+  return 1
 }

@@ -8,29 +8,20 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
 mkdir -p O
 oracle gen -o in.bin --count 2000000 --seed 21 --expect exp.bin   # 16 MiB
-# GXSORT_TEST_IN_PLACE_PAUSE_MS: the in-place rewrite pauses halfway (tests only).
-PAUSE=3000
-
 # start_in_place: sorts O/hl.bin (hard-linked as O/hl2.bin) onto itself in the
-# background, and waits until the rewrite has begun (its complete copy exists).
+# background, and waits until it has stopped itself halfway through the rewrite
+# (GXSORT_TEST_STOP_AT=in-place, a test hook: half of the file rewritten).
 start_in_place() {
   cp in.bin O/hl.bin; ln -f O/hl.bin O/hl2.bin
-  GXSORT_TEST_IN_PLACE_PAUSE_MS=$PAUSE "$GX" sort O/hl.bin -o O/hl.bin "$@" 2>"$WORK/last.err" &
+  GXSORT_TEST_STOP_AT=in-place "$GX" sort O/hl.bin -o O/hl.bin "$@" 2>"$WORK/last.err" &
   PID=$!
-  local i
-  for ((i = 0; i < 200; i++)); do
-    [[ -e O/hl.bin.gxsort-sorted ]] && return 0
-    kill -0 "$PID" 2>/dev/null || return 1
-    sleep 0.02
-  done
-  return 1
+  wait_stopped "$PID"
 }
 
 # ---- a signal while a hard-linked file is rewritten in place ----
 for sig in TERM HUP; do
   if start_in_place -q; then
-    sleep 0.3   # inside the pause: half of the file rewritten
-    kill -s "$sig" "$PID"; wait "$PID"; RC=$?
+    kill -s "$sig" "$PID"; kill -CONT "$PID"; wait "$PID"; RC=$?
     want=$((128 + $(kill -l "$sig")))
     [[ $RC == "$want" ]] && pass "SIG$sig during the in-place rewrite: dies of it once the rewrite is whole (exit $RC)" \
       || fail "SIG$sig during the in-place rewrite: exit $want" "exit $RC: $(last_err)"
@@ -47,7 +38,6 @@ done
 
 # ---- kill -9 while a hard-linked file is rewritten in place ----
 if start_in_place -q --memory 1M; then
-  sleep 0.3
   kill -9 "$PID"; wait "$PID" 2>/dev/null
   same_bytes "kill -9 during the in-place rewrite: the complete output is kept in FILE.gxsort-sorted" O/hl.bin.gxsort-sorted exp.bin
   cmp -s O/hl.bin exp.bin && fail "kill -9 during the in-place rewrite: the file was half-written" "it is whole (the pause did not hold)" \

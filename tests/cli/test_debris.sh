@@ -9,23 +9,14 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 mkdir -p T O
 gx gen -o big.bin --count $((24 * 1024 * 1024)) --seed 5 -q   # 192 MiB of u64
 
-# wait_for PATTERN DIR...: until a file matching PATTERN exists (at most 10 s) or $PID ends.
-wait_for() {
-  local pat=$1; shift
-  local i
-  for ((i = 0; i < 400; i++)); do
-    [[ -n "$(find "$@" -name "$pat" 2>/dev/null | head -1)" ]] && return 0
-    kill -0 "$PID" 2>/dev/null || return 1
-    sleep 0.025
-  done
-  return 1
-}
+# Each process killed, signalled or changed under here stops itself at a known point
+# first (GXSORT_TEST_STOP_AT, a test hook: lib.sh's wait_stopped): a temp file of the
+# kind it names exists then, whatever the speed or load of the machine.
 
 # ---- kill -9, the glob, the note, clean ----
-"$GX" sort big.bin -o O/out.bin --memory 2M --ooc merge --tmp-dir T -q 2>/dev/null &
+GXSORT_TEST_STOP_AT=run "$GX" sort big.bin -o O/out.bin --memory 2M --ooc merge --tmp-dir T -q 2>/dev/null &
 PID=$!
-if wait_for 'run-000000.bin' T; then  # the job's first journalled run (a run's temp file lives only while written)
-  sleep 0.2
+if wait_stopped "$PID"; then  # its first run's temp file created, in its job directory
   kill -9 "$PID"; wait "$PID" 2>/dev/null
   # The job's runs are kept for --resume in its job directory; the rest are temp files.
   jobs=$(cd T && ls -d .gxsort-job.* 2>/dev/null | wc -l)
@@ -40,18 +31,11 @@ if wait_for 'run-000000.bin' T; then  # the job's first journalled run (a run's 
   grep -q "gxsort clean .*-T T" "$WORK/last.err" && grep -q "kept for --resume" "$WORK/last.err" && pass "a later sort notes the leftovers, says --resume and names gxsort clean" || fail "a later sort notes the leftovers" "$(last_err)"
   gx sort big.bin -o O/small.bin --tmp-dir T --memory 64M --device cpu -q
   [[ ! -s "$WORK/last.err" ]] && pass "-q: no note" || fail "-q: no note" "$(last_err)"
-  # A running job's files are kept. The job is stopped (SIGSTOP) while clean runs: it
-  # holds its locks and cannot end first.
-  # Waited for by its first journalled run (a run's temp file lives only while it is
-  # written): the job directory that is not the killed job's.
-  dead_job=$(ls -d T/.gxsort-job.* 2>/dev/null)
-  "$GX" sort big.bin -o O/live.bin --memory 2M --ooc merge --tmp-dir T -q 2>/dev/null &
+  # A running job's files are kept. The job stays stopped (at its first run) while
+  # clean runs: it holds its locks and cannot end first.
+  GXSORT_TEST_STOP_AT=run "$GX" sort big.bin -o O/live.bin --memory 2M --ooc merge --tmp-dir T -q 2>/dev/null &
   LIVE=$!
-  PID=$LIVE
-  live_run() { local d; for d in T/.gxsort-job.*; do [[ $d != "$dead_job" && -e $d/run-000000.bin ]] && return 0; done; return 1; }
-  for ((i = 0; i < 400; i++)); do live_run && break; kill -0 "$LIVE" 2>/dev/null || break; sleep 0.025; done
-  if live_run; then
-    kill -STOP "$LIVE"
+  if wait_stopped "$LIVE"; then
     gx clean -T T -T O -n
     grep -q "^kept T/\.gxsort-job\..*: a running job's" "$WORK/last.out" && grep -q "^kept O/\.gxsort-job\..*\.out .*: a running job's" "$WORK/last.out" \
       && pass "clean -n: the running job's directory and output are kept" || fail "clean -n: the running job's files are kept" "$(cat "$WORK/last.out")"
@@ -62,7 +46,7 @@ if wait_for 'run-000000.bin' T; then  # the job's first journalled run (a run's 
     grep -q "^kept .*: a running job's" "$WORK/last.out" && pass "clean: the running job's files are kept" || fail "clean: the running job's files are kept" "$(cat "$WORK/last.out")"
     kill -CONT "$LIVE"
   else
-    fail "clean while a job runs" "the job left no run file to wait for"
+    fail "clean while a job runs" "the job never reached its first run"
   fi
   wait "$LIVE"; RC=$?
   expect_rc "the job that ran during clean completes" 0
@@ -71,8 +55,7 @@ if wait_for 'run-000000.bin' T; then  # the job's first journalled run (a run's 
     || fail "no temp files" "$(leftover_temps T O; find T O -name '.gxsort-job.*')"
   rm -f O/*.bin
 else
-  wait "$PID"
-  skip "kill -9 during run formation" "the sort ended before a run appeared"
+  wait "$PID"; fail "kill -9 during run formation" "the sort never reached its first run (exit $?)"
 fi
 gx clean -T T
 grep -q "0 removed" "$WORK/last.out" && pass "clean of a clean directory: 0 removed" || fail "clean of a clean directory" "$(cat "$WORK/last.out")"
@@ -80,10 +63,9 @@ grep -q "0 removed" "$WORK/last.out" && pass "clean of a clean directory: 0 remo
 # ---- debris beside the output: the note of a command writing there, and clean with
 # its default directories ($TMPDIR, the current one) find it ----
 mkdir -p E  # clean runs in an empty directory: it finds O only through what the killed process listed
-"$GX" sort big.bin -o O/mem.bin -q 2>/dev/null &   # in memory: only its output temp, beside O/mem.bin
+GXSORT_TEST_STOP_AT=out "$GX" sort big.bin -o O/mem.bin -q 2>/dev/null &   # in memory: only its output temp, beside O/mem.bin
 PID=$!
-if wait_for '.gxsort.*.out.*' O; then
-  sleep 0.2
+if wait_stopped "$PID"; then
   kill -9 "$PID"; wait "$PID" 2>/dev/null
   oracle gen -o small.bin --count 1000 --seed 2
   gx sort small.bin -o O/small.bin
@@ -93,12 +75,11 @@ if wait_for '.gxsort.*.out.*' O; then
   grep -q "^removed .*/O/\.gxsort\..*\.out\..*\.tmp" "$WORK/last.out" && [[ -z "$(find O -name '.gxsort.*')" ]] \
     && pass "kill -9 of an in-memory sort: clean (default directories) removes its temp beside the output" || fail "clean finds the output's temp" "$(cat "$WORK/last.out"; find O -name '.gxsort*')"
 else
-  wait "$PID"; fail "kill -9 of an in-memory sort" "no output temp file appeared"
+  wait "$PID"; fail "kill -9 of an in-memory sort" "it never created its output temp file (exit $?)"
 fi
-"$GX" sort big.bin -o O/job.bin --memory 2M --ooc merge -q 2>/dev/null &   # a job: its pieces in $TMPDIR, its output in O
+GXSORT_TEST_STOP_AT=run "$GX" sort big.bin -o O/job.bin --memory 2M --ooc merge -q 2>/dev/null &   # a job: its pieces in $TMPDIR, its output in O
 PID=$!
-if wait_for ".gxsort.*.run.*" "$TMPDIR"; then
-  sleep 0.2
+if wait_stopped "$PID"; then
   kill -9 "$PID"; wait "$PID" 2>/dev/null
   [[ -n "$(find O -name '.gxsort-job.*.out')" ]] && pass "kill -9 of a job: its output beside the target is left (for --resume)" || fail "kill -9 of a job leaves its output" "none"
   (cd E && "$GX" clean >"$WORK/last.out" 2>"$WORK/last.err"); RC=$?
@@ -106,7 +87,7 @@ if wait_for ".gxsort.*.run.*" "$TMPDIR"; then
     && pass "kill -9 of a job: clean (default directories) removes its directory and its output beside the target" \
     || fail "clean removes the job's output too" "$(cat "$WORK/last.out"; find O "$TMPDIR" -name '.gxsort*')"
 else
-  wait "$PID"; fail "kill -9 of a job" "no run file appeared"
+  wait "$PID"; fail "kill -9 of a job" "it never reached its first run (exit $?)"
 fi
 rm -f O/*.bin
 
@@ -118,39 +99,39 @@ precious=$(cat O/.gxsort."$host".*.out.0.tmp 2>/dev/null)
 rm -f O/.gxsort."$host".*.out.0.tmp O/coll.bin
 
 # kill -BUS (not a fault): the temp files go and the process dies of the signal.
-"$GX" sort big.bin -o O/out.bin --memory 2M --ooc merge --tmp-dir T -q 2>/dev/null &
+GXSORT_TEST_STOP_AT=run "$GX" sort big.bin -o O/out.bin --memory 2M --ooc merge --tmp-dir T -q 2>/dev/null &
 PID=$!
-if wait_for '.gxsort.*.run.*' T; then
-  kill -BUS "$PID"; wait "$PID" 2>/dev/null; RC=$?
+if wait_stopped "$PID"; then
+  kill -BUS "$PID"; kill -CONT "$PID"; wait "$PID" 2>/dev/null; RC=$?
   expect_rc "kill -BUS: dies of SIGBUS" 135
   [[ -z "$(leftover_temps T O)" ]] && pass "kill -BUS: no temp files left" || fail "kill -BUS: no temp files left" "$(leftover_temps T O)"
 else
-  wait "$PID"; skip "kill -BUS" "the sort ended first"
+  wait "$PID"; fail "kill -BUS" "the sort never reached its first run (exit $?)"
 fi
 
 # ---- an input that shrinks while it is sorted ----
-# shrink NAME PATTERN ARGS...: starts `sort` on a copy of big.bin, truncates the copy
-# once a temp file matching PATTERN exists, and expects exit 3, no output, no temp files.
+# shrink NAME KIND ARGS...: starts `sort` on a copy of big.bin, truncates the copy
+# once its first temp file of KIND exists, and expects exit 3, no output, no temp files.
 shrink() {
-  local name=$1 pat=$2; shift 2
+  local name=$1 kind=$2; shift 2
   cp big.bin victim.bin
   rm -f O/out.bin
-  "$GX" sort victim.bin -o O/out.bin --tmp-dir T -q "$@" 2>"$WORK/last.err" &
+  GXSORT_TEST_STOP_AT=$kind "$GX" sort victim.bin -o O/out.bin --tmp-dir T -q "$@" 2>"$WORK/last.err" &
   PID=$!
-  if ! wait_for "$pat" T O; then
+  if ! wait_stopped "$PID"; then
     wait "$PID"; RC=$?
-    skip "$name" "the sort ended (exit $RC) before its temp file appeared"; return
+    fail "$name" "the sort never created its first $kind temp file (exit $RC)"; return
   fi
   truncate -s $((64 * 1024 * 1024)) victim.bin
+  kill -CONT "$PID"
   wait "$PID"; RC=$?
-  if [[ $RC == 0 ]]; then skip "$name" "the sort finished before the truncation"; rm -f O/out.bin; return; fi
   expect_rc "$name: exit 3 (not SIGBUS)" 3
   err_mentions "$name: message" "victim.bin" "changed"
   [[ ! -e O/out.bin ]] && pass "$name: no output" || fail "$name: no output" "exists"
   local l; l=$(leftover_temps T O "$WORK")
   [[ -z "$l" ]] && pass "$name: no temp files left" || fail "$name: no temp files left" "$(echo $l)"
 }
-shrink "truncated during the mapped in-memory sort" '.gxsort.*.out.*' --device cpu --threads 1
-shrink "truncated while partitioning" '.gxsort.*.bucket.*' --memory 8M --ooc partition --device cpu --threads 1
-shrink "truncated during run formation" '.gxsort.*.run.*' --memory 2M --ooc merge
+shrink "truncated during the mapped in-memory sort" out --device cpu --threads 1
+shrink "truncated while partitioning" bucket --memory 8M --ooc partition --device cpu --threads 1
+shrink "truncated during run formation" run --memory 2M --ooc merge
 finish

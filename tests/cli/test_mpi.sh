@@ -254,13 +254,20 @@ one_error "a stream input" 2 "rank 0" "not a stream"
 # too). mpirun passes it on a second later, then SIGKILLs all once one rank is gone: the
 # ranks linger after their cleanup (io::set_signal_linger) so the others finish theirs.
 "$GX" gen -o big.bin --count 8000000 -q
+# The pids in the names of the ranks' temp files (.gxsort.<host>.<pid>.<kind>...).
+rank_pids() { find "$TMPDIR" outdir -name '.gxsort.*.tmp' 2>/dev/null | sed -n 's|.*/\.gxsort\.[^./]*\.\([0-9]*\)\..*|\1|p' | sort -u; }
 "${MPIRUN[@]}" -np 3 "$GX" sort big.bin -o outdir/got.bin -q --memory 1M --distributed >/dev/null 2>&1 &
 pid=$!
-sleep 0.3
+# Signalled once every rank is at work: each has a temp file (polled, at most 60 s).
+end=$((SECONDS + 60))
+while (($(rank_pids | wc -l) < 3)) && kill -0 $pid 2>/dev/null && ((SECONDS < end)); do sleep 0.05; done
+ranks=$(rank_pids)
 kill -TERM $pid 2>/dev/null
 wait $pid
 RC=$?
-sleep 0.3
+# mpirun may return before its ranks have ended: their files are checked once they have.
+end=$((SECONDS + 60))
+for r in $ranks; do while kill -0 "$r" 2>/dev/null && ((SECONDS < end)); do sleep 0.05; done; done
 if [[ $RC == 0 ]]; then skip "SIGTERM during a job" "the job ended before the signal"
 else
   if [[ ! -e outdir/got.bin ]]; then pass "SIGTERM during a job: no output"

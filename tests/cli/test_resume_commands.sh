@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A killed job resumes where it stopped (issue 17) for the commands besides sort: runs,
 # dedupe --count / --keep last, graph build, merge of more files than the fan-in. Each is
-# killed (-9) once a journal holds enough entries (polled, not slept on), then the same
+# killed (-9) once a journal holds enough entries (stopped by a test hook after each journal line), then the same
 # command with --resume must give the bytes of a fresh run and reuse what was kept. A
 # touched input starts afresh and leaves no debris; a damaged piece or stage is redone
 # with a note (stderr, -v, --stats-json "discarded").
@@ -11,20 +11,21 @@ mkdir -p T
 gx gen -o in.bin --count $((24 * 1024 * 1024)) --seed 11 --dist few-unique -q   # 192 MiB
 
 # kill_when NAME JOURNALS PATTERN MIN CMD...: runs CMD in the background and kills it
-# (-9) once the journals (a glob) hold MIN lines matching PATTERN; 0 when killed in time.
+# (-9) once the journals (a glob) hold MIN lines matching PATTERN; 0 when killed there.
+# CMD stops itself after each journal line of the pattern's kind (GXSORT_TEST_STOP_AT=
+# journal:KIND, a test hook), and is killed there or let go on.
 kill_when() {
-  local name=$1 glob=$2 pattern=$3 min=$4 i
+  local name=$1 glob=$2 pattern=$3 min=$4 kind=${3#^}
   shift 4
-  "$GX" "$@" -q 2>/dev/null &
+  GXSORT_TEST_STOP_AT=journal:${kind%% *} "$GX" "$@" -q 2>/dev/null &
   local pid=$!
-  for ((i = 0; i < 3000; i++)); do
+  while wait_stopped $pid 300; do
     # shellcheck disable=SC2086  # the glob is expanded here, on purpose
     if (($(cat $glob 2>/dev/null | grep -c "$pattern") >= min)); then kill -9 $pid; wait $pid 2>/dev/null; return 0; fi
-    kill -0 $pid 2>/dev/null || break
-    sleep 0.005
+    kill -CONT $pid
   done
   wait $pid 2>/dev/null
-  skip "$name" "the command ended before the journal held $min '$pattern' entries"
+  fail "$name" "the command ended (exit $?) before the journal held $min '$pattern' entries"
   return 1
 }
 resumed() { grep -o 'resumed: .*' "$WORK/last.err" | head -1; }

@@ -94,7 +94,9 @@ TEST_CASE("an exception in one task is rethrown after the started tasks end, and
       }
       INFO("threads=" << threads << " throwing task=" << throwing);
       CHECK(running_at_throw.load() == 0);  // rethrown, and only once nothing runs
-      CHECK(ran.load() < 1000);  // the tasks after it were skipped (all would take 0.3 s and more)
+      // The tasks after it were skipped: how many others began meanwhile depends on the
+      // scheduler (a loaded machine may leave the throwing thread waiting), not all did.
+      CHECK(ran.load() < int(tasks));
     }
   }
   // Every task throws: one of them is rethrown, the others are dropped.
@@ -128,7 +130,20 @@ TEST_CASE("the pool is reused: no thread per call, one thread only for threads =
   ThreadsSeen all;
   for (int call = 0; call < 100; ++call) parallel::parallel_for(8, 4, [&](size_t) { all.note(); });
   CHECK(all.ids.size() <= default_threads() + 1);  // the pool's threads and the caller
-  if (default_threads() > 1) CHECK(all.ids.size() > 1);
+  if (default_threads() > 1) {
+    // Pool threads do help: two tasks that each wait for the other to begin (at most
+    // 60 s, not a guess at the scheduler's speed) both begin only on two threads.
+    ThreadsSeen pair;
+    std::atomic<int> begun{0};
+    parallel::parallel_for(2, 2, [&](size_t) {
+      pair.note();
+      ++begun;
+      const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+      while (begun.load() < 2 && std::chrono::steady_clock::now() < end)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    });
+    CHECK(pair.ids.size() == 2);
+  }
 
   ThreadsSeen inline_only;
   parallel::parallel_for(20, 1, [&](size_t) { inline_only.note(); });

@@ -66,14 +66,18 @@ TEST_CASE("the busy seconds of each stage are its functions' time, the writers' 
     cfg.chunk_bytes = 10;
     cfg.write_threads = writers;
     cfg.busy = &busy;
+    const auto t0 = std::chrono::steady_clock::now();
     pipeline::run_chunks(cfg, ptrs, st, nullptr);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     CAPTURE(writers);
     CHECK(busy.read >= 0.020);
     CHECK(busy.compute >= 0.040);
     CHECK(busy.write >= 0.060);
-    // Sleeps overshoot, never by a whole stage's time here (generous for a loaded CI).
-    CHECK(busy.read < busy.compute + 0.5);
-    CHECK(busy.compute < busy.write + 0.5);
+    // Sleeps overshoot by what the load makes them, so no upper bound in seconds: a
+    // stage's time lies within the pipeline's (the writers' sum within theirs).
+    CHECK(busy.read <= wall);
+    CHECK(busy.compute <= wall);
+    CHECK(busy.write <= wall * writers);
   }
 }
 

@@ -410,6 +410,7 @@ void Output::commit_in_place(bool sync) {
   try {
     copy_to_fd(temp_.file(), 0, n / 2, fd, label_);
     test_pause_in_place();
+    test_stop_at("in-place");  // tests only (io/temp_files.hpp)
     copy_to_fd(temp_.file(), n / 2, n, fd, label_);
     if (::ftruncate(fd, off_t(n)) != 0) output_error(label_, "cannot truncate", errno);
     if (sync && ::fsync(fd) != 0) output_error(label_, "fsync failed", errno);

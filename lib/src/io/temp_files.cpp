@@ -234,9 +234,17 @@ void note_debris_dir(const std::string& dir) {
   }
 }
 
+void test_stop_at(const std::string& point, bool every_time) {
+  static const char* const want = std::getenv("GXSORT_TEST_STOP_AT");
+  static std::atomic<bool> stopped{false};
+  if (want && point == want && (every_time || !stopped.exchange(true))) ::kill(::getpid(), SIGSTOP);
+}
+
 TempFile TempFile::create(const std::string& dir, const std::string& kind) {
   note_debris_dir(dir);
-  return create_unlisted(dir, kind);
+  TempFile t = create_unlisted(dir, kind);
+  test_stop_at(kind);  // out of create_unlisted's CreationLock: a signal's sweep needs it
+  return t;
 }
 
 TempFile TempFile::create_unlisted(const std::string& dir, const std::string& kind) {

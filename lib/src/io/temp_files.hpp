@@ -19,6 +19,15 @@ void remove_all_temps_now();
 // of ranks the scheduler had not run yet removed their files (seen on 2 oversubscribed
 // cores); the ranks that are done wait for them.
 void set_signal_linger(unsigned milliseconds);
+// Tests only: when this process reaches `point` and GXSORT_TEST_STOP_AT names it, it
+// stops itself (SIGSTOP), the first time only unless every_time, so that a test can
+// kill it, signal it or change its input at a known point however fast or loaded the
+// machine (the test waits for the stopped state; kill -CONT lets it go on). The points:
+// a temp file kind ("out", "run", "bucket", "merge", "gen", ...), once that file exists
+// (TempFile::create); "in-place": halfway through an in-place rewrite (Output's copy
+// back into the file); "journal:KIND": after each journal line of a piece of that kind
+// ("run", "level", "final", "out", "bucket", ...; resume::JobDir::record), every time.
+void test_stop_at(const std::string& point, bool every_time = false);
 
 // While a user's file is rewritten in place (io/output.hpp), a fatal signal must not
 // stop the rewrite halfway: the handlers write `note` to stderr, remember the signal

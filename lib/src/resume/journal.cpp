@@ -368,6 +368,7 @@ void JobDir::record(const Piece& p, bool behind) {
     fsync_or_fail(journal_.get(), journal);
   }
   pieces_[p.key()] = p;
+  io::test_stop_at("journal:" + p.kind, true);
 }
 
 void JobDir::forget(const std::string& key) { pieces_.erase(key); }
