@@ -148,8 +148,9 @@ kill -0 "$SWAPPER" 2>/dev/null && swapping=1 || swapping=0
 kill "$SWAPPER" 2>/dev/null; wait "$SWAPPER" 2>/dev/null
 ((swapping)) && pass "the swap loop ran through the 40 cleans" || fail "the swap loop ran through the cleans" "it had ended"
 ((cleans == 40)) && pass "clean exits 0 every time" || fail "clean exits 0 every time" "$cleans of 40"
-((removed > 0)) && pass "--all-users found the swapped job directory and removed it ($removed of 20 times)" \
-  || fail "--all-users met the swapped directory" "never removed it"
+# How often --all-users caught the directory between swaps is the scheduler's doing:
+# said, not asserted (case 1 checks that --all-users removes such a directory).
+echo "note: --all-users removed the swapped job directory $removed of 20 times"
 victim_intact "a job directory swapped with a link during 40 cleans"
 rm -rf "${SHARED:?}"/.gxsort* "$SHARED"/swap*
 

@@ -13,7 +13,8 @@ need_other_user || finish
 
 gx gen -o in.bin --count $((2 * 1024 * 1024)) --seed 21 -q   # 16 MiB
 gx sort in.bin -o ref.bin -q
-SORT=(sort in.bin -o out.bin --memory 8M --ooc merge --fan-in 4 -T "$SHARED")   # 8 runs, two merge levels
+# --device cpu: the plan's shape (run sizes) is the CPU backend's on any machine.
+SORT=(sort in.bin -o out.bin --memory 8M --ooc merge --fan-in 4 -T "$SHARED" --device cpu)   # 8 runs, two merge levels
 gx plan "${SORT[@]:1}" --json
 [[ $(json_get "$WORK/last.out" '(j["runs"], len(j["levels"]))') == "(8, 2)" ]] && pass "the job has 8 runs and two merge levels" ||
   fail "the job's plan" "$(cat "$WORK/last.out")"
@@ -92,7 +93,7 @@ for resume in "" --resume; do
   [[ -L $SHARED/$JOB && ! -e out.bin ]] && pass "$name: the link left as it is, no output" || fail "$name: link kept" "$(ls -la "$SHARED")"
 done
 rm -f out.bin
-TMPDIR="$SHARED" "$GX" "${SORT[@]:0:10}" >"$WORK/last.out" 2>"$WORK/last.err"
+TMPDIR="$SHARED" "$GX" "${SORT[@]:0:10}" --device cpu >"$WORK/last.out" 2>"$WORK/last.err"
 RC=$?
 expect_rc "a link planted at the job's name, TMPDIR the shared directory: stops (exit 3)" 3
 error_line "TMPDIR the shared directory: one line naming the entry" "$SHARED/$JOB" "owned by nobody"
@@ -130,7 +131,7 @@ fi
 
 # 3. A link planted at the job's output beside a target in the shared directory (and a
 # file of nobody's there): never written through, replaced or trusted.
-SORT3=(sort in.bin -o "$SHARED/out.bin" --memory 8M --ooc merge --fan-in 4 -T T)
+SORT3=(sort in.bin -o "$SHARED/out.bin" --memory 8M --ooc merge --fan-in 4 -T T --device cpu)
 JOB3=$(job_of T "${SORT3[@]}")
 if [[ -n $JOB3 ]]; then
   forget_job T "$JOB3" "$SHARED"
@@ -207,7 +208,7 @@ fi
 # is journalled, its inputs read and punched): the resume forms those runs again
 # without calling them damaged.
 rm -f out.bin
-SORT6=(sort in.bin -o out.bin --memory 8M --ooc merge --fan-in 4 -T T)
+SORT6=(sort in.bin -o out.bin --memory 8M --ooc merge --fan-in 4 -T T --device cpu)
 if kill_when_true "grep -q '^level 1 0 ' T/.gxsort-job.*/journal" env GXSORT_TEST_MERGE_PAUSE_MS=1000 "$GX" "${SORT6[@]}" -q; then
   gx "${SORT6[@]}" --resume -v
   expect_rc "killed during merge level 1: --resume exits 0" 0

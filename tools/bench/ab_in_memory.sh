@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# A/B of two gxsort binaries on the in-memory sort, the same options for both (no
+# --stats-json), alternated in each round, page cache warm, `sync` (untimed) before each
+# command, outputs compared: 4 GiB of u64, 4 GB of gensort, 4 GiB of 16-byte records.
+#   tools/bench/ab_in_memory.sh NEW OLD [GiB=4] [WORKDIR=/tmp]
+#   ROUNDS=4   DEVICE=cuda|cpu (default cuda)   GIB=0.01 for a tiny run (CI)
+set -euo pipefail
+new=$1 old=$2 gib=${3:-4}
+work=$(mktemp -d "${4:-/tmp}/gxsort-ab.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+dev=${DEVICE:-cuda}
+now() { date +%s.%N; }
+count() { python3 -c "print(max(1, int($gib * $1)))"; }
+formats=("u64|--count $(count 134217728)|--type u64"
+         "gensort|--format gensort --count $(count 10000000)|--format gensort"
+         "16-byte records|--record-size 16 --key-offset 0 --key-type u64 --count $(count 67108864)|--record-size 16 --key-offset 0 --key-type u64")
+timed() {  # timed BINARY OPTS...: seconds of one sort of $in into $work/o
+  local b=$1 t; shift
+  rm -f "$work/o"; sync
+  t=$(now); "$b" sort "$in" -o "$work/o" "$@" --device "$dev" --no-fsync -q; python3 -c "print(f'{$(now) - $t:.3f}')"
+}
+echo "| input | NEW s (each round) | OLD s (each round) | NEW median / OLD median |"
+echo "|---|---|---|---|"
+for f in "${formats[@]}"; do
+  IFS='|' read -r name genopt sortopt <<< "$f"
+  in=$work/in
+  read -r -a gopts <<< "$genopt"; read -r -a sopts <<< "$sortopt"
+  "$new" gen -o "$in" "${gopts[@]}" --seed 7 -q
+  "$old" sort "$in" -o "$work/ref" "${sopts[@]}" --device cpu --no-fsync -q
+  a=() b=()
+  for ((r = 1; r <= ${ROUNDS:-4}; r++)); do
+    a+=("$(timed "$new" "${sopts[@]}")"); cmp -s "$work/o" "$work/ref" || a[-1]+="(DIFFERS)"
+    b+=("$(timed "$old" "${sopts[@]}")"); cmp -s "$work/o" "$work/ref" || b[-1]+="(DIFFERS)"
+  done
+  med() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {print (NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2)}'; }
+  echo "| $name | ${a[*]} | ${b[*]} | $(python3 -c "print(f'{$(med "${a[@]}") / $(med "${b[@]}"):.2f}')") |"
+  rm -f "$in" "$work/ref" "$work/o"
+done
