@@ -248,7 +248,7 @@ unsigned first_digit_bits(size_t n, size_t bucket_keys) {
 // writes only inside the ranges the count gave, and throws SourceChanged when a key's
 // digit or the bits above it are not those it was counted with, so dst then holds
 // exactly the keys read by the scatter, each in its bucket, all with the same bits above
-// the digit. The checks cost one comparison a key and one a block of lines.
+// the digit. The checks cost one OR a key and one comparison a block of lines.
 template <unsigned Bits, class K, class Map>
 int msd_scatter(const K* src, K* dst, size_t n, unsigned threads, Map map,
                 DigitCounts<size_t(1) << Bits>& bucket) {
@@ -288,16 +288,15 @@ int msd_scatter(const K* src, K* dst, size_t n, unsigned threads, Map map,
     Counts& off = hist[t];
     const Counts first_pos = off;
     auto out = std::make_unique<LineScatter<K, kDigits>>(dst, first_pos.data(), end[t].data());  // up to 256 KiB: not on the stack
+    K above = 0;  // the bits above the digit of any key that had others (no branch a key)
     for (size_t i = b; i < e; ++i) {
       const K k = map(src[i]);
-      const size_t d = size_t((k ^ high) >> shift);
-      if (d >= kDigits) {
-        changed = true;
-        return;
-      }
+      const K x = (k ^ high) >> shift;
+      above |= x;
+      const size_t d = size_t(x) & (kDigits - 1);
       out->put(unsigned(d), off[d]++, k);
     }
-    if (out->overflowed() || off != end[t]) {  // another count than the first read's
+    if ((above >> Bits) != 0 || out->overflowed() || off != end[t]) {  // not the keys the first read counted
       changed = true;
       return;
     }
