@@ -1,6 +1,7 @@
 // runs and merge: sorted runs written to a directory with a manifest, and the merge of
 // sorted files (a runs directory standing for its runs, checked against its manifest).
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 
 #include "io/checksum.hpp"
 #include "io/debris.hpp"
+#include "io/safe_dir.hpp"
 #include "io/output.hpp"
 #include "io/space.hpp"
 #include "pipeline/chunk_scheduler.hpp"
@@ -49,14 +51,14 @@ class CreatedDir {
 void unlink_job_links(const std::string& out_dir) {
   std::set<std::pair<dev_t, ino_t>> pieces;
   for (const io::TempEntry& t : io::find_temp_files({out_dir})) {
-    struct stat ds;
-    if (!t.job_dir || !t.stale || ::lstat(t.path.c_str(), &ds) != 0 || ds.st_uid != ::geteuid()) continue;  // ours only
-    if (DIR* d = ::opendir(t.path.c_str())) {
-      struct stat st;
-      while (const dirent* e = ::readdir(d))
-        if (::lstat((t.path + "/" + e->d_name).c_str(), &st) == 0 && S_ISREG(st.st_mode)) pieces.insert({st.st_dev, st.st_ino});
-      ::closedir(d);
-    }
+    if (!t.job_dir || !t.stale) continue;
+    // Looked into through a descriptor of the directory itself (no link followed), ours only.
+    const io::UniqueFd dir(io::open_dir_at(AT_FDCWD, t.path));
+    struct stat ds, st;
+    std::vector<std::string> names;
+    if (!dir || ::fstat(dir.get(), &ds) != 0 || ds.st_uid != ::geteuid() || !io::entry_names(dir.get(), names)) continue;
+    for (const std::string& n : names)
+      if (::fstatat(dir.get(), n.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) pieces.insert({st.st_dev, st.st_ino});
   }
   struct stat st;
   for (const std::string& name : run_files_in(out_dir)) {
