@@ -117,25 +117,6 @@ void print_bfs(FILE* out, const std::string& graph, const BfsResult& r, bool jso
                  sum_t * 1e3 / k, sum_g / k, sum_u / k);
 }
 
-namespace {
-
-// A path on its one line of the listing: a newline or another control character in a
-// name (any byte but NUL may be there) is written as \n, \t, \r or \xHH.
-std::string listing_text(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u != 0x7f) out += c;
-    else if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (c == '\r') out += "\\r";
-    else out += "\\x" + std::string(1, "0123456789abcdef"[u >> 4]) + "0123456789abcdef"[u & 15];
-  }
-  return out;
-}
-
-}  // namespace
-
 void print_clean(FILE* out, const std::vector<CleanEntry>& entries, bool json, bool quiet) {
   uint64_t removed = 0, bytes = 0, kept = 0;
   std::string list;
@@ -146,8 +127,8 @@ void print_clean(FILE* out, const std::vector<CleanEntry>& entries, bool json, b
         .add("why", e.why);
     list += (list.empty() ? "" : ",") + j.str();
     if (!json && !quiet)
-      std::fprintf(out, "%s %s (%" PRIu64 " bytes): %s\n", e.removed ? "removed" : "kept", listing_text(e.path).c_str(), e.bytes,
-                   listing_text(e.why).c_str());
+      std::fprintf(out, "%s %s (%" PRIu64 " bytes): %s\n", e.removed ? "removed" : "kept", one_line(e.path).c_str(), e.bytes,
+                   one_line(e.why).c_str());
   }
   if (json) {
     JsonObject o = json_document("clean");
