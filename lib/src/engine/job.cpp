@@ -1,7 +1,6 @@
 #include "engine/job.hpp"
 
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
