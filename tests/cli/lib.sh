@@ -136,3 +136,17 @@ wait_stopped() {
   kill -9 "$1" 2>/dev/null
   return 1
 }
+# stopped_when PID TEST [SECONDS]: PID stops at each point of an every-time kind
+# (GXSORT_TEST_STOP_AT=journal:KIND) and goes on (kill -CONT) until it has stopped with
+# the shell command TEST true: 0, PID left stopped there (kill -9 or -CONT it); 1 if it
+# ended first (or did not stop within SECONDS: killed, as wait_stopped).
+stopped_when() {
+  while wait_stopped "$1" "${3:-60}"; do
+    eval "$2" && return 0
+    kill -CONT "$1"
+  done
+  return 1
+}
+# go_on PID: lets a stopped PID go on to its end past every later stop (kill -CONT each
+# time); then `wait PID` has its exit status.
+go_on() { while kill -CONT "$1" 2>/dev/null && wait_stopped "$1" 120; do :; done; }

@@ -46,8 +46,8 @@ between() {
   local how=$1; shift
   rm -f "$WORK/hook.paused" "$WORK/hook.go"
   GXSORT_TEST_BETWEEN_PASSES="$WORK/hook" "$GX" "$@" >"$WORK/last.out" 2>"$WORK/last.err" &
-  local pid=$! i
-  for ((i = 0; i < 3000; i++)); do  # 30 s at most; polls the state, no fixed wait
+  local pid=$! end=$((SECONDS + 60))
+  while ((SECONDS < end)); do  # polls the state, 60 s at most (the sort waits 120 s for hook.go)
     [[ -e "$WORK/hook.paused" ]] && break
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.01
@@ -156,7 +156,8 @@ for round in 1 2 3; do
       rm -f ready
       "${PY[@]}" writer.py in.bin ready &
       wpid=$!
-      for ((i = 0; i < 3000; i++)); do [[ -e ready ]] && break; sleep 0.01; done
+      end=$((SECONDS + 60))
+      while ((SECONDS < end)) && [[ ! -e ready ]]; do sleep 0.01; done
       gx $cmd in.bin -o out.bin --threads $t --device cpu
       kill "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null
       left="$(leftover_temps "$WORK")$(job_pieces "$WORK" "$TMPDIR")"
@@ -209,10 +210,10 @@ PY
 oracle gen -o k.bin --count 30000 --seed 11 --type u64 --expect ks.bin
 npy_make k.npy "'<u8'" 30000 k.bin
 mkfifo fifo.npy
-timeout 30 sh -c 'cat k.npy > fifo.npy' &
+timeout 120 sh -c 'cat k.npy > fifo.npy' &
 wpid=$!
 RC=0
-timeout 30 "$GX" sort fifo.npy -o fifo_out.npy >"$WORK/last.out" 2>"$WORK/last.err" || RC=$?
+timeout 120 "$GX" sort fifo.npy -o fifo_out.npy >"$WORK/last.out" 2>"$WORK/last.err" || RC=$?
 expect_rc "sort of a .npy FIFO" 0
 if [[ -f fifo_out.npy ]]; then
   shape=$(npy_data fifo_out.npy fifo_data.bin)
@@ -222,10 +223,10 @@ else
   fail "sort of a .npy FIFO: output" "none (rc=$RC: $(last_err))"
 fi
 kill "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null
-timeout 30 sh -c 'cat k.npy > fifo.npy' &
+timeout 120 sh -c 'cat k.npy > fifo.npy' &
 wpid=$!
 RC=0
-timeout 30 "$GX" check fifo.npy >"$WORK/last.out" 2>"$WORK/last.err" || RC=$?
+timeout 120 "$GX" check fifo.npy >"$WORK/last.out" 2>"$WORK/last.err" || RC=$?
 expect_rc "check of an unsorted .npy FIFO: not sorted" 1
 kill "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null
 

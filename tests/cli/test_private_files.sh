@@ -13,7 +13,8 @@
 #      refused too; a kept copy another user planted is not trusted.
 #   4. sort -o - | head -c 100: exit 141, no temp files and no job pieces left; --resume
 #      into a pipe is refused.
-# Waits are polls for a state (or a test hook's pause), never fixed sleeps.
+# Waits are polls for a state, or a stop at a known point (GXSORT_TEST_STOP_AT, a test
+# hook: lib.sh's wait_stopped), never fixed sleeps nor windows of time.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 source "$HERE/other_user.sh"
 
@@ -21,10 +22,10 @@ mkdir -p O
 oracle gen -o in.bin --count 500000 --seed 35 --expect exp.bin   # 4 MiB of u64
 SIZE=$(stat -c %s in.bin)
 
-# poll_until CMD...: runs CMD every 20 ms until it succeeds (0), PID ends or 20 s pass (1).
+# poll_until CMD...: runs CMD every 20 ms until it succeeds (0), PID ends or 60 s pass (1).
 poll_until() {
-  local i
-  for ((i = 0; i < 1000; i++)); do
+  local end=$((SECONDS + 60))
+  while ((SECONDS < end)); do
     "$@" && return 0
     kill -0 "$PID" 2>/dev/null || { "$@"; return; }
     sleep 0.02
@@ -73,13 +74,11 @@ done
 rm -f in.fifo
 
 # A resumable job (out of core): its pieces in TMPDIR and its output beside the target.
-# The last merge's checkpoint thread pauses after journalling (test hook): stopped then.
+# It stops itself after the last merge journals its first checkpoint (a test hook).
 rm -f O/*
-(umask 000; GXSORT_TEST_CHECKPOINT_PAUSE_MS=1000 exec "$GX" sort in.bin -o O/job.bin --memory 1M --ooc merge -q) 2>"$WORK/last.err" &
+(umask 000; GXSORT_TEST_STOP_AT=journal:final exec "$GX" sort in.bin -o O/job.bin --memory 1M --ooc merge -q) 2>"$WORK/last.err" &
 PID=$!
-last_merge_journalled() { cat "$TMPDIR"/.gxsort-job.*/journal 2>/dev/null | grep -q '^final'; }
-if poll_until last_merge_journalled; then
-  kill -STOP "$PID"
+if wait_stopped "$PID"; then
   has_file O -name '.gxsort-job.*.out' && pass "umask 000, a job: its output beside the target is there" \
     || fail "umask 000, a job: its output beside the target" "none: $(ls -A O)"
   has_file "$TMPDIR" -path '*/.gxsort-job.*/*.bin' && pass "umask 000, a job: its pieces are there" \
@@ -87,7 +86,7 @@ if poll_until last_merge_journalled; then
   bad=$(not_private "$TMPDIR" O)
   [[ -z $bad ]] && pass "umask 000, a job: its directory 0700, pieces, journal and output beside the target 0600" \
     || fail "umask 000, a job: private" "$(echo $bad)"
-  kill -CONT "$PID"
+  go_on "$PID"
 else
   fail "umask 000, a job: stopped in its last merge" "no checkpoint journalled: $(last_err)"
 fi
@@ -147,13 +146,12 @@ fi
 # ---- 3. an in-place rewrite cut short: never read as if it were the input ----
 HALF=$((SIZE / 2))
 # start_in_place ARGS...: sorts O/hl.bin (hard-linked as O/hl2.bin) onto itself in the
-# background until its first half is rewritten: inside the test hook's pause.
+# background, stopped (a test hook) once its first half is rewritten; 0 when it is so.
 start_in_place() {
   cp in.bin O/hl.bin; ln -f O/hl.bin O/hl2.bin
-  GXSORT_TEST_IN_PLACE_PAUSE_MS=10000 "$GX" sort O/hl.bin -o O/hl.bin -q "$@" 2>"$WORK/bg.err" &
+  GXSORT_TEST_STOP_AT=in-place "$GX" sort O/hl.bin -o O/hl.bin -q "$@" 2>"$WORK/bg.err" &
   PID=$!
-  half_rewritten() { [[ -e O/hl.bin.gxsort-sorted ]] && cmp -s -n $HALF O/hl.bin exp.bin; }
-  poll_until half_rewritten && kill -0 "$PID" 2>/dev/null
+  wait_stopped "$PID" && [[ -e O/hl.bin.gxsort-sorted ]] && cmp -s -n $HALF O/hl.bin exp.bin
 }
 refused() {  # NAME: the last command was refused with the one line naming the kept copy, nothing changed
   expect_rc "$1: exit 3" 3
@@ -185,24 +183,26 @@ for what in "plain:" "job:--memory 1M"; do
     expect_rc "$tag, restored as the line says: the sort runs again (exit 0)" 0
     same_bytes "$tag, restored: the other hard link holds the sorted data" O/hl2.bin exp.bin
   else
-    wait "$PID"; fail "$tag, kill -9 in the copy-back" "the rewrite never reached its pause (exit $?): $(cat "$WORK/bg.err")"
+    kill -9 "$PID" 2>/dev/null; wait "$PID"
+    fail "$tag, kill -9 in the copy-back" "the rewrite never stopped half-written (exit $?): $(cat "$WORK/bg.err")"
   fi
   "$GX" clean -q
   rm -f O/* half.snap
 done
 
-# A rewrite going on now: refused, and the rewrite (SIGTERM cuts its pause) finishes.
+# A rewrite going on now (stopped halfway): refused, and the rewrite, sent SIGTERM and
+# let go on, finishes first.
 if start_in_place; then
   gx sort O/hl.bin -o O/live.bin -q
   expect_rc "a sort of a file being rewritten in place now: exit 3" 3
   err_mentions "a rewrite going on: one line" "rewriting it in place now" "O/hl.bin.gxsort-sorted"
-  kill -TERM "$PID"; wait "$PID"; RC=$?
+  kill -TERM "$PID"; kill -CONT "$PID"; wait "$PID"; RC=$?
   [[ $RC == 143 ]] && pass "the rewrite, SIGTERM: finished first, then exit 143" || fail "the rewrite, SIGTERM" "exit $RC"
   same_bytes "the rewrite going on was not disturbed" O/hl2.bin exp.bin
   gx sort O/hl.bin -o O/live.bin
   expect_rc "once it ended: the sort runs (exit 0)" 0
 else
-  wait "$PID"; fail "a rewrite going on" "the rewrite never reached its pause: $(cat "$WORK/bg.err")"
+  kill -9 "$PID" 2>/dev/null; wait "$PID"; fail "a rewrite going on" "the rewrite never stopped half-written: $(cat "$WORK/bg.err")"
 fi
 rm -f O/*
 

@@ -137,7 +137,8 @@ else  # no interpreter the other user can run: a plain mv loop (the link is ther
     done 2>/dev/null' sh "$J4" "$SHARED/swap" "$WORK/victim") &
 fi
 SWAPPER=$!
-for ((i = 0; i < 400; i++)); do [[ -d $J4 || -d $SHARED/swap ]] && break; sleep 0.025; done
+end=$((SECONDS + 60))   # until the swapper has made the directory (polled)
+while ((SECONDS < end)) && [[ ! -d $J4 && ! -d $SHARED/swap ]]; do sleep 0.025; done
 removed=0 cleans=0
 for ((i = 0; i < 20; i++)); do
   "$GX" clean -T "$SHARED" >"$WORK/last.out" 2>&1 && ((cleans++))
@@ -172,16 +173,11 @@ rm -rf "${SHARED:?}"/.gxsort*
 NL="$WORK/new
 line"
 mkdir -p "$NL" O6
-# The last merge journals a checkpoint at its end at least, then pauses 1 s (a test hook)
-# before it commits: killed in that second.
-GXSORT_TEST_CHECKPOINT_PAUSE_MS=1000 "$GX" sort big.bin -o O6/out.bin --memory 2M --ooc merge -T "$NL" -q 2>/dev/null &
+# The last merge journals a checkpoint at its end at least, and stops itself after its
+# first (a test hook) before it commits: killed there.
+GXSORT_TEST_STOP_AT=journal:final "$GX" sort big.bin -o O6/out.bin --memory 2M --ooc merge -T "$NL" -q 2>/dev/null &
 PID=$!
-for ((i = 0; i < 6000; i++)); do
-  grep -qs '^final ' "$NL"/.gxsort-job.*/journal && break
-  kill -0 "$PID" 2>/dev/null || break
-  sleep 0.01
-done
-if grep -qs '^final ' "$NL"/.gxsort-job.*/journal; then
+if wait_stopped "$PID" && grep -qs '^final ' "$NL"/.gxsort-job.*/journal; then
   kill -9 "$PID"; wait "$PID" 2>/dev/null
   [[ -n $(find "$NL" -name '.gxsort-job.*') ]] && pass "kill -9 of a job in a directory named with a newline: its pieces are left" \
     || fail "kill -9 in a newline directory leaves its pieces" "none"
@@ -193,6 +189,6 @@ if grep -qs '^final ' "$NL"/.gxsort-job.*/journal; then
   [[ -z $(find "$NL" O6 -name '.gxsort*') ]] && pass "... clean follows the list to it and removes them" \
     || fail "... clean follows the list to it" "$(find "$NL" O6 -name '.gxsort*' | tr '\n' ' '; cat "$WORK/last.out")"
 else
-  wait "$PID"; fail "kill -9 of a job in a directory named with a newline" "the job ended before its last merge journalled a checkpoint"
+  kill -9 "$PID" 2>/dev/null; wait "$PID"; fail "kill -9 of a job in a directory named with a newline" "the job ended before its last merge journalled a checkpoint"
 fi
 finish

@@ -28,38 +28,36 @@ error_line() {
 }
 
 # job_of DIR CMD...: the name of the job directory CMD makes in DIR (a digest of public
-# facts: what another user computes). CMD runs until its last merge journals a
-# checkpoint (a test hook then holds it 1 s), and is killed (-9) there: its pieces are
-# left in DIR/<name>, its output beside its target.
+# facts: what another user computes). CMD runs until its last merge journals its first
+# checkpoint, stops itself there (a test hook) and is killed (-9): its pieces are left
+# in DIR/<name>, its output beside its target.
 job_of() {
-  local dir=$1 i name="" pid
+  local dir=$1 name="" pid
   shift
-  GXSORT_TEST_CHECKPOINT_PAUSE_MS=1000 "$GX" "$@" -q 2>/dev/null &
+  GXSORT_TEST_STOP_AT=journal:final "$GX" "$@" -q 2>/dev/null &
   pid=$!
-  for ((i = 0; i < 3000; i++)); do
+  if wait_stopped $pid; then
     name=$(cd "$dir" && find . -maxdepth 1 -type d -name '.gxsort-job.*' -printf '%f\n' | head -1)
-    [[ -n $name ]] && grep -q '^final ' "$dir/$name/journal" 2>/dev/null && break
-    name=""
-    kill -0 $pid 2>/dev/null || break
-    sleep 0.01
-  done
+    [[ -n $name ]] && grep -q '^final ' "$dir/$name/journal" 2>/dev/null || name=""
+  fi
   kill -9 $pid 2>/dev/null
   wait $pid 2>/dev/null
   echo "$name"
 }
 # kill_when_true TEST CMD...: runs CMD in the background and kills it (-9) once the
-# shell command TEST succeeds (polled); 0 when it was killed so.
+# shell command TEST succeeds (polled: CMD is held in that state, 60 s at most); 0 when
+# it was killed so.
 kill_when_true() {
-  local test=$1 i pid
+  local test=$1 pid end=$((SECONDS + 60))
   shift
   "$@" 2>/dev/null &
   pid=$!
-  for ((i = 0; i < 3000; i++)); do
+  while ((SECONDS < end)); do
     if eval "$test" 2>/dev/null; then kill -9 $pid; wait $pid 2>/dev/null; return 0; fi
     kill -0 $pid 2>/dev/null || break
     sleep 0.01
   done
-  wait $pid 2>/dev/null
+  kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
   return 1
 }
 # forget_job DIR NAME TARGET-DIR: what job_of left goes (as root: the test's cleanup).
@@ -204,12 +202,15 @@ else
   fail "touch -r" "the sort ended before its last merge journalled a checkpoint"
 fi
 
-# 6. Killed during merge level 1 (a test hook holds it after the first merge's output
-# is journalled, its inputs read and punched): the resume forms those runs again
-# without calling them damaged.
+# 6. Killed during merge level 1 (it stops itself after each merge output is journalled,
+# a test hook: killed after the first's, its inputs read and punched): the resume forms
+# those runs again without calling them damaged.
 rm -f out.bin
 SORT6=(sort in.bin -o out.bin --memory 8M --ooc merge --fan-in 4 -T T --device cpu)
-if kill_when_true "grep -q '^level 1 0 ' T/.gxsort-job.*/journal" env GXSORT_TEST_MERGE_PAUSE_MS=1000 "$GX" "${SORT6[@]}" -q; then
+GXSORT_TEST_STOP_AT=journal:level "$GX" "${SORT6[@]}" -q 2>/dev/null &
+PID=$!
+if stopped_when $PID "grep -q '^level 1 0 ' T/.gxsort-job.*/journal"; then
+  kill -9 $PID; wait $PID 2>/dev/null
   gx "${SORT6[@]}" --resume -v
   expect_rc "killed during merge level 1: --resume exits 0" 0
   same_bytes "killed during merge level 1: --resume gives the bytes of a plain sort" out.bin ref.bin
@@ -218,6 +219,7 @@ if kill_when_true "grep -q '^level 1 0 ' T/.gxsort-job.*/journal" env GXSORT_TES
   [[ $(grep -o 'resumed: .*' "$WORK/last.err") == "resumed: 4 of 8 runs, 1 of 2 merge outputs" ]] &&
     pass "killed during merge level 1: the merge output and the runs it did not consume reused" || fail "level 1 reuse" "$(last_err)"
 else
+  wait $PID 2>/dev/null
   fail "killed during merge level 1" "the sort ended before the first merge of level 1 was journalled"
 fi
 

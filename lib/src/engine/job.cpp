@@ -1,7 +1,6 @@
 #include "engine/job.hpp"
 
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -103,29 +102,6 @@ static bool journal_disabled(bool resume) {
   if (!v || !*v || std::string(v) == "0") return false;
   if (resume) fail_usage("--resume: GXSORT_BENCH_NO_JOURNAL is set (a benchmark switch): no job is journalled");
   return true;
-}
-
-// Tests only: the pause (ms, at most 1 s) the environment variable `name` asks for.
-static long test_pause_ms(const char* name) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::min(std::atol(v), 1000L) : 0L;
-}
-
-// Tests only (tests/cli/test_resume.sh): GXSORT_TEST_CHECKPOINT_PAUSE_MS pauses the last
-// merge's checkpoint thread after it journals each checkpoint. The merge waits for that
-// thread before it removes its inputs and commits, so a test polling the journal has
-// that long after each line to kill it there, even where the merge of its small input
-// takes a few milliseconds (a GPU's) or its inputs go in a moment (removed at once).
-static void test_pause_after_checkpoint() {
-  static const long ms = test_pause_ms("GXSORT_TEST_CHECKPOINT_PAUSE_MS");
-  if (ms > 0) ::usleep(useconds_t(ms) * 1000);
-}
-// Tests only (tests/cli/test_shared_jobs.sh): GXSORT_TEST_MERGE_PAUSE_MS pauses after an
-// intermediate merge's output is journalled, before its inputs (read, so punched) go:
-// a test polling the journal kills it there.
-static void test_pause_after_merge() {
-  static const long ms = test_pause_ms("GXSORT_TEST_MERGE_PAUSE_MS");
-  if (ms > 0) ::usleep(useconds_t(ms) * 1000);
 }
 
 std::unique_ptr<SortJob> SortJob::create(const Prepared& p, const Plan& plan, const std::string& digest,
@@ -474,7 +450,6 @@ TreeInput SortJob::keep(size_t level, size_t group, io::TempFile merged, uint64_
   merged.move_to(dir_.piece_path(p));
   merged.release();
   dir_.record(p);
-  test_pause_after_merge();
   return piece_input(p, direct);
 }
 
@@ -635,7 +610,6 @@ uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>&
                                : io::xxh3_blocks_of_file(out, p.bytes, out_offset + from * rs, threads_);
       p.list = list;
       dir_.record(p);
-      test_pause_after_checkpoint();
       // All the inputs at once: a punch waits for the disk's discards of the blocks it
       // frees (ext4's discard mount option, merge.cpp's remove_inputs says more).
       parallel::parallel_for(refs.size(), unsigned(refs.size()), [&](size_t i) {

@@ -377,18 +377,6 @@ void refuse_half_rewritten(const std::string& path) {
                                    "` restores it, then remove " + kept + ")");
 }
 
-namespace {
-
-// Tests only (tests/cli/test_signals.sh): GXSORT_TEST_IN_PLACE_PAUSE_MS pauses an
-// in-place rewrite halfway, so that a test can signal or kill it with its target
-// half-written.
-void test_pause_in_place() {
-  const char* ms = std::getenv("GXSORT_TEST_IN_PLACE_PAUSE_MS");
-  if (ms && *ms) ::usleep(useconds_t(std::min(std::atol(ms), 10000L)) * 1000);
-}
-
-}  // namespace
-
 void Output::keep_complete_copy(const std::string& kept) {
   // Out of the signal handler's table: from here on this file is the one complete copy
   // of the output (the target is about to be overwritten), and nothing may remove it
@@ -409,7 +397,6 @@ void Output::commit_in_place(bool sync) {
                                "other hard links); it is finished first (the complete output is in " + kept + ")");
   try {
     copy_to_fd(temp_.file(), 0, n / 2, fd, label_);
-    test_pause_in_place();
     test_stop_at("in-place");  // tests only (io/temp_files.hpp)
     copy_to_fd(temp_.file(), n / 2, n, fd, label_);
     if (::ftruncate(fd, off_t(n)) != 0) output_error(label_, "cannot truncate", errno);

@@ -408,14 +408,14 @@ void radix_sort_copy_with(const K* src, K* dst, size_t n, KeyOrder<K> order, uns
 }  // namespace
 
 // GXSORT_TEST_BETWEEN_PASSES=PREFIX: PREFIX.paused is created, then PREFIX.go awaited
-// (polled, 10 s at most).
+// (polled, 120 s at most: a loaded machine's test may take long to rewrite the input).
 void test_pause_between_passes() {
   static const char* const prefix = std::getenv("GXSORT_TEST_BETWEEN_PASSES");
   if (!prefix || !*prefix) return;
   const std::string p = prefix;
   const int fd = ::open((p + ".paused").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd >= 0) ::close(fd);
-  for (int i = 0; i < 10000 && ::access((p + ".go").c_str(), F_OK) != 0; ++i) ::usleep(1000);
+  for (int i = 0; i < 120000 && ::access((p + ".go").c_str(), F_OK) != 0; ++i) ::usleep(1000);
 }
 
 template <class K>

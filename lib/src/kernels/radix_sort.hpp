@@ -61,7 +61,7 @@ class SourceChanged : public Error {
 // Tests only (tests/cli/test_hostile_inputs.sh): a sort that reads its source more than
 // once (radix_sort_copy's count and scatter, a record sort's keys and gather) calls this
 // after its first read. With GXSORT_TEST_BETWEEN_PASSES=PREFIX set, it creates
-// PREFIX.paused and waits (10 s at most) for PREFIX.go to exist, so that a test changes
+// PREFIX.paused and waits (120 s at most) for PREFIX.go to exist, so that a test changes
 // the input in between without racing the sort.
 void test_pause_between_passes();
 
