@@ -42,27 +42,42 @@ std::string entry_text(int parent, const std::string& name) {
   return std::string(what) + " owned by " + user_name(st.st_uid);
 }
 
-}  // namespace
-
-UniqueFd make_private_dir(int parent, const std::string& name, const std::string& path, bool* created) {
-  bool made = ::mkdirat(parent, name.c_str(), 0700) == 0;
-  if (!made && errno != EEXIST) fail_errno(path, "cannot create the directory", errno);
+// The directory `name` in `parent` opened and checked as the caller's own private one
+// (Error(io) otherwise); empty when there is none. `made`: made now by this process,
+// so its mode (mkdirat's went through the umask) is set to 0700 first.
+UniqueFd checked_private_dir(int parent, const std::string& name, const std::string& path, bool made) {
   UniqueFd fd(open_dir_at(parent, name));
   if (!fd) {
     const int err = errno;
+    if (err == ENOENT) return fd;
     if (err == ENOTDIR || err == ELOOP)
       throw Error(ExitCode::io, path + ": is " + entry_text(parent, name) + ", not this user's own directory; it is left as it is");
     fail_errno(path, "cannot open the directory", err);
   }
   struct stat st;
   if (::fstat(fd.get(), &st) != 0) fail_errno(path, "cannot stat the directory", errno);
-  // mkdirat's mode went through the umask: a directory made now gets 0700 itself.
-  if (made && st.st_uid == ::geteuid() && ::fchmod(fd.get(), 0700) != 0) fail_errno(path, "cannot set the mode", errno);
-  if (made && ::fstat(fd.get(), &st) != 0) fail_errno(path, "cannot stat the directory", errno);
+  if (made && st.st_uid == ::geteuid()) {
+    if (::fchmod(fd.get(), 0700) != 0) fail_errno(path, "cannot set the mode", errno);
+    if (::fstat(fd.get(), &st) != 0) fail_errno(path, "cannot stat the directory", errno);
+  }
   const std::string why = not_own_private_dir(st, path);
   if (!why.empty()) throw Error(ExitCode::io, why + "; it is left as it is");
+  return fd;
+}
+
+}  // namespace
+
+UniqueFd make_private_dir(int parent, const std::string& name, const std::string& path, bool* created) {
+  const bool made = ::mkdirat(parent, name.c_str(), 0700) == 0;
+  if (!made && errno != EEXIST) fail_errno(path, "cannot create the directory", errno);
+  UniqueFd fd = checked_private_dir(parent, name, path, made);
+  if (!fd) fail_errno(path, "cannot open the directory", ENOENT);  // removed meanwhile
   if (created) *created = made;
   return fd;
+}
+
+UniqueFd open_private_dir(int parent, const std::string& name, const std::string& path) {
+  return checked_private_dir(parent, name, path, false);
 }
 
 int open_own_file_at(int dir, const std::string& name, int flags) {
@@ -147,26 +162,6 @@ size_t remove_own_entries(int dir, const std::string& keep, bool any_owner) {
 
 bool remove_own_tree(int parent, const std::string& name, bool any_owner) {
   return remove_tree_at(parent, name, any_owner, 0);
-}
-
-}  // namespace gxsort::io
-
-namespace gxsort::io {
-
-UniqueFd open_private_dir(int parent, const std::string& name, const std::string& path) {
-  UniqueFd fd(open_dir_at(parent, name));
-  if (!fd) {
-    const int err = errno;
-    if (err == ENOENT) return fd;
-    if (err == ENOTDIR || err == ELOOP)
-      throw Error(ExitCode::io, path + ": is " + entry_text(parent, name) + ", not this user's own directory; it is left as it is");
-    fail_errno(path, "cannot open the directory", err);
-  }
-  struct stat st;
-  if (::fstat(fd.get(), &st) != 0) fail_errno(path, "cannot stat the directory", errno);
-  const std::string why = not_own_private_dir(st, path);
-  if (!why.empty()) throw Error(ExitCode::io, why + "; it is left as it is");
-  return fd;
 }
 
 std::string own_file_refusal(int dir, const std::string& name, const std::string& path, const std::string& what, int err) {
