@@ -194,66 +194,69 @@ std::vector<uint64_t> records_for_ranks(const std::vector<std::vector<uint64_t>>
   return totals;
 }
 
-Received exchange(Comm& comm, const Format& f, LocalRuns& local, const std::vector<std::vector<uint64_t>>& cuts,
-                  const RankShape& shape, const std::vector<std::string>& tmp_dirs, unsigned threads,
-                  RankStats& st, uint64_t& round_records) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const size_t rs = f.record_size, ranks = size_t(comm.size()), me = size_t(comm.rank());
-  const Outbox out(local.runs, cuts, comm.size(), rs);
-  const std::vector<uint64_t> incoming = comm.alltoall(out.totals());
-  const std::vector<std::vector<uint64_t>> piece_records = exchange_piece_sizes(comm, cuts);
-  Received r;
-  r.records = sum(incoming);
+namespace {
+
+// How this rank's records move in the exchange: which of its own pieces stay where they
+// are, whether MPI reads the sent run and writes the receive area in place, and the
+// records it sends to and receives from each rank through MPI.
+struct Ways {
+  bool own_memory = false, own_files = false, send_in_place = false, recv_in_place = false;
+  std::vector<uint64_t> sends, receives;
+  bool own_in_place() const { return own_memory || own_files; }
+};
+
+Ways choose_ways(const LocalRuns& local, const Outbox& out, const std::vector<uint64_t>& incoming,
+                 const RankShape& shape, size_t me, size_t rs, Received& r) {
+  Ways w;
   // Runs in memory keep this rank's own pieces in place (1/ranks of the data, all of it
   // on one rank): they are not copied to a receive area through MPI.
   // (Where the others' pieces go to files, in-memory runs go there too: the merge tree
   // takes files.) Run files keep their own pieces too, as pieces of the files they are in,
   // except those written around the page cache (their reads must be aligned).
-  const bool own_memory = std::all_of(local.runs.begin(), local.runs.end(), [](const RunRef& x) { return x.mem; }) &&
-                          receive_in_memory(shape, r.records - incoming[me], rs);
-  const bool own_files = !local.files.empty() && local.files.size() == local.runs.size() &&
-                         std::none_of(local.files.begin(), local.files.end(), [](const TreeInput& t) { return t.direct; });
-  const bool own_in_place = own_memory || own_files;
-  std::vector<uint64_t> sends = out.totals(), receives = incoming;
-  if (own_in_place) sends[me] = receives[me] = 0;
+  w.own_memory = std::all_of(local.runs.begin(), local.runs.end(), [](const RunRef& x) { return x.mem; }) &&
+                 receive_in_memory(shape, r.records - incoming[me], rs);
+  w.own_files = !local.files.empty() && local.files.size() == local.runs.size() &&
+                std::none_of(local.files.begin(), local.files.end(), [](const TreeInput& t) { return t.direct; });
+  w.sends = out.totals();
+  w.receives = incoming;
+  if (w.own_in_place()) w.sends[me] = w.receives[me] = 0;
   // Own pieces in run files take the merge tree, planned for the fan-in and budget; the
   // others' pieces go to files for it too.
-  r.in_memory = own_memory || (!own_files && receive_in_memory(shape, sum(receives), rs));
+  r.in_memory = w.own_memory || (!w.own_files && receive_in_memory(shape, sum(w.receives), rs));
   // In place: MPI reads the one in-memory run and writes the receive area itself, where
   // their records fit its int displacements: no staging copies, and no staging buffers
   // to bound the rounds.
-  const bool send_in_place = local.runs.size() <= 1 && (local.runs.empty() || local.runs[0].mem) &&
-                             local.records() <= Comm::kMaxElements;
-  const bool recv_in_place = r.in_memory && sum(receives) <= Comm::kMaxElements;
-  const uint64_t mine = send_in_place && recv_in_place ? Comm::kMaxElements - ranks : shape.round_records;
-  round_records = comm.allreduce(mine, Comm::Op::min);
-  st.rounds = comm.allreduce(exchange_rounds(std::max(sum(sends), sum(receives)), round_records), Comm::Op::max);
-  st.received_in_memory = r.in_memory;
-  st.kept = out.totals()[me];
-  st.sent = sum(out.totals()) - st.kept;
-  st.received = r.records - incoming[me];
+  w.send_in_place = local.runs.size() <= 1 && (local.runs.empty() || local.runs[0].mem) &&
+                    local.records() <= Comm::kMaxElements;
+  w.recv_in_place = r.in_memory && sum(w.receives) <= Comm::kMaxElements;
+  return w;
+}
 
-  std::unique_ptr<Inbox> inbox;
+// The exchange's rounds: each stores what arrived in the round before and stages (unless
+// sent in place) this round's share of every receiver's pieces, then one MPI_Alltoallv.
+void run_rounds(Comm& comm, const Ways& w, const Outbox& out, LocalRuns& local,
+                const std::vector<std::vector<uint64_t>>& cuts, Inbox& inbox, size_t rs, unsigned threads,
+                RankStats& st, Received& r) {
+  const size_t ranks = size_t(comm.size());
   io::AlignedBuffer outgoing, arriving;
   comm.collectively([&] {
-    inbox = std::make_unique<Inbox>(r, receives, rs, threads, tmp_dirs, own_in_place ? &local : nullptr, me);
-    if (!send_in_place && st.rounds) outgoing = io::AlignedBuffer(size_t(first_round(sends, st.rounds) * rs));
-    if (!recv_in_place && st.rounds) arriving = io::AlignedBuffer(size_t(first_round(receives, st.rounds) * rs));
+    if (!w.send_in_place && st.rounds) outgoing = io::AlignedBuffer(size_t(first_round(w.sends, st.rounds) * rs));
+    if (!w.recv_in_place && st.rounds) arriving = io::AlignedBuffer(size_t(first_round(w.receives, st.rounds) * rs));
   });
-  const unsigned char* send = send_in_place ? (local.runs.empty() ? nullptr : local.runs[0].mem) : outgoing.data();
-  unsigned char* recv = recv_in_place ? r.memory.data() : arriving.data();
-  Round last(receives, st.rounds, st.rounds);  // nothing arrived before round 0
+  const unsigned char* send = w.send_in_place ? (local.runs.empty() ? nullptr : local.runs[0].mem) : outgoing.data();
+  unsigned char* recv = w.recv_in_place ? r.memory.data() : arriving.data();
+  Round last(w.receives, st.rounds, st.rounds);  // nothing arrived before round 0
   for (uint64_t k = 0; k <= st.rounds; ++k) {
-    const Round sending(sends, st.rounds, k), receiving(receives, st.rounds, k);
+    const Round sending(w.sends, st.rounds, k), receiving(w.receives, st.rounds, k);
     comm.collectively([&] {
       // The round before: what arrived goes to its place (a file write may fail here).
-      if (!recv_in_place) {
+      if (!w.recv_in_place) {
         const std::vector<uint64_t> at = packed(last.count);
         parallel::parallel_for(ranks, threads, [&](size_t s) {
-          inbox->store(s, last.from[s], arriving.data() + at[s] * rs, last.count[s]);
+          inbox.store(s, last.from[s], arriving.data() + at[s] * rs, last.count[s]);
         });
       }
-      if (k == st.rounds || send_in_place) return;
+      if (k == st.rounds || w.send_in_place) return;
       // This round: each pair's share, from the runs into the outgoing buffer.
       const std::vector<Copy> copies = out.copies(sending.from, sending.count);
       parallel::parallel_for(copies.size(), threads, [&](size_t i) {
@@ -266,16 +269,45 @@ Received exchange(Comm& comm, const Format& f, LocalRuns& local, const std::vect
     });
     if (k == st.rounds) break;
     std::vector<uint64_t> send_at = packed(sending.count), recv_at = packed(receiving.count);
-    for (size_t d = 0; d < ranks && send_in_place; ++d) send_at[d] = (local.runs.empty() ? 0 : cuts[0][d]) + sending.from[d];
-    for (size_t s = 0; s < ranks && recv_in_place; ++s) recv_at[s] = inbox->first(s) + receiving.from[s];
+    for (size_t d = 0; d < ranks && w.send_in_place; ++d)
+      send_at[d] = (local.runs.empty() ? 0 : cuts[0][d]) + sending.from[d];
+    for (size_t s = 0; s < ranks && w.recv_in_place; ++s) recv_at[s] = inbox.first(s) + receiving.from[s];
     comm.barrier();  // the wait for the slowest rank stays out of the MPI time below
     const auto m0 = std::chrono::steady_clock::now();
     comm.alltoallv(send, sending.count, send_at, recv, receiving.count, recv_at, rs);
     st.mpi_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - m0).count();
     last = receiving;
   }
+}
+
+}  // namespace
+
+Received exchange(Comm& comm, const Format& f, LocalRuns& local, const std::vector<std::vector<uint64_t>>& cuts,
+                  const RankShape& shape, const std::vector<std::string>& tmp_dirs, unsigned threads,
+                  RankStats& st, uint64_t& round_records) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const size_t rs = f.record_size, ranks = size_t(comm.size()), me = size_t(comm.rank());
+  const Outbox out(local.runs, cuts, comm.size(), rs);
+  const std::vector<uint64_t> incoming = comm.alltoall(out.totals());
+  const std::vector<std::vector<uint64_t>> piece_records = exchange_piece_sizes(comm, cuts);
+  Received r;
+  r.records = sum(incoming);
+  const Ways w = choose_ways(local, out, incoming, shape, me, rs, r);
+  const uint64_t mine = w.send_in_place && w.recv_in_place ? Comm::kMaxElements - ranks : shape.round_records;
+  round_records = comm.allreduce(mine, Comm::Op::min);
+  st.rounds = comm.allreduce(exchange_rounds(std::max(sum(w.sends), sum(w.receives)), round_records), Comm::Op::max);
+  st.received_in_memory = r.in_memory;
+  st.kept = out.totals()[me];
+  st.sent = sum(out.totals()) - st.kept;
+  st.received = r.records - incoming[me];
+
+  std::unique_ptr<Inbox> inbox;
+  comm.collectively([&] {
+    inbox = std::make_unique<Inbox>(r, w.receives, rs, threads, tmp_dirs, w.own_in_place() ? &local : nullptr, me);
+  });
+  run_rounds(comm, w, out, local, cuts, *inbox, rs, threads, st, r);
   inbox->describe(piece_records, cuts);
-  if (own_memory) r.own = std::move(local.memory);  // the pieces kept in place point into it
+  if (w.own_memory) r.own = std::move(local.memory);  // the pieces kept in place point into it
   local.release();
   st.exchange_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
