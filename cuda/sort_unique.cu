@@ -99,6 +99,17 @@ struct UniqueStorage {
   uint32_t end_out;
 };
 
+// Bit j: key j starts a group (its bits above `low` differ from those of the key before
+// it; `prev` is the key before key[0]).
+__device__ __forceinline__ uint32_t group_heads(const uint32_t (&key)[kItems], uint32_t prev, int low) {
+  uint32_t heads = 0;
+  for (int j = 0; j < kItems; ++j) {
+    heads |= uint32_t((key[j] >> low) != (prev >> low)) << j;
+    prev = key[j];
+  }
+  return heads;
+}
+
 __global__ void init_tiles_kernel(TileState state, int tiles) { state.InitializeStatus(tiles); }
 
 __global__ void __launch_bounds__(kThreads) unique_kernel(const uint32_t* __restrict__ sorted, size_t n, int low,
@@ -115,14 +126,8 @@ __global__ void __launch_bounds__(kThreads) unique_kernel(const uint32_t* __rest
   __syncthreads();  // the load's storage is reused by the staging below
 
   const uint32_t low_mask = (1u << low) - 1;
-  uint32_t heads = 0;  // bit j: key j starts a group
-  {
-    uint32_t prev = threadIdx.x ? st.last_key[threadIdx.x - 1] : first ? sorted[first - 1] : ~key[0];
-    for (int j = 0; j < kItems; ++j) {
-      heads |= uint32_t((key[j] >> low) != (prev >> low)) << j;
-      prev = key[j];
-    }
-  }
+  const uint32_t heads =
+      group_heads(key, threadIdx.x ? st.last_key[threadIdx.x - 1] : first ? sorted[first - 1] : ~key[0], low);
   // 1. This thread's span; the span of everything before it.
   Span mine = 0;
   for (int j = 0; j < kItems; ++j) mine = add_key(mine, (heads >> j) & 1, 1u << (key[j] & low_mask));

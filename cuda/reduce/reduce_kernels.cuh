@@ -182,6 +182,50 @@ struct CtaShared {
   long long limb[kExactLimbs];
 };
 
+// The CTA's partial from each thread's sum, min and max order words and thread 0's float
+// block counts: warp shuffles, then the 8 warps through shared memory.
+// A 32-bit key's identity stays 0xffffffff: a chunk always holds a real key <= it.
+template <bool IsFloat>
+__device__ void write_cta_partial(unsigned __int128 sum, unsigned long long mn64, unsigned long long mx64,
+                                  unsigned long long nan_b, unsigned long long pinf_b, unsigned long long ninf_b,
+                                  CtaShared& sh, DevPartial* out) {
+  const unsigned t = threadIdx.x, lane = t % 32, warp = t / 32;
+#pragma unroll
+  for (unsigned s = 16; s >= 1; s /= 2) {
+    sum += shfl_down_u128(sum, s);
+    const unsigned long long a1 = __shfl_down_sync(0xffffffffu, mn64, s);
+    const unsigned long long a2 = __shfl_down_sync(0xffffffffu, mx64, s);
+    mn64 = a1 < mn64 ? a1 : mn64;
+    mx64 = a2 > mx64 ? a2 : mx64;
+  }
+  if (lane == 0) {
+    sh.sum_lo[warp] = (unsigned long long)sum;
+    sh.sum_hi[warp] = (unsigned long long)(sum >> 64);
+    sh.mn[warp] = mn64;
+    sh.mx[warp] = mx64;
+  }
+  __syncthreads();
+  if (t == 0) {
+    unsigned __int128 s = 0;
+    unsigned long long a1 = ~0ull, a2 = 0;
+    for (unsigned i = 0; i < kTreeWarps; ++i) {
+      s += (unsigned __int128)sh.sum_hi[i] << 64 | sh.sum_lo[i];
+      a1 = sh.mn[i] < a1 ? sh.mn[i] : a1;
+      a2 = sh.mx[i] > a2 ? sh.mx[i] : a2;
+    }
+    out->sum_lo = (unsigned long long)s;
+    out->sum_hi = (unsigned long long)(s >> 64);
+    out->min_o = a1;
+    out->max_o = a2;
+    out->nan_blocks = nan_b;
+    out->pinf_blocks = pinf_b;
+    out->ninf_blocks = ninf_b;
+    out->pad = 0;
+  }
+  for (unsigned k = t; k < kExactLimbs; k += blockDim.x)
+    out->limb[k] = IsFloat ? sh.limb[k] : 0;
+}
+
 // One CTA reduces blocks first, first + step, ... < last into *out.
 template <KeyType K>
 __device__ void cta_reduce(const ReduceArgs& a, size_t first, size_t last, size_t step,
@@ -189,7 +233,7 @@ __device__ void cta_reduce(const ReduceArgs& a, size_t first, size_t last, size_
   using T = KeyTraits<K>;
   using Word = typename T::Word;
   __shared__ CtaShared sh;
-  const unsigned t = threadIdx.x, lane = t % 32, warp = t / 32;
+  const unsigned t = threadIdx.x;
   if constexpr (T::is_float)
     for (unsigned k = t; k < kExactLimbs; k += blockDim.x) sh.limb[k] = 0;
   __syncthreads();
@@ -239,43 +283,7 @@ __device__ void cta_reduce(const ReduceArgs& a, size_t first, size_t last, size_
     }
   }
 
-  // CTA-wide combination: warp shuffles, then the 8 warps through shared memory.
-  // A 32-bit key's identity stays 0xffffffff: a chunk always holds a real key <= it.
-  unsigned long long mn64 = mn, mx64 = mx;
-#pragma unroll
-  for (unsigned s = 16; s >= 1; s /= 2) {
-    sum += shfl_down_u128(sum, s);
-    const unsigned long long a1 = __shfl_down_sync(0xffffffffu, mn64, s);
-    const unsigned long long a2 = __shfl_down_sync(0xffffffffu, mx64, s);
-    mn64 = a1 < mn64 ? a1 : mn64;
-    mx64 = a2 > mx64 ? a2 : mx64;
-  }
-  if (lane == 0) {
-    sh.sum_lo[warp] = (unsigned long long)sum;
-    sh.sum_hi[warp] = (unsigned long long)(sum >> 64);
-    sh.mn[warp] = mn64;
-    sh.mx[warp] = mx64;
-  }
-  __syncthreads();
-  if (t == 0) {
-    unsigned __int128 s = 0;
-    unsigned long long a1 = ~0ull, a2 = 0;
-    for (unsigned i = 0; i < kTreeWarps; ++i) {
-      s += (unsigned __int128)sh.sum_hi[i] << 64 | sh.sum_lo[i];
-      a1 = sh.mn[i] < a1 ? sh.mn[i] : a1;
-      a2 = sh.mx[i] > a2 ? sh.mx[i] : a2;
-    }
-    out->sum_lo = (unsigned long long)s;
-    out->sum_hi = (unsigned long long)(s >> 64);
-    out->min_o = a1;
-    out->max_o = a2;
-    out->nan_blocks = nan_b;
-    out->pinf_blocks = pinf_b;
-    out->ninf_blocks = ninf_b;
-    out->pad = 0;
-  }
-  for (unsigned k = t; k < kExactLimbs; k += blockDim.x)
-    out->limb[k] = T::is_float ? sh.limb[k] : 0;
+  write_cta_partial<T::is_float>(sum, mn, mx, nan_b, pinf_b, ninf_b, sh, out);
 }
 
 // Combines slots[0..count) into *out with one CTA of kReduceThreads threads.
