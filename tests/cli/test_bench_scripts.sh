@@ -8,4 +8,12 @@ expect_rc "ab_in_memory.sh tiny: exits 0" 0
 [[ $(grep -c '^| \(u64\|gensort\|16-byte records\) |' ab.txt) == 3 ]] && pass "ab_in_memory.sh tiny: a row for each input" ||
   fail "ab_in_memory.sh rows" "$(cat ab.txt)"
 ! grep -q DIFFERS ab.txt && pass "ab_in_memory.sh tiny: every output is the reference's" || fail "ab_in_memory.sh outputs" "$(cat ab.txt)"
+
+# Out of core (a budget below the input) for one input alone: ONLY and EXTRA.
+ONLY=u64 EXTRA="--memory 1M" ROUNDS=1 DEVICE=cpu bash "$ROOT/tools/bench/ab_in_memory.sh" "$GX" "$GX" 0.004 "$WORK" >ab.txt 2>&1
+RC=$?
+expect_rc "ab_in_memory.sh ONLY=u64 EXTRA=--memory 1M: exits 0" 0
+[[ $(grep -c '^| ' ab.txt) == 2 && $(grep -c '^| u64 |' ab.txt) == 1 ]] && pass "ab_in_memory.sh ONLY=u64: the u64 row alone" ||
+  fail "ab_in_memory.sh ONLY rows" "$(cat ab.txt)"
+! grep -q DIFFERS ab.txt && pass "ab_in_memory.sh out of core: the output is the reference's" || fail "ab_in_memory.sh ooc outputs" "$(cat ab.txt)"
 finish

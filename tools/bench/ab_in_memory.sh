@@ -4,6 +4,9 @@
 # command, outputs compared: 4 GiB of u64, 4 GB of gensort, 4 GiB of 16-byte records.
 #   tools/bench/ab_in_memory.sh NEW OLD [GiB=4] [WORKDIR=/tmp]
 #   ROUNDS=4   DEVICE=cuda|cpu (default cuda)   GIB=0.01 for a tiny run (CI)
+#   ONLY=u64 (a name's first word: u64, gensort, 16-byte) runs that input alone
+#   EXTRA="--memory 2G" adds options to every timed sort (out of core: a budget below
+#   the input); the reference is then sorted by OLD with the same EXTRA
 set -euo pipefail
 new=$1 old=$2 gib=${3:-4}
 work=$(mktemp -d "${4:-/tmp}/gxsort-ab.XXXXXX")
@@ -17,16 +20,17 @@ formats=("u64|--count $(count 134217728)|--type u64"
 timed() {  # timed BINARY OPTS...: seconds of one sort of $in into $work/o
   local b=$1 t; shift
   rm -f "$work/o"; sync
-  t=$(now); "$b" sort "$in" -o "$work/o" "$@" --device "$dev" --no-fsync -q; python3 -c "print(f'{$(now) - $t:.3f}')"
+  t=$(now); "$b" sort "$in" -o "$work/o" "$@" ${EXTRA:-} --device "$dev" --no-fsync -q; python3 -c "print(f'{$(now) - $t:.3f}')"
 }
 echo "| input | NEW s (each round) | OLD s (each round) | NEW median / OLD median |"
 echo "|---|---|---|---|"
 for f in "${formats[@]}"; do
   IFS='|' read -r name genopt sortopt <<< "$f"
+  [[ -z ${ONLY:-} || ${name%% *} == "$ONLY" ]] || continue
   in=$work/in
   read -r -a gopts <<< "$genopt"; read -r -a sopts <<< "$sortopt"
   "$new" gen -o "$in" "${gopts[@]}" --seed 7 -q
-  "$old" sort "$in" -o "$work/ref" "${sopts[@]}" --device cpu --no-fsync -q
+  "$old" sort "$in" -o "$work/ref" "${sopts[@]}" ${EXTRA:-} --device cpu --no-fsync -q
   a=() b=()
   for ((r = 1; r <= ${ROUNDS:-4}; r++)); do
     a+=("$(timed "$new" "${sopts[@]}")"); cmp -s "$work/o" "$work/ref" || a[-1]+="(DIFFERS)"
