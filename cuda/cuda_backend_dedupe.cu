@@ -8,7 +8,7 @@
 #include "cuda_backend.cuh"
 #include "cuda_check.cuh"
 #include "pinned_pool.cuh"
-#include "engine/group_pass.hpp"
+#include "kernels/key_bitmap.hpp"
 
 namespace gxsort::cuda {
 namespace {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "device/backend_select.hpp"
 #include "backend/peer_sort.hpp"
 #include "gpu_test_util.hpp"
 #include "../common/composite_keys.hpp"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "../common/composite_keys.hpp"
-#include "backend/backend.hpp"
+#include "device/backend_select.hpp"
 #include "gpu_test_util.hpp"
 #include "engine/merge.hpp"
 #include "../common/resumable_merge.hpp"

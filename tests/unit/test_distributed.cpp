@@ -23,7 +23,7 @@
 #include "io/file.hpp"
 #include "io/debris.hpp"
 #include "io/temp_files.hpp"
-#include "plan/sizes.hpp"
+#include "platform/sizes.hpp"
 
 using namespace gxsort;
 using namespace gxsort::distributed;

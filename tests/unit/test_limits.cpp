@@ -9,7 +9,7 @@
 #include <string>
 
 #include "../common/test_files.hpp"
-#include "plan/sizes.hpp"
+#include "platform/sizes.hpp"
 
 using namespace gxsort;
 using gxsort_test::TempDir;

@@ -15,7 +15,7 @@
 #include "gxsort/error.hpp"
 #include "parallel/background_tasks.hpp"
 #include "parallel/parallel_for.hpp"
-#include "plan/sizes.hpp"
+#include "platform/sizes.hpp"
 
 using namespace gxsort;
 

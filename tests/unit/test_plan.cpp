@@ -4,7 +4,7 @@
 
 #include "gxsort/error.hpp"
 #include "plan/plan.hpp"
-#include "plan/sizes.hpp"
+#include "platform/sizes.hpp"
 
 using namespace gxsort;
 

@@ -14,7 +14,7 @@
 #include "gxsort/error.hpp"
 #include "io/file.hpp"
 #include "parallel/parallel_for.hpp"
-#include "plan/sizes.hpp"
+#include "platform/sizes.hpp"
 #include "kernels/key_bitmap.hpp"
 #include "kernels/radix_sort.hpp"
 

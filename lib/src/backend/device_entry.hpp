@@ -1,6 +1,7 @@
 // The CUDA backend's entry points: the only functions the host library calls into cuda/
-// (defined in cuda/backend_factory.cu, linked only when GXSORT_HAVE_CUDA is 1). Every
-// other device use goes through the Backend these return.
+// (defined in cuda/backend_factory.cu, linked only when GXSORT_HAVE_CUDA is 1, and only
+// called by device/, the backend factory, the one target that links cuda/). Every other
+// device use goes through the Backend these return.
 #pragma once
 #include <memory>
 #include <vector>

@@ -14,7 +14,7 @@
 #include "io/safe_dir.hpp"
 #include "io/space.hpp"
 #include "io/temp_files.hpp"
-#include "plan/sizes.hpp"
+#include "platform/sizes.hpp"
 
 namespace gxsort {
 

@@ -21,7 +21,7 @@
 #include "commands/command_plans.hpp"
 #include "commands/resume_plan.hpp"
 #include "engine/job.hpp"
-#include "plan/sizes.hpp"
+#include "platform/sizes.hpp"
 #include "engine/group_pass.hpp"
 #include "engine/partition_sort.hpp"
 #include "kernels/key_bitmap.hpp"

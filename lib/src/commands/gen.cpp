@@ -11,7 +11,7 @@
 #include "io/output.hpp"
 #include "parallel/parallel_for.hpp"
 #include "pipeline/chunk_scheduler.hpp"
-#include "plan/sizes.hpp"
+#include "platform/sizes.hpp"
 #include "engine/engine.hpp"
 #include "kernels/record_hash.hpp"
 

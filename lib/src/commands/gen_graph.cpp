@@ -11,7 +11,7 @@
 #include "io/output.hpp"
 #include "io/space.hpp"
 #include "parallel/parallel_for.hpp"
-#include "plan/sizes.hpp"
+#include "platform/sizes.hpp"
 
 namespace gxsort {
 

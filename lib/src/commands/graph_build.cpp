@@ -29,7 +29,7 @@
 #include "commands/resume_plan.hpp"
 #include "engine/job.hpp"
 #include "engine/engine.hpp"
-#include "plan/sizes.hpp"
+#include "platform/sizes.hpp"
 
 namespace gxsort {
 namespace {

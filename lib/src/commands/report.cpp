@@ -2,10 +2,10 @@
 #include <cstdio>
 #include <sstream>
 
-#include "backend/backend.hpp"
+#include "device/backend_select.hpp"
 #include "gxsort/gxsort.hpp"
 #include "engine/engine.hpp"
-#include "plan/sizes.hpp"
+#include "platform/sizes.hpp"
 
 namespace gxsort {
 

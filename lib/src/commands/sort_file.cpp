@@ -15,7 +15,7 @@
 #include "io/space.hpp"
 #include "parallel/background_tasks.hpp"
 #include "pipeline/chunk_scheduler.hpp"
-#include "plan/sizes.hpp"
+#include "platform/sizes.hpp"
 #include "engine/engine.hpp"
 #include "engine/job.hpp"
 #include "engine/job_progress.hpp"

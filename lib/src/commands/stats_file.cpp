@@ -13,7 +13,7 @@
 #include "io/debris.hpp"
 #include "io/output.hpp"
 #include "io/space.hpp"
-#include "plan/sizes.hpp"
+#include "platform/sizes.hpp"
 #include "engine/engine.hpp"
 
 namespace gxsort {

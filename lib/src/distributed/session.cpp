@@ -8,9 +8,9 @@
 #include "distributed/comm.hpp"
 #include "distributed/mpi_comm.hpp"
 #include "gxsort/distributed.hpp"
-#include "backend/backend.hpp"
+#include "device/backend_select.hpp"
 #include "io/temp_files.hpp"
-#include "plan/sizes.hpp"
+#include "platform/sizes.hpp"
 
 namespace gxsort {
 

@@ -7,12 +7,13 @@
 #include <map>
 #include <optional>
 
+#include "device/backend_select.hpp"
 #include "format/npy.hpp"
 #include "gxsort/timeline.hpp"
 #include "io/output.hpp"
 #include "io/space.hpp"
 #include "kernels/radix_sort.hpp"
-#include "plan/sizes.hpp"
+#include "platform/sizes.hpp"
 
 namespace gxsort {
 

@@ -6,7 +6,7 @@
 #include "gxsort/error.hpp"
 #include "io/checksum.hpp"
 #include "io/file.hpp"
-#include "plan/sizes.hpp"
+#include "platform/sizes.hpp"
 
 namespace gxsort::graph {
 

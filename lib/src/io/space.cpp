@@ -9,7 +9,7 @@
 #include <map>
 
 #include "gxsort/error.hpp"
-#include "plan/sizes.hpp"
+#include "platform/sizes.hpp"
 
 namespace gxsort::io {
 

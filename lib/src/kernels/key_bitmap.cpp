@@ -8,7 +8,7 @@
 
 #include "gxsort/error.hpp"
 #include "parallel/parallel_for.hpp"
-#include "plan/sizes.hpp"
+#include "platform/sizes.hpp"
 
 namespace gxsort {
 namespace {

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "plan/sizes.hpp"
+#include "platform/sizes.hpp"
 
 namespace gxsort::parallel {
 namespace {

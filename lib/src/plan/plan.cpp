@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "gxsort/error.hpp"
-#include "plan/sizes.hpp"
+#include "platform/sizes.hpp"
 
 namespace gxsort {
 

@@ -1,4 +1,5 @@
 // Picks the backend for --device cpu|cuda|auto.
+#include "device/backend_select.hpp"
 #include "backend/backend.hpp"
 #include "backend/device_entry.hpp"
 #include "gxsort/error.hpp"

@@ -1,4 +1,4 @@
-#include "plan/sizes.hpp"
+#include "platform/sizes.hpp"
 
 #include <sched.h>
 #include <unistd.h>
