@@ -9,6 +9,7 @@
 #include "gxsort/distributed.hpp"
 #include "gxsort/timeline.hpp"
 #include "progress_line.hpp"
+#include "render_plan.hpp"
 #include "reports.hpp"
 
 namespace gxsort::cli {
@@ -40,8 +41,9 @@ int run_distributed(const Command& cmd, int* argc, char*** argv) {
     ProgressLine progress(cmd.quiet || !lead, cmd.progress);
     if (lead) opt.progress = [&progress](const Progress& p) { progress.update(p); };
     if (cmd.name == "plan") {
-      const std::string text = plan_distributed(cmd.inputs[0], opt, cmd.plan_format, job.get(), 0);
-      if (lead) print_plan(stdout, text, cmd.plan_format);
+      check_plan_format(cmd.planned, true, cmd.plan_format);
+      const PlanReport plan = plan_distributed(cmd.inputs[0], opt, job.get(), 0);
+      if (lead) print_plan(stdout, plan, cmd.plan_format);
       return 0;
     }
     std::optional<StatsFile> stats;

@@ -20,6 +20,7 @@
 #include "gxsort/distributed.hpp"
 #include "gxsort/timeline.hpp"
 #include "progress_line.hpp"
+#include "render_plan.hpp"
 #include "reports.hpp"
 
 using namespace gxsort;
@@ -85,15 +86,17 @@ int run(const cli::Command& cmd) {
   if (cmd.name == "info") { cli::print_info(stdout, opt, cmd.json); return 0; }
   if (cmd.name == "plan" && cmd.distributed) {  // --ranks N: planned here, as if on this host
     const EngineOptions rank = distributed_rank_options(opt, 0, cmd.ranks, cmd.threads_given);
-    cli::print_plan(stdout, plan_distributed(cmd.inputs[0], rank, cmd.plan_format, nullptr, cmd.ranks), cmd.plan_format);
+    cli::check_plan_format(cmd.planned, true, cmd.plan_format);
+    cli::print_plan(stdout, plan_distributed(cmd.inputs[0], rank, nullptr, cmd.ranks), cmd.plan_format);
     return 0;
   }
   if (cmd.name == "plan" && !cmd.planned.empty()) {  // plan CMD ARGS
-    cli::print_plan(stdout, plan_command(cmd.planned, cmd.inputs, cmd.output, opt, cmd.plan_format), cmd.plan_format);
+    cli::check_plan_format(cmd.planned, false, cmd.plan_format);
+    cli::print_plan(stdout, plan_command(cmd.planned, cmd.inputs, cmd.output, opt), cmd.plan_format);
     return 0;
   }
   if (cmd.name == "plan") {
-    cli::print_plan(stdout, plan_sort(cmd.inputs[0], cmd.output, opt, cmd.plan_format), cmd.plan_format);
+    cli::print_plan(stdout, plan_sort(cmd.inputs[0], cmd.output, opt), cmd.plan_format);
     return 0;
   }
   if (cmd.name == "check") {

@@ -148,16 +148,6 @@ void print_info(FILE* out, const EngineOptions& opt, bool json) {
   std::fprintf(out, "%s,%s}\n", doc.substr(0, doc.size() - 1).c_str(), info_json_fields(opt).c_str());
 }
 
-void print_plan(FILE* out, const std::string& plan, PlanFormat format) {
-  if (format != PlanFormat::json) {
-    std::fputs(plan.c_str(), out);
-    return;
-  }
-  // The library's plan object, with the document's version and command in front.
-  const std::string doc = json_document("plan").str();
-  std::fprintf(out, "%s,%s", doc.substr(0, doc.size() - 1).c_str(), plan.substr(plan.find('{') + 1).c_str());
-}
-
 namespace {
 
 // "  TITLE name 1.234 s; ..." on one line, nothing when there are no stages.

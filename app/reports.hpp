@@ -17,8 +17,7 @@ void print_graph_build(FILE* out, const std::string& graph, const GraphBuildResu
 void print_bfs(FILE* out, const std::string& graph, const BfsResult& r, bool json);
 void print_clean(FILE* out, const std::vector<CleanEntry>& entries, bool json, bool quiet);
 void print_info(FILE* out, const EngineOptions& opt, bool json);
-// A plan: the text, JSON (given a format version here) or dot the library made.
-void print_plan(FILE* out, const std::string& plan, PlanFormat format);
+// A plan: render_plan.hpp.
 // -v: the run's summary on stderr (a distributed sort's: every rank's part too).
 void print_summary(const RunStats& s);
 

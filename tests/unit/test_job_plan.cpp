@@ -208,13 +208,16 @@ TEST_CASE("job plan: graph build and bfs") {
   CHECK(usage_message(b).find("--device cuda: graphs of 2^32") == 0);
 }
 
-TEST_CASE("job plan: text and JSON name the command and its sizes") {
-  const Plan c = make_plan(job(JobKind::check, 1000, 64 << 20));
-  CHECK(job_plan_text(c).find("command: check\n") == 0);
-  CHECK(job_plan_text(c).find("threads: 3\n") != std::string::npos);
-  CHECK(job_plan_json(c).find("\"planned\":\"check\"") != std::string::npos);
+TEST_CASE("job plan report: the command, its threads and its sort") {
+  const PlanReport c = plan_report(make_plan(job(JobKind::check, 1000, 64 << 20)));
+  CHECK(c.command == "check");
+  CHECK(c.threads == 3);
+  CHECK(c.chunks.slots > 0);
   Job m = job(JobKind::merge, 2000, 1 << 20);
   m.input_records = {1000, 1000};
-  CHECK(job_plan_json(make_plan(m)).find("\"sort\":{\"mode\":\"external\"") != std::string::npos);
-  CHECK(job_plan_text(make_plan(m)).find("merge level 1:") != std::string::npos);
+  const PlanReport mr = plan_report(make_plan(m));
+  CHECK(mr.command == "merge");
+  CHECK(mr.sort.mode == PlanMode::external);
+  CHECK(mr.sort.runs == 2);
+  CHECK(mr.sort.levels.size() == 1);
 }

@@ -154,17 +154,23 @@ TEST_CASE("plan: a device chunk limit splits input that fits the host") {
   CHECK(p.run_records <= 100000);
 }
 
-TEST_CASE("plan text, json and dot describe the same tree") {
+TEST_CASE("plan report: the plan's mode, runs and merge tree") {
   PlanInput in;
   in.input_bytes = 20 << 20;
   in.record_size = 8;
   in.sort_bytes_per_record = 16;
   in.memory = 1 << 20;
   in.fan_in = 4;
-  Plan p = make_plan(in);
-  CHECK(plan_text(p).find("external") != std::string::npos);
-  CHECK(plan_json(p).find("\"levels\":[") != std::string::npos);
-  CHECK(plan_dot(p).rfind("digraph", 0) == 0);
+  const Plan p = make_plan(in);
+  const PlanReport r = plan_report(p);
+  CHECK(r.sort.mode == PlanMode::external);
+  CHECK(r.records == p.records);
+  CHECK(r.sort.runs == p.runs);
+  CHECK(r.sort.run_sizes == p.run_sizes);
+  CHECK(r.sort.fan_in == 4);
+  REQUIRE(r.sort.levels.size() == p.levels.size());
+  CHECK(r.sort.levels.back().final);
+  CHECK(r.sort.levels.front().groups == p.levels.front().groups);
 }
 
 TEST_CASE("direct I/O: on, off, and auto when the temp runs would fill half the page cache") {

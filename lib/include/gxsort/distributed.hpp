@@ -67,9 +67,9 @@ RunStats merge_distributed(const std::vector<std::string>& inputs, const std::st
                            DistributedJob& job);
 
 // plan --distributed: each rank's slice, local sort, staging and the exchange's rounds at
-// balance. With `job`, for its ranks (each rank plans its own part with its own memory and
-// backend; the text is rank 0's); else for `ranks` ranks like this process.
-std::string plan_distributed(const std::string& input, const EngineOptions& opt, PlanFormat format,
-                             DistributedJob* job, int ranks);
+// balance (PlanReport::distributed). With `job`, for its ranks (each rank plans its own
+// part with its own memory and backend; every rank returns the whole job's); else for
+// `ranks` ranks like this process.
+PlanReport plan_distributed(const std::string& input, const EngineOptions& opt, DistributedJob* job, int ranks);
 
 }  // namespace gxsort

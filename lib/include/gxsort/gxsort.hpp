@@ -8,6 +8,7 @@
 #include "gxsort/error.hpp"
 #include "gxsort/format.hpp"
 #include "gxsort/options.hpp"
+#include "gxsort/plan_report.hpp"
 #include "gxsort/progress.hpp"
 
 namespace gxsort {
@@ -216,14 +217,15 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
 // sort itself would refuse. The app skips the GPU's early start for such a sort.
 bool sort_goes_to_cpu(const std::string& input, const EngineOptions& opt);
 
-// gxsort plan IN: what sort_file would do.
-std::string plan_sort(const std::string& input, const std::string& output, const EngineOptions& opt, PlanFormat format);
+// gxsort plan IN: what sort_file would do (with opt.resume, what a resume of its job
+// would find).
+PlanReport plan_sort(const std::string& input, const std::string& output, const EngineOptions& opt);
 
 // gxsort plan CMD ARGS: what command CMD (sort, runs, merge, dedupe, check, reduce,
 // "graph build", bfs) would do with these inputs, output and options: the plan it runs
-// from (sizes, threads, strategy), as text or JSON (--dot: sort and merge).
-std::string plan_command(const std::string& command, const std::vector<std::string>& inputs, const std::string& output,
-                         const EngineOptions& opt, PlanFormat format);
+// from (sizes, threads, strategy).
+PlanReport plan_command(const std::string& command, const std::vector<std::string>& inputs, const std::string& output,
+                        const EngineOptions& opt);
 
 // gxsort runs IN -o DIR: sorted run files DIR/run-NNNNNN.bin and DIR/manifest.txt.
 RunStats form_runs(const std::string& input, const std::string& out_dir, const EngineOptions& opt);

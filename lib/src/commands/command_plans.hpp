@@ -19,9 +19,9 @@ Prepared prepare_merge(const std::vector<uint64_t>& input_records, const std::st
 Prepared prepare_dedupe(const io::File& in, const std::string& output, const EngineOptions& opt);
 
 // plan CMD --resume: what a resume of the job would find and what it would have left
-// (commands/resume_plan.hpp); empty where the job keeps no pieces.
-ResumeFound dedupe_resume(const Prepared& p, const io::File& in, const std::string& output, const EngineOptions& opt);
-ResumeFound graph_build_resume(const io::File& in, const std::string& input, const std::string& output,
+// (commands/resume_plan.hpp); neither pieces nor stages where the job keeps no pieces.
+ResumeReport dedupe_resume(const Prepared& p, const io::File& in, const std::string& output, const EngineOptions& opt);
+ResumeReport graph_build_resume(const io::File& in, const std::string& input, const std::string& output,
                                const GraphBuildOptions& g, const EngineOptions& opt);
 // graph build: no backend (the edge sort makes its own); `input` names the edge list (its
 // extension gives the format under --input-format auto).

@@ -255,18 +255,18 @@ Prepared prepare_dedupe(const io::File& in, const std::string& output, const Eng
   return prepare(opt, std::move(job), default_temp_dir(output));
 }
 
-ResumeFound dedupe_resume(const Prepared& p, const io::File& in, const std::string& output, const EngineOptions& opt) {
+ResumeReport dedupe_resume(const Prepared& p, const io::File& in, const std::string& output, const EngineOptions& opt) {
   const DedupePlan& d = p.plan.dedupe;
   if (d.strategy != DedupePath::sort || in.is_stream()) return {};
   if (d.keep_first) {  // the sort's own job (dedupe_by_sort_unique)
     EngineOptions o = opt;
     o.unique = true;
     const ResumeState r = SortJob::inspect(p, in, output, o);
-    return ResumeFound::of(r);
+    return resume_report(r);
   }
   // Sort, then group: a staged job whose sort is a job inside it (dedupe_by_sort_and_group).
   const resume::StagesFound found(p.tmp_dirs, group_digest(in, output, opt));
-  StagedResume r = StagedResume::of(found, {"the group pass"});
+  StagedResume r = staged_resume(found, {"the group pass"});
   if (found.found()) {
     if (found.kept("sorted")) {
       r.kept = {"the sorted records"};
@@ -277,7 +277,7 @@ ResumeFound dedupe_resume(const Prepared& p, const io::File& in, const std::stri
       r.sort = SortJob::inspect(prepare(o, in.size(), default_temp_dir(sorted), in.path()), in, sorted, o);
     }
   }
-  return ResumeFound::of(r);
+  return resume_report(r);
 }
 
 RunStats dedupe_file(const std::string& input, const std::string& output, const EngineOptions& opt) {

@@ -487,12 +487,12 @@ Parsed parsed_stage(io::File& in, EdgeFormat fmt, const GraphBuildOptions& g, co
 
 }  // namespace
 
-ResumeFound graph_build_resume(const io::File& in, const std::string& input, const std::string& output,
+ResumeReport graph_build_resume(const io::File& in, const std::string& input, const std::string& output,
                                const GraphBuildOptions& g, const EngineOptions& opt) {
   if (in.is_stream()) return {};
   const resume::StagesFound found(temp_dirs(opt, default_temp_dir(output)),
                                   graph_digest(in, resolve_format(g.input_format, input), g, output));
-  StagedResume r = StagedResume::of(found, {"write the CSR"});
+  StagedResume r = staged_resume(found, {"write the CSR"});
   if (found.found()) {
     if (found.kept("sorted")) {
       r.kept = {"the sorted edges"};
@@ -508,7 +508,7 @@ ResumeFound graph_build_resume(const io::File& in, const std::string& input, con
       r.left.insert(r.left.begin(), {"parse the edges", "sort them"});
     }
   }
-  return ResumeFound::of(r);
+  return resume_report(r);
 }
 
 GraphBuildResult graph_build(const std::string& input, const std::string& output, const GraphBuildOptions& g,

@@ -1,5 +1,5 @@
 // gxsort plan CMD ARGS...: the plan of any command, made by the same preparation the
-// command runs from (commands/command_plans.hpp), printed instead of run. Nothing is
+// command runs from (commands/command_plans.hpp), returned instead of run. Nothing is
 // written: no output, no temp file, no directory.
 #include <sys/stat.h>
 
@@ -34,7 +34,7 @@ std::vector<io::File> merge_input_files(const std::vector<std::string>& inputs, 
 // The command's plan, and with --resume what a resume of its job would find.
 struct Planned {
   Prepared p;
-  ResumeFound resume;
+  ResumeReport resume;
 };
 
 Planned prepare_planned(const std::string& command, const std::vector<std::string>& inputs, const std::string& output,
@@ -49,7 +49,7 @@ Planned prepare_planned(const std::string& command, const std::vector<std::strin
     }
     const std::string out = output.empty() ? inputs[0] : output;
     Planned r{prepare_merge(records, out, opt), {}};
-    if (opt.resume) r.resume = ResumeFound::of(SortJob::inspect_merge(r.p, pointers, out, opt));
+    if (opt.resume) r.resume = resume_report(SortJob::inspect_merge(r.p, pointers, out, opt));
     return r;
   }
   if (command == "bfs") {
@@ -62,7 +62,7 @@ Planned prepare_planned(const std::string& command, const std::vector<std::strin
   if (command == "runs") {
     const std::string dir = output.empty() ? io::directory_of(inputs[0]) + "/runs" : output;
     Planned r{prepare_runs(in, dir, opt), {}};
-    if (opt.resume) r.resume = ResumeFound::of(SortJob::inspect_runs(r.p, in, dir, opt));
+    if (opt.resume) r.resume = resume_report(SortJob::inspect_runs(r.p, in, dir, opt));
     return r;
   }
   if (command == "dedupe") {
@@ -76,42 +76,29 @@ Planned prepare_planned(const std::string& command, const std::vector<std::strin
   fail_usage("plan: no plan for '" + command + "'");
 }
 
-std::string with_resume(const std::string& json, const ResumeFound& r) {
-  return json.substr(0, json.rfind('}')) + ",\"resume\":" + (r.json.empty() ? "null" : r.json) + json.substr(json.rfind('}'));
-}
-
-std::string with_backend(const std::string& backend, const std::string& json) {
-  return "{\"backend\":" + json_quote(backend) + "," + json.substr(1);
-}
-
 }  // namespace
 
-std::string plan_command(const std::string& command, const std::vector<std::string>& inputs, const std::string& output,
-                         const EngineOptions& opt, PlanFormat format) {
+PlanReport plan_command(const std::string& command, const std::vector<std::string>& inputs, const std::string& output,
+                        const EngineOptions& opt) {
   if (inputs.empty()) fail_usage("plan " + command + ": name its input");
-  if (command == "sort") return plan_sort(inputs[0], output, opt, format);
-  if (format == PlanFormat::dot && command != "merge")
-    fail_usage("plan " + command + ": --dot draws a merge tree (sort and merge); use --json");
+  if (command == "sort") return plan_sort(inputs[0], output, opt);
   if (opt.resume && output.empty())
     fail_usage("plan " + command + " --resume: name the job's output (-o " + (command == "runs" ? "DIR" : "FILE") +
                "): a job is its input, options and output");
+  PlanReport r;
   if (command == "graph build") {  // no backend: the edge sort makes its own once the edges are counted
     io::File in = io::File::open_input(inputs[0]);
-    const Plan p = plan_graph_build(in, inputs[0], opt.graph.build, opt);
-    const ResumeFound r = opt.resume ? graph_build_resume(in, inputs[0], output, opt.graph.build, opt) : ResumeFound{};
-    if (format == PlanFormat::json) return opt.resume ? with_resume(job_plan_json(p), r) : job_plan_json(p);
-    return job_plan_text(p) + (opt.resume ? (r.text.empty() ? resume_text_keeps_nothing() : r.text) : "");
+    r = plan_report(plan_graph_build(in, inputs[0], opt.graph.build, opt));
+    if (opt.resume) r.resume = graph_build_resume(in, inputs[0], output, opt.graph.build, opt);
+  } else {
+    Planned planned = prepare_planned(command, inputs, output, opt);
+    r = plan_report(planned.p.plan);
+    r.backend = planned.p.backend->name();
+    if (opt.resume) r.resume = std::move(planned.resume);
   }
-  const Planned planned = prepare_planned(command, inputs, output, opt);
-  const Prepared& p = planned.p;
-  if (format == PlanFormat::dot) return plan_dot(p.plan);
-  if (format == PlanFormat::json) {
-    const std::string json = with_backend(p.backend->name(), job_plan_json(p.plan));
-    return opt.resume ? with_resume(json, planned.resume) : json;
-  }
-  const std::string fmt = command == "bfs" ? "" : "format: " + opt.format.describe() + "\n";
-  const std::string resume = !opt.resume ? "" : planned.resume.text.empty() ? resume_text_keeps_nothing() : planned.resume.text;
-  return "backend: " + p.backend->name() + "\n" + fmt + job_plan_text(p.plan) + resume;
+  r.input = inputs[0];
+  r.format = opt.format.describe();
+  return r;
 }
 
 }  // namespace gxsort

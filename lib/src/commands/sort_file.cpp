@@ -485,45 +485,32 @@ RunStats sort_prepared(io::File& in, const std::string& output, const EngineOpti
 
 }  // namespace
 
-std::string plan_sort(const std::string& input, const std::string& output, const EngineOptions& opt, PlanFormat format) {
+PlanReport plan_sort(const std::string& input, const std::string& output, const EngineOptions& opt) {
   io::File in = open_input(input, opt.format);
   const std::string tmp = default_temp_dir(!output.empty() ? output : in.is_stream() ? "-" : input);
-  if (in.is_stream()) {
+  PlanReport r;
+  if (in.is_stream()) {  // the runs' size: the rest is known when the stream ends
     Prepared p = prepare(opt, job_of(JobKind::sort, opt, 0, true), tmp);
-    const PlanInput& pi = p.plan_input;
-    const size_t run = p.plan.run_records;
-    const std::string what = "input: " + in.path() + " is a stream (a pipe, FIFO, device or standard input): its size "
-                             "cannot be known until it ends\n";
-    const std::string how = "it is read in runs of up to " + std::to_string(run) + " records (" +
-                            format_bytes(uint64_t(run) * opt.format.record_size) +
-                            "); one that ends inside the first run is sorted in memory, a longer one goes to runs in "
-                            "temporary files merged with fan-in up to " +
-                            std::to_string(pi.fan_in ? pi.fan_in : kDefaultFanIn) + "\n";
-    if (format == PlanFormat::json)
-      return "{\"mode\":\"stream\",\"input_bytes\":null,\"run_records\":" + std::to_string(run) +
-             ",\"record_size\":" + std::to_string(opt.format.record_size) + ",\"memory\":" + std::to_string(p.memory) + "}\n";
-    if (format == PlanFormat::dot) return "digraph merge_tree {\n  input [shape=folder,label=\"stream (size unknown)\"];\n}\n";
-    return "backend: " + p.backend->name() + "\nformat: " + opt.format.describe() + "\n" + what +
-           "memory budget: " + format_bytes(p.memory) + "\n" + how;
+    r = plan_report(p.plan);
+    r.memory = p.memory;
+    r.sort.fan_in = p.plan_input.fan_in ? p.plan_input.fan_in : kDefaultFanIn;
+    r.backend = p.backend->name();
+  } else {
+    const EngineOptions chosen = device_chosen(opt, in.size());
+    Prepared p = prepare(chosen, in.size(), tmp, in.path());
+    if (opt.resume && output.empty()) fail_usage("plan --resume: name the job's output (-o FILE): a job is its input, options and output");
+    const bool resumable = p.plan.mode == PlanMode::external || p.plan.mode == PlanMode::partition;
+    r = plan_report(p.plan);
+    if (opt.resume) r.resume = resume_report(SortJob::inspect(p, in, output, opt));
+    r.backend = p.backend->name();
+    r.device_auto_cpu = chosen.device != opt.device;
+    if (resumable) r.temp_dirs = p.tmp_dirs;
   }
-  const EngineOptions chosen = device_chosen(opt, in.size());
-  Prepared p = prepare(chosen, in.size(), tmp, in.path());
-  const bool resumable = p.plan.mode == PlanMode::external || p.plan.mode == PlanMode::partition;
-  if (opt.resume && output.empty()) fail_usage("plan --resume: name the job's output (-o FILE): a job is its input, options and output");
-  const std::optional<ResumeState> found = opt.resume ? std::optional(SortJob::inspect(p, in, output, opt)) : std::nullopt;
-  if (format == PlanFormat::json) {
-    std::string json = plan_json(p.plan);
-    if (found) json.insert(json.rfind('}'), ",\"resume\":" + resume_json(*found));
-    return json;
-  }
-  if (format == PlanFormat::dot) return plan_dot(p.plan);
-  const std::string why = chosen.device == opt.device ? "" : " (--device auto: in memory, records wider than 64 bytes sort faster here)";
-  std::string text = "backend: " + p.backend->name() + why + "\nformat: " + opt.format.describe() + "\n" + plan_text(p.plan);
-  std::string dirs;
-  for (const auto& d : p.tmp_dirs) dirs += (dirs.empty() ? "" : ", ") + d;
-  if (resumable) text += "temporary directories: " + dirs + "\n";
-  if (found) text += resume_text(*found);
-  return text;
+  r.command = "sort";
+  r.input = in.path();
+  r.stream = in.is_stream();
+  r.format = opt.format.describe();
+  return r;
 }
 
 }  // namespace gxsort

@@ -10,10 +10,49 @@
 
 namespace gxsort {
 
-std::string plan_distributed(const std::string& input, const EngineOptions& options, PlanFormat format,
-                             DistributedJob* job, int ranks) {
+namespace {
+
+RankPlanReport rank_report(const distributed::RankShape& s) {
+  RankPlanReport r;
+  r.rank = s.rank;
+  r.first = s.slice.first;
+  r.records = s.slice.records;
+  r.memory = s.memory;
+  r.local = s.local;
+  r.runs = s.runs;
+  r.run_records = s.run_records;
+  r.staging = s.staging;
+  r.round_records = s.round_records;
+  r.held = s.held;
+  r.threads = s.threads;
+  r.slice_fits_device = s.slice_fits_device;
+  r.backend = s.backend;
+  return r;
+}
+
+PlanReport job_report(const distributed::JobShape& j, const std::string& input, const Format& f) {
+  PlanReport r;
+  r.command = "sort";
+  r.input = input;
+  r.format = f.describe();
+  r.records = j.records;
+  r.record_size = j.record_size;
+  r.input_bytes = j.records * j.record_size;
+  DistributedPlanReport d;
+  for (const distributed::RankShape& s : j.ranks) d.ranks.push_back(rank_report(s));
+  d.round_records = j.round_records;
+  d.rounds = j.rounds;
+  d.total_runs = j.total_runs;
+  d.device_exchange = j.device_exchange;
+  d.file_exchange = j.file_exchange;
+  r.distributed = std::move(d);
+  return r;
+}
+
+}  // namespace
+
+PlanReport plan_distributed(const std::string& input, const EngineOptions& options, DistributedJob* job, int ranks) {
   using namespace distributed;
-  if (format == PlanFormat::dot) fail_usage("plan --distributed: --dot does not apply (each rank has its own merge)");
   EngineOptions opt = options;
   opt.ooc = OocMethod::merge;
   const size_t rs = opt.format.record_size;
@@ -45,7 +84,7 @@ std::string plan_distributed(const std::string& input, const EngineOptions& opti
   j.device_exchange = one_host && !opt.unique && every_rank([](const RankShape& r) { return r.slice_fits_device; });
   j.file_exchange = one_host && !j.device_exchange &&
                     every_rank([](const RankShape& r) { return r.local == PlanMode::external || r.slice.records == 0; });
-  return format == PlanFormat::json ? shape_json(j) : shape_text(j, opt.format.describe());
+  return job_report(j, input, opt.format);
 }
 
 }  // namespace gxsort

@@ -2,7 +2,7 @@
 // tested): each rank's slice of the input, how it sorts it (in memory or through run
 // files), its staging buffers for the exchange, the samples it gives the splitters, and
 // the exchange's rounds. `sort --distributed` runs by these, and `plan --distributed`
-// prints them (docs/distributed.md).
+// returns them (docs/distributed.md).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -85,8 +85,6 @@ struct JobShape {
   bool file_exchange = false;
 };
 JobShape shape_job(std::vector<RankShape> ranks, uint64_t records, size_t record_size);
-std::string shape_text(const JobShape& j, const std::string& format);
-std::string shape_json(const JobShape& j);
 
 // A RankShape as bytes and back (gathered from every rank of a job).
 std::string encode(const RankShape& s);

@@ -25,17 +25,7 @@
 
 namespace gxsort {
 
-// What --resume would find of a sort job (plan --resume): the journal read and the
-// pieces' sizes checked, their checksums not (the resume verifies them).
-struct ResumeState {
-  enum class Of { sort, runs, merge } of = Of::sort;  // runs: never merged; merge: no runs to form
-  bool resumable = false;  // the job keeps pieces (in memory, a stream or one merge level: none)
-  std::string job_dir;   // "" when no killed run left one
-  bool running = false;  // a live process holds the job now
-  size_t runs = 0, runs_kept = 0, runs_to_form = 0, merges = 0, merges_kept = 0;
-  size_t buckets = 0, buckets_written = 0, buckets_kept = 0;  // kept: of those not written
-  double last_merge_from = 0;  // the part of the last merge its checkpoints cover
-};
+// ResumeState, what --resume would find of a sort job (plan --resume): gxsort/plan_report.hpp.
 
 class SortJob : public MergePieces {
  public:

@@ -4,14 +4,11 @@
 
 #include "gxsort/format.hpp"
 #include "gxsort/options.hpp"
+#include "gxsort/plan_report.hpp"
 
 namespace gxsort {
 
-// How dedupe runs: the sort engine, the bitmap, or the group pass over a sorted input.
-enum class DedupePath { sort, bitmap, stream };
-inline const char* dedupe_path_name(DedupePath p) {
-  return p == DedupePath::sort ? "sort" : p == DedupePath::bitmap ? "bitmap" : "stream";
-}
+// DedupePath (sort, bitmap, stream): gxsort/plan_report.hpp.
 
 // What --strategy auto weighs, besides the format and the options.
 struct DedupeInput {

@@ -2,7 +2,7 @@
 // sizes, its format and options, its budgets as byte counts, the backend's limits), and
 // make_plan(Job) returns the Plan that sizes everything its executor uses: chunks,
 // slots, runs, fan-in, windows, buffers, the dedupe strategy, threads, the BFS device
-// layout. Pure: no I/O, no backend; `gxsort plan CMD` prints it, the command runs it.
+// layout. Pure: no I/O, no backend; `gxsort plan CMD` shows it, the command runs it.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -52,9 +52,5 @@ Plan make_plan(const Job& job);
 
 // The thread count a command runs with: --threads, else the CPUs this process may use.
 unsigned resolve_threads(unsigned requested);
-
-// `gxsort plan CMD` of a command other than sort: text, or a JSON object.
-std::string job_plan_text(const Plan& p);
-std::string job_plan_json(const Plan& p);
 
 }  // namespace gxsort

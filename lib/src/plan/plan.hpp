@@ -1,5 +1,5 @@
 // The planner: pure functions that decide, before any I/O, how a command will run.
-// `gxsort plan` prints exactly this; the commands execute it. The sort's planner is
+// `gxsort plan` shows exactly this; the commands execute it. The sort's planner is
 // here; make_plan(Job) (plan/job.hpp) plans every command with it.
 #pragma once
 #include <cstddef>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gxsort/options.hpp"
+#include "gxsort/plan_report.hpp"
 #include "graph/graph.hpp"
 #include "plan/dedupe_strategy.hpp"
 
@@ -43,20 +44,7 @@ struct PlanInput {
   std::string input_label;            // the input, for messages ("" when none is named)
 };
 
-enum class PlanMode {
-  in_memory,       // one chunk: read, sort, write
-  runs_in_memory,  // chunks sorted in place in one buffer, then one merge from RAM
-  external,        // runs in temp files, merged level by level with the fan-in
-  partition,       // records scattered by key range into bucket files, each sorted in memory
-};
-const char* plan_mode_name(PlanMode m);
-
-struct MergeLevel {
-  std::vector<size_t> groups;  // fan-in of each merge at this level; 1 = carried over unmerged
-  uint64_t bytes_read = 0;
-  uint64_t bytes_written = 0;
-  bool final = false;          // writes the output file
-};
+// PlanMode and MergeLevel: gxsort/plan_report.hpp.
 
 // The commands make_plan(Job) plans (plan/job.hpp).
 enum class JobKind { sort, runs, merge, dedupe, check, reduce, graph_build, bfs };
@@ -182,10 +170,7 @@ void plan_merge_tree(const PlanInput& in, Plan& p);
 std::vector<MergeLevel> merge_tree(const std::vector<uint64_t>& run_sizes, size_t record_size, size_t k,
                                    uint64_t* peak_temp_bytes);
 
-std::string plan_text(const Plan& p);
-// The "fan-in:" and "merge level N:" lines of plan_text.
-std::string merge_levels_text(const Plan& p);
-std::string plan_json(const Plan& p);
-std::string plan_dot(const Plan& p);
+// What `gxsort plan` shows of p (plan/plan_report.cpp): the front ends render it.
+PlanReport plan_report(const Plan& p);
 
 }  // namespace gxsort
