@@ -42,7 +42,8 @@ size_t sort_working_set(const Format& f, size_t n);
 size_t sort_bytes_per_record(const Format& f);
 
 // Stable sorts of n records in host memory, in place, with the buffers in w (sort_flat.cu,
-// sort_records.cu). The caller drains the streams before w goes.
+// sort_records.cu); `host` may be device memory too (a caller's device buffer): the copies
+// are cudaMemcpyDefault. The caller drains the streams before w goes.
 void sort_flat_on_device(SortContext c, const Format& f, unsigned char* host, size_t n, SortBuffers& w);
 void sort_records_on_device(SortContext c, const Format& f, unsigned char* host, size_t n, SortBuffers& w);
 
