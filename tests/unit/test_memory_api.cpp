@@ -247,7 +247,8 @@ TEST_CASE("memory api: larger than the budget goes through temp files and leaves
     Bytes sorted = data;
     gxsort::sort(sorted.data(), n, f, o);
     CHECK(sorted == permuted(data, want, f.record_size));
-    CHECK(std::find(phases.begin(), phases.end(), std::string("sort runs")) != phases.end());
+    REQUIRE_FALSE(phases.empty());  // the engine's out-of-core phases, not the in-memory "sort"
+    CHECK(std::find(phases.begin(), phases.end(), std::string("sort")) == phases.end());
     CHECK(dir.entries() == 0);
     std::vector<uint64_t> perm(n);
     argsort(data.data(), n, f, perm.data(), spill_options(dir));
