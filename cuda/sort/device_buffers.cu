@@ -33,8 +33,11 @@ void wait_for_caller(const SortContext& c, uintptr_t stream) {
 
 }  // namespace
 
+// The arena is fitted to this one sort before it is reserved (not 80% of the GPU's free
+// memory): another call's backend on the same GPU, at the same time, has room too.
 void CudaBackend::sort_device_records(const Format& f, void* records, size_t n, uintptr_t stream) {
   if (n < 2) return;
+  fit_device_to_sorts(*this, f, n);
   std::lock_guard<std::mutex> lk(sort_mu_);
   set_device();
   check_device_pointer(records, device_, "records");
@@ -56,6 +59,10 @@ void CudaBackend::sort_device_records(const Format& f, void* records, size_t n, 
 void CudaBackend::argsort_device_records(const Format& f, const void* records, size_t n, uint64_t* perm,
                                          uintptr_t stream) {
   if (n == 0) return;
+  if (n <= SortPolicy::kMaxRecords) {
+    set_device();
+    fit_device_budget(record_sort_working_set(f, n) + (uint64_t(16) << 20));
+  }
   std::lock_guard<std::mutex> lk(sort_mu_);
   set_device();
   check_device_pointer(records, device_, "records");

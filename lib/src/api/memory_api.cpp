@@ -75,9 +75,7 @@ void sort(void* data, size_t count, const Format& f, const MemoryOptions& o) {
   if (o.location == BufferLocation::device) {
     f.validate();
     throw_if_cancelled(o.cancel);
-    const std::unique_ptr<Backend> backend = device_backend(o);
-    fit_device_to_sorts(*backend, f, count);  // its arena: this sort's, not 80% of the GPU (two calls at once)
-    return backend->sort_device_records(f, data, count, o.stream);
+    return device_backend(o)->sort_device_records(f, data, count, o.stream);
   }
   records_bytes(count, f);
   api::sort_host(static_cast<unsigned char*>(data), count, api::engine_options(f, o));
