@@ -348,3 +348,42 @@ TEST_CASE("memory api: device buffers without a GPU are a DeviceError") {
   o2.location = BufferLocation::device;
   CHECK_THROWS_AS(unique(w, 2, Format::typed(KeyType::u64), out, nullptr, nullptr, o2), Error);
 }
+
+// EngineOptions::cancel on a file sort (a resumable job): Cancelled, no output, its
+// journalled pieces kept in the temp directory; --resume then finishes the job and the
+// directory is empty again.
+TEST_CASE("engine: a cancelled file sort keeps its job for --resume") {
+  TestDir dir;
+  const Format f = payload_format();
+  const size_t n = (size_t(6) << 20) / f.record_size;
+  const Bytes data = make_records(f, n, Dist::random, 11);
+  const std::string in = dir.path + "/in.bin", out = dir.path + "/out.bin";
+  std::ofstream(in, std::ios::binary).write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
+  CancelToken token;
+  EngineOptions opt;
+  opt.format = f;
+  opt.threads = 2;
+  opt.device = Device::cpu;
+  opt.memory = parse_size_option("1M", "--memory");
+  opt.ooc = OocMethod::merge;
+  opt.tmp_dirs = {dir.path};
+  opt.fsync = false;
+  opt.cancel = &token;
+  bool once = true;
+  opt.progress = [&](const Progress& p) {
+    if (once && p.job_done > p.job_total / 4) token.cancel(), once = false;  // some runs are journalled by then
+  };
+  CHECK_THROWS_AS(sort_file(in, out, opt), Cancelled);
+  CHECK(access(out.c_str(), F_OK) != 0);
+  CHECK(dir.entries() == 2);  // the input and the job's directory
+  token.reset();
+  opt.resume = true;
+  const RunStats st = sort_file(in, out, opt);
+  CHECK(st.resumed.rfind("resumed: ", 0) == 0);
+  std::ifstream s(out, std::ios::binary);
+  const Bytes sorted((std::istreambuf_iterator<char>(s)), std::istreambuf_iterator<char>());
+  CHECK(sorted == permuted(data, reference_perm(data, f), f.record_size));
+  unlink(in.c_str());
+  unlink(out.c_str());
+  CHECK(dir.entries() == 0);
+}

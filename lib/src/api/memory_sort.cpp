@@ -17,6 +17,7 @@ constexpr const char* kDefaultSpillDir = "/tmp";
 // and out of its memory).
 void sort_in_memory(Backend& backend, unsigned char* data, size_t n, const EngineOptions& opt) {
   const uint64_t bytes = uint64_t(n) * opt.format.record_size;
+  fit_device_to_sorts(backend, opt.format, n);  // a GPU's arena: this sort's, as sort_file fits it
   HostBuffer scratch = backend.allocate_host(backend.sort_scratch_bytes(opt.format, n));
   throw_if_cancelled(opt.cancel);
   backend.sort_chunk(opt.format, data, n, scratch.data());
