@@ -12,7 +12,9 @@
 //
 // Errors are thrown as gxsort::Error (error.hpp): usage (bad format, unsorted merge
 // input), io (temp files, memory), DeviceError (a device buffer without a usable GPU),
-// Cancelled (the token was set; the caller's buffer is then untouched).
+// Cancelled (the token was set). A sort that throws leaves the caller's buffer as it was
+// (a spilled one is read back only once its sort succeeded; one in memory is polled only
+// before it starts); the outputs of the other calls then hold no result.
 #pragma once
 #include <cstddef>
 #include <cstdint>
