@@ -102,14 +102,7 @@ void CudaBackend::sort_chunk(const Format& f, unsigned char* records, size_t n, 
   if (n < 2) return;
   std::lock_guard<std::mutex> lk(sort_mu_);
   set_device();
-  if (n > SortPolicy::kMaxRecords || sort_device_bytes(f, n) > mem_->largest_free()) {
-    throw Error(ExitCode::io, "device memory budget exceeded: sorting " + std::to_string(n) + " records of " +
-                                  std::to_string(f.record_size) + " bytes needs " +
-                                  format_bytes(n > SortPolicy::kMaxRecords ? 0 : sort_device_bytes(f, n)) +
-                                  " of device memory; at most " + std::to_string(max_chunk_records(f)) +
-                                  " records fit (budget " + format_bytes(mem_->budget()) + ", " +
-                                  format_bytes(mem_->in_use()) + " in use)");
-  }
+  require_sort_fits(f, n);
   SortBuffers w;  // outlives the try block: its buffers go back only after the streams drained
   try {
     if (f.flat()) sort_flat_on_device(sort_context(), f, records, n, w);
@@ -117,6 +110,17 @@ void CudaBackend::sort_chunk(const Format& f, unsigned char* records, size_t n, 
   } catch (...) {
     drain();
     throw;
+  }
+}
+
+void CudaBackend::require_sort_fits(const Format& f, size_t n) const {
+  if (n > SortPolicy::kMaxRecords || sort_device_bytes(f, n) > mem_->largest_free()) {
+    throw Error(ExitCode::io, "device memory budget exceeded: sorting " + std::to_string(n) + " records of " +
+                                  std::to_string(f.record_size) + " bytes needs " +
+                                  format_bytes(n > SortPolicy::kMaxRecords ? 0 : sort_device_bytes(f, n)) +
+                                  " of device memory; at most " + std::to_string(max_chunk_records(f)) +
+                                  " records fit (budget " + format_bytes(mem_->budget()) + ", " +
+                                  format_bytes(mem_->in_use()) + " in use)");
   }
 }
 

@@ -43,6 +43,12 @@ class CudaBackend final : public Backend {
   // Throws Error(io) when n exceeds max_chunk_records(f) for the memory free now.
   void sort_chunk(const Format& f, unsigned char* records, size_t n, unsigned char* scratch) override;
 
+  // The caller's device buffers (gxsort/memory.hpp), sorted where they lie by the same
+  // device sort as sort_chunk, its copies device to device (sort/device_buffers.cu).
+  void sort_device_records(const Format& f, void* records, size_t n, uintptr_t stream) override;
+  void argsort_device_records(const Format& f, const void* records, size_t n, uint64_t* perm,
+                              uintptr_t stream) override;
+
   // The most records of format f that one sort_chunk can take with the device memory
   // free now (the whole budget when nothing else holds any). The planner sizes chunks by it.
   size_t max_chunk_records(const Format& f) const override;
@@ -88,6 +94,8 @@ class CudaBackend final : public Backend {
   SortContext sort_context() const;  // the streams, the arena and the grid cap of one sort
   void set_device() const;
   void drain() noexcept;
+  // Error(io) when a sort of n records of f does not fit the device's memory free now.
+  void require_sort_fits(const Format& f, size_t n) const;
 
   unsigned device_;
   std::string device_name_;

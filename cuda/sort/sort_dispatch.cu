@@ -39,18 +39,18 @@ size_t radix_temp_bytes(bool wide, bool pairs, size_t n) {
 //  flat:    keys[2], bits, temp
 //  records: records_in, vals[2], bits, then keys[2] + temp while sorting, replaced by
 //           records_out for the gather (so the peak is the larger of the two).
-size_t device_bytes(const Format& f, size_t n, size_t temp) {
+size_t device_bytes(const Format& f, size_t n, size_t temp, bool records) {
   auto r = DeviceMemory::round_up;
   const size_t bits = r(2 * sizeof(u64));
-  if (f.flat()) return 2 * r(n * f.key_bytes) + bits + r(temp);
+  if (!records) return 2 * r(n * f.key_bytes) + bits + r(temp);
   const size_t key_w = any_wide(key_passes(f)) ? 8 : 4;
   return r(n * f.record_size) + 2 * r(n * sizeof(u32)) + bits +
          std::max(2 * r(n * key_w) + r(temp), r(n * f.record_size));
 }
 
 // CUB temp storage of the largest pass (full bit range: narrower ranges need no more).
-size_t sort_temp_bytes(const Format& f, size_t n) {
-  if (f.flat()) return radix_temp_bytes(f.key_bytes == 8, false, n);
+size_t sort_temp_bytes(const Format& f, size_t n, bool records) {
+  if (!records) return radix_temp_bytes(f.key_bytes == 8, false, n);
   size_t most = 0;
   bool seen[2] = {false, false};
   for (const KeyPass& p : key_passes(f)) {
@@ -102,7 +102,13 @@ template void sort_words<u32>(const SortContext&, cub::DoubleBuffer<u32>&, cub::
 template void sort_words<u64>(const SortContext&, cub::DoubleBuffer<u64>&, cub::DoubleBuffer<u32>*, size_t, BitRange,
                               const char*);
 
-size_t sort_working_set(const Format& f, size_t n) { return device_bytes(f, n, sort_temp_bytes(f, n)); }
+size_t sort_working_set(const Format& f, size_t n) {
+  return device_bytes(f, n, sort_temp_bytes(f, n, !f.flat()), !f.flat());
+}
+
+size_t record_sort_working_set(const Format& f, size_t n) {
+  return device_bytes(f, n, sort_temp_bytes(f, n, true), true);
+}
 
 size_t sort_bytes_per_record(const Format& f) {
   if (f.flat()) return 2 * f.key_bytes;

@@ -39,10 +39,13 @@ void sort_words(const SortContext& c, cub::DoubleBuffer<K>& keys, cub::DoubleBuf
 // Device bytes one sort of n records of format f needs, and per record without CUB's
 // temp storage and the arena's rounding (the first guess of the records that fit).
 size_t sort_working_set(const Format& f, size_t n);
+// The same for the record sort (pairs, then a gather) of any format, flat keys too: an argsort's.
+size_t record_sort_working_set(const Format& f, size_t n);
 size_t sort_bytes_per_record(const Format& f);
 
 // Stable sorts of n records in host memory, in place, with the buffers in w (sort_flat.cu,
-// sort_records.cu). The caller drains the streams before w goes.
+// sort_records.cu); `host` may be device memory too (a caller's device buffer): the copies
+// are cudaMemcpyDefault. The caller drains the streams before w goes.
 void sort_flat_on_device(SortContext c, const Format& f, unsigned char* host, size_t n, SortBuffers& w);
 void sort_records_on_device(SortContext c, const Format& f, unsigned char* host, size_t n, SortBuffers& w);
 

@@ -22,7 +22,7 @@ void sort_flat_impl(const SortContext& c, const Format& f, unsigned char* host, 
   for (size_t lo = 0, k = 0; lo < n; lo += slice, ++k) {
     const size_t cnt = std::min(slice, n - lo);
     cudaStream_t st = c.s[k & 1];
-    GXSORT_CUDA_CHECK(cudaMemcpyAsync(keys0 + lo, host + lo * sizeof(K), cnt * sizeof(K), cudaMemcpyHostToDevice, st));
+    GXSORT_CUDA_CHECK(cudaMemcpyAsync(keys0 + lo, host + lo * sizeof(K), cnt * sizeof(K), cudaMemcpyDefault, st));
     launch_order_flat<K>(keys0 + lo, cnt, f.key_type, f.reverse, c.bits, c.grid(cnt), st);
   }
   c.join(c.s[1], c.s[0]);
@@ -38,7 +38,7 @@ void sort_flat_impl(const SortContext& c, const Format& f, unsigned char* host, 
     const size_t cnt = std::min(slice, n - lo);
     cudaStream_t st = c.s[k & 1];
     launch_unorder_flat<K>(out + lo, cnt, f.key_type, f.reverse, c.grid(cnt), st);
-    GXSORT_CUDA_CHECK(cudaMemcpyAsync(host + lo * sizeof(K), out + lo, cnt * sizeof(K), cudaMemcpyDeviceToHost, st));
+    GXSORT_CUDA_CHECK(cudaMemcpyAsync(host + lo * sizeof(K), out + lo, cnt * sizeof(K), cudaMemcpyDefault, st));
   }
   GXSORT_CUDA_CHECK(cudaStreamSynchronize(c.s[0]));
   GXSORT_CUDA_CHECK(cudaStreamSynchronize(c.s[1]));

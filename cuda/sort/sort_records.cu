@@ -33,7 +33,7 @@ void copy_in_first_pass(const SortContext& c, const unsigned char* host, unsigne
   for (size_t lo = 0, k = 0; lo < n; lo += slice, ++k) {
     const size_t hi = std::min(n, lo + slice);
     cudaStream_t st = c.s[k & 1];
-    GXSORT_CUDA_CHECK(cudaMemcpyAsync(recs + lo * R, host + lo * R, (hi - lo) * R, cudaMemcpyHostToDevice, st));
+    GXSORT_CUDA_CHECK(cudaMemcpyAsync(recs + lo * R, host + lo * R, (hi - lo) * R, cudaMemcpyDefault, st));
     launch_extract_keys(pass.wide, recs, nullptr, index, keys, lo, hi, spec, c.bits, c.grid(hi - lo), st);
   }
   c.join(c.s[1], c.s[0]);
@@ -65,7 +65,7 @@ void gather_copy_out(const SortContext& c, const unsigned char* recs, unsigned c
     const size_t hi = std::min(n, lo + slice);
     cudaStream_t st = c.s[k & 1];
     gather_records<u32>(recs, out, perm, lo, hi, R, c.grid_cap, st);
-    GXSORT_CUDA_CHECK(cudaMemcpyAsync(host + lo * R, out + lo * R, (hi - lo) * R, cudaMemcpyDeviceToHost, st));
+    GXSORT_CUDA_CHECK(cudaMemcpyAsync(host + lo * R, out + lo * R, (hi - lo) * R, cudaMemcpyDefault, st));
   }
   GXSORT_CUDA_CHECK(cudaStreamSynchronize(c.s[0]));
   GXSORT_CUDA_CHECK(cudaStreamSynchronize(c.s[1]));

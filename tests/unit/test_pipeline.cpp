@@ -105,15 +105,15 @@ TEST_CASE("an error in any stage stops the pipeline and is rethrown") {
 TEST_CASE("cancellation stops early") {
   std::vector<std::vector<unsigned char>> bufs(2, std::vector<unsigned char>(10));
   std::vector<unsigned char*> ptrs{bufs[0].data(), bufs[1].data()};
-  std::atomic<bool> cancel{false};
+  CancelToken cancel;
   size_t written = 0;
   pipeline::Stages st;
-  st.write = [&](pipeline::Chunk&) { if (++written == 3) cancel = true; };
+  st.write = [&](pipeline::Chunk&) { if (++written == 3) cancel.cancel(); };
   pipeline::Config cfg;
   cfg.total_bytes = 100000;
   cfg.chunk_bytes = 10;
   cfg.cancel = &cancel;
-  CHECK_THROWS_AS(pipeline::run_chunks(cfg, ptrs, st, nullptr), Error);
+  CHECK_THROWS_AS(pipeline::run_chunks(cfg, ptrs, st, nullptr), Cancelled);
   CHECK(written < 10);
 }
 

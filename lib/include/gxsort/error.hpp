@@ -43,6 +43,23 @@ class OutOfMemory : public Error {
   std::string what_;
 };
 
+// A call stopped by its CancelToken (gxsort/cancel.hpp) before it finished: nothing
+// replaced, no temp file left, a resumable job's journalled pieces kept for --resume.
+// Not a failure of the command: a front end recognises the class (the CLI ends as the
+// signal that set the token would have; Python raises KeyboardInterrupt). The exit code
+// is only the fallback of a front end that does not.
+class Cancelled : public Error {
+ public:
+  Cancelled() : Error(ExitCode::io, "cancelled") {}
+};
+
+// A GPU error, or no usable GPU where one is needed (a device pointer given to a build or
+// a machine without one): exit 4.
+class DeviceError : public Error {
+ public:
+  explicit DeviceError(const std::string& message) : Error(ExitCode::device, message) {}
+};
+
 [[noreturn]] inline void fail_usage(const std::string& m) { throw Error(ExitCode::usage, m); }
 [[noreturn]] inline void fail_io(const std::string& m) { throw Error(ExitCode::io, m); }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "gxsort/cancel.hpp"
 #include "gxsort/error.hpp"
 #include "gxsort/format.hpp"
 #include "gxsort/options.hpp"
@@ -74,6 +75,9 @@ struct EngineOptions {
   DedupeOptions dedupe;               // the dedupe command's options
   GraphOptions graph;                 // graph build, gen --graph, bfs
   ProgressFn progress;
+  // Set by the front end to stop the command (gxsort/cancel.hpp): it throws Cancelled at
+  // the next chunk, run, window or phase boundary. Null: not cancellable.
+  const CancelToken* cancel = nullptr;
   // A line for the user about what the command found and did about it (a piece of a
   // killed job discarded because it failed verification): the CLI prints it on stderr
   // ("gxsort: note: ...") unless -q. Null: not told.

@@ -21,6 +21,14 @@ void Backend::sort_into(const Format& f, const unsigned char* src, unsigned char
   if (sorted) sorted(0, n);
 }
 
+void Backend::sort_device_records(const Format&, void*, size_t, uintptr_t) {
+  throw DeviceError("a device buffer: the " + name() + " backend has no device memory");
+}
+
+void Backend::argsort_device_records(const Format&, const void*, size_t, uint64_t*, uintptr_t) {
+  throw DeviceError("a device buffer: the " + name() + " backend has no device memory");
+}
+
 std::vector<graph::BfsRun> Backend::bfs(const graph::CsrGraph& g, const std::vector<uint64_t>& sources) {
   return bfs(g, sources, graph::plan_bfs_device(g.n, g.m, device_budget()));
 }

@@ -92,6 +92,14 @@ class Backend {
   virtual void sort_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n,
                          const SortedRecords& sorted = {});
 
+  // Buffers in this device's memory (the in-memory API's device pointers, gxsort/memory.hpp):
+  // a stable sort of n records in place, or their stable permutation into perm (n u64s,
+  // device memory too), ordered after the work queued on the caller's `stream` (a
+  // cudaStream_t) and done when the call returns. Default: DeviceError (no device).
+  virtual void sort_device_records(const Format& f, void* records, size_t n, uintptr_t stream);
+  virtual void argsort_device_records(const Format& f, const void* records, size_t n, uint64_t* perm,
+                                      uintptr_t stream);
+
   // A device-resident sort of n records of format f, or null when this backend (or this
   // format) has none; the caller then uses sort_chunk on a host buffer.
   virtual std::unique_ptr<DeviceResidentSort> begin_resident_sort(const Format&, size_t) { return nullptr; }

@@ -118,6 +118,7 @@ uint64_t sort_through_runs(Prepared& p, const Plan& plan, const io::File& in, co
       std::future<void> next;
       if (i + 1 < runs.size()) next = read_ahead.submit([&, i] { read_run(i + 1); });
       auto* run = const_cast<unsigned char*>(runs[i].mem);
+      throw_if_cancelled(opt.cancel);
       p.backend->sort_chunk(f, run, runs[i].records, scratch.data());
       const uint64_t end = uint64_t(run - data.data()) + runs[i].records * rs;
       if (opt.unique) runs[i].records = unique_in_place(f, run, runs[i].records);
@@ -197,6 +198,7 @@ uint64_t sort_resident(Prepared& p, DeviceResidentSort& resident, const io::File
   cfg.total_bytes = bytes;
   cfg.chunk_bytes = size_t(std::min<uint64_t>(slice, bytes));
   cfg.phase = "read";
+  cfg.cancel = opt.cancel;
   pipeline::Stages in_st;
   in_st.read = [&](pipeline::Chunk& c) {
     in.prefetch(c.offset + c.bytes, 2 * slice);  // a cold file: the disk reads on while this slice copies
@@ -206,8 +208,10 @@ uint64_t sort_resident(Prepared& p, DeviceResidentSort& resident, const io::File
   pipeline::run_chunks(cfg, slots, in_st, opt.progress);
   const double t_read = since(t0);
   auto t1 = Clock::now();
+  throw_if_cancelled(opt.cancel);
   resident.sort();
   mapped.get();
+  throw_if_cancelled(opt.cancel);
   const double t_sort = since(t1);
   auto t2 = Clock::now();
   uint64_t written = bytes;
@@ -261,7 +265,9 @@ uint64_t sort_mapped(Prepared& p, const io::File& in, const EngineOptions& opt, 
       dst.release(first * rs, count * rs);
       out.file().written_elsewhere(first * rs, count * rs);
     };
+  throw_if_cancelled(opt.cancel);
   sort_mapped_input(*p.backend, f, in, src.data(), dst.data(), n, written);
+  throw_if_cancelled(opt.cancel);
   const size_t kept = opt.unique ? unique_in_place(f, dst.data(), n) : n;
   input_unmap.start(std::move(src));
   dst.unmap();
@@ -299,6 +305,7 @@ RunStats sort_stream(io::File& in, const std::string& output, const EngineOption
   const double allocate_seconds = since(t_alloc);
   auto t0 = Clock::now();
   const size_t first = in.read_stream(buffers->slots[0].data(), buffers->run_bytes);
+  throw_if_cancelled(opt.cancel);
   if (first < buffers->run_bytes) {
     const size_t n = size_t(checked_record_count(in.path(), first, f));
     unsigned char* data = buffers->slots[0].data();

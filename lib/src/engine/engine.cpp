@@ -232,6 +232,7 @@ Prepared prepare(const EngineOptions& opt, Job job, const std::string& default_t
   p.memory = job.sort.memory;
   p.plan_input = job.sort;
   p.job = std::move(job);
+  p.cancel = opt.cancel;
   return p;
 }
 

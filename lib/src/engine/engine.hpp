@@ -25,6 +25,7 @@ struct Prepared {
   Job job;
   PlanInput plan_input;  // job.sort: what a later plan of part of the work starts from
   Plan plan;
+  const CancelToken* cancel = nullptr;  // EngineOptions::cancel: polled at chunk and run boundaries
 };
 
 // Per-phase stats: seconds since t0.

@@ -110,6 +110,7 @@ std::unique_ptr<SortJob> SortJob::create(const Prepared& p, const Plan& plan, co
   if (journal_disabled(resume) || !resume::dirs_can_keep_job(p.tmp_dirs, resume, opt.note)) return nullptr;
   std::unique_ptr<SortJob> job(new SortJob());
   job->note_ = opt.note;
+  job->cancel_ = opt.cancel;
   job->dir_ = resume::JobDir::open(p.tmp_dirs, digest, resume, io::output_key(output));
   job->dir_.sync_entries(opt.fsync);
   job->digest_ = digest;
@@ -167,7 +168,9 @@ uint64_t SortJob::run_checksum(size_t i) const {
   return p ? p->checksum : 0;
 }
 
-SortJob::~SortJob() { dir_.remove(); }
+SortJob::~SortJob() {
+  if (!cancel_ || !cancel_->cancelled()) dir_.remove();
+}
 
 ResumeState SortJob::inspect(const Prepared& p, const io::File& in, const std::string& output, const EngineOptions& opt) {
   const bool pieces = !in.is_stream() && (p.plan.mode == PlanMode::external || p.plan.mode == PlanMode::partition);

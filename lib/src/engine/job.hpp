@@ -114,6 +114,9 @@ class SortJob : public MergePieces {
   std::pair<size_t, size_t> span(size_t level, size_t group) const;
 
   resume::JobDir dir_;
+  // EngineOptions::cancel: a job cancelled keeps its journalled pieces for --resume, as
+  // one stopped by a signal does; any other error removes them.
+  const CancelToken* cancel_ = nullptr;
   bool resuming_ = false;
   bool runs_only_ = false;   // gxsort runs: no merges to report
   bool merge_only_ = false;  // gxsort merge: its inputs are the user's files, no runs to report

@@ -90,6 +90,7 @@ uint64_t merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const
   uint64_t taken = 0;
   OutputHasher hasher(job);
   auto flush = [&] {
+    throw_if_cancelled(job.cancel);
     if (used) hasher.add(obuf, used, out_offset);
     if (used && direct) out.write_direct_at(obuf, used, out_offset, 1);
     else if (used) out.write_at(obuf, used, out_offset);
@@ -283,6 +284,7 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
   cfg.chunk_bytes = size_t(w) * rs;
   cfg.phase = job.phase;
   cfg.busy = &busy;
+  cfg.cancel = job.cancel;
   const auto t0 = std::chrono::steady_clock::now();
   pipeline::run_chunks(cfg, slots, st, nullptr);
   const auto t1 = std::chrono::steady_clock::now();
@@ -482,6 +484,7 @@ size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t 
     for (size_t b = 0, group = 0; b < inputs.size(); b += fan_in, ++group) {
       size_t e = std::min(inputs.size(), b + fan_in);
       if (e - b == 1) { next.push_back(std::move(inputs[b])); continue; }  // carried over
+      throw_if_cancelled(job.cancel);
       TreeInput merged = pieces ? pieces->reuse(level, group) : TreeInput();
       if (merged.records == 0) {
         std::vector<RunRef> refs;
@@ -513,6 +516,7 @@ MergeJob merge_job_of(const Prepared& p, const EngineOptions& opt, uint64_t wind
   job.buffer_bytes = std::max<size_t>(buffer_bytes, opt.format.record_size);
   job.threads = p.threads;
   job.progress = opt.progress;
+  job.cancel = opt.cancel;
   job.backend = p.backend.get();
   job.merge_kernel = opt.merge_kernel;
   job.window_memory = window_memory;

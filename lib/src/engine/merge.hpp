@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gxsort/options.hpp"
+#include "gxsort/cancel.hpp"
 #include "gxsort/progress.hpp"
 #include "io/temp_files.hpp"
 #include "engine/run.hpp"
@@ -33,6 +34,7 @@ struct MergeJob {
   bool direct_output = false;     // CPU merges write the output around the page cache (O_DIRECT)
   bool direct_temp = false;       // the same for the merge tree's temp levels
   ProgressFn progress;
+  const CancelToken* cancel = nullptr;  // polled once per output buffer or window
   const char* phase = "merge";
   std::atomic<uint64_t>* done_bytes = nullptr;  // shared progress counter
   uint64_t total_bytes = 0;

@@ -328,6 +328,7 @@ std::vector<BucketFile> scatter_into_buckets(Prepared& p, const io::File& in, co
     cfg.total_bytes = bytes;
     cfg.chunk_bytes = chunk;
     cfg.phase = "partition";
+    cfg.cancel = p.cancel;
     pipeline::run_chunks(cfg, slot_ptrs, st, progress);
     if (only == SIZE_MAX) {
       for (auto& bucket : files) bucket.flush(writer);
@@ -384,6 +385,7 @@ uint64_t sort_buckets(Prepared& p, std::vector<BucketFile>& files, const Format&
     }));
   };
   for (size_t b = 0; b < B; ++b) {
+    throw_if_cancelled(p.cancel);
     const uint64_t m = files[b].bytes() / rs;
     uint64_t kept = 0;
     if (job && b < job->first_unwritten_bucket()) {  // in the output since the killed run

@@ -97,6 +97,7 @@ RunFormation form_run_files(Prepared& p, RunBuffers& buffers, const RunSource& s
   // reads use every core and the sort is on the device or overlapped).
   cfg.write_threads = buffers.slots.size() >= 3 ? 2 : 1;
   cfg.busy = &rf.busy;
+  cfg.cancel = p.cancel;
   if (cfg.total_bytes) pipeline::run_chunks(cfg, slot_ptrs, st, progress);
   if (!keep) rf.checksums.clear();
   rf.input_bytes = src.job ? src.total_bytes : read_bytes;

@@ -73,7 +73,7 @@ void run_chunks(const Config& cfg, const std::vector<unsigned char*>& slots, con
   std::mutex err_m;
   std::exception_ptr first_error;
   std::atomic<bool> failed{false};
-  auto stopped = [&] { return failed.load() || (cfg.cancel && cfg.cancel->load()); };
+  auto stopped = [&] { return failed.load() || (cfg.cancel && cfg.cancel->cancelled()); };
   auto fail = [&](std::exception_ptr e) {
     { std::lock_guard<std::mutex> l(err_m); if (!first_error) first_error = e; }
     failed = true;
@@ -136,7 +136,7 @@ void run_chunks(const Config& cfg, const std::vector<unsigned char*>& slots, con
   reader.join();
   computer.join();
   if (first_error) std::rethrow_exception(first_error);
-  if (cfg.cancel && cfg.cancel->load()) throw Error(ExitCode::io, "cancelled");
+  throw_if_cancelled(cfg.cancel);
 }
 
 }  // namespace gxsort::pipeline

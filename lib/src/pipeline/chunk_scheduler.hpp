@@ -11,6 +11,7 @@
 #include <functional>
 #include <vector>
 
+#include "gxsort/cancel.hpp"
 #include "gxsort/progress.hpp"
 
 namespace gxsort::pipeline {
@@ -45,7 +46,7 @@ struct Config {
   uint64_t total_bytes = 0;   // length of the stream, or kUntilEnd
   size_t chunk_bytes = 0;     // bytes per chunk (the last may be shorter)
   const char* phase = "";     // progress phase name
-  std::atomic<bool>* cancel = nullptr;  // set from outside to stop early (throws Cancelled)
+  const CancelToken* cancel = nullptr;  // set from outside to stop early (throws Cancelled)
   // Threads of the write stage. Above 1, write is called for several chunks at once and
   // out of chunk order (for chunks that go to separate files: one file's buffered
   // writes are serialized by the kernel, separate files' are not).

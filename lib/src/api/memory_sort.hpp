@@ -1,0 +1,25 @@
+// The host sort behind the in-memory API (gxsort/memory.hpp): a caller's buffer sorted
+// in memory when the engine's plan holds it there, else through private temp files and
+// the out-of-core engine.
+#pragma once
+#include <cstddef>
+#include <memory>
+
+#include "gxsort/gxsort.hpp"
+#include "gxsort/memory.hpp"
+
+namespace gxsort::api {
+
+// The engine options of an in-memory call: its resources, records of format f.
+EngineOptions engine_options(const Format& f, const MemoryOptions& o);
+
+// Stable sort, in place, of n records of opt.format in host memory.
+void sort_host(unsigned char* data, size_t n, const EngineOptions& opt);
+
+// Host memory of `bytes` bytes, not initialized; OutOfMemory when there is none.
+std::unique_ptr<unsigned char[]> host_bytes(size_t bytes);
+
+// n records of f, in bytes; Error(usage) when that overflows.
+size_t records_bytes(size_t n, const Format& f);
+
+}  // namespace gxsort::api

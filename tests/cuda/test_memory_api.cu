@@ -1,0 +1,132 @@
+// The in-memory API (gxsort/memory.hpp) on device buffers: sort and argsort of records in
+// device memory, on the caller's stream, byte-identical to a stable host sort and to the
+// API's CPU sort of the same bytes; a host pointer given as a device buffer is refused.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <thread>
+#include <vector>
+
+#include "cuda_check.cuh"
+#include "gpu_test_util.hpp"
+#include "gxsort/memory.hpp"
+
+using namespace gxsort;
+
+namespace {
+
+using Bytes = std::vector<unsigned char>;
+
+Bytes random_records(const Format& f, size_t n, uint64_t seed, unsigned mod) {
+  Bytes data(n * f.record_size);
+  uint64_t x = seed;
+  for (auto& b : data) {
+    x += 0x9e3779b97f4a7c15ull;
+    uint64_t z = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    b = static_cast<unsigned char>(((z ^ (z >> 27)) >> 8) % mod);  // small mod: many equal keys
+  }
+  return data;
+}
+
+std::vector<uint64_t> reference_perm(const Bytes& data, const Format& f) {
+  const size_t rs = f.record_size, n = data.size() / rs;
+  std::vector<uint64_t> perm(n);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::stable_sort(perm.begin(), perm.end(), [&](uint64_t a, uint64_t b) {
+    return compare_keys(f, data.data() + a * rs, data.data() + b * rs) < 0;
+  });
+  return perm;
+}
+
+std::vector<Format> formats() {
+  KeyField a = Format::single_field(KeyType::u16, 0), b = Format::single_field(KeyType::f32, 4);
+  b.desc = true;
+  return {Format::typed(KeyType::u64), Format::typed(KeyType::f32),
+          Format::of_keys(16, {Format::single_field(KeyType::i64, 8)}, false), Format::of_keys(12, {a, b}, false),
+          Format::gensort()};
+}
+
+// Sorts and argsorts `data` in device memory on a stream of the test's own.
+void check_device_calls(const Format& f, const Bytes& data) {
+  const size_t n = data.size() / f.record_size;
+  const std::vector<uint64_t> want = reference_perm(data, f);
+  Bytes want_sorted(data.size());
+  for (size_t i = 0; i < n; ++i)
+    std::memcpy(&want_sorted[i * f.record_size], &data[want[i] * f.record_size], f.record_size);
+  cudaStream_t stream;
+  GXSORT_CUDA_CHECK(cudaStreamCreate(&stream));
+  void* d_data = nullptr;
+  uint64_t* d_perm = nullptr;
+  GXSORT_CUDA_CHECK(cudaMalloc(&d_data, std::max<size_t>(data.size(), 1)));
+  GXSORT_CUDA_CHECK(cudaMalloc(&d_perm, std::max<size_t>(n, 1) * 8));
+  GXSORT_CUDA_CHECK(cudaMemcpyAsync(d_data, data.data(), data.size(), cudaMemcpyHostToDevice, stream));
+  MemoryOptions o;
+  o.location = BufferLocation::device;
+  o.stream = reinterpret_cast<uintptr_t>(stream);
+  argsort(d_data, n, f, d_perm, o);  // ordered after the copy queued on the stream
+  gxsort::sort(d_data, n, f, o);
+  Bytes got(data.size());
+  std::vector<uint64_t> perm(n);
+  GXSORT_CUDA_CHECK(cudaMemcpyAsync(got.data(), d_data, got.size(), cudaMemcpyDeviceToHost, stream));
+  GXSORT_CUDA_CHECK(cudaMemcpyAsync(perm.data(), d_perm, n * 8, cudaMemcpyDeviceToHost, stream));
+  GXSORT_CUDA_CHECK(cudaStreamSynchronize(stream));
+  CHECK(got == want_sorted);
+  CHECK(perm == want);
+  Bytes on_cpu = data;
+  MemoryOptions cpu;
+  cpu.device = Device::cpu;
+  gxsort::sort(on_cpu.data(), n, f, cpu);
+  CHECK(got == on_cpu);
+  cudaFree(d_data);
+  cudaFree(d_perm);
+  cudaStreamDestroy(stream);
+}
+
+}  // namespace
+
+TEST_CASE("memory api: device buffers sort and argsort as the host does") {
+  GPU_TEST_REQUIRE_DEVICE();
+  for (const Format& f : formats())
+    for (size_t n : {size_t(0), size_t(1), size_t(2), size_t(1000), size_t(100003)})
+      for (unsigned mod : {256u, 3u}) {
+        CAPTURE(f.describe());
+        CAPTURE(n);
+        CAPTURE(mod);
+        check_device_calls(f, random_records(f, n, n + mod, mod));
+      }
+}
+
+TEST_CASE("memory api: host buffers on the GPU backend give the CPU's bytes") {
+  GPU_TEST_REQUIRE_DEVICE();
+  for (const Format& f : formats()) {
+    CAPTURE(f.describe());
+    const Bytes data = random_records(f, 200003, 7, 5);
+    Bytes gpu = data, cpu = data;
+    MemoryOptions o;
+    o.device = Device::cuda;
+    gxsort::sort(gpu.data(), 200003, f, o);
+    o.device = Device::cpu;
+    gxsort::sort(cpu.data(), 200003, f, o);
+    CHECK(gpu == cpu);
+  }
+}
+
+TEST_CASE("memory api: two device sorts at once") {
+  GPU_TEST_REQUIRE_DEVICE();
+  const Format f = Format::typed(KeyType::u64);
+  const Bytes a = random_records(f, 1 << 20, 1, 256), b = random_records(f, 1 << 20, 2, 3);
+  std::thread t([&] { check_device_calls(f, a); });
+  check_device_calls(f, b);
+  t.join();
+}
+
+TEST_CASE("memory api: a host pointer given as a device buffer is a DeviceError") {
+  GPU_TEST_REQUIRE_DEVICE();
+  std::vector<uint64_t> v = {3, 1, 2};
+  MemoryOptions o;
+  o.location = BufferLocation::device;
+  CHECK_THROWS_AS(gxsort::sort(v.data(), v.size(), Format::typed(KeyType::u64), o), DeviceError);
+  CHECK(v == std::vector<uint64_t>{3, 1, 2});
+}

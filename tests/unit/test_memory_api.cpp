@@ -1,0 +1,394 @@
+// The in-memory API (gxsort/memory.hpp) against std::stable_sort by compare_keys: sort,
+// argsort, unique and merge, in memory and through temp files (a small budget), two
+// calls at once, and cancellation.
+#include <dirent.h>
+#include <unistd.h>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gxsort/gxsort.hpp"
+#include "gxsort/memory.hpp"
+
+using namespace gxsort;
+
+namespace {
+
+using Bytes = std::vector<unsigned char>;
+
+// A private directory of this test (the tests check it is empty when they end), removed
+// with whatever a failed test left in it.
+struct TestDir {
+  std::string path;
+  TestDir() {
+    char p[] = "/tmp/gxsort-unit-mem-XXXXXX";
+    REQUIRE(mkdtemp(p));
+    path = p;
+  }
+  ~TestDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+  size_t entries() const {
+    size_t n = 0;
+    DIR* d = opendir(path.c_str());
+    while (dirent* e = readdir(d)) n += std::strcmp(e->d_name, ".") && std::strcmp(e->d_name, "..");
+    closedir(d);
+    return n;
+  }
+};
+
+// The stable sorting permutation of n records of f, by compare_keys.
+std::vector<uint64_t> reference_perm(const Bytes& data, const Format& f) {
+  const size_t rs = f.record_size, n = data.size() / rs;
+  std::vector<uint64_t> perm(n);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::stable_sort(perm.begin(), perm.end(), [&](uint64_t a, uint64_t b) {
+    return compare_keys(f, data.data() + a * rs, data.data() + b * rs) < 0;
+  });
+  return perm;
+}
+
+Bytes permuted(const Bytes& data, const std::vector<uint64_t>& perm, size_t rs) {
+  Bytes out(data.size());
+  for (size_t i = 0; i < perm.size(); ++i) std::memcpy(&out[i * rs], &data[perm[i] * rs], rs);
+  return out;
+}
+
+enum class Dist { random, duplicates, sorted, reversed };
+
+// n records of f: random bytes, then the key fields set by `dist` (floats: with NaNs of
+// both signs, infinities and signed zeros among them).
+Bytes make_records(const Format& f, size_t n, Dist dist, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Bytes data(n * f.record_size);
+  for (auto& b : data) b = static_cast<unsigned char>(rng());
+  const double specials[] = {std::nan(""), -std::nan(""), 0.0, -0.0, INFINITY, -INFINITY, 1e-310, -1.5};
+  for (size_t i = 0; i < n; ++i) {
+    unsigned char* rec = &data[i * f.record_size];
+    for (const KeyField& k : f.key_fields()) {
+      uint64_t v = rng();
+      if (dist == Dist::duplicates) v %= 3;
+      if (dist == Dist::sorted) v = i;
+      if (dist == Dist::reversed) v = n - i;
+      if (k.type == KeyType::f64) {
+        const double d = rng() % 5 == 0 ? specials[rng() % 8] : double(int64_t(v % 1000) - 500);
+        std::memcpy(rec + k.offset, &d, 8);
+      } else if (k.type == KeyType::f32) {
+        const float x = rng() % 5 == 0 ? float(specials[rng() % 8]) : float(int64_t(v % 1000) - 500);
+        std::memcpy(rec + k.offset, &x, 4);
+      } else if (dist != Dist::random) {
+        std::memset(rec + k.offset, 0, k.bytes);
+        for (uint32_t b = 0; b < std::min<uint32_t>(k.bytes, 8); ++b)  // big-endian for bytes keys
+          rec[k.offset + (k.type == KeyType::bytes ? k.bytes - 1 - b : b)] = static_cast<unsigned char>(v >> (8 * b));
+      }
+    }
+  }
+  return data;
+}
+
+Format composite_format() {  // 12-byte records: u16 at 0 ascending, f32 at 4 descending
+  KeyField a = Format::single_field(KeyType::u16, 0);
+  KeyField b = Format::single_field(KeyType::f32, 4);
+  b.desc = true;
+  return Format::of_keys(12, {a, b}, false);
+}
+
+Format payload_format() {  // 16-byte records, an i64 key at offset 8
+  return Format::of_keys(16, {Format::single_field(KeyType::i64, 8)}, false);
+}
+
+std::vector<Format> formats() {
+  Format reversed = Format::typed(KeyType::u32);
+  reversed.reverse = true;
+  return {Format::typed(KeyType::u64), Format::typed(KeyType::f64), Format::typed(KeyType::f32), reversed,
+          payload_format(), composite_format(), Format::gensort()};
+}
+
+MemoryOptions small_options() {
+  MemoryOptions o;
+  o.threads = 2;
+  o.device = Device::cpu;
+  return o;
+}
+
+// Options whose budget forces the out-of-core path for a few MiB, spilling in `dir`.
+MemoryOptions spill_options(const TestDir& dir) {
+  MemoryOptions o = small_options();
+  o.memory = parse_size_option("1M", "--memory");
+  o.tmp_dirs = {dir.path};
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("memory api: sort and argsort equal a stable sort") {
+  const size_t sizes[] = {0, 1, 2, 7, 1000, 4097};
+  for (const Format& f : formats())
+    for (size_t n : sizes)
+      for (Dist dist : {Dist::random, Dist::duplicates, Dist::sorted, Dist::reversed}) {
+        CAPTURE(f.describe());
+        CAPTURE(n);
+        CAPTURE(int(dist));
+        const Bytes data = make_records(f, n, dist, n * 31 + int(dist));
+        const std::vector<uint64_t> want = reference_perm(data, f);
+        Bytes sorted = data;
+        gxsort::sort(sorted.data(), n, f, small_options());
+        CHECK(sorted == permuted(data, want, f.record_size));
+        std::vector<uint64_t> perm(n);
+        argsort(data.data(), n, f, perm.data(), small_options());
+        CHECK(perm == want);
+      }
+}
+
+TEST_CASE("memory api: unique gives the first record, count and first index of each key") {
+  for (const Format& f : formats())
+    for (size_t n : {size_t(0), size_t(1), size_t(3001)})
+      for (Dist dist : {Dist::random, Dist::duplicates}) {
+        CAPTURE(f.describe());
+        CAPTURE(n);
+        const Bytes data = make_records(f, n, dist, n + 7);
+        const size_t rs = f.record_size;
+        const std::vector<uint64_t> perm = reference_perm(data, f);
+        Bytes want;
+        std::vector<uint64_t> want_counts, want_first;
+        for (size_t i = 0; i < n; ++i) {
+          const unsigned char* r = &data[perm[i] * rs];
+          if (i == 0 || !same_key(f, &data[perm[i - 1] * rs], r)) {
+            want.insert(want.end(), r, r + rs);
+            want_counts.push_back(0);
+            want_first.push_back(perm[i]);
+          }
+          ++want_counts.back();
+        }
+        Bytes out(data.size());
+        std::vector<uint64_t> counts(n), first(n);
+        const size_t groups = unique(data.data(), n, f, out.data(), counts.data(), first.data(), small_options());
+        REQUIRE(groups == want_counts.size());
+        CHECK(Bytes(out.begin(), out.begin() + groups * rs) == want);
+        CHECK(std::vector<uint64_t>(counts.begin(), counts.begin() + groups) == want_counts);
+        CHECK(std::vector<uint64_t>(first.begin(), first.begin() + groups) == want_first);
+        CHECK(unique(data.data(), n, f, out.data(), nullptr, nullptr, small_options()) == groups);
+      }
+}
+
+TEST_CASE("memory api: signed zeros and NaNs are distinct keys in totalOrder") {
+  const double v[] = {0.0, -0.0, std::nan(""), -std::nan(""), 0.0, -INFINITY, -0.0};
+  const Format f = Format::typed(KeyType::f64);
+  Bytes data(sizeof v);
+  std::memcpy(data.data(), v, sizeof v);
+  Bytes out(data.size());
+  std::vector<uint64_t> counts(7), first(7);
+  REQUIRE(unique(data.data(), 7, f, out.data(), counts.data(), first.data(), small_options()) == 5);
+  double got[5];
+  std::memcpy(got, out.data(), sizeof got);
+  CHECK(std::signbit(got[0]));  // -NaN first
+  CHECK(std::isnan(got[0]));
+  CHECK(got[1] == -INFINITY);
+  CHECK((got[2] == 0.0 && std::signbit(got[2])));
+  CHECK((got[3] == 0.0 && !std::signbit(got[3])));
+  CHECK((std::isnan(got[4]) && !std::signbit(got[4])));
+  CHECK(counts == std::vector<uint64_t>{1, 1, 2, 2, 1, 0, 0});
+  CHECK(std::vector<uint64_t>(first.begin(), first.begin() + 5) == std::vector<uint64_t>{3, 5, 1, 0, 2});
+}
+
+TEST_CASE("memory api: merge is stable, ties by input order") {
+  for (const Format& f : formats()) {
+    CAPTURE(f.describe());
+    const size_t rs = f.record_size;
+    std::vector<Bytes> parts;
+    Bytes all;
+    for (size_t k = 0; k < 3; ++k) {
+      const size_t n = k == 1 ? 0 : 513 * (k + 1);
+      Bytes part = make_records(f, n, Dist::duplicates, 100 + k);
+      part = permuted(part, reference_perm(part, f), rs);
+      all.insert(all.end(), part.begin(), part.end());
+      parts.push_back(part);
+    }
+    const Bytes want = permuted(all, reference_perm(all, f), rs);
+    Bytes out(all.size());
+    std::vector<SortedRecords> in;
+    for (const Bytes& p : parts) in.push_back({p.data(), p.size() / rs});
+    merge(in, f, out.data(), small_options());
+    CHECK(out == want);
+    Bytes two(parts[0].size() + parts[2].size());
+    merge(parts[0].data(), parts[0].size() / rs, parts[2].data(), parts[2].size() / rs, f, two.data(), small_options());
+    Bytes twice = parts[0];
+    twice.insert(twice.end(), parts[2].begin(), parts[2].end());
+    CHECK(two == permuted(twice, reference_perm(twice, f), rs));
+  }
+  const Format f = Format::typed(KeyType::u64);
+  const uint64_t unsorted[] = {1, 3, 2};
+  uint64_t out[3];
+  CHECK_THROWS_WITH_AS(merge({{unsorted, 3}}, f, out, small_options()),
+                       "merge: input 0 is not sorted: record 2 is smaller than the one before it", Error);
+}
+
+TEST_CASE("memory api: larger than the budget goes through temp files and leaves none") {
+  TestDir dir;
+  for (const Format& f : {Format::typed(KeyType::u64), payload_format(), composite_format()}) {
+    CAPTURE(f.describe());
+    const size_t n = (size_t(6) << 20) / f.record_size + 3;  // 6 MiB and not whole chunks
+    const Bytes data = make_records(f, n, Dist::duplicates, 5);
+    const std::vector<uint64_t> want = reference_perm(data, f);
+    std::vector<std::string> phases;
+    MemoryOptions o = spill_options(dir);
+    o.progress = [&](const Progress& p) {
+      if (phases.empty() || phases.back() != p.phase) phases.push_back(p.phase);
+    };
+    Bytes sorted = data;
+    gxsort::sort(sorted.data(), n, f, o);
+    CHECK(sorted == permuted(data, want, f.record_size));
+    REQUIRE_FALSE(phases.empty());  // the engine's out-of-core phases, not the in-memory "sort"
+    CHECK(std::find(phases.begin(), phases.end(), std::string("sort")) == phases.end());
+    CHECK(dir.entries() == 0);
+    std::vector<uint64_t> perm(n);
+    argsort(data.data(), n, f, perm.data(), spill_options(dir));
+    CHECK(perm == want);
+    CHECK(dir.entries() == 0);
+  }
+}
+
+TEST_CASE("memory api: the same bytes as gxsort sort of a file") {
+  TestDir dir;
+  for (const Format& f : formats()) {
+    CAPTURE(f.describe());
+    const Bytes data = make_records(f, 20011, Dist::random, 9);
+    const std::string in = dir.path + "/in.bin", out = dir.path + "/out.bin";
+    std::ofstream(in, std::ios::binary).write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
+    EngineOptions opt;
+    opt.format = f;
+    opt.threads = 2;
+    opt.device = Device::cpu;
+    opt.tmp_dirs = {dir.path};
+    opt.fsync = false;
+    sort_file(in, out, opt);
+    std::ifstream s(out, std::ios::binary);
+    const Bytes file_sorted((std::istreambuf_iterator<char>(s)), std::istreambuf_iterator<char>());
+    Bytes sorted = data;
+    gxsort::sort(sorted.data(), 20011, f, small_options());
+    CHECK(sorted == file_sorted);
+    unlink(in.c_str());
+    unlink(out.c_str());
+  }
+  CHECK(dir.entries() == 0);
+}
+
+TEST_CASE("memory api: two calls at once") {
+  TestDir dir;
+  const Format f = payload_format();
+  const size_t n = (size_t(4) << 20) / f.record_size;
+  const Bytes a = make_records(f, n, Dist::random, 1), b = make_records(f, n, Dist::duplicates, 2);
+  Bytes sa = a, sb = b;
+  std::thread spilled([&] { gxsort::sort(sa.data(), n, f, spill_options(dir)); });
+  std::thread in_memory([&] { gxsort::sort(sb.data(), n, f, small_options()); });
+  spilled.join();
+  in_memory.join();
+  CHECK(sa == permuted(a, reference_perm(a, f), f.record_size));
+  CHECK(sb == permuted(b, reference_perm(b, f), f.record_size));
+  CHECK(dir.entries() == 0);
+}
+
+// Cancelled after the first progress of a spilled sort: Cancelled is thrown, no temp file
+// is left, and the buffer is untouched (the spill reads the sorted file back into it only
+// after the sort succeeded).
+TEST_CASE("memory api: cancellation mid-sort leaves nothing behind") {
+  TestDir dir;
+  const Format f = Format::typed(KeyType::u64);
+  const size_t n = (size_t(8) << 20) / 8;
+  const Bytes data = make_records(f, n, Dist::random, 3);
+  CancelToken token;
+  std::atomic<int> reports{0};
+  MemoryOptions o = spill_options(dir);
+  o.cancel = &token;
+  o.progress = [&](const Progress&) {
+    ++reports;
+    token.cancel();
+  };
+  Bytes buf = data;
+  CHECK_THROWS_AS(gxsort::sort(buf.data(), n, f, o), Cancelled);
+  CHECK(reports.load() >= 1);
+  CHECK(buf == data);
+  CHECK(dir.entries() == 0);
+  std::vector<uint64_t> perm(n);
+  CHECK_THROWS_AS(argsort(data.data(), n, f, perm.data(), o), Cancelled);  // already set: at once
+  CHECK(dir.entries() == 0);
+  token.reset();
+  CHECK_FALSE(token.cancelled());
+}
+
+TEST_CASE("memory api: device buffers without a GPU are a DeviceError") {
+#if !GXSORT_HAVE_CUDA
+  uint64_t v[4] = {3, 1, 2, 0};
+  MemoryOptions o = small_options();
+  o.location = BufferLocation::device;
+  try {
+    gxsort::sort(v, 4, Format::typed(KeyType::u64), o);
+    FAIL("no DeviceError");
+  } catch (const DeviceError& e) {
+    CHECK(e.code() == ExitCode::device);
+    CHECK(std::string(e.what()) == "a device buffer: this gxsort was built without the CUDA backend");
+  }
+  uint64_t perm[4];
+  CHECK_THROWS_AS(argsort(v, 4, Format::typed(KeyType::u64), perm, o), DeviceError);
+  CHECK(v[0] == 3);
+#else
+  MESSAGE("built with CUDA: the device cases are in tests/cuda/test_memory_api.cu");
+#endif
+  uint64_t w[2] = {1, 0}, out[2];
+  MemoryOptions o2 = small_options();
+  o2.location = BufferLocation::device;
+  CHECK_THROWS_AS(unique(w, 2, Format::typed(KeyType::u64), out, nullptr, nullptr, o2), Error);
+}
+
+// EngineOptions::cancel on a file sort (a resumable job): Cancelled, no output, its
+// journalled pieces kept in the temp directory; --resume then finishes the job and the
+// directory is empty again.
+TEST_CASE("engine: a cancelled file sort keeps its job for --resume") {
+  TestDir dir;
+  const Format f = payload_format();
+  const size_t n = (size_t(6) << 20) / f.record_size;
+  const Bytes data = make_records(f, n, Dist::random, 11);
+  const std::string in = dir.path + "/in.bin", out = dir.path + "/out.bin";
+  std::ofstream(in, std::ios::binary).write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
+  CancelToken token;
+  EngineOptions opt;
+  opt.format = f;
+  opt.threads = 2;
+  opt.device = Device::cpu;
+  opt.memory = parse_size_option("1M", "--memory");
+  opt.ooc = OocMethod::merge;
+  opt.tmp_dirs = {dir.path};
+  opt.fsync = false;
+  opt.cancel = &token;
+  bool once = true;
+  opt.progress = [&](const Progress& p) {
+    if (once && p.job_done > p.job_total / 4) token.cancel(), once = false;  // some runs are journalled by then
+  };
+  CHECK_THROWS_AS(sort_file(in, out, opt), Cancelled);
+  CHECK(access(out.c_str(), F_OK) != 0);
+  CHECK(dir.entries() == 2);  // the input and the job's directory
+  token.reset();
+  opt.resume = true;
+  const RunStats st = sort_file(in, out, opt);
+  CHECK(st.resumed.rfind("resumed: ", 0) == 0);
+  std::ifstream s(out, std::ios::binary);
+  const Bytes sorted((std::istreambuf_iterator<char>(s)), std::istreambuf_iterator<char>());
+  CHECK(sorted == permuted(data, reference_perm(data, f), f.record_size));
+  unlink(in.c_str());
+  unlink(out.c_str());
+  CHECK(dir.entries() == 0);
+}
