@@ -10,7 +10,10 @@
 
 namespace gxsort::cli {
 
+struct CommandEntry;
+
 struct Command {
+  const CommandEntry* entry = nullptr;  // its entry in the registry (commands.hpp)
   std::string name;                 // sort, plan, runs, merge, check, gen, ..., help
   std::vector<std::string> inputs;  // operands
   std::string output;               // -o

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 build_dir=${1:-build}
 
 packages=(g++ cmake ninja-build libboost-program-options-dev libboost-filesystem-dev doctest-dev libxxhash-dev python3
-          openmpi-bin libopenmpi-dev)
+          nlohmann-json3-dev openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
