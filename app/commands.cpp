@@ -31,43 +31,52 @@ CommandEntry named(const char* name, const char* operands, const char* summary) 
   return e;
 }
 
-std::vector<CommandEntry> make_table() {
-  std::vector<CommandEntry> t;
+CommandEntry sort_entry() {
   CommandEntry e = named("sort", "IN -o OUT", "sort a binary file of fixed-size records (stable)");
   e.groups = kReports | kRecords | kResources | kSortEngine | kUnique;
   e.plannable = e.plan_default = e.npy_output = e.temp_note = true;
   e.early_gpu = EarlyGpu::unless_cpu_sort;
   e.add_options = add_sort_options, e.build = build_sort, e.run = run_sort, e.run_rank = run_sort_rank;
-  t.push_back(e);
+  return e;
+}
 
-  e = named("plan", "IN | CMD ARGS",
-       "print what `sort` (or CMD: runs, merge, dedupe, check, reduce, graph build, bfs) would do (--json, --dot)");
+CommandEntry plan_entry() {
+  CommandEntry e = named("plan", "IN | CMD ARGS",
+                         "print what `sort` (or CMD: runs, merge, dedupe, check, reduce, graph build, bfs) would do (--json, --dot)");
   e.groups = kRecords | kResources | kSortEngine | kUnique;
   e.plans = true;
   e.add_options = add_plan_options, e.build = build_plan, e.run = run_plan;
-  t.push_back(e);
+  return e;
+}
 
-  e = named("runs", "IN -o DIR", "form sorted runs only (run files and a manifest)");
+CommandEntry runs_entry() {
+  CommandEntry e = named("runs", "IN -o DIR", "form sorted runs only (run files and a manifest)");
   e.groups = kReports | kRecords | kResources | kFsync | kUnique;
   e.plannable = e.temp_note = e.output_dir = true;
   e.add_options = add_runs_options, e.build = build_runs, e.run = run_runs;
-  t.push_back(e);
+  return e;
+}
 
-  e = named("merge", "FILE... -o OUT", "merge sorted files (a `runs` directory stands for its runs)");
+CommandEntry merge_entry() {
+  CommandEntry e = named("merge", "FILE... -o OUT", "merge sorted files (a `runs` directory stands for its runs)");
   e.groups = kReports | kRecords | kResources | kTmpDir | kFsync | kEngine | kUnique;
   e.hints = {{"--ooc", ": its inputs are sorted already, and are merged with --fan-in (--ooc chooses how `sort` goes out of core)"}};
   e.plannable = e.npy_output = e.temp_note = e.many_inputs = true;
   e.add_options = add_merge_options, e.build = build_merge, e.run = run_merge, e.run_rank = run_merge_rank;
-  t.push_back(e);
+  return e;
+}
 
-  e = named("check", "FILE", "record count, order, duplicate keys, checksums (exit 1: not sorted)");
+CommandEntry check_entry() {
+  CommandEntry e = named("check", "FILE", "record count, order, duplicate keys, checksums (exit 1: not sorted)");
   e.groups = kReports | kRecords | kResources;
   e.quiet_help = "print nothing but errors (the exit status says whether the file is sorted)";
   e.plannable = true;
   e.add_options = add_check_options, e.build = build_check, e.run = run_check;
-  t.push_back(e);
+  return e;
+}
 
-  e = named("gen", "-o FILE --count N", "generate test data (--dist, --seed), or an edge list (--graph)");
+CommandEntry gen_entry() {
+  CommandEntry e = named("gen", "-o FILE --count N", "generate test data (--dist, --seed), or an edge list (--graph)");
   e.groups = kReports | kFormat;
   e.more_help = "Edge lists: gxsort gen -o FILE --graph rmat|uniform --scale S [--edge-factor E] [--seed X]\n";
   e.hints = {{"-r", ": gen writes records in no key order (--dist sorted|reverse)"},
@@ -75,61 +84,78 @@ std::vector<CommandEntry> make_table() {
   e.npy_output = true;
   e.early_gpu = EarlyGpu::none;
   e.add_options = add_gen_options, e.build = build_gen, e.run = run_gen;
-  t.push_back(e);
+  return e;
+}
 
-  e = named("dedupe", "IN -o OUT", "sorted, one record per distinct key");
+CommandEntry dedupe_entry() {
+  CommandEntry e = named("dedupe", "IN -o OUT", "sorted, one record per distinct key");
   e.groups = kReports | kRecords | kResources | kSortEngine;
   e.more_help = kDedupeHelp;
   e.plannable = e.npy_output = e.temp_note = true;
   e.add_options = add_dedupe_options, e.build = build_dedupe, e.run = run_dedupe, e.run_rank = run_dedupe_rank;
-  t.push_back(e);
+  return e;
+}
 
-  e = named("reduce", "FILE --op OP", "a reduction of the keys (--algo flat|nested|cub on the GPU)");
+CommandEntry reduce_entry() {
+  CommandEntry e = named("reduce", "FILE --op OP", "a reduction of the keys (--algo flat|nested|cub on the GPU)");
   e.groups = kReports | kFormat | kResources;
   e.quiet_help = "no progress line: print the result and errors only";
   e.hints = {{"-r", ": a reduction does not depend on the order"}, {"--reverse", ": a reduction does not depend on the order"}};
   e.plannable = true;
   e.add_options = add_reduce_options, e.build = build_reduce, e.run = run_reduce;
-  t.push_back(e);
+  return e;
+}
 
-  e = named("graph build", "IN -o GRAPH", "an edge list (snap|mtx|bin32|bin64) to a CSR graph");
+CommandEntry graph_build_entry() {
+  CommandEntry e = named("graph build", "IN -o GRAPH", "an edge list (snap|mtx|bin32|bin64) to a CSR graph");
   e.groups = kReports | kResources | kSortEngine;
   e.plannable = e.temp_note = true;
   e.add_options = add_graph_build_options, e.build = build_graph_build, e.run = run_graph_build;
-  t.push_back(e);
+  return e;
+}
 
-  e = named("bfs", "GRAPH --source S", "BFS levels (-o) and parents (--parents) of a CSR graph, with stats");
+CommandEntry bfs_entry() {
+  CommandEntry e = named("bfs", "GRAPH --source S", "BFS levels (-o) and parents (--parents) of a CSR graph, with stats");
   e.groups = kQuiet | kStats | kResources;  // no progress line: its searches take milliseconds, its load is one read
   e.plannable = true;
   e.add_options = add_bfs_options, e.build = build_bfs, e.build_planned = bfs_request, e.run = run_bfs;
-  t.push_back(e);
+  return e;
+}
 
-  e = named("info", "", "version, build, threads, memory, GPUs");
+CommandEntry info_entry() {
+  CommandEntry e = named("info", "", "version, build, threads, memory, GPUs");
   e.groups = kResources;
   e.version = true;
   e.early_gpu = EarlyGpu::all;
   e.add_options = add_info_options, e.build = build_no_operands, e.run = run_info;
-  t.push_back(e);
+  return e;
+}
 
-  e = named("clean", "[-T DIR]...", "remove the temporary files of gxsort runs that were killed (-n: list only)");
+CommandEntry clean_entry() {
+  CommandEntry e = named("clean", "[-T DIR]...", "remove the temporary files of gxsort runs that were killed (-n: list only)");
   e.groups = kQuiet;
   e.more_help = kCleanHelp;
   e.early_gpu = EarlyGpu::none;
   e.add_options = add_clean_options, e.build = build_no_operands, e.run = run_clean;
-  t.push_back(e);
+  return e;
+}
 
-  e = named("help", "", "the usage, or a command's options");
+CommandEntry help_command_entry() {
+  CommandEntry e = named("help", "", "the usage, or a command's options");
   e.listed = false;
   e.early_gpu = EarlyGpu::none;
   e.run = run_help;
-  t.push_back(e);
-  return t;
+  return e;
 }
 
 }  // namespace
 
 const std::vector<CommandEntry>& command_table() {
-  static const std::vector<CommandEntry> table = make_table();
+  // In the order the usage lists them; help last.
+  static const std::vector<CommandEntry> table{
+      sort_entry(),   plan_entry(),        runs_entry(), merge_entry(), check_entry(), gen_entry(),
+      dedupe_entry(), reduce_entry(), graph_build_entry(), bfs_entry(), info_entry(),  clean_entry(),
+      help_command_entry()};
   return table;
 }
 
