@@ -45,8 +45,6 @@ void build_one_to_file(const Args&, const po::variables_map&, Command& cmd) {
 
 }  // namespace
 
-// A rank of a distributed job refuses what the distributed sort does not do
-// (docs/distributed.md); the checks every command shares are check_distributed's.
 void add_sort_options(po::options_description& d, Command& cmd, Args& a) {
   add_output(d, cmd, "FILE", kOutputHelp);
   add_resume(d, cmd);
@@ -84,6 +82,8 @@ void add_merge_options(po::options_description& d, Command& cmd, Args&) {
   d.add_options()("distributed", po::bool_switch(&cmd.distributed), "one rank of an MPI job (mpirun -np N gxsort merge ...): each rank merges its share of the output from its cuts of the inputs, into OUT, a file on a file system they all share (docs/distributed.md)");
 }
 
+// --distributed: what a rank of a merge or a dedupe cannot do (docs/distributed.md;
+// what it refuses for every command: cli_options.cpp, check_distributed).
 void build_merge(const Args&, const po::variables_map&, Command& cmd) {
   if (cmd.distributed && cmd.engine.unique)
     fail_usage("merge --distributed does not take -u (merge the files, then dedupe --assume-sorted, or sort -u --distributed)");

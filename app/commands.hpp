@@ -68,10 +68,12 @@ struct OptionHint {
 };
 
 struct CommandEntry {
-  const char* name;      // one word, or "graph build"
-  const char* operands;  // for the usage line
-  const char* summary;
+  const char* name = "";      // one word, or "graph build"
+  const char* operands = "";  // for the usage line
+  const char* summary = "";
   unsigned groups = 0;   // OptionGroup bits
+  // What -q leaves: reduce's result is its output (as wc's count is), check's is its
+  // exit status. info and plan print their result and nothing else: no -q for them.
   const char* quiet_help = "print nothing but errors";
   const char* more_help = "";  // lines of --help after the summary
   std::vector<OptionHint> hints;
