@@ -324,7 +324,7 @@ Command parse_command_line(int argc, const char* const* argv) {
     c.name = c.entry->name;
     return c;
   }
-  if (word == "help") {
+  if (word == help_entry().name) {  // gxsort help CMD: CMD --help
     if (argc < 3) return help_command(usage_text());
     std::vector<const char*> args{argv[0]};
     for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
