@@ -1,17 +1,11 @@
 #include "cli_options.hpp"
 
-#include <boost/program_options.hpp>
 #include <sstream>
 
-namespace po = boost::program_options;
+#include "cli_args.hpp"
+#include "commands.hpp"
 
 namespace gxsort::cli {
-
-// A non-negative whole number option. Boost reads "-1" into an unsigned type as 2^64-1;
-// this type refuses anything but decimal digits that fit in 64 bits.
-struct Unsigned {
-  uint64_t value = 0;
-};
 
 void validate(boost::any& v, const std::vector<std::string>& values, Unsigned*, int) {
   po::validators::check_first_occurrence(v);
@@ -25,81 +19,14 @@ void validate(boost::any& v, const std::vector<std::string>& values, Unsigned*, 
 
 namespace {
 
-// The text of every option as given; typed once, in to_command().
-struct Args {
-  std::string type, key_type, format, memory, device = "auto", device_memory, merge_kernel = "auto",
-      direct_io = "auto", ooc = "auto", exchange = "auto", keep = "first", strategy = "auto", input_format = "auto", op, algo = "flat",
-      dist = "uniform", graph;
-  std::vector<std::string> keys;
-  Unsigned record_size, key_offset, key_bytes, fan_in, threads, count, seed{1}, scale, edge_factor{16}, source,
-      random_sources, ranks;
-  bool reverse = false, help = false, no_fsync = false, json = false, dot = false;
-};
-
-// What each command takes: its operand shape, and which groups of options apply.
-struct Spec {
-  const char* name;
-  const char* operands;  // for the usage line
-  const char* summary;
-  bool stats, output, format, memory, device, engine, unique;
-};
-// memory: --memory, --tmp-dir, --threads; device: --device, --device-memory;
-// engine: --fan-in, --no-fsync, --direct-io, --ooc, --merge-kernel.
-const Spec kSpecs[] = {
-    {"sort", "IN -o OUT", "sort a binary file of fixed-size records (stable)", true, true, true, true, true, true, true},
-    {"plan", "IN | CMD ARGS", "print what `sort` (or CMD: runs, merge, dedupe, check, reduce, graph build, bfs) would do (--json, --dot)",
-     false, true, true, true, true, true, true},
-    {"runs", "IN -o DIR", "form sorted runs only (run files and a manifest)", true, true, true, true, true, false, true},
-    {"merge", "FILE... -o OUT", "merge sorted files (a `runs` directory stands for its runs)", true, true, true, true,
-     true, true, true},
-    {"check", "FILE", "record count, order, duplicate keys, checksums (exit 1: not sorted)", true, false, true, true,
-     true, false, false},
-    {"gen", "-o FILE --count N", "generate test data (--dist, --seed), or an edge list (--graph)", true, true, true,
-     false, false, false, false},
-    {"dedupe", "IN -o OUT", "sorted, one record per distinct key", true, true, true, true, true, true, false},
-    {"reduce", "FILE --op OP", "a reduction of the keys (--algo flat|nested|cub on the GPU)", true, false, true, true,
-     true, false, false},
-    {"graph build", "IN -o GRAPH", "an edge list (snap|mtx|bin32|bin64) to a CSR graph", true, true, false, true, true,
-     true, false},
-    {"bfs", "GRAPH --source S", "BFS levels (-o) and parents (--parents) of a CSR graph, with stats", true, true, false,
-     true, true, false, false},
-    {"info", "", "version, build, threads, memory, GPUs", false, false, false, true, true, false, false},
-    {"clean", "[-T DIR]...", "remove the temporary files of gxsort runs that were killed (-n: list only)", false, false,
-     false, false, false, false, false},
-};
-
-const Spec* find_spec(const std::string& name) {
-  for (const Spec& s : kSpecs)
-    if (name == s.name) return &s;
-  return nullptr;
-}
-
-// "a|b|c": the value name an option shows in --help.
-template <class E, size_t N>
-std::string names(const Choice<E> (&choices)[N]) {
-  std::string s;
-  for (const auto& c : choices) s += (s.empty() ? "" : "|") + std::string(c.name);
-  return s;
-}
-
-// What -q leaves: reduce's result is its output (as wc's count is), check's is its exit
-// status. info and plan print their result and nothing else: -q does not apply to them.
-const char* quiet_help(const std::string& name) {
-  if (name == "reduce") return "no progress line: print the result and errors only";
-  if (name == "check") return "print nothing but errors (the exit status says whether the file is sorted)";
-  return "print nothing but errors";
-}
-
-void add_general(po::options_description& d, const Spec& s, Command& cmd, Args& a) {
-  const std::string n = s.name;
+void add_general(po::options_description& d, const CommandEntry& e, Command& cmd, Args& a) {
   d.add_options()("help,h", po::bool_switch(&a.help), "show this help");
-  if (s.stats || n == "clean") d.add_options()("quiet,q", po::bool_switch(&cmd.quiet), quiet_help(n));
-  if (!s.stats) return;
+  if (e.groups & kQuiet) d.add_options()("quiet,q", po::bool_switch(&cmd.quiet), e.quiet_help);
+  if (!(e.groups & kStats)) return;
   d.add_options()
     ("verbose,v", po::bool_switch(&cmd.verbose), "print a summary of what was done")
     ("stats-json", po::value(&cmd.stats_json)->value_name("FILE"), "write per-phase times, bytes and throughput to FILE (- for stdout)");
-  // bfs reports no progress: its searches take milliseconds, its load is one read.
-  if (n != "bfs")
+  if (e.groups & kProgress)
     d.add_options()("progress", po::bool_switch(&cmd.progress), "draw the progress line (phase, merge level k of N, the "
                     "whole job's bytes and ETA) also when stderr is not a terminal: one line per update");
 }
@@ -132,98 +59,36 @@ void add_device(po::options_description& d, Args& a) {
     ("device-memory", po::value(&a.device_memory)->value_name("SIZE"), "GPU memory budget: bytes or N% of free (default 80% of free)");
 }
 
-void add_engine(po::options_description& d, const Spec& s, Command& cmd, Args& a) {
-  d.add_options()("no-fsync", po::bool_switch(&a.no_fsync), "do not fsync the output before renaming it into place, nor a resumable job's journal (faster, less durable)");
-  if (s.unique)
+void add_engine(po::options_description& d, const CommandEntry& e, Command& cmd, Args& a) {
+  if (e.groups & kFsync)
+    d.add_options()("no-fsync", po::bool_switch(&a.no_fsync), "do not fsync the output before renaming it into place, nor a resumable job's journal (faster, less durable)");
+  if (e.groups & kUnique)
     d.add_options()("unique,u", po::bool_switch(&cmd.engine.unique), "keep only the first record of each group of equal keys");
-  if (!s.engine) return;
+  if (!(e.groups & kEngine)) return;
   d.add_options()
     ("fan-in", po::value(&a.fan_in)->value_name("K"), "most runs merged at once (default 64, lowered to fit --memory)")
     ("direct-io", po::value(&a.direct_io)->value_name(names(kDirectIos)), "temporary runs, and a merge's synced output, bypass the page cache (default auto: when the runs would fill more than half the memory available to the cache)");
-  // merge has sorted inputs: nothing to choose (option_hint says so).
-  if (std::string(s.name) != "merge")
+  // merge has sorted inputs: nothing to choose (its hint says so).
+  if (e.groups & kOoc)
     d.add_options()("ooc", po::value(&a.ooc)->value_name(names(kOocMethods)), "how a sort larger than --memory goes out of core: merge = sorted runs merged with the fan-in; partition = records scattered by key range into buckets, each sorted in memory (default auto: partition on the CPU on at most 4 threads when its buckets fit the page cache and no --fan-in is given)");
   d.add_options()("merge-kernel", po::value(&a.merge_kernel)->value_name(names(kMergeKernels)), "GPU merge kernel (default auto: the fastest)");
 }
 
-// What -o names, command by command.
-const char* output_help(const std::string& n) {
-  if (n == "runs") return "the directory for the run files and their manifest";
-  if (n == "plan") return "the output `sort` would write (--resume: the job is its input, options and output)";
-  if (n == "gen") return "output (- for stdout)";
-  if (n == "graph build") return "the CSR graph (not the input)";
-  return "output (- for stdout; may name the input)";
-}
-
-// The options of one command (the groups its Spec names, and its own).
-void add_command_options(po::options_description& d, const Spec& s, Command& cmd, Args& a) {
-  const std::string n = s.name;
-  if (s.output && n != "bfs") d.add_options()("output,o", po::value(&cmd.output)->value_name(n == "runs" ? "DIR" : "FILE"),
-                                              output_help(n));
-  if (n == "runs")
-    d.add_options()("direct-io", po::value(&a.direct_io)->value_name(names(kDirectIos)), "the run files bypass the page cache (default auto: when they would fill more than half the memory available to the cache)");
-  if (n == "sort" || n == "dedupe" || n == "merge" || n == "plan" || n == "graph build")
-    d.add_options()("resume", po::bool_switch(&cmd.engine.resume), "reuse the runs and merge outputs (and a graph build's or dedupe's finished stages) a killed run of the same job (same input, options and output) left in the first --tmp-dir");
-  if (n == "runs")
-    d.add_options()("resume", po::bool_switch(&cmd.engine.resume), "reuse the runs a killed run of the same job (same input, options and directory) left in the output directory");
-  if (n == "sort" || n == "dedupe" || n == "plan" || n == "merge")
-    d.add_options()("distributed", po::bool_switch(&cmd.distributed), n == "merge" ? "one rank of an MPI job (mpirun -np N gxsort merge ...): each rank merges its share of the output from its cuts of the inputs, into OUT, a file on a file system they all share (docs/distributed.md)" : "one rank of an MPI job (mpirun -np N gxsort ...): the ranks sort IN together into OUT, a file on a file system they all share (docs/distributed.md)");
-  if (n == "sort" || n == "dedupe" || n == "plan")
-    d.add_options()("exchange", po::value(&a.exchange)->value_name(names(kExchanges)), "--distributed: how the ranks exchange records: auto = where every rank is on one host, each reads its pieces from the others' GPUs (CUDA IPC) or run files, else MPI; mpi = always MPI_Alltoallv (docs/distributed.md)");
-  if (n == "plan") d.add_options()("json", po::bool_switch(&a.json), "print the plan as JSON")("dot", po::bool_switch(&a.dot), "print the merge tree for Graphviz")
-    ("ranks", po::value(&a.ranks)->value_name("N"), "--distributed: plan N ranks like this process, on this host (default: the ranks of the MPI job it runs in)");
-  if (n == "check" || n == "info" || n == "reduce" || n == "bfs" || n == "clean" || n == "graph build")
-    d.add_options()("json", po::bool_switch(&cmd.json), "print the result as one JSON object (with a format_version)");
-  if (n == "reduce") d.add_options()
-    ("op", po::value(&a.op)->value_name(names(kReduceOps)), "the reduction (required)")
-    ("algo", po::value(&a.algo)->value_name(names(kReduceAlgos)), "GPU kernel (default flat)");
-  if (n == "dedupe") d.add_options()
-    ("assume-sorted", po::bool_switch(&cmd.engine.dedupe.assume_sorted), "the input is sorted: stream it (exit 1 naming the first unsorted record)")
-    ("count", po::bool_switch(&cmd.engine.dedupe.count), "write each kept record followed by its group size as a little-endian u64")
-    ("keep", po::value(&a.keep)->value_name("first|last"), "which record of a group of equal keys is kept, in input order (default first)")
-    ("strategy", po::value(&a.strategy)->value_name(names(kDedupeStrategies)), "default auto: bitmap for flat u32/i32/f32 keys, no --count, when the input does not sort in memory; else on a GPU above 2^26 keys, on the CPU from 2^26 keys whose sampled span is at most 2^24 (docs/dedupe.md)");
-  if (n == "graph build") d.add_options()
-    ("input-format", po::value(&a.input_format)->value_name(names(kEdgeFormats)), "default auto: from the extension (.mtx, .bin32/.u32, .bin64/.u64, else snap)")
-    ("symmetrize", po::bool_switch(&cmd.engine.graph.build.symmetrize), "add the reverse (dst, src) of every edge")
-    ("keep-self-loops", po::bool_switch(&cmd.engine.graph.build.keep_self_loops), "keep edges (v, v) (default: dropped)")
-    ("keep-duplicates", po::bool_switch(&cmd.engine.graph.build.keep_duplicates), "keep repeated edges (default: deduplicated)");
-  if (n == "bfs") d.add_options()
-    ("output,o", po::value(&cmd.output)->value_name("LEVELS"), "write the levels (u32, unreachable 0xFFFFFFFF) to LEVELS")
-    ("source", po::value(&a.source)->value_name("S"), "the source vertex (required unless --random-sources)")
-    ("parents", po::value(&cmd.engine.graph.bfs.parents_output)->value_name("FILE"), "write the parent array (the CSR's id width) to FILE")
-    ("random-sources", po::value(&a.random_sources)->value_name("K"), "K searches from random vertices with edges (stats only; --seed)")
-    ("seed", po::value(&a.seed)->value_name("X"), "seed for --random-sources (default 1)");
-  if (n == "gen") d.add_options()
-    ("count", po::value(&a.count)->value_name("N"), "number of records")
-    ("dist", po::value(&a.dist)->value_name(names(kGenDists)), "key distribution (default uniform)")
-    ("seed", po::value(&a.seed)->value_name("X"), "random seed (default 1): the same seed gives the same bytes")
-    ("threads", po::value(&a.threads)->value_name("N"), "CPU threads (default: the CPUs this process may use)")
-    ("graph", po::value(&a.graph)->value_name(names(kGraphKinds)), "an edge list of binary u32 (scale < 32) or u64 pairs instead of records")
-    ("scale", po::value(&a.scale)->value_name("S"), "--graph: 2^S vertices")
-    ("edge-factor", po::value(&a.edge_factor)->value_name("E"), "--graph: E * 2^S edges (default 16)")
-    ("no-fsync", po::bool_switch(&a.no_fsync), "do not fsync the output before renaming it into place");
-  if (n == "clean") d.add_options()
-    ("tmp-dir,T", po::value(&cmd.engine.tmp_dirs)->value_name("DIR"), "a directory to clean (repeatable; default $TMPDIR or /tmp, and the current directory)")
-    ("dry-run,n", po::bool_switch(&cmd.dry_run), "list what would be removed, remove nothing")
-    ("all-users", po::bool_switch(&cmd.all_users), "remove other users' leftovers too (as root; default: listed, not removed)");
-  if (n == "bfs") d.add_options()("no-fsync", po::bool_switch(&a.no_fsync), "do not fsync the outputs before renaming them into place");
-}
-
-po::options_description options_of(const Spec& s, Command& cmd, Args& a) {
+po::options_description options_of(const CommandEntry& s, Command& cmd, Args& a) {
   // 100 columns: the value lists (u32|u64|...) fit on their line.
   const unsigned w = 100, desc = 50;
   po::options_description all(w, desc);
   po::options_description general("general options", w, desc), command(std::string(s.name) + " options", w, desc),
       format("record format", w, desc), resources("memory, threads and devices", w, desc), engine("engine options", w, desc);
   add_general(general, s, cmd, a);
-  add_command_options(command, s, cmd, a);
-  if (s.format) add_format(format, a, std::string(s.name) != "gen" && std::string(s.name) != "reduce");
-  if (s.memory) add_memory(resources, cmd, a, s.engine);
-  if (s.device) add_device(resources, a);
-  if (s.engine || s.unique) add_engine(engine, s, cmd, a);
+  s.add_options(command, cmd, a);
+  if (s.groups & kFormat) add_format(format, a, s.groups & kReverse);
+  if (s.groups & kMemory) add_memory(resources, cmd, a, s.groups & kTmpDir);
+  if (s.groups & kDevice) add_device(resources, a);
+  add_engine(engine, s, cmd, a);
   all.add(general);
   if (!command.options().empty()) all.add(command);
-  if (s.format) all.add(format);
+  if (!format.options().empty()) all.add(format);
   if (!resources.options().empty()) all.add(resources);
   if (!engine.options().empty()) all.add(engine);
   return all;
@@ -310,7 +175,8 @@ void check_keys(const Args& a, const po::variables_map& vm, const Command& cmd) 
   if (!vm.count("record-size")) fail_usage("--key OFFSET:TYPE needs --record-size N (the size of a record)");
 }
 
-// --distributed: what the distributed sort does not do (docs/distributed.md).
+// --distributed: what the distributed sort does not do (docs/distributed.md); what a
+// command's own options cannot do with it, its build says.
 void check_distributed(const Args& a, const po::variables_map& vm, Command& cmd) {
   if (vm.count("ranks")) {
     if (!cmd.distributed) fail_usage("--ranks needs --distributed");
@@ -322,11 +188,6 @@ void check_distributed(const Args& a, const po::variables_map& vm, Command& cmd)
   const EngineOptions& e = cmd.engine;
   if (e.resume) fail_usage("--resume does not apply to --distributed (a distributed sort is not resumable)");
   if (e.ooc == OocMethod::partition) fail_usage("--ooc partition does not apply to --distributed (each rank sorts its slice into runs)");
-  if (cmd.name == "merge" && e.unique)
-    fail_usage("merge --distributed does not take -u (merge the files, then dedupe --assume-sorted, or sort -u --distributed)");
-  if (cmd.name == "dedupe" && (e.dedupe.count || e.dedupe.keep_last || e.dedupe.assume_sorted || e.dedupe.strategy == DedupeStrategy::bitmap))
-    fail_usage("dedupe --distributed keeps the first record of each key (the distributed sort -u): --count, --keep last, "
-               "--assume-sorted and --strategy bitmap do not apply");
 }
 
 // Every option text to its typed value, once.
@@ -369,145 +230,70 @@ void type_options(const Args& a, const po::variables_map& vm, Command& cmd) {
   check_distributed(a, vm, cmd);
 }
 
-// The operands and the options each command requires.
-void check_operands(const Args& a, const po::variables_map& vm, Command& cmd) {
-  const std::string& name = cmd.name;
-  auto operands = [&](size_t lo, size_t hi, const char* what) {
-    if (cmd.inputs.size() < lo || cmd.inputs.size() > hi)
-      fail_usage(name + ": expected " + what + " (see gxsort " + name + " --help)");
-  };
-  auto needs_output = [&](const char* what) {
-    if (cmd.output.empty()) fail_usage(name + ": the output is required: -o " + what);
-  };
-  if (name == "sort" || name == "runs" || name == "dedupe" || name == "graph build") {
-    operands(1, 1, name == "graph build" ? "one input edge list" : "one input file");
-    needs_output(name == "runs" ? "DIR" : name == "graph build" ? "GRAPH" : "FILE");
-  } else if (name == "plan" || name == "check") {
-    operands(1, 1, "one input file");
-  } else if (name == "reduce") {
-    operands(1, 1, "one input file");
-    if (!vm.count("op")) fail_usage("reduce: --op is required (" + choice_names(kReduceOps) + ")");
-  } else if (name == "merge") {
-    operands(1, SIZE_MAX, "one or more sorted input files");
-    needs_output("FILE");
-  } else if (name == "bfs") {
-    operands(1, 1, "one CSR graph file");
-    if (vm.count("source") == vm.count("random-sources")) fail_usage("bfs: give exactly one of --source S and --random-sources K");
-    if (vm.count("random-sources") && a.random_sources.value == 0) fail_usage("--random-sources must be at least 1");
-    BfsOptions& b = cmd.engine.graph.bfs;
-    b.source = a.source.value;
-    b.random_sources = a.random_sources.value;
-    b.seed = a.seed.value;
-    b.levels_output = cmd.output;
-  } else if (name == "gen") {
-    operands(0, 0, "no operands");
-    needs_output("FILE");
-    if (vm.count("graph")) {
-      if (vm.count("count") || vm.count("dist")) fail_usage("gen --graph: --count and --dist do not apply (use --scale and --edge-factor)");
-      if (!vm.count("scale")) fail_usage("gen --graph: --scale S is required");
-      if (a.scale.value < 1 || a.scale.value > 40) fail_usage("--scale: expected 1 to 40");
-      GraphGenOptions& g = cmd.engine.graph.gen;
-      g.scale = unsigned(a.scale.value);
-      g.edge_factor = a.edge_factor.value;
-      g.seed = a.seed.value;
-    } else {
-      if (!vm.count("count")) fail_usage("gen: --count N is required");
-      if (vm.count("scale") || vm.count("edge-factor")) fail_usage("gen: --scale and --edge-factor need --graph");
-    }
-  } else {
-    operands(0, 0, "no operands");
-  }
-}
-
-std::string command_help(const Spec& s, const po::options_description& all) {
+std::string command_help(const CommandEntry& s, const po::options_description& all) {
   std::ostringstream o;
   o << "usage: gxsort " << s.name << (*s.operands ? " " : "") << s.operands << " [options]\n\n" << s.summary << ".\n";
-  const std::string n = s.name;
-  if (n == "dedupe")
-    o << "Keys are equal when their bits (totalOrder for floats) are: -0.0 and +0.0 differ, NaNs\n"
-         "with the same bits are equal. --count output: each record followed by a little-endian u64.\n";
-  if (n == "gen") o << "Edge lists: gxsort gen -o FILE --graph rmat|uniform --scale S [--edge-factor E] [--seed X]\n";
-  if (n == "clean")
-    o << "Removes the temporary files (.gxsort.<host>.<pid>.*.tmp) that gxsort runs killed by kill -9,\n"
-         "the OOM killer or a batch scheduler left; never those of a running process or of another host,\n"
-         "nor another user's unless --all-users. No link is followed.\n";
-  o << "\n" << all;
+  o << s.more_help << "\n" << all;
   return o.str();
 }
 
-// The command word(s) at argv[1..]: "graph build" takes two.
-const Spec& command_spec(int argc, const char* const* argv, int& first) {
-  const std::string name = argv[1];
-  first = 1;
-  if (name == "graph") {
-    if (argc < 3 || std::string(argv[2]) != "build")
-      fail_usage("graph: expected `gxsort graph build IN -o GRAPH` (see gxsort graph build --help)");
-    first = 2;
-    return *find_spec("graph build");
-  }
-  const Spec* s = find_spec(name);
-  if (!s) fail_usage("unknown command '" + name + "' (see gxsort --help)");
-  return *s;
+// The command word(s) at argv[1..] ("graph build" takes two); `first` moves to the last.
+const CommandEntry& command_entry(int argc, const char* const* argv, int& first) {
+  const CommandEntry* partial = nullptr;
+  const CommandEntry* e = command_at(argc, argv, 1, first, &partial);
+  if (partial)
+    fail_usage(std::string(argv[1]) + ": expected `gxsort " + partial->name + " " + partial->operands + "` (see gxsort " +
+               partial->name + " --help)");
+  if (!e) fail_usage("unknown command '" + std::string(argv[1]) + "' (see gxsort --help)");
+  return *e;
 }
 
 // plan CMD ARGS: the command planned (the word(s) after `plan`, which `first` moves past),
 // or null for `plan IN` (`plan sort IN` is the same). A file named like a command is
 // planned as `plan ./NAME`.
-const Spec* planned_spec(int argc, const char* const* argv, int& first) {
+const CommandEntry* planned_entry(int argc, const char* const* argv, int& first) {
   if (argc <= first + 1) return nullptr;
-  const std::string word = argv[first + 1];
-  if (word == "sort") { ++first; return nullptr; }
-  if (word == "graph") {
-    if (argc <= first + 2 || std::string(argv[first + 2]) != "build")
-      fail_usage("plan graph: expected `gxsort plan graph build IN`");
-    first += 2;
-    return find_spec("graph build");
-  }
-  for (const char* n : {"runs", "merge", "dedupe", "check", "reduce", "bfs"})
-    if (word == n) { ++first; return find_spec(n); }
-  return nullptr;
+  int last = first;
+  const CommandEntry* partial = nullptr;
+  const CommandEntry* e = command_at(argc, argv, first + 1, last, &partial);
+  if (partial && partial->plannable)
+    fail_usage("plan " + std::string(argv[first + 1]) + ": expected `gxsort plan " + partial->name + " IN`");
+  if (!e || !e->plannable) return nullptr;
+  first = last;
+  return e->plan_default ? nullptr : e;
 }
 
 // What plan CMD adds to CMD's options: --json (where CMD has none) and --dot.
-void add_plan_options(po::options_description& all, const Spec& planned, Args& a) {
+void add_plan_cmd_options(po::options_description& all, Args& a) {
   po::options_description d("plan options", 100, 50);
-  const std::string n = planned.name;
-  if (n != "check" && n != "reduce" && n != "bfs" && n != "graph build")
-    d.add_options()("json", po::bool_switch(&a.json), "print the plan as JSON");
+  if (!all.find_nothrow("json", false)) d.add_options()("json", po::bool_switch(&a.json), "print the plan as JSON");
   d.add_options()("dot", po::bool_switch(&a.dot), "print the merge tree for Graphviz (merge)");
   all.add(d);
 }
 
 // plan CMD: CMD's operands (its output and required options are not: nothing runs).
-void check_plan_operands(const Args& a, const po::variables_map& vm, Command& cmd) {
-  const size_t most = cmd.planned == "merge" ? SIZE_MAX : 1;
+void check_plan_operands(const CommandEntry& planned, const Args& a, const po::variables_map& vm, Command& cmd) {
+  const size_t most = planned.many_inputs ? SIZE_MAX : 1;
   if (cmd.inputs.empty() || cmd.inputs.size() > most)
     fail_usage("plan " + cmd.planned + ": expected " + (most == 1 ? "one input" : "one or more inputs") +
                " (see gxsort plan " + cmd.planned + " --help)");
   if (cmd.distributed) fail_usage("plan " + cmd.planned + ": --distributed plans a sort (gxsort plan IN --distributed)");
   if (!cmd.stats_json.empty()) fail_usage("plan: --stats-json does not apply (a plan does no work)");
-  if (cmd.planned == "bfs") {
-    BfsOptions& b = cmd.engine.graph.bfs;
-    b.source = a.source.value;
-    b.random_sources = vm.count("random-sources") ? a.random_sources.value : 0;
-    b.seed = a.seed.value;
-    b.levels_output = cmd.output;
-  }
+  if (planned.build_planned) planned.build_planned(a, vm, cmd);
 }
 
 // Why an option that other commands take does not apply to this one, where the name
 // alone does not say.
-std::string option_hint(const std::string& command, const std::string& option) {
-  if (command == "merge" && option == "--ooc")
-    return ": its inputs are sorted already, and are merged with --fan-in (--ooc chooses how `sort` goes out of core)";
-  if ((command == "reduce" || command == "gen") && (option == "-r" || option == "--reverse"))
-    return command == "reduce" ? ": a reduction does not depend on the order" : ": gen writes records in no key order (--dist sorted|reverse)";
+std::string option_hint(const CommandEntry& command, const std::string& option) {
+  for (const OptionHint& h : command.hints)
+    if (option == h.option) return h.text;
   return "";
 }
 
 Command help_command(std::string text, bool error = false) {
   Command c;
-  c.name = "help";
+  c.entry = &help_entry();
+  c.name = c.entry->name;
   c.help_text = std::move(text);
   c.help_is_error = error;
   return c;
@@ -518,7 +304,8 @@ Command help_command(std::string text, bool error = false) {
 std::string usage_text() {
   std::ostringstream o;
   o << "usage: gxsort COMMAND [options]\n\ncommands:\n";
-  for (const Spec& s : kSpecs) {
+  for (const CommandEntry& s : command_table()) {
+    if (!s.listed) continue;
     const std::string head = std::string(s.name) + (*s.operands ? " " : "") + s.operands;
     o << "  " << head << std::string(head.size() < 26 ? 26 - head.size() : 1, ' ') << s.summary << "\n";
   }
@@ -531,8 +318,13 @@ Command parse_command_line(int argc, const char* const* argv) {
   if (argc < 2) return help_command(usage_text(), true);
   const std::string word = argv[1];
   if (word == "--help" || word == "-h") return help_command(usage_text());
-  if (word == "--version") { Command c; c.name = "info"; return c; }
-  if (word == "help") {
+  if (word == "--version") {
+    Command c;
+    c.entry = version_entry();
+    c.name = c.entry->name;
+    return c;
+  }
+  if (word == help_entry().name) {  // gxsort help CMD: CMD --help
     if (argc < 3) return help_command(usage_text());
     std::vector<const char*> args{argv[0]};
     for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
@@ -540,15 +332,16 @@ Command parse_command_line(int argc, const char* const* argv) {
     return parse_command_line(int(args.size()), args.data());
   }
   int first = 1;
-  const Spec& command = command_spec(argc, argv, first);
-  const Spec* planned = std::string(command.name) == "plan" ? planned_spec(argc, argv, first) : nullptr;
-  const Spec& spec = planned ? *planned : command;  // plan CMD takes CMD's options
+  const CommandEntry& command = command_entry(argc, argv, first);
+  const CommandEntry* planned = command.plans ? planned_entry(argc, argv, first) : nullptr;
+  const CommandEntry& spec = planned ? *planned : command;  // plan CMD takes CMD's options
   Command cmd;
+  cmd.entry = &command;
   cmd.name = command.name;
   if (planned) cmd.planned = planned->name;
   Args a;
   po::options_description all = options_of(spec, cmd, a);
-  if (planned) add_plan_options(all, *planned, a);
+  if (planned) add_plan_cmd_options(all, a);
   po::options_description hidden;
   hidden.add_options()("operand", po::value(&cmd.inputs));
   po::options_description parse_set;
@@ -563,7 +356,7 @@ Command parse_command_line(int argc, const char* const* argv) {
     po::notify(vm);
   } catch (const po::unknown_option& e) {
     const std::string option = e.get_option_name().substr(0, e.get_option_name().find('='));  // --ooc=merge: --ooc
-    fail_usage(cmd.name + ": " + option + " does not apply to " + cmd.name + option_hint(cmd.name, option) +
+    fail_usage(cmd.name + ": " + option + " does not apply to " + cmd.name + option_hint(command, option) +
                " (see gxsort " + cmd.name + " --help)");
   } catch (const po::error& e) {
     fail_usage(cmd.name + ": " + e.what() + " (see gxsort " + cmd.name + " --help)");
@@ -574,8 +367,8 @@ Command parse_command_line(int argc, const char* const* argv) {
     return help_command(help);
   }
   type_options(a, vm, cmd);
-  if (planned) check_plan_operands(a, vm, cmd);
-  else check_operands(a, vm, cmd);
+  if (planned) check_plan_operands(*planned, a, vm, cmd);
+  else command.build(a, vm, cmd);
   check_keys(a, vm, cmd);
   return cmd;
 }
@@ -592,8 +385,7 @@ void resolve_npy(Command& cmd) {
     e.format.reverse = n.format.reverse != cmd.reverse;
     npy_in = true;
   }
-  const bool writes = cmd.name == "sort" || cmd.name == "merge" || cmd.name == "dedupe" || cmd.name == "gen";
-  if (writes && (npy_in || any_npy({cmd.output}))) e.npy_descr = npy_in ? descr : npy_descr_for(e.format);
+  if (cmd.entry->npy_output && (npy_in || any_npy({cmd.output}))) e.npy_descr = npy_in ? descr : npy_descr_for(e.format);
 }
 
 }  // namespace gxsort::cli

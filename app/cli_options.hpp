@@ -10,7 +10,10 @@
 
 namespace gxsort::cli {
 
+struct CommandEntry;
+
 struct Command {
+  const CommandEntry* entry = nullptr;  // its entry in the registry (commands.hpp)
   std::string name;                 // sort, plan, runs, merge, check, gen, ..., help
   std::vector<std::string> inputs;  // operands
   std::string output;               // -o
@@ -33,7 +36,7 @@ struct Command {
   bool threads_given = false;       // --threads was given (a distributed rank's default is its share)
   bool distributed = false;         // --distributed: a rank of an MPI job (sort, dedupe, plan)
   int ranks = 0;                    // plan --distributed --ranks N (0: the MPI job's ranks)
-  std::string help_text;            // name == "help": what to print
+  std::string help_text;            // the help entry (commands.hpp): what to print
   bool help_is_error = false;       // `gxsort` alone: the usage goes to stderr, exit 2
 };
 

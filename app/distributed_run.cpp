@@ -8,9 +8,11 @@
 
 #include "gxsort/distributed.hpp"
 #include "gxsort/timeline.hpp"
+#include "commands.hpp"
 #include "progress_line.hpp"
 #include "render_plan.hpp"
 #include "reports.hpp"
+#include "stats_file.hpp"
 
 namespace gxsort::cli {
 
@@ -35,12 +37,11 @@ int run_distributed(const Command& cmd, int* argc, char*** argv) {
   }
   const bool lead = job->rank() == 0;  // reports for the job
   EngineOptions opt = job->rank_options(cmd.engine, cmd.threads_given);
-  if (cmd.name == "dedupe") opt.unique = true;  // keep the first of each key: dedupe's sort strategy
   try {
     EarlyDeviceStart early(opt);
     ProgressLine progress(cmd.quiet || !lead, cmd.progress);
     if (lead) opt.progress = [&progress](const Progress& p) { progress.update(p); };
-    if (cmd.name == "plan") {
+    if (cmd.entry->plans) {
       check_plan_format(cmd.planned, true, cmd.plan_format);
       const PlanReport plan = plan_distributed(cmd.inputs[0], opt, job.get(), 0);
       if (lead) print_plan(stdout, plan, cmd.plan_format);
@@ -55,8 +56,7 @@ int run_distributed(const Command& cmd, int* argc, char*** argv) {
     });
     if (lead) opt.before_commit = [&](const RunStats& st) { stats->write(st, opt.fsync); };
     timeline("job starts");
-    const RunStats s = cmd.name == "merge" ? merge_distributed(cmd.inputs, cmd.output, opt, *job)
-                                           : sort_distributed(cmd.inputs[0], cmd.output, opt, *job, cmd.name);
+    const RunStats s = cmd.entry->run_rank(cmd, opt, *job);
     timeline("job ended");
     progress.finish();
     if (lead && cmd.verbose) print_summary(s);

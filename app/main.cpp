@@ -16,53 +16,24 @@
 #include <cerrno>
 
 #include "cli_options.hpp"
+#include "commands.hpp"
 #include "distributed_run.hpp"
 #include "gxsort/distributed.hpp"
 #include "gxsort/timeline.hpp"
 #include "progress_line.hpp"
 #include "render_plan.hpp"
 #include "reports.hpp"
+#include "stats_file.hpp"
 
 using namespace gxsort;
 
 namespace {
 
-bool uses_temp_dirs(const std::string& name) {
-  return name == "sort" || name == "runs" || name == "merge" || name == "dedupe" || name == "graph build";
-}
-
-// Runs the command that writes an output (or nothing but its stats) and returns its stats.
-RunStats run_work(const cli::Command& cmd, const EngineOptions& opt, FILE* report) {
-  const std::string& in = cmd.inputs.empty() ? std::string() : cmd.inputs[0];
-  const std::string& n = cmd.name;
-  if (n == "sort") return sort_file(in, cmd.output, opt);
-  if (n == "runs") return form_runs(in, cmd.output, opt);
-  if (n == "merge") return merge_files(cmd.inputs, cmd.output, opt);
-  if (n == "dedupe") return dedupe_file(in, cmd.output, opt);
-  if (n == "gen" && opt.graph.gen.kind != GraphKind::none) return gen_graph(cmd.output, opt.graph.gen, opt);
-  if (n == "gen") return gen_file(cmd.output, opt.format, cmd.gen, opt);
-  if (n == "reduce") {
-    ReduceResult r = reduce_file(in, cmd.reduce_op, cmd.reduce_algo, opt);
-    cli::print_reduce(report, in, cmd.reduce_op, r, cmd.json);
-    return r.stats;
-  }
-  if (n == "graph build") {
-    GraphBuildResult r = graph_build(in, cmd.output, opt.graph.build, opt);
-    if (!cmd.quiet || cmd.json) cli::print_graph_build(report, cmd.output, r, cmd.json);
-    return r.stats;
-  }
-  BfsResult r = bfs_file(in, opt.graph.bfs, opt);
-  if (!cmd.quiet || cmd.json) cli::print_bfs(report, in, r, cmd.json);
-  return r.stats;
-}
-
+// Sets up what every command shares (the --stats-json file, the progress line, notes)
+// and runs the command's entry of the registry.
 int run(const cli::Command& cmd) {
-  if (cmd.name == "help") {
-    (cmd.help_is_error ? std::cerr : std::cout) << cmd.help_text;
-    return cmd.help_is_error ? int(ExitCode::usage) : 0;
-  }
   // Checked (and its room reserved) before any work; written after the output.
-  StatsFile stats(cmd.stats_json, cmd.inputs, {cmd.output, cmd.engine.graph.bfs.parents_output}, cmd.engine);
+  cli::StatsFile stats(cmd.stats_json, cmd.inputs, {cmd.output, cmd.engine.graph.bfs.parents_output}, cmd.engine);
   // What a command reports goes to stdout, unless its output does (-o -, --parents -).
   FILE* report = cmd.output == "-" || cmd.engine.graph.bfs.parents_output == "-" ? stderr : stdout;
   cli::ProgressLine progress(cmd.quiet, cmd.progress);
@@ -75,43 +46,12 @@ int run(const cli::Command& cmd) {
     };
   // Written before the outputs are committed (nothing that can fail comes after).
   opt.before_commit = [&](const RunStats& s) { stats.write(s, cmd.engine.fsync); };
-  if (uses_temp_dirs(cmd.name) && !cmd.quiet) {
-    const std::string note = stale_temp_note(command_debris_dirs(opt, cmd.name == "runs" ? std::string() : cmd.output));
+  if (cmd.entry->temp_note && !cmd.quiet) {
+    const std::string note = stale_temp_note(command_debris_dirs(opt, cmd.entry->output_dir ? std::string() : cmd.output));
     if (!note.empty()) std::fprintf(stderr, "gxsort: note: %s\n", cli::one_line(note).c_str());
   }
-  if (cmd.name == "clean") {
-    cli::print_clean(stdout, clean_temp_files(cmd.engine.tmp_dirs, cmd.dry_run, cmd.all_users), cmd.json, cmd.quiet);
-    return 0;
-  }
-  if (cmd.name == "info") { cli::print_info(stdout, opt, cmd.json); return 0; }
-  if (cmd.name == "plan" && cmd.distributed) {  // --ranks N: planned here, as if on this host
-    const EngineOptions rank = distributed_rank_options(opt, 0, cmd.ranks, cmd.threads_given);
-    cli::check_plan_format(cmd.planned, true, cmd.plan_format);
-    cli::print_plan(stdout, plan_distributed(cmd.inputs[0], rank, nullptr, cmd.ranks), cmd.plan_format);
-    return 0;
-  }
-  if (cmd.name == "plan" && !cmd.planned.empty()) {  // plan CMD ARGS
-    cli::check_plan_format(cmd.planned, false, cmd.plan_format);
-    cli::print_plan(stdout, plan_command(cmd.planned, cmd.inputs, cmd.output, opt), cmd.plan_format);
-    return 0;
-  }
-  if (cmd.name == "plan") {
-    cli::print_plan(stdout, plan_sort(cmd.inputs[0], cmd.output, opt), cmd.plan_format);
-    return 0;
-  }
-  if (cmd.name == "check") {
-    CheckResult r = check_file(cmd.inputs[0], opt);
-    progress.finish();
-    if (!cmd.quiet || cmd.json) cli::print_check(report, cmd.inputs[0], r, cmd.json);
-    stats.write(r.stats, cmd.engine.fsync);
-    if (cmd.verbose) cli::print_summary(r.stats);
-    return r.sorted ? 0 : int(ExitCode::check_failed);
-  }
-  const RunStats s = run_work(cmd, opt, report);
-  progress.finish();
-  stats.write(s, cmd.engine.fsync);
-  if (cmd.verbose) cli::print_summary(s);
-  return 0;
+  cli::CommandRun r{cmd, opt, stats, progress, report};
+  return cmd.entry->run(r);
 }
 
 }  // namespace
@@ -146,9 +86,10 @@ void show_only_the_first_gpu() {
 // counts them; the others use the first.
 struct EarlyCudaStart {
   explicit EarlyCudaStart(const cli::Command& cmd) {
-    if (cmd.name == "help" || cmd.name == "gen" || cmd.name == "clean") return;
-    if (cmd.name == "sort" && cmd.inputs.size() == 1 && sort_goes_to_cpu(cmd.inputs[0], cmd.engine)) return;
-    if (cmd.name != "info" && !cmd.distributed && cmd.engine.device != Device::cpu) show_only_the_first_gpu();
+    const cli::EarlyGpu when = cmd.entry->early_gpu;
+    if (when == cli::EarlyGpu::none) return;
+    if (when == cli::EarlyGpu::unless_cpu_sort && cmd.inputs.size() == 1 && sort_goes_to_cpu(cmd.inputs[0], cmd.engine)) return;
+    if (when != cli::EarlyGpu::all && !cmd.distributed && cmd.engine.device != Device::cpu) show_only_the_first_gpu();
     start.emplace(cmd.engine);
   }
   std::optional<EarlyDeviceStart> start;
@@ -179,7 +120,7 @@ int main(int argc, char** argv) {
     return int(e.code());
   }
   // A rank of an MPI job (plan --ranks N plans one without MPI).
-  if (cmd.distributed && !(cmd.name == "plan" && cmd.ranks > 0)) return cli::run_distributed(cmd, &argc, &argv);
+  if (cmd.distributed && cmd.ranks == 0) return cli::run_distributed(cmd, &argc, &argv);
   try {
     timeline("main");
     EarlyCudaStart early(cmd);

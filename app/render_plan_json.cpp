@@ -2,7 +2,7 @@
 // its keys in the order scripts have always read them.
 #include <nlohmann/json.hpp>
 
-#include "json.hpp"
+#include "report_json.hpp"
 #include "render_plan.hpp"
 
 namespace gxsort::cli {

@@ -6,19 +6,18 @@
 #include <sstream>
 #include <system_error>
 
-#include "json.hpp"
+#include "report_json.hpp"
 
 namespace gxsort::cli {
 
+namespace {
+
+void print_json(FILE* out, const Json& j) { std::fprintf(out, "%s\n", json_text(j).c_str()); }
+
+}  // namespace
+
 void print_check(FILE* out, const std::string& path, const CheckResult& r, bool json) {
-  if (json) {
-    JsonObject o = json_document("check");
-    o.add("file", path).add("records", r.records).add("sorted", r.sorted);
-    if (!r.sorted) o.add("first_violation", r.first_violation);
-    o.add("duplicate_keys", r.duplicates).add("checksum", hex_of(r.checksum)).add("xxh3", hex_of(r.xxh3));
-    std::fprintf(out, "%s\n", o.str().c_str());
-    return;
-  }
+  if (json) return print_json(out, check_json(path, r));
   std::fprintf(out, "file: %s\nrecords: %" PRIu64 "\n", path.c_str(), r.records);
   if (r.sorted) std::fprintf(out, "sorted: yes\n");
   else std::fprintf(out, "sorted: no (record %" PRIu64 " is smaller than the one before it)\n", r.first_violation);
@@ -26,54 +25,50 @@ void print_check(FILE* out, const std::string& path, const CheckResult& r, bool 
                r.checksum, r.xxh3);
 }
 
-// "minmax -1 7" -> ["-1", "7"] as JSON numbers where they are finite numbers.
-std::string json_values(const std::string& text) {
-  std::istringstream in(text);
-  std::string word, values;
-  in >> word;  // the op's name
-  while (in >> word) {
-    char* end = nullptr;
-    const double v = std::strtod(word.c_str(), &end);
-    const bool number = end && *end == '\0' && std::isfinite(v);
-    values += (values.empty() ? "" : ",") + (number ? word : json_quote(word));
+namespace {
+
+std::string u128_text(unsigned __int128 v) {
+  if (v == 0) return "0";
+  char buf[48];
+  int i = sizeof buf;
+  buf[--i] = 0;
+  while (v > 0) {
+    buf[--i] = char('0' + int(v % 10));
+    v /= 10;
   }
-  return "[" + values + "]";
+  return buf + i;
 }
 
-void print_reduce(FILE* out, const std::string& path, ReduceOp op, const ReduceResult& r, bool json) {
-  if (!json) {
-    std::fprintf(out, "%s\n", r.text.c_str());
-    return;
+}  // namespace
+
+std::string reduce_value_text(const ReduceValue& v) {
+  switch (v.kind) {
+    case ReduceValue::Kind::none: return "none";
+    case ReduceValue::Kind::integer: return (v.negative ? "-" : "") + u128_text(v.magnitude);
+    case ReduceValue::Kind::real: {
+      if (std::isnan(v.real)) return std::signbit(v.real) ? "-nan" : "nan";
+      char b[64];
+      std::snprintf(b, sizeof b, "%.*g", v.digits, v.real);
+      return b;
+    }
   }
-  JsonObject o = json_document("reduce");
-  o.add("file", path).add("op", choice_name(op, kReduceOps)).raw("values", json_values(r.text));
-  o.add("records", r.stats.records).add("backend", r.stats.backend).add("seconds", r.stats.seconds);
-  std::fprintf(out, "%s\n", o.str().c_str());
+  return "";
+}
+
+void print_reduce(FILE* out, const std::string& path, const ReduceResult& r, bool json) {
+  if (json) return print_json(out, reduce_json(path, r));
+  std::string line = choice_name(r.op, kReduceOps);
+  for (const ReduceValue& v : r.values) line += " " + reduce_value_text(v);
+  std::fprintf(out, "%s\n", line.c_str());
 }
 
 void print_graph_build(FILE* out, const std::string& graph, const GraphBuildResult& r, bool json) {
-  if (json) {
-    JsonObject o = json_document("graph build");
-    o.add("graph", graph).add("vertices", r.vertices).add("edges", r.edges).add("input_edges", r.input_edges);
-    o.add("seconds", r.stats.seconds);
-    std::fprintf(out, "%s\n", o.str().c_str());
-    return;
-  }
+  if (json) return print_json(out, graph_build_json(graph, r));
   std::fprintf(out, "graph: %s\nvertices: %" PRIu64 "\nedges: %" PRIu64 " (from %" PRIu64 " input edges)\ntime: %.3f s\n",
                graph.c_str(), r.vertices, r.edges, r.input_edges, r.stats.seconds);
 }
 
 namespace {
-
-std::string search_json(const BfsSearch& b) {
-  JsonObject o;
-  o.add("source", b.source).add("levels", uint64_t(b.depth)).add("reached", b.reached);
-  o.add("edges_traversed", b.edges_traversed).add("seconds", b.seconds).add("gteps", b.gteps);
-  o.add("undirected_edges", b.graph500_edges).add("undirected_gteps", b.graph500_gteps);
-  if (b.partitions_streamed) o.add("partitions_streamed", b.partitions_streamed).add("streamed_bytes", b.streamed_bytes);
-  if (b.neighbors_host_mapped) o.add("neighbors_host_mapped", true);
-  return o.str();
-}
 
 void print_search(FILE* out, const BfsSearch& b) {
   // GTEPS count the edges the search looks at (every stored edge of a reached vertex);
@@ -91,61 +86,66 @@ void print_search(FILE* out, const BfsSearch& b) {
 
 }  // namespace
 
-void print_bfs(FILE* out, const std::string& graph, const BfsResult& r, bool json) {
-  double sum_t = 0, sum_g = 0, sum_u = 0;
+BfsMeans bfs_means(const BfsResult& r) {
+  BfsMeans m;
   for (const BfsSearch& b : r.searches) {
-    sum_t += b.seconds;
-    sum_g += b.gteps;
-    sum_u += b.graph500_gteps;
+    m.seconds += b.seconds;
+    m.gteps += b.gteps;
+    m.undirected_gteps += b.graph500_gteps;
   }
   const double k = double(std::max<size_t>(r.searches.size(), 1));
-  if (json) {
-    std::string searches;
-    for (const BfsSearch& b : r.searches) searches += (searches.empty() ? "" : ",") + search_json(b);
-    JsonObject o = json_document("bfs");
-    o.add("graph", graph).add("vertices", r.vertices).add("edges", r.edges).add("symmetric", r.symmetric);
-    o.add("backend", r.backend).add("load_seconds", r.load_seconds).raw("searches", "[" + searches + "]");
-    o.add("mean_seconds", sum_t / k).add("mean_gteps", sum_g / k).add("mean_undirected_gteps", sum_u / k);
-    std::fprintf(out, "%s\n", o.str().c_str());
-    return;
-  }
+  m.seconds /= k;
+  m.gteps /= k;
+  m.undirected_gteps /= k;
+  return m;
+}
+
+void print_bfs(FILE* out, const std::string& graph, const BfsResult& r, bool json) {
+  if (json) return print_json(out, bfs_json(graph, r));
   std::fprintf(out, "graph: %" PRIu64 " vertices, %" PRIu64 " edges%s; backend %s; load %.3f s\n", r.vertices, r.edges,
                r.symmetric ? " (symmetric)" : "", r.backend.c_str(), r.load_seconds);
   for (const BfsSearch& b : r.searches) print_search(out, b);
+  const BfsMeans m = bfs_means(r);
   if (r.searches.size() > 1)
     std::fprintf(out, "mean of %zu searches: time %.3f ms, %.3f GTEPS; undirected %.3f GTEPS\n", r.searches.size(),
-                 sum_t * 1e3 / k, sum_g / k, sum_u / k);
+                 m.seconds * 1e3, m.gteps, m.undirected_gteps);
 }
 
 void print_clean(FILE* out, const std::vector<CleanEntry>& entries, bool json, bool quiet) {
+  if (json) return print_json(out, clean_json(entries));
+  if (quiet) return;
   uint64_t removed = 0, bytes = 0, kept = 0;
-  std::string list;
   for (const CleanEntry& e : entries) {
     if (e.removed) { ++removed; bytes += e.bytes; } else { ++kept; }
-    JsonObject j;
-    j.add("path", e.path).add("bytes", e.bytes).add("pid", uint64_t(e.pid)).add("owner", e.owner).add("removed", e.removed)
-        .add("why", e.why);
-    list += (list.empty() ? "" : ",") + j.str();
-    if (!json && !quiet)
-      std::fprintf(out, "%s %s (%" PRIu64 " bytes): %s\n", e.removed ? "removed" : "kept", one_line(e.path).c_str(), e.bytes,
-                   one_line(e.why).c_str());
+    std::fprintf(out, "%s %s (%" PRIu64 " bytes): %s\n", e.removed ? "removed" : "kept", one_line(e.path).c_str(), e.bytes,
+                 one_line(e.why).c_str());
   }
-  if (json) {
-    JsonObject o = json_document("clean");
-    o.raw("files", "[" + list + "]").add("removed", removed).add("removed_bytes", bytes).add("kept", kept);
-    std::fprintf(out, "%s\n", o.str().c_str());
-  } else if (!quiet) {
-    std::fprintf(out, "%" PRIu64 " removed (%" PRIu64 " bytes), %" PRIu64 " kept\n", removed, bytes, kept);
-  }
+  std::fprintf(out, "%" PRIu64 " removed (%" PRIu64 " bytes), %" PRIu64 " kept\n", removed, bytes, kept);
 }
 
-void print_info(FILE* out, const EngineOptions& opt, bool json) {
-  if (!json) {
-    std::fputs(info_text(opt).c_str(), out);
-    return;
+std::string threads_source(const InfoReport& r) {
+  if (r.threads != r.cpus_allowed) return "--threads; " + std::to_string(r.cpus_allowed) + " CPUs allowed";
+  return "the CPUs this process may run on (sched_getaffinity), of " + std::to_string(r.cpus_online) + " online";
+}
+
+void print_info(FILE* out, const InfoReport& r, bool json) {
+  if (json) return print_json(out, info_json(r));
+  std::fprintf(out, "gxsort %s\n", r.version.c_str());
+  std::fprintf(out, "build: %s%s, C++17\n", r.cuda_built ? "CUDA backend built in" : "CPU only (no CUDA backend)",
+               r.mpi_built ? ", MPI (sort --distributed)" : ", no MPI");
+  std::fprintf(out, "threads: %u (%s)\n", r.threads, threads_source(r).c_str());
+  std::fprintf(out, "memory: %s physical; limit %s (%s); --memory default %s (half of the limit)%s\n",
+               format_bytes(r.physical_memory).c_str(), format_bytes(r.memory_limit).c_str(), r.memory_limit_source.c_str(),
+               format_bytes(r.memory_default).c_str(),
+               r.memory_given ? ("; --memory gives " + format_bytes(r.memory_budget)).c_str() : "");
+  if (r.gpus.empty())
+    std::fprintf(out, "gpus: none usable%s; sorting runs on the CPU\n", r.cuda_built ? "" : " (built without CUDA)");
+  for (size_t i = 0; i < r.gpus.size(); ++i) {
+    const GpuInfo& d = r.gpus[i];
+    std::fprintf(out, "gpu %zu: %s, sm_%d%d, %d SMs, %s total, %s free, device budget %s\n", i, d.name.c_str(), d.sm_major,
+                 d.sm_minor, d.multiprocessors, format_bytes(d.total_memory).c_str(), format_bytes(d.free_memory).c_str(),
+                 format_bytes(d.budget).c_str());
   }
-  const std::string doc = json_document("info").str();
-  std::fprintf(out, "%s,%s}\n", doc.substr(0, doc.size() - 1).c_str(), info_json_fields(opt).c_str());
 }
 
 namespace {

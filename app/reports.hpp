@@ -1,5 +1,5 @@
 // What each command prints on its report stream (stdout, or stderr when its output goes
-// to stdout): text for people, or with --json one JSON object (cli/json.hpp, with a
+// to stdout): text for people, or with --json one JSON object (report_json.hpp, with a
 // format version) for batch jobs.
 #pragma once
 #include <cstdio>
@@ -12,14 +12,24 @@
 namespace gxsort::cli {
 
 void print_check(FILE* out, const std::string& path, const CheckResult& r, bool json);
-void print_reduce(FILE* out, const std::string& path, ReduceOp op, const ReduceResult& r, bool json);
+void print_reduce(FILE* out, const std::string& path, const ReduceResult& r, bool json);
 void print_graph_build(FILE* out, const std::string& graph, const GraphBuildResult& r, bool json);
 void print_bfs(FILE* out, const std::string& graph, const BfsResult& r, bool json);
 void print_clean(FILE* out, const std::vector<CleanEntry>& entries, bool json, bool quiet);
-void print_info(FILE* out, const EngineOptions& opt, bool json);
+void print_info(FILE* out, const InfoReport& r, bool json);
 // A plan: render_plan.hpp.
 // -v: the run's summary on stderr (a distributed sort's: every rank's part too).
 void print_summary(const RunStats& s);
+
+// A reduction's value as text ("42", "-1.5", "nan", "none"; f32 keys with 9 digits).
+std::string reduce_value_text(const ReduceValue& v);
+// Where info's thread count comes from.
+std::string threads_source(const InfoReport& r);
+// The means over a bfs's searches (of one search: its figures).
+struct BfsMeans {
+  double seconds = 0, gteps = 0, undirected_gteps = 0;
+};
+BfsMeans bfs_means(const BfsResult& r);
 
 // `text` on one line: control characters (a newline or tab in a file name) written as
 // \n, \t, \r or \xNN, as GNU tools quote names, so that every error and note stays

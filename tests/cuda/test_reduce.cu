@@ -60,7 +60,7 @@ ReducePartial gpu_reduce(ReduceAlgo algo, const Format& f, const unsigned char* 
   return gxsort::cuda::reduce_chunk_gpu(algo, f, d, n, first, temp.get(), tb, 0);
 }
 
-// Every algorithm on the device copy of buf equals the CPU, partial and printed text.
+// Every algorithm on the device copy of buf equals the CPU, partial and values.
 void check_all_algos(const Format& f, const std::vector<unsigned char>& buf, size_t n) {
   const ReducePartial cpu = reduce_chunk_cpu(f, buf.data(), n, 0);
   DeviceBuffer d(buf.size());
@@ -69,7 +69,7 @@ void check_all_algos(const Format& f, const std::vector<unsigned char>& buf, siz
     CAPTURE(gxsort::cuda::reduce_algo_name(algo));
     const ReducePartial g = gpu_reduce(algo, f, d.get(), n, 0);
     CHECK(g == cpu);
-    for (const char* op : kOps) CHECK(format_result(f, parse_choice(std::string(op), "--op", kReduceOps), g) == format_result(f, parse_choice(std::string(op), "--op", kReduceOps), cpu));
+    for (const char* op : kOps) CHECK(reduce_values(f, parse_choice(std::string(op), "--op", kReduceOps), g) == reduce_values(f, parse_choice(std::string(op), "--op", kReduceOps), cpu));
   }
 }
 

@@ -11,6 +11,7 @@
 
 #include "gxsort/error.hpp"
 #include "kernels/reduce.hpp"
+#include "reports.hpp"
 
 using namespace gxsort;
 
@@ -136,8 +137,12 @@ std::vector<size_t> random_chunks(size_t n, std::mt19937_64& rng) {
   return sizes;
 }
 
+// The line `gxsort reduce` prints: the op's name and its values (the app renders them).
 std::string fmt(const Format& f, const char* op, const ReducePartial& p) {
-  return format_result(f, parse_choice(std::string(op), "--op", kReduceOps), p);
+  const ReduceOp o = parse_choice(std::string(op), "--op", kReduceOps);
+  std::string line = choice_name(o, kReduceOps);
+  for (const ReduceValue& v : reduce_values(f, o, p)) line += " " + cli::reduce_value_text(v);
+  return line;
 }
 
 std::vector<uint64_t> floats(KeyType t, const std::vector<double>& v) {

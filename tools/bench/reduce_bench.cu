@@ -23,11 +23,24 @@ using gxsort::Format;
 using gxsort::KeyType;
 using gxsort::ReduceOp;
 using gxsort::ReducePartial;
-using gxsort::format_result;
+using gxsort::ReduceValue;
 using gxsort::ReduceAlgo;
 namespace gcuda = gxsort::cuda;
 
 namespace {
+
+// The values of `op` on one line, to eyeball (gxsort reduce prints them exactly).
+std::string values_text(const Format& f, ReduceOp op, const ReducePartial& p) {
+  std::string line;
+  for (const ReduceValue& v : gxsort::reduce_values(f, op, p)) {
+    char b[64];
+    if (v.kind == ReduceValue::Kind::real) std::snprintf(b, sizeof b, " %.*g", v.digits, v.real);
+    else if (v.kind == ReduceValue::Kind::integer) std::snprintf(b, sizeof b, " %s%.20Lg", v.negative ? "-" : "", (long double)v.magnitude);
+    else std::snprintf(b, sizeof b, " none");
+    line += b;
+  }
+  return line;
+}
 
 __global__ void fill_kernel(unsigned long long* d, size_t n, bool as_f64) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
@@ -105,8 +118,8 @@ int main(int argc, char** argv) {
         const ReducePartial p = gcuda::reduce_chunk_gpu(a, f, bytes, n, 0, d_temp, temp_bytes, 0);
         if (a == ReduceAlgo::flat) ref = p;
         else if (!(p == ref)) { std::printf("MISMATCH: %s %s differs from flat\n", tn, gcuda::reduce_algo_name(a)); ok = false; }
-        std::printf("  %s %-6s: %s | %s\n", tn, gcuda::reduce_algo_name(a),
-                    format_result(f, ReduceOp::sum, p).c_str(), format_result(f, ReduceOp::minmax, p).c_str());
+        std::printf("  %s %-6s: sum%s | minmax%s\n", tn, gcuda::reduce_algo_name(a),
+                    values_text(f, ReduceOp::sum, p).c_str(), values_text(f, ReduceOp::minmax, p).c_str());
         rows.push_back({std::string(tn) + " " + gcuda::reduce_algo_name(a) + " (sum+min+max)",
                         median_ms([&] { gcuda::reduce_chunk_gpu(a, f, bytes, n, 0, d_temp, temp_bytes, 0); })});
       }

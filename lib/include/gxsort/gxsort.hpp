@@ -11,6 +11,7 @@
 #include "gxsort/options.hpp"
 #include "gxsort/plan_report.hpp"
 #include "gxsort/progress.hpp"
+#include "gxsort/reduce_value.hpp"
 
 namespace gxsort {
 
@@ -145,21 +146,22 @@ struct RunStats {
   uint64_t round_records = 0;
   double imbalance = 0, imbalance_bound = 0;
 };
-std::string stats_json(const RunStats& s);
-// A JSON string literal of s (quotes and escapes included).
+// A JSON string literal of s (quotes and escapes included): the plans' JSON, until
+// plans are data the app renders.
 std::string json_quote(const std::string& s);
 
-// The --stats-json file of a command: checked, and its temp file made with room
-// reserved, before any work (refused, exit 2, when it names an input or an output, or
-// is "-" while an output is too); written and committed by write(), which a command
-// that writes outputs calls through EngineOptions::before_commit, before its outputs
-// replace anything (a later call does nothing). "-" writes to standard output.
-class StatsFile {
+// A file a front end writes beside a command's outputs (the CLI's --stats-json):
+// checked, and its temp file made with `room` bytes reserved, before any work (refused,
+// exit 2, when it names an input or an output: `option PATH: names an input or an
+// output of the command; give another file`, "-" while an output is "-" too); commit()
+// makes `bytes` the file as an output is made (io/output.hpp: nothing replaced unless
+// whole). "-" is checked only: the front end writes its standard output itself.
+class SideOutput {
  public:
-  StatsFile(const std::string& path, const std::vector<std::string>& inputs, const std::vector<std::string>& outputs,
-            const EngineOptions& opt);
-  ~StatsFile();
-  void write(const RunStats& s, bool sync);
+  SideOutput(const std::string& path, const std::string& option, const std::vector<std::string>& inputs,
+             const std::vector<std::string>& outputs, const EngineOptions& opt, uint64_t room);
+  ~SideOutput();
+  void commit(const std::string& bytes, bool sync);
 
  private:
   struct Impl;
@@ -257,10 +259,11 @@ struct GenOptions {
 RunStats gen_file(const std::string& output, const Format& f, const GenOptions& g, const EngineOptions& opt);
 
 // gxsort reduce FILE --op OP: a reduction of the records' typed keys, streamed through
-// the chunk scheduler. Returns the printed result ("sum 42", "minmax -1 7", ...).
+// the chunk scheduler. Returns the op's values (one; minmax: min and max).
 // algo: the GPU kernels (the CPU has one).
 struct ReduceResult {
-  std::string text;
+  ReduceOp op = ReduceOp::sum;
+  std::vector<ReduceValue> values;
   RunStats stats;
 };
 ReduceResult reduce_file(const std::string& path, ReduceOp op, ReduceAlgo algo, const EngineOptions& opt);
@@ -269,10 +272,29 @@ ReduceResult reduce_file(const std::string& path, ReduceOp op, ReduceAlgo algo, 
 // with --count each followed by its group size as a little-endian u64).
 RunStats dedupe_file(const std::string& input, const std::string& output, const EngineOptions& opt);
 
-// gxsort info: version, build options, threads, memory, devices; as text or as the
-// fields of a JSON object (`"key":value,...`, without braces).
-std::string info_text(const EngineOptions& opt);
-std::string info_json_fields(const EngineOptions& opt);
+// gxsort info: version, build options, threads, memory, devices.
+struct GpuInfo {
+  std::string name;
+  int sm_major = 0, sm_minor = 0;
+  int multiprocessors = 0;
+  uint64_t total_memory = 0, free_memory = 0;
+  uint64_t budget = 0;  // the device memory budget a command would use (--device-memory)
+};
+struct InfoReport {
+  std::string version;
+  bool cuda_built = false, mpi_built = false;
+  unsigned threads = 0;       // --threads, else cpus_allowed
+  unsigned cpus_allowed = 0;  // the CPUs this process may run on (sched_getaffinity)
+  unsigned cpus_online = 0;
+  uint64_t physical_memory = 0;
+  uint64_t memory_limit = 0;  // the smaller of RAM and the cgroup's limit
+  std::string memory_limit_source;
+  uint64_t memory_default = 0;  // --memory's default: half of the limit
+  uint64_t memory_budget = 0;   // what --memory gives (its default when not given)
+  bool memory_given = false;
+  std::vector<GpuInfo> gpus;  // usable ones (none without the CUDA backend)
+};
+InfoReport info(const EngineOptions& opt);
 
 // ---- graphs (docs/graph.md) ----
 

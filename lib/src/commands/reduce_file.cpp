@@ -58,7 +58,8 @@ ReduceResult reduce_file(const std::string& path, ReduceOp op, ReduceAlgo algo, 
   if (first_chunk) total = reduce_chunk_cpu(f, nullptr, 0, 0);
 
   ReduceResult r;
-  r.text = format_result(f, op, total);
+  r.op = op;
+  r.values = reduce_values(f, op, total);
   r.stats.command = "reduce";
   r.stats.backend = backend->name();
   r.stats.mode = std::string(choice_name(op, kReduceOps)) + "/" + choice_name(algo, kReduceAlgos);

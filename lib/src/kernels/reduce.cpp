@@ -241,58 +241,58 @@ ReducePartial reduce_chunk_cpu(const Format& f, const unsigned char* records, si
   return p;
 }
 
-// ---------------------------------------------------------------- printing
+// ---------------------------------------------------------------- values
 
 namespace {
-
-std::string u128_to_string(unsigned __int128 v) {
-  if (v == 0) return "0";
-  char buf[48];
-  int i = sizeof buf;
-  buf[--i] = 0;
-  while (v > 0) {
-    buf[--i] = char('0' + int(v % 10));
-    v /= 10;
-  }
-  return buf + i;
-}
-
-std::string i128_to_string(unsigned __int128 bits) {
-  const __int128 v = __int128(bits);
-  if (v >= 0) return u128_to_string(bits);
-  return "-" + u128_to_string(~bits + 1);  // magnitude; correct for -2^127 too
-}
 
 bool is_signed_int(KeyType t) { return t == KeyType::i32 || t == KeyType::i64; }
 bool is_float_key(KeyType t) { return t == KeyType::f32 || t == KeyType::f64; }
 
-std::string print_double(double d, int digits) {
-  if (std::isnan(d)) return std::signbit(d) ? "-nan" : "nan";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, d);
-  return buf;
+ReduceValue integer_value(bool negative, unsigned __int128 magnitude) {
+  ReduceValue v;
+  v.kind = ReduceValue::Kind::integer;
+  v.negative = negative && magnitude != 0;
+  v.magnitude = magnitude;
+  return v;
 }
 
-// A key from its (reverse=false) order word, as text.
-std::string print_key(KeyType t, uint64_t order) {
+// A two's complement 128-bit integer as sign and magnitude (-2^127 included).
+ReduceValue signed_value(unsigned __int128 bits) {
+  const bool negative = __int128(bits) < 0;
+  return integer_value(negative, negative ? ~bits + 1 : bits);
+}
+
+ReduceValue real_value(double d, int digits) {
+  ReduceValue v;
+  v.kind = ReduceValue::Kind::real;
+  v.real = d;
+  v.digits = digits;
+  return v;
+}
+
+// A sum or a mean: NaN whatever its sign bit is the positive NaN.
+ReduceValue real_result(double d) { return real_value(std::isnan(d) ? std::nan("") : d, 17); }
+
+// A key from its (reverse=false) order word.
+ReduceValue key_value(KeyType t, uint64_t order) {
   switch (t) {
-    case KeyType::u32: return std::to_string(unorder32(t, uint32_t(order), false));
-    case KeyType::i32: return std::to_string(int32_t(unorder32(t, uint32_t(order), false)));
-    case KeyType::u64: return std::to_string(unorder64(t, order, false));
-    case KeyType::i64: return std::to_string(int64_t(unorder64(t, order, false)));
+    case KeyType::u32: return integer_value(false, unorder32(t, uint32_t(order), false));
+    case KeyType::i32: return signed_value(static_cast<unsigned __int128>(__int128(int32_t(unorder32(t, uint32_t(order), false)))));
+    case KeyType::u64: return integer_value(false, unorder64(t, order, false));
+    case KeyType::i64: return signed_value(static_cast<unsigned __int128>(__int128(int64_t(unorder64(t, order, false)))));
     case KeyType::f32: {
       const uint32_t b = unorder32(t, uint32_t(order), false);
       float v;
       std::memcpy(&v, &b, 4);
-      return print_double(double(v), 9);  // float -> double is exact; NaN keeps its sign
+      return real_value(double(v), 9);  // float -> double is exact; NaN keeps its sign
     }
     case KeyType::f64: {
       const uint64_t b = unorder64(t, order, false);
       double v;
       std::memcpy(&v, &b, 8);
-      return print_double(v, 17);
+      return real_value(v, 17);
     }
-    default: return "?";
+    default: return ReduceValue{};
   }
 }
 
@@ -307,30 +307,24 @@ double partial_sum_as_double(const Format& f, const ReducePartial& p) {
   return p.fsum.to_double();
 }
 
-std::string format_result(const Format& f, ReduceOp op, const ReducePartial& p) {
-  const std::string name = choice_name(op, kReduceOps);
+std::vector<ReduceValue> reduce_values(const Format& f, ReduceOp op, const ReducePartial& p) {
   if (key_type_width(f.key_type) == 0) fail_usage("reduce needs a typed key");
   const KeyType t = f.key_type;
   switch (op) {
-    case ReduceOp::count: return name + " " + std::to_string(p.count);
+    case ReduceOp::count: return {integer_value(false, p.count)};
     case ReduceOp::sum:
-      if (is_float_key(t)) {
-        const double s = partial_sum_as_double(f, p);
-        return name + " " + (std::isnan(s) ? std::string("nan") : print_double(s, 17));
-      }
-      return name + " " + (is_signed_int(t) ? i128_to_string(p.isum) : u128_to_string(p.isum));
-    case ReduceOp::min: return name + " " + (p.count ? print_key(t, p.min_order) : "none");
-    case ReduceOp::max: return name + " " + (p.count ? print_key(t, p.max_order) : "none");
+      if (is_float_key(t)) return {real_result(partial_sum_as_double(f, p))};
+      return {is_signed_int(t) ? signed_value(p.isum) : integer_value(false, p.isum)};
+    case ReduceOp::min: return {p.count ? key_value(t, p.min_order) : ReduceValue{}};
+    case ReduceOp::max: return {p.count ? key_value(t, p.max_order) : ReduceValue{}};
     case ReduceOp::minmax:
-      if (!p.count) return name + " none none";
-      return name + " " + print_key(t, p.min_order) + " " + print_key(t, p.max_order);
-    case ReduceOp::mean: {
-      if (!p.count) return name + " none";
-      const double m = partial_sum_as_double(f, p) / double(p.count);
-      return name + " " + (std::isnan(m) ? std::string("nan") : print_double(m, 17));
-    }
+      if (!p.count) return {ReduceValue{}, ReduceValue{}};
+      return {key_value(t, p.min_order), key_value(t, p.max_order)};
+    case ReduceOp::mean:
+      if (!p.count) return {ReduceValue{}};
+      return {real_result(partial_sum_as_double(f, p) / double(p.count))};
   }
-  return name;
+  return {};
 }
 
 }  // namespace gxsort

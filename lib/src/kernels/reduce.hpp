@@ -25,9 +25,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "gxsort/format.hpp"
 #include "gxsort/options.hpp"
+#include "gxsort/reduce_value.hpp"
 
 namespace gxsort {
 
@@ -131,12 +133,10 @@ void combine(ReducePartial& into, const ReducePartial& next);
 // The float sum as a double (NaN / ±inf rules above); the integer sum as a double.
 double partial_sum_as_double(const Format& f, const ReducePartial& p);
 
-// The text the CLI prints, one line without newline:
-//   "count N", "sum S", "min X", "max X", "minmax X Y", "mean M".
-// Integer sums print exactly in decimal; float sums and means with %.17g; f32 keys
-// with %.9g and f64 keys with %.17g (min/max round-trip); NaN as nan or -nan.
-// Empty input: "count 0", "sum 0", and "none" for min, max, minmax ("none none")
-// and mean.
-std::string format_result(const Format& f, ReduceOp op, const ReducePartial& p);
+// The values of `op` (gxsort/reduce_value.hpp): count, sum, min, max, mean one each,
+// minmax two. Integer sums are exact; min and max are the keys themselves (f32 keys
+// with the 9 digits that give them back). Empty input: count 0, sum 0, and none for
+// min, max, minmax and mean.
+std::vector<ReduceValue> reduce_values(const Format& f, ReduceOp op, const ReducePartial& p);
 
 }  // namespace gxsort

@@ -126,13 +126,3 @@ unsigned default_threads() {
 }
 
 }  // namespace gxsort
-
-namespace gxsort {
-
-std::string threads_source(unsigned threads) {
-  const unsigned online = std::max(1u, std::thread::hardware_concurrency());
-  if (threads != default_threads()) return "--threads; " + std::to_string(default_threads()) + " CPUs allowed";
-  return "the CPUs this process may run on (sched_getaffinity), of " + std::to_string(online) + " online";
-}
-
-}  // namespace gxsort

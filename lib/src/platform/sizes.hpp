@@ -23,8 +23,6 @@ struct MemoryLimit {
 };
 MemoryLimit memory_limit(const std::string& proc_cgroup, const std::string& cgroup_root);
 MemoryLimit memory_limit();
-// Where a thread count came from, for `gxsort info`.
-std::string threads_source(unsigned threads);
 
 // What the kernel says is available for new data without swapping (MemAvailable:
 // free memory and the page cache it could reclaim); half the RAM where not known.

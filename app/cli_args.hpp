@@ -1,0 +1,44 @@
+// The text of every option as given (Args), typed once in cli_options.cpp, and the
+// pieces of option lists several commands share (command_options.cpp): what the
+// registry's per-command functions (commands.hpp) build a command's options from.
+#pragma once
+#include <boost/program_options.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli_options.hpp"
+
+namespace gxsort::cli {
+
+namespace po = boost::program_options;
+
+// A non-negative whole number option. Boost reads "-1" into an unsigned type as 2^64-1;
+// this type refuses anything but decimal digits that fit in 64 bits.
+struct Unsigned {
+  uint64_t value = 0;
+};
+void validate(boost::any& v, const std::vector<std::string>& values, Unsigned*, int);
+
+struct Args {
+  std::string type, key_type, format, memory, device = "auto", device_memory, merge_kernel = "auto",
+      direct_io = "auto", ooc = "auto", exchange = "auto", keep = "first", strategy = "auto", input_format = "auto", op, algo = "flat",
+      dist = "uniform", graph;
+  std::vector<std::string> keys;
+  Unsigned record_size, key_offset, key_bytes, fan_in, threads, count, seed{1}, scale, edge_factor{16}, source,
+      random_sources, ranks;
+  bool reverse = false, help = false, no_fsync = false, json = false, dot = false;
+};
+
+// "a|b|c": the value name an option shows in --help.
+template <class E, size_t N>
+std::string names(const Choice<E> (&choices)[N]) {
+  std::string s;
+  for (const auto& c : choices) s += (s.empty() ? "" : "|") + std::string(c.name);
+  return s;
+}
+
+// `cmd.name: expected WHAT (see gxsort NAME --help)` unless lo <= operands <= hi.
+void expect_operands(const Command& cmd, size_t lo, size_t hi, const char* what);
+
+}  // namespace gxsort::cli

@@ -1,0 +1,119 @@
+#include "command_runs.hpp"
+
+#include <iostream>
+
+#include "gxsort/distributed.hpp"
+#include "progress_line.hpp"
+#include "render_plan.hpp"
+#include "reports.hpp"
+#include "stats_file.hpp"
+
+namespace gxsort::cli {
+
+namespace {
+
+// The first operand: the input of a command of one input.
+std::string input_of(const Command& cmd) { return cmd.inputs.empty() ? std::string() : cmd.inputs[0]; }
+
+// How a command that did its work ends: the progress line closed, --stats-json written
+// (where no commit wrote it), -v's summary.
+int finish(CommandRun& r, const RunStats& s) {
+  r.progress.finish();
+  r.stats.write(s, r.cmd.engine.fsync);
+  if (r.cmd.verbose) print_summary(s);
+  return 0;
+}
+
+// Whether a command prints its result: unless -q, and always with --json.
+bool prints_result(const Command& cmd) { return !cmd.quiet || cmd.json; }
+
+}  // namespace
+
+int run_help(CommandRun& r) {
+  (r.cmd.help_is_error ? std::cerr : std::cout) << r.cmd.help_text;
+  return r.cmd.help_is_error ? int(ExitCode::usage) : 0;
+}
+
+int run_sort(CommandRun& r) { return finish(r, sort_file(input_of(r.cmd), r.cmd.output, r.opt)); }
+
+int run_plan(CommandRun& r) {
+  const Command& cmd = r.cmd;
+  if (cmd.distributed) {  // --ranks N: planned here, as if on this host
+    const EngineOptions rank = distributed_rank_options(r.opt, 0, cmd.ranks, cmd.threads_given);
+    check_plan_format(cmd.planned, true, cmd.plan_format);
+    print_plan(stdout, plan_distributed(cmd.inputs[0], rank, nullptr, cmd.ranks), cmd.plan_format);
+  } else if (!cmd.planned.empty()) {  // plan CMD ARGS
+    check_plan_format(cmd.planned, false, cmd.plan_format);
+    print_plan(stdout, plan_command(cmd.planned, cmd.inputs, cmd.output, r.opt), cmd.plan_format);
+  } else {
+    print_plan(stdout, plan_sort(cmd.inputs[0], cmd.output, r.opt), cmd.plan_format);
+  }
+  return 0;
+}
+
+int run_runs(CommandRun& r) { return finish(r, form_runs(input_of(r.cmd), r.cmd.output, r.opt)); }
+
+int run_merge(CommandRun& r) { return finish(r, merge_files(r.cmd.inputs, r.cmd.output, r.opt)); }
+
+int run_check(CommandRun& r) {
+  const Command& cmd = r.cmd;
+  const CheckResult c = check_file(cmd.inputs[0], r.opt);
+  r.progress.finish();
+  if (prints_result(cmd)) print_check(r.report, cmd.inputs[0], c, cmd.json);
+  r.stats.write(c.stats, cmd.engine.fsync);
+  if (cmd.verbose) print_summary(c.stats);
+  return c.sorted ? 0 : int(ExitCode::check_failed);
+}
+
+int run_gen(CommandRun& r) {
+  const GraphGenOptions& graph = r.opt.graph.gen;
+  if (graph.kind != GraphKind::none) return finish(r, gen_graph(r.cmd.output, graph, r.opt));
+  return finish(r, gen_file(r.cmd.output, r.opt.format, r.cmd.gen, r.opt));
+}
+
+int run_dedupe(CommandRun& r) { return finish(r, dedupe_file(input_of(r.cmd), r.cmd.output, r.opt)); }
+
+int run_reduce(CommandRun& r) {
+  const ReduceResult res = reduce_file(input_of(r.cmd), r.cmd.reduce_op, r.cmd.reduce_algo, r.opt);
+  print_reduce(r.report, input_of(r.cmd), res, r.cmd.json);
+  return finish(r, res.stats);
+}
+
+int run_graph_build(CommandRun& r) {
+  const GraphBuildResult res = graph_build(input_of(r.cmd), r.cmd.output, r.opt.graph.build, r.opt);
+  if (prints_result(r.cmd)) print_graph_build(r.report, r.cmd.output, res, r.cmd.json);
+  return finish(r, res.stats);
+}
+
+int run_bfs(CommandRun& r) {
+  const BfsResult res = bfs_file(input_of(r.cmd), r.opt.graph.bfs, r.opt);
+  if (prints_result(r.cmd)) print_bfs(r.report, input_of(r.cmd), res, r.cmd.json);
+  return finish(r, res.stats);
+}
+
+int run_info(CommandRun& r) {
+  print_info(stdout, info(r.opt), r.cmd.json);
+  return 0;
+}
+
+int run_clean(CommandRun& r) {
+  const Command& cmd = r.cmd;
+  print_clean(stdout, clean_temp_files(cmd.engine.tmp_dirs, cmd.dry_run, cmd.all_users), cmd.json, cmd.quiet);
+  return 0;
+}
+
+RunStats run_sort_rank(const Command& cmd, const EngineOptions& opt, DistributedJob& job) {
+  return sort_distributed(cmd.inputs[0], cmd.output, opt, job, cmd.name);
+}
+
+RunStats run_dedupe_rank(const Command& cmd, const EngineOptions& opt, DistributedJob& job) {
+  EngineOptions unique = opt;
+  unique.unique = true;  // keep the first of each key: dedupe's sort strategy
+  return sort_distributed(cmd.inputs[0], cmd.output, unique, job, cmd.name);
+}
+
+RunStats run_merge_rank(const Command& cmd, const EngineOptions& opt, DistributedJob& job) {
+  return merge_distributed(cmd.inputs, cmd.output, opt, job);
+}
+
+}  // namespace gxsort::cli
