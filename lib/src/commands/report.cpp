@@ -70,7 +70,7 @@ std::string stats_json(const RunStats& s) {
 
 std::string info_json_fields(const EngineOptions& opt) {
   std::ostringstream o;
-  const MemoryLimit limit = memory_limit();
+  const MemoryLimit limit = memory_limit(opt.context);
   o << "\"version\":" << json_string(GXSORT_VERSION) << ",\"cuda_built\":" << (GXSORT_HAVE_CUDA ? "true" : "false")
     << ",\"mpi_built\":" << (GXSORT_HAVE_MPI ? "true" : "false")
     << ",\"threads\":" << opt.threads << ",\"threads_source\":" << json_string(threads_source(opt.threads))
@@ -95,7 +95,7 @@ std::string info_text(const EngineOptions& opt) {
   o << "build: " << (GXSORT_HAVE_CUDA ? "CUDA backend built in" : "CPU only (no CUDA backend)")
     << (GXSORT_HAVE_MPI ? ", MPI (sort --distributed)" : ", no MPI") << ", C++17\n";
   o << "threads: " << opt.threads << " (" << threads_source(opt.threads) << ")\n";
-  const MemoryLimit limit = memory_limit();
+  const MemoryLimit limit = memory_limit(opt.context);
   o << "memory: " << format_bytes(physical_memory_bytes()) << " physical; limit " << format_bytes(limit.bytes) << " ("
     << limit.source << "); --memory default " << format_bytes(limit.bytes / 2) << " (half of the limit)"
     << (opt.memory.given ? "; --memory gives " + format_bytes(host_budget(opt)) : std::string()) << "\n";

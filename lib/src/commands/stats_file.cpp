@@ -37,7 +37,7 @@ StatsFile::StatsFile(const std::string& path, const std::vector<std::string>& in
   for (const auto& out : outputs) clash = clash || io::same_target(path, false, out, false);
   if (clash) fail_usage("--stats-json " + path + ": names an input or an output of the command; give another file");
   if (path == "-") return;
-  impl_->out.emplace(io::Output::open(path, temp_dirs(opt, default_temp_dir(path))[0], "stats", {}, "--stats-json"));
+  impl_->out.emplace(io::Output::open(opt.context, path, temp_dirs(opt, default_temp_dir(path))[0], "stats", {}, "--stats-json"));
   if (int err = ::posix_fallocate(impl_->out->file().fd(), 0, kStatsReserve)) fail_errno(path, "cannot reserve space", err);
 }
 
