@@ -27,7 +27,7 @@ bool other_rank_of_a_job() {
   if (job.reports_failure()) {
     const std::string who = job.size() > 1 ? "rank " + std::to_string(job.rank()) + ": " : "";
     std::fprintf(stderr, "gxsort: %s%s\n", who.c_str(), r.message.c_str());
-    job.abort(r.code);
+    job.abort_job(r.code);
   }
   std::_Exit(int(r.code));
 }

@@ -44,7 +44,7 @@ class Comm {
   virtual void barrier() = 0;
   // Ends every process of the job with exit status `code` (MPI_Abort); returns only
   // where it cannot (the caller exits then).
-  virtual void abort(int code) = 0;
+  virtual void abort_job(int code) = 0;
 
   static constexpr uint64_t kMaxElements = 0x7fffffff;
 

@@ -79,6 +79,6 @@ bool DistributedJob::reports_failure() {
   return false;
 }
 
-void DistributedJob::abort(ExitCode code) { comm_->abort(int(code)); }
+void DistributedJob::abort_job(ExitCode code) { comm_->abort_job(int(code)); }
 
 }  // namespace gxsort
