@@ -98,7 +98,7 @@ int run_info(CommandRun& r) {
 
 int run_clean(CommandRun& r) {
   const Command& cmd = r.cmd;
-  print_clean(stdout, clean_temp_files(cmd.engine.tmp_dirs, cmd.dry_run, cmd.all_users), cmd.json, cmd.quiet);
+  print_clean(stdout, clean_temp_files(cmd.engine.context, cmd.engine.tmp_dirs, cmd.dry_run, cmd.all_users), cmd.json, cmd.quiet);
   return 0;
 }
 

@@ -24,12 +24,23 @@ bool other_rank_of_a_job() {
   return false;
 }
 
+// Ends this rank after an error: the rank that reports it prints its line and aborts
+// the job (DistributedJob::reports_failure says which and when); the others end there.
+[[noreturn]] void fail_job(DistributedJob& job, const ErrorReport& r) {
+  if (job.reports_failure()) {
+    const std::string who = job.size() > 1 ? "rank " + std::to_string(job.rank()) + ": " : "";
+    std::fprintf(stderr, "gxsort: %s%s\n", who.c_str(), r.message.c_str());
+    job.abort_job(r.code);
+  }
+  std::_Exit(int(r.code));
+}
+
 int run_distributed(const Command& cmd, int* argc, char*** argv) {
-  timeline("main");
+  timeline(cmd.engine.context, "main");
   std::unique_ptr<DistributedJob> job;
   try {
     job = std::make_unique<DistributedJob>(argc, argv);
-    timeline("MPI started");
+    timeline(cmd.engine.context, "MPI started");
   } catch (...) {  // built without MPI
     const ErrorReport r = describe_error(cmd, std::current_exception());
     std::fprintf(stderr, "gxsort: %s\n", r.message.c_str());
@@ -55,18 +66,17 @@ int run_distributed(const Command& cmd, int* argc, char*** argv) {
       if (!note.empty()) std::fprintf(stderr, "gxsort: note: %s\n", one_line(note).c_str());
     });
     if (lead) opt.before_commit = [&](const RunStats& st) { stats->write(st, opt.fsync); };
-    timeline("job starts");
+    timeline(cmd.engine.context, "job starts");
     const RunStats s = cmd.entry->run_rank(cmd, opt, *job);
-    timeline("job ended");
+    timeline(cmd.engine.context, "job ended");
     progress.finish();
     if (lead && cmd.verbose) print_summary(s);
   } catch (...) {
-    const ErrorReport r = describe_error(cmd, std::current_exception());
-    job->fail(r.code, r.message);
+    fail_job(*job, describe_error(cmd, std::current_exception()));
   }
-  timeline("device's start joined");
+  timeline(cmd.engine.context, "device's start joined");
   job.reset();
-  timeline("MPI finalized");
+  timeline(cmd.engine.context, "MPI finalized");
   return 0;
 }
 

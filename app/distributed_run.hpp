@@ -6,7 +6,7 @@ namespace gxsort::cli {
 
 // Starts MPI, takes this rank's options (its share of the host, its GPU), makes the one
 // library call, and reports on rank 0 (stats, -v, the plan). After an error it ends the
-// job (DistributedJob::fail: one line from the failing rank, MPI_Abort with its exit code).
+// job (fail_job: one line from the failing rank, MPI_Abort with its exit code).
 int run_distributed(const Command& cmd, int* argc, char*** argv);
 
 // Whether this process was started by mpirun (Open MPI's or MPICH's, by the rank they

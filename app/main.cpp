@@ -17,6 +17,7 @@
 
 #include "cli_options.hpp"
 #include "commands.hpp"
+#include "context_from_env.hpp"
 #include "distributed_run.hpp"
 #include "gxsort/distributed.hpp"
 #include "gxsort/timeline.hpp"
@@ -106,14 +107,22 @@ void keep_freed_buffers() {
   ::mallopt(M_TRIM_THRESHOLD, 256 << 20);
 }
 
+// The library's Context of this process, read from the environment once.
+const Context& process_context() {
+  static const Context context = cli::context_from_environment();
+  return context;
+}
+
 int main(int argc, char** argv) {
-  std::atexit([] { timeline("exit handlers ran (left: the teardown)"); });
+  process_context();  // before the exit handler that uses it: destroyed after it ran
+  std::atexit([] { timeline(process_context(), "exit handlers ran (left: the teardown)"); });
   hold_closed_std_descriptors();
   keep_freed_buffers();
   cli::Command cmd;
   try {
     cmd = cli::parse_command_line(argc, argv);
     cli::resolve_npy(cmd);
+    cmd.engine.context = process_context();
   } catch (const Error& e) {
     // Every rank of an MPI job fails to parse the same command line: rank 0 says so.
     if (!cli::other_rank_of_a_job()) std::fprintf(stderr, "gxsort: %s\n", cli::one_line(e.what()).c_str());
@@ -122,10 +131,10 @@ int main(int argc, char** argv) {
   // A rank of an MPI job (plan --ranks N plans one without MPI).
   if (cmd.distributed && cmd.ranks == 0) return cli::run_distributed(cmd, &argc, &argv);
   try {
-    timeline("main");
+    timeline(cmd.engine.context, "main");
     EarlyCudaStart early(cmd);
     const int rc = run(cmd);
-    timeline("work ended (its buffers and backend freed)");
+    timeline(cmd.engine.context, "work ended (its buffers and backend freed)");
     return rc;
   } catch (...) {
     const cli::ErrorReport r = cli::describe_error(cmd, std::current_exception());

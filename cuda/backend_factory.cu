@@ -23,16 +23,11 @@ int cuda_device_count() {
 
 bool cuda_device_usable() { return cuda_device_count() > 0; }
 
-namespace {
-std::thread g_early_start;
-}
-
 // Creating the CUDA context takes ~0.4 s on the GPU machine; started on its own thread
 // at process start it overlaps the option parsing, file opening and planning that come
 // before the first CUDA call of a command, which then finds the context made.
-void cuda_start_early(unsigned device) {
-  if (g_early_start.joinable()) return;
-  g_early_start = std::thread([device] {
+std::thread cuda_start_early(unsigned device, const Context& context) {
+  return std::thread([device, context] {
     int n = 0;
     if (cudaGetDeviceCount(&n) != cudaSuccess || n <= 0) {
       cudaGetLastError();
@@ -40,15 +35,11 @@ void cuda_start_early(unsigned device) {
     }
     // The device this process's backend takes (make_backend): a context on another one
     // would hold that device's memory for nothing (eight ranks of a host on device 0).
-    timeline("device counted (the driver started)");
+    timeline(context, "device counted (the driver started)");
     if (cudaSetDevice(int(device % unsigned(n))) == cudaSuccess) cudaFree(nullptr);  // makes the primary context
     cudaGetLastError();  // failures show again, with context, on the command's own calls
-    timeline("device's context made");
+    timeline(context, "device's context made");
   });
-}
-
-void cuda_join_early() {
-  if (g_early_start.joinable()) g_early_start.join();
 }
 
 std::unique_ptr<Backend> make_cuda_backend(unsigned device, const SizeOption& device_memory) {

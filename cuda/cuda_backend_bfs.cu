@@ -15,7 +15,7 @@ std::vector<graph::BfsRun> CudaBackend::bfs(const graph::CsrGraph& g, const std:
   std::lock_guard<std::mutex> lk(sort_mu_);  // the search may use the whole budget
   set_device();
   try {
-    return graph::bfs_on_device(*mem_, g, sources, plan, host_threads());
+    return graph::bfs_on_device(*mem_, g, sources, plan, host_threads(), context());
   } catch (...) {
     // The search queues work on the default stream and the neighbor streams: none of it
     // may outlive the lock, after which others may take the freed buffers.

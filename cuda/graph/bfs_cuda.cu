@@ -20,7 +20,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -43,21 +43,24 @@ static_assert(sizeof(kernels::SingleState) == 32, "plan_bfs_device counts a 32-b
 
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-// The direction switch points and the bottom-up kernel, overridable from the environment
-// for tuning runs (tools/bench/bfs_bench.sh): GXSORT_BFS_ALPHA, GXSORT_BFS_BETA,
-// GXSORT_BFS_BU=lev (the level-array bottom-up kernel in memory too, as when streamed);
-// GXSORT_BFS_PROFILE=1 prints every level's mode, frontier and time to stderr;
-// GXSORT_BFS_STREAM=copy streams partitions where the plan reads host memory in place.
+// The direction switch points and the bottom-up kernel, overridable by Context::tuning
+// for tuning runs (tools/bench/bfs_bench.sh: GXSORT_BFS_ALPHA, GXSORT_BFS_BETA,
+// GXSORT_BFS_BU=lev: the level-array bottom-up kernel in memory too, as when streamed;
+// GXSORT_BFS_PROFILE=1: every level's mode, frontier and time to Context::trace;
+// GXSORT_BFS_STREAM=copy: partitions streamed where the plan reads host memory in place).
 struct Tuning {
   DirectionSwitch dir;
   bool bitmap = true, profile = false, copy_partitions = false;
-  static Tuning from_env() {
+  std::function<void(const std::string&)> trace;
+  static Tuning from(const Context& context) {
+    const gxsort::Tuning& given = context.tuning;
     Tuning t;
-    if (const char* e = std::getenv("GXSORT_BFS_STREAM")) t.copy_partitions = std::string(e) == "copy";
-    if (const char* e = std::getenv("GXSORT_BFS_ALPHA")) t.dir.alpha = std::max(1e-9, std::atof(e));
-    if (const char* e = std::getenv("GXSORT_BFS_BETA")) t.dir.beta = std::max(1e-9, std::atof(e));
-    if (const char* e = std::getenv("GXSORT_BFS_BU")) t.bitmap = std::string(e) != "lev";
-    if (const char* e = std::getenv("GXSORT_BFS_PROFILE")) t.profile = *e && *e != '0';
+    t.copy_partitions = given.bfs_copy_partitions.value_or(false);
+    if (given.bfs_alpha) t.dir.alpha = *given.bfs_alpha;
+    if (given.bfs_beta) t.dir.beta = *given.bfs_beta;
+    t.bitmap = given.bfs_bitmap.value_or(true);
+    t.profile = given.bfs_profile && context.trace;
+    t.trace = context.trace;
     return t;
   }
 };
@@ -183,8 +186,8 @@ struct LevelKernels {
   }
 };
 
-// GXSORT_BFS_PROFILE: every step's mode, level, frontier and time (the device synchronized
-// after each step, so the times are the steps' own).
+// Tuning::profile: every step's mode, level, frontier and time (the device synchronized
+// after each step, so the times are the steps' own), to Tuning::trace.
 struct Profile {
   struct Step {
     const char* mode;
@@ -209,11 +212,16 @@ struct Profile {
   }
   void print(uint64_t source, double seconds, const Tuning& tune, bool bitmap) const {
     if (!on) return;
-    std::fprintf(stderr, "bfs profile: source %llu, %.1f us (alpha %g, beta %g, %s bottom-up)\n", (unsigned long long)source,
-                 seconds * 1e6, tune.dir.alpha, tune.dir.beta, bitmap ? "bitmap" : "level-array");
-    for (const auto& s : steps)
-      std::fprintf(stderr, "  %-9s level %2u  frontier %10llu  edges %12llu  %8.1f us\n", s.mode, s.level, (unsigned long long)s.n_f,
-                   (unsigned long long)s.m_f, s.s * 1e6);
+    char line[256];
+    std::snprintf(line, sizeof line, "bfs profile: source %llu, %.1f us (alpha %g, beta %g, %s bottom-up)",
+                  (unsigned long long)source, seconds * 1e6, tune.dir.alpha, tune.dir.beta,
+                  bitmap ? "bitmap" : "level-array");
+    tune.trace(line);
+    for (const auto& s : steps) {
+      std::snprintf(line, sizeof line, "  %-9s level %2u  frontier %10llu  edges %12llu  %8.1f us", s.mode, s.level,
+                    (unsigned long long)s.n_f, (unsigned long long)s.m_f, s.s * 1e6);
+      tune.trace(line);
+    }
   }
 };
 
@@ -382,11 +390,11 @@ std::vector<BfsRun> bfs_on_device(cuda::DeviceMemory& mem, const CsrGraph& g, co
 }
 
 std::vector<BfsRun> bfs_on_device(cuda::DeviceMemory& mem, const CsrGraph& g, const std::vector<uint64_t>& sources,
-                                  const BfsDevicePlan& plan, unsigned copy_threads) {
+                                  const BfsDevicePlan& plan, unsigned copy_threads, const Context& context) {
   check_searchable(g, sources);
   GXSORT_CUDA_CHECK(cudaSetDevice(mem.device()));
   if (plan.need_bytes > mem.budget()) fail_usage(bfs_budget_message(plan, mem.budget()));
-  const Tuning tune = Tuning::from_env();
+  const Tuning tune = Tuning::from(context);
   DeviceGraph d(mem, g, plan, copy_threads, tune.copy_partitions);
   kernels::preload();
   int sms = 0;

@@ -18,7 +18,9 @@ std::vector<BfsRun> bfs_on_device(cuda::DeviceMemory& mem, const CsrGraph& g, co
                                   uint64_t force_partition_edges = 0);
 // The same, laid out as `plan` says (make_plan of bfs: plan_bfs_device of mem's budget);
 // a streamed graph's pieces are copied to pinned memory on `copy_threads` threads.
+// `context`: the switch points' overrides and the profile (Context::tuning).
 std::vector<BfsRun> bfs_on_device(cuda::DeviceMemory& mem, const CsrGraph& g, const std::vector<uint64_t>& sources,
-                                  const BfsDevicePlan& plan, unsigned copy_threads = 1);
+                                  const BfsDevicePlan& plan, unsigned copy_threads = 1,
+                                  const Context& context = Context());
 
 }  // namespace gxsort::graph

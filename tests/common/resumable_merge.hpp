@@ -34,7 +34,7 @@ inline std::string check_resumable_merge(gxsort::MergeJob job, const std::vector
     if (!b.empty()) f.read_at(b.data(), b.size(), 0);
     return b;
   };
-  io::TempFile plain = io::TempFile::create("/tmp", "gxsort-test-merge");
+  io::TempFile plain = io::TempFile::create({}, "/tmp", "gxsort-test-merge");
   const auto want = read_all(plain.file(), merge_runs(job, runs, plain.file(), 0));
 
   std::vector<Checkpoint> checkpoints;
@@ -46,7 +46,7 @@ inline std::string check_resumable_merge(gxsort::MergeJob job, const std::vector
     checkpoints.push_back({cuts, out, {}});
     std::swap(checkpoints.back().sums, sums);  // taken, as the job takes them
   };
-  io::TempFile whole = io::TempFile::create("/tmp", "gxsort-test-merge");
+  io::TempFile whole = io::TempFile::create({}, "/tmp", "gxsort-test-merge");
   if (read_all(whole.file(), merge_runs(kept, runs, whole.file(), 0)) != want) return "the merge with checkpoints differs";
   if (checkpoints.empty()) return "no checkpoint";
   uint64_t total = 0;
@@ -64,7 +64,7 @@ inline std::string check_resumable_merge(gxsort::MergeJob job, const std::vector
         return "the sums of checkpoint " + std::to_string(c) + " are not its output's";
     }
     // A killed run's output up to the checkpoint, garbage after it.
-    io::TempFile resumed = io::TempFile::create("/tmp", "gxsort-test-merge");
+    io::TempFile resumed = io::TempFile::create({}, "/tmp", "gxsort-test-merge");
     std::vector<unsigned char> before = want;
     for (size_t i = cp.out_records * rs; i < before.size(); ++i) before[i] = 0xa5;
     if (!before.empty()) resumed.file().write_at(before.data(), before.size(), 0);

@@ -109,7 +109,7 @@ class ThreadComm : public gxsort::distributed::Comm {
     }
   }
   void barrier() override { w_.barrier(); }
-  [[noreturn]] void abort(int) override { std::terminate(); }
+  [[noreturn]] void abort_job(int) override { std::terminate(); }
 
  private:
   ThreadWorld& w_;

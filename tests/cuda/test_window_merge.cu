@@ -21,7 +21,7 @@ std::vector<unsigned char> merge_with(const Format& f, const std::vector<RunRef>
                                       MergeKernel kernel, uint64_t window_memory) {
   uint64_t total = 0;
   for (const auto& r : runs) total += r.records;
-  io::TempFile out = io::TempFile::create("/tmp", "gxsort-cuda-test");
+  io::TempFile out = io::TempFile::create({}, "/tmp", "gxsort-cuda-test");
   MergeJob job;
   job.format = &f;
   job.backend = backend;

@@ -324,7 +324,7 @@ TEST_CASE("distributed_rank_options: a rank's share of its host, its GPU, and wh
   const EngineOptions a = distributed_rank_options(o, 5, 4, false);
   CHECK(a.device_index == 5);
   CHECK(a.memory.given);
-  CHECK(a.memory.bytes == memory_limit().bytes / 2 / 4);
+  CHECK(a.memory.bytes == memory_limit(Context()).bytes / 2 / 4);
   const unsigned cores = unsigned(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
   CHECK(a.threads == std::max(1u, std::min(default_threads(), cores / 4)));
   o.memory = parse_size_option("1G", "--memory");

@@ -44,7 +44,7 @@ TEST_CASE("journal: entries recorded in line and behind are all read back") {
   TempDir t;
   const std::string digest = resume::job_digest({"journal test", t.path});
   {
-    resume::JobDir dir = resume::JobDir::open({t.path}, digest, false, "out");
+    resume::JobDir dir = resume::JobDir::open({}, {t.path}, digest, false, "out");
     for (uint64_t i = 0; i < 40; ++i) dir.record(run_piece(i), i % 3 != 0);  // two of three behind
     CHECK(dir.pieces().size() == 40);
   }  // the syncer joins before the journal closes
@@ -67,7 +67,7 @@ TEST_CASE("journal: a line cut short or damaged is ignored, the others kept") {
   const std::string digest = resume::job_digest({"journal damage", t.path});
   const std::string journal = t.path + "/.gxsort-job." + digest + "/journal";
   {
-    resume::JobDir dir = resume::JobDir::open({t.path}, digest, false, "out");
+    resume::JobDir dir = resume::JobDir::open({}, {t.path}, digest, false, "out");
     dir.record(run_piece(0));
     dir.record(run_piece(1), true);
   }
@@ -85,7 +85,7 @@ TEST_CASE("journal: a line cut short or damaged is ignored, the others kept") {
   CHECK(read.count(run_piece(7).key()) == 0);
   // Opened again with --resume: the line cut short is ended, so the next entry stands.
   {
-    resume::JobDir dir = resume::JobDir::open({t.path}, digest, true, "out");
+    resume::JobDir dir = resume::JobDir::open({}, {t.path}, digest, true, "out");
     CHECK(dir.pieces().size() == 2);
     dir.record(run_piece(2), true);
   }
@@ -97,7 +97,7 @@ TEST_CASE("journal: without --resume a dead job's entries go; peek sees a live h
   const std::string digest = resume::job_digest({"journal reopen", t.path});
   CHECK_FALSE(resume::JobDir::peek({t.path}, digest).active());
   {
-    resume::JobDir dir = resume::JobDir::open({t.path}, digest, false, "out");
+    resume::JobDir dir = resume::JobDir::open({}, {t.path}, digest, false, "out");
     dir.record(run_piece(0), true);
     const resume::JobDir seen = resume::JobDir::peek({t.path}, digest);
     CHECK(seen.active());
@@ -107,7 +107,7 @@ TEST_CASE("journal: without --resume a dead job's entries go; peek sees a live h
   const resume::JobDir dead = resume::JobDir::peek({t.path}, digest);
   CHECK_FALSE(dead.running());
   CHECK(dead.pieces().size() == 1);
-  resume::JobDir fresh = resume::JobDir::open({t.path}, digest, false, "out");
+  resume::JobDir fresh = resume::JobDir::open({}, {t.path}, digest, false, "out");
   CHECK(fresh.pieces().empty());
   CHECK(resume::read_journal(fresh.path() + "/journal").empty());
   fresh.remove();
@@ -124,7 +124,7 @@ TEST_CASE("journal: an entry at the job's name that is not the caller's own dire
   for (bool resume : {false, true}) {
     CAPTURE(resume);
     try {
-      resume::JobDir::open({t.path}, digest, resume, "out");
+      resume::JobDir::open({}, {t.path}, digest, resume, "out");
       FAIL("a link at the job's name was taken");
     } catch (const Error& e) {
       CHECK(e.code() == ExitCode::io);
@@ -142,9 +142,9 @@ TEST_CASE("journal: no job directory where others may rename what is in it") {
   TempDir t;
   const std::string digest = resume::job_digest({"journal open dir", t.path});
   REQUIRE(::chmod(t.path.c_str(), 0777) == 0);
-  CHECK_THROWS_AS(resume::JobDir::open({t.path}, digest, false, "out"), Error);
+  CHECK_THROWS_AS(resume::JobDir::open({}, {t.path}, digest, false, "out"), Error);
   REQUIRE(::chmod(t.path.c_str(), 01777) == 0);  // sticky, as /tmp: others cannot
-  resume::JobDir dir = resume::JobDir::open({t.path}, digest, false, "out");
+  resume::JobDir dir = resume::JobDir::open({}, {t.path}, digest, false, "out");
   CHECK(dir.active());
   dir.remove();
 }
@@ -152,7 +152,7 @@ TEST_CASE("journal: no job directory where others may rename what is in it") {
 TEST_CASE("journal: pieces are looked at, opened and removed through the directory, no link followed") {
   TempDir t;
   const std::string digest = resume::job_digest({"journal piece link", t.path});
-  resume::JobDir dir = resume::JobDir::open({t.path}, digest, false, "out");
+  resume::JobDir dir = resume::JobDir::open({}, {t.path}, digest, false, "out");
   const resume::Piece p = run_piece(3);
   append(t.path + "/outside", "not a piece");
   REQUIRE(::symlink((t.path + "/outside").c_str(), dir.piece_path(p).c_str()) == 0);

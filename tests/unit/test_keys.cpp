@@ -260,7 +260,7 @@ TEST_CASE("merge_runs of composite-key runs is the stable merge (memory and file
       if (r % 2) {
         refs[r].mem = runs[r].data();
       } else {
-        files.push_back(std::make_unique<io::TempFile>(io::TempFile::create(d.path, "keys-run")));
+        files.push_back(std::make_unique<io::TempFile>(io::TempFile::create({}, d.path, "keys-run")));
         if (!runs[r].empty()) files.back()->file().write_at(runs[r].data(), runs[r].size(), 0);
         refs[r].file = &files.back()->file();
       }

@@ -89,7 +89,7 @@ std::vector<RunRef> file_refs(const Runs& r, const std::vector<std::vector<unsig
                               std::vector<std::unique_ptr<io::TempFile>>& files, bool discardable = false) {
   std::vector<RunRef> refs = r.refs;
   for (size_t i = 0; i < refs.size(); i += step) {
-    files.push_back(std::make_unique<io::TempFile>(io::TempFile::create("/tmp", "gxsort-unit-run")));
+    files.push_back(std::make_unique<io::TempFile>(io::TempFile::create({}, "/tmp", "gxsort-unit-run")));
     if (!data[i].empty()) files.back()->file().write_at(data[i].data(), data[i].size(), 0);
     refs[i].mem = nullptr;
     refs[i].file = &files.back()->file();
@@ -156,7 +156,7 @@ TEST_CASE("the windowed merge pipeline (a device's merge, here on the CPU) equal
         cpu.format = &r.f;
         cpu.threads = 2;
         cpu.unique = unique;
-        io::TempFile want = io::TempFile::create("/tmp", "gxsort-unit-merge");
+        io::TempFile want = io::TempFile::create({}, "/tmp", "gxsort-unit-merge");
         const uint64_t want_records = merge_runs(cpu, refs, want.file(), 0);
         std::vector<unsigned char> expect(want_records * 8);
         if (!expect.empty()) want.file().read_at(expect.data(), expect.size(), 0);
@@ -165,7 +165,7 @@ TEST_CASE("the windowed merge pipeline (a device's merge, here on the CPU) equal
         MergeJob dev = cpu;
         dev.backend = &backend;
         dev.window_memory = uint64_t(1) << 30;
-        io::TempFile got = io::TempFile::create("/tmp", "gxsort-unit-merge");
+        io::TempFile got = io::TempFile::create({}, "/tmp", "gxsort-unit-merge");
         const std::vector<unsigned char> header(size_t(offset), 0xAB);
         if (offset) got.file().write_at(header.data(), header.size(), 0);
         MergeJob::StageSeconds stages;
@@ -360,7 +360,7 @@ FileRun make_file_run(size_t rs, size_t n, bool direct, bool discardable, std::m
     std::memcpy(src.data() + i * rs, &keys[i], 8);
   }
   r.bytes.assign(src.data(), src.data() + n * rs);
-  r.temp = std::make_unique<io::TempFile>(io::TempFile::create("/tmp", "gxsort-unit-run"));
+  r.temp = std::make_unique<io::TempFile>(io::TempFile::create({}, "/tmp", "gxsort-unit-run"));
   if (direct) r.temp->file().write_direct_at(src.data(), n * rs, 0, 2);
   else if (n) r.temp->file().write_at(src.data(), n * rs, 0);
   r.ref.file = &r.temp->file();

@@ -116,7 +116,7 @@ TEST_CASE("a mapped input truncated under its mapping reads zeros, and check_unc
   CHECK_NOTHROW(g.check_unchanged());
   CHECK(io::any_mapping_fault());
   {
-    io::Output o = io::Output::open(d.file("out"), d.path);
+    io::Output o = io::Output::open({}, d.file("out"), d.path);
     CHECK_THROWS_AS(o.commit(false), Error);
   }
   // Opened anew, the file's old fault is forgotten (a new file may reuse its inode).
@@ -140,7 +140,7 @@ TEST_CASE("outputs: regular files keep their mode, devices are written through, 
   gxsort_test::write_file(d.file("old"), Bytes(10, 1));
   ::chmod(d.file("old").c_str(), 0640);
   {
-    io::Output o = io::Output::open(d.file("old"), d.path);
+    io::Output o = io::Output::open({}, d.file("old"), d.path);
     CHECK_FALSE(o.streamed());
     o.file().write_at("abc", 3, 0);
     o.commit(false);
@@ -152,7 +152,7 @@ TEST_CASE("outputs: regular files keep their mode, devices are written through, 
   const mode_t old_mask = ::umask(027);  // a new output: 0600 until its commit, then a new file's mode
   CHECK(io::new_file_mode() == 0640);
   {
-    io::Output o = io::Output::open(d.file("new"), d.path);
+    io::Output o = io::Output::open({}, d.file("new"), d.path);
     REQUIRE(::lstat(o.temp_path().c_str(), &st) == 0);
     CHECK((st.st_mode & 07777) == 0600);
     o.commit(false);
@@ -161,7 +161,7 @@ TEST_CASE("outputs: regular files keep their mode, devices are written through, 
   REQUIRE(::stat(d.file("new").c_str(), &st) == 0);
   CHECK((st.st_mode & 07777) == 0640);
   {
-    io::Output o = io::Output::open("/dev/null", d.path);
+    io::Output o = io::Output::open({}, "/dev/null", d.path);
     CHECK(o.streamed());
     o.file().write_at("abc", 3, 0);
     o.commit(false);
@@ -173,8 +173,8 @@ TEST_CASE("outputs: regular files keep their mode, devices are written through, 
   CHECK(io::resolve_symlinks(d.file("link")) == d.path + "/sub/t");
   REQUIRE(::symlink("loop", d.file("loop").c_str()) == 0);
   CHECK_THROWS_AS(io::resolve_symlinks(d.file("loop")), Error);
-  CHECK_THROWS_AS(io::Output::open(d.path, d.path), Error);  // a directory
-  CHECK_THROWS_AS(io::Output::open("", d.path), Error);
+  CHECK_THROWS_AS(io::Output::open({}, d.path, d.path), Error);  // a directory
+  CHECK_THROWS_AS(io::Output::open({}, "", d.path), Error);
 }
 
 TEST_CASE("temp names: this build's and earlier ones parse, others do not") {

@@ -41,15 +41,20 @@ class DistributedJob {
   // This rank's engine options (distributed_rank_options for its place on its host).
   EngineOptions rank_options(EngineOptions opt, bool threads_given) const;
   // Runs `work` on every rank; when it throws on any rank it throws on every one, the
-  // failing rank's own error there and a quiet one elsewhere (then call fail()).
+  // failing rank's own error there and a quiet one elsewhere (then see reports_failure()).
   void collectively(const std::function<void()>& work);
-  // Ends the job after an error (never returns). After a failure every rank agreed on
-  // (collectively), every rank has unwound: the first failing rank prints its one line
-  // "gxsort: rank R: message" and calls MPI_Abort with the exit code, the others wait
-  // for it. Any other error cannot wait for the others (they may be inside a
-  // collective): this rank prints its line and aborts at once; MPI_Abort's SIGTERM makes
+  // How the job ends after an error (the front end prints and exits): removes this
+  // process's temp files, then returns whether this rank reports the failure (prints its
+  // one line "gxsort: rank R: message", then calls abort_job(code)). After a failure every
+  // rank agreed on (collectively), every rank has unwound first: the first failing rank
+  // reports, the others wait here for its abort, which ends them (should it not, false:
+  // the caller exits with the code). Any other error cannot wait for the others (they
+  // may be inside a collective): this rank reports at once; MPI_Abort's SIGTERM makes
   // the others remove their temp files, as a signal always does.
-  [[noreturn]] void fail(ExitCode code, const std::string& message);
+  bool reports_failure();
+  // Ends every rank of the job with `code` (MPI_Abort); returns only where the
+  // communicator cannot (the caller then exits).
+  void abort_job(ExitCode code);
   distributed::Comm& comm() { return *comm_; }
 
  private:

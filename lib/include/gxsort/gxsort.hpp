@@ -3,9 +3,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gxsort/cancel.hpp"
+#include "gxsort/context.hpp"
 #include "gxsort/error.hpp"
 #include "gxsort/format.hpp"
 #include "gxsort/options.hpp"
@@ -88,6 +90,8 @@ struct EngineOptions {
   // command with every file the user had untouched. Commands that sort through another
   // (dedupe, graph build) do not pass it on.
   std::function<void(const RunStats&)> before_commit;
+  // What the front end tells the library about the process (gxsort/context.hpp).
+  Context context;
 };
 
 struct PhaseStat {
@@ -178,11 +182,14 @@ class EarlyDeviceStart {
   ~EarlyDeviceStart();
   EarlyDeviceStart(const EarlyDeviceStart&) = delete;
   EarlyDeviceStart& operator=(const EarlyDeviceStart&) = delete;
+
+ private:
+  std::thread start_;  // the runtime's start; not joinable when nothing was started
 };
 
-// gxsort clean: what dead gxsort processes left in `dirs` (default: $TMPDIR or /tmp,
-// and the current directory) and in the other directories they listed there
-// (io/debris.hpp): their temp files and the pieces of their jobs, removed unless
+// gxsort clean: what dead gxsort processes left in `dirs` (default: context.temp_dir
+// ($TMPDIR) or /tmp, and the current directory) and in the other directories they
+// listed there (io/debris.hpp): their temp files and the pieces of their jobs, removed unless
 // dry_run; the complete output of an in-place rewrite a kill -9 cut short, named (with
 // how to restore it), never removed. Only the caller's own entries are removed (and
 // only the caller's lists followed) unless all_users: another user's are listed.
@@ -195,7 +202,8 @@ struct CleanEntry {
   bool removed = false;   // false: kept (its process runs, another host's or user's, a kept output, or dry run)
   std::string why;        // why it was kept or removed
 };
-std::vector<CleanEntry> clean_temp_files(std::vector<std::string> dirs, bool dry_run, bool all_users = false);
+std::vector<CleanEntry> clean_temp_files(const Context& context, std::vector<std::string> dirs, bool dry_run,
+                                         bool all_users = false);
 // What the caller's dead gxsort processes left in `dirs`, as a note for the user (""
 // when nothing): a command looks before it starts.
 std::string stale_temp_note(const std::vector<std::string>& dirs);

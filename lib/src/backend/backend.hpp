@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gxsort/context.hpp"
 #include "gxsort/format.hpp"
 #include "gxsort/options.hpp"
 #include "kernels/reduce.hpp"
@@ -73,6 +74,10 @@ class Backend {
   // buffers, a streamed graph's pieces): the plan's count, given once by make_backend.
   unsigned host_threads() const { return host_threads_; }
   void set_host_threads(unsigned threads) { host_threads_ = threads ? threads : 1; }
+  // The call's Context (its tuning, test hooks and trace sink), given by whoever makes
+  // the backend for a command (prepare).
+  const Context& context() const { return context_; }
+  void set_context(const Context& context) { context_ = context; }
 
   // Host memory for chunks: pinned for devices that copy from it.
   virtual HostBuffer allocate_host(size_t bytes) = 0;
@@ -158,6 +163,7 @@ class Backend {
 
  private:
   unsigned host_threads_ = 1;
+  Context context_;
 };
 
 // Fits the device's arena (Backend::fit_device_budget) to resident sorts of `n` and of

@@ -27,18 +27,18 @@ void free_aligned(unsigned char* p) { std::free(p); }
 // n keys it may overwrite (src itself will do), or null.
 template <class K>
 void sort_flat_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n, unsigned threads,
-                    unsigned char* scratch, const SortedRange& sorted) {
+                    unsigned char* scratch, const SortedRange& sorted, const PassHook& between_passes) {
   KeyOrder<K> order;
   order.type = f.key_type;
   order.reverse = f.reverse;
   radix_sort_copy<K>(reinterpret_cast<const K*>(src), reinterpret_cast<K*>(dst), n, order, threads,
-                     reinterpret_cast<K*>(scratch), sorted);
+                     reinterpret_cast<K*>(scratch), sorted, kMsdBucketKeys, between_passes);
 }
 
 void sort_flat_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n, unsigned threads,
-                    unsigned char* scratch, const SortedRange& sorted) {
-  if (f.key_bytes == 4) sort_flat_into<uint32_t>(f, src, dst, n, threads, scratch, sorted);
-  else sort_flat_into<uint64_t>(f, src, dst, n, threads, scratch, sorted);
+                    unsigned char* scratch, const SortedRange& sorted, const PassHook& between_passes) {
+  if (f.key_bytes == 4) sort_flat_into<uint32_t>(f, src, dst, n, threads, scratch, sorted, between_passes);
+  else sort_flat_into<uint64_t>(f, src, dst, n, threads, scratch, sorted, between_passes);
 }
 
 // Bytes of the (key prefix, index) pairs and their ping-pong copies that sorting n
@@ -148,7 +148,8 @@ bool gather_checked(const Format& f, const unsigned char* src, unsigned char* ds
 // is thrown; every other read goes to private memory, so a change cannot misdirect a
 // write.
 void sort_records_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n,
-                       unsigned char* pairs, unsigned threads, const SortedRange& sorted) {
+                       unsigned char* pairs, unsigned threads, const SortedRange& sorted,
+                       const PassHook& between_passes) {
   const size_t rs = f.record_size;
   auto* keys = reinterpret_cast<uint64_t*>(pairs);
   auto* ktmp = keys + n;
@@ -169,7 +170,7 @@ void sort_records_into(const Format& f, const unsigned char* src, unsigned char*
   radix_sort_pairs<uint64_t>(keys, idx, ktmp, itmp, n, threads);
   const bool tails = !f.key_fits_prefix();
   if (tails) finish_ties(f, src, keys, idx, ktmp, itmp, n, threads);
-  test_pause_between_passes();
+  test_pause_between_passes(between_passes);
   // Each finished piece of dst is reported at once, so its writeback can start.
   std::atomic<bool> changed{false};
   parallel::parallel_for(pieces, threads, [&](size_t p) {
@@ -231,7 +232,7 @@ class CpuBackend : public Backend {
                                  const graph::BfsDevicePlan&) override {
     std::vector<graph::BfsRun> runs;
     for (uint64_t s : sources) {
-      runs.push_back(graph::bfs_cpu(g, s, threads_));
+      runs.push_back(graph::bfs_cpu(g, s, threads_, true, context()));
       if (sources.size() > 1) runs.back().keep_summary_only();
     }
     return runs;
@@ -242,8 +243,9 @@ class CpuBackend : public Backend {
   void sort_into_with(const Format& f, const unsigned char* src, unsigned char* dst, size_t n, unsigned char* scratch,
                       const SortedRecords& sorted) {
     if (n > UINT32_MAX) throw Error(ExitCode::usage, "internal: chunk of more than 2^32 records");
-    if (f.flat()) sort_flat_into(f, src, dst, n, threads_, scratch, sorted);
-    else if (n > 0) sort_records_into(f, src, dst, n, scratch, threads_, sorted);
+    const PassHook& between_passes = context().test.between_passes;
+    if (f.flat()) sort_flat_into(f, src, dst, n, threads_, scratch, sorted, between_passes);
+    else if (n > 0) sort_records_into(f, src, dst, n, scratch, threads_, sorted, between_passes);
   }
 
   unsigned threads_;

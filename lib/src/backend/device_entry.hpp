@@ -4,9 +4,11 @@
 // device use goes through the Backend these return.
 #pragma once
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "gxsort/context.hpp"
 #include "gxsort/options.hpp"
 
 namespace gxsort {
@@ -24,10 +26,9 @@ std::unique_ptr<Backend> make_cuda_backend(unsigned device, const SizeOption& de
 // Every visible device with the budget `device_memory` would give it; empty without a GPU.
 std::vector<DeviceInfo> cuda_list_devices(const SizeOption& device_memory);
 
-// Starts CUDA (the primary context of device `device` mod the devices visible) on a
-// background thread, for a command that will use the GPU; cuda_join_early() waits for it
-// (call before exit).
-void cuda_start_early(unsigned device = 0);
-void cuda_join_early();
+// Starts CUDA (the primary context of device `device` mod the devices visible) on the
+// background thread it returns, for a command that will use the GPU; the caller joins it
+// (before exit). `context`: its timeline.
+std::thread cuda_start_early(unsigned device, const Context& context);
 
 }  // namespace gxsort

@@ -16,7 +16,7 @@ namespace gxsort {
 namespace {
 
 void write_array(io::Output& out, const void* data, uint64_t bytes) {
-  io::check_space({{out.space_dir(), bytes, "the output"}});
+  io::check_space(out.context(), {{out.space_dir(), bytes, "the output"}});
   out.file().write_at(data, bytes, 0);
 }
 
@@ -61,9 +61,9 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
   // The outputs are checked (and their temp files made) before the graph is loaded.
   io::Output levels_out, parents_out;
   if (!b.levels_output.empty())
-    levels_out = io::Output::open(b.levels_output, temp_dirs(opt, default_temp_dir(b.levels_output))[0]);
+    levels_out = io::Output::open(opt.context, b.levels_output, temp_dirs(opt, default_temp_dir(b.levels_output))[0]);
   if (!b.parents_output.empty())
-    parents_out = io::Output::open(b.parents_output, temp_dirs(opt, default_temp_dir(b.parents_output))[0], "out", {},
+    parents_out = io::Output::open(opt.context, b.parents_output, temp_dirs(opt, default_temp_dir(b.parents_output))[0], "out", {},
                                    "--parents");
   Prepared p = prepare_bfs(opt);
   graph::CsrGraph g = graph::read_csr(path, p.plan.bfs.load_budget);
@@ -96,7 +96,10 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
   res.load_seconds = since(t0);
   // A device that cannot take the graph (--device auto): the CPU searches, as planned.
   std::unique_ptr<Backend> backend = std::move(p.backend);
-  if (p.plan.bfs.device_budget > 0 && !p.plan.bfs.on_device) backend = make_cpu_backend(p.threads);
+  if (p.plan.bfs.device_budget > 0 && !p.plan.bfs.on_device) {
+    backend = make_cpu_backend(p.threads);
+    backend->set_context(opt.context);
+  }
   const std::vector<graph::BfsRun> runs = backend->bfs(g, sources, p.plan.bfs.device);
   res.backend = runs.front().backend;
   for (size_t i = 0; i < runs.size(); ++i) res.searches.push_back(summary(runs[i], sources[i], g.symmetric));

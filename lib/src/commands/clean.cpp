@@ -86,8 +86,9 @@ CleanEntry clean_one(const io::TempEntry& t, bool dry_run, bool all_users) {
 
 }  // namespace
 
-std::vector<CleanEntry> clean_temp_files(std::vector<std::string> dirs, bool dry_run, bool all_users) {
-  if (dirs.empty()) dirs = {io::default_clean_dir(), "."};
+std::vector<CleanEntry> clean_temp_files(const Context& context, std::vector<std::string> dirs, bool dry_run,
+                                         bool all_users) {
+  if (dirs.empty()) dirs = {io::default_clean_dir(context), "."};
   std::vector<io::TempEntry> found = io::find_temp_files(dirs);
   // The other directories killed processes wrote to (beside their outputs, other -T
   // directories), as their lists say (io::note_debris_dir): the caller's own lists

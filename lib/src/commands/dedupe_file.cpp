@@ -63,8 +63,8 @@ RunStats dedupe_by_sort_unique(io::File& in, const std::string& output, const En
 // scheduler, then the set bits written out in order.
 void dedupe_by_bitmap(Prepared& p, io::File& in, KeyBitmap& bitmap, const std::string& output,
                       const EngineOptions& opt, RunStats& st, Clock::time_point t_start) {
-  io::Output out = io::Output::open(output, p.tmp_dirs[0], "out", output_header(opt, 4));
-  io::check_space({{out.space_dir(), in.is_stream() ? 0 : in.size(), "the output"}});
+  io::Output out = io::Output::open(p.context, output, p.tmp_dirs[0], "out", output_header(opt, 4));
+  io::check_space(p.context, {{out.space_dir(), in.is_stream() ? 0 : in.size(), "the output"}});
   // The keys are written in one burst at the end (up to 16 GiB): start their writeback
   // as they go so that the final fsync is not a second pass at disk speed.
   if (!out.streamed()) out.file().start_write_behind();
@@ -108,8 +108,8 @@ void dedupe_by_stream(Prepared& p, io::File& in, const std::string& output, cons
                       Clock::time_point t_start) {
   const size_t rs = opt.format.record_size, out_rs = rs + (opt.dedupe.count ? 8 : 0);
   const uint64_t records = st.records;
-  io::Output out = io::Output::open(output, p.tmp_dirs[0], "out", output_header(opt, out_rs));
-  io::check_space({{out.space_dir(), records * out_rs, "the output"}});
+  io::Output out = io::Output::open(p.context, output, p.tmp_dirs[0], "out", output_header(opt, out_rs));
+  io::check_space(p.context, {{out.space_dir(), records * out_rs, "the output"}});
   if (!out.streamed()) out.file().start_write_behind();
   auto t0 = Clock::now();
   GroupPass g = make_group_pass(opt, in.path(), p.plan, true);
@@ -179,16 +179,16 @@ void dedupe_by_sort_and_group(Prepared& p, io::File& in, const std::string& outp
   io::require_writable_dir(sort_dir, "temporary");
   const unsigned threads = p.threads;
   p.backend.reset();  // the sort reserves the device again
-  io::Output out = io::Output::open(output, sort_dir, "out", output_header(opt, out_rs));  // checked before the sort
+  io::Output out = io::Output::open(p.context, output, sort_dir, "out", output_header(opt, out_rs));  // checked before the sort
   std::unique_ptr<resume::StagedJob> job;
   std::optional<io::TempFile> temp;
   RunStats s;
   if (in.is_stream() || !io::output_can_resume(output, opt.resume) ||
       !resume::dirs_can_keep_job(p.tmp_dirs, opt.resume, opt.note)) {  // (into a pipe: engine/job.cpp's can_resume)
-    temp.emplace(io::TempFile::create(sort_dir, "dedupe"));
+    temp.emplace(io::TempFile::create(p.context, sort_dir, "dedupe"));
     s = sort_for_group(in, temp->path(), p.tmp_dirs, opt);
   } else {
-    job = std::make_unique<resume::StagedJob>(p.tmp_dirs, group_digest(in, output, opt), opt.resume, io::output_key(output),
+    job = std::make_unique<resume::StagedJob>(p.context, p.tmp_dirs, group_digest(in, output, opt), opt.resume, io::output_key(output),
                                               threads, opt.note);
     if (!out.streamed()) out.keep_for_job(io::kJobPrefix + job->digest() + ".out", false);  // a stable name: no debris
     s = sorted_stage(in, *job, opt);
@@ -207,7 +207,7 @@ void dedupe_by_sort_and_group(Prepared& p, io::File& in, const std::string& outp
   }
   const std::string sorted = job ? job->path("sorted") : temp->path();
   io::File sorted_in = io::File::open_read(sorted);
-  io::check_space({{out.space_dir(), s.records * out_rs, "the output"}});
+  io::check_space(p.context, {{out.space_dir(), s.records * out_rs, "the output"}});
   if (!out.streamed()) out.file().start_write_behind();
   auto t0 = Clock::now();
   auto host = make_cpu_backend(threads);

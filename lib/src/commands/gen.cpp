@@ -137,8 +137,8 @@ RunStats gen_file(const std::string& output, const Format& f, const GenOptions& 
   if (g.count > UINT64_MAX / rs)
     fail_usage("--count " + std::to_string(g.count) + " of " + std::to_string(rs) + "-byte records is more than 2^64 bytes");
   const uint64_t bytes = g.count * rs;
-  io::Output out = io::Output::open(output, temp_dirs(opt, default_temp_dir(output))[0], "gen", output_header(opt, f.record_size));
-  io::check_space({{out.space_dir(), bytes, "the output"}});
+  io::Output out = io::Output::open(opt.context, output, temp_dirs(opt, default_temp_dir(output))[0], "gen", output_header(opt, f.record_size));
+  io::check_space(opt.context, {{out.space_dir(), bytes, "the output"}});
   const size_t chunk_records = size_t(std::max<uint64_t>(1, std::min<uint64_t>((size_t(32) << 20) / rs, g.count)));
   std::vector<std::vector<unsigned char>> buffers(3, std::vector<unsigned char>(chunk_records * rs));
   std::vector<unsigned char*> slots;

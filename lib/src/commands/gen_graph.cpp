@@ -25,8 +25,8 @@ RunStats gen_graph(const std::string& output, const GraphGenOptions& g, const En
   const uint64_t edges = g.edge_factor << g.scale;
   const size_t w = g.scale < 32 ? 4 : 8;
   const uint64_t bytes = edges * 2 * w;
-  io::Output out = io::Output::open(output, temp_dirs(opt, default_temp_dir(output))[0], "gen");
-  io::check_space({{out.space_dir(), bytes, "the output"}});
+  io::Output out = io::Output::open(opt.context, output, temp_dirs(opt, default_temp_dir(output))[0], "gen");
+  io::check_space(opt.context, {{out.space_dir(), bytes, "the output"}});
   const unsigned threads = std::max(1u, opt.threads);
   const uint64_t chunk = uint64_t(1) << 22;  // edges per chunk
   std::vector<unsigned char> buf(chunk * 2 * w);

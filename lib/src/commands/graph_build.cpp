@@ -474,7 +474,7 @@ Parsed parsed_stage(io::File& in, EdgeFormat fmt, const GraphBuildOptions& g, co
   sorted = job ? job->kept("sorted", "the sorted edges") : nullptr;
   if (sorted) return Parsed::of(*sorted);
   if (const resume::Piece* kept = job ? job->kept("edges", "the parsed edges") : nullptr) return Parsed::of(*kept);
-  temp.emplace(io::TempFile::create(job ? job->dirs()[0] : tmp_dir, "edges"));
+  temp.emplace(io::TempFile::create(opt.context, job ? job->dirs()[0] : tmp_dir, "edges"));
   const Parsed r = parse_edges(in, fmt, g, plan, *temp, opt);
   if (job) {
     temp->move_to(job->path("edges"));  // whole: it gets its stage name, then its journal entry
@@ -523,7 +523,7 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
   const std::vector<std::string> tmp_dirs = temp_dirs(opt, default_temp_dir(output));
   for (const std::string& d : tmp_dirs) io::require_writable_dir(d, "temporary");
   // Checked (and the output's temp file made) before any work.
-  io::Output out = io::Output::open(output, tmp_dirs[0]);
+  io::Output out = io::Output::open(opt.context, output, tmp_dirs[0]);
   const Plan plan = plan_graph_build(in, input, g, opt);
   const uint64_t memory = plan.graph.offsets_budget;
   // A regular input makes the build a resumable job (resume/staged_job.hpp): the parsed
@@ -531,7 +531,7 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
   std::unique_ptr<resume::StagedJob> job;
   if (!in.is_stream() && io::output_can_resume(output, opt.resume) &&
       resume::dirs_can_keep_job(tmp_dirs, opt.resume, opt.note)) {  // (into a pipe: engine/job.cpp's can_resume)
-    job = std::make_unique<resume::StagedJob>(tmp_dirs, graph_digest(in, fmt, g, output), opt.resume, io::output_key(output),
+    job = std::make_unique<resume::StagedJob>(opt.context, tmp_dirs, graph_digest(in, fmt, g, output), opt.resume, io::output_key(output),
                                               plan.threads, opt.note);
     if (!out.streamed()) out.keep_for_job(io::kJobPrefix + job->digest() + ".out", false);  // a stable name: no debris
   }
@@ -564,7 +564,7 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
   const uint32_t idb = graph::id_bytes_for(n);
   const uint64_t nb_off = kCsrHeaderBytes + 8 * (n + 1);
   const uint64_t out_bytes = nb_off + idb * m;
-  io::check_space({{out.space_dir(), out_bytes, "the output"}});
+  io::check_space(opt.context, {{out.space_dir(), out_bytes, "the output"}});
   std::vector<uint64_t> offsets(n + 1, 0);
   const uint64_t nb_hash = write_neighbors(sorted, m, idb, nb_off, out.file(), offsets, plan, opt);
   write_header_and_offsets(out.file(), n, m, idb, parsed.symmetric, offsets, nb_hash);

@@ -31,7 +31,7 @@ InfoReport info(const EngineOptions& opt) {
   r.cpus_allowed = default_threads();
   r.cpus_online = std::max(1u, std::thread::hardware_concurrency());
   r.physical_memory = physical_memory_bytes();
-  const MemoryLimit limit = memory_limit();
+  const MemoryLimit limit = memory_limit(opt.context);
   r.memory_limit = limit.bytes;
   r.memory_limit_source = limit.source;
   r.memory_default = limit.bytes / 2;

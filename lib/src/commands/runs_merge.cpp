@@ -129,7 +129,7 @@ RunStats form_runs(const std::string& input, const std::string& out_dir, const E
   src.direct_io = p.plan.direct_io;
   src.keep_dir = out_dir;
   src.unique = opt.unique;
-  if (!in.is_stream()) io::check_space({{out_dir, bytes, "the runs"}});
+  if (!in.is_stream()) io::check_space(opt.context, {{out_dir, bytes, "the runs"}});
   // A regular input makes it a resumable job: its runs are pieces (engine/job.hpp).
   std::unique_ptr<SortJob> job = SortJob::open_runs(p, in, out_dir, src.run_records, opt);
   src.job = job.get();
@@ -151,7 +151,7 @@ RunStats form_runs(const std::string& input, const std::string& out_dir, const E
   const std::string text = runs_manifest_text(f, listed);
   // Written in the job's directory (inside out_dir), where a kill -9 leaves it for the
   // resume, which removes the directory whole; renamed into out_dir when it commits.
-  io::TempFile mf = io::TempFile::create(job ? job->dir() : out_dir, "manifest");
+  io::TempFile mf = io::TempFile::create(opt.context, job ? job->dir() : out_dir, "manifest");
   mf.file().write_at(text.data(), text.size(), 0);
   // Each run gets its name, still removed on an error or a signal until the manifest is
   // in place: a killed `runs` leaves no run files without a manifest (except kill -9,
@@ -176,7 +176,7 @@ RunStats form_runs(const std::string& input, const std::string& out_dir, const E
   st.seconds = since(t_start);
   if (opt.fsync) mf.file().sync();
   if (opt.before_commit) opt.before_commit(st);  // --stats-json: before the manifest makes the runs real
-  mf.commit_rename(out_dir + "/manifest.txt", false);
+  mf.commit_rename(out_dir + "/manifest.txt", false, opt.context);
   if (opt.fsync) io::sync_directory(out_dir);
   linked.kept = true;
   for (auto& r : rf.runs)
@@ -198,8 +198,8 @@ struct MergeInput {
 };
 
 // Copies a stream into a temp file (the merge reads its inputs at many offsets).
-std::shared_ptr<io::TempFile> spool_stream(io::File& in, const Format& f, const std::string& dir) {
-  auto t = std::make_shared<io::TempFile>(io::TempFile::create(dir, "spool"));
+std::shared_ptr<io::TempFile> spool_stream(const Context& context, io::File& in, const Format& f, const std::string& dir) {
+  auto t = std::make_shared<io::TempFile>(io::TempFile::create(context, dir, "spool"));
   std::vector<unsigned char> buf(size_t(8) << 20);
   uint64_t off = 0;
   for (size_t n; (n = in.read_stream(buf.data(), buf.size())) > 0; off += n) t->file().write_at(buf.data(), n, off);
@@ -224,8 +224,9 @@ void refuse_stream_named_twice(const std::vector<std::string>& args) {
   }
 }
 
-std::vector<MergeInput> open_merge_inputs(const std::vector<std::string>& args, const Format& f,
-                                          const std::string& tmp_dir, std::vector<std::string>& runs_dirs) {
+std::vector<MergeInput> open_merge_inputs(const Context& context, const std::vector<std::string>& args,
+                                          const Format& f, const std::string& tmp_dir,
+                                          std::vector<std::string>& runs_dirs) {
   refuse_stream_named_twice(args);
   std::vector<MergeInput> out;
   for (const auto& a : args) {
@@ -248,7 +249,7 @@ std::vector<MergeInput> open_merge_inputs(const std::vector<std::string>& args, 
     MergeInput m;
     if (in.is_stream()) {
       io::require_writable_dir(tmp_dir, "temporary");
-      m.spool = spool_stream(in, f, tmp_dir);
+      m.spool = spool_stream(context, in, f, tmp_dir);
     } else {
       m.file = std::make_shared<io::File>(std::move(in));
     }
@@ -314,9 +315,9 @@ RunStats merge_files(const std::vector<std::string>& args, const std::string& ou
   const std::vector<std::string> tmp_dirs = temp_dirs(opt, default_temp_dir(output));
   // The output is checked (a directory, not writable) before any input is read: a
   // stream input is copied whole first.
-  io::Output out = io::Output::open(output, tmp_dirs[0], "out", output_header(opt, f.record_size));
+  io::Output out = io::Output::open(opt.context, output, tmp_dirs[0], "out", output_header(opt, f.record_size));
   std::vector<std::string> runs_dirs;
-  std::vector<MergeInput> inputs = open_merge_inputs(args, f, tmp_dirs[0], runs_dirs);
+  std::vector<MergeInput> inputs = open_merge_inputs(opt.context, args, f, tmp_dirs[0], runs_dirs);
   if (output != "-") {
     const std::string out_dir = io::directory_of(io::resolve_symlinks(output));
     for (const auto& d : runs_dirs)
@@ -343,7 +344,7 @@ RunStats merge_files(const std::vector<std::string>& args, const std::string& ou
     for (const auto& d : p.tmp_dirs) io::require_writable_dir(d, "temporary");
     for (const auto& d : p.tmp_dirs) needs.push_back({d, plan.temp_bytes / p.tmp_dirs.size() + 1, "temporary runs"});
   }
-  io::check_space(needs);
+  io::check_space(opt.context, needs);
 
   RunStats st;
   st.command = "merge";

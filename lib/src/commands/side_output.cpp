@@ -24,7 +24,7 @@ SideOutput::SideOutput(const std::string& path, const std::string& option, const
   for (const auto& out : outputs) clash = clash || io::same_target(path, false, out, false);
   if (clash) fail_usage(option + " " + path + ": names an input or an output of the command; give another file");
   if (path == "-") return;
-  impl_->out.emplace(io::Output::open(path, temp_dirs(opt, default_temp_dir(path))[0], "stats", {}, option));
+  impl_->out.emplace(io::Output::open(opt.context, path, temp_dirs(opt, default_temp_dir(path))[0], "stats", {}, option));
   if (int err = ::posix_fallocate(impl_->out->file().fd(), 0, off_t(room))) fail_errno(path, "cannot reserve space", err);
 }
 

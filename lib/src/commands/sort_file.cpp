@@ -45,7 +45,7 @@ void preflight(const Prepared& p, const std::string& out_dir, uint64_t output_by
       const uint64_t share = (p.plan.buckets - i + p.tmp_dirs.size() - 1) / p.tmp_dirs.size();
       needs.push_back({p.tmp_dirs[i], p.plan.temp_bytes / p.plan.buckets * share, "temporary buckets"});
     }
-  io::check_space(needs);
+  io::check_space(p.context, needs);
 }
 
 // Merges run files by the merge levels of `plan` into `out` from byte out_offset;
@@ -292,7 +292,7 @@ RunStats sort_stream(io::File& in, const std::string& output, const EngineOption
   if (!prepared) own = prepare(opt, job_of(JobKind::sort, opt, 0, true), default_temp_dir(output));
   Prepared& p = prepared ? *prepared : own;
   const size_t run_records = p.plan.run_records;
-  io::Output out = io::Output::open(output, p.tmp_dirs[0], "out", output_header(opt, opt.format.record_size));
+  io::Output out = io::Output::open(opt.context, output, p.tmp_dirs[0], "out", output_header(opt, opt.format.record_size));
   check_tmp_dirs(p.tmp_dirs);
   RunStats st;
   st.command = "sort";
@@ -311,7 +311,7 @@ RunStats sort_stream(io::File& in, const std::string& output, const EngineOption
     unsigned char* data = buffers->slots[0].data();
     p.backend->sort_chunk(f, data, n, buffers->scratch.data());
     const size_t kept = opt.unique ? unique_in_place(f, data, n) : n;
-    io::check_space({{out.space_dir(), kept * rs, "the output"}});
+    io::check_space(opt.context, {{out.space_dir(), kept * rs, "the output"}});
     out.file().write_at(data, kept * rs, 0);
     st.mode = "in-memory (stream)";
     st.records = n;
@@ -342,7 +342,7 @@ RunStats sort_stream(io::File& in, const std::string& output, const EngineOption
     const uint64_t more = plan.temp_bytes - std::min(plan.temp_bytes, rf.input_bytes);
     std::vector<io::SpaceNeed> needs{{out.space_dir(), rf.input_bytes, "the output"}};
     for (const auto& d : p.tmp_dirs) needs.push_back({d, more / p.tmp_dirs.size(), "temporary runs"});
-    io::check_space(needs);
+    io::check_space(opt.context, needs);
     st.mode = "external (stream)";
     st.records = plan.records;
     st.input_bytes = rf.input_bytes;
@@ -397,9 +397,9 @@ RunStats sort_input(io::File& in, const std::string& output, const EngineOptions
   {
     Prepared p = prepare(opt, in.size(), default_temp_dir(output), in.path());
     st = sort_prepared(in, output, opt, p, t_start);
-    timeline("sort ended (its output closed)");
+    timeline(opt.context, "sort ended (its output closed)");
   }
-  timeline("its backend freed");
+  timeline(opt.context, "its backend freed");
   return st;
 }
 
@@ -426,7 +426,7 @@ RunStats sort_prepared(io::File& in, const std::string& output, const EngineOpti
   // 2 GiB mapping took 50 ms to unmap on the 2-core VM, time in which the CPUs are idle
   // otherwise). Declared before `out`: joined after its commit, or on any error.
   BackgroundUnmap input_unmap;
-  io::Output out = io::Output::open(output, p.tmp_dirs[0], "out", output_header(opt, opt.format.record_size));
+  io::Output out = io::Output::open(p.context, output, p.tmp_dirs[0], "out", output_header(opt, opt.format.record_size));
   preflight(p, out.space_dir(), bytes);
 
   RunStats st;
@@ -455,7 +455,7 @@ RunStats sort_prepared(io::File& in, const std::string& output, const EngineOpti
   if (resident) {
     st.output_bytes = sort_resident(p, *resident, in, opt, out, st);
     resident.reset();
-    timeline("device sort freed");
+    timeline(opt.context, "device sort freed");
   } else if (p.plan.mode == PlanMode::in_memory) {
     st.output_bytes = sort_mapped(p, in, opt, out, input_unmap, st);
   } else if (p.plan.mode == PlanMode::partition) {

@@ -6,16 +6,14 @@ namespace gxsort {
 
 EarlyDeviceStart::EarlyDeviceStart(const EngineOptions& opt) {
 #if GXSORT_HAVE_CUDA
-  if (opt.device != Device::cpu) cuda_start_early(opt.device_index);
+  if (opt.device != Device::cpu) start_ = cuda_start_early(opt.device_index, opt.context);
 #else
   (void)opt;
 #endif
 }
 
 EarlyDeviceStart::~EarlyDeviceStart() {
-#if GXSORT_HAVE_CUDA
-  cuda_join_early();  // nothing to wait for when nothing was started
-#endif
+  if (start_.joinable()) start_.join();
 }
 
 }  // namespace gxsort

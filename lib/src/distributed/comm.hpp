@@ -42,8 +42,9 @@ class Comm {
                          const std::vector<uint64_t>& send_displs, void* recv, const std::vector<uint64_t>& recv_counts,
                          const std::vector<uint64_t>& recv_displs, size_t unit) = 0;
   virtual void barrier() = 0;
-  // Ends every process of the job with exit status `code` (MPI_Abort).
-  [[noreturn]] virtual void abort(int code) = 0;
+  // Ends every process of the job with exit status `code` (MPI_Abort); returns only
+  // where it cannot (the caller exits then).
+  virtual void abort_job(int code) = 0;
 
   static constexpr uint64_t kMaxElements = 0x7fffffff;
 

@@ -61,7 +61,7 @@ class Inbox {
  public:
   // `totals`: the records each sender moves here (0 for this rank's own pieces when they
   // stay in place, described from `own` instead).
-  Inbox(Received& r, const std::vector<uint64_t>& totals, size_t rs, unsigned threads,
+  Inbox(Received& r, const std::vector<uint64_t>& totals, size_t rs, unsigned threads, const Context& context,
         const std::vector<std::string>& tmp_dirs, const LocalRuns* own, size_t me)
       : r_(r), rs_(rs), base_(totals.size(), 0), own_(own), me_(me) {
     if (r.in_memory) {
@@ -76,11 +76,11 @@ class Inbox {
     std::vector<io::SpaceNeed> needs;
     for (size_t i = 0; i < tmp_dirs.size(); ++i) needs.push_back({tmp_dirs[i], 0, "records received"});
     for (size_t s = 0; s < totals.size(); ++s) needs[s % tmp_dirs.size()].bytes += totals[s] * rs;
-    io::check_space(needs);
+    io::check_space(context, needs);
     r.files.resize(totals.size());
     for (size_t s = 0; s < totals.size(); ++s)
       if (totals[s])
-        r.files[s] = std::make_shared<io::TempFile>(io::TempFile::create(tmp_dirs[s % tmp_dirs.size()], "recv"));
+        r.files[s] = std::make_shared<io::TempFile>(io::TempFile::create(context, tmp_dirs[s % tmp_dirs.size()], "recv"));
   }
   // Where sender s's records start in the receive area (in memory).
   uint64_t first(size_t sender) const { return base_[sender]; }
@@ -283,8 +283,8 @@ void run_rounds(Comm& comm, const Ways& w, const Outbox& out, LocalRuns& local,
 }  // namespace
 
 Received exchange(Comm& comm, const Format& f, LocalRuns& local, const std::vector<std::vector<uint64_t>>& cuts,
-                  const RankShape& shape, const std::vector<std::string>& tmp_dirs, unsigned threads,
-                  RankStats& st, uint64_t& round_records) {
+                  const RankShape& shape, const Context& context, const std::vector<std::string>& tmp_dirs,
+                  unsigned threads, RankStats& st, uint64_t& round_records) {
   const auto t0 = std::chrono::steady_clock::now();
   const size_t rs = f.record_size, ranks = size_t(comm.size()), me = size_t(comm.rank());
   const Outbox out(local.runs, cuts, comm.size(), rs);
@@ -303,7 +303,7 @@ Received exchange(Comm& comm, const Format& f, LocalRuns& local, const std::vect
 
   std::unique_ptr<Inbox> inbox;
   comm.collectively([&] {
-    inbox = std::make_unique<Inbox>(r, w.receives, rs, threads, tmp_dirs, w.own_in_place() ? &local : nullptr, me);
+    inbox = std::make_unique<Inbox>(r, w.receives, rs, threads, context, tmp_dirs, w.own_in_place() ? &local : nullptr, me);
   });
   run_rounds(comm, w, out, local, cuts, *inbox, rs, threads, st, r);
   inbox->describe(piece_records, cuts);

@@ -39,9 +39,9 @@ std::vector<uint64_t> records_for_ranks(const std::vector<std::vector<uint64_t>>
 // `cuts[i]`: run i's records for rank d are [cuts[i][d], cuts[i][d + 1]). The runs of
 // `local` are released (files removed) once sent. Fills the exchange's part of `stats`
 // (records sent, received and kept, rounds, seconds, of which in MPI) and returns the
-// records a round moved at most from or to one rank.
+// records a round moved at most from or to one rank. `context`: the temp files' (test hooks).
 Received exchange(Comm& comm, const Format& f, LocalRuns& local, const std::vector<std::vector<uint64_t>>& cuts,
-                  const RankShape& shape, const std::vector<std::string>& tmp_dirs, unsigned threads,
+                  const RankShape& shape, const Context& context, const std::vector<std::string>& tmp_dirs, unsigned threads,
                   RankStats& stats, uint64_t& round_records);
 
 }  // namespace gxsort::distributed

@@ -1,6 +1,5 @@
 #include "distributed/file_exchange.hpp"
 
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -52,17 +51,11 @@ std::vector<SharedRun> decode_runs(const std::string& bytes) {
   return out;
 }
 
-// Tests: the rank this names acts as one that cannot open the others' files (ranks in
-// containers with their own /tmp), so that the fallback runs on one machine.
-bool cannot_open_for_test(size_t rank) {
-  const char* r = std::getenv("GXSORT_TEST_NO_PEER_FILES_RANK");
-  return r && *r && std::strtoull(r, nullptr, 10) == rank;
-}
-
 }  // namespace
 
 std::optional<Received> exchange_through_files(Comm& comm, const Format& f, const LocalRuns& local,
-                                               const std::vector<std::vector<uint64_t>>& cuts, RankStats& stats) {
+                                               const std::vector<std::vector<uint64_t>>& cuts, RankStats& stats,
+                                               long no_peer_files_rank) {
   const auto t0 = Clock::now();
   const bool all_files = local.runs.empty() || (local.files.size() == local.runs.size());
   if (comm.allreduce(all_files ? 1 : 0, Comm::Op::min) == 0) return std::nullopt;
@@ -72,7 +65,7 @@ std::optional<Received> exchange_through_files(Comm& comm, const Format& f, cons
   rec.in_memory = false;
   bool opened = true;
   comm.collectively([&] {
-    if (cannot_open_for_test(me)) {
+    if (long(me) == no_peer_files_rank) {
       opened = false;
       return;
     }

@@ -16,7 +16,10 @@ namespace gxsort::distributed {
 // some rank has runs that are not all in files, or cannot open another's (ranks in
 // containers with their own /tmp): every rank then takes exchange(). `local` is not
 // released: its files must stay until every rank merged (the agreement after the merge).
+// Tests: rank `no_peer_files_rank` acts as one that cannot open the others' files
+// (TestHooks::no_peer_files_rank), so that the fallback runs on one machine.
 std::optional<Received> exchange_through_files(Comm& comm, const Format& f, const LocalRuns& local,
-                                               const std::vector<std::vector<uint64_t>>& cuts, RankStats& stats);
+                                               const std::vector<std::vector<uint64_t>>& cuts, RankStats& stats,
+                                               long no_peer_files_rank = -1);
 
 }  // namespace gxsort::distributed

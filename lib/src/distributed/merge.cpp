@@ -90,10 +90,10 @@ RunStats merge_distributed(const std::vector<std::string>& inputs, const std::st
   std::optional<SharedOutput> out;
   std::vector<RunRef> pieces;
   comm.collectively([&] { p = prepare(opt, (last - first) * rs, default_temp_dir(output)); });
-  out.emplace(SharedOutput::open(comm, output, output_header(opt, rs)));
+  out.emplace(SharedOutput::open(comm, opt.context, output, output_header(opt, rs)));
   out->start_write_behind();
   comm.collectively([&] {
-    if (comm.rank() == 0) io::check_space({{io::directory_of(output), total * rs, "the output"}});
+    if (comm.rank() == 0) io::check_space(opt.context, {{io::directory_of(output), total * rs, "the output"}});
     const std::vector<uint64_t> lo = multiway_corank(f, runs, first);
     const std::vector<uint64_t> hi = multiway_corank(f, runs, last, &lo);
     pieces = cut_pieces(f, runs, lo, hi);

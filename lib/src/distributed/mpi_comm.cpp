@@ -100,10 +100,7 @@ class MpiComm : public Comm {
     MPI_Alltoallv(send, sc.data(), sd.data(), t, recv, rc.data(), rd.data(), t, MPI_COMM_WORLD);
   }
   void barrier() override { MPI_Barrier(MPI_COMM_WORLD); }
-  [[noreturn]] void abort(int code) override {
-    MPI_Abort(MPI_COMM_WORLD, code);
-    std::_Exit(code);  // not reached: MPI_Abort ends the job
-  }
+  void abort_job(int code) override { MPI_Abort(MPI_COMM_WORLD, code); }  // ends the job
 
  private:
   // A record of `unit` bytes as one MPI element: counts and displacements count records,

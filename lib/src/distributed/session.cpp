@@ -2,8 +2,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 
 #include "distributed/comm.hpp"
 #include "distributed/mpi_comm.hpp"
@@ -41,7 +39,7 @@ EngineOptions distributed_rank_options(EngineOptions opt, int host_rank, int hos
   const unsigned share = unsigned(std::max(1, host_size));
   opt.device_index = unsigned(std::max(0, host_rank));
   if (!opt.memory.given) {
-    opt.memory.bytes = memory_limit().bytes / 2 / share;
+    opt.memory.bytes = memory_limit(opt.context).bytes / 2 / share;
     opt.memory.given = true;
   }
   if (!threads_given) {
@@ -68,21 +66,19 @@ EngineOptions DistributedJob::rank_options(EngineOptions opt, bool threads_given
 
 void DistributedJob::collectively(const std::function<void()>& work) { comm_->collectively(work); }
 
-void DistributedJob::fail(ExitCode code, const std::string& message) {
+bool DistributedJob::reports_failure() {
   distributed::Comm& c = *comm_;
-  auto report = [&] {
-    const std::string who = c.size() > 1 ? "rank " + std::to_string(c.rank()) + ": " : "";
-    std::fprintf(stderr, "gxsort: %s%s\n", who.c_str(), message.c_str());
-    c.abort(int(code));
-  };
-  // What no destructor removes before _Exit or MPI_Abort: the process's own list of the
-  // directories it wrote to (io/temp_files.hpp). Its other temp files went as it unwound.
+  // What no destructor removes before the caller's _Exit or MPI_Abort: the process's own
+  // list of the directories it wrote to (io/temp_files.hpp). Its other temp files went
+  // as it unwound.
   io::remove_all_temps_now();
-  if (c.failed_rank() < 0) report();  // the others may be inside a collective: now
-  c.barrier();                        // every rank has unwound: its temp files are gone
-  if (c.failed_rank() == c.rank()) report();
-  c.barrier();                        // never passed: the failing rank's MPI_Abort ends this one
-  std::_Exit(int(code));
+  if (c.failed_rank() < 0) return true;  // the others may be inside a collective: now
+  c.barrier();                           // every rank has unwound: its temp files are gone
+  if (c.failed_rank() == c.rank()) return true;
+  c.barrier();                           // never passed: the failing rank's MPI_Abort ends this one
+  return false;
 }
+
+void DistributedJob::abort_job(ExitCode code) { comm_->abort_job(int(code)); }
 
 }  // namespace gxsort

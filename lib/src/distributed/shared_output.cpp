@@ -9,12 +9,12 @@
 
 namespace gxsort::distributed {
 
-SharedOutput SharedOutput::open(Comm& comm, const std::string& path, const io::OutputHeader& header) {
+SharedOutput SharedOutput::open(Comm& comm, const Context& context, const std::string& path, const io::OutputHeader& header) {
   SharedOutput o;
   o.label_ = path;
   comm.collectively([&] {
     if (comm.rank() != 0) return;
-    o.output_.emplace(io::Output::open(path, io::directory_of(path), "out", header));
+    o.output_.emplace(io::Output::open(context, path, io::directory_of(path), "out", header));
     if (o.output_->streamed())
       fail_usage(path + ": --distributed writes a regular file on a file system every rank shares, not standard "
                  "output, a device or a FIFO");

@@ -21,7 +21,7 @@ class Comm;
 class SharedOutput {
  public:
   // Collective (failures agreed on every rank).
-  static SharedOutput open(Comm& comm, const std::string& path, const io::OutputHeader& header);
+  static SharedOutput open(Comm& comm, const Context& context, const std::string& path, const io::OutputHeader& header);
   const io::File& file() const { return output_ ? output_->file() : file_; }
   const std::string& label() const { return label_; }
   // This rank's writes start their writeback as they are made (io::File::start_write_behind):

@@ -71,13 +71,13 @@ void set_up(Comm& comm, Setup& s, const std::string& input, const std::string& o
                  std::to_string(comm.size()) + " ranks");
     if (s.shape.local == PlanMode::external) {
       for (const auto& d : s.p.tmp_dirs) io::require_writable_dir(d, "temporary");
-      io::check_space({{s.p.tmp_dirs[0], slice.records * rs, "temporary runs"}});
+      io::check_space(opt.context, {{s.p.tmp_dirs[0], slice.records * rs, "temporary runs"}});
     }
   });
-  s.out.emplace(SharedOutput::open(comm, output, output_header(opt, rs)));
+  s.out.emplace(SharedOutput::open(comm, opt.context, output, output_header(opt, rs)));
   s.out->start_write_behind();
   comm.collectively([&] {
-    if (comm.rank() == 0) io::check_space({{io::directory_of(output), s.records * rs, "the output"}});
+    if (comm.rank() == 0) io::check_space(opt.context, {{io::directory_of(output), s.records * rs, "the output"}});
   });
 }
 
@@ -175,7 +175,7 @@ uint64_t write_range(Comm& comm, Setup& s, Received& rec, const EngineOptions& o
     if (!lasts[size_t(r)].empty()) after = reinterpret_cast<const unsigned char*>(lasts[size_t(r)].data());
   io::TempFile merged;
   comm.collectively([&] {
-    merged = io::TempFile::create(s.p.tmp_dirs[0], "unique");
+    merged = io::TempFile::create(opt.context, s.p.tmp_dirs[0], "unique");
     written = merge_received(s.p, rec, opt, merged.file(), 0, after, levels, stages);
   });
   const uint64_t offset = SharedOutput::offset_of(comm, written * rs);
@@ -235,12 +235,12 @@ Received exchange_on_host(Comm& comm, Setup& s, LocalRuns& local, std::optional<
     dev.reset();
   }
   if (one_host) {
-    if (std::optional<Received> shared = exchange_through_files(comm, opt.format, local, cuts, me)) {
+    if (std::optional<Received> shared = exchange_through_files(comm, opt.format, local, cuts, me, opt.context.test.no_peer_files_rank)) {
       me.local = "run files, read in place by every rank (one host)";
       return std::move(*shared);
     }
   }
-  return exchange(comm, opt.format, local, cuts, s.shape, s.p.tmp_dirs, s.p.threads, me, round_records);
+  return exchange(comm, opt.format, local, cuts, s.shape, opt.context, s.p.tmp_dirs, s.p.threads, me, round_records);
 }
 
 const char* local_name(PlanMode m) {

@@ -158,18 +158,17 @@ void commit_outputs(const std::vector<io::Output*>& outputs, RunStats& st, Clock
     st.seconds = since(t_start);
     if (opt.before_commit) opt.before_commit(st);
   });
-  timeline("outputs committed");
+  timeline(opt.context, "outputs committed");
 }
 
 uint64_t host_budget(const EngineOptions& opt) {
-  const uint64_t limit = memory_limit().bytes;  // RAM, or the cgroup's limit when lower
+  const uint64_t limit = memory_limit(opt.context).bytes;  // RAM, or the cgroup's limit when lower
   return opt.memory.given ? opt.memory.of(limit) : limit / 2;
 }
 
 std::vector<std::string> temp_dirs(const EngineOptions& opt, const std::string& default_tmp_dir) {
   if (!opt.tmp_dirs.empty()) return opt.tmp_dirs;
-  const char* env = std::getenv("TMPDIR");
-  return {env && *env ? std::string(env) : default_tmp_dir};
+  return {opt.context.temp_dir.empty() ? default_tmp_dir : opt.context.temp_dir};
 }
 
 Job job_of(JobKind kind, const EngineOptions& opt, uint64_t input_bytes, bool stream, const std::string& input_label) {
@@ -226,6 +225,8 @@ Prepared prepare(const EngineOptions& opt, Job job, const std::string& default_t
   p.tmp_dirs = temp_dirs(opt, default_tmp_dir);
   job.threads = resolve_threads(job.threads);
   p.backend = make_backend(opt.device, job.threads, opt.device_memory, opt.device_index);
+  p.backend->set_context(opt.context);
+  p.context = opt.context;
   add_backend_limits(job, *p.backend);
   p.plan = make_plan(job);
   p.threads = p.plan.threads;

@@ -26,6 +26,7 @@ struct Prepared {
   PlanInput plan_input;  // job.sort: what a later plan of part of the work starts from
   Plan plan;
   const CancelToken* cancel = nullptr;  // EngineOptions::cancel: polled at chunk and run boundaries
+  Context context;       // the command's (EngineOptions::context): test hooks, tuning, trace
 };
 
 // Per-phase stats: seconds since t0.
@@ -90,7 +91,7 @@ void add_backend_limits(Job& job, const Backend& backend);
 // in memory, on 16 threads or more, go there.
 bool auto_sorts_on_cpu(const EngineOptions& opt, uint64_t input_bytes);
 
-// --tmp-dir, else $TMPDIR, else `default_tmp_dir`.
+// --tmp-dir, else $TMPDIR (Context::temp_dir), else `default_tmp_dir`.
 std::vector<std::string> temp_dirs(const EngineOptions& opt, const std::string& default_tmp_dir);
 
 // Resolves --memory, --threads, --tmp-dir (default $TMPDIR, else `default_tmp_dir`,

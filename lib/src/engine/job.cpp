@@ -94,12 +94,11 @@ uint64_t sum_of(const std::vector<uint64_t>& v) { return std::accumulate(v.begin
 
 }  // namespace
 
-// GXSORT_BENCH_NO_JOURNAL=1 runs every job as one that cannot resume (no job directory,
-// no journal, no checkpoints): tools/bench/resume_cost.sh measures what journalling costs
-// against it, all else the same binary. Refused with --resume.
-static bool journal_disabled(bool resume) {
-  const char* v = std::getenv("GXSORT_BENCH_NO_JOURNAL");
-  if (!v || !*v || std::string(v) == "0") return false;
+// TestHooks::no_journal (GXSORT_BENCH_NO_JOURNAL=1) runs every job as one that cannot
+// resume (no job directory, no journal, no checkpoints): tools/bench/resume_cost.sh
+// measures what journalling costs against it, all else the same binary. Refused with --resume.
+static bool journal_disabled(const Context& context, bool resume) {
+  if (!context.test.no_journal) return false;
   if (resume) fail_usage("--resume: GXSORT_BENCH_NO_JOURNAL is set (a benchmark switch): no job is journalled");
   return true;
 }
@@ -107,11 +106,11 @@ static bool journal_disabled(bool resume) {
 std::unique_ptr<SortJob> SortJob::create(const Prepared& p, const Plan& plan, const std::string& digest,
                                          const std::string& output, const EngineOptions& opt) {
   const bool resume = opt.resume;
-  if (journal_disabled(resume) || !resume::dirs_can_keep_job(p.tmp_dirs, resume, opt.note)) return nullptr;
+  if (journal_disabled(opt.context, resume) || !resume::dirs_can_keep_job(p.tmp_dirs, resume, opt.note)) return nullptr;
   std::unique_ptr<SortJob> job(new SortJob());
   job->note_ = opt.note;
   job->cancel_ = opt.cancel;
-  job->dir_ = resume::JobDir::open(p.tmp_dirs, digest, resume, io::output_key(output));
+  job->dir_ = resume::JobDir::open(opt.context, p.tmp_dirs, digest, resume, io::output_key(output));
   job->dir_.sync_entries(opt.fsync);
   job->digest_ = digest;
   job->buckets_ = plan.buckets;
@@ -399,7 +398,7 @@ io::TempFile SortJob::create_run(size_t i) {
   resume::Piece p;
   p.kind = "run";
   p.a = i;
-  return io::TempFile::create(dir_.piece_dir(p), "run");
+  return io::TempFile::create(dir_.context(), dir_.piece_dir(p), "run");
 }
 
 TreeInput SortJob::keep_run(size_t i, io::TempFile run, uint64_t records, std::vector<uint64_t> sums, bool direct,
@@ -436,7 +435,7 @@ io::TempFile SortJob::create(size_t level, size_t group) {
   p.kind = "level";
   p.a = level;
   p.b = group;
-  return io::TempFile::create(dir_.piece_dir(p), "merge");
+  return io::TempFile::create(dir_.context(), dir_.piece_dir(p), "merge");
 }
 
 TreeInput SortJob::keep(size_t level, size_t group, io::TempFile merged, uint64_t records, bool direct) {
@@ -649,7 +648,7 @@ io::TempFile SortJob::create_bucket(size_t b) {
   resume::Piece p;
   p.kind = "bucket";
   p.a = b;
-  return io::TempFile::create(dir_.piece_dir(p), "bucket");
+  return io::TempFile::create(dir_.context(), dir_.piece_dir(p), "bucket");
 }
 
 void SortJob::keep_bucket(size_t b, io::TempFile& file, uint64_t checksum) {

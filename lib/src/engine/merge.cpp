@@ -492,7 +492,7 @@ size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t 
         for (size_t i = b; i < e; ++i) { refs.push_back(inputs[i].ref()); records += inputs[i].records; }
         level_bytes += records * rs;
         io::TempFile t = pieces ? pieces->create(level, group)
-                                : io::TempFile::create(tmp_dirs[next_dir++ % tmp_dirs.size()], "merge");
+                                : io::TempFile::create(job.context, tmp_dirs[next_dir++ % tmp_dirs.size()], "merge");
         records = merge_runs(temp_job, refs, t.file(), 0);
         if (pieces) {
           merged = pieces->keep(level, group, std::move(t), records, temp_job.direct_output);
@@ -521,6 +521,7 @@ MergeJob merge_job_of(const Prepared& p, const EngineOptions& opt, uint64_t wind
   job.merge_kernel = opt.merge_kernel;
   job.window_memory = window_memory;
   job.unique = opt.unique;
+  job.context = p.context;
   return job;
 }
 

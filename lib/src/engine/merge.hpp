@@ -36,6 +36,7 @@ struct MergeJob {
   ProgressFn progress;
   const CancelToken* cancel = nullptr;  // polled once per output buffer or window
   const char* phase = "merge";
+  Context context;                // the call's (merge_tree_to's temp files: their test hooks)
   std::atomic<uint64_t>* done_bytes = nullptr;  // shared progress counter
   uint64_t total_bytes = 0;
   size_t level = 0, levels = 0;   // reported with the progress: level k of N of a merge tree

@@ -286,7 +286,7 @@ std::vector<BucketFile> scatter_into_buckets(Prepared& p, const io::File& in, co
   const Splitters sp(sample_prefixes(in, f, n, size_t(std::min<uint64_t>(n, B * kSamplesPerBucket))), B);
   if (only == SIZE_MAX)
     for (size_t b = 0; b < B; ++b)
-      files.emplace_back(job ? job->create_bucket(b) : io::TempFile::create(p.tmp_dirs[b % p.tmp_dirs.size()], "bucket"),
+      files.emplace_back(job ? job->create_bucket(b) : io::TempFile::create(p.context, p.tmp_dirs[b % p.tmp_dirs.size()], "bucket"),
                          job != nullptr);
   {
     // Three threads in a pipeline of three chunks: the first maps a chunk (its cached
@@ -310,7 +310,7 @@ std::vector<BucketFile> scatter_into_buckets(Prepared& p, const io::File& in, co
       });
     };
     st.compute = [&](pipeline::Chunk& c) {
-      test_pause_between_passes();
+      test_pause_between_passes(p.context.test.between_passes);
       const unsigned char* rec = mapped[c.slot].data();
       const uint8_t* id = ids[c.slot].data();
       with_record_size(rs, [&](auto size) {

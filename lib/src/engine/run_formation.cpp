@@ -70,7 +70,7 @@ RunFormation form_run_files(Prepared& p, RunBuffers& buffers, const RunSource& s
     const std::string dir = keep ? src.keep_dir : p.tmp_dirs[r % p.tmp_dirs.size()];
     char kind[32];
     std::snprintf(kind, sizeof kind, "run-%06zu", r);
-    io::TempFile t = src.job ? src.job->create_run(r) : io::TempFile::create(dir, keep ? std::string(kind) : "run");
+    io::TempFile t = src.job ? src.job->create_run(r) : io::TempFile::create(p.context, dir, keep ? std::string(kind) : "run");
     run.direct = src.direct_io ? t.file().write_direct_at(c.data, c.bytes, 0, p.threads)
                                : (t.file().write_at_parallel(c.data, c.bytes, 0, p.threads), false);
     run.records = c.bytes / rs;

@@ -5,7 +5,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
+#include <string>
 
 #include "graph/direction.hpp"
 #include "graph/graph.hpp"
@@ -70,15 +72,12 @@ void for_pieces(uint64_t total, uint64_t piece, unsigned threads, const Body& bo
   });
 }
 
-// GXSORT_BFS_PROFILE=1: every step's mode, level, frontier (vertices and edges), the
-// vertices it found and its time to stderr, as the GPU search prints its levels, to see
-// where a search's time goes.
+// Tuning::bfs_profile (GXSORT_BFS_PROFILE=1): every step's mode, level, frontier
+// (vertices and edges), the vertices it found and its time to Context::trace, as the GPU
+// search reports its levels, to see where a search's time goes.
 class Profile {
  public:
-  Profile() {
-    const char* e = std::getenv("GXSORT_BFS_PROFILE");
-    on_ = e && *e && *e != '0';
-  }
+  explicit Profile(const Context& context) : trace_(context.trace), on_(context.tuning.bfs_profile && context.trace) {}
   void start(double t0) { last_ = t0; }
   void step(const char* mode, uint32_t level, uint64_t n_f, uint64_t m_f, uint64_t found) {
     if (!on_) return;
@@ -88,12 +87,16 @@ class Profile {
   }
   void print(uint64_t source, double seconds, const DirectionSwitch& dir) const {
     if (!on_) return;
-    std::fprintf(stderr, "bfs profile (cpu): source %llu, %.1f us (alpha %g, beta %g, bottom-up from %llu vertices)\n",
-                 (unsigned long long)source, seconds * 1e6, dir.alpha, dir.beta,
-                 (unsigned long long)dir.min_bottom_up_frontier);
-    for (const Step& s : steps_)
-      std::fprintf(stderr, "  %-9s level %2u  frontier %10llu  edges %12llu  found %10llu  %8.1f us\n", s.mode, s.level,
-                   (unsigned long long)s.n_f, (unsigned long long)s.m_f, (unsigned long long)s.found, s.s * 1e6);
+    char line[256];
+    std::snprintf(line, sizeof line, "bfs profile (cpu): source %llu, %.1f us (alpha %g, beta %g, bottom-up from %llu vertices)",
+                  (unsigned long long)source, seconds * 1e6, dir.alpha, dir.beta,
+                  (unsigned long long)dir.min_bottom_up_frontier);
+    trace_(line);
+    for (const Step& s : steps_) {
+      std::snprintf(line, sizeof line, "  %-9s level %2u  frontier %10llu  edges %12llu  found %10llu  %8.1f us", s.mode,
+                    s.level, (unsigned long long)s.n_f, (unsigned long long)s.m_f, (unsigned long long)s.found, s.s * 1e6);
+      trace_(line);
+    }
   }
 
  private:
@@ -103,18 +106,19 @@ class Profile {
     uint64_t n_f, m_f, found;
     double s;
   };
+  std::function<void(const std::string&)> trace_;
   bool on_ = false;
   double last_ = 0;
   std::vector<Step> steps_;
 };
 
-// The CPU's switch points; GXSORT_BFS_ALPHA, GXSORT_BFS_BETA and GXSORT_BFS_MINBU (the
-// smallest frontier that goes bottom-up) override them for tuning runs.
-DirectionSwitch cpu_switch() {
+// The CPU's switch points; Tuning's (GXSORT_BFS_ALPHA, GXSORT_BFS_BETA and
+// GXSORT_BFS_MINBU: the smallest frontier that goes bottom-up) override them for tuning runs.
+DirectionSwitch cpu_switch(const Tuning& tuning) {
   DirectionSwitch d = DirectionSwitch::cpu();
-  if (const char* e = std::getenv("GXSORT_BFS_ALPHA")) d.alpha = std::max(1e-9, std::atof(e));
-  if (const char* e = std::getenv("GXSORT_BFS_BETA")) d.beta = std::max(1e-9, std::atof(e));
-  if (const char* e = std::getenv("GXSORT_BFS_MINBU")) d.min_bottom_up_frontier = std::strtoull(e, nullptr, 10);
+  if (tuning.bfs_alpha) d.alpha = *tuning.bfs_alpha;
+  if (tuning.bfs_beta) d.beta = *tuning.bfs_beta;
+  if (tuning.bfs_min_bottom_up) d.min_bottom_up_frontier = *tuning.bfs_min_bottom_up;
   return d;
 }
 
@@ -404,14 +408,15 @@ void Search<Id>::run(uint64_t source, bool dir_opt) {
 }
 }  // namespace
 
-BfsRun bfs_cpu(const CsrGraph& g, uint64_t source, unsigned threads, bool direction_optimizing) {
+BfsRun bfs_cpu(const CsrGraph& g, uint64_t source, unsigned threads, bool direction_optimizing,
+               const Context& context) {
   check_source(g, source);
   threads = std::max(1u, threads);  // the caller's (the plan's) count
   BfsRun r;
   r.backend = "cpu";
   r.levels.assign(g.n, kUnreached);
-  const DirectionSwitch dir = cpu_switch();
-  Profile prof;
+  const DirectionSwitch dir = cpu_switch(context.tuning);
+  Profile prof(context);
   if (g.wide()) {
     r.parents.assign(g.n, kNoParent);
     const double t0 = now_s();

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "gxsort/context.hpp"
 #include "gxsort/options.hpp"
 
 namespace gxsort::graph {
@@ -100,8 +101,10 @@ BfsRun bfs_sequential(const CsrGraph& g, uint64_t source);
 // CPU's own switch points, DirectionSwitch::cpu). `direction_optimizing` = false forces
 // top-down (tests). `seconds` is the search alone: the levels and parents are allocated
 // before it, and on graphs of fewer than 2^32 vertices the 4-byte parents it writes are
-// widened into `parents` after it (as the GPU's are copied back).
-BfsRun bfs_cpu(const CsrGraph& g, uint64_t source, unsigned threads, bool direction_optimizing = true);
+// widened into `parents` after it (as the GPU's are copied back). `context`: the switch
+// points' overrides and the profile (Context::tuning).
+BfsRun bfs_cpu(const CsrGraph& g, uint64_t source, unsigned threads, bool direction_optimizing = true,
+               const Context& context = Context());
 // Fills depth, reached and edges_traversed from levels.
 void bfs_summarize(const CsrGraph& g, BfsRun& r);
 

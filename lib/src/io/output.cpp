@@ -138,10 +138,11 @@ bool output_can_resume(const std::string& output, bool resume) {
   return false;
 }
 
-Output Output::open(const std::string& path, const std::string& spool_dir, const std::string& kind,
-                     const OutputHeader& header, const std::string& option) {
+Output Output::open(const Context& context, const std::string& path, const std::string& spool_dir,
+                     const std::string& kind, const OutputHeader& header, const std::string& option) {
   if (path.empty()) fail_usage("an output file is required (" + option + " FILE)");
   Output o;
+  o.context_ = context;
   o.label_ = path == "-" ? "stdout" : path;
   int fd = path == "-" ? 1 : -1;
   if (fd < 0) o.target_ = resolve_symlinks(path, &fd);
@@ -179,11 +180,11 @@ Output Output::open(const std::string& path, const std::string& spool_dir, const
       o.target_.clear();
       o.space_dir_ = spool_dir;
       require_writable_dir(spool_dir, "temporary");
-      o.temp_ = TempFile::create(spool_dir, kind);
+      o.temp_ = TempFile::create(context, spool_dir, kind);
     } else {
       o.space_dir_ = directory_of(o.target_);
       require_writable_dir(o.space_dir_, "output");
-      o.temp_ = TempFile::beside(o.target_, kind);
+      o.temp_ = TempFile::beside(context, o.target_, kind);
     }
   } catch (const Error& e) {
     throw Error(e.code(), o.label_ + ": cannot write it: " + e.what());
@@ -397,7 +398,7 @@ void Output::commit_in_place(bool sync) {
                                "other hard links); it is finished first (the complete output is in " + kept + ")");
   try {
     copy_to_fd(temp_.file(), 0, n / 2, fd, label_);
-    test_stop_at("in-place");  // tests only (io/temp_files.hpp)
+    test_stop_at(context_, "in-place");  // tests only (io/temp_files.hpp)
     copy_to_fd(temp_.file(), n / 2, n, fd, label_);
     if (::ftruncate(fd, off_t(n)) != 0) output_error(label_, "cannot truncate", errno);
     if (sync && ::fsync(fd) != 0) output_error(label_, "fsync failed", errno);
@@ -448,7 +449,7 @@ void Output::finish_commit(bool sync) {
   prepare_commit(sync);
   if (stream_) return commit_stream();
   if (in_place_) return commit_in_place(sync);
-  temp_.commit_rename(target_, false);  // synced by prepare_commit
+  temp_.commit_rename(target_, false, context_);  // synced by prepare_commit
   if (sync) sync_directory(space_dir_);
 }
 

@@ -44,9 +44,10 @@ class Output {
   // Throws usage Error for a directory or an empty path, io Error for a directory that
   // is missing or not writable, or a descriptor that is closed or read-only. `kind`
   // names the temp file (io/temp_files.hpp); `option` the option that named the path
-  // (messages).
-  static Output open(const std::string& path, const std::string& spool_dir, const std::string& kind = "out",
-                     const OutputHeader& header = {}, const std::string& option = "-o");
+  // (messages); `context`: the call's (its test hooks, timeline and $TMPDIR).
+  static Output open(const Context& context, const std::string& path, const std::string& spool_dir,
+                     const std::string& kind = "out", const OutputHeader& header = {},
+                     const std::string& option = "-o");
   Output(Output&&) noexcept = default;
   Output& operator=(Output&&) noexcept = default;
 
@@ -58,6 +59,7 @@ class Output {
   bool streamed() const { return stream_; }
   bool in_place() const { return in_place_; }  // a hard-linked target, rewritten in place
   const std::string& label() const { return label_; }  // the name messages use
+  const Context& context() const { return context_; }  // open()'s
   // The path a regular output will have (symlinks resolved); "" for a streamed one.
   const std::string& target() const { return target_; }
   // The temp file the output is written into until commit (other processes of a
@@ -81,6 +83,7 @@ class Output {
   void write_header();
   void keep_complete_copy(const std::string& kept);
   TempFile temp_;
+  Context context_;
   OutputHeader header_;
   std::string label_, target_, space_dir_;
   bool stream_ = false;

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <map>
 
 #include "gxsort/error.hpp"
@@ -25,9 +24,8 @@ uint64_t device_id(const std::string& dir) {
   return uint64_t(st.st_dev);
 }
 
-void check_space(const std::vector<SpaceNeed>& needs) {
-  const char* skip = std::getenv("GXSORT_SKIP_SPACE_CHECK");
-  if (skip && std::string(skip) == "1") return;
+void check_space(const Context& context, const std::vector<SpaceNeed>& needs) {
+  if (context.test.skip_space_check) return;
   struct Fs { uint64_t need = 0; std::string dir, what; };
   std::map<uint64_t, Fs> per_fs;
   for (const auto& n : needs) {

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "gxsort/context.hpp"
+
 namespace gxsort::io {
 
 uint64_t free_bytes(const std::string& dir);      // throws naming dir when statvfs fails
@@ -17,9 +19,10 @@ struct SpaceNeed {
 };
 
 // Throws Error(io) "not enough free space in DIR for WHAT: need N, free M" for the
-// first filesystem whose summed needs exceed its free space. Setting the environment
-// variable GXSORT_SKIP_SPACE_CHECK=1 skips it (tests use it to reach a real ENOSPC).
-void check_space(const std::vector<SpaceNeed>& needs);
+// first filesystem whose summed needs exceed its free space. The test hook
+// context.test.skip_space_check (GXSORT_SKIP_SPACE_CHECK=1) skips it (tests use it to
+// reach a real ENOSPC).
+void check_space(const Context& context, const std::vector<SpaceNeed>& needs);
 
 std::string directory_of(const std::string& path);  // "." for a bare file name
 void require_writable_dir(const std::string& dir, const std::string& role);

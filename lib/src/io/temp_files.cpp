@@ -194,18 +194,15 @@ void install_temp_cleanup_handlers() {
   });
 }
 
-TempFile TempFile::beside(const std::string& target, const std::string& kind) {
-  TempFile t = create(directory_of(target), kind);
+TempFile TempFile::beside(const Context& context, const std::string& target, const std::string& kind) {
+  TempFile t = create(context, directory_of(target), kind);
   t.file_.set_label(target);
   return t;
 }
 
-std::string default_clean_dir() {
-  const char* env = std::getenv("TMPDIR");
-  return env && *env ? std::string(env) : std::string("/tmp");
-}
+std::string default_clean_dir(const Context& context) { return context.temp_dir_or_tmp(); }
 
-void note_debris_dir(const std::string& dir) {
+void note_debris_dir(const Context& context, const std::string& dir) {
   static std::mutex mu;
   static std::set<std::string> seen;  // as given, and real paths
   static TempFile list;
@@ -219,12 +216,12 @@ void note_debris_dir(const std::string& dir) {
   const size_t slash = path.find_last_of('/');
   if (slash != std::string::npos && path.compare(slash + 1, std::strlen(kJobPrefix), kJobPrefix) == 0)
     path = slash ? path.substr(0, slash) : "/";
-  char* home = ::realpath(default_clean_dir().c_str(), nullptr);
+  char* home = ::realpath(default_clean_dir(context).c_str(), nullptr);
   const bool at_home = home && path == home;
   std::free(home);
   if (at_home || !seen.insert("real:" + path).second) return;
   try {
-    if (!list.file().is_open()) list = TempFile::create_unlisted(default_clean_dir(), kDirsKind);
+    if (!list.file().is_open()) list = TempFile::create_unlisted(default_clean_dir(context), kDirsKind);
     // NUL-terminated: a directory's name may hold a newline, never a NUL
     // (io::parse_dirs_list reads it).
     const std::string entry = path + '\0';
@@ -234,16 +231,14 @@ void note_debris_dir(const std::string& dir) {
   }
 }
 
-void test_stop_at(const std::string& point, bool every_time) {
-  static const char* const want = std::getenv("GXSORT_TEST_STOP_AT");
-  static std::atomic<bool> stopped{false};
-  if (want && point == want && (every_time || !stopped.exchange(true))) ::kill(::getpid(), SIGSTOP);
+void test_stop_at(const Context& context, const std::string& point, bool every_time) {
+  if (context.test.stop_at) context.test.stop_at(point, every_time);
 }
 
-TempFile TempFile::create(const std::string& dir, const std::string& kind) {
-  note_debris_dir(dir);
+TempFile TempFile::create(const Context& context, const std::string& dir, const std::string& kind) {
+  note_debris_dir(context, dir);
   TempFile t = create_unlisted(dir, kind);
-  test_stop_at(kind);  // out of create_unlisted's CreationLock: a signal's sweep needs it
+  test_stop_at(context, kind);  // out of create_unlisted's CreationLock: a signal's sweep needs it
   return t;
 }
 
@@ -308,11 +303,11 @@ void TempFile::remove() {
   path_.clear();
 }
 
-void TempFile::commit_rename(const std::string& target, bool sync) {
-  timeline("output's rename begins");
+void TempFile::commit_rename(const std::string& target, bool sync, const Context& context) {
+  timeline(context, "output's rename begins");
   if (sync) file_.sync();
   file_.close();
-  timeline("output closed");
+  timeline(context, "output closed");
   // An existing target is swapped with this file, and its old content (now under this
   // file's name) unlinked: a rename over an existing file makes ext4 (auto_da_alloc)
   // start the writeback of all of this file's dirty pages inside the rename, which an

@@ -5,6 +5,7 @@
 #pragma once
 #include <string>
 
+#include "gxsort/context.hpp"
 #include "io/file.hpp"
 
 namespace gxsort::io {
@@ -19,15 +20,15 @@ void remove_all_temps_now();
 // of ranks the scheduler had not run yet removed their files (seen on 2 oversubscribed
 // cores); the ranks that are done wait for them.
 void set_signal_linger(unsigned milliseconds);
-// Tests only: when this process reaches `point` and GXSORT_TEST_STOP_AT names it, it
-// stops itself (SIGSTOP), the first time only unless every_time, so that a test can
-// kill it, signal it or change its input at a known point however fast or loaded the
-// machine (the test waits for the stopped state; kill -CONT lets it go on). The points:
+// Tests only: tells context.test.stop_at that this process reached `point` (the CLI:
+// where GXSORT_TEST_STOP_AT names it, it stops itself with SIGSTOP, the first time only
+// unless every_time, so that a test can kill it, signal it or change its input at a
+// known point however fast or loaded the machine; kill -CONT lets it go on). The points:
 // a temp file kind ("out", "run", "bucket", "merge", "gen", ...), once that file exists
 // (TempFile::create); "in-place": halfway through an in-place rewrite (Output's copy
 // back into the file); "journal:KIND": after each journal line of a piece of that kind
 // ("run", "level", "final", "out", "bucket", ...; resume::JobDir::record), every time.
-void test_stop_at(const std::string& point, bool every_time = false);
+void test_stop_at(const Context& context, const std::string& point, bool every_time = false);
 
 // While a user's file is rewritten in place (io/output.hpp), a fatal signal must not
 // stop the rewrite halfway: the handlers write `note` to stderr, remember the signal
@@ -57,7 +58,7 @@ std::string temp_name(const std::string& kind, long pid, unsigned long n);
 bool is_temp_file(const std::string& path);
 
 // Where `gxsort clean` looks without -T: $TMPDIR, else /tmp (and the current directory).
-std::string default_clean_dir();
+std::string default_clean_dir(const Context& context);
 // After a kill -9, `gxsort clean` must find what this process left in directories it
 // does not look in by default (beside an output, a -T directory): the first time a
 // temp file or job directory goes into such a directory, its real path is added to a
@@ -66,7 +67,7 @@ std::string default_clean_dir();
 // which clean reads and follows. Best effort: nothing when that directory is not
 // writable. Removed, like every temp file, on exit, errors and signals.
 constexpr const char* kDirsKind = "dirs";
-void note_debris_dir(const std::string& dir);
+void note_debris_dir(const Context& context, const std::string& dir);
 
 // A created temporary file, unlinked when destroyed unless commit_rename() moved it
 // into place or release() handed its path to the caller.
@@ -75,12 +76,13 @@ class TempFile {
   TempFile() = default;
   // Creates "<dir>/.gxsort.<host>.<pid>.<kind>.<random>.tmp" (kind: a word without
   // dots), 0600; a name that exists is never opened: another random one is tried.
-  static TempFile create(const std::string& dir, const std::string& kind);
+  // `context`: its test hooks and where `gxsort clean` looks (note_debris_dir).
+  static TempFile create(const Context& context, const std::string& dir, const std::string& kind);
   // The same without note_debris_dir (the list of directories itself).
   static TempFile create_unlisted(const std::string& dir, const std::string& kind);
   // The temp file an output is written to before commit_rename: in the target's
   // directory (so the rename is atomic), named in messages as the target.
-  static TempFile beside(const std::string& target, const std::string& kind = "out");
+  static TempFile beside(const Context& context, const std::string& target, const std::string& kind = "out");
   TempFile(TempFile&& o) noexcept;
   TempFile& operator=(TempFile&& o) noexcept;
   ~TempFile();
@@ -89,8 +91,8 @@ class TempFile {
   const File& file() const { return file_; }
   const std::string& path() const { return path_; }
   // fsync (unless sync is false), close and rename over `target` (atomic replacement
-  // within one filesystem).
-  void commit_rename(const std::string& target, bool sync = true);
+  // within one filesystem). `context`: its timeline.
+  void commit_rename(const std::string& target, bool sync, const Context& context);
   // Renames the file to `target` (same file system) and keeps tracking it there: it is
   // still removed on errors and signals until release(). For files that become final
   // together, when a last file (a manifest) commits them all.

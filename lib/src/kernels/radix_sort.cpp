@@ -9,9 +9,6 @@
 #include <string>
 #include <vector>
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include "parallel/parallel_for.hpp"
 #include "kernels/line_scatter.hpp"
 #include "kernels/sorting_network.hpp"
@@ -251,7 +248,7 @@ unsigned first_digit_bits(size_t n, size_t bucket_keys) {
 // the digit. The checks cost one OR a key and one comparison a block of lines.
 template <unsigned Bits, class K, class Map>
 int msd_scatter(const K* src, K* dst, size_t n, unsigned threads, Map map,
-                DigitCounts<size_t(1) << Bits>& bucket) {
+                DigitCounts<size_t(1) << Bits>& bucket, const PassHook& between_passes) {
   if (n < 2) return -1;
   constexpr unsigned kTop = 8 * sizeof(K) - Bits;
   constexpr size_t kDigits = size_t(1) << Bits;
@@ -270,7 +267,7 @@ int msd_scatter(const K* src, K* dst, size_t n, unsigned threads, Map map,
     }
     diff[t] = d;
   });
-  test_pause_between_passes();
+  test_pause_between_passes(between_passes);
   K all = 0;
   for (K d : diff) all |= d;
   const int shift = digit_of_highest_bit(all, Bits);
@@ -351,12 +348,12 @@ void copy_equal_keys(const K* src, K* dst, size_t n, unsigned threads) {
 
 template <unsigned Bits, bool TopBit, class K>
 void radix_sort_copy_with(const K* src, K* dst, size_t n, KeyOrder<K> order, unsigned threads, K* scratch,
-                          const SortedRange& sorted) {
+                          const SortedRange& sorted, const PassHook& between_passes) {
   constexpr int kDigits = 1 << Bits;
   const XorMap<K> to_map = order.to_map(), from_map = order.from_map();
   const XorMap<K, TopBit> to{to_map.a, to_map.b};
   DigitCounts<size_t(1) << Bits> bucket;
-  const int msd = msd_scatter<Bits>(src, dst, n, threads, to, bucket);
+  const int msd = msd_scatter<Bits>(src, dst, n, threads, to, bucket, between_passes);
   if (msd < 0) {  // every key equal (or n < 2): the input order is sorted
     copy_equal_keys(src, dst, n, threads);
     if (sorted && n) sorted(0, n);
@@ -407,30 +404,19 @@ void radix_sort_copy_with(const K* src, K* dst, size_t n, KeyOrder<K> order, uns
 
 }  // namespace
 
-// GXSORT_TEST_BETWEEN_PASSES=PREFIX: PREFIX.paused is created, then PREFIX.go awaited
-// (polled, 120 s at most: a loaded machine's test may take long to rewrite the input).
-void test_pause_between_passes() {
-  static const char* const prefix = std::getenv("GXSORT_TEST_BETWEEN_PASSES");
-  if (!prefix || !*prefix) return;
-  const std::string p = prefix;
-  const int fd = ::open((p + ".paused").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd >= 0) ::close(fd);
-  for (int i = 0; i < 120000 && ::access((p + ".go").c_str(), F_OK) != 0; ++i) ::usleep(1000);
-}
-
 template <class K>
 void radix_sort_copy(const K* src, K* dst, size_t n, KeyOrder<K> order, unsigned threads, K* scratch,
-                     const SortedRange& sorted, size_t bucket_keys) {
+                     const SortedRange& sorted, size_t bucket_keys, const PassHook& between_passes) {
   threads = useful_threads(n, threads);
   // Integer keys map with one xor (b == 0 both ways); floats need the top bit.
   const bool top_bit = order.to_map().b != 0 || order.from_map().b != 0;
   switch (first_digit_bits(n, bucket_keys) * 2 + top_bit) {
-    case 16: return radix_sort_copy_with<8, false>(src, dst, n, order, threads, scratch, sorted);
-    case 17: return radix_sort_copy_with<8, true>(src, dst, n, order, threads, scratch, sorted);
-    case 18: return radix_sort_copy_with<9, false>(src, dst, n, order, threads, scratch, sorted);
-    case 19: return radix_sort_copy_with<9, true>(src, dst, n, order, threads, scratch, sorted);
-    case 20: return radix_sort_copy_with<10, false>(src, dst, n, order, threads, scratch, sorted);
-    default: return radix_sort_copy_with<10, true>(src, dst, n, order, threads, scratch, sorted);
+    case 16: return radix_sort_copy_with<8, false>(src, dst, n, order, threads, scratch, sorted, between_passes);
+    case 17: return radix_sort_copy_with<8, true>(src, dst, n, order, threads, scratch, sorted, between_passes);
+    case 18: return radix_sort_copy_with<9, false>(src, dst, n, order, threads, scratch, sorted, between_passes);
+    case 19: return radix_sort_copy_with<9, true>(src, dst, n, order, threads, scratch, sorted, between_passes);
+    case 20: return radix_sort_copy_with<10, false>(src, dst, n, order, threads, scratch, sorted, between_passes);
+    default: return radix_sort_copy_with<10, true>(src, dst, n, order, threads, scratch, sorted, between_passes);
   }
 }
 
@@ -440,9 +426,9 @@ void radix_sort_pairs(K* keys, uint32_t* idx, K* ktmp, uint32_t* itmp, size_t n,
 }
 
 template void radix_sort_copy<uint32_t>(const uint32_t*, uint32_t*, size_t, KeyOrder<uint32_t>, unsigned, uint32_t*,
-                                        const SortedRange&, size_t);
+                                        const SortedRange&, size_t, const PassHook&);
 template void radix_sort_copy<uint64_t>(const uint64_t*, uint64_t*, size_t, KeyOrder<uint64_t>, unsigned, uint64_t*,
-                                        const SortedRange&, size_t);
+                                        const SortedRange&, size_t, const PassHook&);
 template void radix_sort_pairs<uint64_t>(uint64_t*, uint32_t*, uint64_t*, uint32_t*, size_t, unsigned);
 
 }  // namespace gxsort

@@ -59,11 +59,13 @@ class SourceChanged : public Error {
 };
 
 // Tests only (tests/cli/test_hostile_inputs.sh): a sort that reads its source more than
-// once (radix_sort_copy's count and scatter, a record sort's keys and gather) calls this
-// after its first read. With GXSORT_TEST_BETWEEN_PASSES=PREFIX set, it creates
-// PREFIX.paused and waits (120 s at most) for PREFIX.go to exist, so that a test changes
-// the input in between without racing the sort.
-void test_pause_between_passes();
+// once (radix_sort_copy's count and scatter, a record sort's keys and gather) calls its
+// hook (TestHooks::between_passes) after its first read, so that a test changes the
+// input in between without racing the sort. Null: none.
+using PassHook = std::function<void()>;
+inline void test_pause_between_passes(const PassHook& hook) {
+  if (hook) hook();
+}
 
 // Sorts the n raw keys of src into dst (the two must not overlap): keys are transformed
 // on the way in, sorted as unsigned words and transformed back. One parallel MSD pass
@@ -78,12 +80,13 @@ void test_pause_between_passes();
 // is called (from any thread) with each range [first, first + count) of dst that holds
 // its final keys, as soon as it does. The MSD pass takes 8 to 10 bits, as many as
 // it needs for buckets of at most `bucket_keys` keys on average (tests lower it to reach
-// the wider digits with small inputs).
+// the wider digits with small inputs). `between_passes`: test_pause_between_passes.
 using SortedRange = std::function<void(size_t first, size_t count)>;
 constexpr size_t kMsdBucketKeys = size_t(1) << 18;
 template <class K>
 void radix_sort_copy(const K* src, K* dst, size_t n, KeyOrder<K> order, unsigned threads, K* scratch = nullptr,
-                     const SortedRange& sorted = {}, size_t bucket_keys = kMsdBucketKeys);
+                     const SortedRange& sorted = {}, size_t bucket_keys = kMsdBucketKeys,
+                     const PassHook& between_passes = {});
 
 // Sorts (keys, idx) pairs by key, stably; the result ends in (keys, idx).
 template <class K>

@@ -104,9 +104,9 @@ MemoryLimit memory_limit(const std::string& proc_cgroup, const std::string& cgro
   return best;
 }
 
-MemoryLimit memory_limit() {
-  const char* test_dir = std::getenv("GXSORT_TEST_CGROUP_DIR");
-  if (test_dir && *test_dir) return memory_limit(std::string(test_dir) + "/cgroup", std::string(test_dir) + "/root");
+MemoryLimit memory_limit(const Context& context) {
+  const std::string& test_dir = context.test.cgroup_dir;
+  if (!test_dir.empty()) return memory_limit(test_dir + "/cgroup", test_dir + "/root");
   return memory_limit("/proc/self/cgroup", "/sys/fs/cgroup");
 }
 

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -32,15 +31,13 @@ double since_exec() {
 
 }  // namespace
 
-void timeline(const char* step) {
-  static const bool on = [] {
-    const char* v = std::getenv("GXSORT_TIMELINE");
-    return v && *v && std::string(v) != "0";
-  }();
-  if (!on) return;
-  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
-  std::fprintf(stderr, "gxsort: timeline: %s%s%s%s at %.3f s\n", rank ? "rank " : "", rank ? rank : "", rank ? " " : "",
-               step, since_exec());
+void timeline(const Context& context, const char* step) {
+  if (!context.timeline || !context.trace) return;
+  const std::string& rank = context.rank;
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.3f", since_exec());
+  context.trace("gxsort: timeline: " + (rank.empty() ? std::string() : "rank " + rank + " ") + step + " at " + seconds +
+                " s");
 }
 
 }  // namespace gxsort

@@ -222,7 +222,7 @@ void JobDir::lock_dir(const std::string& dir, const std::string& digest, const s
     throw Error(ExitCode::io, unsafe + ": a resumable job's directory is not kept there (use a directory of your own, or "
                                        "a sticky one such as /tmp: -T DIR)");
   remove_superseded(parent.get(), dir, name, output);
-  io::note_debris_dir(dir);  // after a kill -9, `gxsort clean` looks here too
+  io::note_debris_dir(context_, dir);  // after a kill -9, `gxsort clean` looks here too
   auto fd = std::make_shared<io::UniqueFd>(io::make_private_dir(parent.get(), name, path));
   // Pieces are created and renamed into the directory by path (io::TempFile): the path
   // must name this directory, the caller's own 0700 one, whose entry in `dir` no other
@@ -274,8 +274,10 @@ JobDir JobDir::peek(const std::vector<std::string>& dirs, const std::string& dig
   return j;
 }
 
-JobDir JobDir::open(const std::vector<std::string>& dirs, const std::string& digest, bool resume, const std::string& output) {
+JobDir JobDir::open(const Context& context, const std::vector<std::string>& dirs, const std::string& digest,
+                    bool resume, const std::string& output) {
   JobDir j;
+  j.context_ = context;
   for (const std::string& d : dirs)
     if (std::find(j.dirs_.begin(), j.dirs_.end(), d) == j.dirs_.end()) j.lock_dir(d, digest, output, resume);
   const std::string path = j.paths_[0];
@@ -368,7 +370,7 @@ void JobDir::record(const Piece& p, bool behind) {
     fsync_or_fail(journal_.get(), journal);
   }
   pieces_[p.key()] = p;
-  io::test_stop_at("journal:" + p.kind, true);
+  io::test_stop_at(context_, "journal:" + p.kind, true);
 }
 
 void JobDir::forget(const std::string& key) { pieces_.erase(key); }

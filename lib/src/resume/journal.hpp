@@ -73,9 +73,9 @@ class JobDir {
   // `output` names what the job writes: a dead job of the same output whose digest
   // differs (its input changed, or its options) can never be resumed, and is removed.
   // One job directory in each of `dirs` (the -T directories; pieces spread over them),
-  // the journal in the first.
-  static JobDir open(const std::vector<std::string>& dirs, const std::string& digest, bool resume,
-                     const std::string& output);
+  // the journal in the first. `context`: the call's (test hooks, where clean looks).
+  static JobDir open(const Context& context, const std::vector<std::string>& dirs, const std::string& digest,
+                     bool resume, const std::string& output);
   // The job's directories as a killed (or running) process left them, read without
   // taking them (plan --resume): pieces() lists the journal's entries. Not active()
   // when there are none. An entry that is not the caller's own private directory is
@@ -87,6 +87,7 @@ class JobDir {
   ~JobDir();
 
   bool active() const { return !paths_.empty(); }
+  const Context& context() const { return context_; }  // open()'s
   // Whether record() fsyncs the journal after each entry (the default). A job run with
   // --no-fsync does not: its kept pieces are never fsync'd either, so a synced entry
   // would not make them survive a power loss (resume verifies every piece and makes a
@@ -128,6 +129,7 @@ class JobDir {
  private:
   void lock_dir(const std::string& dir, const std::string& digest, const std::string& output, bool resume);
   size_t place(const Piece& p) const;  // the index of the directory that holds it
+  Context context_;
   std::vector<std::string> dirs_, paths_;
   std::vector<io::UniqueFd> parents_;                // the directories that hold the job's
   std::vector<std::shared_ptr<io::UniqueFd>> fds_;   // the job's directories, checked (null: none, in a peek)

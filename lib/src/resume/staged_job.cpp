@@ -16,9 +16,9 @@ Piece stage_piece(const std::string& kind) {
 
 }  // namespace
 
-StagedJob::StagedJob(const std::vector<std::string>& dirs, const std::string& digest, bool resume,
-                     const std::string& output, unsigned threads, Note note)
-    : dir_(JobDir::open(dirs, digest, resume, output)), digest_(digest), threads_(threads), resuming_(resume),
+StagedJob::StagedJob(const Context& context, const std::vector<std::string>& dirs, const std::string& digest,
+                     bool resume, const std::string& output, unsigned threads, Note note)
+    : dir_(JobDir::open(context, dirs, digest, resume, output)), digest_(digest), threads_(threads), resuming_(resume),
       note_(std::move(note)) {}
 
 StagedJob::~StagedJob() { dir_.remove(); }

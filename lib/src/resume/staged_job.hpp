@@ -24,8 +24,8 @@ class StagedJob {
   using Note = std::function<void(const std::string&)>;
   // Opens (creates) the job directories (JobDir::open: without `resume`, what a dead
   // job left goes first).
-  StagedJob(const std::vector<std::string>& dirs, const std::string& digest, bool resume, const std::string& output,
-            unsigned threads, Note note);
+  StagedJob(const Context& context, const std::vector<std::string>& dirs, const std::string& digest, bool resume,
+            const std::string& output, unsigned threads, Note note);
   ~StagedJob();  // not finished (an error): the job's directories go
   StagedJob(const StagedJob&) = delete;
   StagedJob& operator=(const StagedJob&) = delete;
