@@ -11,7 +11,7 @@
 #include "gxsort/timeline.hpp"
 #include "io/space.hpp"
 #include "io/temp_files.hpp"
-#include "plan/sizes.hpp"
+#include "platform/sizes.hpp"
 
 using namespace gxsort;
 using gxsort_test::TempDir;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "gxsort/cancel.hpp"
+#include "gxsort/context.hpp"
 #include "gxsort/error.hpp"
 #include "gxsort/format.hpp"
 #include "gxsort/options.hpp"
@@ -50,6 +51,7 @@ struct MemoryOptions {
   uintptr_t stream = 0;
   const CancelToken* cancel = nullptr;  // polled at chunk and phase boundaries: throws Cancelled
   ProgressFn progress;                  // the engine's progress (phases of a spilled sort too)
+  Context context;                      // the caller's resolved facts ($TMPDIR's directory, hooks, trace)
 };
 
 // Stable sort, in place, of `count` records of format f at `data`.

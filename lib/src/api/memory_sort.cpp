@@ -31,9 +31,9 @@ void sort_in_memory(Backend& backend, unsigned char* data, size_t n, const Engin
 // after the sort succeeded: a cancelled or failed sort leaves it untouched.
 void sort_through_files(unsigned char* data, size_t n, const EngineOptions& opt, const std::string& dir) {
   const size_t bytes = n * opt.format.record_size;
-  io::TempFile in = io::TempFile::create(dir, "spill");
+  io::TempFile in = io::TempFile::create(opt.context, dir, "spill");
   in.file().write_at_parallel(data, bytes, 0, opt.threads);
-  io::TempFile out = io::TempFile::create(dir, "spill");  // the sorted output is renamed over it
+  io::TempFile out = io::TempFile::create(opt.context, dir, "spill");  // the sorted output is renamed over it
   EngineOptions file_opt = opt;
   file_opt.fsync = false;  // read back at once, then removed
   sort_file(in.path(), out.path(), file_opt);
@@ -55,6 +55,7 @@ EngineOptions engine_options(const Format& f, const MemoryOptions& o) {
   opt.tmp_dirs = o.tmp_dirs;
   opt.cancel = o.cancel;
   opt.progress = o.progress;
+  opt.context = o.context;
   return opt;
 }
 
