@@ -9,6 +9,7 @@
 #include "distributed/mpi_comm.hpp"
 #include "gxsort/distributed.hpp"
 #include "backend/backend.hpp"
+#include "engine/engine.hpp"
 #include "io/temp_files.hpp"
 #include "plan/sizes.hpp"
 
@@ -41,7 +42,7 @@ EngineOptions distributed_rank_options(EngineOptions opt, int host_rank, int hos
   const unsigned share = unsigned(std::max(1, host_size));
   opt.device_index = unsigned(std::max(0, host_rank));
   if (!opt.memory.given) {
-    opt.memory.bytes = memory_limit().bytes / 2 / share;
+    opt.memory.bytes = host_budget(opt, share);  // the one-process commands' resolve, shared
     opt.memory.given = true;
   }
   if (!threads_given) {
