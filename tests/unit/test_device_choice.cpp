@@ -217,6 +217,18 @@ TEST_CASE("plan: a distributed rank's merges hold their windows and buffers") {
   CHECK(files.window_memory == 64 * MiB);
 }
 
+TEST_CASE("plan: a device's resident sort slices, one size for a sort and a distributed rank's device pass") {
+  Job j = sort_job(100, 1000, 64 * MiB);
+  j.sort.sort_bytes_per_record = 200;
+  const Plan p = make_plan(j);
+  REQUIRE(p.mode == PlanMode::in_memory);
+  CHECK(p.resident_slice_bytes == (64 * MiB) / 100 * 100);  // whole records, about 64 MiB
+  CHECK(p.chunks.chunk_bytes == p.resident_slice_bytes);     // the sort's slices in and out
+  // A record wider than a slice: a slice holds one (every command's plan has the size).
+  const Job huge = sort_job(100 << 20, 1, 512 * MiB, Device::automatic, JobKind::check);
+  CHECK(make_plan(huge).resident_slice_bytes == size_t(100) << 20);
+}
+
 TEST_CASE("plan: the executors' merge job takes the plan's windows and buffers") {
   EngineOptions opt;
   opt.format = Format::typed(KeyType::u64);

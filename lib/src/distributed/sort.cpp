@@ -104,7 +104,7 @@ uint64_t merge_received(Prepared& p, Received& rec, const EngineOptions& opt, co
       auto drain = [&](const unsigned char* src, uint64_t first, uint64_t count) {
         range.put(src, first * f.record_size, count * f.record_size);
       };
-      sort_on_device(*p.backend, *resident, f.record_size, rec.records,
+      sort_on_device(*p.backend, *resident, f.record_size, rec.records, p.plan.resident_slice_bytes,
                      fill_from_pieces(rec.pieces, f.record_size, p.threads), drain, opt.progress);
       return rec.records;
     }

@@ -30,6 +30,7 @@ Plan base_plan(const Job& j) {
   p.records = j.sort.record_size ? j.sort.input_bytes / j.sort.record_size : 0;
   p.memory = j.sort.memory;
   p.output_bytes = j.sort.input_bytes;
+  if (p.record_size) p.resident_slice_bytes = std::max<size_t>(1, kResidentSliceBytes / p.record_size) * p.record_size;
   return p;
 }
 
@@ -66,6 +67,7 @@ Plan plan_sort(const Job& j) {
   p.threads = b.threads;
   p.stream = j.stream;
   p.direct_output = p.direct_io;
+  p.resident_slice_bytes = b.resident_slice_bytes;
   const size_t rs = j.sort.record_size;
   if (j.stream) {  // runs of the external plan's size (partition samples the whole input: not a stream)
     PlanInput pi = j.sort;
@@ -74,7 +76,7 @@ Plan plan_sort(const Job& j) {
     p.chunks = stream_of(p.run_records, rs, kStreamSlots);
     p.direct_io = use_direct_io(j.sort.direct_io, 0, j.sort.page_cache_bytes);  // size unknown: only when asked
   } else if (p.mode == PlanMode::in_memory) {  // a device's resident sort: slices in and out
-    p.chunks = stream_of(std::max<size_t>(1, kResidentSliceBytes / rs), rs, kStreamSlots);
+    p.chunks = stream_of(p.resident_slice_bytes / rs, rs, kStreamSlots);
   } else if (p.mode == PlanMode::external) {
     p.chunks = stream_of(p.run_records, rs, unsigned(std::min<size_t>(kStreamSlots, std::max<size_t>(1, p.runs))));
   }

@@ -113,6 +113,7 @@ struct Plan {
   size_t memory_merge_buffer_bytes = 0;  // runs-in-memory: the merge's output buffer
   bool direct_output = false;      // the merge's synced output bypasses the page cache
   StreamPlan chunks;               // check, reduce, runs: the chunks (runs: of a run each)
+  size_t resident_slice_bytes = 0; // a device's resident sort: the slices copied in and out (about 64 MiB)
   DedupePlan dedupe;
   GraphBuildPlan graph;
   BfsPlan bfs;
