@@ -82,14 +82,16 @@ void show_only_the_first_gpu() {
 }
 
 // Starts the GPU early for a command that may use it (help, gen and clean do not, nor a
-// sort that --device auto gives to the CPU backend), and joins that start before the
+// sort or dedupe that --device auto gives to the CPU backend), and joins that start before the
 // process ends, whatever path it ends by. `info` lists every GPU, and a distributed plan
 // counts them; the others use the first.
 struct EarlyCudaStart {
   explicit EarlyCudaStart(const cli::Command& cmd) {
     const cli::EarlyGpu when = cmd.entry->early_gpu;
     if (when == cli::EarlyGpu::none) return;
-    if (when == cli::EarlyGpu::unless_cpu_sort && cmd.inputs.size() == 1 && sort_goes_to_cpu(cmd.inputs[0], cmd.engine)) return;
+    if (when == cli::EarlyGpu::unless_cpu_sort && cmd.inputs.size() == 1 &&
+        !may_use_gpu(cmd.entry->name, cmd.inputs[0], cmd.engine))
+      return;
     if (when != cli::EarlyGpu::all && !cmd.distributed && cmd.engine.device != Device::cpu) show_only_the_first_gpu();
     start.emplace(cmd.engine);
   }

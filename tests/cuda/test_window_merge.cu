@@ -11,6 +11,7 @@
 #include "device/backend_select.hpp"
 #include "gpu_test_util.hpp"
 #include "engine/merge.hpp"
+#include "plan/job.hpp"
 #include "../common/resumable_merge.hpp"
 
 using namespace gxsort;
@@ -26,7 +27,7 @@ std::vector<unsigned char> merge_with(const Format& f, const std::vector<RunRef>
   job.format = &f;
   job.backend = backend;
   job.merge_kernel = kernel;
-  job.window_memory = window_memory;
+  job.window_records = backend ? device_window_records(backend->max_window_records(f), window_memory, f.record_size) : 0;
   job.buffer_bytes = 1 << 16;
   job.threads = 2;
   merge_runs(job, runs, out.file(), 0);
@@ -141,7 +142,7 @@ TEST_CASE("GPU windowed merge with checkpoints, resumed from each, is the merge 
       MergeJob job;
       job.format = &f;
       job.backend = gpu.get();
-      job.window_memory = 3 * 1000 * 8;  // windows of ~1000 records: a checkpoint after each
+      job.window_records = device_window_records(gpu->max_window_records(f), 3 * 1000 * 8, 8);  // windows of ~1000 records: a checkpoint after each
       job.buffer_bytes = 1 << 16;
       job.threads = 2;
       job.unique = unique;
@@ -164,7 +165,7 @@ TEST_CASE("GPU windowed merge with checkpoints hashes its windows: the sums are 
     MergeJob job;
     job.format = &f;
     job.backend = gpu.get();
-    job.window_memory = 3 * (uint64_t(6) << 20);  // 6 MiB windows: one whole 4 MiB block each
+    job.window_records = device_window_records(gpu->max_window_records(f), 3 * (uint64_t(6) << 20), 8);  // 6 MiB windows: one whole 4 MiB block each
     job.buffer_bytes = 1 << 16;
     job.threads = 2;
     size_t hashed = 0;

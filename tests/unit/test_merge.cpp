@@ -11,6 +11,7 @@
 
 #include "gxsort/error.hpp"
 #include "engine/merge.hpp"
+#include "plan/job.hpp"
 #include "gxsort/gxsort.hpp"
 #include "../common/cpu_delegate.hpp"
 #include "../common/resumable_merge.hpp"
@@ -164,7 +165,7 @@ TEST_CASE("the windowed merge pipeline (a device's merge, here on the CPU) equal
         WindowedCpu backend(window);
         MergeJob dev = cpu;
         dev.backend = &backend;
-        dev.window_memory = uint64_t(1) << 30;
+        dev.window_records = device_window_records(backend.max_window_records(r.f), uint64_t(1) << 30, 8);
         io::TempFile got = io::TempFile::create({}, "/tmp", "gxsort-unit-merge");
         const std::vector<unsigned char> header(size_t(offset), 0xAB);
         if (offset) got.file().write_at(header.data(), header.size(), 0);
@@ -197,7 +198,7 @@ TEST_CASE("the windowed merge pipeline with checkpoints, resumed from each, is t
       MergeJob job;
       job.format = &r.f;
       job.backend = &backend;
-      job.window_memory = uint64_t(1) << 30;
+      job.window_records = device_window_records(backend.max_window_records(r.f), uint64_t(1) << 30, 8);
       job.threads = 2;
       job.unique = unique;
       INFO("window " << window << " unique " << unique);

@@ -225,11 +225,13 @@ std::string npy_descr_for(const Format& format);
 // gxsort sort IN -o OUT: a stable sort of the records of IN into OUT (which may be IN).
 RunStats sort_file(const std::string& input, const std::string& output, const EngineOptions& opt);
 
-// Whether sort_file(input) with --device auto goes to the CPU backend though a GPU may be
-// usable (in memory, records wider than 64 bytes, 16 threads or more: the CPU backend is
-// faster there; docs/benchmarks.md). Only for a regular file; false for any input the
-// sort itself would refuse. The app skips the GPU's early start for such a sort.
-bool sort_goes_to_cpu(const std::string& input, const EngineOptions& opt);
+// Whether command `command` ("sort" or "dedupe") of the one input `input` may use the
+// GPU: the device choice the command itself makes (--device auto gives an in-memory sort
+// of records wider than 64 bytes on 16 threads or more to the CPU backend, faster there;
+// docs/benchmarks.md), made from the input's size without planning on any backend. True
+// for any other command unless --device cpu, and for an input that is not a regular file
+// or that the command itself would refuse. The app skips the GPU's early start when false.
+bool may_use_gpu(const std::string& command, const std::string& input, const EngineOptions& opt);
 
 // gxsort plan IN: what sort_file would do (with opt.resume, what a resume of its job
 // would find).

@@ -174,6 +174,11 @@ bool fit_device_to_sorts(Backend& b, const Format& f, uint64_t n, uint64_t besid
 // The largest n such that n records plus their sort scratch fit in `bytes`.
 size_t records_that_fit(const Backend& b, const Format& f, size_t bytes);
 
+// Host bytes to sort one record on `b`: the record and its share of the sort's scratch
+// (linear in n on every backend). cpu_sort_bytes_per_record: the CPU backend's, none made.
+size_t sort_bytes_per_record(const Backend& b, const Format& f);
+size_t cpu_sort_bytes_per_record(const Format& f);
+
 std::unique_ptr<Backend> make_cpu_backend(unsigned threads);
 
 }  // namespace gxsort

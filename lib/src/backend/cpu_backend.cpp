@@ -45,6 +45,13 @@ void sort_flat_into(const Format& f, const unsigned char* src, unsigned char* ds
 // records needs.
 size_t pair_bytes(size_t n) { return n * (2 * sizeof(uint64_t) + 2 * sizeof(uint32_t)); }
 
+// In place: the sorted copy goes to scratch, then back (with the pairs of a record sort).
+size_t cpu_sort_scratch_bytes(const Format& f, size_t n) { return n * f.record_size + (f.flat() ? 0 : pair_bytes(n)); }
+
+// A record and its share of `scratch(probe)` bytes of sort scratch for `probe` records.
+size_t per_record(const Format& f, size_t probe, size_t scratch) { return f.record_size + (scratch + probe - 1) / probe; }
+constexpr size_t kScratchProbe = 1 << 20;  // scratch is linear in n: measured once at this n
+
 // Groups of tied prefixes at most this large finish on std::stable_sort of the key tail;
 // larger ones (a composite key whose first fields take few values) LSD on its segments.
 constexpr size_t kSmallTie = 256;
@@ -197,10 +204,7 @@ class CpuBackend : public Backend {
     return HostBuffer(static_cast<unsigned char*>(p), bytes, free_aligned);
   }
 
-  // In place: the sorted copy goes to scratch, then back.
-  size_t sort_scratch_bytes(const Format& f, size_t n) const override {
-    return n * f.record_size + (f.flat() ? 0 : pair_bytes(n));
-  }
+  size_t sort_scratch_bytes(const Format& f, size_t n) const override { return cpu_sort_scratch_bytes(f, n); }
 
   void sort_chunk(const Format& f, unsigned char* data, size_t n, unsigned char* scratch) override {
     if (n < 2) return;
@@ -255,11 +259,14 @@ class CpuBackend : public Backend {
 
 std::unique_ptr<Backend> make_cpu_backend(unsigned threads) { return std::make_unique<CpuBackend>(threads); }
 
-size_t records_that_fit(const Backend& b, const Format& f, size_t bytes) {
-  // Scratch is linear in n for every backend; measure the per-record cost once.
-  const size_t probe = 1 << 20;
-  size_t per = f.record_size + (b.sort_scratch_bytes(f, probe) + probe - 1) / probe;
-  return bytes / per;
+size_t records_that_fit(const Backend& b, const Format& f, size_t bytes) { return bytes / sort_bytes_per_record(b, f); }
+
+size_t sort_bytes_per_record(const Backend& b, const Format& f) {
+  return per_record(f, kScratchProbe, b.sort_scratch_bytes(f, kScratchProbe));
+}
+
+size_t cpu_sort_bytes_per_record(const Format& f) {
+  return per_record(f, kScratchProbe, cpu_sort_scratch_bytes(f, kScratchProbe));
 }
 
 }  // namespace gxsort

@@ -46,6 +46,12 @@ void plan_bfs_search(Prepared& p, uint64_t vertices, uint64_t edges) {
   p.job.vertices = vertices;
   p.job.edges = edges;
   p.job.graph_known = true;
+  // The search's backend, now that the graph's size is known (choose_backend): a graph
+  // larger than the GPU searches goes to the CPU under --device auto, planned so.
+  MachineFacts machine = machine_facts(p.job);
+  machine.max_device_vertices = p.backend->max_bfs_vertices();
+  p.device = choose_backend(p.job, machine);
+  if (p.device.device == Device::cpu && p.backend->device_budget() > 0) p.backend = make_cpu_backend(p.threads);
   p.plan = make_plan(p.job);
 }
 
@@ -94,13 +100,7 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
   }
 
   res.load_seconds = since(t0);
-  // A device that cannot take the graph (--device auto): the CPU searches, as planned.
-  std::unique_ptr<Backend> backend = std::move(p.backend);
-  if (p.plan.bfs.device_budget > 0 && !p.plan.bfs.on_device) {
-    backend = make_cpu_backend(p.threads);
-    backend->set_context(opt.context);
-  }
-  const std::vector<graph::BfsRun> runs = backend->bfs(g, sources, p.plan.bfs.device);
+  const std::vector<graph::BfsRun> runs = p.backend->bfs(g, sources, p.plan.bfs.device);
   res.backend = runs.front().backend;
   for (size_t i = 0; i < runs.size(); ++i) res.searches.push_back(summary(runs[i], sources[i], g.symmetric));
   res.stats.command = "bfs";

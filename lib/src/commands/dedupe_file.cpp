@@ -303,11 +303,7 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
   } else if (strategy == DedupePath::stream) {
     dedupe_by_stream(p, in, output, opt, st, t_start);
   } else if (d.keep_first) {
-    if (!d.sort_planned) {  // the bitmap fell back to a sort the budget cannot plan: its error
-      Job sort = p.job;
-      sort.command = JobKind::sort;
-      make_plan(sort);
-    }
+    if (!d.sort_planned) fail_usage(d.sort_refused);  // the bitmap fell back to a sort the budget cannot plan
     return dedupe_by_sort_unique(in, output, opt, p, t_start);
   } else {
     dedupe_by_sort_and_group(p, in, output, opt, st, t_start);

@@ -356,7 +356,7 @@ RunStats merge_files(const std::vector<std::string>& args, const std::string& ou
   if (!out.streamed()) out.file().start_write_behind();
   RunVerifier verifier(inputs);
   std::atomic<uint64_t> done{0};
-  MergeJob job = merge_job_of(p, opt, plan.window_memory, plan.merge_buffer_bytes);
+  MergeJob job = merge_job_of(p, opt, plan.window_records, plan.merge_buffer_bytes);
   JobProgress job_progress(opt.progress, merge_stages(plan));  // all levels: one job
   job.progress = job_progress.fn();
   job.threads = plan.merge_threads;

@@ -54,7 +54,7 @@ void preflight(const Prepared& p, const std::string& out_dir, uint64_t output_by
 uint64_t merge_run_files(Prepared& p, const Plan& plan, std::vector<TreeInput> runs, const EngineOptions& opt,
                          const io::File& out, uint64_t out_offset, RunStats* st, SortJob* sort_job = nullptr) {
   std::atomic<uint64_t> done{0};
-  MergeJob job = merge_job_of(p, opt, plan.window_memory, plan.merge_buffer_bytes);
+  MergeJob job = merge_job_of(p, opt, plan.window_records, plan.merge_buffer_bytes);
   job.threads = plan.merge_threads;
   // Runs too large for the page cache: the levels go around it, and so does the
   // output when it is synced anyway (the whole output only: O_DIRECT needs aligned
@@ -128,7 +128,7 @@ uint64_t sort_through_runs(Prepared& p, const Plan& plan, const io::File& in, co
     phase("sort runs", since(t0), bytes, 0);
     auto t1 = Clock::now();
     std::atomic<uint64_t> done{0};
-    MergeJob job = merge_job_of(p, opt, plan.window_memory, plan.memory_merge_buffer_bytes);
+    MergeJob job = merge_job_of(p, opt, plan.window_records, plan.memory_merge_buffer_bytes);
     job.done_bytes = &done;
     job.total_bytes = bytes;
     const uint64_t kept = merge_runs(job, runs, out, out_offset);
@@ -360,24 +360,20 @@ RunStats sort_stream(io::File& in, const std::string& output, const EngineOption
 RunStats sort_prepared(io::File& in, const std::string& output, const EngineOptions& given, Prepared& p,
                        Clock::time_point t_start);
 
-// The options a sort of `input_bytes` runs with: --device auto's choice made (engine.hpp).
-EngineOptions device_chosen(const EngineOptions& opt, uint64_t input_bytes) {
-  EngineOptions chosen = opt;
-  if (auto_sorts_on_cpu(opt, input_bytes)) chosen.device = Device::cpu;
-  return chosen;
-}
-
 }  // namespace
 
-bool sort_goes_to_cpu(const std::string& input, const EngineOptions& opt) {
+bool may_use_gpu(const std::string& command, const std::string& input, const EngineOptions& opt) {
+  const JobKind kind = command == "sort" ? JobKind::sort : JobKind::dedupe;
   struct stat st;
   // Only a regular file: a FIFO opened here and closed again could lose what its writer sent.
-  if (opt.device != Device::automatic || input == "-" || ::stat(input.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-    return false;
+  if (opt.device != Device::automatic || (command != "sort" && command != "dedupe") || input == "-" ||
+      ::stat(input.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return opt.device != Device::cpu;
   try {
-    return auto_sorts_on_cpu(opt, open_input(input, opt.format).size());
+    const Job job = job_of(kind, opt, open_input(input, opt.format).size(), false);
+    return choose_backend(job, machine_facts(job)).device != Device::cpu;
   } catch (const Error&) {
-    return false;  // the sort itself says what is wrong with the input
+    return true;  // the command itself says what is wrong with the input
   }
 }
 
@@ -386,9 +382,8 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
   return sort_input(in, output, opt);
 }
 
-RunStats sort_input(io::File& in, const std::string& output, const EngineOptions& given) {
-  if (in.is_stream()) return sort_stream(in, output, given, nullptr);
-  const EngineOptions opt = device_chosen(given, in.size());
+RunStats sort_input(io::File& in, const std::string& output, const EngineOptions& opt) {
+  if (in.is_stream()) return sort_stream(in, output, opt, nullptr);
   // Every plan reads the input from its start: a cold disk starts on it while the
   // device starts and the plan is made (0.3-0.4 s on the H100 host).
   in.prefetch(0, uint64_t(256) << 20);
@@ -503,14 +498,13 @@ PlanReport plan_sort(const std::string& input, const std::string& output, const 
     r.sort.fan_in = p.plan_input.fan_in ? p.plan_input.fan_in : kDefaultFanIn;
     r.backend = p.backend->name();
   } else {
-    const EngineOptions chosen = device_chosen(opt, in.size());
-    Prepared p = prepare(chosen, in.size(), tmp, in.path());
+    Prepared p = prepare(opt, in.size(), tmp, in.path());
     if (opt.resume && output.empty()) fail_usage("plan --resume: name the job's output (-o FILE): a job is its input, options and output");
     const bool resumable = p.plan.mode == PlanMode::external || p.plan.mode == PlanMode::partition;
     r = plan_report(p.plan);
     if (opt.resume) r.resume = resume_report(SortJob::inspect(p, in, output, opt));
     r.backend = p.backend->name();
-    r.device_auto_cpu = chosen.device != opt.device;
+    r.device_auto_cpu = p.device.reason == DeviceReason::wide_records;
     if (resumable) r.temp_dirs = p.tmp_dirs;
   }
   r.command = "sort";

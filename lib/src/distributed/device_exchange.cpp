@@ -61,7 +61,7 @@ std::optional<OnDevice> begin_on_device(Prepared& p, const RankShape& shape, con
 
 void sort_slice_on_device(OnDevice& dev, Prepared& p, const RankShape& shape, const io::File& in,
                           const EngineOptions& opt) {
-  DeviceSlots slots(*p.backend, opt.format.record_size, dev.records);
+  DeviceSlots slots(*p.backend, opt.format.record_size, dev.records, p.plan.resident_slice_bytes);
   load_on_device(slots, *dev.sort, slice_reader(in, shape, opt.format.record_size, p.threads), opt.progress);
   dev.sort->sort();
 }
@@ -125,7 +125,7 @@ uint64_t write_from_device(Comm& comm, DeviceReceived& rec, Prepared& p, const E
   comm.collectively([&] {
     if (!rec.sorted) rec.sort->sort();
     rec.mapped.get();  // the range's mapping (its error, if any, is this rank's)
-    DeviceSlots slots(*p.backend, rs, rec.records);
+    DeviceSlots slots(*p.backend, rs, rec.records, p.plan.resident_slice_bytes);
     unload_from_device(slots, *rec.sort, [&](const unsigned char* src, uint64_t first, uint64_t count) {
       (*rec.range)->put(src, first * rs, count * rs);
     }, opt.progress);
@@ -136,7 +136,7 @@ uint64_t write_from_device(Comm& comm, DeviceReceived& rec, Prepared& p, const E
 }
 
 LocalRuns to_host(OnDevice& dev, Prepared& p, const io::File& in, const EngineOptions& opt) {
-  DeviceSlots slots(*p.backend, opt.format.record_size, dev.records);
+  DeviceSlots slots(*p.backend, opt.format.record_size, dev.records, p.plan.resident_slice_bytes);
   LocalRuns local = copy_to_host(slots, *dev.sort, p, in, opt);
   dev.sort.reset();
   return local;

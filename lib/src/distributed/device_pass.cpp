@@ -11,9 +11,10 @@
 
 namespace gxsort::distributed {
 
-DeviceSlots::DeviceSlots(Backend& backend, size_t record_size, uint64_t records) : rs(record_size) {
+DeviceSlots::DeviceSlots(Backend& backend, size_t record_size, uint64_t records, size_t slice_bytes)
+    : rs(record_size) {
   bytes = records * rs;
-  slice = size_t(std::min<uint64_t>(std::max<size_t>(1, (size_t(64) << 20) / rs) * rs, std::max<uint64_t>(bytes, rs)));
+  slice = size_t(std::min<uint64_t>(slice_bytes, std::max<uint64_t>(bytes, rs)));
   for (int s = 0; s < 3; ++s) {
     buffers.push_back(backend.allocate_host(slice));
     slots.push_back(buffers.back().data());
@@ -46,10 +47,10 @@ void unload_from_device(DeviceSlots& d, DeviceResidentSort& resident, const Drai
   pipeline::run_chunks(d.config("write"), d.slots, out, progress);
 }
 
-void sort_on_device(Backend& backend, DeviceResidentSort& resident, size_t rs, uint64_t records, const Fill& fill,
-                    const Drain& drain, const ProgressFn& progress) {
+void sort_on_device(Backend& backend, DeviceResidentSort& resident, size_t rs, uint64_t records, size_t slice_bytes,
+                    const Fill& fill, const Drain& drain, const ProgressFn& progress) {
   if (records == 0) return;
-  DeviceSlots d(backend, rs, records);
+  DeviceSlots d(backend, rs, records, slice_bytes);
   load_on_device(d, resident, fill, progress);
   resident.sort();
   unload_from_device(d, resident, drain, progress);

@@ -21,9 +21,10 @@ namespace gxsort::distributed {
 using Fill = std::function<void(unsigned char* dst, uint64_t first, uint64_t count)>;
 using Drain = std::function<void(const unsigned char* src, uint64_t first, uint64_t count)>;
 
-// Three pinned slots of 64 MiB for the slices of `records` records going in or out.
+// Three pinned slots for the slices of `records` records going in or out: of the plan's
+// slice_bytes (Plan::resident_slice_bytes), or all of them when less.
 struct DeviceSlots {
-  DeviceSlots(Backend& backend, size_t record_size, uint64_t records);
+  DeviceSlots(Backend& backend, size_t record_size, uint64_t records, size_t slice_bytes);
   pipeline::Config config(const char* phase) const;
   size_t rs = 0, slice = 0;
   uint64_t bytes = 0;
@@ -36,7 +37,7 @@ void load_on_device(DeviceSlots& slots, DeviceResidentSort& resident, const Fill
 void unload_from_device(DeviceSlots& slots, DeviceResidentSort& resident, const Drain& drain,
                         const ProgressFn& progress);
 void sort_on_device(Backend& backend, DeviceResidentSort& resident, size_t record_size, uint64_t records,
-                    const Fill& fill, const Drain& drain, const ProgressFn& progress);
+                    size_t slice_bytes, const Fill& fill, const Drain& drain, const ProgressFn& progress);
 
 // A fill that reads the pieces (in memory) back to back, in their order, on `threads`.
 Fill fill_from_pieces(const std::vector<RunRef>& pieces, size_t record_size, unsigned threads);

@@ -89,7 +89,7 @@ RunStats merge_distributed(const std::vector<std::string>& inputs, const std::st
   Prepared p;
   std::optional<SharedOutput> out;
   std::vector<RunRef> pieces;
-  comm.collectively([&] { p = prepare(opt, (last - first) * rs, default_temp_dir(output)); });
+  comm.collectively([&] { p = prepare_rank(opt, (last - first) * rs, default_temp_dir(output)); });
   out.emplace(SharedOutput::open(comm, opt.context, output, output_header(opt, rs)));
   out->start_write_behind();
   comm.collectively([&] {
@@ -100,7 +100,10 @@ RunStats merge_distributed(const std::vector<std::string>& inputs, const std::st
   });
   comm.collectively([&] {
     std::atomic<uint64_t> done{0};
-    MergeJob job = merge_job_of(p, opt, p.memory, size_t(4) << 20);
+    std::vector<uint64_t> piece_records;
+    for (const RunRef& piece : pieces) piece_records.push_back(piece.records);
+    const Plan plan = plan_rank_merge(p.job, piece_records, RankMerge::in_place);
+    MergeJob job = merge_job_of(p, opt, plan.window_records, plan.memory_merge_buffer_bytes);
     job.done_bytes = &done;
     job.total_bytes = (last - first) * rs;
     job.verify_sorted = true;

@@ -72,10 +72,10 @@ PlanReport plan_distributed(const std::string& input, const EngineOptions& optio
   std::vector<RankShape> shapes;
   if (job) {
     std::string mine;
-    job->collectively([&] { mine = encode(shape_of(prepare(opt, 0, default_temp_dir(input)), job->rank(), job->size())); });
+    job->collectively([&] { mine = encode(shape_of(prepare_rank(opt, 0, default_temp_dir(input)), job->rank(), job->size())); });
     for (const std::string& s : job->comm().allgatherv(mine)) shapes.push_back(decode(s));
   } else {
-    const Prepared p = prepare(opt, 0, default_temp_dir(input));  // every rank like this process
+    const Prepared p = prepare_rank(opt, 0, default_temp_dir(input));  // every rank like this process
     for (int r = 0; r < ranks; ++r) shapes.push_back(shape_of(p, r, ranks));
   }
   const bool one_host = (!job || job->comm().host_size() == job->size()) && opt.exchange == Exchange::automatic;

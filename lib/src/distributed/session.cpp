@@ -7,6 +7,7 @@
 #include "distributed/mpi_comm.hpp"
 #include "gxsort/distributed.hpp"
 #include "device/backend_select.hpp"
+#include "engine/engine.hpp"
 #include "io/temp_files.hpp"
 #include "platform/sizes.hpp"
 
@@ -39,7 +40,7 @@ EngineOptions distributed_rank_options(EngineOptions opt, int host_rank, int hos
   const unsigned share = unsigned(std::max(1, host_size));
   opt.device_index = unsigned(std::max(0, host_rank));
   if (!opt.memory.given) {
-    opt.memory.bytes = memory_limit(opt.context).bytes / 2 / share;
+    opt.memory.bytes = host_budget(opt, share);  // the one-process commands' resolve, shared
     opt.memory.given = true;
   }
   if (!threads_given) {

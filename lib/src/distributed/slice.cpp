@@ -56,7 +56,7 @@ bool sorted_on_device(Prepared& p, const RankShape& shape, const io::File& in, c
   if (shape.run_records < n) return false;
   std::unique_ptr<DeviceResidentSort> resident = p.backend->begin_resident_sort(opt.format, size_t(n));
   if (!resident) return false;
-  DeviceSlots slots(*p.backend, opt.format.record_size, n);
+  DeviceSlots slots(*p.backend, opt.format.record_size, n, p.plan.resident_slice_bytes);
   load_on_device(slots, *resident, slice_reader(in, shape, opt.format.record_size, p.threads), opt.progress);
   resident->sort();
   out = copy_to_host(slots, *resident, p, in, opt);

@@ -63,7 +63,7 @@ void set_up(Comm& comm, Setup& s, const std::string& input, const std::string& o
   s.records = s.in->size() / rs;
   const Slice slice = slice_of(s.records, comm.rank(), comm.size());
   comm.collectively([&] {
-    s.p = prepare(opt, slice.records * rs, default_temp_dir(output));
+    s.p = prepare_rank(opt, slice.records * rs, default_temp_dir(output));
     s.shape = shape_rank(s.p.plan_input, slice, comm.rank(), comm.size());
     s.shape.backend = s.p.backend->name();
     if (s.shape.round_records == 0)
@@ -90,12 +90,6 @@ uint64_t merge_received(Prepared& p, Received& rec, const EngineOptions& opt, co
   if (rec.records == 0) return 0;
   const Format& f = opt.format;
   const uint64_t bytes = rec.records * f.record_size;
-  std::atomic<uint64_t> done{0};
-  MergeJob job = merge_job_of(p, opt, p.memory, f.record_size);  // each way below sets its buffers and windows
-  job.unique_after = after;
-  job.stage_seconds = stages;
-  job.done_bytes = &done;
-  job.total_bytes = bytes;
   const bool all_in_memory =
       rec.in_memory && std::all_of(rec.pieces.begin(), rec.pieces.end(), [](const RunRef& r) { return r.mem; });
   if (all_in_memory && rec.pieces.size() == 1 && !opt.unique) {  // nothing to merge (one rank, say)
@@ -110,30 +104,29 @@ uint64_t merge_received(Prepared& p, Received& rec, const EngineOptions& opt, co
       auto drain = [&](const unsigned char* src, uint64_t first, uint64_t count) {
         range.put(src, first * f.record_size, count * f.record_size);
       };
-      sort_on_device(*p.backend, *resident, f.record_size, rec.records,
+      sort_on_device(*p.backend, *resident, f.record_size, rec.records, p.plan.resident_slice_bytes,
                      fill_from_pieces(rec.pieces, f.record_size, p.threads), drain, opt.progress);
       return rec.records;
     }
   }
-  if (rec.in_memory) {  // read in place: only the output buffers and the device's windows
-    job.buffer_bytes = size_t(4) << 20;
-    job.window_memory = std::max<uint64_t>(p.memory - std::min(p.memory, bytes), uint64_t(16) << 20);
-    return merge_runs(job, rec.pieces, out, offset);
-  }
-  // Pieces in files: merged as a stream's runs are, by a merge tree planned for them.
-  Plan plan;
-  plan.mode = PlanMode::external;
-  plan.records = rec.records;
-  plan.input_bytes = bytes;
-  plan.record_size = f.record_size;
-  for (const TreeInput& t : rec.file_pieces) plan.run_sizes.push_back(t.records);
-  PlanInput pi = p.plan_input;
-  pi.input_bytes = bytes;
-  plan_merge_tree(pi, plan);
+  // Pieces in memory are read in place (only the output buffers and the device's
+  // windows); pieces in files are merged as a stream's runs are, by a merge tree.
+  std::vector<uint64_t> piece_records;
+  if (rec.in_memory)
+    for (const RunRef& r : rec.pieces) piece_records.push_back(r.records);
+  else
+    for (const TreeInput& t : rec.file_pieces) piece_records.push_back(t.records);
+  const Plan plan = plan_rank_merge(p.job, piece_records, rec.in_memory ? RankMerge::held_in_memory : RankMerge::files);
+  std::atomic<uint64_t> done{0};
+  MergeJob job = merge_job_of(p, opt, plan.window_records,
+                              rec.in_memory ? plan.memory_merge_buffer_bytes : plan.merge_buffer_bytes);
+  job.unique_after = after;
+  job.stage_seconds = stages;
+  job.done_bytes = &done;
+  job.total_bytes = bytes;
+  if (rec.in_memory) return merge_runs(job, rec.pieces, out, offset);
   job.threads = plan.merge_threads;
-  job.buffer_bytes = std::max<size_t>(plan.merge_buffer_bytes, f.record_size);
   job.direct_temp = plan.direct_io;
-  job.window_memory = p.memory;
   uint64_t kept = 0;
   rec.pieces.clear();
   *levels = merge_tree_to(job, std::move(rec.file_pieces), plan.fan_in, p.tmp_dirs, out, offset, nullptr, &kept);

@@ -161,9 +161,8 @@ void commit_outputs(const std::vector<io::Output*>& outputs, RunStats& st, Clock
   timeline(opt.context, "outputs committed");
 }
 
-uint64_t host_budget(const EngineOptions& opt) {
-  const uint64_t limit = memory_limit(opt.context).bytes;  // RAM, or the cgroup's limit when lower
-  return opt.memory.given ? opt.memory.of(limit) : limit / 2;
+uint64_t host_budget(const EngineOptions& opt, unsigned sharing) {
+  return resolve_memory(opt.memory, memory_limit(opt.context).bytes, sharing);  // RAM, or the cgroup's limit when lower
 }
 
 std::vector<std::string> temp_dirs(const EngineOptions& opt, const std::string& default_tmp_dir) {
@@ -197,8 +196,7 @@ Job job_of(JobKind kind, const EngineOptions& opt, uint64_t input_bytes, bool st
 
 void add_backend_limits(Job& j, const Backend& backend) {
   const Format& f = j.format;
-  const size_t probe = 1 << 20;
-  j.sort.sort_bytes_per_record = f.record_size + (backend.sort_scratch_bytes(f, probe) + probe - 1) / probe;
+  j.sort.sort_bytes_per_record = sort_bytes_per_record(backend, f);
   j.sort.max_chunk_records = backend.max_chunk_records(f);
   j.window_records = backend.max_window_records(f);
   // A backend without a device merge merges on the CPU's loser tree, which costs more
@@ -208,15 +206,12 @@ void add_backend_limits(Job& j, const Backend& backend) {
   j.max_device_vertices = backend.max_bfs_vertices();
 }
 
-bool auto_sorts_on_cpu(const EngineOptions& opt, uint64_t input_bytes) {
-  constexpr size_t kWiderThanBytes = 64;
-  constexpr unsigned kFromThreads = 16;
-  if (opt.device != Device::automatic || opt.format.record_size <= kWiderThanBytes) return false;
-  Job job = job_of(JobKind::sort, opt, input_bytes, false);
-  job.threads = resolve_threads(job.threads);
-  if (job.threads < kFromThreads) return false;
-  add_backend_limits(job, *make_cpu_backend(job.threads));
-  return make_plan(job).mode == PlanMode::in_memory;
+MachineFacts machine_facts(const Job& job) {
+  MachineFacts m;
+  m.gpu = GXSORT_HAVE_CUDA != 0;  // whether one is usable is known as the backend starts
+  m.threads = resolve_threads(job.threads);
+  m.cpu_sort_bytes_per_record = cpu_sort_bytes_per_record(job.format);
+  return m;
 }
 
 Prepared prepare(const EngineOptions& opt, Job job, const std::string& default_tmp_dir) {
@@ -224,7 +219,8 @@ Prepared prepare(const EngineOptions& opt, Job job, const std::string& default_t
   Prepared p;
   p.tmp_dirs = temp_dirs(opt, default_tmp_dir);
   job.threads = resolve_threads(job.threads);
-  p.backend = make_backend(opt.device, job.threads, opt.device_memory, opt.device_index);
+  p.device = choose_backend(job, machine_facts(job));
+  p.backend = make_backend(p.device.device, job.threads, opt.device_memory, opt.device_index);
   p.backend->set_context(opt.context);
   p.context = opt.context;
   add_backend_limits(job, *p.backend);
@@ -240,6 +236,12 @@ Prepared prepare(const EngineOptions& opt, Job job, const std::string& default_t
 Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::string& default_tmp_dir,
                  const std::string& input_label) {
   return prepare(opt, job_of(JobKind::sort, opt, input_bytes, false, input_label), default_tmp_dir);
+}
+
+Prepared prepare_rank(const EngineOptions& opt, uint64_t input_bytes, const std::string& default_tmp_dir) {
+  Job job = job_of(JobKind::sort, opt, input_bytes, false);
+  job.distributed = true;
+  return prepare(opt, std::move(job), default_tmp_dir);
 }
 
 }  // namespace gxsort

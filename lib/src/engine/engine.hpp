@@ -10,6 +10,7 @@
 #include "io/file.hpp"
 #include "io/output.hpp"
 #include "gxsort/gxsort.hpp"
+#include "plan/device_choice.hpp"
 #include "plan/job.hpp"
 #include "plan/plan.hpp"
 
@@ -18,6 +19,7 @@ namespace gxsort {
 // A command ready to run: its backend and temp directories, its Job and the Plan that
 // sizes everything it does (memory and threads are the plan's, copied for brevity).
 struct Prepared {
+  DeviceChoice device;  // the backend's choice (choose_backend), and why
   std::unique_ptr<Backend> backend;
   uint64_t memory = 0;
   unsigned threads = 1;
@@ -71,8 +73,10 @@ RunStats sort_input(io::File& in, const std::string& output, const EngineOptions
 void commit_outputs(const std::vector<io::Output*>& outputs, RunStats& st, Clock::time_point t_start,
                     const EngineOptions& opt);
 
-// --memory in bytes (a percent of RAM resolved; half of RAM when not given).
-uint64_t host_budget(const EngineOptions& opt);
+// --memory in bytes (resolve_memory under this process's memory limit): a percent of it
+// resolved; not given, half of it shared by `sharing` processes (a distributed job's
+// ranks on one host).
+uint64_t host_budget(const EngineOptions& opt, unsigned sharing = 1);
 
 // The Job of a command from its options, before the backend is known: the format, the
 // budget in bytes (host_budget; bfs: all of RAM when --memory is not given), --threads,
@@ -82,24 +86,24 @@ Job job_of(JobKind kind, const EngineOptions& opt, uint64_t input_bytes, bool st
 // and BFS limits and its memory budget.
 void add_backend_limits(Job& job, const Backend& backend);
 
-// --device auto for a sort of `input_bytes` (a regular file's): whether it goes to the CPU
-// backend though a GPU may be usable. The GPU's in-memory sort costs the same at every
-// record width (its start, and the copies in and out); the CPU backend sorts (key, index)
-// pairs and gathers the records, so it gains as they widen. On an H200 host's 16 threads
-// (tools/bench/record_width.sh, 4 GiB, 2026-11-29) GPU / CPU was 0.59 at 32 bytes, 1.08 at
-// 64, 1.41 at 100 (gensort): records wider than 64 bytes whose sort the CPU backend holds
-// in memory, on 16 threads or more, go there.
-bool auto_sorts_on_cpu(const EngineOptions& opt, uint64_t input_bytes);
+// The machine's facts choose_backend weighs for `job` (its threads resolved): none that
+// starts a device.
+MachineFacts machine_facts(const Job& job);
 
 // --tmp-dir, else $TMPDIR (Context::temp_dir), else `default_tmp_dir`.
 std::vector<std::string> temp_dirs(const EngineOptions& opt, const std::string& default_tmp_dir);
 
 // Resolves --memory, --threads, --tmp-dir (default $TMPDIR, else `default_tmp_dir`,
-// normally default_temp_dir(output)) and the backend; plans the sort of `input_bytes`.
+// normally default_temp_dir(output)) and the backend (choose_backend); plans the sort of
+// `input_bytes`.
 // `input_label` names the input in the plan's messages.
 Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::string& default_tmp_dir,
                  const std::string& input_label = "");
-// The same for any command's job (job_of): the backend made, its limits added, planned.
+// The same for a rank of --distributed: the sort of its part, --device as given (its
+// exchange may go through the GPU; choose_backend).
+Prepared prepare_rank(const EngineOptions& opt, uint64_t input_bytes, const std::string& default_tmp_dir);
+// The same for any command's job (job_of): the backend chosen (choose_backend) and made,
+// its limits added, planned.
 Prepared prepare(const EngineOptions& opt, Job job, const std::string& default_tmp_dir);
 
 }  // namespace gxsort

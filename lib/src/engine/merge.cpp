@@ -181,9 +181,8 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
   const Format& f = *job.format;
   const size_t rs = f.record_size;
   const size_t k = runs.size();
-  constexpr size_t kSlots = 3;
-  uint64_t w = job.backend->max_window_records(f);
-  if (job.window_memory) w = std::min<uint64_t>(w, job.window_memory / (kSlots * rs));
+  constexpr size_t kSlots = kWindowSlots;
+  uint64_t w = job.window_records;  // the plan's (device_window_records)
   // A resumable merge's checkpoints: the output's block sums taken from each window as
   // it is written (in memory) instead of read back from the file; windows of whole
   // blocks, so that every checkpoint starts on one. -u windows shrink: read back.
@@ -395,7 +394,7 @@ uint64_t merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const 
   for (const auto& r : runs) ends.push_back(r.records);
   const uint64_t total = std::accumulate(ends.begin(), ends.end(), uint64_t(0)) -
                          std::accumulate(from.begin(), from.end(), uint64_t(0));
-  if (job.backend && job.backend->max_window_records(*job.format) > 0 && total > 0)
+  if (job.backend && job.window_records > 0 && total > 0)
     return merge_runs_on_device(job, runs, from, total, out, out_offset);
   if (job.checkpoint) return merge_on_cpu_with_checkpoints(job, runs, from, ends, out, out_offset);
   return merge_on_cpu(job, runs, from, ends, out, out_offset);
@@ -510,7 +509,7 @@ size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t 
   }
 }
 
-MergeJob merge_job_of(const Prepared& p, const EngineOptions& opt, uint64_t window_memory, size_t buffer_bytes) {
+MergeJob merge_job_of(const Prepared& p, const EngineOptions& opt, uint64_t window_records, size_t buffer_bytes) {
   MergeJob job;
   job.format = &opt.format;
   job.buffer_bytes = std::max<size_t>(buffer_bytes, opt.format.record_size);
@@ -519,7 +518,7 @@ MergeJob merge_job_of(const Prepared& p, const EngineOptions& opt, uint64_t wind
   job.cancel = opt.cancel;
   job.backend = p.backend.get();
   job.merge_kernel = opt.merge_kernel;
-  job.window_memory = window_memory;
+  job.window_records = window_records;
   job.unique = opt.unique;
   job.context = p.context;
   return job;

@@ -24,9 +24,9 @@ class Backend;
 
 struct MergeJob {
   const Format* format = nullptr;
-  Backend* backend = nullptr;     // merges windows on its device when it has one
+  Backend* backend = nullptr;     // merges windows on its device when window_records > 0
   MergeKernel merge_kernel = MergeKernel::automatic;
-  uint64_t window_memory = 0;     // host bytes for the device merge's window buffers
+  uint64_t window_records = 0;    // the plan's device windows (Plan::window_records; 0: the CPU merges)
   size_t buffer_bytes = 1 << 20;  // read buffer per run, per thread
   unsigned threads = 1;
   bool verify_sorted = false;     // inputs come from the user: check their order
@@ -83,9 +83,10 @@ struct MergeJob {
 // Merges `runs` (stable: ties go to the earlier run) into `out` from byte out_offset.
 // Returns the records written (fewer than the inputs hold with job.unique).
 // The merge job of a command: the format, -u and the merge kernel of `opt`, the backend
-// and threads of `p`, a device merge's window budget and each input's read buffer (at
-// least a record). The caller adds its progress counter, totals and special flags.
-MergeJob merge_job_of(const Prepared& p, const EngineOptions& opt, uint64_t window_memory, size_t buffer_bytes);
+// and threads of `p`, a device merge's windows (the plan's window_records) and each
+// input's read buffer (at least a record). The caller adds its progress counter, totals
+// and special flags.
+MergeJob merge_job_of(const Prepared& p, const EngineOptions& opt, uint64_t window_records, size_t buffer_bytes);
 
 uint64_t merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const io::File& out, uint64_t out_offset);
 

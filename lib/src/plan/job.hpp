@@ -25,6 +25,7 @@ struct Job {
   Format format;
   unsigned threads = 0;          // --threads as given (0: default_threads()); resolved by make_plan
   bool stream = false;           // the input is a stream: its size is known only at its end
+  bool distributed = false;      // a rank of sort or merge --distributed (its slice's job)
   uint64_t window_records = 0;   // the backend's device merge window (0: the CPU merges)
   uint64_t device_budget = 0;    // bytes of the backend's device arena (0: no device)
 
@@ -50,7 +51,27 @@ struct Job {
 // dedupe streams); nothing else.
 Plan make_plan(const Job& job);
 
+// A device merge's windows: kWindowSlots in flight (read, merge, write), each of the
+// backend's largest window (`max_window_records`; 0: the backend has no device merge,
+// the CPU merges) or less, all within `window_memory` bytes (0: no limit), at least one
+// record. A merge cuts them further only to its own output (and a resumable one to whole
+// checksum blocks: engine/merge.cpp).
+constexpr unsigned kWindowSlots = 3;
+uint64_t device_window_records(uint64_t max_window_records, uint64_t window_memory, size_t record_size);
+
+// The merge a rank of --distributed runs (its Job: prepare_rank's, engine/engine.hpp) over
+// sorted pieces of `piece_records` records each: read in place from the user's files
+// (merge --distributed: one merge, the budget its windows'), held in memory (what sort
+// --distributed received: the windows get what the data leaves), or in temp files (the
+// merge tree of `merge`).
+enum class RankMerge { in_place, held_in_memory, files };
+Plan plan_rank_merge(const Job& rank_job, const std::vector<uint64_t>& piece_records, RankMerge where);
+
 // The thread count a command runs with: --threads, else the CPUs this process may use.
 unsigned resolve_threads(unsigned requested);
+// The host budget in bytes of --memory under the memory limit `limit` (RAM, or the
+// cgroup's when lower): as given (a percent of the limit resolved), else half of the
+// limit, shared by `sharing` processes (the ranks of a distributed job on one host).
+uint64_t resolve_memory(const SizeOption& memory, uint64_t limit, unsigned sharing = 1);
 
 }  // namespace gxsort

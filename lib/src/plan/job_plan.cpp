@@ -14,8 +14,8 @@ constexpr unsigned kStreamSlots = 3;                     // chunks in flight: re
 constexpr uint64_t kStreamChunkBytes = uint64_t(64) << 20;  // check, reduce: chunks of about 64 MiB
 constexpr uint64_t kGroupChunkBytes = uint64_t(32) << 20;   // the dedupe group pass
 constexpr uint64_t kBitmapChunkKeys = uint64_t(16) << 20;   // the bitmap dedupe: 64 MiB of keys
-constexpr uint64_t kMemoryMergeWindow = uint64_t(16) << 20; // runs-in-memory: the least window memory
-constexpr size_t kMemoryMergeBuffer = size_t(4) << 20;
+constexpr uint64_t kMemoryMergeWindow = uint64_t(16) << 20; // data held in memory: the least window memory
+constexpr size_t kMemoryMergeBuffer = size_t(4) << 20;       // a merge of pieces in place: the output buffer
 constexpr size_t kResidentSliceBytes = size_t(64) << 20;  // the resident sort's slices in and out
 constexpr size_t kParseBlockBytes = size_t(64) << 20;     // graph build: binary edges per block
 
@@ -30,6 +30,7 @@ Plan base_plan(const Job& j) {
   p.records = j.sort.record_size ? j.sort.input_bytes / j.sort.record_size : 0;
   p.memory = j.sort.memory;
   p.output_bytes = j.sort.input_bytes;
+  if (p.record_size) p.resident_slice_bytes = std::max<size_t>(1, kResidentSliceBytes / p.record_size) * p.record_size;
   return p;
 }
 
@@ -45,6 +46,20 @@ StreamPlan stream_of(size_t chunk_records, size_t record_size, unsigned slots) {
   return {chunk_records, chunk_records * record_size, slots};
 }
 
+// A merge's windows within `window_memory` (p.window_memory, p.window_records).
+void plan_windows(const Job& j, uint64_t window_memory, Plan& p) {
+  p.window_memory = window_memory;
+  p.window_records = device_window_records(j.window_records, window_memory, j.sort.record_size);
+}
+
+// A merge of `data_bytes` of sorted data held in memory (runs kept in RAM, what a rank
+// of --distributed received): the windows get what the data leaves of the budget, at
+// least kMemoryMergeWindow; a CPU merge writes through an output buffer.
+void plan_merge_in_memory(const Job& j, uint64_t data_bytes, Plan& p) {
+  plan_windows(j, std::max<uint64_t>(p.memory - std::min(p.memory, data_bytes), kMemoryMergeWindow), p);
+  p.memory_merge_buffer_bytes = kMemoryMergeBuffer;
+}
+
 Plan plan_sort(const Job& j) {
   Plan p = make_plan(j.sort);
   const Plan b = base_plan(j);
@@ -52,6 +67,7 @@ Plan plan_sort(const Job& j) {
   p.threads = b.threads;
   p.stream = j.stream;
   p.direct_output = p.direct_io;
+  p.resident_slice_bytes = b.resident_slice_bytes;
   const size_t rs = j.sort.record_size;
   if (j.stream) {  // runs of the external plan's size (partition samples the whole input: not a stream)
     PlanInput pi = j.sort;
@@ -60,15 +76,12 @@ Plan plan_sort(const Job& j) {
     p.chunks = stream_of(p.run_records, rs, kStreamSlots);
     p.direct_io = use_direct_io(j.sort.direct_io, 0, j.sort.page_cache_bytes);  // size unknown: only when asked
   } else if (p.mode == PlanMode::in_memory) {  // a device's resident sort: slices in and out
-    p.chunks = stream_of(std::max<size_t>(1, kResidentSliceBytes / rs), rs, kStreamSlots);
+    p.chunks = stream_of(p.resident_slice_bytes / rs, rs, kStreamSlots);
   } else if (p.mode == PlanMode::external) {
     p.chunks = stream_of(p.run_records, rs, unsigned(std::min<size_t>(kStreamSlots, std::max<size_t>(1, p.runs))));
   }
-  p.window_memory = p.memory;
-  if (p.mode == PlanMode::runs_in_memory) {  // the data stays in memory: the windows get what it leaves
-    p.window_memory = std::max<uint64_t>(p.memory - std::min(p.memory, p.input_bytes), kMemoryMergeWindow);
-    p.memory_merge_buffer_bytes = kMemoryMergeBuffer;
-  }
+  if (p.mode == PlanMode::runs_in_memory) plan_merge_in_memory(j, p.input_bytes, p);  // the data stays in memory
+  else plan_windows(j, p.memory, p);
   return p;
 }
 
@@ -96,7 +109,7 @@ Plan plan_merge(const Job& j) {
   p.mode = PlanMode::external;
   p.run_sizes = j.input_records;
   plan_merge_tree(j.sort, p);
-  p.window_memory = p.memory;
+  plan_windows(j, p.memory, p);
   // The user's files: the output goes direct when it alone would crowd the cache. The
   // runs of a stream (j.stream): as the external sort's last merge, by the temp space.
   p.direct_output = j.stream ? p.direct_io : use_direct_io(j.sort.direct_io, p.input_bytes, j.sort.page_cache_bytes);
@@ -169,6 +182,7 @@ Plan plan_dedupe(const Job& j) {
   p.command = JobKind::dedupe;
   DedupePlan& d = p.dedupe;
   d.sort_planned = planned;
+  d.sort_refused = why;
   d.keep_first = !o.count && (!o.keep_last || f.flat());
   DedupeInput in;
   in.records = j.stream ? 0 : p.records;
@@ -229,6 +243,38 @@ const char* job_kind_name(JobKind k) {
 }
 
 unsigned resolve_threads(unsigned requested) { return requested ? requested : std::max(1u, default_threads()); }
+
+uint64_t device_window_records(uint64_t max_window_records, uint64_t window_memory, size_t record_size) {
+  if (max_window_records == 0) return 0;
+  uint64_t w = max_window_records;
+  if (window_memory) w = std::min<uint64_t>(w, window_memory / (kWindowSlots * record_size));
+  return std::max<uint64_t>(1, w);
+}
+
+Plan plan_rank_merge(const Job& rank_job, const std::vector<uint64_t>& piece_records, RankMerge where) {
+  Job j = rank_job;
+  j.command = JobKind::merge;
+  j.input_records = piece_records;
+  uint64_t records = 0;
+  for (uint64_t r : piece_records) records += r;
+  j.sort.input_bytes = records * j.sort.record_size;
+  if (where == RankMerge::files) return make_plan(j);
+  Plan p = base_plan(j);
+  p.mode = PlanMode::external;
+  p.run_sizes = piece_records;
+  p.runs = piece_records.size();
+  if (where == RankMerge::held_in_memory) {
+    plan_merge_in_memory(j, p.input_bytes, p);
+  } else {
+    plan_windows(j, p.memory, p);
+    p.memory_merge_buffer_bytes = kMemoryMergeBuffer;
+  }
+  return p;
+}
+
+uint64_t resolve_memory(const SizeOption& memory, uint64_t limit, unsigned sharing) {
+  return memory.given ? memory.of(limit) : limit / 2 / std::max(1u, sharing);
+}
 
 Plan make_plan(const Job& j) {
   switch (j.command) {

@@ -65,6 +65,7 @@ struct DedupePlan {
   DedupePath strategy = DedupePath::sort;
   bool keep_first = true;        // the sort drops duplicates itself (-u); else sort, then the group pass
   bool sort_planned = true;      // the sort's plan fits --memory (the bitmap and the stream need none)
+  std::string sort_refused;      // !sort_planned: why (the sort's plan error, a bitmap's fallback fails with it)
   StreamPlan bitmap;             // the keys streamed into the bitmap
   uint64_t bitmap_budget = 0;    // host bytes the bitmap may take (UINT64_MAX: --strategy bitmap)
   StreamPlan group;              // the group pass (input chunks; each with its output chunk)
@@ -96,9 +97,11 @@ struct Plan {
   unsigned threads = 1;            // every CPU split of the command (resolved once: make_plan(Job))
   bool stream = false;             // the input is a stream: run_records sizes its runs
   uint64_t window_memory = 0;      // host bytes for a device merge's windows
+  uint64_t window_records = 0;     // a device merge's records per window (device_window_records; 0: the CPU merges)
   size_t memory_merge_buffer_bytes = 0;  // runs-in-memory: the merge's output buffer
   bool direct_output = false;      // the merge's synced output bypasses the page cache
   StreamPlan chunks;               // check, reduce, runs: the chunks (runs: of a run each)
+  size_t resident_slice_bytes = 0; // a device's resident sort: the slices copied in and out (about 64 MiB)
   DedupePlan dedupe;
   GraphBuildPlan graph;
   BfsPlan bfs;
