@@ -92,6 +92,7 @@ CommandEntry dedupe_entry() {
   e.groups = kReports | kRecords | kResources | kSortEngine;
   e.more_help = kDedupeHelp;
   e.plannable = e.npy_output = e.temp_note = true;
+  e.early_gpu = EarlyGpu::unless_cpu_sort;  // dedupe sorts too: the same choice (may_use_gpu)
   e.add_options = add_dedupe_options, e.build = build_dedupe, e.run = run_dedupe, e.run_rank = run_dedupe_rank;
   return e;
 }

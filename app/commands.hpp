@@ -58,7 +58,7 @@ enum class EarlyGpu {
   none,             // never uses a GPU (help, gen, clean)
   first,            // the first GPU it is shown
   all,              // every GPU (info lists them)
-  unless_cpu_sort,  // the first, unless --device auto gives the sort to the CPU backend
+  unless_cpu_sort,  // the first, unless --device auto gives the sort to the CPU backend (may_use_gpu)
 };
 
 // Why an option other commands take does not apply to this one (the error says it).

@@ -75,7 +75,7 @@ gx plan big.bin --memory 1M --ooc sideways
 [[ $RC == 2 ]] && grep -q -- '--ooc' "$WORK/last.err" && pass "plan --ooc sideways: usage error naming --ooc" || fail "plan --ooc bad value" "rc=$RC $(last_err)"
 
 # --device auto gives an in-memory sort of records wider than 64 bytes, on 16 threads or
-# more, to the CPU backend (engine.hpp: auto_sorts_on_cpu), and the plan says why.
+# more, to the CPU backend (plan/device_choice.hpp: choose_backend), and the plan says why.
 auto_cpu='(--device auto: in memory, records wider than 64 bytes sort faster here)'
 gx gen -o r64.bin --count 1000 --record-size 64 --key-offset 0 --key-type u64 -q
 gx gen -o r72.bin --count 1000 --record-size 72 --key-offset 0 --key-type u64 -q

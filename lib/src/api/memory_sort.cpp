@@ -65,7 +65,6 @@ void sort_host(unsigned char* data, size_t n, const EngineOptions& given) {
   if (n < 2) return;
   const uint64_t bytes = uint64_t(n) * given.format.record_size;
   EngineOptions opt = given;
-  if (auto_sorts_on_cpu(opt, bytes)) opt.device = Device::cpu;  // as sort_file chooses
   Prepared p = prepare(opt, bytes, kDefaultSpillDir);
   if (p.plan.mode == PlanMode::in_memory) return sort_in_memory(*p.backend, data, n, opt);
   const std::string dir = p.tmp_dirs[0];
