@@ -8,6 +8,7 @@
 
 #include "api/memory_sort.hpp"
 #include "backend/backend.hpp"
+#include "device/backend_select.hpp"
 #include "parallel/parallel_for.hpp"
 
 namespace gxsort {
