@@ -24,9 +24,15 @@ namespace {
 // Searches on the CUDA backend (the door `gxsort bfs` takes), its arena sized by `budget`
 // (--device-memory); `part_edges` > 0 forces the neighbors to stream in partitions of
 // that many edges, which only the device search itself takes.
+// The BFS knobs of a case (Context::tuning, as the CLI fills them from GXSORT_BFS_*).
+Tuning g_tuning;
+
 std::vector<BfsRun> gpu_bfs_many(const CsrGraph& g, const std::vector<uint64_t>& sources, const SizeOption& budget,
                                  uint64_t part_edges = 0) {
   cuda::CudaBackend backend(0, budget);
+  Context context;
+  context.tuning = g_tuning;
+  backend.set_context(context);
   if (part_edges) return bfs_on_device(backend.memory(), g, sources, part_edges);
   return backend.bfs(g, sources);
 }
@@ -46,7 +52,7 @@ void check_gpu(const CsrGraph& g, uint64_t source) {
 }
 
 // The neighbors out of device memory: streamed in partitions of at most `part_edges`
-// edges (forced, or from a small `budget` with GXSORT_BFS_STREAM=copy), or read in place
+// edges (forced, or from a small `budget` with Tuning::bfs_copy_partitions), or read in place
 // from pinned host memory (a small `budget`): levels, counts and the tree as in memory.
 BfsRun check_streamed(const CsrGraph& g, uint64_t source, uint64_t part_edges, const SizeOption& budget = SizeOption{},
                       bool host_mapped = false) {
@@ -130,9 +136,10 @@ TEST_CASE("bfs gpu: direction switch points and bottom-up kernels (bitmap, level
       {"1e-6", "24", "bitmap", false},  // top-down while unexplored edges remain
   };
   for (const Setting& st : settings) {
-    setenv("GXSORT_BFS_ALPHA", st.alpha, 1);
-    setenv("GXSORT_BFS_BETA", st.beta, 1);
-    setenv("GXSORT_BFS_BU", st.bu, 1);
+    g_tuning = Tuning();
+    g_tuning.bfs_alpha = std::atof(st.alpha);
+    g_tuning.bfs_beta = std::atof(st.beta);
+    g_tuning.bfs_bitmap = std::string(st.bu) != "lev";
     for (unsigned scale : {13u, 16u}) {
       for (bool rmat : {true, false}) {
         CsrGraph g = random_graph(rmat, scale, 16, scale * 3 + rmat, true);
@@ -154,9 +161,7 @@ TEST_CASE("bfs gpu: direction switch points and bottom-up kernels (bitmap, level
       }
     }
   }
-  unsetenv("GXSORT_BFS_ALPHA");
-  unsetenv("GXSORT_BFS_BETA");
-  unsetenv("GXSORT_BFS_BU");
+  g_tuning = Tuning();
 }
 
 TEST_CASE("bfs gpu: many sources on one upload agree with single searches") {
@@ -232,10 +237,11 @@ TEST_CASE("bfs gpu streamed: a small --device-memory reads host memory in place 
   const BfsDevicePlan fits = plan_bfs_device(g.n, g.m, uint64_t(1) << 40);
   REQUIRE_FALSE(fits.streamed);
   // a quarter of the neighbor array beside the resident arrays; then the smallest budget;
-  // the neighbors read in place from pinned host memory, then (GXSORT_BFS_STREAM=copy,
+  // the neighbors read in place from pinned host memory, then (bfs_copy_partitions,
   // the way where pinning is refused) streamed in the plan's partitions
   for (bool copy : {false, true}) {
-    if (copy) setenv("GXSORT_BFS_STREAM", "copy", 1);
+    g_tuning = Tuning();
+    if (copy) g_tuning.bfs_copy_partitions = true;
     for (uint64_t budget : {fits.resident_bytes + g.m, fits.min_bytes}) {
       const BfsDevicePlan p = plan_bfs_device(g.n, g.m, budget);
       REQUIRE(p.streamed);
@@ -251,7 +257,7 @@ TEST_CASE("bfs gpu streamed: a small --device-memory reads host memory in place 
       CHECK(many[i].reached == bfs_sequential(g, i + 1).reached);
       CHECK(many[i].neighbors_host_mapped == !copy);
     }
-    unsetenv("GXSORT_BFS_STREAM");
+    g_tuning = Tuning();
   }
   try {
     gpu_bfs(g, 1, parse_size_option(std::to_string(fits.min_bytes - 256), "--device-memory"));

@@ -233,7 +233,9 @@ TEST_CASE("plan: the executors' merge job takes the plan's windows and buffers")
   EngineOptions opt;
   opt.format = Format::typed(KeyType::u64);
   opt.memory = parse_size_option("64M", "--memory");
+  opt.device = Device::cpu;  // runs in memory, merged from buffers (a GPU would hold the input)
   Prepared p = prepare(opt, job_of(JobKind::sort, opt, 40 * MiB, false), "/tmp");
+  REQUIRE(p.plan.memory_merge_buffer_bytes > opt.format.record_size);
   const MergeJob job = merge_job_of(p, opt, p.plan.window_records, p.plan.memory_merge_buffer_bytes);
   CHECK(job.window_records == p.plan.window_records);
   CHECK(job.buffer_bytes == p.plan.memory_merge_buffer_bytes);

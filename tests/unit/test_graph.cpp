@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -130,9 +131,9 @@ TEST_CASE("graph: direction-optimizing CPU BFS takes bottom-up steps and equals 
 namespace {
 // The CPU search from `s` on `threads` threads against the sequential one: levels,
 // Graph500 validity of the parents, and the summary. Returns its bottom-up levels.
-uint32_t check_cpu_bfs(const CsrGraph& g, uint64_t s, unsigned threads) {
+uint32_t check_cpu_bfs(const CsrGraph& g, uint64_t s, unsigned threads, const Context& context = Context()) {
   const BfsRun want = bfs_sequential(g, s);
-  const BfsRun got = bfs_cpu(g, s, threads);
+  const BfsRun got = bfs_cpu(g, s, threads, true, context);
   INFO("n " << g.n << " symmetric " << g.symmetric << " source " << s << " threads " << threads);
   CHECK(got.levels == want.levels);
   CHECK(validate_bfs(g, s, got.levels, got.parents) == "");
@@ -154,19 +155,15 @@ std::vector<uint64_t> test_sources(const CsrGraph& g) {
   return s;
 }
 
-// The switch-point variables of both searches, set for one scope.
-struct SwitchEnv {
-  SwitchEnv(const char* alpha, const char* beta, const char* min_bottom_up) {
-    setenv("GXSORT_BFS_ALPHA", alpha, 1);
-    setenv("GXSORT_BFS_BETA", beta, 1);
-    setenv("GXSORT_BFS_MINBU", min_bottom_up, 1);
-  }
-  ~SwitchEnv() {
-    unsetenv("GXSORT_BFS_ALPHA");
-    unsetenv("GXSORT_BFS_BETA");
-    unsetenv("GXSORT_BFS_MINBU");
-  }
-};
+// A context with the switch points of both searches overridden (Context::tuning, as the
+// CLI fills it from GXSORT_BFS_ALPHA, _BETA and _MINBU).
+Context switch_points(const char* alpha, const char* beta, const char* min_bottom_up) {
+  Context c;
+  c.tuning.bfs_alpha = std::atof(alpha);
+  c.tuning.bfs_beta = std::atof(beta);
+  c.tuning.bfs_min_bottom_up = std::strtoull(min_bottom_up, nullptr, 10);
+  return c;
+}
 }  // namespace
 
 TEST_CASE("graph: CPU BFS on 1 and 2 threads, directed and symmetric, several sizes, equals the sequential BFS") {
@@ -200,13 +197,13 @@ TEST_CASE("graph: CPU BFS with extreme switch points equals the sequential BFS")
       {"14", "24", "256", -1},   // the CPU's own
   };
   for (const Setting& st : settings) {
-    SwitchEnv env(st.alpha, st.beta, st.min_bottom_up);
+    const Context context = switch_points(st.alpha, st.beta, st.min_bottom_up);
     for (bool rmat : {true, false}) {
       const CsrGraph g = random_graph(rmat, 14, 16, 7 + rmat, true);
       uint32_t bottom_up = 0;
       for (uint64_t s : test_sources(g)) {
         INFO("alpha " << st.alpha << " beta " << st.beta << " min " << st.min_bottom_up << " rmat " << rmat);
-        for (unsigned threads : {1u, 2u}) bottom_up += check_cpu_bfs(g, s, threads);
+        for (unsigned threads : {1u, 2u}) bottom_up += check_cpu_bfs(g, s, threads, context);
       }
       if (st.bottom_up == 1) CHECK(bottom_up > 0);
     }
