@@ -2,12 +2,11 @@
 // (GXSORT_HAVE_CUDA = 1), declared in lib/src/backend/device_entry.hpp.
 #include <cuda_runtime.h>
 
-#include <thread>
-
 #include "backend/device_entry.hpp"
 #include "cuda_backend.cuh"
 #include "cuda_check.cuh"
 #include "gxsort/timeline.hpp"
+#include "parallel/own_thread.hpp"
 
 namespace gxsort {
 
@@ -26,8 +25,8 @@ bool cuda_device_usable() { return cuda_device_count() > 0; }
 // Creating the CUDA context takes ~0.4 s on the GPU machine; started on its own thread
 // at process start it overlaps the option parsing, file opening and planning that come
 // before the first CUDA call of a command, which then finds the context made.
-std::thread cuda_start_early(unsigned device, const Context& context) {
-  return std::thread([device, context] {
+parallel::OwnThread cuda_start_early(unsigned device, const Context& context) {
+  return parallel::OwnThread([device, context] {
     int n = 0;
     if (cudaGetDeviceCount(&n) != cudaSuccess || n <= 0) {
       cudaGetLastError();

@@ -3,7 +3,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "gxsort/cancel.hpp"
@@ -184,7 +183,8 @@ class EarlyDeviceStart {
   EarlyDeviceStart& operator=(const EarlyDeviceStart&) = delete;
 
  private:
-  std::thread start_;  // the runtime's start; not joinable when nothing was started
+  struct Start;  // the runtime's start on a thread of its own
+  std::unique_ptr<Start> start_;  // null when nothing was started
 };
 
 // gxsort clean: what dead gxsort processes left in `dirs` (default: context.temp_dir

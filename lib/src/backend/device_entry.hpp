@@ -4,12 +4,12 @@
 // device use goes through the Backend these return.
 #pragma once
 #include <memory>
-#include <thread>
 #include <vector>
 
 #include "backend/backend.hpp"
 #include "gxsort/context.hpp"
 #include "gxsort/options.hpp"
+#include "parallel/own_thread.hpp"
 
 namespace gxsort {
 
@@ -27,8 +27,8 @@ std::unique_ptr<Backend> make_cuda_backend(unsigned device, const SizeOption& de
 std::vector<DeviceInfo> cuda_list_devices(const SizeOption& device_memory);
 
 // Starts CUDA (the primary context of device `device` mod the devices visible) on the
-// background thread it returns, for a command that will use the GPU; the caller joins it
-// (before exit). `context`: its timeline.
-std::thread cuda_start_early(unsigned device, const Context& context);
+// thread of its own it returns, for a command that will use the GPU; the caller joins it
+// (before exit; the OwnThread's destructor does). `context`: its timeline.
+parallel::OwnThread cuda_start_early(unsigned device, const Context& context);
 
 }  // namespace gxsort

@@ -24,6 +24,7 @@
 #include "platform/sizes.hpp"
 #include "engine/group_pass.hpp"
 #include "engine/partition_sort.hpp"
+#include "engine/sort.hpp"
 #include "kernels/key_bitmap.hpp"
 #include "engine/engine.hpp"
 

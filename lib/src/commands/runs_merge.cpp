@@ -9,13 +9,13 @@
 #include <cerrno>
 #include <exception>
 #include <set>
-#include <thread>
 
 #include "io/checksum.hpp"
 #include "io/debris.hpp"
 #include "io/safe_dir.hpp"
 #include "io/output.hpp"
 #include "io/space.hpp"
+#include "parallel/own_thread.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "commands/command_plans.hpp"
 #include "engine/engine.hpp"
@@ -258,6 +258,30 @@ std::vector<MergeInput> open_merge_inputs(const Context& context, const std::vec
   return out;
 }
 
+// An output inside a runs directory being merged is refused: a later merge of the
+// directory would take it for a run.
+void refuse_output_in_runs_dir(const std::string& output, const std::vector<std::string>& runs_dirs) {
+  if (output == "-") return;
+  const std::string out_dir = io::directory_of(io::resolve_symlinks(output));
+  for (const auto& d : runs_dirs)
+    if (io::same_file(out_dir, d))
+      fail_usage(output + ": the output is inside the runs directory " + d +
+                 " being merged (a later merge of it would take the output for a run); write it elsewhere");
+}
+
+// The merge tree's inputs: each opened input (a spooled stream: its temp file) with its
+// record count.
+std::vector<TreeInput> merge_tree_inputs(const std::vector<MergeInput>& inputs, const Format& f) {
+  std::vector<TreeInput> tree;
+  for (const auto& m : inputs) {
+    TreeInput t;
+    t.file = m.spool ? std::shared_ptr<io::File>(m.spool, &m.spool->file()) : m.file;
+    t.records = checked_record_count(t.file->path(), t.file->size(), f);
+    tree.push_back(std::move(t));
+  }
+  return tree;
+}
+
 // Hashes the runs of runs directories on a thread of its own while the merge reads
 // them; finish() throws Error(usage) naming the first whose checksum is not the
 // manifest's. Nothing is committed before it returns.
@@ -266,14 +290,14 @@ class RunVerifier {
   explicit RunVerifier(const std::vector<MergeInput>& inputs) {
     for (const auto& m : inputs)
       if (m.from_manifest) runs_.push_back(&m);
-    if (!runs_.empty()) thread_ = std::thread([this] { run(); });
+    if (!runs_.empty()) thread_ = parallel::OwnThread([this] { run(); });
   }
   ~RunVerifier() {
     stop_ = true;
-    if (thread_.joinable()) thread_.join();
+    thread_.join();
   }
   void finish() {
-    if (thread_.joinable()) thread_.join();
+    thread_.join();
     if (error_) std::rethrow_exception(error_);
   }
 
@@ -302,7 +326,7 @@ class RunVerifier {
   std::vector<const MergeInput*> runs_;
   std::atomic<bool> stop_{false};
   std::exception_ptr error_;
-  std::thread thread_;
+  parallel::OwnThread thread_;
 };
 
 }  // namespace
@@ -318,22 +342,10 @@ RunStats merge_files(const std::vector<std::string>& args, const std::string& ou
   io::Output out = io::Output::open(opt.context, output, tmp_dirs[0], "out", output_header(opt, f.record_size));
   std::vector<std::string> runs_dirs;
   std::vector<MergeInput> inputs = open_merge_inputs(opt.context, args, f, tmp_dirs[0], runs_dirs);
-  if (output != "-") {
-    const std::string out_dir = io::directory_of(io::resolve_symlinks(output));
-    for (const auto& d : runs_dirs)
-      if (io::same_file(out_dir, d))
-        fail_usage(output + ": the output is inside the runs directory " + d +
-                   " being merged (a later merge of it would take the output for a run); write it elsewhere");
-  }
-  std::vector<TreeInput> tree;
+  refuse_output_in_runs_dir(output, runs_dirs);
+  std::vector<TreeInput> tree = merge_tree_inputs(inputs, f);
   uint64_t bytes = 0;
-  for (const auto& m : inputs) {
-    TreeInput t;
-    t.file = m.spool ? std::shared_ptr<io::File>(m.spool, &m.spool->file()) : m.file;
-    t.records = checked_record_count(t.file->path(), t.file->size(), f);
-    bytes += t.records * f.record_size;
-    tree.push_back(std::move(t));
-  }
+  for (const auto& t : tree) bytes += t.records * f.record_size;
   std::vector<uint64_t> records;
   for (const auto& t : tree) records.push_back(t.records);
   // Merging needs no run formation: the tree is planned for the files as given.

@@ -2,7 +2,7 @@
 // (a GPU backend; begin_resident_sort says): loaded in 64 MiB slices through pinned
 // slots (the fill of the next slice overlaps the copy in of this one), sorted on the
 // device, and unloaded slice by slice to `drain` (the copy out overlaps the drain). The
-// same path as the one-process in-memory GPU sort (commands/sort_file.cpp): where a
+// same path as the one-process in-memory GPU sort (engine/sort_in_memory.cpp): where a
 // rank's slice and what it receives fit its device, the GPU sorts both, not the host's
 // copies and merges.
 #pragma once

@@ -236,6 +236,43 @@ Received exchange_on_host(Comm& comm, Setup& s, LocalRuns& local, std::optional<
   return exchange(comm, opt.format, local, cuts, s.shape, opt.context, s.p.tmp_dirs, s.p.threads, me, round_records);
 }
 
+// The splitters the ranks agree on from their samples, and this rank's runs cut at them
+// (cut_runs); `bound`: splitter_bound, the most records they let one rank receive.
+struct SplitterCuts {
+  std::vector<std::vector<uint64_t>> cuts;
+  uint64_t bound = 0;
+};
+SplitterCuts cut_at_agreed_splitters(Comm& comm, const Format& f, const RunsView& view) {
+  Sampled mine;
+  comm.collectively([&] {
+    const uint64_t records = std::accumulate(view.records.begin(), view.records.end(), uint64_t(0));
+    const uint64_t samples = samples_for(records, view.records.size(), f.record_size, comm.size());
+    mine = take_samples(f, view, uint32_t(comm.rank()), samples);
+  });
+  Splitters sp = agree_splitters(comm, f, mine);
+  SplitterCuts c;
+  comm.collectively([&] { c.cuts = cut_runs(f, view, uint32_t(comm.rank()), sp.splitters, comm.size()); });
+  c.bound = splitter_bound(comm, sp, mine);
+  return c;
+}
+
+// The job's stats every rank has (a collective: the runs summed, the levels the deepest
+// rank's); rank 0 adds the ranks' own (gather_stats).
+RunStats job_stats(Comm& comm, const Setup& s, const std::string& command, const Format& f, uint64_t total,
+                   size_t levels, uint64_t round_records) {
+  RunStats st;
+  st.command = command;
+  st.backend = s.shape.backend;
+  st.mode = "distributed (" + std::to_string(comm.size()) + " ranks)";
+  st.records = s.records;
+  st.input_bytes = s.records * f.record_size;
+  st.output_bytes = total * f.record_size;
+  st.runs = size_t(comm.allreduce(s.shape.runs, Comm::Op::sum));
+  st.merge_levels = size_t(comm.allreduce(levels, Comm::Op::max));  // the deepest rank's
+  st.round_records = round_records;
+  return st;
+}
+
 const char* local_name(PlanMode m) {
   return m == PlanMode::in_memory ? "in memory" : m == PlanMode::runs_in_memory ? "runs in memory" : "run files";
 }
@@ -278,16 +315,9 @@ RunStats sort_distributed(const std::string& input, const std::string& output, c
 
   t = Clock::now();
   const RunsView view = dev ? dev->view() : view_of(local.runs, f.record_size);
-  Sampled mine;
-  comm.collectively([&] {
-    const uint64_t records = std::accumulate(view.records.begin(), view.records.end(), uint64_t(0));
-    const uint64_t samples = samples_for(records, view.records.size(), f.record_size, comm.size());
-    mine = take_samples(f, view, uint32_t(comm.rank()), samples);
-  });
-  Splitters sp = agree_splitters(comm, f, mine);
-  std::vector<std::vector<uint64_t>> cuts;
-  comm.collectively([&] { cuts = cut_runs(f, view, uint32_t(comm.rank()), sp.splitters, comm.size()); });
-  const uint64_t bound = splitter_bound(comm, sp, mine);
+  const SplitterCuts split = cut_at_agreed_splitters(comm, f, view);
+  const std::vector<std::vector<uint64_t>>& cuts = split.cuts;
+  const uint64_t bound = split.bound;
   me.splitters_seconds = since(t);
 
   uint64_t round_records = 0;
@@ -313,16 +343,7 @@ RunStats sort_distributed(const std::string& input, const std::string& output, c
   const uint64_t total = comm.allreduce(me.output_records, Comm::Op::sum);
   me.seconds = since(t0);
 
-  RunStats st;
-  st.command = command;
-  st.backend = s.shape.backend;
-  st.mode = "distributed (" + std::to_string(comm.size()) + " ranks)";
-  st.records = s.records;
-  st.input_bytes = s.records * f.record_size;
-  st.output_bytes = total * f.record_size;
-  st.runs = size_t(comm.allreduce(s.shape.runs, Comm::Op::sum));
-  st.merge_levels = size_t(comm.allreduce(levels, Comm::Op::max));  // the deepest rank's
-  st.round_records = round_records;
+  RunStats st = job_stats(comm, s, command, f, total, levels, round_records);
   gather_stats(comm, st, me, s.records, bound);
   // The stats are complete before the commit: --stats-json is written before the output
   // is made real (nothing that can fail comes after the rename).

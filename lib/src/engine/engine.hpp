@@ -60,12 +60,6 @@ io::OutputHeader output_header(const EngineOptions& opt, size_t record_size);
 // ("-", a device, a FIFO).
 std::string default_temp_dir(const std::string& output);
 
-// sort_file on an input already open (a stream can be opened only once): dedupe and
-// graph build sort through it.
-RunStats sort_input(io::File& in, const std::string& output, const EngineOptions& opt);
-// The same, on a command's Prepared whose plan holds the sort's (dedupe's): one backend.
-RunStats sort_input(io::File& in, const std::string& output, const EngineOptions& opt, Prepared& p);
-
 // The last step of a command that writes outputs: readies them (io::commit_all: all
 // that can fail), adds the "sync and rename" phase and the total time to `st`, hands
 // `st` to opt.before_commit (--stats-json), then makes the outputs real. Nothing that

@@ -92,6 +92,49 @@ std::string final_key(size_t k) { return "final " + std::to_string(k) + " 0"; }
 std::string merging_key(size_t level, size_t group) { return "merging " + std::to_string(level) + " " + std::to_string(group); }
 uint64_t sum_of(const std::vector<uint64_t>& v) { return std::accumulate(v.begin(), v.end(), uint64_t(0)); }
 
+// A checkpoint's cuts of the inputs the final merge reads (inputs[live[j]] cut at
+// cuts[j]), as cuts of all of them: a consumed input whole.
+std::vector<uint64_t> cuts_of_all_inputs(const std::vector<TreeInput>& inputs, const std::vector<size_t>& live,
+                                         const std::vector<uint64_t>& cuts) {
+  std::vector<uint64_t> list(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) list[i] = inputs[i].records;  // consumed: whole
+  for (size_t j = 0; j < live.size(); ++j) list[live[j]] = cuts[j];
+  return list;
+}
+
+// The journal's line of the final merge's checkpoint k: the output's records [from,
+// records), the inputs' cuts (`list`), and the checksum of that output segment: the hash
+// of the block sums the merge took as it wrote them, or its blocks read back.
+resume::Piece final_checkpoint_piece(size_t k, uint64_t from, uint64_t records, size_t rs,
+                                     const MergeJob::OutputSums& given, const std::vector<uint64_t>& list,
+                                     const io::File& out, uint64_t out_offset, unsigned threads) {
+  resume::Piece p;
+  p.kind = "final";
+  p.a = k;
+  p.records = records;
+  p.bytes = (records - from) * rs;
+  p.block = given.block;  // 0: the default 4 MiB blocks, read back from the output
+  p.checksum = given.block ? io::xxh3_64(given.sums.data(), given.sums.size() * sizeof(uint64_t))
+                           : io::xxh3_blocks_of_file(out, p.bytes, out_offset + from * rs, threads);
+  p.list = list;
+  return p;
+}
+
+// Punches the final merge's inputs up to the whole blocks (block[i] bytes each; 0: never)
+// before a checkpoint's cuts, never read again; punched[i]: how far input i is punched.
+// Not once the merge is done (its inputs then go whole).
+void punch_merged_blocks(const std::vector<RunRef>& refs, const std::vector<uint64_t>& block,
+                         std::vector<uint64_t>& punched, const std::vector<uint64_t>& cuts, size_t rs,
+                         const std::atomic<bool>& merged) {
+  // All the inputs at once: a punch waits for the disk's discards of the blocks it
+  // frees (ext4's discard mount option, merge.cpp's remove_inputs says more).
+  parallel::parallel_for(refs.size(), unsigned(refs.size()), [&](size_t i) {
+    const uint64_t to = block[i] ? cuts[i] * rs / block[i] * block[i] : 0;
+    if (to > punched[i] && !merged) refs[i].file->discard(refs[i].offset + punched[i], to - punched[i]);
+    punched[i] = std::max(punched[i], to);
+  });
+}
+
 }  // namespace
 
 // TestHooks::no_journal (GXSORT_BENCH_NO_JOURNAL=1) runs every job as one that cannot
@@ -557,13 +600,6 @@ uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>&
     const std::string& key = inputs[live[j]].piece;
     if (const resume::Piece* p = key.empty() ? nullptr : dir_.find(key)) block[j] = p->block;
   }
-  // A checkpoint's cuts of the inputs the merge reads, as cuts of all of them.
-  auto all_cuts = [&inputs, &live](const std::vector<uint64_t>& cuts) {
-    std::vector<uint64_t> list(inputs.size());
-    for (size_t i = 0; i < inputs.size(); ++i) list[i] = inputs[i].records;  // consumed: whole
-    for (size_t j = 0; j < live.size(); ++j) list[live[j]] = cuts[j];
-    return list;
-  };
   final_resumed_at_ = all ? double(done_before) / double(all) : 0;
   MergeJob resumed = job;
   resumed.start = &start;
@@ -600,25 +636,10 @@ uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>&
     given.block = sums.block;
     given.sums.swap(sums.sums);
     pending.push_back(keeper.submit([this, &refs, &block, &punched, &out, &keeper_busy, &merged, out_offset, rs, cuts, from,
-                                     records, k, given, list = all_cuts(cuts)] {
+                                     records, k, given, list = cuts_of_all_inputs(inputs, live, cuts)] {
       const auto t0 = std::chrono::steady_clock::now();
-      resume::Piece p;
-      p.kind = "final";
-      p.a = k;
-      p.records = records;
-      p.bytes = (records - from) * rs;
-      p.block = given.block;  // 0: the default 4 MiB blocks, read back from the output
-      p.checksum = given.block ? io::xxh3_64(given.sums.data(), given.sums.size() * sizeof(uint64_t))
-                               : io::xxh3_blocks_of_file(out, p.bytes, out_offset + from * rs, threads_);
-      p.list = list;
-      dir_.record(p);
-      // All the inputs at once: a punch waits for the disk's discards of the blocks it
-      // frees (ext4's discard mount option, merge.cpp's remove_inputs says more).
-      parallel::parallel_for(refs.size(), unsigned(refs.size()), [&](size_t i) {
-        const uint64_t to = block[i] ? cuts[i] * rs / block[i] * block[i] : 0;
-        if (to > punched[i] && !merged) refs[i].file->discard(refs[i].offset + punched[i], to - punched[i]);
-        punched[i] = std::max(punched[i], to);
-      });
+      dir_.record(final_checkpoint_piece(k, from, records, rs, given, list, out, out_offset, threads_));
+      punch_merged_blocks(refs, block, punched, cuts, rs, merged);
       keeper_busy += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }));
   };

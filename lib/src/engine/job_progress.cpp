@@ -12,7 +12,7 @@ std::vector<JobStage> merge_stages(const Plan& plan) {
 }
 
 // The phase names are those the engine reports (run_formation.cpp, merge.cpp,
-// partition_sort.cpp, sort_file.cpp).
+// partition_sort.cpp, sort.cpp, sort_in_memory.cpp).
 std::vector<JobStage> sort_stages(const Plan& plan) {
   const uint64_t data = plan.records * plan.record_size;
   switch (plan.mode) {

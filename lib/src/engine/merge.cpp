@@ -171,6 +171,121 @@ void discard_merged(const std::vector<RunRef>& runs, size_t rs, const std::vecto
     }
 }
 
+// One merge pass on a device (merge_runs_on_device), window after window: where each
+// run was cut, the slices of each slot's window, and what the output got. Its read and
+// write are the chunk scheduler's stages; the device merges between them.
+class DeviceWindowMerge {
+ public:
+  // `w`: the window's records; hash_windows: the output's block sums are taken from the
+  // windows (MergeJob::output_sums).
+  DeviceWindowMerge(const MergeJob& job, const std::vector<RunRef>& runs, const std::vector<uint64_t>& from,
+                    uint64_t total, uint64_t w, bool hash_windows, const io::File& out, uint64_t out_offset)
+      : job_(job), f_(*job.format), rs_(f_.record_size), runs_(runs), total_(total), w_(w),
+        hash_windows_(hash_windows), sum_records_(output_sum_records(rs_)), out_(out), out_offset_(out_offset),
+        slices_(kWindowSlots, std::vector<uint64_t>(runs.size())), window_ends_(kWindowSlots), cut_(from),
+        first_rank_(std::accumulate(from.begin(), from.end(), uint64_t(0))), last_(rs_) {
+    for (const auto& r : runs) ends_.push_back(r.records);
+    // The output range reserved and mapped once (a full disk fails here, before the merge),
+    // not pre-faulted: its windows fill it in order. With a mapping a window (reserve, map,
+    // pre-fault on every thread, unmap) the out-of-core sort of 16 GiB on an H200 host spent
+    // 6.2-7.4 s writing windows; with one, 3.4-3.9 s. -u windows shrink by an amount known
+    // only as each is written, and the range's reservation would grow the file past them:
+    // a mapping each there.
+    if (!job.unique) range_.emplace(out, out_offset, total * rs_, job.threads, false);
+    have_last_ = job.unique_after != nullptr;
+    if (have_last_) std::memcpy(last_.data(), job.unique_after, rs_);
+  }
+
+  // The read stage: the co-rank cuts of window c.index, its slices gathered back to back
+  // into c.data.
+  void read(pipeline::Chunk& c) {
+    const size_t k = runs_.size();
+    const uint64_t end_rank = std::min<uint64_t>(total_, uint64_t(c.index + 1) * w_);
+    // Starting from the last cut, the co-rank never probes a consumed (discarded) record.
+    std::vector<uint64_t> next = end_rank == total_ ? ends_ : multiway_corank(f_, runs_, first_rank_ + end_rank, &cut_);
+    struct Piece { size_t run; uint64_t first, count; unsigned char* dst; };
+    std::vector<Piece> pieces;
+    std::vector<unsigned char*> starts(k);
+    unsigned char* dst = c.data;
+    for (size_t i = 0; i < k; ++i) {
+      const uint64_t n = next[i] - cut_[i];
+      starts[i] = dst;
+      for (uint64_t o = 0; o < n; o += piece_records_)
+        pieces.push_back({i, cut_[i] + o, std::min(piece_records_, n - o), dst + o * rs_});
+      slices_[c.slot][i] = n;
+      dst += n * rs_;
+    }
+    parallel::parallel_for(pieces.size(), job_.threads, [&](size_t t) {
+      read_records(runs_[pieces[t].run], rs_, pieces[t].first, pieces[t].count, pieces[t].dst);
+    });
+    if (job_.verify_sorted) check_slices_sorted(f_, runs_, cut_, next, starts);
+    // A resumable merge keeps its inputs until its checkpoint is kept.
+    if (!job_.checkpoint) discard_merged(runs_, rs_, cut_, next);
+    window_ends_[c.slot] = next;
+    cut_.swap(next);
+  }
+
+  // The records of each run in the window of slot `slot` (Backend::merge_window).
+  const std::vector<uint64_t>& slices(size_t slot) const { return slices_[slot]; }
+
+  // The write stage: the merged window put in place (-u: its duplicates dropped), its
+  // checkpoint taken when due, its progress reported.
+  void write(pipeline::Chunk& c) {
+    const size_t keep = job_.unique ? unique_carry(f_, c.data, c.bytes / rs_, last_, have_last_) * rs_ : c.bytes;
+    if (range_) range_->put(c.data, written_ * rs_, keep);
+    else io::write_mapped(out_, out_offset_ + written_ * rs_, c.data, keep, job_.threads);
+    written_ += keep / rs_;
+    unkept_ += c.bytes;
+    if (hash_windows_) {
+      const std::vector<uint64_t> s = io::block_sums(c.data, keep, sum_records_ * rs_, job_.threads);
+      sums_.insert(sums_.end(), s.begin(), s.end());
+    }
+    if (job_.checkpoint && (unkept_ >= job_.checkpoint_bytes || done_ + c.bytes == total_ * rs_)) {
+      if (hash_windows_) {
+        job_.output_sums->block = sum_records_ * rs_;
+        job_.output_sums->sums.swap(sums_);
+        sums_.clear();
+      }
+      job_.checkpoint(window_ends_[c.slot], written_);
+      unkept_ = 0;
+    }
+    done_ += c.bytes;
+    if (job_.done_bytes) {
+      uint64_t d = job_.done_bytes->fetch_add(c.bytes) + c.bytes;
+      if (job_.progress) job_.progress({job_.phase, d, job_.total_bytes, job_.level, job_.levels});
+    }
+  }
+
+  // Unmaps the output range (after the last window).
+  void release_output() { range_.reset(); }
+  uint64_t written() const { return written_; }
+
+ private:
+  const MergeJob& job_;
+  const Format& f_;
+  const size_t rs_;
+  const std::vector<RunRef>& runs_;
+  const uint64_t total_, w_;
+  const bool hash_windows_;
+  const uint64_t sum_records_;
+  const io::File& out_;
+  const uint64_t out_offset_;
+  // Slices are read in pieces of this size by up to job.threads threads: one thread
+  // reads the page cache at a fraction of what the copies to and from the device move.
+  const uint64_t piece_records_ = std::max<uint64_t>(1, (uint64_t(16) << 20) / rs_);
+  std::vector<std::vector<uint64_t>> slices_;
+  std::vector<std::vector<uint64_t>> window_ends_;  // the cuts after each slot's window
+  std::vector<uint64_t> cut_, ends_;
+  const uint64_t first_rank_;
+  std::vector<unsigned char> last_;
+  bool have_last_ = false;
+  uint64_t done_ = 0;
+  std::optional<io::MappedRange> range_;
+  uint64_t written_ = 0;  // records written so far
+  uint64_t unkept_ = 0;  // input bytes merged since the last checkpoint
+  std::vector<uint64_t> sums_;  // of the output since the last checkpoint
+};
+
 // The out-of-core merge pass on a device. The output is cut into windows of W records;
 // for each window the multiway co-rank finds the slice of every run that lands in it;
 // the reader gathers the slices back to back into a pinned slot buffer, the backend
@@ -180,7 +295,6 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
                               uint64_t total, const io::File& out, uint64_t out_offset) {
   const Format& f = *job.format;
   const size_t rs = f.record_size;
-  const size_t k = runs.size();
   constexpr size_t kSlots = kWindowSlots;
   uint64_t w = job.window_records;  // the plan's (device_window_records)
   // A resumable merge's checkpoints: the output's block sums taken from each window as
@@ -198,85 +312,14 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
     buffers.push_back(job.backend->allocate_host(size_t(w) * rs));
     slots.push_back(buffers.back().data());
   }
-  std::vector<std::vector<uint64_t>> slices(kSlots, std::vector<uint64_t>(k));
-  std::vector<std::vector<uint64_t>> window_ends(kSlots);  // the cuts after each slot's window
-  std::vector<uint64_t> cut = from, ends;
-  for (const auto& r : runs) ends.push_back(r.records);
-  const uint64_t first_rank = std::accumulate(from.begin(), from.end(), uint64_t(0));
-  std::vector<unsigned char> last(rs);
-  uint64_t done = 0;
-
+  DeviceWindowMerge windows(job, runs, from, total, w, hash_windows, out, out_offset);
   pipeline::Stages st;
-  // Slices are read in pieces of this size by up to job.threads threads: one thread
-  // reads the page cache at a fraction of what the copies to and from the device move.
-  const uint64_t piece_records = std::max<uint64_t>(1, (uint64_t(16) << 20) / rs);
-  st.read = [&](pipeline::Chunk& c) {
-    const uint64_t end_rank = std::min<uint64_t>(total, uint64_t(c.index + 1) * w);
-    // Starting from the last cut, the co-rank never probes a consumed (discarded) record.
-    std::vector<uint64_t> next = end_rank == total ? ends : multiway_corank(f, runs, first_rank + end_rank, &cut);
-    struct Piece { size_t run; uint64_t first, count; unsigned char* dst; };
-    std::vector<Piece> pieces;
-    std::vector<unsigned char*> starts(k);
-    unsigned char* dst = c.data;
-    for (size_t i = 0; i < k; ++i) {
-      const uint64_t n = next[i] - cut[i];
-      starts[i] = dst;
-      for (uint64_t o = 0; o < n; o += piece_records)
-        pieces.push_back({i, cut[i] + o, std::min(piece_records, n - o), dst + o * rs});
-      slices[c.slot][i] = n;
-      dst += n * rs;
-    }
-    parallel::parallel_for(pieces.size(), job.threads, [&](size_t t) {
-      read_records(runs[pieces[t].run], rs, pieces[t].first, pieces[t].count, pieces[t].dst);
-    });
-    if (job.verify_sorted) check_slices_sorted(f, runs, cut, next, starts);
-    // A resumable merge keeps its inputs until its checkpoint is kept.
-    if (!job.checkpoint) discard_merged(runs, rs, cut, next);
-    window_ends[c.slot] = next;
-    cut.swap(next);
-  };
+  st.read = [&](pipeline::Chunk& c) { windows.read(c); };
   st.compute = [&](pipeline::Chunk& c) {
-    job.backend->merge_window(f, c.data, slices[c.slot], job.merge_kernel);
+    job.backend->merge_window(f, c.data, windows.slices(c.slot), job.merge_kernel);
   };
-  // The output range reserved and mapped once (a full disk fails here, before the merge),
-  // not pre-faulted: its windows fill it in order. With a mapping a window (reserve, map,
-  // pre-fault on every thread, unmap) the out-of-core sort of 16 GiB on an H200 host spent
-  // 6.2-7.4 s writing windows; with one, 3.4-3.9 s. -u windows shrink by an amount known
-  // only as each is written, and the range's reservation would grow the file past them:
-  // a mapping each there.
-  std::optional<io::MappedRange> range;
-  if (!job.unique) range.emplace(out, out_offset, total * rs, job.threads, false);
+  st.write = [&](pipeline::Chunk& c) { windows.write(c); };
   if (secs) secs->setup += std::chrono::duration<double>(std::chrono::steady_clock::now() - t_setup).count();
-  uint64_t written = 0;  // records written so far
-  bool have_last = job.unique_after != nullptr;
-  if (have_last) std::memcpy(last.data(), job.unique_after, rs);
-  uint64_t unkept = 0;  // input bytes merged since the last checkpoint
-  std::vector<uint64_t> sums;  // of the output since the last checkpoint
-  st.write = [&](pipeline::Chunk& c) {
-    const size_t keep = job.unique ? unique_carry(f, c.data, c.bytes / rs, last, have_last) * rs : c.bytes;
-    if (range) range->put(c.data, written * rs, keep);
-    else io::write_mapped(out, out_offset + written * rs, c.data, keep, job.threads);
-    written += keep / rs;
-    unkept += c.bytes;
-    if (hash_windows) {
-      const std::vector<uint64_t> s = io::block_sums(c.data, keep, sum_records * rs, job.threads);
-      sums.insert(sums.end(), s.begin(), s.end());
-    }
-    if (job.checkpoint && (unkept >= job.checkpoint_bytes || done + c.bytes == total * rs)) {
-      if (hash_windows) {
-        job.output_sums->block = sum_records * rs;
-        job.output_sums->sums.swap(sums);
-        sums.clear();
-      }
-      job.checkpoint(window_ends[c.slot], written);
-      unkept = 0;
-    }
-    done += c.bytes;
-    if (job.done_bytes) {
-      uint64_t d = job.done_bytes->fetch_add(c.bytes) + c.bytes;
-      if (job.progress) job.progress({job.phase, d, job.total_bytes, job.level, job.levels});
-    }
-  };
   pipeline::Busy busy;
   pipeline::Config cfg;
   cfg.total_bytes = total * rs;
@@ -287,7 +330,7 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
   const auto t0 = std::chrono::steady_clock::now();
   pipeline::run_chunks(cfg, slots, st, nullptr);
   const auto t1 = std::chrono::steady_clock::now();
-  range.reset();
+  windows.release_output();
   buffers.clear();
   if (secs) {
     secs->read += busy.read;
@@ -296,7 +339,7 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
     secs->pipeline += std::chrono::duration<double>(t1 - t0).count();
     secs->teardown += std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   }
-  return written;
+  return windows.written();
 }
 
 // Merges records [from[i], to[i]) of each run into out from out_offset, on up to

@@ -347,6 +347,29 @@ std::vector<BucketFile> scatter_into_buckets(Prepared& p, const io::File& in, co
   return files;
 }
 
+// The records pass 2's buffer holds: the largest bucket sorted in memory (at most `cap`
+// records), and at least 16 MiB of them when a larger bucket copies a single key's
+// records through it (copy_if_one_key).
+uint64_t sort_buffer_records(const std::vector<BucketFile>& files, size_t rs, uint64_t cap) {
+  uint64_t largest = 0;  // records of the largest bucket sorted in memory
+  bool any_large = false;
+  for (const auto& bucket : files) {
+    const uint64_t m = bucket.bytes() / rs;
+    if (m <= cap) largest = std::max(largest, m);
+    else any_large = true;
+  }
+  if (any_large) largest = std::max<uint64_t>(largest, std::min<uint64_t>(cap, std::max<size_t>(1, (size_t(16) << 20) / rs)));
+  return largest;
+}
+
+// Pass 2's phase name: how many buckets were sorted which way.
+std::string sort_buckets_phase(size_t in_memory, size_t one_key, size_t through_runs) {
+  std::string how = "sort buckets: " + std::to_string(in_memory) + " in memory";
+  if (one_key) how += ", " + std::to_string(one_key) + " of one key (already in order)";
+  if (through_runs) how += ", " + std::to_string(through_runs) + " through merged runs";
+  return how;
+}
+
 // Pass 2: each bucket sorted into one buffer, its file deleted, the buffer written at
 // the output's running offset; returns the records written.
 uint64_t sort_buckets(Prepared& p, std::vector<BucketFile>& files, const Format& f, bool unique, const ProgressFn& progress,
@@ -358,15 +381,7 @@ uint64_t sort_buckets(Prepared& p, std::vector<BucketFile>& files, const Format&
   const size_t B = plan.buckets;
   auto t1 = Clock::now();
   const uint64_t cap = plan.bucket_records;
-  uint64_t largest = 0;  // records of the largest bucket sorted in memory
-  bool any_large = false;
-  for (const auto& bucket : files) {
-    const uint64_t m = bucket.bytes() / rs;
-    if (m <= cap) largest = std::max(largest, m);
-    else any_large = true;
-  }
-  if (any_large) largest = std::max<uint64_t>(largest, std::min<uint64_t>(cap, std::max<size_t>(1, (size_t(16) << 20) / rs)));
-  const size_t sorted_bytes = size_t(largest * rs);
+  const size_t sorted_bytes = size_t(sort_buffer_records(files, rs, cap) * rs);
   HostBuffer sorted = p.backend->allocate_host(sorted_bytes);
   uint64_t written = job ? job->written_bytes() : 0, done = 0;
   size_t in_memory = 0, one_key = 0, through_runs = 0;  // how the buckets were sorted
@@ -432,10 +447,7 @@ uint64_t sort_buckets(Prepared& p, std::vector<BucketFile>& files, const Format&
     if (progress) progress({"sort buckets", done, bytes});
   }
   for (auto& j : journalled) j.get();
-  std::string how = "sort buckets: " + std::to_string(in_memory) + " in memory";
-  if (one_key) how += ", " + std::to_string(one_key) + " of one key (already in order)";
-  if (through_runs) how += ", " + std::to_string(through_runs) + " through merged runs";
-  phases.push_back({how, since(t1), bytes, bytes});
+  phases.push_back({sort_buckets_phase(in_memory, one_key, through_runs), since(t1), bytes, bytes});
   return written / rs;
 }
 

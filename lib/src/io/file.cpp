@@ -14,13 +14,13 @@
 #include <deque>
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "gxsort/error.hpp"
 #include "io/mapping_guard.hpp"
 #include "io/output.hpp"
+#include "parallel/own_thread.hpp"
 #include "parallel/parallel_for.hpp"
 
 namespace gxsort {
@@ -51,7 +51,7 @@ constexpr size_t kMaxSyscallBytes = size_t(64) << 20;
 class WriteBehind {
  public:
   explicit WriteBehind(int fd) : s_(std::make_shared<State>(::fcntl(fd, F_DUPFD_CLOEXEC, 3))) {
-    std::thread([s = s_] { loop(*s); }).detach();
+    parallel::start_detached([s = s_] { loop(*s); });
   }
   ~WriteBehind() {
     { std::lock_guard<std::mutex> l(s_->m); s_->stop = true; }

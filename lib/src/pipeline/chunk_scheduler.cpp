@@ -6,9 +6,9 @@
 #include <exception>
 #include <mutex>
 #include <optional>
-#include <thread>
 
 #include "gxsort/error.hpp"
+#include "parallel/own_thread.hpp"
 
 namespace gxsort::pipeline {
 namespace {
@@ -51,6 +51,106 @@ void timed(F&& f, Chunk& c, double* sum) {
   *sum += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// One run of the stream: the channels between its stages, its first error and the
+// write stage's progress. Each stage is a method run on a thread of its own (the
+// writer's on the caller's and its helpers').
+class ChunkRun {
+ public:
+  ChunkRun(const Config& cfg, const std::vector<unsigned char*>& slots, const Stages& stages,
+           const ProgressFn& progress)
+      : cfg_(cfg), stages_(stages), progress_(progress), until_end_(cfg.total_bytes == kUntilEnd),
+        shown_total_(until_end_ ? 0 : cfg.total_bytes) {
+    for (size_t s = 0; s < slots.size(); ++s) {
+      Chunk c;
+      c.data = slots[s];
+      c.capacity = cfg.chunk_bytes;
+      c.slot = s;
+      free_slots_.push(c);
+    }
+  }
+
+  // The read stage: chunks 0 .. chunks-1 (or to the stream's end), each into a slot the
+  // writer released.
+  void read(size_t chunks) {
+    try {
+      for (size_t i = 0; i < chunks && !stopped(); ++i) {
+        auto c = free_slots_.pop();  // backpressure: wait for a slot the writer released
+        if (!c) break;
+        c->index = i;
+        c->offset = uint64_t(i) * cfg_.chunk_bytes;
+        c->bytes = size_t(std::min<uint64_t>(cfg_.chunk_bytes, cfg_.total_bytes - c->offset));
+        if (stages_.read) timed(stages_.read, *c, cfg_.busy ? &cfg_.busy->read : nullptr);
+        if (until_end_ && c->bytes == 0) break;  // the stream ended on a chunk boundary
+        const bool last = until_end_ && c->bytes < cfg_.chunk_bytes;
+        to_compute_.push(*c);
+        if (last) break;
+      }
+    } catch (...) { fail(std::current_exception()); }
+    to_compute_.close();
+  }
+
+  void compute() {
+    try {
+      while (auto c = to_compute_.pop()) {
+        if (stopped()) break;
+        if (stages_.compute) timed(stages_.compute, *c, cfg_.busy ? &cfg_.busy->compute : nullptr);
+        to_write_.push(*c);
+      }
+    } catch (...) { fail(std::current_exception()); }
+    to_write_.close();
+  }
+
+  // The write stage; several threads may run it at once (Config::write_threads).
+  void write() {
+    try {
+      while (auto c = to_write_.pop()) {
+        if (stopped()) break;
+        double secs = 0;
+        if (stages_.write) timed(stages_.write, *c, &secs);
+        {
+          std::lock_guard<std::mutex> l(progress_m_);
+          if (cfg_.busy) cfg_.busy->write += secs;
+          done_ += until_end_ ? c->bytes : std::min<uint64_t>(cfg_.chunk_bytes, cfg_.total_bytes - c->offset);
+          if (progress_) progress_({cfg_.phase, done_, shown_total_});
+        }
+        free_slots_.push(*c);
+      }
+    } catch (...) { fail(std::current_exception()); }
+  }
+
+  // Records the first error and stops every stage.
+  void fail(std::exception_ptr e) {
+    { std::lock_guard<std::mutex> l(err_m_); if (!first_error_) first_error_ = e; }
+    failed_ = true;
+    free_slots_.close();
+    to_compute_.close();
+    to_write_.close();
+  }
+
+  // After the writers: a reader waiting for a slot stops.
+  void close_free_slots() { free_slots_.close(); }
+
+  // After every stage ended: the first error, if any, thrown again.
+  void rethrow_first_error() {
+    if (first_error_) std::rethrow_exception(first_error_);
+  }
+
+ private:
+  bool stopped() const { return failed_.load() || (cfg_.cancel && cfg_.cancel->cancelled()); }
+
+  const Config& cfg_;
+  const Stages& stages_;
+  const ProgressFn& progress_;
+  const bool until_end_;
+  const uint64_t shown_total_;
+  Channel<Chunk> free_slots_, to_compute_, to_write_;
+  std::mutex err_m_;
+  std::exception_ptr first_error_;
+  std::atomic<bool> failed_{false};
+  std::mutex progress_m_;
+  uint64_t done_ = 0;
+};
+
 }  // namespace
 
 void run_chunks(const Config& cfg, const std::vector<unsigned char*>& slots, const Stages& stages,
@@ -59,83 +159,23 @@ void run_chunks(const Config& cfg, const std::vector<unsigned char*>& slots, con
   const bool until_end = cfg.total_bytes == kUntilEnd;
   const size_t chunks = until_end ? SIZE_MAX : size_t((cfg.total_bytes + cfg.chunk_bytes - 1) / cfg.chunk_bytes);
   if (chunks == 0) return;
-  const uint64_t shown_total = until_end ? 0 : cfg.total_bytes;
-
-  Channel<Chunk> free_slots, to_compute, to_write;
-  for (size_t s = 0; s < slots.size(); ++s) {
-    Chunk c;
-    c.data = slots[s];
-    c.capacity = cfg.chunk_bytes;
-    c.slot = s;
-    free_slots.push(c);
+  ChunkRun run(cfg, slots, stages, progress);
+  parallel::OwnThread reader, computer;
+  std::vector<parallel::OwnThread> helpers;
+  try {
+    reader = parallel::OwnThread([&] { run.read(chunks); });
+    computer = parallel::OwnThread([&] { run.compute(); });
+    // The writer runs on the calling thread, helped by write_threads - 1 more.
+    for (unsigned t = 1; t < cfg.write_threads; ++t) helpers.emplace_back([&] { run.write(); });
+  } catch (...) {
+    run.fail(std::current_exception());  // a stage that could not start: the others stop
   }
-
-  std::mutex err_m;
-  std::exception_ptr first_error;
-  std::atomic<bool> failed{false};
-  auto stopped = [&] { return failed.load() || (cfg.cancel && cfg.cancel->cancelled()); };
-  auto fail = [&](std::exception_ptr e) {
-    { std::lock_guard<std::mutex> l(err_m); if (!first_error) first_error = e; }
-    failed = true;
-    free_slots.close();
-    to_compute.close();
-    to_write.close();
-  };
-
-  std::thread reader([&] {
-    try {
-      for (size_t i = 0; i < chunks && !stopped(); ++i) {
-        auto c = free_slots.pop();  // backpressure: wait for a slot the writer released
-        if (!c) break;
-        c->index = i;
-        c->offset = uint64_t(i) * cfg.chunk_bytes;
-        c->bytes = size_t(std::min<uint64_t>(cfg.chunk_bytes, cfg.total_bytes - c->offset));
-        if (stages.read) timed(stages.read, *c, cfg.busy ? &cfg.busy->read : nullptr);
-        if (until_end && c->bytes == 0) break;  // the stream ended on a chunk boundary
-        const bool last = until_end && c->bytes < cfg.chunk_bytes;
-        to_compute.push(*c);
-        if (last) break;
-      }
-    } catch (...) { fail(std::current_exception()); }
-    to_compute.close();
-  });
-  std::thread computer([&] {
-    try {
-      while (auto c = to_compute.pop()) {
-        if (stopped()) break;
-        if (stages.compute) timed(stages.compute, *c, cfg.busy ? &cfg.busy->compute : nullptr);
-        to_write.push(*c);
-      }
-    } catch (...) { fail(std::current_exception()); }
-    to_write.close();
-  });
-  // The writer runs on the calling thread, helped by write_threads - 1 more.
-  std::mutex progress_m;
-  uint64_t done = 0;
-  auto writer = [&] {
-    try {
-      while (auto c = to_write.pop()) {
-        if (stopped()) break;
-        double secs = 0;
-        if (stages.write) timed(stages.write, *c, &secs);
-        {
-          std::lock_guard<std::mutex> l(progress_m);
-          if (cfg.busy) cfg.busy->write += secs;
-          done += until_end ? c->bytes : std::min<uint64_t>(cfg.chunk_bytes, cfg.total_bytes - c->offset);
-          if (progress) progress({cfg.phase, done, shown_total});
-        }
-        free_slots.push(*c);
-      }
-    } catch (...) { fail(std::current_exception()); }
-  };
-  std::vector<std::thread> helpers;
-  for (unsigned t = 1; t < cfg.write_threads; ++t) helpers.emplace_back(writer);
-  writer();
-  for (auto& h : helpers) h.join();
-  free_slots.close();
+  run.write();
+  helpers.clear();  // joined
+  run.close_free_slots();
   reader.join();
   computer.join();
-  if (first_error) std::rethrow_exception(first_error);
+  run.rethrow_first_error();
   throw_if_cancelled(cfg.cancel);
 }
 

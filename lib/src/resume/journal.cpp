@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <condition_variable>
 #include <mutex>
-#include <thread>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +20,7 @@
 #include "io/file.hpp"
 #include "io/safe_dir.hpp"
 #include "io/temp_files.hpp"
+#include "parallel/own_thread.hpp"
 
 namespace gxsort::resume {
 namespace {
@@ -99,7 +99,7 @@ class JournalSyncer {
   uint64_t requested_ = 0, synced_ = 0;
   int error_ = 0;
   bool stop_ = false;
-  std::thread thread_;  // last: starts once the rest is set
+  parallel::OwnThread thread_;  // last: starts once the rest is set
 };
 
 uint64_t piece_block_bytes(uint64_t bytes) {
