@@ -102,17 +102,17 @@ int run_clean(CommandRun& r) {
   return 0;
 }
 
-RunStats run_sort_rank(const Command& cmd, const EngineOptions& opt, DistributedJob& job) {
+RunStats run_sort_rank(const Command& cmd, const EngineOptions& opt, DistributedSession& job) {
   return sort_distributed(cmd.inputs[0], cmd.output, opt, job, cmd.name);
 }
 
-RunStats run_dedupe_rank(const Command& cmd, const EngineOptions& opt, DistributedJob& job) {
+RunStats run_dedupe_rank(const Command& cmd, const EngineOptions& opt, DistributedSession& job) {
   EngineOptions unique = opt;
   unique.unique = true;  // keep the first of each key: dedupe's sort strategy
   return sort_distributed(cmd.inputs[0], cmd.output, unique, job, cmd.name);
 }
 
-RunStats run_merge_rank(const Command& cmd, const EngineOptions& opt, DistributedJob& job) {
+RunStats run_merge_rank(const Command& cmd, const EngineOptions& opt, DistributedSession& job) {
   return merge_distributed(cmd.inputs, cmd.output, opt, job);
 }
 

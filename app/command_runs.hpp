@@ -20,8 +20,8 @@ int run_info(CommandRun& r);
 int run_clean(CommandRun& r);
 
 // A rank's share of sort, dedupe (the distributed sort -u) and merge --distributed.
-RunStats run_sort_rank(const Command& cmd, const EngineOptions& opt, DistributedJob& job);
-RunStats run_dedupe_rank(const Command& cmd, const EngineOptions& opt, DistributedJob& job);
-RunStats run_merge_rank(const Command& cmd, const EngineOptions& opt, DistributedJob& job);
+RunStats run_sort_rank(const Command& cmd, const EngineOptions& opt, DistributedSession& job);
+RunStats run_dedupe_rank(const Command& cmd, const EngineOptions& opt, DistributedSession& job);
+RunStats run_merge_rank(const Command& cmd, const EngineOptions& opt, DistributedSession& job);
 
 }  // namespace gxsort::cli

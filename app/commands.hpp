@@ -11,7 +11,7 @@
 #include "gxsort/gxsort.hpp"
 
 namespace gxsort {
-class DistributedJob;
+class DistributedSession;
 }
 namespace boost::program_options {
 class options_description;
@@ -96,7 +96,7 @@ struct CommandEntry {
   // Runs it and renders its report; returns the exit status.
   int (*run)(CommandRun&) = nullptr;
   // A rank of a distributed job (--distributed): its share of the job; null: none.
-  RunStats (*run_rank)(const Command&, const EngineOptions&, DistributedJob&) = nullptr;
+  RunStats (*run_rank)(const Command&, const EngineOptions&, DistributedSession&) = nullptr;
 };
 
 const std::vector<CommandEntry>& command_table();

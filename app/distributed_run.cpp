@@ -25,8 +25,8 @@ bool other_rank_of_a_job() {
 }
 
 // Ends this rank after an error: the rank that reports it prints its line and aborts
-// the job (DistributedJob::reports_failure says which and when); the others end there.
-[[noreturn]] void fail_job(DistributedJob& job, const ErrorReport& r) {
+// the job (DistributedSession::reports_failure says which and when); the others end there.
+[[noreturn]] void fail_job(DistributedSession& job, const ErrorReport& r) {
   if (job.reports_failure()) {
     const std::string who = job.size() > 1 ? "rank " + std::to_string(job.rank()) + ": " : "";
     std::fprintf(stderr, "gxsort: %s%s\n", who.c_str(), r.message.c_str());
@@ -37,9 +37,9 @@ bool other_rank_of_a_job() {
 
 int run_distributed(const Command& cmd, int* argc, char*** argv) {
   timeline(cmd.engine.context, "main");
-  std::unique_ptr<DistributedJob> job;
+  std::unique_ptr<DistributedSession> job;
   try {
-    job = std::make_unique<DistributedJob>(argc, argv);
+    job = std::make_unique<DistributedSession>(argc, argv);
     timeline(cmd.engine.context, "MPI started");
   } catch (...) {  // built without MPI
     const ErrorReport r = describe_error(cmd, std::current_exception());

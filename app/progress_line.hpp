@@ -1,6 +1,6 @@
 // The progress line on stderr: the phase (with "level k of N" in a multi-level merge),
 // the phase's percent and, where the engine knows the whole job (a sort's or merge's
-// plan: engine/job_progress.hpp), the job's percent of the bytes it reads and writes,
+// plan: engine/whole_progress.hpp), the job's percent of the bytes it reads and writes,
 // its rate and an overall ETA; else the phase's rate and ETA.
 // On a terminal it is redrawn in place, at most 4 times a second. --progress draws it
 // where stderr is not a terminal too (a log, a batch job's output, a test), as whole

@@ -48,7 +48,7 @@ self_test() {
   cat > "$tmp/lib/src/clean.cpp" <<'CPP'
 // std::getenv("X"), printf, exit(1), std::thread t(f): comments do not count
   /* a block comment's first line: std::cerr << x; */
-void f(Comm& c) { c.abort(2); o->exit(); snprintf(b, 8, "x"); my_exit(1); Job::exit(); }
+void f(Comm& c) { c.abort(2); o->exit(); snprintf(b, 8, "x"); my_exit(1); PlanRequest::exit(); }
 unsigned n() { std::this_thread::yield(); return std::thread::hardware_concurrency(); }
 CPP
   printf 'std::vector<std::thread> pool_;\nvoid s() { std::thread(f).detach(); }\n' > "$tmp/lib/src/parallel/pool.hpp"

@@ -16,16 +16,16 @@ namespace gxsort_test {
 struct Checkpoint {
   std::vector<uint64_t> cuts;
   uint64_t out_records;
-  gxsort::MergeJob::OutputSums sums;  // what the merge left for this checkpoint
+  gxsort::MergeSetup::OutputSums sums;  // what the merge left for this checkpoint
 };
 
 // What went wrong ("" when nothing): merges `runs` with job (its backend, threads,
 // unique) in one go, then with checkpoints every `checkpoint_bytes`, and from each
 // checkpoint again into a copy of the output up to it. Every output must be the first's.
-// The checkpointed merge is asked for its output sums (MergeJob::output_sums): those it
+// The checkpointed merge is asked for its output sums (MergeSetup::output_sums): those it
 // leaves must be the XXH3-64s of the output's blocks since the checkpoint before;
 // *hashed (when given) counts the checkpoints that had them.
-inline std::string check_resumable_merge(gxsort::MergeJob job, const std::vector<gxsort::RunRef>& runs,
+inline std::string check_resumable_merge(gxsort::MergeSetup job, const std::vector<gxsort::RunRef>& runs,
                                          uint64_t checkpoint_bytes, size_t* hashed = nullptr) {
   using namespace gxsort;
   const size_t rs = job.format->record_size;
@@ -38,9 +38,9 @@ inline std::string check_resumable_merge(gxsort::MergeJob job, const std::vector
   const auto want = read_all(plain.file(), merge_runs(job, runs, plain.file(), 0));
 
   std::vector<Checkpoint> checkpoints;
-  MergeJob kept = job;
+  MergeSetup kept = job;
   kept.checkpoint_bytes = checkpoint_bytes;
-  MergeJob::OutputSums sums;
+  MergeSetup::OutputSums sums;
   kept.output_sums = &sums;
   kept.checkpoint = [&](const std::vector<uint64_t>& cuts, uint64_t out) {
     checkpoints.push_back({cuts, out, {}});
@@ -68,7 +68,7 @@ inline std::string check_resumable_merge(gxsort::MergeJob job, const std::vector
     std::vector<unsigned char> before = want;
     for (size_t i = cp.out_records * rs; i < before.size(); ++i) before[i] = 0xa5;
     if (!before.empty()) resumed.file().write_at(before.data(), before.size(), 0);
-    MergeJob again = kept;
+    MergeSetup again = kept;
     again.checkpoint = [](const std::vector<uint64_t>&, uint64_t) {};
     again.start = &cp.cuts;
     std::vector<unsigned char> last_record(rs);

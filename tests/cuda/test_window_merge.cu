@@ -11,7 +11,7 @@
 #include "device/backend_select.hpp"
 #include "gpu_test_util.hpp"
 #include "engine/merge.hpp"
-#include "plan/job.hpp"
+#include "plan/plan_request.hpp"
 #include "../common/resumable_merge.hpp"
 
 using namespace gxsort;
@@ -23,7 +23,7 @@ std::vector<unsigned char> merge_with(const Format& f, const std::vector<RunRef>
   uint64_t total = 0;
   for (const auto& r : runs) total += r.records;
   io::TempFile out = io::TempFile::create({}, "/tmp", "gxsort-cuda-test");
-  MergeJob job;
+  MergeSetup job;
   job.format = &f;
   job.backend = backend;
   job.merge_kernel = kernel;
@@ -139,7 +139,7 @@ TEST_CASE("GPU windowed merge with checkpoints, resumed from each, is the merge 
     for (uint64_t range : {uint64_t(2), uint64_t(500), ~uint64_t(0)}) {
       std::vector<std::vector<unsigned char>> data;
       const std::vector<RunRef> runs = sorted_u64_runs(rng, 5, 1000, 4000, range, data);
-      MergeJob job;
+      MergeSetup job;
       job.format = &f;
       job.backend = gpu.get();
       job.window_records = device_window_records(gpu->max_window_records(f), 3 * 1000 * 8, 8);  // windows of ~1000 records: a checkpoint after each
@@ -162,7 +162,7 @@ TEST_CASE("GPU windowed merge with checkpoints hashes its windows: the sums are 
   // 5.6-8 MB each: windows that do not divide them
   const std::vector<RunRef> runs = sorted_u64_runs(rng, 3, 700000, 300000, 1000000, data);
   for (uint64_t checkpoint_bytes : {uint64_t(1), uint64_t(9) << 20}) {
-    MergeJob job;
+    MergeSetup job;
     job.format = &f;
     job.backend = gpu.get();
     job.window_records = device_window_records(gpu->max_window_records(f), 3 * (uint64_t(6) << 20), 8);  // 6 MiB windows: one whole 4 MiB block each

@@ -1,6 +1,6 @@
 // choose_backend: the one device choice of every command (plan/device_choice.hpp), each
 // rule; and the sizes the plan holds for the merges' device windows and a distributed
-// rank's merges, read by the executors (merge_job_of, plan_rank_merge, resolve_memory).
+// rank's merges, read by the executors (merge_setup_of, plan_rank_merge, resolve_memory).
 #include <doctest/doctest.h>
 
 #include <numeric>
@@ -11,7 +11,7 @@
 #include "engine/merge.hpp"
 #include "gxsort/error.hpp"
 #include "plan/device_choice.hpp"
-#include "plan/job.hpp"
+#include "plan/plan_request.hpp"
 
 using namespace gxsort;
 
@@ -26,9 +26,9 @@ Format records_of(size_t record_size) {
 
 // A sort of `records` records of `record_size` bytes (u64 keys at the front) under --device
 // `device`, in a budget of `memory` bytes.
-Job sort_job(size_t record_size, uint64_t records, uint64_t memory, Device device = Device::automatic,
-             JobKind kind = JobKind::sort) {
-  Job j;
+PlanRequest sort_job(size_t record_size, uint64_t records, uint64_t memory, Device device = Device::automatic,
+             CommandKind kind = CommandKind::sort) {
+  PlanRequest j;
   j.command = kind;
   j.device = device;
   j.format = records_of(record_size);
@@ -93,17 +93,17 @@ TEST_CASE("device choice: the wide-record rule only for a sort the CPU holds in 
   // 100 MB of 100-byte records in 64 MiB: out of core on the CPU, the GPU's way.
   CHECK(choose_backend(sort_job(100, 1000000, 64 * MiB), m).device == Device::automatic);
   // A stream's size is unknown: no rule.
-  Job stream = sort_job(100, 0, 64 * MiB);
+  PlanRequest stream = sort_job(100, 0, 64 * MiB);
   stream.stream = true;
   CHECK(choose_backend(stream, m).device == Device::automatic);
   // A rank of --distributed keeps --device auto (its exchange may go through the GPU).
-  Job rank = sort_job(100, 1000, 64 * MiB);
+  PlanRequest rank = sort_job(100, 1000, 64 * MiB);
   rank.distributed = true;
   const DeviceChoice r = choose_backend(rank, m);
   CHECK(r.device == Device::automatic);
   CHECK(r.reason == DeviceReason::rank_of_distributed);
   // The other commands sort nothing in memory this way.
-  for (JobKind k : {JobKind::runs, JobKind::merge, JobKind::check, JobKind::reduce, JobKind::graph_build})
+  for (CommandKind k : {CommandKind::runs, CommandKind::merge, CommandKind::check, CommandKind::reduce, CommandKind::graph_build})
     CHECK(choose_backend(sort_job(100, 1000, 64 * MiB, Device::automatic, k), m).device == Device::automatic);
   // A budget below the CPU sort's minimum: the sort's own error, as its plan would give.
   CHECK_THROWS_AS(choose_backend(sort_job(100, 10, 4096), m), Error);
@@ -111,20 +111,20 @@ TEST_CASE("device choice: the wide-record rule only for a sort the CPU holds in 
 
 TEST_CASE("device choice: dedupe's sort follows the wide-record rule (keep first included)") {
   const MachineFacts m = machine(16);
-  Job keep_first = sort_job(100, 1000, 64 * MiB, Device::automatic, JobKind::dedupe);
+  PlanRequest keep_first = sort_job(100, 1000, 64 * MiB, Device::automatic, CommandKind::dedupe);
   const DeviceChoice c = choose_backend(keep_first, m);
   CHECK(c.device == Device::cpu);
   CHECK(c.reason == DeviceReason::wide_records);
-  Job counted = keep_first;
+  PlanRequest counted = keep_first;
   counted.dedupe.count = true;  // sort, then the group pass: the same sort
   CHECK(choose_backend(counted, m).device == Device::cpu);
-  Job sorted = keep_first;
+  PlanRequest sorted = keep_first;
   sorted.dedupe.assume_sorted = true;  // the group pass alone: nothing sorted
   CHECK(choose_backend(sorted, m).device == Device::automatic);
-  CHECK(choose_backend(sort_job(100, 1000, 64 * MiB, Device::automatic, JobKind::dedupe), machine(8)).device ==
+  CHECK(choose_backend(sort_job(100, 1000, 64 * MiB, Device::automatic, CommandKind::dedupe), machine(8)).device ==
         Device::automatic);
   // A budget too small for any sort: dedupe's own plan says so, not the choice.
-  CHECK(choose_backend(sort_job(100, 10, 4096, Device::automatic, JobKind::dedupe), m).device == Device::automatic);
+  CHECK(choose_backend(sort_job(100, 10, 4096, Device::automatic, CommandKind::dedupe), m).device == Device::automatic);
 }
 
 TEST_CASE("device choice: dedupe with the wide-record rule plans on the CPU backend") {
@@ -133,7 +133,7 @@ TEST_CASE("device choice: dedupe with the wide-record rule plans on the CPU back
   opt.format = records_of(100);
   opt.memory = parse_size_option("64M", "--memory");
   opt.threads = 16;
-  Job j = job_of(JobKind::dedupe, opt, 1000 * 100, false);
+  PlanRequest j = plan_request(CommandKind::dedupe, opt, 1000 * 100, false);
   const Prepared p = prepare(opt, j, "/tmp");
   CHECK(p.device.device == Device::cpu);
   CHECK(p.device.reason == DeviceReason::wide_records);
@@ -144,8 +144,8 @@ TEST_CASE("device choice: dedupe with the wide-record rule plans on the CPU back
 TEST_CASE("device choice: bfs of a graph larger than the GPU searches goes to the CPU") {
   MachineFacts m = machine();
   m.max_device_vertices = 1000;
-  Job bfs;
-  bfs.command = JobKind::bfs;
+  PlanRequest bfs;
+  bfs.command = CommandKind::bfs;
   bfs.graph_known = true;
   bfs.vertices = 1000;
   CHECK(choose_backend(bfs, m).device == Device::automatic);
@@ -165,17 +165,17 @@ TEST_CASE("plan: a device merge's windows, from the backend's largest and the wi
   CHECK(device_window_records(1000, 0, 8) == 1000);                 // no limit: the backend's
   CHECK(device_window_records(1 << 30, 24 * MiB, 8) == MiB);        // 3 windows of 8 MiB
   CHECK(device_window_records(1 << 30, 10, 8) == 1);                // at least one record
-  Job j = sort_job(8, 5 * MiB, 64 * MiB);                           // 40 MiB in 64: runs in memory
+  PlanRequest j = sort_job(8, 5 * MiB, 64 * MiB);                           // 40 MiB in 64: runs in memory
   j.sort.sort_bytes_per_record = 16;
   j.window_records = 1 << 30;
   const Plan p = make_plan(j);
   REQUIRE(p.mode == PlanMode::runs_in_memory);
   CHECK(p.window_records == device_window_records(j.window_records, p.window_memory, 8));
   CHECK(p.window_records == (24 * MiB) / (kWindowSlots * 8));
-  Job cpu = j;
+  PlanRequest cpu = j;
   cpu.window_records = 0;
   CHECK(make_plan(cpu).window_records == 0);
-  Job m = sort_job(8, 3000, MiB, Device::automatic, JobKind::merge);
+  PlanRequest m = sort_job(8, 3000, MiB, Device::automatic, CommandKind::merge);
   m.sort.sort_bytes_per_record = 16;
   m.input_records = {1000, 1000, 1000};
   m.window_records = 1 << 30;
@@ -183,7 +183,7 @@ TEST_CASE("plan: a device merge's windows, from the backend's largest and the wi
 }
 
 TEST_CASE("plan: a distributed rank's merges hold their windows and buffers") {
-  Job rank = sort_job(8, 0, 64 * MiB);
+  PlanRequest rank = sort_job(8, 0, 64 * MiB);
   rank.sort.sort_bytes_per_record = 16;
   rank.distributed = true;
   rank.window_records = 1 << 30;
@@ -195,7 +195,7 @@ TEST_CASE("plan: a distributed rank's merges hold their windows and buffers") {
   CHECK(held.memory_merge_buffer_bytes == 4 * MiB);
   CHECK(held.records == 4 * MiB);
   // More than the budget held: the least window memory, 16 MiB.
-  Job small = rank;
+  PlanRequest small = rank;
   small.sort.memory = 24 * MiB;
   CHECK(plan_rank_merge(small, pieces, RankMerge::held_in_memory).window_memory == 16 * MiB);
   // Read in place (merge --distributed): the budget is the windows'.
@@ -204,8 +204,8 @@ TEST_CASE("plan: a distributed rank's merges hold their windows and buffers") {
   CHECK(in_place.memory_merge_buffer_bytes == 4 * MiB);
   // In files: the merge tree of `merge`, the same as the merge of files of these sizes.
   const Plan files = plan_rank_merge(rank, pieces, RankMerge::files);
-  Job merge = rank;
-  merge.command = JobKind::merge;
+  PlanRequest merge = rank;
+  merge.command = CommandKind::merge;
   merge.input_records = pieces;
   merge.sort.input_bytes = 32 * MiB;
   const Plan want = make_plan(merge);
@@ -218,14 +218,14 @@ TEST_CASE("plan: a distributed rank's merges hold their windows and buffers") {
 }
 
 TEST_CASE("plan: a device's resident sort slices, one size for a sort and a distributed rank's device pass") {
-  Job j = sort_job(100, 1000, 64 * MiB);
+  PlanRequest j = sort_job(100, 1000, 64 * MiB);
   j.sort.sort_bytes_per_record = 200;
   const Plan p = make_plan(j);
   REQUIRE(p.mode == PlanMode::in_memory);
   CHECK(p.resident_slice_bytes == (64 * MiB) / 100 * 100);  // whole records, about 64 MiB
   CHECK(p.chunks.chunk_bytes == p.resident_slice_bytes);     // the sort's slices in and out
   // A record wider than a slice: a slice holds one (every command's plan has the size).
-  const Job huge = sort_job(100 << 20, 1, 512 * MiB, Device::automatic, JobKind::check);
+  const PlanRequest huge = sort_job(100 << 20, 1, 512 * MiB, Device::automatic, CommandKind::check);
   CHECK(make_plan(huge).resident_slice_bytes == size_t(100) << 20);
 }
 
@@ -234,9 +234,9 @@ TEST_CASE("plan: the executors' merge job takes the plan's windows and buffers")
   opt.format = Format::typed(KeyType::u64);
   opt.memory = parse_size_option("64M", "--memory");
   opt.device = Device::cpu;  // runs in memory, merged from buffers (a GPU would hold the input)
-  Prepared p = prepare(opt, job_of(JobKind::sort, opt, 40 * MiB, false), "/tmp");
+  Prepared p = prepare(opt, plan_request(CommandKind::sort, opt, 40 * MiB, false), "/tmp");
   REQUIRE(p.plan.memory_merge_buffer_bytes > opt.format.record_size);
-  const MergeJob job = merge_job_of(p, opt, p.plan.window_records, p.plan.memory_merge_buffer_bytes);
+  const MergeSetup job = merge_setup_of(p, opt, p.plan.window_records, p.plan.memory_merge_buffer_bytes);
   CHECK(job.window_records == p.plan.window_records);
   CHECK(job.buffer_bytes == p.plan.memory_merge_buffer_bytes);
   CHECK(job.threads == p.plan.threads);

@@ -227,7 +227,7 @@ std::vector<std::string> sort_on_threads(int ranks, const std::string& in, const
   gxsort_test::ThreadWorld world(ranks);
   std::vector<std::string> errors(static_cast<size_t>(ranks));
   world.run([&](int r) {
-    DistributedJob job(std::make_unique<gxsort_test::ThreadComm>(world, r));
+    DistributedSession job(std::make_unique<gxsort_test::ThreadComm>(world, r));
     try {
       const RunStats st = sort_distributed(in, out, opts[size_t(r)], job);
       for (const RankStats& x : st.ranks)

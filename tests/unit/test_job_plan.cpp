@@ -1,4 +1,4 @@
-// make_plan(Job): every command's sizes within its budget, threads resolved once, the
+// make_plan(PlanRequest): every command's sizes within its budget, threads resolved once, the
 // documented errors for budgets too small, and empty inputs.
 #include <doctest/doctest.h>
 
@@ -6,14 +6,14 @@
 
 #include "gxsort/error.hpp"
 #include "kernels/reduce.hpp"
-#include "plan/job.hpp"
+#include "plan/plan_request.hpp"
 
 using namespace gxsort;
 
 namespace {
 
-Job job(JobKind kind, uint64_t records, uint64_t memory, size_t record_size = 8) {
-  Job j;
+PlanRequest job(CommandKind kind, uint64_t records, uint64_t memory, size_t record_size = 8) {
+  PlanRequest j;
   j.command = kind;
   j.format = Format::typed(record_size == 4 ? KeyType::u32 : KeyType::u64);
   j.sort.record_size = record_size;
@@ -32,7 +32,7 @@ void check_stream(const StreamPlan& s, uint64_t memory) {
   CHECK(uint64_t(s.chunk_bytes) * s.slots <= memory);
 }
 
-std::string usage_message(const Job& j) {
+std::string usage_message(const PlanRequest& j) {
   try {
     make_plan(j);
   } catch (const Error& e) {
@@ -45,14 +45,14 @@ std::string usage_message(const Job& j) {
 }  // namespace
 
 TEST_CASE("job plan: threads resolved once, --threads kept, 0 the CPUs") {
-  Job j = job(JobKind::check, 1000, 64 << 20);
+  PlanRequest j = job(CommandKind::check, 1000, 64 << 20);
   CHECK(make_plan(j).threads == 3);
   j.threads = 0;
   CHECK(make_plan(j).threads == resolve_threads(0));
   CHECK(resolve_threads(0) >= 1);
-  for (JobKind k : {JobKind::sort, JobKind::runs, JobKind::merge, JobKind::dedupe, JobKind::reduce,
-                    JobKind::graph_build, JobKind::bfs}) {
-    Job o = job(k, 1000, 64 << 20);
+  for (CommandKind k : {CommandKind::sort, CommandKind::runs, CommandKind::merge, CommandKind::dedupe, CommandKind::reduce,
+                    CommandKind::graph_build, CommandKind::bfs}) {
+    PlanRequest o = job(k, 1000, 64 << 20);
     o.input_records = {1000};
     INFO(job_kind_name(k));
     CHECK(make_plan(o).threads == 3);
@@ -63,33 +63,33 @@ TEST_CASE("job plan: threads resolved once, --threads kept, 0 the CPUs") {
 TEST_CASE("job plan: check and reduce chunks fit --memory, and the budget too small is refused") {
   for (uint64_t memory : {uint64_t(1) << 20, uint64_t(64) << 20, uint64_t(4) << 30}) {
     INFO(memory);
-    const Plan c = make_plan(job(JobKind::check, 10000000, memory));
+    const Plan c = make_plan(job(CommandKind::check, 10000000, memory));
     check_stream(c.chunks, memory);
     CHECK(c.chunks.chunk_bytes <= (64 << 20));
-    const Plan r = make_plan(job(JobKind::reduce, 10000000, memory));
+    const Plan r = make_plan(job(CommandKind::reduce, 10000000, memory));
     check_stream(r.chunks, memory);
     CHECK(r.chunks.chunk_records % kReduceBlock == 0);  // whole blocks: results do not depend on chunks
   }
   // A device's chunk limit caps the chunks.
-  Job capped = job(JobKind::check, 10000000, uint64_t(1) << 30);
+  PlanRequest capped = job(CommandKind::check, 10000000, uint64_t(1) << 30);
   capped.sort.max_chunk_records = 5000;
   CHECK(make_plan(capped).chunks.chunk_records == 5000);
-  CHECK(usage_message(job(JobKind::check, 100, 16)).find("--memory 16 B is too small to check 8-byte records") == 0);
-  CHECK(usage_message(job(JobKind::reduce, 100, 1000)).find("too small to reduce") != std::string::npos);
+  CHECK(usage_message(job(CommandKind::check, 100, 16)).find("--memory 16 B is too small to check 8-byte records") == 0);
+  CHECK(usage_message(job(CommandKind::reduce, 100, 1000)).find("too small to reduce") != std::string::npos);
 }
 
 TEST_CASE("job plan: empty inputs and streams") {
-  const Plan c = make_plan(job(JobKind::check, 0, 64 << 20));
+  const Plan c = make_plan(job(CommandKind::check, 0, 64 << 20));
   CHECK(c.records == 0);
   CHECK(c.chunks.chunk_records == 1);
-  CHECK(make_plan(job(JobKind::reduce, 0, 64 << 20)).chunks.chunk_records == kReduceBlock);
-  Job s = job(JobKind::check, 0, uint64_t(1) << 30);
+  CHECK(make_plan(job(CommandKind::reduce, 0, 64 << 20)).chunks.chunk_records == kReduceBlock);
+  PlanRequest s = job(CommandKind::check, 0, uint64_t(1) << 30);
   s.stream = true;
   CHECK(make_plan(s).chunks.chunk_bytes == (64 << 20));  // a stream: full chunks until it ends
-  const Plan runs = make_plan(job(JobKind::runs, 0, 64 << 20));
+  const Plan runs = make_plan(job(CommandKind::runs, 0, 64 << 20));
   CHECK(runs.runs == 0);
   CHECK(runs.chunks.slots == 0);
-  Job stream_sort = job(JobKind::sort, 0, 4 << 20);
+  PlanRequest stream_sort = job(CommandKind::sort, 0, 4 << 20);
   stream_sort.stream = true;
   const Plan ss = make_plan(stream_sort);
   CHECK(ss.stream);
@@ -98,23 +98,23 @@ TEST_CASE("job plan: empty inputs and streams") {
 }
 
 TEST_CASE("job plan: sort keeps the sort planner's plan and adds the windows") {
-  Job j = job(JobKind::sort, 5 << 20, 64 << 20);  // 40 MiB of data in 64 MiB: runs in memory
+  PlanRequest j = job(CommandKind::sort, 5 << 20, 64 << 20);  // 40 MiB of data in 64 MiB: runs in memory
   const Plan p = make_plan(j);
   CHECK(p.mode == PlanMode::runs_in_memory);
   CHECK(p.window_memory == (64 << 20) - (40 << 20));
   CHECK(p.memory_merge_buffer_bytes > 0);
-  Job ext = job(JobKind::sort, 50 << 20, 16 << 20);
+  PlanRequest ext = job(CommandKind::sort, 50 << 20, 16 << 20);
   ext.sort.ooc = OocMethod::merge;
   const Plan e = make_plan(ext);
   CHECK(e.mode == PlanMode::external);
   CHECK(e.window_memory == e.memory);
   CHECK(e.chunks.slots == 3);
   CHECK(uint64_t(e.run_records) * 8 == e.chunks.chunk_bytes);
-  CHECK(usage_message(job(JobKind::sort, 100, 1000)).find("is below the minimum") != std::string::npos);
+  CHECK(usage_message(job(CommandKind::sort, 100, 1000)).find("is below the minimum") != std::string::npos);
 }
 
 TEST_CASE("job plan: runs and merge") {
-  Job r = job(JobKind::runs, 1000000, 1 << 20);
+  PlanRequest r = job(CommandKind::runs, 1000000, 1 << 20);
   const Plan rp = make_plan(r);
   CHECK(rp.runs >= 2);
   CHECK(rp.chunks.slots == 3);
@@ -122,7 +122,7 @@ TEST_CASE("job plan: runs and merge") {
   for (uint64_t s : rp.run_sizes) sum += s;
   CHECK(sum == 1000000);
   CHECK(uint64_t(rp.run_records) * 8 * 3 <= (1 << 20));
-  Job m = job(JobKind::merge, 3000, 1 << 20);
+  PlanRequest m = job(CommandKind::merge, 3000, 1 << 20);
   m.input_records = {1000, 1000, 1000};
   m.sort.fan_in = 2;
   const Plan mp = make_plan(m);
@@ -131,16 +131,16 @@ TEST_CASE("job plan: runs and merge") {
   CHECK(mp.levels.size() == 2);
   CHECK(mp.window_memory == (1 << 20));
   CHECK(uint64_t(mp.merge_buffer_bytes) * mp.merge_threads * (mp.fan_in + 1) <= (1 << 20));
-  CHECK(usage_message(job(JobKind::merge, 100, 1000)).find("is below the minimum") != std::string::npos);
+  CHECK(usage_message(job(CommandKind::merge, 100, 1000)).find("is below the minimum") != std::string::npos);
 }
 
 TEST_CASE("job plan: dedupe's strategy and streams; the stream and the bitmap need no sort plan") {
-  Job big = job(JobKind::dedupe, 100000000, 64 << 20, 4);
+  PlanRequest big = job(CommandKind::dedupe, 100000000, 64 << 20, 4);
   Plan p = make_plan(big);
   CHECK(p.dedupe.strategy == DedupePath::bitmap);  // u32 keys that do not sort in memory
   check_stream(p.dedupe.bitmap, 64 << 20);
   CHECK(p.dedupe.bitmap_budget == (64 << 20) - p.dedupe.bitmap.chunk_bytes * 3);
-  Job small = job(JobKind::dedupe, 1000, 64 << 20);
+  PlanRequest small = job(CommandKind::dedupe, 1000, 64 << 20);
   CHECK(make_plan(small).dedupe.strategy == DedupePath::sort);
   CHECK(make_plan(small).dedupe.keep_first);
   small.dedupe.count = true;
@@ -149,7 +149,7 @@ TEST_CASE("job plan: dedupe's strategy and streams; the stream and the bitmap ne
   CHECK_FALSE(make_plan(small).dedupe.keep_first);
   check_stream(make_plan(small).dedupe.group, 64 << 20);
   // A budget below the sort's minimum: the stream still plans, the sort is refused.
-  Job tiny = job(JobKind::dedupe, 1000, 64 << 10);
+  PlanRequest tiny = job(CommandKind::dedupe, 1000, 64 << 10);
   tiny.dedupe.assume_sorted = true;
   const Plan t = make_plan(tiny);
   CHECK(t.dedupe.strategy == DedupePath::stream);
@@ -159,7 +159,7 @@ TEST_CASE("job plan: dedupe's strategy and streams; the stream and the bitmap ne
   CHECK(usage_message(tiny).find("is below the minimum") != std::string::npos);
   // In memory on the CPU: the sort, unless the sampled keys span a narrow range; on a GPU
   // (a device budget), the bitmap above kGpuBitmapAutoMinKeys keys.
-  Job pbbs = job(JobKind::dedupe, 100000000, uint64_t(8) << 30, 4);
+  PlanRequest pbbs = job(CommandKind::dedupe, 100000000, uint64_t(8) << 30, 4);
   REQUIRE(make_plan(pbbs).mode == PlanMode::in_memory);
   CHECK(make_plan(pbbs).dedupe.strategy == DedupePath::sort);
   pbbs.dedupe_key_span = 100000000;
@@ -170,13 +170,13 @@ TEST_CASE("job plan: dedupe's strategy and streams; the stream and the bitmap ne
   pbbs.dedupe_key_span = 0;
   pbbs.device_budget = uint64_t(1) << 30;
   CHECK(make_plan(pbbs).dedupe.strategy == DedupePath::bitmap);
-  Job asked = job(JobKind::dedupe, 10, 64 << 20, 4);
+  PlanRequest asked = job(CommandKind::dedupe, 10, 64 << 20, 4);
   asked.dedupe.strategy = DedupeStrategy::bitmap;
   CHECK(make_plan(asked).dedupe.bitmap_budget == UINT64_MAX);
 }
 
 TEST_CASE("job plan: graph build and bfs") {
-  Job g = job(JobKind::graph_build, 0, 1 << 30, 16);
+  PlanRequest g = job(CommandKind::graph_build, 0, 1 << 30, 16);
   g.sort.input_bytes = 8000;
   g.edge_format = EdgeFormat::bin32;
   g.symmetrize = true;
@@ -187,7 +187,7 @@ TEST_CASE("job plan: graph build and bfs") {
   g.edge_format = EdgeFormat::snap;
   CHECK(make_plan(g).graph.max_edge_records == 0);  // text: counted as parsed
 
-  Job b = job(JobKind::bfs, 0, 1 << 30);
+  PlanRequest b = job(CommandKind::bfs, 0, 1 << 30);
   CHECK_FALSE(make_plan(b).bfs.graph_known);
   CHECK(make_plan(b).bfs.load_budget == (1 << 30));
   b.graph_known = true;
@@ -209,11 +209,11 @@ TEST_CASE("job plan: graph build and bfs") {
 }
 
 TEST_CASE("job plan report: the command, its threads and its sort") {
-  const PlanReport c = plan_report(make_plan(job(JobKind::check, 1000, 64 << 20)));
+  const PlanReport c = plan_report(make_plan(job(CommandKind::check, 1000, 64 << 20)));
   CHECK(c.command == "check");
   CHECK(c.threads == 3);
   CHECK(c.chunks.slots > 0);
-  Job m = job(JobKind::merge, 2000, 1 << 20);
+  PlanRequest m = job(CommandKind::merge, 2000, 1 << 20);
   m.input_records = {1000, 1000};
   const PlanReport mr = plan_report(make_plan(m));
   CHECK(mr.command == "merge");

@@ -267,7 +267,7 @@ TEST_CASE("merge_runs of composite-key runs is the stable merge (memory and file
     }
     for (unsigned threads : {1u, 3u}) {
       io::File out = io::File::create_new(d.file("merged" + std::to_string(outputs++)));
-      MergeJob job;
+      MergeSetup job;
       job.format = &f;
       job.buffer_bytes = 4096;
       job.threads = threads;

@@ -11,7 +11,7 @@
 
 #include "gxsort/error.hpp"
 #include "engine/merge.hpp"
-#include "plan/job.hpp"
+#include "plan/plan_request.hpp"
 #include "gxsort/gxsort.hpp"
 #include "../common/cpu_delegate.hpp"
 #include "../common/resumable_merge.hpp"
@@ -104,7 +104,7 @@ std::vector<unsigned char> merged(const Format& f, const std::vector<RunRef>& re
                                   unsigned threads) {
   const std::string path = temp_path();
   io::File out = io::File::create_new(path);
-  MergeJob job;
+  MergeSetup job;
   job.format = &f;
   job.buffer_bytes = buffer_bytes;
   job.threads = threads;
@@ -153,7 +153,7 @@ TEST_CASE("the windowed merge pipeline (a device's merge, here on the CPU) equal
         Runs r = make_runs(7, 20000, unique ? 300 : 1u << 30, rng);
         std::vector<std::unique_ptr<io::TempFile>> files;
         const std::vector<RunRef> refs = file_refs(r, r.data, 2, files);
-        MergeJob cpu;
+        MergeSetup cpu;
         cpu.format = &r.f;
         cpu.threads = 2;
         cpu.unique = unique;
@@ -163,13 +163,13 @@ TEST_CASE("the windowed merge pipeline (a device's merge, here on the CPU) equal
         if (!expect.empty()) want.file().read_at(expect.data(), expect.size(), 0);
 
         WindowedCpu backend(window);
-        MergeJob dev = cpu;
+        MergeSetup dev = cpu;
         dev.backend = &backend;
         dev.window_records = device_window_records(backend.max_window_records(r.f), uint64_t(1) << 30, 8);
         io::TempFile got = io::TempFile::create({}, "/tmp", "gxsort-unit-merge");
         const std::vector<unsigned char> header(size_t(offset), 0xAB);
         if (offset) got.file().write_at(header.data(), header.size(), 0);
-        MergeJob::StageSeconds stages;
+        MergeSetup::StageSeconds stages;
         dev.stage_seconds = &stages;
         INFO("window " << window << " unique " << unique << " offset " << offset);
         const uint64_t records = merge_runs(dev, refs, got.file(), offset);
@@ -195,7 +195,7 @@ TEST_CASE("the windowed merge pipeline with checkpoints, resumed from each, is t
       Runs r = make_runs(6, 30000, unique ? 50 : 1000, rng);
       std::vector<std::unique_ptr<io::TempFile>> files;
       WindowedCpu backend(window);
-      MergeJob job;
+      MergeSetup job;
       job.format = &r.f;
       job.backend = &backend;
       job.window_records = device_window_records(backend.max_window_records(r.f), uint64_t(1) << 30, 8);
@@ -266,7 +266,7 @@ TEST_CASE("merge_runs with verify_sorted names an unsorted input") {
   refs[1].mem = reinterpret_cast<unsigned char*>(b.data()); refs[1].records = 1; refs[1].name = "b.bin";
   std::string path = temp_path();
   io::File out = io::File::create_new(path);
-  MergeJob job;
+  MergeSetup job;
   job.format = &f;
   job.verify_sorted = true;
   try {
@@ -451,7 +451,7 @@ TEST_CASE("a merge with checkpoints, resumed from each, is the merge in one go (
       for (uint32_t range : {1u, 3u, 1000u, 1u << 30}) {
         Runs r = make_runs(6, 3000, range, rng);
         std::vector<std::unique_ptr<io::TempFile>> files;
-        MergeJob job;
+        MergeSetup job;
         job.format = &r.f;
         job.buffer_bytes = 4096;
         job.threads = threads;

@@ -2,7 +2,7 @@
 // --distributed`. Each process (rank) sorts a slice of IN with the engine (its GPU or its
 // CPU), the ranks exchange records by key range over MPI, and each writes its range of
 // OUT; the output is byte-identical to a one-process sort. Built with GXSORT_MPI; without
-// it DistributedJob refuses to start (exit 2) and plan_distributed still plans for --ranks N.
+// it DistributedSession refuses to start (exit 2) and plan_distributed still plans for --ranks N.
 #pragma once
 #include <functional>
 #include <memory>
@@ -25,16 +25,16 @@ bool distributed_built();
 EngineOptions distributed_rank_options(EngineOptions opt, int host_rank, int host_size, bool threads_given);
 
 // This process's part of a distributed job.
-class DistributedJob {
+class DistributedSession {
  public:
   // Starts MPI (MPI_Init_thread); MPI_Finalize when it goes. Throws Error(usage) in a
   // gxsort built without MPI.
-  DistributedJob(int* argc, char*** argv);
+  DistributedSession(int* argc, char*** argv);
   // A job on a communicator of the caller's (tests).
-  explicit DistributedJob(std::unique_ptr<distributed::Comm> comm);
-  ~DistributedJob();
-  DistributedJob(const DistributedJob&) = delete;
-  DistributedJob& operator=(const DistributedJob&) = delete;
+  explicit DistributedSession(std::unique_ptr<distributed::Comm> comm);
+  ~DistributedSession();
+  DistributedSession(const DistributedSession&) = delete;
+  DistributedSession& operator=(const DistributedSession&) = delete;
 
   int rank() const;
   int size() const;
@@ -64,17 +64,17 @@ class DistributedJob {
 // sort --distributed (and dedupe --distributed: opt.unique). Returns the job's stats on
 // rank 0 (with every rank's in .ranks), this rank's elsewhere.
 RunStats sort_distributed(const std::string& input, const std::string& output, const EngineOptions& opt,
-                          DistributedJob& job, const std::string& command = "sort");
+                          DistributedSession& job, const std::string& command = "sort");
 
 // merge --distributed: rank r writes records [N·r/n, N·(r+1)/n) of the stable merge of the
 // inputs, cut from each by the multiway co-rank (no exchange). Not with -u.
 RunStats merge_distributed(const std::vector<std::string>& inputs, const std::string& output, const EngineOptions& opt,
-                           DistributedJob& job);
+                           DistributedSession& job);
 
 // plan --distributed: each rank's slice, local sort, staging and the exchange's rounds at
 // balance (PlanReport::distributed). With `job`, for its ranks (each rank plans its own
 // part with its own memory and backend; every rank returns the whole job's); else for
 // `ranks` ranks like this process.
-PlanReport plan_distributed(const std::string& input, const EngineOptions& opt, DistributedJob* job, int ranks);
+PlanReport plan_distributed(const std::string& input, const EngineOptions& opt, DistributedSession* job, int ranks);
 
 }  // namespace gxsort

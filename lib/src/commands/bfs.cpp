@@ -40,7 +40,7 @@ BfsSearch summary(const graph::BfsRun& r, uint64_t source, bool symmetric) {
 
 }  // namespace
 
-Prepared prepare_bfs(const EngineOptions& opt) { return prepare(opt, job_of(JobKind::bfs, opt, 0, false), "/tmp"); }
+Prepared prepare_bfs(const EngineOptions& opt) { return prepare(opt, plan_request(CommandKind::bfs, opt, 0, false), "/tmp"); }
 
 void plan_bfs_search(Prepared& p, uint64_t vertices, uint64_t edges) {
   p.job.vertices = vertices;

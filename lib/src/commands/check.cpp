@@ -16,7 +16,7 @@
 namespace gxsort {
 
 Prepared prepare_check(const io::File& in, const EngineOptions& opt) {
-  return prepare(opt, job_of(JobKind::check, opt, in.is_stream() ? 0 : in.size(), in.is_stream(), in.path()), "/tmp");
+  return prepare(opt, plan_request(CommandKind::check, opt, in.is_stream() ? 0 : in.size(), in.is_stream(), in.path()), "/tmp");
 }
 
 CheckResult check_file(const std::string& path, const EngineOptions& opt) {

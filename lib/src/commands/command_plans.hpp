@@ -1,4 +1,4 @@
-// How each command prepares (its Job, backend and Plan): the command runs from it, and
+// How each command prepares (its PlanRequest, backend and Plan): the command runs from it, and
 // `gxsort plan CMD` (commands/plan_command.cpp) prints the same plan.
 #pragma once
 #include <string>

@@ -251,7 +251,7 @@ uint64_t sampled_key_span(const io::File& in, const EngineOptions& opt) {
 
 Prepared prepare_dedupe(const io::File& in, const std::string& output, const EngineOptions& opt) {
   const bool stream = in.is_stream();
-  Job job = job_of(JobKind::dedupe, opt, stream ? 0 : in.size(), stream);
+  PlanRequest job = plan_request(CommandKind::dedupe, opt, stream ? 0 : in.size(), stream);
   job.dedupe_key_span = sampled_key_span(in, opt);
   return prepare(opt, std::move(job), default_temp_dir(output));
 }

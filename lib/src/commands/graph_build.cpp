@@ -412,7 +412,7 @@ void write_header_and_offsets(const io::File& out, uint64_t n, uint64_t m, uint3
 
 Plan plan_graph_build(const io::File& in, const std::string& input, const GraphBuildOptions& g,
                       const EngineOptions& opt) {
-  Job job = job_of(JobKind::graph_build, opt, in.is_stream() ? 0 : in.size(), in.is_stream(), in.path());
+  PlanRequest job = plan_request(CommandKind::graph_build, opt, in.is_stream() ? 0 : in.size(), in.is_stream(), in.path());
   job.sort.record_size = 16;  // the edge records the sort takes
   job.edge_format = resolve_format(g.input_format, input);
   job.symmetrize = g.symmetrize;

@@ -13,7 +13,7 @@
 namespace gxsort {
 
 Prepared prepare_reduce(const io::File& in, const EngineOptions& opt) {
-  return prepare(opt, job_of(JobKind::reduce, opt, in.is_stream() ? 0 : in.size(), in.is_stream(), in.path()), "/tmp");
+  return prepare(opt, plan_request(CommandKind::reduce, opt, in.is_stream() ? 0 : in.size(), in.is_stream(), in.path()), "/tmp");
 }
 
 ReduceResult reduce_file(const std::string& path, ReduceOp op, ReduceAlgo algo, const EngineOptions& opt) {

@@ -20,7 +20,7 @@
 #include "commands/command_plans.hpp"
 #include "engine/engine.hpp"
 #include "engine/job.hpp"
-#include "engine/job_progress.hpp"
+#include "engine/whole_progress.hpp"
 #include "engine/merge.hpp"
 #include "engine/run_formation.hpp"
 #include "engine/runs_manifest.hpp"
@@ -93,14 +93,14 @@ void name_run(TreeInput& run, size_t i, const std::string& out_dir, LinkedRuns& 
 }  // namespace
 
 Prepared prepare_runs(const io::File& in, const std::string& out_dir, const EngineOptions& opt) {
-  return prepare(opt, job_of(JobKind::runs, opt, in.is_stream() ? 0 : in.size(), in.is_stream(), in.path()),
+  return prepare(opt, plan_request(CommandKind::runs, opt, in.is_stream() ? 0 : in.size(), in.is_stream(), in.path()),
                  io::directory_of(out_dir));
 }
 
 Prepared prepare_merge(const std::vector<uint64_t>& input_records, const std::string& output, const EngineOptions& opt) {
   uint64_t records = 0;
   for (uint64_t r : input_records) records += r;
-  Job job = job_of(JobKind::merge, opt, records * opt.format.record_size, false);
+  PlanRequest job = plan_request(CommandKind::merge, opt, records * opt.format.record_size, false);
   job.input_records = input_records;
   return prepare(opt, std::move(job), default_temp_dir(output));
 }
@@ -368,8 +368,8 @@ RunStats merge_files(const std::vector<std::string>& args, const std::string& ou
   if (!out.streamed()) out.file().start_write_behind();
   RunVerifier verifier(inputs);
   std::atomic<uint64_t> done{0};
-  MergeJob job = merge_job_of(p, opt, plan.window_records, plan.merge_buffer_bytes);
-  JobProgress job_progress(opt.progress, merge_stages(plan));  // all levels: one job
+  MergeSetup job = merge_setup_of(p, opt, plan.window_records, plan.merge_buffer_bytes);
+  WholeProgress job_progress(opt.progress, merge_stages(plan));  // all levels: one job
   job.progress = job_progress.fn();
   job.threads = plan.merge_threads;
   job.verify_sorted = true;

@@ -10,14 +10,14 @@
 namespace gxsort {
 
 bool may_use_gpu(const std::string& command, const std::string& input, const EngineOptions& opt) {
-  const JobKind kind = command == "sort" ? JobKind::sort : JobKind::dedupe;
+  const CommandKind kind = command == "sort" ? CommandKind::sort : CommandKind::dedupe;
   struct stat st;
   // Only a regular file: a FIFO opened here and closed again could lose what its writer sent.
   if (opt.device != Device::automatic || (command != "sort" && command != "dedupe") || input == "-" ||
       ::stat(input.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
     return opt.device != Device::cpu;
   try {
-    const Job job = job_of(kind, opt, open_input(input, opt.format).size(), false);
+    const PlanRequest job = plan_request(kind, opt, open_input(input, opt.format).size(), false);
     return choose_backend(job, machine_facts(job)).device != Device::cpu;
   } catch (const Error&) {
     return true;  // the command itself says what is wrong with the input
@@ -34,7 +34,7 @@ PlanReport plan_sort(const std::string& input, const std::string& output, const 
   const std::string tmp = default_temp_dir(!output.empty() ? output : in.is_stream() ? "-" : input);
   PlanReport r;
   if (in.is_stream()) {  // the runs' size: the rest is known when the stream ends
-    Prepared p = prepare(opt, job_of(JobKind::sort, opt, 0, true), tmp);
+    Prepared p = prepare(opt, plan_request(CommandKind::sort, opt, 0, true), tmp);
     r = plan_report(p.plan);
     r.memory = p.memory;
     r.sort.fan_in = p.plan_input.fan_in ? p.plan_input.fan_in : kDefaultFanIn;

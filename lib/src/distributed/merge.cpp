@@ -74,7 +74,7 @@ std::vector<RunRef> cut_pieces(const Format& f, const std::vector<RunRef>& runs,
 }  // namespace
 
 RunStats merge_distributed(const std::vector<std::string>& inputs, const std::string& output, const EngineOptions& opt,
-                           DistributedJob& dj) {
+                           DistributedSession& dj) {
   using namespace distributed;
   Comm& comm = dj.comm();
   const auto t0 = Clock::now();
@@ -103,7 +103,7 @@ RunStats merge_distributed(const std::vector<std::string>& inputs, const std::st
     std::vector<uint64_t> piece_records;
     for (const RunRef& piece : pieces) piece_records.push_back(piece.records);
     const Plan plan = plan_rank_merge(p.job, piece_records, RankMerge::in_place);
-    MergeJob job = merge_job_of(p, opt, plan.window_records, plan.memory_merge_buffer_bytes);
+    MergeSetup job = merge_setup_of(p, opt, plan.window_records, plan.memory_merge_buffer_bytes);
     job.done_bytes = &done;
     job.total_bytes = (last - first) * rs;
     job.verify_sorted = true;

@@ -30,7 +30,7 @@ RankPlanReport rank_report(const distributed::RankShape& s) {
   return r;
 }
 
-PlanReport job_report(const distributed::JobShape& j, const std::string& input, const Format& f) {
+PlanReport job_report(const distributed::RanksShape& j, const std::string& input, const Format& f) {
   PlanReport r;
   r.command = "sort";
   r.input = input;
@@ -51,7 +51,7 @@ PlanReport job_report(const distributed::JobShape& j, const std::string& input, 
 
 }  // namespace
 
-PlanReport plan_distributed(const std::string& input, const EngineOptions& options, DistributedJob* job, int ranks) {
+PlanReport plan_distributed(const std::string& input, const EngineOptions& options, DistributedSession* job, int ranks) {
   using namespace distributed;
   EngineOptions opt = options;
   opt.ooc = OocMethod::merge;
@@ -79,7 +79,7 @@ PlanReport plan_distributed(const std::string& input, const EngineOptions& optio
     for (int r = 0; r < ranks; ++r) shapes.push_back(shape_of(p, r, ranks));
   }
   const bool one_host = (!job || job->comm().host_size() == job->size()) && opt.exchange == Exchange::automatic;
-  JobShape j = shape_job(std::move(shapes), records, rs);
+  RanksShape j = shape_job(std::move(shapes), records, rs);
   auto every_rank = [&](auto pred) { return !j.ranks.empty() && std::all_of(j.ranks.begin(), j.ranks.end(), pred); };
   j.device_exchange = one_host && !opt.unique && every_rank([](const RankShape& r) { return r.slice_fits_device; });
   j.file_exchange = one_host && !j.device_exchange &&

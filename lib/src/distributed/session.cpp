@@ -1,4 +1,4 @@
-// DistributedJob: the MPI job this process belongs to, and how it ends after an error.
+// DistributedSession: the MPI job this process belongs to, and how it ends after an error.
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,7 +15,7 @@ namespace gxsort {
 
 bool distributed_built() { return GXSORT_HAVE_MPI != 0; }
 
-DistributedJob::DistributedJob(int* argc, char*** argv) {
+DistributedSession::DistributedSession(int* argc, char*** argv) {
 #if GXSORT_HAVE_MPI
   comm_ = distributed::make_mpi_comm(argc, argv);
   // mpirun SIGKILLs every rank once one died of its SIGTERM: the ranks whose handlers
@@ -29,12 +29,12 @@ DistributedJob::DistributedJob(int* argc, char*** argv) {
 #endif
 }
 
-DistributedJob::DistributedJob(std::unique_ptr<distributed::Comm> comm) : comm_(std::move(comm)) {}
+DistributedSession::DistributedSession(std::unique_ptr<distributed::Comm> comm) : comm_(std::move(comm)) {}
 
-DistributedJob::~DistributedJob() = default;
+DistributedSession::~DistributedSession() = default;
 
-int DistributedJob::rank() const { return comm_->rank(); }
-int DistributedJob::size() const { return comm_->size(); }
+int DistributedSession::rank() const { return comm_->rank(); }
+int DistributedSession::size() const { return comm_->size(); }
 
 EngineOptions distributed_rank_options(EngineOptions opt, int host_rank, int host_size, bool threads_given) {
   const unsigned share = unsigned(std::max(1, host_size));
@@ -61,13 +61,13 @@ EngineOptions distributed_rank_options(EngineOptions opt, int host_rank, int hos
   return opt;
 }
 
-EngineOptions DistributedJob::rank_options(EngineOptions opt, bool threads_given) const {
+EngineOptions DistributedSession::rank_options(EngineOptions opt, bool threads_given) const {
   return distributed_rank_options(std::move(opt), comm_->host_rank(), comm_->host_size(), threads_given);
 }
 
-void DistributedJob::collectively(const std::function<void()>& work) { comm_->collectively(work); }
+void DistributedSession::collectively(const std::function<void()>& work) { comm_->collectively(work); }
 
-bool DistributedJob::reports_failure() {
+bool DistributedSession::reports_failure() {
   distributed::Comm& c = *comm_;
   // What no destructor removes before the caller's _Exit or MPI_Abort: the process's own
   // list of the directories it wrote to (io/temp_files.hpp). Its other temp files went
@@ -80,6 +80,6 @@ bool DistributedJob::reports_failure() {
   return false;
 }
 
-void DistributedJob::abort_job(ExitCode code) { comm_->abort_job(int(code)); }
+void DistributedSession::abort_job(ExitCode code) { comm_->abort_job(int(code)); }
 
 }  // namespace gxsort

@@ -90,8 +90,8 @@ bool receive_in_memory(const RankShape& s, uint64_t received, size_t record_size
   return received <= s.memory / record_size && need <= s.memory;
 }
 
-JobShape shape_job(std::vector<RankShape> ranks, uint64_t records, size_t record_size) {
-  JobShape j;
+RanksShape shape_job(std::vector<RankShape> ranks, uint64_t records, size_t record_size) {
+  RanksShape j;
   j.records = records;
   j.record_size = record_size;
   j.round_records = UINT64_MAX;

@@ -69,7 +69,7 @@ bool receive_in_memory(const RankShape& s, uint64_t received, size_t record_size
 
 // The planned shape of the whole job: every rank's, the round size they agree on, and
 // the rounds and per-rank exchange at balance (the real ones depend on the splitters).
-struct JobShape {
+struct RanksShape {
   std::vector<RankShape> ranks;
   uint64_t records = 0;
   size_t record_size = 0;
@@ -84,7 +84,7 @@ struct JobShape {
   // (file_exchange.hpp), where every rank forms run files and can open the others'.
   bool file_exchange = false;
 };
-JobShape shape_job(std::vector<RankShape> ranks, uint64_t records, size_t record_size);
+RanksShape shape_job(std::vector<RankShape> ranks, uint64_t records, size_t record_size);
 
 // A RankShape as bytes and back (gathered from every rank of a job).
 std::string encode(const RankShape& s);

@@ -85,7 +85,7 @@ void set_up(Comm& comm, Setup& s, const std::string& input, const std::string& o
 // input order); -u drops the records of the key of `after` too. Returns the records
 // written; *levels: the merge levels it took, *stages: a device merge's busy seconds.
 uint64_t merge_received(Prepared& p, Received& rec, const EngineOptions& opt, const io::File& out, uint64_t offset,
-                        const unsigned char* after, size_t* levels, MergeJob::StageSeconds* stages) {
+                        const unsigned char* after, size_t* levels, MergeSetup::StageSeconds* stages) {
   *levels = rec.records && (rec.pieces.size() > 1 || opt.unique) ? 1 : 0;
   if (rec.records == 0) return 0;
   const Format& f = opt.format;
@@ -118,7 +118,7 @@ uint64_t merge_received(Prepared& p, Received& rec, const EngineOptions& opt, co
     for (const TreeInput& t : rec.file_pieces) piece_records.push_back(t.records);
   const Plan plan = plan_rank_merge(p.job, piece_records, rec.in_memory ? RankMerge::held_in_memory : RankMerge::files);
   std::atomic<uint64_t> done{0};
-  MergeJob job = merge_job_of(p, opt, plan.window_records,
+  MergeSetup job = merge_setup_of(p, opt, plan.window_records,
                               rec.in_memory ? plan.memory_merge_buffer_bytes : plan.merge_buffer_bytes);
   job.unique_after = after;
   job.stage_seconds = stages;
@@ -149,7 +149,7 @@ std::string last_record(const Format& f, const Received& rec) {
 // Merges what this rank received into its range of the output; returns the records
 // written (*levels: the merge levels it took, *stages: a device merge's busy seconds).
 uint64_t write_range(Comm& comm, Setup& s, Received& rec, const EngineOptions& opt, size_t* levels,
-                     MergeJob::StageSeconds* stages) {
+                     MergeSetup::StageSeconds* stages) {
   const size_t rs = opt.format.record_size;
   uint64_t written = 0;
   if (!opt.unique) {  // the range's size is what it received: merged straight into place
@@ -281,7 +281,7 @@ const char* local_name(PlanMode m) {
 }  // namespace distributed
 
 RunStats sort_distributed(const std::string& input, const std::string& output, const EngineOptions& options,
-                          DistributedJob& job, const std::string& command) {
+                          DistributedSession& job, const std::string& command) {
   using namespace distributed;
   Comm& comm = job.comm();
   const auto t0 = Clock::now();
@@ -331,7 +331,7 @@ RunStats sort_distributed(const std::string& input, const std::string& output, c
   } else {
     Received rec = exchange_on_host(comm, s, local, dev, cuts, one_host, opt, me, round_records);
     t = Clock::now();
-    MergeJob::StageSeconds stages;
+    MergeSetup::StageSeconds stages;
     me.output_records = write_range(comm, s, rec, opt, &levels, &stages);
     for (PhaseStat& st : window_stages(stages)) me.stages.push_back(std::move(st));
   }

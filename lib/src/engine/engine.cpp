@@ -170,8 +170,8 @@ std::vector<std::string> temp_dirs(const EngineOptions& opt, const std::string& 
   return {opt.context.temp_dir.empty() ? default_tmp_dir : opt.context.temp_dir};
 }
 
-Job job_of(JobKind kind, const EngineOptions& opt, uint64_t input_bytes, bool stream, const std::string& input_label) {
-  Job j;
+PlanRequest plan_request(CommandKind kind, const EngineOptions& opt, uint64_t input_bytes, bool stream, const std::string& input_label) {
+  PlanRequest j;
   j.command = kind;
   j.format = opt.format;
   j.threads = opt.threads;
@@ -194,7 +194,7 @@ Job job_of(JobKind kind, const EngineOptions& opt, uint64_t input_bytes, bool st
   return j;
 }
 
-void add_backend_limits(Job& j, const Backend& backend) {
+void add_backend_limits(PlanRequest& j, const Backend& backend) {
   const Format& f = j.format;
   j.sort.sort_bytes_per_record = sort_bytes_per_record(backend, f);
   j.sort.max_chunk_records = backend.max_chunk_records(f);
@@ -206,7 +206,7 @@ void add_backend_limits(Job& j, const Backend& backend) {
   j.max_device_vertices = backend.max_bfs_vertices();
 }
 
-MachineFacts machine_facts(const Job& job) {
+MachineFacts machine_facts(const PlanRequest& job) {
   MachineFacts m;
   m.gpu = GXSORT_HAVE_CUDA != 0;  // whether one is usable is known as the backend starts
   m.threads = resolve_threads(job.threads);
@@ -214,7 +214,7 @@ MachineFacts machine_facts(const Job& job) {
   return m;
 }
 
-Prepared prepare(const EngineOptions& opt, Job job, const std::string& default_tmp_dir) {
+Prepared prepare(const EngineOptions& opt, PlanRequest job, const std::string& default_tmp_dir) {
   opt.format.validate();
   Prepared p;
   p.tmp_dirs = temp_dirs(opt, default_tmp_dir);
@@ -235,11 +235,11 @@ Prepared prepare(const EngineOptions& opt, Job job, const std::string& default_t
 
 Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::string& default_tmp_dir,
                  const std::string& input_label) {
-  return prepare(opt, job_of(JobKind::sort, opt, input_bytes, false, input_label), default_tmp_dir);
+  return prepare(opt, plan_request(CommandKind::sort, opt, input_bytes, false, input_label), default_tmp_dir);
 }
 
 Prepared prepare_rank(const EngineOptions& opt, uint64_t input_bytes, const std::string& default_tmp_dir) {
-  Job job = job_of(JobKind::sort, opt, input_bytes, false);
+  PlanRequest job = plan_request(CommandKind::sort, opt, input_bytes, false);
   job.distributed = true;
   return prepare(opt, std::move(job), default_tmp_dir);
 }

@@ -11,12 +11,12 @@
 #include "io/output.hpp"
 #include "gxsort/gxsort.hpp"
 #include "plan/device_choice.hpp"
-#include "plan/job.hpp"
+#include "plan/plan_request.hpp"
 #include "plan/plan.hpp"
 
 namespace gxsort {
 
-// A command ready to run: its backend and temp directories, its Job and the Plan that
+// A command ready to run: its backend and temp directories, its PlanRequest and the Plan that
 // sizes everything it does (memory and threads are the plan's, copied for brevity).
 struct Prepared {
   DeviceChoice device;  // the backend's choice (choose_backend), and why
@@ -24,7 +24,7 @@ struct Prepared {
   uint64_t memory = 0;
   unsigned threads = 1;
   std::vector<std::string> tmp_dirs;
-  Job job;
+  PlanRequest job;
   PlanInput plan_input;  // job.sort: what a later plan of part of the work starts from
   Plan plan;
   const CancelToken* cancel = nullptr;  // EngineOptions::cancel: polled at chunk and run boundaries
@@ -72,17 +72,17 @@ void commit_outputs(const std::vector<io::Output*>& outputs, RunStats& st, Clock
 // ranks on one host).
 uint64_t host_budget(const EngineOptions& opt, unsigned sharing = 1);
 
-// The Job of a command from its options, before the backend is known: the format, the
+// The PlanRequest of a command from its options, before the backend is known: the format, the
 // budget in bytes (host_budget; bfs: all of RAM when --memory is not given), --threads,
 // and the sort options (--fan-in, --direct-io, --ooc) with the page cache's size.
-Job job_of(JobKind kind, const EngineOptions& opt, uint64_t input_bytes, bool stream, const std::string& input_label = "");
+PlanRequest plan_request(CommandKind kind, const EngineOptions& opt, uint64_t input_bytes, bool stream, const std::string& input_label = "");
 // The backend's limits added to a job: the sort's scratch, the device's chunk, window
 // and BFS limits and its memory budget.
-void add_backend_limits(Job& job, const Backend& backend);
+void add_backend_limits(PlanRequest& job, const Backend& backend);
 
 // The machine's facts choose_backend weighs for `job` (its threads resolved): none that
 // starts a device.
-MachineFacts machine_facts(const Job& job);
+MachineFacts machine_facts(const PlanRequest& job);
 
 // --tmp-dir, else $TMPDIR (Context::temp_dir), else `default_tmp_dir`.
 std::vector<std::string> temp_dirs(const EngineOptions& opt, const std::string& default_tmp_dir);
@@ -98,6 +98,6 @@ Prepared prepare(const EngineOptions& opt, uint64_t input_bytes, const std::stri
 Prepared prepare_rank(const EngineOptions& opt, uint64_t input_bytes, const std::string& default_tmp_dir);
 // The same for any command's job (job_of): the backend chosen (choose_backend) and made,
 // its limits added, planned.
-Prepared prepare(const EngineOptions& opt, Job job, const std::string& default_tmp_dir);
+Prepared prepare(const EngineOptions& opt, PlanRequest job, const std::string& default_tmp_dir);
 
 }  // namespace gxsort

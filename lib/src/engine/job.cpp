@@ -106,7 +106,7 @@ std::vector<uint64_t> cuts_of_all_inputs(const std::vector<TreeInput>& inputs, c
 // records), the inputs' cuts (`list`), and the checksum of that output segment: the hash
 // of the block sums the merge took as it wrote them, or its blocks read back.
 resume::Piece final_checkpoint_piece(size_t k, uint64_t from, uint64_t records, size_t rs,
-                                     const MergeJob::OutputSums& given, const std::vector<uint64_t>& list,
+                                     const MergeSetup::OutputSums& given, const std::vector<uint64_t>& list,
                                      const io::File& out, uint64_t out_offset, unsigned threads) {
   resume::Piece p;
   p.kind = "final";
@@ -577,7 +577,7 @@ void SortJob::adopt_checkpoints(const io::File& f, size_t rs) {
   deferred_.clear();
 }
 
-uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>& inputs, const io::File& out,
+uint64_t SortJob::final_merge(const MergeSetup& job, const std::vector<TreeInput>& inputs, const io::File& out,
                               uint64_t out_offset) {
   // The merge reads the inputs that are not consumed (their order kept, so ties still go
   // to the earlier input); its checkpoints list every input's cut, as a resume reads them.
@@ -601,13 +601,13 @@ uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>&
     if (const resume::Piece* p = key.empty() ? nullptr : dir_.find(key)) block[j] = p->block;
   }
   final_resumed_at_ = all ? double(done_before) / double(all) : 0;
-  MergeJob resumed = job;
+  MergeSetup resumed = job;
   resumed.start = &start;
   // About 64 checkpoints a merge, of 16 MiB of input at least: a kill loses little, and
   // each costs a journal line (merges hash their output as they write it,
-  // MergeJob::output_sums; a device merge with -u leaves it to be read back).
+  // MergeSetup::output_sums; a device merge with -u leaves it to be read back).
   resumed.checkpoint_bytes = std::max<uint64_t>(uint64_t(16) << 20, total * rs / 64);
-  MergeJob::OutputSums sums;
+  MergeSetup::OutputSums sums;
   resumed.output_sums = &sums;
   std::vector<unsigned char> last(rs);
   if (job.unique && final_records_) {
@@ -632,7 +632,7 @@ uint64_t SortJob::final_merge(const MergeJob& job, const std::vector<TreeInput>&
     const size_t k = final_checkpoints_++;
     kept_rank = rank;
     kept_records = records;
-    MergeJob::OutputSums given;
+    MergeSetup::OutputSums given;
     given.block = sums.block;
     given.sums.swap(sums.sums);
     pending.push_back(keeper.submit([this, &refs, &block, &punched, &out, &keeper_busy, &merged, out_offset, rs, cuts, from,

@@ -63,7 +63,7 @@ class SortJob : public MergePieces {
   TreeInput reuse(size_t level, size_t group) override;
   io::TempFile create(size_t level, size_t group) override;
   TreeInput keep(size_t level, size_t group, io::TempFile merged, uint64_t records, bool direct) override;
-  uint64_t final_merge(const MergeJob& job, const std::vector<TreeInput>& inputs, const io::File& out,
+  uint64_t final_merge(const MergeSetup& job, const std::vector<TreeInput>& inputs, const io::File& out,
                        uint64_t out_offset) override;
 
   // The output becomes the job's (a stable name beside the target), and what a killed

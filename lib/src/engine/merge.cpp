@@ -23,20 +23,20 @@ namespace {
 // flushed at offsets that are multiples of io::kDirectBlock).
 size_t direct_block_records(size_t rs) { return io::kDirectBlock / std::gcd(rs, io::kDirectBlock); }
 
-// The records of a block of a resumable merge's output sums (MergeJob::output_sums):
+// The records of a block of a resumable merge's output sums (MergeSetup::output_sums):
 // about 4 MiB, whole records and whole 4 KiB blocks.
 uint64_t output_sum_records(size_t rs) {
   const uint64_t align = direct_block_records(rs);
   return std::max<uint64_t>(align, (uint64_t(4) << 20) / rs / align * align);
 }
 
-// Hashes one merge thread's output as it is flushed (MergeJob::sums): the XXH3-64 of
+// Hashes one merge thread's output as it is flushed (MergeSetup::sums): the XXH3-64 of
 // each job.sum_block bytes from job.sum_base. The thread's range starts on a block, and
 // every range but the last ends on one: each block is hashed by one thread, from the
 // buffer it was just merged into (in cache), not read back from the file.
 class OutputHasher {
  public:
-  explicit OutputHasher(const MergeJob& job) : job_(job) {}
+  explicit OutputHasher(const MergeSetup& job) : job_(job) {}
   void add(const unsigned char* p, size_t n, uint64_t at) {
     if (!job_.sums) return;
     while (n) {
@@ -56,7 +56,7 @@ class OutputHasher {
     (*job_.sums)[size_t(block)] = h_.digest();
     h_.reset();
   }
-  const MergeJob& job_;
+  const MergeSetup& job_;
   io::Xxh3 h_;
 };
 
@@ -64,7 +64,7 @@ class OutputHasher {
 // read ahead on `reads`. kRs: the record size when it is known at compile time (the
 // per-record copy is then a move of a word, not a call to memcpy), else 0.
 template <size_t kRs>
-uint64_t merge_range(const MergeJob& job, const std::vector<RunRef>& runs, const std::vector<uint64_t>& begin,
+uint64_t merge_range(const MergeSetup& job, const std::vector<RunRef>& runs, const std::vector<uint64_t>& begin,
                      const std::vector<uint64_t>& end, const io::File& out, uint64_t out_offset,
                      parallel::BackgroundTasks* reads) {
   const Format& f = *job.format;
@@ -177,8 +177,8 @@ void discard_merged(const std::vector<RunRef>& runs, size_t rs, const std::vecto
 class DeviceWindowMerge {
  public:
   // `w`: the window's records; hash_windows: the output's block sums are taken from the
-  // windows (MergeJob::output_sums).
-  DeviceWindowMerge(const MergeJob& job, const std::vector<RunRef>& runs, const std::vector<uint64_t>& from,
+  // windows (MergeSetup::output_sums).
+  DeviceWindowMerge(const MergeSetup& job, const std::vector<RunRef>& runs, const std::vector<uint64_t>& from,
                     uint64_t total, uint64_t w, bool hash_windows, const io::File& out, uint64_t out_offset)
       : job_(job), f_(*job.format), rs_(f_.record_size), runs_(runs), total_(total), w_(w),
         hash_windows_(hash_windows), sum_records_(output_sum_records(rs_)), out_(out), out_offset_(out_offset),
@@ -261,7 +261,7 @@ class DeviceWindowMerge {
   uint64_t written() const { return written_; }
 
  private:
-  const MergeJob& job_;
+  const MergeSetup& job_;
   const Format& f_;
   const size_t rs_;
   const std::vector<RunRef>& runs_;
@@ -291,7 +291,7 @@ class DeviceWindowMerge {
 // the reader gathers the slices back to back into a pinned slot buffer, the backend
 // merges them on the device, and the writer puts the window in place, while the
 // scheduler overlaps reading window i+1, merging window i and writing window i-1.
-uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& runs, const std::vector<uint64_t>& from,
+uint64_t merge_runs_on_device(const MergeSetup& job, const std::vector<RunRef>& runs, const std::vector<uint64_t>& from,
                               uint64_t total, const io::File& out, uint64_t out_offset) {
   const Format& f = *job.format;
   const size_t rs = f.record_size;
@@ -304,7 +304,7 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
   const bool hash_windows = job.output_sums && !job.unique && w >= sum_records;
   if (hash_windows) w = w / sum_records * sum_records;
   w = std::max<uint64_t>(1, std::min<uint64_t>(w, total));
-  MergeJob::StageSeconds* secs = job.stage_seconds;
+  MergeSetup::StageSeconds* secs = job.stage_seconds;
   const auto t_setup = std::chrono::steady_clock::now();
   std::vector<HostBuffer> buffers;
   std::vector<unsigned char*> slots;
@@ -344,7 +344,7 @@ uint64_t merge_runs_on_device(const MergeJob& job, const std::vector<RunRef>& ru
 
 // Merges records [from[i], to[i]) of each run into out from out_offset, on up to
 // job.threads threads, each merging the output range between two co-rank cuts.
-uint64_t merge_on_cpu(const MergeJob& job, const std::vector<RunRef>& runs, const std::vector<uint64_t>& from,
+uint64_t merge_on_cpu(const MergeSetup& job, const std::vector<RunRef>& runs, const std::vector<uint64_t>& from,
                       const std::vector<uint64_t>& to, const io::File& out, uint64_t out_offset) {
   const uint64_t first = std::accumulate(from.begin(), from.end(), uint64_t(0));
   const uint64_t total = std::accumulate(to.begin(), to.end(), uint64_t(0)) - first;
@@ -384,7 +384,7 @@ uint64_t merge_on_cpu(const MergeJob& job, const std::vector<RunRef>& runs, cons
 
 // A resumable CPU merge: one merge_on_cpu per checkpoint_bytes of input, each followed
 // by job.checkpoint. Nothing read is dropped (the job punches behind its checkpoints).
-uint64_t merge_on_cpu_with_checkpoints(const MergeJob& job, const std::vector<RunRef>& runs, const std::vector<uint64_t>& from,
+uint64_t merge_on_cpu_with_checkpoints(const MergeSetup& job, const std::vector<RunRef>& runs, const std::vector<uint64_t>& from,
                                        const std::vector<uint64_t>& ends, const io::File& out, uint64_t out_offset) {
   const size_t rs = job.format->record_size;
   std::vector<RunRef> kept = runs;
@@ -399,7 +399,7 @@ uint64_t merge_on_cpu_with_checkpoints(const MergeJob& job, const std::vector<Ru
   uint64_t rank = std::accumulate(from.begin(), from.end(), uint64_t(0)), written = 0;
   std::vector<uint64_t> cut = from;
   std::vector<unsigned char> last(rs);
-  MergeJob part = job;
+  MergeSetup part = job;
   while (rank < total) {
     const uint64_t next_rank = std::min(total, (rank + step) / align * align);  // > rank: step >= align
     std::vector<uint64_t> next = next_rank == total ? ends : multiway_corank(*job.format, kept, next_rank, &cut);
@@ -432,7 +432,7 @@ uint64_t merge_on_cpu_with_checkpoints(const MergeJob& job, const std::vector<Ru
 
 }  // namespace
 
-uint64_t merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const io::File& out, uint64_t out_offset) {
+uint64_t merge_runs(const MergeSetup& job, const std::vector<RunRef>& runs, const io::File& out, uint64_t out_offset) {
   std::vector<uint64_t> from = job.start ? *job.start : std::vector<uint64_t>(runs.size(), 0), ends;
   for (const auto& r : runs) ends.push_back(r.records);
   const uint64_t total = std::accumulate(ends.begin(), ends.end(), uint64_t(0)) -
@@ -443,7 +443,7 @@ uint64_t merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const 
   return merge_on_cpu(job, runs, from, ends, out, out_offset);
 }
 
-std::vector<PhaseStat> window_stages(const MergeJob::StageSeconds& s) {
+std::vector<PhaseStat> window_stages(const MergeSetup::StageSeconds& s) {
   if (s.device <= 0) return {};
   return {{"pin windows, map the output", s.setup, 0, 0}, {"read slices", s.read, 0, 0},
           {"merge on the device", s.device, 0, 0}, {"write windows", s.write, 0, 0},
@@ -492,14 +492,14 @@ void remove_inputs(std::vector<TreeInput>& inputs, size_t first, size_t end) {
 
 }  // namespace
 
-size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t fan_in,
+size_t merge_tree_to(const MergeSetup& job, std::vector<TreeInput> inputs, size_t fan_in,
                      const std::vector<std::string>& tmp_dirs, const io::File& final_out, uint64_t final_offset,
                      const std::function<void(size_t, double, uint64_t)>& on_level, uint64_t* output_records,
                      MergePieces* pieces) {
   const size_t rs = job.format->record_size;
-  MergeJob temp_job = job;  // merges into temp levels
+  MergeSetup temp_job = job;  // merges into temp levels
   temp_job.direct_output = job.direct_temp;
-  MergeJob last_job = job;  // the last merge, into final_out
+  MergeSetup last_job = job;  // the last merge, into final_out
   temp_job.levels = last_job.levels = tree_levels(inputs.size(), fan_in);
   size_t level = 0;
   size_t next_dir = 0;
@@ -552,8 +552,8 @@ size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t 
   }
 }
 
-MergeJob merge_job_of(const Prepared& p, const EngineOptions& opt, uint64_t window_records, size_t buffer_bytes) {
-  MergeJob job;
+MergeSetup merge_setup_of(const Prepared& p, const EngineOptions& opt, uint64_t window_records, size_t buffer_bytes) {
+  MergeSetup job;
   job.format = &opt.format;
   job.buffer_bytes = std::max<size_t>(buffer_bytes, opt.format.record_size);
   job.threads = p.threads;

@@ -22,7 +22,7 @@ struct PhaseStat;      // gxsort/gxsort.hpp
 
 class Backend;
 
-struct MergeJob {
+struct MergeSetup {
   const Format* format = nullptr;
   Backend* backend = nullptr;     // merges windows on its device when window_records > 0
   MergeKernel merge_kernel = MergeKernel::automatic;
@@ -86,14 +86,14 @@ struct MergeJob {
 // and threads of `p`, a device merge's windows (the plan's window_records) and each
 // input's read buffer (at least a record). The caller adds its progress counter, totals
 // and special flags.
-MergeJob merge_job_of(const Prepared& p, const EngineOptions& opt, uint64_t window_records, size_t buffer_bytes);
+MergeSetup merge_setup_of(const Prepared& p, const EngineOptions& opt, uint64_t window_records, size_t buffer_bytes);
 
-uint64_t merge_runs(const MergeJob& job, const std::vector<RunRef>& runs, const io::File& out, uint64_t out_offset);
+uint64_t merge_runs(const MergeSetup& job, const std::vector<RunRef>& runs, const io::File& out, uint64_t out_offset);
 
 // A device merge's stages for --stats-json: the windows pinned and the output mapped,
 // the busy seconds of reading slices, merging on the device and writing windows, the
 // pipeline's wall time, then the unmapping and unpinning; none for a merge on the CPU.
-std::vector<PhaseStat> window_stages(const MergeJob::StageSeconds& s);
+std::vector<PhaseStat> window_stages(const MergeSetup::StageSeconds& s);
 
 // A sorted input to the merge tree: a temp file we own, or a user's file.
 struct TreeInput {
@@ -107,7 +107,7 @@ struct TreeInput {
   // Our own data (a temp run or a job's piece): what the merge has read is punched out
   // (engine/run.hpp). A piece read so by an intermediate merge is damaged for --resume,
   // which forms it again; the last merge punches a job's pieces only behind its
-  // checkpoints (MergeJob::checkpoint).
+  // checkpoints (MergeSetup::checkpoint).
   bool discardable = false;
   std::string piece;                   // a job's piece: its journal key
   RunRef ref() const;
@@ -125,7 +125,7 @@ class MergePieces {
   virtual TreeInput keep(size_t level, size_t group, io::TempFile merged, uint64_t records, bool direct) = 0;
   // The last merge, into `out` from byte out_offset: from where a killed run stopped,
   // and kept at checkpoints as it goes. Returns the records of the whole output.
-  virtual uint64_t final_merge(const MergeJob& job, const std::vector<TreeInput>& inputs, const io::File& out,
+  virtual uint64_t final_merge(const MergeSetup& job, const std::vector<TreeInput>& inputs, const io::File& out,
                                uint64_t out_offset) = 0;
 };
 
@@ -134,7 +134,7 @@ class MergePieces {
 // byte final_offset) remains. Returns the number of levels; *output_records receives
 // the records of the output. Each level reports its progress as level k of N, of the
 // bytes it merges (job.total_bytes is not used).
-size_t merge_tree_to(const MergeJob& job, std::vector<TreeInput> inputs, size_t fan_in,
+size_t merge_tree_to(const MergeSetup& job, std::vector<TreeInput> inputs, size_t fan_in,
                      const std::vector<std::string>& tmp_dirs, const io::File& final_out, uint64_t final_offset,
                      const std::function<void(size_t level, double seconds, uint64_t bytes)>& on_level,
                      uint64_t* output_records, MergePieces* pieces = nullptr);

@@ -16,7 +16,7 @@
 #include "platform/sizes.hpp"
 #include "engine/engine.hpp"
 #include "engine/job.hpp"
-#include "engine/job_progress.hpp"
+#include "engine/whole_progress.hpp"
 #include "engine/merge.hpp"
 #include "engine/partition_sort.hpp"
 #include "engine/run_formation.hpp"
@@ -51,7 +51,7 @@ void preflight(const Prepared& p, const std::string& out_dir, uint64_t output_by
 uint64_t merge_run_files(Prepared& p, const Plan& plan, std::vector<TreeInput> runs, const EngineOptions& opt,
                          const io::File& out, uint64_t out_offset, RunStats* st, SortJob* sort_job = nullptr) {
   std::atomic<uint64_t> done{0};
-  MergeJob job = merge_job_of(p, opt, plan.window_records, plan.merge_buffer_bytes);
+  MergeSetup job = merge_setup_of(p, opt, plan.window_records, plan.merge_buffer_bytes);
   job.threads = plan.merge_threads;
   // Runs too large for the page cache: the levels go around it, and so does the
   // output when it is synced anyway (the whole output only: O_DIRECT needs aligned
@@ -60,7 +60,7 @@ uint64_t merge_run_files(Prepared& p, const Plan& plan, std::vector<TreeInput> r
   job.direct_output = plan.direct_output && opt.fsync && out_offset == 0 && st;
   job.done_bytes = &done;
   job.total_bytes = plan.records * opt.format.record_size;
-  MergeJob::StageSeconds stages;
+  MergeSetup::StageSeconds stages;
   job.stage_seconds = &stages;
   uint64_t kept = 0;
   const size_t levels = merge_tree_to(job, std::move(runs), plan.fan_in, p.tmp_dirs, out, out_offset,
@@ -125,7 +125,7 @@ uint64_t sort_through_runs(Prepared& p, const Plan& plan, const io::File& in, co
     phase("sort runs", since(t0), bytes, 0);
     auto t1 = Clock::now();
     std::atomic<uint64_t> done{0};
-    MergeJob job = merge_job_of(p, opt, plan.window_records, plan.memory_merge_buffer_bytes);
+    MergeSetup job = merge_setup_of(p, opt, plan.window_records, plan.memory_merge_buffer_bytes);
     job.done_bytes = &done;
     job.total_bytes = bytes;
     const uint64_t kept = merge_runs(job, runs, out, out_offset);
@@ -162,7 +162,7 @@ RunStats sort_stream(io::File& in, const std::string& output, const EngineOption
   const Format& f = opt.format;
   const size_t rs = f.record_size;
   Prepared own;
-  if (!prepared) own = prepare(opt, job_of(JobKind::sort, opt, 0, true), default_temp_dir(output));
+  if (!prepared) own = prepare(opt, plan_request(CommandKind::sort, opt, 0, true), default_temp_dir(output));
   Prepared& p = prepared ? *prepared : own;
   const size_t run_records = p.plan.run_records;
   io::Output out = io::Output::open(opt.context, output, p.tmp_dirs[0], "out", output_header(opt, opt.format.record_size));
@@ -204,8 +204,8 @@ RunStats sort_stream(io::File& in, const std::string& output, const EngineOption
     st.run_stages = run_stages(allocate_seconds, rf);
     st.phases.push_back({"sort runs", rf.seconds, rf.input_bytes, rf.input_bytes});
     // The merge is planned when the stream has ended: a merge of the runs it gave.
-    Job merge = p.job;
-    merge.command = JobKind::merge;
+    PlanRequest merge = p.job;
+    merge.command = CommandKind::merge;
     merge.stream = true;  // a stream's runs: planned as the external sort's merge
     merge.sort.input_bytes = rf.input_bytes;
     merge.sort.ooc = OocMethod::merge;
@@ -221,7 +221,7 @@ RunStats sort_stream(io::File& in, const std::string& output, const EngineOption
     st.input_bytes = rf.input_bytes;
     st.runs = rf.runs.size();
     // The merge levels report to the job's progress: its runs are formed already.
-    JobProgress job_progress(opt.progress, merge_stages(plan), 2 * rf.input_bytes);
+    WholeProgress job_progress(opt.progress, merge_stages(plan), 2 * rf.input_bytes);
     EngineOptions merge_opt = opt;
     merge_opt.progress = job_progress.fn();
     st.output_bytes = merge_run_files(p, plan, std::move(rf.runs), merge_opt, out.file(), 0, &st) * rs;
@@ -265,7 +265,7 @@ RunStats sort_prepared(io::File& in, const std::string& output, const EngineOpti
   const uint64_t bytes = in.size();
   const double t_prepare = since(t_start);
   // Every phase reports to the whole job's progress, weighed by the plan.
-  JobProgress job_progress(given.progress, sort_stages(p.plan));
+  WholeProgress job_progress(given.progress, sort_stages(p.plan));
   EngineOptions opt = given;
   opt.progress = job_progress.fn();
   const Format& f = opt.format;
@@ -310,8 +310,8 @@ RunStats sort_prepared(io::File& in, const std::string& output, const EngineOpti
     // A bucket the sample misjudged past the in-memory sort goes through runs: its own
     // plan, as if it were the input.
     auto sort_large = [&](const io::File& bucket, uint64_t records, uint64_t out_offset) {
-      Job bucket_job = p.job;  // (dedupe's too: its sort is the sort of this job)
-      bucket_job.command = JobKind::sort;
+      PlanRequest bucket_job = p.job;  // (dedupe's too: its sort is the sort of this job)
+      bucket_job.command = CommandKind::sort;
       bucket_job.sort.input_bytes = records * f.record_size;
       bucket_job.sort.ooc = OocMethod::merge;
       return sort_through_runs(p, make_plan(bucket_job), bucket, opt, out.file(), out_offset, nullptr);

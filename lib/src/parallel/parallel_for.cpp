@@ -19,8 +19,8 @@ namespace {
 // threads that answer its requests for help. It lives on the caller's stack; the pool
 // touches it only between taking a request and leaving run_tasks (counted in
 // `helping`), and the caller returns only once no request is queued and none is helping.
-struct Job {
-  Job(size_t tasks, const std::function<void(size_t)>& fn) : tasks(tasks), fn(fn) {}
+struct Split {
+  Split(size_t tasks, const std::function<void(size_t)>& fn) : tasks(tasks), fn(fn) {}
 
   // Claims and runs tasks until none is left; the first exception stops the claiming.
   void run_tasks() {
@@ -55,7 +55,7 @@ class Pool {
 
   // Runs the job on the caller and on up to `helpers` pool threads; returns when every
   // task has ended or been skipped.
-  void run(Job& job, unsigned helpers) {
+  void run(Split& job, unsigned helpers) {
     {
       std::lock_guard<std::mutex> l(m_);
       job.wanted = helpers;
@@ -86,7 +86,7 @@ class Pool {
     std::unique_lock<std::mutex> l(m_);
     for (;;) {
       work_.wait(l, [&] { return !queue_.empty(); });
-      Job& job = *queue_.front();
+      Split& job = *queue_.front();
       if (--job.wanted == 0) queue_.pop_front();
       ++job.helping;
       l.unlock();
@@ -100,7 +100,7 @@ class Pool {
 
   std::mutex m_;
   std::condition_variable work_;
-  std::deque<Job*> queue_;  // jobs that want help, oldest first
+  std::deque<Split*> queue_;  // jobs that want help, oldest first
 };
 
 }  // namespace
@@ -111,7 +111,7 @@ void parallel_for(size_t tasks, unsigned threads, const std::function<void(size_
     for (size_t i = 0; i < tasks; ++i) fn(i);
     return;
   }
-  Job job(tasks, fn);
+  Split job(tasks, fn);
   Pool::instance().run(job, threads - 1);
   if (job.error) std::rethrow_exception(job.error);
 }

@@ -1,4 +1,4 @@
-// The dedupe strategy rule: pure, part of the plan (plan/job.hpp: make_plan of dedupe).
+// The dedupe strategy rule: pure, part of the plan (plan/plan_request.hpp: make_plan of dedupe).
 #pragma once
 #include <cstdint>
 

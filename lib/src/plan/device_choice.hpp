@@ -1,12 +1,12 @@
 // --device made into the backend a command runs on: one rule for every command, made
 // once, before its backend is made and its plan made with that backend's limits. Pure:
-// the facts of the request (its Job) and of the machine in, the choice and why out.
+// the facts of the request (its PlanRequest) and of the machine in, the choice and why out.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
 #include "gxsort/options.hpp"
-#include "plan/job.hpp"
+#include "plan/plan_request.hpp"
 
 namespace gxsort {
 
@@ -45,6 +45,6 @@ constexpr unsigned kCpuFromThreads = 16;
 // The backend `job` runs on. May throw the usage Error of the CPU's sort plan when the
 // wide-record rule must know whether a sort fits in memory and --memory is too small
 // for any (the sort's own plan then fails the same way).
-DeviceChoice choose_backend(const Job& job, const MachineFacts& machine);
+DeviceChoice choose_backend(const PlanRequest& job, const MachineFacts& machine);
 
 }  // namespace gxsort

@@ -1,11 +1,11 @@
-// make_plan(Job): every command's sizes, from the sort planner's rules (plan.cpp) and
+// make_plan(PlanRequest): every command's sizes, from the sort planner's rules (plan.cpp) and
 // the streaming commands' chunk rules below.
 #include <algorithm>
 
 #include "gxsort/error.hpp"
 #include "kernels/key_bitmap.hpp"
 #include "kernels/reduce.hpp"
-#include "plan/job.hpp"
+#include "plan/plan_request.hpp"
 
 namespace gxsort {
 namespace {
@@ -20,7 +20,7 @@ constexpr size_t kResidentSliceBytes = size_t(64) << 20;  // the resident sort's
 constexpr size_t kParseBlockBytes = size_t(64) << 20;     // graph build: binary edges per block
 
 // The common part of every plan: the input, the budget, the threads.
-Plan base_plan(const Job& j) {
+Plan base_plan(const PlanRequest& j) {
   Plan p;
   p.command = j.command;
   p.threads = resolve_threads(j.threads);
@@ -35,7 +35,7 @@ Plan base_plan(const Job& j) {
 }
 
 // A budget must hold `slots` chunks of at least `least` records each.
-void require_stream_budget(const Job& j, uint64_t least, const char* what) {
+void require_stream_budget(const PlanRequest& j, uint64_t least, const char* what) {
   const uint64_t need = uint64_t(kStreamSlots) * least * j.sort.record_size;
   if (j.sort.memory < need)
     fail_usage("--memory " + format_bytes(j.sort.memory) + " is too small to " + what + " " +
@@ -47,7 +47,7 @@ StreamPlan stream_of(size_t chunk_records, size_t record_size, unsigned slots) {
 }
 
 // A merge's windows within `window_memory` (p.window_memory, p.window_records).
-void plan_windows(const Job& j, uint64_t window_memory, Plan& p) {
+void plan_windows(const PlanRequest& j, uint64_t window_memory, Plan& p) {
   p.window_memory = window_memory;
   p.window_records = device_window_records(j.window_records, window_memory, j.sort.record_size);
 }
@@ -55,12 +55,12 @@ void plan_windows(const Job& j, uint64_t window_memory, Plan& p) {
 // A merge of `data_bytes` of sorted data held in memory (runs kept in RAM, what a rank
 // of --distributed received): the windows get what the data leaves of the budget, at
 // least kMemoryMergeWindow; a CPU merge writes through an output buffer.
-void plan_merge_in_memory(const Job& j, uint64_t data_bytes, Plan& p) {
+void plan_merge_in_memory(const PlanRequest& j, uint64_t data_bytes, Plan& p) {
   plan_windows(j, std::max<uint64_t>(p.memory - std::min(p.memory, data_bytes), kMemoryMergeWindow), p);
   p.memory_merge_buffer_bytes = kMemoryMergeBuffer;
 }
 
-Plan plan_sort(const Job& j) {
+Plan plan_sort(const PlanRequest& j) {
   Plan p = make_plan(j.sort);
   const Plan b = base_plan(j);
   p.command = b.command;
@@ -86,7 +86,7 @@ Plan plan_sort(const Job& j) {
 }
 
 // `runs`: the external plan's run size, the runs written to the output directory.
-Plan plan_runs(const Job& j) {
+Plan plan_runs(const PlanRequest& j) {
   make_plan(j.sort);  // the sort's budget checks
   Plan p = base_plan(j);
   p.mode = PlanMode::external;
@@ -103,7 +103,7 @@ Plan plan_runs(const Job& j) {
 }
 
 // `merge`: no run formation; the tree is planned over the files as given.
-Plan plan_merge(const Job& j) {
+Plan plan_merge(const PlanRequest& j) {
   make_plan(j.sort);  // the sort's budget checks, for the same bytes
   Plan p = base_plan(j);
   p.mode = PlanMode::external;
@@ -116,7 +116,7 @@ Plan plan_merge(const Job& j) {
   return p;
 }
 
-Plan plan_check(const Job& j) {
+Plan plan_check(const PlanRequest& j) {
   require_stream_budget(j, 1, "check");
   Plan p = base_plan(j);
   const size_t rs = j.sort.record_size;
@@ -131,7 +131,7 @@ Plan plan_check(const Job& j) {
 }
 
 // Chunks are whole reduction blocks: results must not depend on the chunking.
-Plan plan_reduce(const Job& j) {
+Plan plan_reduce(const PlanRequest& j) {
   const uint64_t B = kReduceBlock;
   require_stream_budget(j, B, "reduce");
   Plan p = base_plan(j);
@@ -149,7 +149,7 @@ Plan plan_reduce(const Job& j) {
 
 // The bitmap's key chunks and the budget the bitmap may take beside them; the group
 // pass's chunks (each input chunk with its output: a record and a count per record).
-void plan_dedupe_streams(const Job& j, DedupePlan& d) {
+void plan_dedupe_streams(const PlanRequest& j, DedupePlan& d) {
   const uint64_t memory = j.sort.memory;
   const size_t rs = j.sort.record_size;
   uint64_t keys = std::max<uint64_t>(1024, std::min<uint64_t>(kBitmapChunkKeys, memory / 4 / 4));
@@ -165,7 +165,7 @@ void plan_dedupe_streams(const Job& j, DedupePlan& d) {
 
 // dedupe: the sort's plan (-u) when the budget allows one; the stream and the bitmap
 // need none, so a budget too small to merge runs stops only the sort strategy.
-Plan plan_dedupe(const Job& j) {
+Plan plan_dedupe(const PlanRequest& j) {
   const DedupeOptions& o = j.dedupe;
   const Format& f = j.format;
   Plan p;
@@ -179,7 +179,7 @@ Plan plan_dedupe(const Job& j) {
     why = e.what();
     p = base_plan(j);
   }
-  p.command = JobKind::dedupe;
+  p.command = CommandKind::dedupe;
   DedupePlan& d = p.dedupe;
   d.sort_planned = planned;
   d.sort_refused = why;
@@ -196,7 +196,7 @@ Plan plan_dedupe(const Job& j) {
   return p;
 }
 
-Plan plan_graph_build(const Job& j) {
+Plan plan_graph_build(const PlanRequest& j) {
   Plan p = base_plan(j);
   GraphBuildPlan& g = p.graph;
   g.parse_block_bytes = kParseBlockBytes;
@@ -209,7 +209,7 @@ Plan plan_graph_build(const Job& j) {
   return p;
 }
 
-Plan plan_bfs(const Job& j) {
+Plan plan_bfs(const PlanRequest& j) {
   Plan p = base_plan(j);
   BfsPlan& b = p.bfs;
   b.load_budget = j.sort.memory;
@@ -228,16 +228,16 @@ Plan plan_bfs(const Job& j) {
 
 }  // namespace
 
-const char* job_kind_name(JobKind k) {
+const char* job_kind_name(CommandKind k) {
   switch (k) {
-    case JobKind::sort: return "sort";
-    case JobKind::runs: return "runs";
-    case JobKind::merge: return "merge";
-    case JobKind::dedupe: return "dedupe";
-    case JobKind::check: return "check";
-    case JobKind::reduce: return "reduce";
-    case JobKind::graph_build: return "graph build";
-    case JobKind::bfs: return "bfs";
+    case CommandKind::sort: return "sort";
+    case CommandKind::runs: return "runs";
+    case CommandKind::merge: return "merge";
+    case CommandKind::dedupe: return "dedupe";
+    case CommandKind::check: return "check";
+    case CommandKind::reduce: return "reduce";
+    case CommandKind::graph_build: return "graph build";
+    case CommandKind::bfs: return "bfs";
   }
   return "?";
 }
@@ -251,9 +251,9 @@ uint64_t device_window_records(uint64_t max_window_records, uint64_t window_memo
   return std::max<uint64_t>(1, w);
 }
 
-Plan plan_rank_merge(const Job& rank_job, const std::vector<uint64_t>& piece_records, RankMerge where) {
-  Job j = rank_job;
-  j.command = JobKind::merge;
+Plan plan_rank_merge(const PlanRequest& rank_job, const std::vector<uint64_t>& piece_records, RankMerge where) {
+  PlanRequest j = rank_job;
+  j.command = CommandKind::merge;
   j.input_records = piece_records;
   uint64_t records = 0;
   for (uint64_t r : piece_records) records += r;
@@ -276,16 +276,16 @@ uint64_t resolve_memory(const SizeOption& memory, uint64_t limit, unsigned shari
   return memory.given ? memory.of(limit) : limit / 2 / std::max(1u, sharing);
 }
 
-Plan make_plan(const Job& j) {
+Plan make_plan(const PlanRequest& j) {
   switch (j.command) {
-    case JobKind::sort: return plan_sort(j);
-    case JobKind::runs: return plan_runs(j);
-    case JobKind::merge: return plan_merge(j);
-    case JobKind::dedupe: return plan_dedupe(j);
-    case JobKind::check: return plan_check(j);
-    case JobKind::reduce: return plan_reduce(j);
-    case JobKind::graph_build: return plan_graph_build(j);
-    case JobKind::bfs: return plan_bfs(j);
+    case CommandKind::sort: return plan_sort(j);
+    case CommandKind::runs: return plan_runs(j);
+    case CommandKind::merge: return plan_merge(j);
+    case CommandKind::dedupe: return plan_dedupe(j);
+    case CommandKind::check: return plan_check(j);
+    case CommandKind::reduce: return plan_reduce(j);
+    case CommandKind::graph_build: return plan_graph_build(j);
+    case CommandKind::bfs: return plan_bfs(j);
   }
   return base_plan(j);
 }

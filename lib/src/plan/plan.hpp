@@ -1,6 +1,6 @@
 // The planner: pure functions that decide, before any I/O, how a command will run.
 // `gxsort plan` shows exactly this; the commands execute it. The sort's planner is
-// here; make_plan(Job) (plan/job.hpp) plans every command with it.
+// here; make_plan(PlanRequest) (plan/plan_request.hpp) plans every command with it.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -46,9 +46,9 @@ struct PlanInput {
 
 // PlanMode and MergeLevel: gxsort/plan_report.hpp.
 
-// The commands make_plan(Job) plans (plan/job.hpp).
-enum class JobKind { sort, runs, merge, dedupe, check, reduce, graph_build, bfs };
-const char* job_kind_name(JobKind k);
+// The commands make_plan(PlanRequest) plans (plan/plan_request.hpp).
+enum class CommandKind { sort, runs, merge, dedupe, check, reduce, graph_build, bfs };
+const char* job_kind_name(CommandKind k);
 
 // A stream of chunks through the scheduler (read -> compute -> write): the chunk size and
 // the chunks in flight, within the budget.
@@ -93,8 +93,8 @@ struct BfsPlan {
 };
 
 struct Plan {
-  JobKind command = JobKind::sort;
-  unsigned threads = 1;            // every CPU split of the command (resolved once: make_plan(Job))
+  CommandKind command = CommandKind::sort;
+  unsigned threads = 1;            // every CPU split of the command (resolved once: make_plan(PlanRequest))
   bool stream = false;             // the input is a stream: run_records sizes its runs
   uint64_t window_memory = 0;      // host bytes for a device merge's windows
   uint64_t window_records = 0;     // a device merge's records per window (device_window_records; 0: the CPU merges)

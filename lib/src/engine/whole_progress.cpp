@@ -1,11 +1,11 @@
-#include "engine/job_progress.hpp"
+#include "engine/whole_progress.hpp"
 
 #include <algorithm>
 
 namespace gxsort {
 
-std::vector<JobStage> merge_stages(const Plan& plan) {
-  std::vector<JobStage> s;
+std::vector<ProgressStage> merge_stages(const Plan& plan) {
+  std::vector<ProgressStage> s;
   for (size_t k = 0; k < plan.levels.size(); ++k)
     s.push_back({"merge", k + 1, plan.levels[k].bytes_read + plan.levels[k].bytes_written});
   return s;
@@ -13,7 +13,7 @@ std::vector<JobStage> merge_stages(const Plan& plan) {
 
 // The phase names are those the engine reports (run_formation.cpp, merge.cpp,
 // partition_sort.cpp, sort.cpp, sort_in_memory.cpp).
-std::vector<JobStage> sort_stages(const Plan& plan) {
+std::vector<ProgressStage> sort_stages(const Plan& plan) {
   const uint64_t data = plan.records * plan.record_size;
   switch (plan.mode) {
     case PlanMode::in_memory: return {{"read", 0, data}, {"write", 0, data}};
@@ -21,26 +21,26 @@ std::vector<JobStage> sort_stages(const Plan& plan) {
     case PlanMode::partition: return {{"partition", 0, 2 * data}, {"sort buckets", 0, 2 * data}};
     case PlanMode::external: break;
   }
-  std::vector<JobStage> s{{"sort runs", 0, 2 * data}};
-  for (JobStage& level : merge_stages(plan)) s.push_back(std::move(level));
+  std::vector<ProgressStage> s{{"sort runs", 0, 2 * data}};
+  for (ProgressStage& level : merge_stages(plan)) s.push_back(std::move(level));
   return s;
 }
 
-JobProgress::JobProgress(ProgressFn sink, std::vector<JobStage> stages, uint64_t done_bytes)
+WholeProgress::WholeProgress(ProgressFn sink, std::vector<ProgressStage> stages, uint64_t done_bytes)
     : sink_(std::move(sink)), stages_(std::move(stages)), done_(done_bytes) {
   total_ = done_bytes;
-  for (const JobStage& s : stages_) {
+  for (const ProgressStage& s : stages_) {
     before_.push_back(total_);
     total_ += s.bytes;
   }
 }
 
-ProgressFn JobProgress::fn() {
+ProgressFn WholeProgress::fn() {
   if (!sink_) return nullptr;
   return [this](const Progress& p) { report(p); };
 }
 
-void JobProgress::report(Progress p) {
+void WholeProgress::report(Progress p) {
   std::lock_guard<std::mutex> l(m_);
   for (size_t i = 0; i < stages_.size(); ++i) {
     if (stages_[i].phase != p.phase || stages_[i].level != p.level) continue;

@@ -1,6 +1,6 @@
-// One plan for every command: a Job says what a command is asked to do (its inputs'
+// One plan for every command: a PlanRequest says what a command is asked to do (its inputs'
 // sizes, its format and options, its budgets as byte counts, the backend's limits), and
-// make_plan(Job) returns the Plan that sizes everything its executor uses: chunks,
+// make_plan(PlanRequest) returns the Plan that sizes everything its executor uses: chunks,
 // slots, runs, fan-in, windows, buffers, the dedupe strategy, threads, the BFS device
 // layout. Pure: no I/O, no backend; `gxsort plan CMD` shows it, the command runs it.
 #pragma once
@@ -15,8 +15,8 @@
 
 namespace gxsort {
 
-struct Job {
-  JobKind command = JobKind::sort;
+struct PlanRequest {
+  CommandKind command = CommandKind::sort;
   // The sort's inputs as the sort planner takes them: the input's bytes, the record and
   // sort scratch sizes, the host budget (--memory, in bytes), the backend's chunk limit,
   // --fan-in, --direct-io, --ooc, the page cache. The other commands read the same
@@ -49,7 +49,7 @@ struct Job {
 // Throws Error(usage) naming the budget when it cannot hold what the command needs (the
 // sort's rules for sort, runs, merge; a few chunks' records for check, reduce and the
 // dedupe streams); nothing else.
-Plan make_plan(const Job& job);
+Plan make_plan(const PlanRequest& job);
 
 // A device merge's windows: kWindowSlots in flight (read, merge, write), each of the
 // backend's largest window (`max_window_records`; 0: the backend has no device merge,
@@ -59,13 +59,13 @@ Plan make_plan(const Job& job);
 constexpr unsigned kWindowSlots = 3;
 uint64_t device_window_records(uint64_t max_window_records, uint64_t window_memory, size_t record_size);
 
-// The merge a rank of --distributed runs (its Job: prepare_rank's, engine/engine.hpp) over
+// The merge a rank of --distributed runs (its PlanRequest: prepare_rank's, engine/engine.hpp) over
 // sorted pieces of `piece_records` records each: read in place from the user's files
 // (merge --distributed: one merge, the budget its windows'), held in memory (what sort
 // --distributed received: the windows get what the data leaves), or in temp files (the
 // merge tree of `merge`).
 enum class RankMerge { in_place, held_in_memory, files };
-Plan plan_rank_merge(const Job& rank_job, const std::vector<uint64_t>& piece_records, RankMerge where);
+Plan plan_rank_merge(const PlanRequest& rank_job, const std::vector<uint64_t>& piece_records, RankMerge where);
 
 // The thread count a command runs with: --threads, else the CPUs this process may use.
 unsigned resolve_threads(unsigned requested);
