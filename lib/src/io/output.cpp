@@ -379,7 +379,7 @@ void refuse_half_rewritten(const std::string& path) {
 }
 
 void Output::keep_complete_copy(const std::string& kept) {
-  // Out of the signal handler's table: from here on this file is the one complete copy
+  // Out of the table remove_all_temps_now sweeps: from here on this file is the one complete copy
   // of the output (the target is about to be overwritten), and nothing may remove it
   // until the target holds all of it. Locked, so that `gxsort clean` and the notes tell
   // a rewrite in progress from one a kill -9 cut short (a job's output is locked already).
@@ -394,8 +394,8 @@ void Output::commit_in_place(bool sync) {
   keep_complete_copy(kept);
   const uint64_t n = temp_.file().raw_size();
   const int fd = in_place_fd_.get();
-  SignalsDeferred signals_wait(label_ + ": a signal came while the sorted output is copied into it (in place: it has "
-                               "other hard links); it is finished first (the complete output is in " + kept + ")");
+  const ProcessExitHeld exit_held(label_ + ": a signal came while the sorted output is copied into it (in place: it has "
+                                 "other hard links); it is finished first (the complete output is in " + kept + ")");
   try {
     copy_to_fd(temp_.file(), 0, n / 2, fd, label_);
     test_stop_at(context_, "in-place");  // tests only (io/temp_files.hpp)
@@ -410,8 +410,7 @@ void Output::commit_in_place(bool sync) {
   }
   in_place_fd_ = UniqueFd();
   temp_.remove();
-  signals_wait.end();  // a signal that came meanwhile ends the process now
-}
+}  // a front end that waited for the rewrite (a signal came) ends the process now
 
 void Output::prepare_commit(bool sync) {
   if (prepared_) return;
