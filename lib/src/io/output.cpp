@@ -206,7 +206,7 @@ bool own_file_locked(int dir, const std::string& name) {
 
 }  // namespace
 
-bool Output::keep_for_job(const std::string& name, bool resume) {
+bool Output::keep_for_job(const std::string& name, bool resume, const CancelToken* cancel) {
   // The stable name is a digest anyone can compute, in a directory others may write to
   // (a shared one): it is looked at and taken through a descriptor of that directory,
   // no link followed. An entry there that is not this user's own regular file is never
@@ -241,7 +241,7 @@ bool Output::keep_for_job(const std::string& name, bool resume) {
     temp_.move_to(stable);
     if (linked) ::unlink(temp_name.c_str());
   }
-  temp_.keep_on_signals();
+  temp_.keep_on_signals(cancel);
   // The lock on this very file (a descriptor of its own open), not on whatever the name
   // may name later.
   job_lock_ = UniqueFd(::fcntl(temp_.file().fd(), F_DUPFD_CLOEXEC, 3));

@@ -75,7 +75,7 @@ class Output {
   // in its directory (locked while this process holds it, and left by signals for
   // --resume); with `resume`, a file of that name a killed run left is taken over, its
   // bytes kept. Returns whether one was taken over.
-  bool keep_for_job(const std::string& name, bool resume);
+  bool keep_for_job(const std::string& name, bool resume, const CancelToken* cancel = nullptr);
 
  private:
   void commit_stream();

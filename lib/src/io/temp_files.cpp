@@ -231,7 +231,8 @@ TempFile TempFile::create_unlisted(const std::string& dir, const std::string& ki
   }
 }
 
-TempFile::TempFile(TempFile&& o) noexcept : file_(std::move(o.file_)), path_(std::move(o.path_)), slot_(o.slot_) {
+TempFile::TempFile(TempFile&& o) noexcept
+    : file_(std::move(o.file_)), path_(std::move(o.path_)), slot_(o.slot_), kept_if_cancelled_(o.kept_if_cancelled_) {
   o.slot_ = -1;
   o.path_.clear();
 }
@@ -242,6 +243,7 @@ TempFile& TempFile::operator=(TempFile&& o) noexcept {
     file_ = std::move(o.file_);
     path_ = std::move(o.path_);
     slot_ = o.slot_;
+    kept_if_cancelled_ = o.kept_if_cancelled_;
     o.slot_ = -1;
     o.path_.clear();
   }
@@ -249,6 +251,7 @@ TempFile& TempFile::operator=(TempFile&& o) noexcept {
 }
 
 TempFile::~TempFile() {
+  if (kept_if_cancelled_ && kept_if_cancelled_->cancelled()) path_.clear();  // a job's piece, left for --resume
   try { remove(); } catch (...) {}
 }
 
@@ -301,7 +304,10 @@ void TempFile::move_to(const std::string& target) {
   path_ = target;
 }
 
-void TempFile::keep_on_signals() { unregister(); }
+void TempFile::keep_on_signals(const CancelToken* cancel) {
+  unregister();
+  kept_if_cancelled_ = cancel;
+}
 
 TempFile TempFile::adopt(int dir, const std::string& name, const std::string& path) {
   const int fd = open_own_file_at(dir, name, O_RDWR);

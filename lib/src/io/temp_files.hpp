@@ -6,6 +6,7 @@
 #pragma once
 #include <string>
 
+#include "gxsort/cancel.hpp"
 #include "gxsort/context.hpp"
 #include "io/file.hpp"
 
@@ -91,9 +92,10 @@ class TempFile {
   void remove();
   // Stop tracking: the file stays (used by `gxsort runs`, whose run files are output).
   std::string release();
-  // Out of the signal handler's table, still removed by the destructor: a resumable
-  // job's piece (engine/job.hpp), which a signal must leave for --resume.
-  void keep_on_signals();
+  // Out of remove_all_temps_now's table, still removed by the destructor unless
+  // `cancel` was set (the call is cancelled: a front end's signal): a resumable job's
+  // piece (engine/job.hpp), which a signal must leave for --resume.
+  void keep_on_signals(const CancelToken* cancel = nullptr);
   // An existing file of a resumable job, `name` in the directory `dir` (a descriptor),
   // opened read-write and owned like that (removed by the destructor, not by signals).
   // Opened without following a link or blocking, and only when it is a regular file of
@@ -105,6 +107,7 @@ class TempFile {
   File file_;
   std::string path_;
   int slot_ = -1;
+  const CancelToken* kept_if_cancelled_ = nullptr;  // keep_on_signals
 };
 
 }  // namespace gxsort::io
