@@ -1,5 +1,6 @@
 #include "signals.hpp"
 
+#include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <time.h>
@@ -8,7 +9,6 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <thread>
 
 #include "gxsort/signals.hpp"
 
@@ -25,6 +25,8 @@ std::atomic<bool> g_at_once{false};
 std::atomic<unsigned> g_linger_ms{0};
 std::atomic<bool> g_note_written{false};
 std::atomic<bool> g_ending{false};
+std::atomic<bool> g_watchdog{false};  // running: it ends the process the old way
+std::atomic<int> g_count{0};          // the signals that came
 unsigned g_grace_ms = kSignalGraceMs;
 sem_t g_signals_came;  // one post per signal: the watchdog counts them
 
@@ -34,26 +36,9 @@ void note_held_end() {
   if (note && !g_note_written.exchange(true) && ::write(STDERR_FILENO, note, std::strlen(note)) < 0) {}
 }
 
-extern "C" void on_cancelling_signal(int sig) {
-  const int saved_errno = errno;
-  int none = 0;
-  g_signal.compare_exchange_strong(none, sig);
-  if (!g_at_once.load()) g_token.cancel();
-  note_held_end();
-  ::sem_post(&g_signals_came);
-  errno = saved_errno;
-}
-
-// The old way: waits while an in-place rewrite runs, removes every temp file, lingers
-// if asked, and dies of `sig` under its default action. One thread does it; another
-// that gets here waits for the end.
-[[noreturn]] void end_process(int sig) {
-  if (g_ending.exchange(true))
-    for (;;) ::pause();
-  while (!begin_process_exit()) {
-    note_held_end();
-    ::usleep(10 * 1000);
-  }
+// Every temp file removed, a linger if asked, then dead of `sig` under its default
+// action (async-signal-safe; begin_process_exit() was true).
+void die_now(int sig) {
   remove_all_temps_now();
   if (const unsigned ms = g_linger_ms.load()) {
     struct timespec t{time_t(ms / 1000), long(ms % 1000) * 1000000L};
@@ -68,12 +53,43 @@ extern "C" void on_cancelling_signal(int sig) {
   sigaddset(&only, sig);
   ::pthread_sigmask(SIG_UNBLOCK, &only, nullptr);
   ::raise(sig);
+}
+
+// The old way: waits while an in-place rewrite runs, then dies of `sig`. One thread does
+// it; another that gets here waits for the end.
+[[noreturn]] void end_process(int sig) {
+  if (g_ending.exchange(true))
+    for (;;) ::pause();
+  while (!begin_process_exit()) {
+    note_held_end();
+    struct timespec t{0, 10 * 1000000L};
+    ::nanosleep(&t, nullptr);
+  }
+  die_now(sig);
   ::_exit(128 + sig);  // not reached: the default action of each of these signals ends the process
+}
+
+extern "C" void on_cancelling_signal(int sig) {
+  const int saved_errno = errno;
+  int none = 0;
+  g_signal.compare_exchange_strong(none, sig);
+  if (!g_at_once.load()) g_token.cancel();
+  note_held_end();
+  const int count = g_count.fetch_add(1) + 1;
+  if (g_watchdog.load()) {
+    ::sem_post(&g_signals_came);
+  } else if ((g_at_once.load() || count > 1) && !g_ending.exchange(true)) {
+    // No watchdog (no thread could be made): a second signal ends the process from
+    // here, unless a rewrite in place runs (then main ends it once the command returns).
+    if (begin_process_exit()) die_now(sig);
+    g_ending.store(false);
+  }
+  errno = saved_errno;
 }
 
 // Waits for the first signal, then for a second one or the grace, whichever comes first:
 // a command still running then ends the old way.
-void watchdog() {
+void* watchdog(void*) {
   while (::sem_wait(&g_signals_came) != 0) {}
   if (!g_at_once.load()) {
     struct timespec deadline;
@@ -84,6 +100,7 @@ void watchdog() {
     while (::sem_clockwait(&g_signals_came, CLOCK_MONOTONIC, &deadline) != 0 && errno == EINTR) {}
   }
   end_process(g_signal.load());
+  return nullptr;
 }
 
 // A SIGBUS the mapping guard passed on (not a guarded mapping's fault, or kill -BUS): the
@@ -110,7 +127,11 @@ void install(int sig, struct sigaction& sa) {
 const CancelToken* install_signal_handlers(unsigned grace_ms) {
   g_grace_ms = grace_ms;
   ::sem_init(&g_signals_came, 0, 0);
-  std::thread(watchdog).detach();
+  pthread_t thread;
+  if (::pthread_create(&thread, nullptr, watchdog, nullptr) == 0) {  // none: out of threads (on_cancelling_signal)
+    ::pthread_detach(thread);
+    g_watchdog.store(true);
+  }
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);
   sigemptyset(&sa.sa_mask);

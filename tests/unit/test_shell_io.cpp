@@ -127,6 +127,20 @@ TEST_CASE("a mapped input truncated under its mapping reads zeros, and check_unc
   CHECK_FALSE(io::any_mapping_fault());
 }
 
+// While an in-place rewrite runs, a front end's fatal path must wait (begin_process_exit
+// false) and can tell the user why. (Its true path cannot run here: once the process is
+// ending, no rewrite may start in it.)
+TEST_CASE("an in-place rewrite holds a front end's process exit") {
+  CHECK(gxsort::process_exit_held_note() == nullptr);
+  {
+    const io::ProcessExitHeld held("F: a signal came while it is rewritten");
+    CHECK_FALSE(gxsort::begin_process_exit());
+    REQUIRE(gxsort::process_exit_held_note() != nullptr);
+    CHECK(std::string(gxsort::process_exit_held_note()) == "gxsort: F: a signal came while it is rewritten\n");
+  }
+  CHECK(gxsort::process_exit_held_note() == nullptr);
+}
+
 TEST_CASE("check_unchanged: a grown or rewritten input fails, an untouched one passes") {
   TempDir d;
   gxsort_test::write_file(d.file("in"), Bytes(64, 1));

@@ -242,9 +242,13 @@ bool Output::keep_for_job(const std::string& name, bool resume, const CancelToke
     if (linked) ::unlink(temp_name.c_str());
   }
   temp_.keep_on_signals(cancel);
-  // The lock on this very file (a descriptor of its own open), not on whatever the name
-  // may name later.
-  job_lock_ = UniqueFd(::fcntl(temp_.file().fd(), F_DUPFD_CLOEXEC, 3));
+  // The lock on this very file, not on whatever the name may name later, through an open
+  // of its own (/proc/self/fd: the same inode): it goes with this Output, not with the
+  // last duplicate of the file's descriptor (a write-behind thread closes its own a little
+  // later, io/file.cpp; a call cancelled then resumed in one process found it still
+  // held). Without /proc, a duplicate.
+  job_lock_ = UniqueFd(::open(("/proc/self/fd/" + std::to_string(temp_.file().fd())).c_str(), O_RDONLY | O_CLOEXEC));
+  if (!job_lock_) job_lock_ = UniqueFd(::fcntl(temp_.file().fd(), F_DUPFD_CLOEXEC, 3));
   if (!job_lock_ || ::flock(job_lock_.get(), LOCK_EX | LOCK_NB) != 0)
     throw Error(ExitCode::io, stable + ": another gxsort is writing this job's output");
   return take_over;
