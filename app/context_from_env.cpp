@@ -83,4 +83,9 @@ Context context_from_environment() {
   return c;
 }
 
+unsigned signal_grace_ms(unsigned standard) {
+  const std::string given = env("GXSORT_TEST_SIGNAL_GRACE_MS");
+  return given.empty() ? standard : unsigned(std::strtoul(given.c_str(), nullptr, 10));
+}
+
 }  // namespace gxsort::cli

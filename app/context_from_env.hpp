@@ -10,4 +10,9 @@ namespace gxsort::cli {
 // to stderr.
 Context context_from_environment();
 
+// How long the first signal leaves a command to unwind (app/signals.hpp): `standard`,
+// unless the test hook GXSORT_TEST_SIGNAL_GRACE_MS sets it (a long one makes a test see
+// the unwinding, 0 the old way at once).
+unsigned signal_grace_ms(unsigned standard);
+
 }  // namespace gxsort::cli

@@ -12,6 +12,7 @@
 #include "progress_line.hpp"
 #include "render_plan.hpp"
 #include "reports.hpp"
+#include "signals.hpp"
 #include "stats_file.hpp"
 
 namespace gxsort::cli {
@@ -37,6 +38,10 @@ bool other_rank_of_a_job() {
 
 int run_distributed(const Command& cmd, int* argc, char*** argv) {
   timeline(cmd.engine.context, "main");
+  // mpirun SIGKILLs every rank once one died of its SIGTERM: a rank ends at once (its
+  // collectives do not poll the token), and the ranks that are done wait 300 ms for the
+  // others' cleanup (docs/distributed.md).
+  end_at_once_on_signals(300);
   std::unique_ptr<DistributedSession> job;
   try {
     job = std::make_unique<DistributedSession>(argc, argv);

@@ -24,6 +24,7 @@
 #include "progress_line.hpp"
 #include "render_plan.hpp"
 #include "reports.hpp"
+#include "signals.hpp"
 #include "stats_file.hpp"
 
 using namespace gxsort;
@@ -120,11 +121,13 @@ int main(int argc, char** argv) {
   std::atexit([] { timeline(process_context(), "exit handlers ran (left: the teardown)"); });
   hold_closed_std_descriptors();
   keep_freed_buffers();
+  const CancelToken* cancel = cli::install_signal_handlers(cli::signal_grace_ms(cli::kSignalGraceMs));
   cli::Command cmd;
   try {
     cmd = cli::parse_command_line(argc, argv);
     cli::resolve_npy(cmd);
     cmd.engine.context = process_context();
+    cmd.engine.cancel = cancel;
   } catch (const Error& e) {
     // Every rank of an MPI job fails to parse the same command line: rank 0 says so.
     if (!cli::other_rank_of_a_job()) std::fprintf(stderr, "gxsort: %s\n", cli::one_line(e.what()).c_str());
@@ -132,15 +135,20 @@ int main(int argc, char** argv) {
   }
   // A rank of an MPI job (plan --ranks N plans one without MPI).
   if (cmd.distributed && cmd.ranks == 0) return cli::run_distributed(cmd, &argc, &argv);
+  int rc = 0;
   try {
     timeline(cmd.engine.context, "main");
     EarlyCudaStart early(cmd);
-    const int rc = run(cmd);
+    rc = run(cmd);
     timeline(cmd.engine.context, "work ended (its buffers and backend freed)");
-    return rc;
   } catch (...) {
+    // Cancelled by a signal (or an error it caused: EPIPE after SIGPIPE): unwound, the
+    // process dies of the signal, silently.
+    cli::end_if_signalled();
     const cli::ErrorReport r = cli::describe_error(cmd, std::current_exception());
     std::fprintf(stderr, "gxsort: %s\n", r.message.c_str());
     return int(r.code);
   }
+  cli::end_if_signalled();  // a signal after the command's last poll (its commit): it dies of it all the same
+  return rc;
 }

@@ -3,6 +3,7 @@
 //   sort_array DIR    (DIR: where the example writes its file, then removes it)
 #include <gxsort/gxsort.hpp>
 #include <gxsort/memory.hpp>
+#include <gxsort/signals.hpp>
 
 #include <cstdint>
 #include <cstdio>
@@ -50,6 +51,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: sort_array DIR\n");
     return 2;
   }
+  gxsort::install_mapping_guard();  // a file that shrinks while it is mapped: an error, not SIGBUS
   try {
     const gxsort::Format f64 = gxsort::Format::typed(gxsort::KeyType::f64);
     gxsort::MemoryOptions o;

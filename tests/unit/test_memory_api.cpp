@@ -355,8 +355,8 @@ TEST_CASE("memory api: device buffers without a GPU are a DeviceError") {
 }
 
 // EngineOptions::cancel on a file sort (a resumable job): Cancelled, no output, its
-// journalled pieces kept in the temp directory; --resume then finishes the job and the
-// directory is empty again.
+// journalled pieces kept (the job's directory, its output beside the target) as a signal
+// keeps them; --resume then reuses them, finishes the job and the directory is empty again.
 TEST_CASE("engine: a cancelled file sort keeps its job for --resume") {
   TestDir dir;
   const Format f = payload_format();
@@ -380,11 +380,12 @@ TEST_CASE("engine: a cancelled file sort keeps its job for --resume") {
   };
   CHECK_THROWS_AS(sort_file(in, out, opt), Cancelled);
   CHECK(access(out.c_str(), F_OK) != 0);
-  CHECK(dir.entries() == 2);  // the input and the job's directory
+  CHECK(dir.entries() == 3);  // the input, the job's directory and its output beside the target
   token.reset();
   opt.resume = true;
   const RunStats st = sort_file(in, out, opt);
   CHECK(st.resumed.rfind("resumed: ", 0) == 0);
+  CHECK(st.resumed.rfind("resumed: 0 of", 0) != 0);  // the runs journalled before the cancel are reused
   std::ifstream s(out, std::ios::binary);
   const Bytes sorted((std::istreambuf_iterator<char>(s)), std::istreambuf_iterator<char>());
   CHECK(sorted == permuted(data, reference_perm(data, f), f.record_size));

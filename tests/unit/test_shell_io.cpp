@@ -14,6 +14,7 @@
 
 #include "../common/test_files.hpp"
 #include "gxsort/error.hpp"
+#include "gxsort/signals.hpp"
 #include "io/checksum.hpp"
 #include "io/debris.hpp"
 #include "io/file.hpp"
@@ -92,6 +93,7 @@ TEST_CASE("open_input: regular files are sized (empty ones too), /proc files and
 }
 
 TEST_CASE("a mapped input truncated under its mapping reads zeros, and check_unchanged fails (no SIGBUS)") {
+  gxsort::install_mapping_guard();  // as a front end does at its start (gxsort/signals.hpp)
   TempDir d;
   const size_t n = 1 << 20;
   gxsort_test::write_file(d.file("in"), Bytes(n, 0xab));
@@ -123,6 +125,20 @@ TEST_CASE("a mapped input truncated under its mapping reads zeros, and check_unc
   m.unmap();
   io::File again = io::File::open_input(d.file("in"));
   CHECK_FALSE(io::any_mapping_fault());
+}
+
+// While an in-place rewrite runs, a front end's fatal path must wait (begin_process_exit
+// false) and can tell the user why. (Its true path cannot run here: once the process is
+// ending, no rewrite may start in it.)
+TEST_CASE("an in-place rewrite holds a front end's process exit") {
+  CHECK(gxsort::process_exit_held_note() == nullptr);
+  {
+    const io::ProcessExitHeld held("F: a signal came while it is rewritten");
+    CHECK_FALSE(gxsort::begin_process_exit());
+    REQUIRE(gxsort::process_exit_held_note() != nullptr);
+    CHECK(std::string(gxsort::process_exit_held_note()) == "gxsort: F: a signal came while it is rewritten\n");
+  }
+  CHECK(gxsort::process_exit_held_note() == nullptr);
 }
 
 TEST_CASE("check_unchanged: a grown or rewritten input fails, an untouched one passes") {

@@ -191,7 +191,8 @@ void dedupe_by_sort_and_group(Prepared& p, io::File& in, const std::string& outp
   } else {
     job = std::make_unique<resume::StagedJob>(p.context, p.tmp_dirs, group_digest(in, output, opt), opt.resume, io::output_key(output),
                                               threads, opt.note);
-    if (!out.streamed()) out.keep_for_job(io::kJobPrefix + job->digest() + ".out", false);  // a stable name: no debris
+    job->keep_if_cancelled(opt.cancel);
+    if (!out.streamed()) out.keep_for_job(io::kJobPrefix + job->digest() + ".out", false, opt.cancel);  // a stable name: no debris
     s = sorted_stage(in, *job, opt);
   }
   st.backend = s.backend.empty() ? st.backend : s.backend;

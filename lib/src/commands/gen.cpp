@@ -159,6 +159,7 @@ RunStats gen_file(const std::string& output, const Format& f, const GenOptions& 
   cfg.total_bytes = bytes;
   cfg.chunk_bytes = chunk_records * rs;
   cfg.phase = "generate";
+  cfg.cancel = opt.cancel;
   pipeline::run_chunks(cfg, slots, st, opt.progress);
   RunStats s;
   s.command = "gen";

@@ -533,7 +533,8 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
       resume::dirs_can_keep_job(tmp_dirs, opt.resume, opt.note)) {  // (into a pipe: engine/job.cpp's can_resume)
     job = std::make_unique<resume::StagedJob>(opt.context, tmp_dirs, graph_digest(in, fmt, g, output), opt.resume, io::output_key(output),
                                               plan.threads, opt.note);
-    if (!out.streamed()) out.keep_for_job(io::kJobPrefix + job->digest() + ".out", false);  // a stable name: no debris
+    job->keep_if_cancelled(opt.cancel);
+    if (!out.streamed()) out.keep_for_job(io::kJobPrefix + job->digest() + ".out", false, opt.cancel);  // a stable name: no debris
   }
   GraphBuildResult res;
   res.stats.command = "graph build";

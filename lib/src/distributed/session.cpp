@@ -8,7 +8,7 @@
 #include "gxsort/distributed.hpp"
 #include "device/backend_select.hpp"
 #include "engine/engine.hpp"
-#include "io/temp_files.hpp"
+#include "gxsort/signals.hpp"
 #include "platform/sizes.hpp"
 
 namespace gxsort {
@@ -18,9 +18,6 @@ bool distributed_built() { return GXSORT_HAVE_MPI != 0; }
 DistributedSession::DistributedSession(int* argc, char*** argv) {
 #if GXSORT_HAVE_MPI
   comm_ = distributed::make_mpi_comm(argc, argv);
-  // mpirun SIGKILLs every rank once one died of its SIGTERM: the ranks whose handlers
-  // are done wait for the others' (io/temp_files.hpp).
-  io::set_signal_linger(300);
 #else
   (void)argc;
   (void)argv;
@@ -72,7 +69,7 @@ bool DistributedSession::reports_failure() {
   // What no destructor removes before the caller's _Exit or MPI_Abort: the process's own
   // list of the directories it wrote to (io/temp_files.hpp). Its other temp files went
   // as it unwound.
-  io::remove_all_temps_now();
+  remove_all_temps_now();  // gxsort/signals.hpp
   if (c.failed_rank() < 0) return true;  // the others may be inside a collective: now
   c.barrier();                           // every rank has unwound: its temp files are gone
   if (c.failed_rank() == c.rank()) return true;

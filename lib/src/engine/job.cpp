@@ -154,6 +154,7 @@ std::unique_ptr<SortJob> SortJob::create(const Prepared& p, const Plan& plan, co
   job->note_ = opt.note;
   job->cancel_ = opt.cancel;
   job->dir_ = resume::JobDir::open(opt.context, p.tmp_dirs, digest, resume, io::output_key(output));
+  job->dir_.keep_if_cancelled(opt.cancel);
   job->dir_.sync_entries(opt.fsync);
   job->digest_ = digest;
   job->buckets_ = plan.buckets;
@@ -210,9 +211,7 @@ uint64_t SortJob::run_checksum(size_t i) const {
   return p ? p->checksum : 0;
 }
 
-SortJob::~SortJob() {
-  if (!cancel_ || !cancel_->cancelled()) dir_.remove();
-}
+SortJob::~SortJob() { dir_.remove(); }  // kept while a cancelled call unwinds (JobDir::remove)
 
 ResumeState SortJob::inspect(const Prepared& p, const io::File& in, const std::string& output, const EngineOptions& opt) {
   const bool pieces = !in.is_stream() && (p.plan.mode == PlanMode::external || p.plan.mode == PlanMode::partition);
@@ -499,7 +498,7 @@ TreeInput SortJob::keep(size_t level, size_t group, io::TempFile merged, uint64_
 }
 
 void SortJob::adopt_output(io::Output& out) {
-  const bool taken_over = out.keep_for_job(io::kJobPrefix + digest_ + ".out", resuming_);
+  const bool taken_over = out.keep_for_job(io::kJobPrefix + digest_ + ".out", resuming_, cancel_);
   output_ = &out.file();
   if (buckets_) {
     if (taken_over) adopt_segments(out.file());
@@ -679,7 +678,7 @@ void SortJob::keep_bucket(size_t b, io::TempFile& file, uint64_t checksum) {
   p.bytes = file.file().size();
   p.checksum = checksum;
   file.move_to(dir_.piece_path(p));
-  file.keep_on_signals();  // still removed when its bucket is done
+  file.keep_on_signals(cancel_);  // still removed when its bucket is done
   dir_.record(p);
 }
 

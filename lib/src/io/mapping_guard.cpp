@@ -9,7 +9,7 @@
 #include <mutex>
 
 #include "gxsort/error.hpp"
-#include "io/temp_files.hpp"
+#include "gxsort/signals.hpp"
 
 namespace gxsort::io {
 namespace {
@@ -37,7 +37,22 @@ void record_fault(uint64_t dev, uint64_t ino) {
   }
 }
 
-extern "C" void on_sigbus(int sig, siginfo_t* info, void*) {
+// The handler that was there before install_mapping_guard: what a SIGBUS the guard
+// does not explain goes to.
+struct sigaction g_previous;
+
+// Passes a SIGBUS on to the previous handler; under the default action (or none), the
+// guard steps aside: a fault's load then faults again and takes it, a sent signal is
+// sent again.
+void pass_on(int sig, siginfo_t* info, void* context) {
+  const bool with_info = g_previous.sa_flags & SA_SIGINFO;
+  if (with_info && g_previous.sa_sigaction) return g_previous.sa_sigaction(sig, info, context);
+  if (!with_info && g_previous.sa_handler != SIG_DFL && g_previous.sa_handler != SIG_IGN) return g_previous.sa_handler(sig);
+  ::sigaction(SIGBUS, &g_previous, nullptr);
+  if (info->si_code <= 0) ::raise(sig);
+}
+
+extern "C" void on_sigbus(int sig, siginfo_t* info, void* context) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(info->si_addr);
   for (int i = 0; info->si_code > 0 && i < kSlots; ++i) {  // a fault (si_code > 0), not kill -BUS
     // begin read again after end: a slot freed and taken again in between is skipped.
@@ -51,30 +66,13 @@ extern "C" void on_sigbus(int sig, siginfo_t* info, void*) {
     record_fault(g_dev[i].load(), g_ino[i].load());
     return;  // the faulting load runs again and reads a zero
   }
-  // Not ours: the temp files go, then the default action (a fault's load faults again;
-  // a sent signal is sent again).
-  remove_all_temps_now();
-  ::signal(sig, SIG_DFL);
-  if (info->si_code <= 0) ::raise(sig);
+  pass_on(sig, info, context);
 }
 
 }  // namespace
 
-void install_sigbus_handler() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    struct sigaction sa;
-    std::memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_sigbus;
-    sa.sa_flags = SA_SIGINFO;
-    sigemptyset(&sa.sa_mask);
-    ::sigaction(SIGBUS, &sa, nullptr);
-  });
-}
-
 void guard_mapping(const void* begin, size_t bytes, uint64_t dev, uint64_t ino) {
   if (!begin || bytes == 0) return;
-  install_temp_cleanup_handlers();  // SIGBUS's among them
   const uintptr_t b = reinterpret_cast<uintptr_t>(begin);
   for (int i = 0; i < kSlots; ++i) {
     uintptr_t expected = 0;
@@ -117,3 +115,19 @@ void forget_mapping_faults(uint64_t dev, uint64_t ino) {
 }
 
 }  // namespace gxsort::io
+
+namespace gxsort {
+
+void install_mapping_guard() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction sa;
+    std::memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = io::on_sigbus;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGBUS, &sa, &io::g_previous);
+  });
+}
+
+}  // namespace gxsort

@@ -1,19 +1,16 @@
 // Mapped inputs must not kill the process when the file shrinks under them: a touch of
 // a mapped page past the file's new end raises SIGBUS. While a mapping is guarded, the
-// SIGBUS handler maps zero pages over the rest of it and records the fault; the work
-// goes on over zeros, and File::check_unchanged(), called before anything is committed,
-// then fails it with "input changed during the run" (exit 3), temp files removed by
-// their destructors. A SIGBUS anywhere else removes the temp files and kills the
-// process as before.
+// SIGBUS handler (installed by the front end: gxsort::install_mapping_guard,
+// gxsort/signals.hpp) maps zero pages over the rest of it and records the fault; the
+// work goes on over zeros, and File::check_unchanged(), called before anything is
+// committed, then fails it with "input changed during the run" (exit 3), temp files
+// removed by their destructors. A SIGBUS the guard does not explain goes to the handler
+// installed before it (the CLI's removes the temp files and dies of it).
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
 namespace gxsort::io {
-
-// Installs the SIGBUS handler (once; with the other signal handlers of temp_files): a
-// SIGBUS that no guarded mapping explains removes the temp files and kills the process.
-void install_sigbus_handler();
 
 // Guards [begin, begin + bytes) (page-aligned begin), a mapping of the file with this
 // device and inode, until unguard_mapping(begin).

@@ -206,7 +206,7 @@ bool own_file_locked(int dir, const std::string& name) {
 
 }  // namespace
 
-bool Output::keep_for_job(const std::string& name, bool resume) {
+bool Output::keep_for_job(const std::string& name, bool resume, const CancelToken* cancel) {
   // The stable name is a digest anyone can compute, in a directory others may write to
   // (a shared one): it is looked at and taken through a descriptor of that directory,
   // no link followed. An entry there that is not this user's own regular file is never
@@ -241,10 +241,14 @@ bool Output::keep_for_job(const std::string& name, bool resume) {
     temp_.move_to(stable);
     if (linked) ::unlink(temp_name.c_str());
   }
-  temp_.keep_on_signals();
-  // The lock on this very file (a descriptor of its own open), not on whatever the name
-  // may name later.
-  job_lock_ = UniqueFd(::fcntl(temp_.file().fd(), F_DUPFD_CLOEXEC, 3));
+  temp_.keep_on_signals(cancel);
+  // The lock on this very file, not on whatever the name may name later, through an open
+  // of its own (/proc/self/fd: the same inode): it goes with this Output, not with the
+  // last duplicate of the file's descriptor (a write-behind thread closes its own a little
+  // later, io/file.cpp; a call cancelled then resumed in one process found it still
+  // held). Without /proc, a duplicate.
+  job_lock_ = UniqueFd(::open(("/proc/self/fd/" + std::to_string(temp_.file().fd())).c_str(), O_RDONLY | O_CLOEXEC));
+  if (!job_lock_) job_lock_ = UniqueFd(::fcntl(temp_.file().fd(), F_DUPFD_CLOEXEC, 3));
   if (!job_lock_ || ::flock(job_lock_.get(), LOCK_EX | LOCK_NB) != 0)
     throw Error(ExitCode::io, stable + ": another gxsort is writing this job's output");
   return take_over;
@@ -379,7 +383,7 @@ void refuse_half_rewritten(const std::string& path) {
 }
 
 void Output::keep_complete_copy(const std::string& kept) {
-  // Out of the signal handler's table: from here on this file is the one complete copy
+  // Out of the table remove_all_temps_now sweeps: from here on this file is the one complete copy
   // of the output (the target is about to be overwritten), and nothing may remove it
   // until the target holds all of it. Locked, so that `gxsort clean` and the notes tell
   // a rewrite in progress from one a kill -9 cut short (a job's output is locked already).
@@ -394,8 +398,8 @@ void Output::commit_in_place(bool sync) {
   keep_complete_copy(kept);
   const uint64_t n = temp_.file().raw_size();
   const int fd = in_place_fd_.get();
-  SignalsDeferred signals_wait(label_ + ": a signal came while the sorted output is copied into it (in place: it has "
-                               "other hard links); it is finished first (the complete output is in " + kept + ")");
+  const ProcessExitHeld exit_held(label_ + ": a signal came while the sorted output is copied into it (in place: it has "
+                                 "other hard links); it is finished first (the complete output is in " + kept + ")");
   try {
     copy_to_fd(temp_.file(), 0, n / 2, fd, label_);
     test_stop_at(context_, "in-place");  // tests only (io/temp_files.hpp)
@@ -410,8 +414,7 @@ void Output::commit_in_place(bool sync) {
   }
   in_place_fd_ = UniqueFd();
   temp_.remove();
-  signals_wait.end();  // a signal that came meanwhile ends the process now
-}
+}  // a front end that waited for the rewrite (a signal came) ends the process now
 
 void Output::prepare_commit(bool sync) {
   if (prepared_) return;

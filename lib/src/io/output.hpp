@@ -7,8 +7,8 @@
 //   - An existing file with other hard links keeps its inode: the finished, synced temp
 //     is copied into it (as GNU sort rewrites in place). That copy cannot be atomic, so
 //     the complete output is first renamed to "<target>.gxsort-sorted" (a name no
-//     cleanup removes: kKeptSuffix) and locked; a signal during the copy is held until
-//     the copy is whole (io::SignalsDeferred), and only then is that file removed. After
+//     cleanup removes: kKeptSuffix) and locked; a process ending of a signal waits until
+//     the copy is whole (io::ProcessExitHeld), and only then is that file removed. After
 //     a kill -9 or an I/O error in the copy it stays, the one complete copy: the error,
 //     the next command's note and `gxsort clean` name it and say how to restore it.
 //   - "-" (standard output), one of this process's descriptors (/dev/stdout, /dev/fd/N:
@@ -75,7 +75,7 @@ class Output {
   // in its directory (locked while this process holds it, and left by signals for
   // --resume); with `resume`, a file of that name a killed run left is taken over, its
   // bytes kept. Returns whether one was taken over.
-  bool keep_for_job(const std::string& name, bool resume);
+  bool keep_for_job(const std::string& name, bool resume, const CancelToken* cancel = nullptr);
 
  private:
   void commit_stream();

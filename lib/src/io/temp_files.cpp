@@ -1,15 +1,14 @@
 #include "io/temp_files.hpp"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -20,9 +19,9 @@
 #include <thread>
 
 #include "gxsort/error.hpp"
+#include "gxsort/signals.hpp"
 #include "gxsort/timeline.hpp"
 #include "io/debris.hpp"
-#include "io/mapping_guard.hpp"
 #include "io/safe_dir.hpp"
 #include "io/space.hpp"
 
@@ -49,13 +48,14 @@ void unregister_slot(int slot) {
   if (slot >= 0) g_paths[slot].store(nullptr);
 }
 
-// Creating a temp file (registering its path, then creating the file) and the signal
-// handler's sweep exclude each other. The handler runs on one thread while the others go
-// on: without this, a run writer could create its next run after the sweep and before
-// the process dies, and leave it behind (seen once the sort got fast enough to create
-// runs back to back). The handler takes the lock for good, so nothing is created after
-// its sweep; on a thread interrupted while holding it, it does not wait: that thread never
-// resumes, and its path, registered before the file was created, is swept.
+// Creating a temp file (registering its path, then creating the file) and the sweep of
+// remove_all_temps_now (a front end's fatal-signal path) exclude each other. The sweep
+// runs on one thread while the others go on: without this, a run writer could create its
+// next run after the sweep and before the process dies, and leave it behind (seen once
+// the sort got fast enough to create runs back to back). The sweep takes the lock for
+// good, so nothing is created after it; in a handler on a thread interrupted while holding
+// it, it does not wait: that thread never resumes, and its path, registered before the
+// file was created, is swept.
 std::atomic<bool> g_creating{false};
 thread_local bool t_creating = false;
 
@@ -73,40 +73,24 @@ class CreationLock {
   CreationLock& operator=(const CreationLock&) = delete;
 };
 
+std::atomic<bool> g_swept{false};  // the lock is held for good: nothing is created any more
+
 void unlink_all() {
-  if (!t_creating)
+  if (!t_creating && !g_swept.load())
     while (g_creating.exchange(true, std::memory_order_acquire)) {}
+  g_swept.store(true);
   for (int i = 0; i < kSlots; ++i) {
     char* p = g_paths[i].load();
     if (p) ::unlink(p);
   }
 }
 
-// SignalsDeferred: while set, a signal is noted (the first one), not acted on.
-std::atomic<bool> g_deferring{false};
-std::atomic<int> g_deferred_signal{0};
-char g_defer_note[2048];
-size_t g_defer_note_bytes = 0;
-std::atomic<unsigned> g_linger_ms{0};
-
-void die_of(int sig) {
-  unlink_all();
-  if (const unsigned ms = g_linger_ms.load()) {  // nanosleep is async-signal-safe
-    struct timespec t{time_t(ms / 1000), long(ms % 1000) * 1000000L};
-    while (::nanosleep(&t, &t) != 0 && errno == EINTR) {}
-  }
-  ::signal(sig, SIG_DFL);
-  ::raise(sig);
-}
-
-extern "C" void cleanup_on_signal(int sig) {
-  if (g_deferring.load()) {
-    int none = 0;
-    if (g_deferred_signal.compare_exchange_strong(none, sig) && ::write(2, g_defer_note, g_defer_note_bytes) < 0) {}
-    return;
-  }
-  die_of(sig);
-}
+// ProcessExitHeld and begin_process_exit: 0 free, 1 an in-place rewrite runs (the
+// process must not end), 2 the process is ending (no rewrite may start).
+enum : int { kExitFree = 0, kExitHeld = 1, kExitBegun = 2 };
+std::atomic<int> g_exit_state{kExitFree};
+char g_held_note[2048];
+std::atomic<bool> g_held_note_ready{false};
 
 // This host's name up to its first dot, in letters, digits, '-' and '_' only: temp
 // names stay parseable, and `gxsort clean` on a shared scratch directory judges only
@@ -137,27 +121,25 @@ unsigned long random_part() {
 
 }  // namespace
 
-void remove_all_temps_now() { unlink_all(); }
-
-SignalsDeferred::SignalsDeferred(const std::string& note) {
+ProcessExitHeld::ProcessExitHeld(const std::string& note) {
+  for (;;) {
+    int state = kExitFree;
+    if (g_exit_state.compare_exchange_strong(state, kExitHeld)) break;
+    if (state == kExitBegun)  // the process is ending (its temp files are going): no rewrite starts
+      for (;;) ::pause();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // another call's rewrite: one at a time
+  }
   const std::string line = "gxsort: " + note + "\n";
-  g_defer_note_bytes = std::min(line.size(), sizeof g_defer_note);
-  std::memcpy(g_defer_note, line.data(), g_defer_note_bytes);
-  g_deferred_signal = 0;
-  g_deferring = true;
+  const size_t n = std::min(line.size(), sizeof g_held_note - 1);
+  std::memcpy(g_held_note, line.data(), n);
+  g_held_note[n] = '\0';
+  g_held_note_ready.store(true);
 }
 
-SignalsDeferred::~SignalsDeferred() {
-  g_deferring = false;
-  g_deferred_signal = 0;
+ProcessExitHeld::~ProcessExitHeld() {
+  g_held_note_ready.store(false);
+  g_exit_state.store(kExitFree);
 }
-
-void SignalsDeferred::end() {
-  g_deferring = false;
-  if (const int sig = g_deferred_signal.exchange(0)) die_of(sig);
-}
-
-void set_signal_linger(unsigned milliseconds) { g_linger_ms.store(milliseconds); }
 
 const std::string& this_host_label() {
   static const std::string label = host_label();
@@ -175,23 +157,6 @@ bool is_temp_file(const std::string& path) {
     if (p && path == p) return true;
   }
   return false;
-}
-
-void install_temp_cleanup_handlers() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    install_sigbus_handler();
-    struct sigaction sa;
-    std::memset(&sa, 0, sizeof sa);
-    sa.sa_handler = cleanup_on_signal;
-    sigemptyset(&sa.sa_mask);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) {
-      // A signal ignored at start (nohup, a background job's SIGINT) stays ignored.
-      struct sigaction old;
-      if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
-      ::sigaction(sig, &sa, nullptr);
-    }
-  });
 }
 
 TempFile TempFile::beside(const Context& context, const std::string& target, const std::string& kind) {
@@ -243,7 +208,6 @@ TempFile TempFile::create(const Context& context, const std::string& dir, const 
 }
 
 TempFile TempFile::create_unlisted(const std::string& dir, const std::string& kind) {
-  install_temp_cleanup_handlers();
   // A name that exists (planted by someone, or a one in 10^11 chance) is never ours:
   // another random name is tried, so many times that only a directory refusing every
   // name ends it.
@@ -267,7 +231,8 @@ TempFile TempFile::create_unlisted(const std::string& dir, const std::string& ki
   }
 }
 
-TempFile::TempFile(TempFile&& o) noexcept : file_(std::move(o.file_)), path_(std::move(o.path_)), slot_(o.slot_) {
+TempFile::TempFile(TempFile&& o) noexcept
+    : file_(std::move(o.file_)), path_(std::move(o.path_)), slot_(o.slot_), kept_if_cancelled_(o.kept_if_cancelled_) {
   o.slot_ = -1;
   o.path_.clear();
 }
@@ -278,6 +243,7 @@ TempFile& TempFile::operator=(TempFile&& o) noexcept {
     file_ = std::move(o.file_);
     path_ = std::move(o.path_);
     slot_ = o.slot_;
+    kept_if_cancelled_ = o.kept_if_cancelled_;
     o.slot_ = -1;
     o.path_.clear();
   }
@@ -285,6 +251,7 @@ TempFile& TempFile::operator=(TempFile&& o) noexcept {
 }
 
 TempFile::~TempFile() {
+  if (kept_if_cancelled_ && kept_if_cancelled_->cancelled()) path_.clear();  // a job's piece, left for --resume
   try { remove(); } catch (...) {}
 }
 
@@ -337,7 +304,10 @@ void TempFile::move_to(const std::string& target) {
   path_ = target;
 }
 
-void TempFile::keep_on_signals() { unregister(); }
+void TempFile::keep_on_signals(const CancelToken* cancel) {
+  unregister();
+  kept_if_cancelled_ = cancel;
+}
 
 TempFile TempFile::adopt(int dir, const std::string& name, const std::string& path) {
   const int fd = open_own_file_at(dir, name, O_RDWR);
@@ -357,3 +327,18 @@ std::string TempFile::release() {
 }
 
 }  // namespace gxsort::io
+
+namespace gxsort {
+
+void remove_all_temps_now() noexcept { io::unlink_all(); }
+
+bool begin_process_exit() noexcept {
+  int free_state = io::kExitFree;
+  return io::g_exit_state.compare_exchange_strong(free_state, io::kExitBegun) || free_state == io::kExitBegun;
+}
+
+const char* process_exit_held_note() noexcept {
+  return io::g_held_note_ready.load() ? io::g_held_note : nullptr;
+}
+
+}  // namespace gxsort

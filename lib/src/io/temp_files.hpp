@@ -1,25 +1,17 @@
 // Temporary files that never outlive the process: each is registered in a fixed,
-// lock-free table that a signal handler can walk (unlink is async-signal-safe), so
-// SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE (as in GNU sort) remove them too; destructors remove them on success and
-// on errors.
+// lock-free table that a front end's signal handling can walk (unlink is
+// async-signal-safe: gxsort/signals.hpp, remove_all_temps_now), so that a process dying
+// of a signal removes them too; destructors remove them on success, on errors and when a
+// call is cancelled.
 #pragma once
 #include <string>
 
+#include "gxsort/cancel.hpp"
 #include "gxsort/context.hpp"
 #include "io/file.hpp"
 
 namespace gxsort::io {
 
-// Installs the SIGINT/SIGTERM/SIGHUP/SIGQUIT/SIGPIPE handlers once (idempotent).
-void install_temp_cleanup_handlers();
-// Unlinks every live temp file now (async-signal-safe; for a fatal signal's handler).
-void remove_all_temps_now();
-// A process that dies of one of those signals waits this long after removing its temp
-// files (default 0). A rank of a distributed sort sets it: mpirun (Open MPI 4.1) sends
-// every rank SIGTERM, and SIGKILL as soon as the first one is gone, before the handlers
-// of ranks the scheduler had not run yet removed their files (seen on 2 oversubscribed
-// cores); the ranks that are done wait for them.
-void set_signal_linger(unsigned milliseconds);
 // Tests only: tells context.test.stop_at that this process reached `point` (the CLI:
 // where GXSORT_TEST_STOP_AT names it, it stops itself with SIGSTOP, the first time only
 // unless every_time, so that a test can kill it, signal it or change its input at a
@@ -30,18 +22,17 @@ void set_signal_linger(unsigned milliseconds);
 // ("run", "level", "final", "out", "bucket", ...; resume::JobDir::record), every time.
 void test_stop_at(const Context& context, const std::string& point, bool every_time = false);
 
-// While a user's file is rewritten in place (io/output.hpp), a fatal signal must not
-// stop the rewrite halfway: the handlers write `note` to stderr, remember the signal
-// and return; end() (the rewrite is whole) then dies of it as the handler would have.
-// Destroyed without end() (an error): deferring stops and a signal that came is dropped
-// (the error ends the process). One at a time.
-class SignalsDeferred {
+// While a user's file is rewritten in place (io/output.hpp), the process must not end
+// halfway through the rewrite: while one of these lives, begin_process_exit()
+// (gxsort/signals.hpp) is false and process_exit_held_note() gives `note`, so a front
+// end's fatal path waits for the rewrite to be whole. One at a time. Made once the
+// process is ending (begin_process_exit() was true), it waits for ever.
+class ProcessExitHeld {
  public:
-  explicit SignalsDeferred(const std::string& note);
-  ~SignalsDeferred();
-  void end();
-  SignalsDeferred(const SignalsDeferred&) = delete;
-  SignalsDeferred& operator=(const SignalsDeferred&) = delete;
+  explicit ProcessExitHeld(const std::string& note);
+  ~ProcessExitHeld();
+  ProcessExitHeld(const ProcessExitHeld&) = delete;
+  ProcessExitHeld& operator=(const ProcessExitHeld&) = delete;
 };
 
 // Every temp file of a job is named ".gxsort.<host>.<pid>.<kind>.<n>.tmp", so that one
@@ -101,9 +92,10 @@ class TempFile {
   void remove();
   // Stop tracking: the file stays (used by `gxsort runs`, whose run files are output).
   std::string release();
-  // Out of the signal handler's table, still removed by the destructor: a resumable
-  // job's piece (engine/job.hpp), which a signal must leave for --resume.
-  void keep_on_signals();
+  // Out of remove_all_temps_now's table, still removed by the destructor unless
+  // `cancel` was set (the call is cancelled: a front end's signal): a resumable job's
+  // piece (engine/job.hpp), which a signal must leave for --resume.
+  void keep_on_signals(const CancelToken* cancel = nullptr);
   // An existing file of a resumable job, `name` in the directory `dir` (a descriptor),
   // opened read-write and owned like that (removed by the destructor, not by signals).
   // Opened without following a link or blocking, and only when it is a regular file of
@@ -115,6 +107,7 @@ class TempFile {
   File file_;
   std::string path_;
   int slot_ = -1;
+  const CancelToken* kept_if_cancelled_ = nullptr;  // keep_on_signals
 };
 
 }  // namespace gxsort::io

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <exception>
 #include <mutex>
 #include <cerrno>
 #include <cstdio>
@@ -334,7 +335,9 @@ io::File JobDir::open_piece(const Piece& p) const {
 io::TempFile JobDir::adopt_piece(const Piece& p) const {
   const auto& dir = fds_[place(p)];
   if (!dir) fail_errno(piece_path(p), "cannot open for writing", ENOENT);
-  return io::TempFile::adopt(dir->get(), piece_name(p), piece_path(p));
+  io::TempFile t = io::TempFile::adopt(dir->get(), piece_name(p), piece_path(p));
+  t.keep_on_signals(cancel_);
+  return t;
 }
 
 std::shared_ptr<io::File> JobDir::shared_piece(const Piece& p) const {
@@ -342,9 +345,10 @@ std::shared_ptr<io::File> JobDir::shared_piece(const Piece& p) const {
   // open: the job may be gone by then).
   std::shared_ptr<io::UniqueFd> dir = fds_[place(p)];
   const std::string name = piece_name(p);
-  return std::shared_ptr<io::File>(new io::File(open_piece(p)), [dir, name](io::File* f) {
+  const CancelToken* cancel = cancel_;
+  return std::shared_ptr<io::File>(new io::File(open_piece(p)), [dir, name, cancel](io::File* f) {
     delete f;
-    ::unlinkat(dir->get(), name.c_str(), 0);
+    if (!cancel || !cancel->cancelled()) ::unlinkat(dir->get(), name.c_str(), 0);
   });
 }
 
@@ -376,6 +380,7 @@ void JobDir::record(const Piece& p, bool behind) {
 void JobDir::forget(const std::string& key) { pieces_.erase(key); }
 
 void JobDir::remove() {
+  if (cancel_ && cancel_->cancelled() && std::uncaught_exceptions() > 0) return;  // kept for --resume
   syncer_.reset();  // before its descriptor closes
   journal_ = io::UniqueFd();
   // Only the job's holder removes it (a peek holds nothing): what is in each directory,

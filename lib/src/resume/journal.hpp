@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "gxsort/cancel.hpp"
 #include "io/temp_files.hpp"
 #include "io/unique_fd.hpp"
 
@@ -123,8 +124,11 @@ class JobDir {
   void record(const Piece& p, bool behind = false);
   // Forgets a journalled piece (it failed verification): a later record() replaces it.
   void forget(const std::string& key);
-  // The job is done: the directory and everything in it go (not for a peek).
+  // The job is done: the directory and everything in it go (not for a peek). Not while
+  // a call that `cancel` cancelled unwinds: then the job and its pieces are kept for
+  // --resume, as a signal keeps them (the pieces' owners keep their files too).
   void remove();
+  void keep_if_cancelled(const CancelToken* cancel) { cancel_ = cancel; }
 
  private:
   void lock_dir(const std::string& dir, const std::string& digest, const std::string& output, bool resume);
@@ -138,6 +142,7 @@ class JobDir {
   std::map<std::string, Piece> pieces_;
   bool running_ = false;
   bool sync_ = true;
+  const CancelToken* cancel_ = nullptr;  // keep_if_cancelled
   std::unique_ptr<JournalSyncer> syncer_;  // record(p, behind): started on first use
 };
 

@@ -49,6 +49,8 @@ class StagedJob {
   // not resuming): the stages kept, then what the stage's sort (`inner`) reused.
   std::string summary(const std::string& inner) const;
   void finish();  // done: the directories go
+  // A call that `cancel` cancelled keeps the job for --resume (JobDir::remove).
+  void keep_if_cancelled(const CancelToken* cancel) { dir_.keep_if_cancelled(cancel); }
 
  private:
   JobDir dir_;
