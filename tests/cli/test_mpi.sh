@@ -252,7 +252,7 @@ one_error "a stream input" 2 "rank 0" "not a stream"
 
 # SIGTERM to mpirun: every rank's signal handler removes its temp files (rank 0's output
 # too). mpirun passes it on a second later, then SIGKILLs all once one rank is gone: the
-# ranks linger after their cleanup (io::set_signal_linger) so the others finish theirs.
+# ranks linger after their cleanup (app/signals.cpp: end_at_once_on_signals) so the others finish theirs.
 "$GX" gen -o big.bin --count 8000000 -q
 # The pids in the names of the ranks' temp files (.gxsort.<host>.<pid>.<kind>...).
 rank_pids() { find "$TMPDIR" outdir -name '.gxsort.*.tmp' 2>/dev/null | sed -n 's|.*/\.gxsort\.[^./]*\.\([0-9]*\)\..*|\1|p' | sort -u; }
