@@ -8,8 +8,8 @@
 namespace gxsort::api {
 namespace {
 
-// The default temp directory of a buffer's spill when neither tmp_dirs nor $TMPDIR
-// names one (a file sort takes its output's; a buffer has none).
+// The default temp directory of a buffer's spill when neither tmp_dirs nor
+// Context::temp_dir names one (a file sort takes its output's; a buffer has none).
 constexpr const char* kDefaultSpillDir = "/tmp";
 
 // In memory, as `gxsort sort` sorts a file its plan holds in memory: one sort on the
