@@ -19,13 +19,21 @@ using gxsort::Format;
 using gxsort::KeyType;
 using gxsort::compare_keys;
 
-// The oracle: std::stable_sort of indices by compare_keys, then one record per group of
-// equal keys (the first or the last in input order), optionally followed by its count.
+// The stable sorting permutation of the records of `in` (std::stable_sort of their
+// indices by compare_keys): the oracle of every sort, argsort and unique.
+inline std::vector<uint64_t> stable_order(const Format& f, const Bytes& in) {
+  const size_t rs = f.record_size, n = in.size() / rs;
+  std::vector<uint64_t> idx(n);
+  std::iota(idx.begin(), idx.end(), 0);
+  std::stable_sort(idx.begin(), idx.end(), [&](uint64_t a, uint64_t b) { return compare_keys(f, &in[a * rs], &in[b * rs]) < 0; });
+  return idx;
+}
+
+// The oracle: the records in stable order, one per group of equal keys (the first or
+// the last in input order), optionally followed by its count.
 inline Bytes oracle(const Format& f, const Bytes& in, bool count, bool keep_last) {
   const size_t rs = f.record_size, n = in.size() / rs;
-  std::vector<size_t> idx(n);
-  std::iota(idx.begin(), idx.end(), 0);
-  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return compare_keys(f, &in[a * rs], &in[b * rs]) < 0; });
+  const std::vector<uint64_t> idx = stable_order(f, in);
   auto eq = [&](size_t a, size_t b) { return compare_keys(f, &in[a * rs], &in[b * rs]) == 0; };
   Bytes out;
   for (size_t b = 0; b < n;) {

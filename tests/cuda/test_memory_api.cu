@@ -12,6 +12,7 @@
 #include "cuda_check.cuh"
 #include "gpu_test_util.hpp"
 #include "gxsort/memory.hpp"
+#include "../common/records.hpp"
 
 using namespace gxsort;
 
@@ -30,15 +31,6 @@ Bytes random_records(const Format& f, size_t n, uint64_t seed, unsigned mod) {
   return data;
 }
 
-std::vector<uint64_t> reference_perm(const Bytes& data, const Format& f) {
-  const size_t rs = f.record_size, n = data.size() / rs;
-  std::vector<uint64_t> perm(n);
-  std::iota(perm.begin(), perm.end(), 0);
-  std::stable_sort(perm.begin(), perm.end(), [&](uint64_t a, uint64_t b) {
-    return compare_keys(f, data.data() + a * rs, data.data() + b * rs) < 0;
-  });
-  return perm;
-}
 
 std::vector<Format> formats() {
   KeyField a = Format::single_field(KeyType::u16, 0), b = Format::single_field(KeyType::f32, 4);
@@ -51,7 +43,7 @@ std::vector<Format> formats() {
 // Sorts and argsorts `data` in device memory on a stream of the test's own.
 void check_device_calls(const Format& f, const Bytes& data) {
   const size_t n = data.size() / f.record_size;
-  const std::vector<uint64_t> want = reference_perm(data, f);
+  const std::vector<uint64_t> want = gxsort_test::stable_order(f, data);
   Bytes want_sorted(data.size());
   for (size_t i = 0; i < n; ++i)
     std::memcpy(&want_sorted[i * f.record_size], &data[want[i] * f.record_size], f.record_size);

@@ -22,6 +22,7 @@
 
 #include "gxsort/gxsort.hpp"
 #include "gxsort/memory.hpp"
+#include "../common/records.hpp"
 
 using namespace gxsort;
 
@@ -51,16 +52,6 @@ struct TestDir {
   }
 };
 
-// The stable sorting permutation of n records of f, by compare_keys.
-std::vector<uint64_t> reference_perm(const Bytes& data, const Format& f) {
-  const size_t rs = f.record_size, n = data.size() / rs;
-  std::vector<uint64_t> perm(n);
-  std::iota(perm.begin(), perm.end(), 0);
-  std::stable_sort(perm.begin(), perm.end(), [&](uint64_t a, uint64_t b) {
-    return compare_keys(f, data.data() + a * rs, data.data() + b * rs) < 0;
-  });
-  return perm;
-}
 
 Bytes permuted(const Bytes& data, const std::vector<uint64_t>& perm, size_t rs) {
   Bytes out(data.size());
@@ -144,7 +135,7 @@ TEST_CASE("memory api: sort and argsort equal a stable sort") {
         CAPTURE(n);
         CAPTURE(int(dist));
         const Bytes data = make_records(f, n, dist, n * 31 + int(dist));
-        const std::vector<uint64_t> want = reference_perm(data, f);
+        const std::vector<uint64_t> want = gxsort_test::stable_order(f, data);
         Bytes sorted = data;
         gxsort::sort(sorted.data(), n, f, small_options());
         CHECK(sorted == permuted(data, want, f.record_size));
@@ -162,7 +153,7 @@ TEST_CASE("memory api: unique gives the first record, count and first index of e
         CAPTURE(n);
         const Bytes data = make_records(f, n, dist, n + 7);
         const size_t rs = f.record_size;
-        const std::vector<uint64_t> perm = reference_perm(data, f);
+        const std::vector<uint64_t> perm = gxsort_test::stable_order(f, data);
         Bytes want;
         std::vector<uint64_t> want_counts, want_first;
         for (size_t i = 0; i < n; ++i) {
@@ -214,11 +205,11 @@ TEST_CASE("memory api: merge is stable, ties by input order") {
     for (size_t k = 0; k < 3; ++k) {
       const size_t n = k == 1 ? 0 : 513 * (k + 1);
       Bytes part = make_records(f, n, Dist::duplicates, 100 + k);
-      part = permuted(part, reference_perm(part, f), rs);
+      part = permuted(part, gxsort_test::stable_order(f, part), rs);
       all.insert(all.end(), part.begin(), part.end());
       parts.push_back(part);
     }
-    const Bytes want = permuted(all, reference_perm(all, f), rs);
+    const Bytes want = permuted(all, gxsort_test::stable_order(f, all), rs);
     Bytes out(all.size());
     std::vector<SortedRecords> in;
     for (const Bytes& p : parts) in.push_back({p.data(), p.size() / rs});
@@ -228,7 +219,7 @@ TEST_CASE("memory api: merge is stable, ties by input order") {
     merge(parts[0].data(), parts[0].size() / rs, parts[2].data(), parts[2].size() / rs, f, two.data(), small_options());
     Bytes twice = parts[0];
     twice.insert(twice.end(), parts[2].begin(), parts[2].end());
-    CHECK(two == permuted(twice, reference_perm(twice, f), rs));
+    CHECK(two == permuted(twice, gxsort_test::stable_order(f, twice), rs));
   }
   const Format f = Format::typed(KeyType::u64);
   const uint64_t unsorted[] = {1, 3, 2};
@@ -243,7 +234,7 @@ TEST_CASE("memory api: larger than the budget goes through temp files and leaves
     CAPTURE(f.describe());
     const size_t n = (size_t(6) << 20) / f.record_size + 3;  // 6 MiB and not whole chunks
     const Bytes data = make_records(f, n, Dist::duplicates, 5);
-    const std::vector<uint64_t> want = reference_perm(data, f);
+    const std::vector<uint64_t> want = gxsort_test::stable_order(f, data);
     std::vector<std::string> phases;
     MemoryOptions o = spill_options(dir);
     o.progress = [&](const Progress& p) {
@@ -297,8 +288,8 @@ TEST_CASE("memory api: two calls at once") {
   std::thread in_memory([&] { gxsort::sort(sb.data(), n, f, small_options()); });
   spilled.join();
   in_memory.join();
-  CHECK(sa == permuted(a, reference_perm(a, f), f.record_size));
-  CHECK(sb == permuted(b, reference_perm(b, f), f.record_size));
+  CHECK(sa == permuted(a, gxsort_test::stable_order(f, a), f.record_size));
+  CHECK(sb == permuted(b, gxsort_test::stable_order(f, b), f.record_size));
   CHECK(dir.entries() == 0);
 }
 
@@ -388,7 +379,7 @@ TEST_CASE("engine: a cancelled file sort keeps its job for --resume") {
   CHECK(st.resumed.rfind("resumed: 0 of", 0) != 0);  // the runs journalled before the cancel are reused
   std::ifstream s(out, std::ios::binary);
   const Bytes sorted((std::istreambuf_iterator<char>(s)), std::istreambuf_iterator<char>());
-  CHECK(sorted == permuted(data, reference_perm(data, f), f.record_size));
+  CHECK(sorted == permuted(data, gxsort_test::stable_order(f, data), f.record_size));
   unlink(in.c_str());
   unlink(out.c_str());
   CHECK(dir.entries() == 0);
