@@ -31,7 +31,7 @@ error_line() {
 # facts: what another user computes). CMD runs until its last merge journals its first
 # checkpoint, stops itself there (a test hook) and is killed (-9): its pieces are left
 # in DIR/<name>, its output beside its target.
-plan_request() {
+job_of() {
   local dir=$1 name="" pid
   shift
   GXSORT_TEST_STOP_AT=journal:final "$GX" "$@" -q 2>/dev/null &
