@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <mutex>
 #include <optional>
 
 #include "device/backend_select.hpp"
@@ -86,13 +87,18 @@ void refuse_unnamed_npy(io::File& in) {
 
 // A .npy stream (a FIFO named *.npy) can be opened and read once: npy_input keeps it,
 // its header read, for the command's open_input of the same path (a second open would
-// wait for another writer, or read the data as a header). One process, one command.
+// wait for another writer, or read the data as a header). Calls on other threads may
+// keep theirs at the same time: the table is locked.
 struct KeptNpyStream {
   io::File file;
   npy::Header header;
 };
-std::map<std::string, KeptNpyStream>& kept_npy_streams() {
-  static std::map<std::string, KeptNpyStream> kept;
+struct KeptNpyStreams {
+  std::mutex lock;
+  std::map<std::string, KeptNpyStream> by_path;
+};
+KeptNpyStreams& kept_npy_streams() {
+  static KeptNpyStreams kept;
   return kept;
 }
 
@@ -100,12 +106,15 @@ std::map<std::string, KeptNpyStream>& kept_npy_streams() {
 
 io::File open_input(const std::string& path, const Format& f) {
   f.validate();
-  auto& kept = kept_npy_streams();
-  const auto it = kept.find(path);
   std::optional<KeptNpyStream> stream;
-  if (it != kept.end()) {
-    stream.emplace(std::move(it->second));
-    kept.erase(it);
+  {
+    KeptNpyStreams& kept = kept_npy_streams();
+    std::lock_guard<std::mutex> locked(kept.lock);
+    const auto it = kept.by_path.find(path);
+    if (it != kept.by_path.end()) {
+      stream.emplace(std::move(it->second));
+      kept.by_path.erase(it);
+    }
   }
   io::File in = stream ? std::move(stream->file) : io::File::open_input(path);
   if (!npy::has_npy_name(path)) refuse_unnamed_npy(in);
@@ -126,7 +135,11 @@ NpyInput npy_input(const std::string& path, const Format* given, const std::vect
   io::File in = io::File::open_input(path);
   const npy::Header h = read_npy_header(in);
   NpyInput r{npy::format_of(in.path(), h, given, keys), h.descr};
-  if (in.is_stream()) kept_npy_streams()[path] = KeptNpyStream{std::move(in), h};
+  if (in.is_stream()) {
+    KeptNpyStreams& kept = kept_npy_streams();
+    std::lock_guard<std::mutex> locked(kept.lock);
+    kept.by_path[path] = KeptNpyStream{std::move(in), h};
+  }
   return r;
 }
 
