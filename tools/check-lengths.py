@@ -13,7 +13,7 @@ import re
 import subprocess
 import sys
 
-PRODUCT_GLOBS = ["app/*.cpp", "app/*.hpp", "lib/*.cpp", "lib/*.hpp", "cuda/*.cu", "cuda/*.cuh", "cuda/*.hpp"]
+PRODUCT_GLOBS = ["app/*.cpp", "app/*.hpp", "python/src/*.cpp", "python/src/*.hpp", "lib/*.cpp", "lib/*.hpp", "cuda/*.cu", "cuda/*.cuh", "cuda/*.hpp"]
 NOT_A_FUNCTION = re.compile(r"^\s*(namespace|struct|class|union|enum|extern\s+\"C\"\s*$)|=\s*$|=\s*\{?$")
 CONTROL = re.compile(r"\b(if|for|while|switch|catch|do|else)\s*(\(|$)")
 

@@ -9,6 +9,10 @@
 #                              takes the GPU); CLI_TESTS="streams trust" runs those scripts
 #                              only (each gxsort there starts the device: the whole suite
 #                              takes more than the 10 minutes of one device call)
+#   tools/gpu-check.sh python  the Python package's tests (tests/python: CuPy and torch device
+#                              arrays too) and tools/bench/python_peers.py (PY_BENCH: its
+#                              options), with the package carried in $PY_PKG (a folder
+#                              holding gxsort/ built for the machine's python3)
 set -uo pipefail
 mode=${1:-tests}
 b=${BUILD:-build-gpu}
@@ -30,6 +34,17 @@ if [ "$mode" = cli ]; then
     echo "$name: $(tail -1 "$out/cli_$name.log") (exit $rc)"
     [ $rc = 0 ] || [ $rc = 77 ] || { fail=1; grep '^FAIL' "$out/cli_$name.log" | head -5; }
   done
+  exit $fail
+fi
+
+if [ "$mode" = python ]; then
+  export PYTHONPATH=$PWD/${PY_PKG:-.gpu-carry/py}
+  step "Python package: tests/python"
+  (cd tests/python && python3 -m pytest -q -p no:cacheprovider -rs . > "$out/pytest.log" 2>&1); rc=$?
+  tail -15 "$out/pytest.log"; [ $rc = 0 ] || fail=1
+  step "Python peers: tools/bench/python_peers.py ${PY_BENCH:-}"
+  python3 tools/bench/python_peers.py ${PY_BENCH:-} 2>&1 | tee "$out/python_peers.log" | tail -30
+  [ "${PIPESTATUS[0]}" = 0 ] || fail=1
   exit $fail
 fi
 

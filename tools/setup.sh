@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 build_dir=${1:-build}
 
 packages=(g++ cmake ninja-build libboost-program-options-dev libboost-filesystem-dev doctest-dev libxxhash-dev nlohmann-json3-dev python3
+          python3-dev python3-venv
           openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${packages[@]}"; do

@@ -228,6 +228,30 @@ TEST_CASE("memory api: merge is stable, ties by input order") {
                        "merge: input 0 is not sorted: record 2 is smaller than the one before it", Error);
 }
 
+TEST_CASE("memory api: first_unsorted finds the first record smaller than the one before") {
+  for (const Format& f : formats()) {
+    CAPTURE(f.describe());
+    const size_t rs = f.record_size;
+    const auto scan = [&](const Bytes& recs, size_t n) {  // the oracle: a linear scan with compare_keys
+      for (size_t i = 1; i < n; ++i)
+        if (compare_keys(f, recs.data() + (i - 1) * rs, recs.data() + i * rs) > 0) return i;
+      return n;
+    };
+    for (size_t n : {size_t(0), size_t(1), size_t(2), size_t(777)}) {
+      const Bytes recs = make_records(f, n, Dist::duplicates, 7 + n);
+      Bytes sorted = permuted(recs, gxsort_test::stable_order(f, recs), rs);
+      CHECK(first_unsorted(sorted.data(), n, f) == n);
+      CHECK(first_unsorted(recs.data(), n, f) == scan(recs, n));
+      if (n >= 2 && compare_keys(f, sorted.data(), sorted.data() + (n - 1) * rs) < 0) {
+        std::swap_ranges(sorted.begin(), sorted.begin() + rs, sorted.end() - rs);  // the largest first
+        const size_t want = scan(sorted, n);
+        CHECK(want < n);
+        CHECK(first_unsorted(sorted.data(), n, f) == want);
+      }
+    }
+  }
+}
+
 TEST_CASE("memory api: larger than the budget goes through temp files and leaves none") {
   TestDir dir;
   for (const Format& f : {Format::typed(KeyType::u64), payload_format(), composite_format()}) {

@@ -71,6 +71,10 @@ void argsort(const void* data, size_t count, const Format& f, uint64_t* perm, co
 size_t unique(const void* data, size_t count, const Format& f, void* out, uint64_t* counts = nullptr,
               uint64_t* first_index = nullptr, const MemoryOptions& o = {});
 
+// The index of the first record whose key is smaller than the one before it (host
+// buffers); `count` when the records are sorted. Equal keys are in order.
+size_t first_unsorted(const void* data, size_t count, const Format& f);
+
 // A sorted buffer of records, an input of merge.
 struct SortedRecords {
   const void* data = nullptr;

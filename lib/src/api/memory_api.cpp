@@ -62,12 +62,10 @@ std::unique_ptr<Backend> device_backend(const MemoryOptions& o) {
 
 // Input k of a merge must be sorted: Error(usage) at its first record smaller than the one before.
 void check_sorted(const SortedRecords& in, size_t k, const Format& f) {
-  const auto* p = static_cast<const unsigned char*>(in.data);
-  const size_t rs = f.record_size;
-  for (size_t i = 1; i < in.count; ++i)
-    if (compare_keys(f, p + (i - 1) * rs, p + i * rs) > 0)
-      fail_usage("merge: input " + std::to_string(k) + " is not sorted: record " + std::to_string(i) +
-                 " is smaller than the one before it");
+  const size_t i = first_unsorted(in.data, in.count, f);
+  if (i < in.count)
+    fail_usage("merge: input " + std::to_string(k) + " is not sorted: record " + std::to_string(i) +
+               " is smaller than the one before it");
 }
 
 }  // namespace
@@ -109,6 +107,15 @@ size_t unique(const void* data, size_t count, const Format& f, void* out, uint64
     if (first_index) first_index[groups] = index_at(with.get(), b, rs);
   }
   return groups;
+}
+
+size_t first_unsorted(const void* data, size_t count, const Format& f) {
+  f.validate();
+  const auto* p = static_cast<const unsigned char*>(data);
+  const size_t rs = f.record_size;
+  for (size_t i = 1; i < count; ++i)
+    if (compare_keys(f, p + (i - 1) * rs, p + i * rs) > 0) return i;
+  return count;
 }
 
 // The stable sort of the inputs laid end to end is their stable merge: ties keep the

@@ -1,0 +1,141 @@
+"""Device arrays: CuPy arrays, torch CUDA tensors and anything else with
+__cuda_array_interface__ or a CUDA __dlpack__, sorted on their own GPU on the caller's
+current stream and returned as the same type, without a copy to the host."""
+
+import numpy as np
+
+from . import _core
+from ._errors import InputError
+from ._keys import key_fields, normalized_keys, plan
+from ._resources import options
+
+_KDLCUDA = 2  # DLPack's device type of CUDA memory
+
+
+def is_device_array(a) -> bool:
+    if hasattr(a, "__cuda_array_interface__"):
+        return True
+    dev = getattr(a, "__dlpack_device__", None)
+    if dev is None or isinstance(a, np.ndarray):
+        return False
+    try:
+        return dev()[0] == _KDLCUDA
+    except Exception:  # an object whose __dlpack_device__ cannot answer is not one
+        return False
+
+
+class _OnDevice:
+    """A device array as a CuPy array on its stream, and the way back to its type."""
+
+    def __init__(self, a):
+        import cupy
+
+        self.cupy = cupy
+        self.torch = type(a).__module__.startswith("torch")
+        if self.torch:
+            import torch
+
+            self.stream = cupy.cuda.ExternalStream(torch.cuda.current_stream(a.device).cuda_stream)
+            self.x = cupy.from_dlpack(a)
+        elif isinstance(a, cupy.ndarray):
+            self.stream, self.x = cupy.cuda.get_current_stream(), a
+        else:
+            self.stream = cupy.cuda.get_current_stream()
+            self.x = cupy.asarray(a) if hasattr(a, "__cuda_array_interface__") else cupy.from_dlpack(a)
+
+    def back(self, y):
+        if self.torch:
+            import torch
+
+            return torch.from_dlpack(y)
+        return y
+
+
+def _records(x, axis, call):
+    if axis is None:
+        x = x.reshape(-1)
+    elif x.ndim != 1 or axis not in (-1, 0):
+        raise InputError(f"{call}: a device array of {x.ndim} dimensions along axis {axis}: give a 1-D array or axis=None")
+    if not x.flags.c_contiguous:
+        raise InputError(f"{call}: the device array is not contiguous")
+    if x.dtype.kind not in "biuf":
+        raise InputError(f"{call}: device arrays of dtype {x.dtype}: gxsort sorts bool, integers and floats there")
+    return x
+
+
+def _argsort(d: _OnDevice, src, p, opts):
+    perm = d.cupy.empty(src.shape[0], d.cupy.uint64)
+    if src.shape[0]:
+        _core.argsort_device(src.data.ptr, src.shape[0], p.record_size, p.fields, perm.data.ptr, src.device.id,
+                             d.stream.ptr, opts)
+    return perm.view(d.cupy.int64)
+
+
+def _perm(d: _OnDevice, x, order, descending, float_order, opts):
+    with d.stream:
+        p = plan(x, x.dtype, key_fields(x.dtype, order, descending), float_order)
+        return p, _argsort(d, x if p.keys is None else p.keys, p, opts)
+
+
+def sort(a, axis, order, descending, float_order, resources):
+    opts, _ = options(resources, "sort")
+    d = _OnDevice(a)
+    x = _records(d.x, axis, "sort")
+    with d.stream:
+        p = plan(x, x.dtype, key_fields(x.dtype, order, descending), float_order)
+        if p.keys is None:
+            y = x.copy()
+            if y.shape[0]:
+                _core.sort_device(y.data.ptr, y.shape[0], p.record_size, p.fields, y.device.id, d.stream.ptr, opts)
+        else:
+            y = x[_argsort(d, p.keys, p, opts)]
+    return d.back(y)
+
+
+def argsort(a, axis, order, descending, float_order, resources):
+    opts, _ = options(resources, "argsort")
+    d = _OnDevice(a)
+    x = _records(d.x, axis, "argsort")
+    return d.back(_perm(d, x, order, descending, float_order, opts)[1])
+
+
+def lexsort(keys, descending, float_order, resources):
+    opts, _ = options(resources, "lexsort")
+    ds = [_OnDevice(k) for k in keys]
+    d = ds[0]
+    xs = [_records(k.x, -1, "lexsort") for k in ds]
+    desc = [descending] * len(xs) if isinstance(descending, bool) else list(descending)
+    with d.stream:
+        perm = d.cupy.arange(xs[0].shape[0], dtype=d.cupy.int64)
+        for x, down in zip(xs, desc):  # least significant first: stable passes
+            perm = perm[_perm(d, x[perm], None, bool(down), float_order, opts)[1]]
+    return d.back(perm)
+
+
+def unique(a, return_index, return_inverse, return_counts, axis, equal_nan, float_order, resources):
+    opts, _ = options(resources, "unique")
+    d = _OnDevice(a)
+    cp = d.cupy
+    x = _records(d.x, None if axis is None else axis, "unique")
+    with d.stream:
+        fields = key_fields(x.dtype, None, False)
+        keys = normalized_keys(x, x.dtype, fields, float_order, equal_nan)
+        p = plan(keys, keys.dtype, key_fields(keys.dtype, None, False), "total") if keys.ndim == 1 else None
+        if p is None:
+            raise InputError("unique: this device array's keys are wider than 8 bytes; copy it to the host")
+        perm = _argsort(d, keys, p, opts)
+        ks = keys[perm]
+        starts = cp.flatnonzero(cp.concatenate([cp.ones(min(1, ks.shape[0]), bool), ks[1:] != ks[:-1]]))
+        first = perm[starts]
+        result = [x[first]]
+        if return_index:
+            result.append(first)
+        if return_inverse:
+            inverse = cp.empty(x.shape[0], cp.int64)
+            inverse[perm] = cp.cumsum(cp.concatenate([cp.zeros(min(1, ks.shape[0]), cp.int64),
+                                                      (ks[1:] != ks[:-1]).astype(cp.int64)]))
+            result.append(inverse.reshape(d.x.shape) if axis is None else inverse)
+        if return_counts:
+            result.append(cp.diff(cp.concatenate([starts, cp.array([x.shape[0]])])))
+    out = [d.back(r) for r in result]
+    return out[0] if len(out) == 1 else tuple(out)

@@ -1,0 +1,102 @@
+"""Device arrays (CuPy, torch CUDA tensors): sorted on their device, returned as the same
+type, equal to cupy.sort / np.sort. Skipped, with the reason shown, without a GPU or
+without the library."""
+
+import numpy as np
+import pytest
+
+import gxsort
+from helpers import assert_equal_ints, assert_same, desc_argsort, make_array
+
+SIZES = (0, 1, 7, 1001, 1 << 16)
+DTYPES = ("i1", "u2", "i4", "u8", "f2", "f4", "f8", "?")
+
+
+def need_gpu():
+    if not gxsort.info()["gpus"]:
+        pytest.skip("no usable GPU on this machine (gxsort.info()['gpus'] is empty)")
+
+
+@pytest.fixture(scope="module")
+def cp():
+    try:
+        import cupy
+    except ImportError:
+        pytest.skip("cupy is not installed")
+    need_gpu()
+    if cupy.cuda.runtime.getDeviceCount() == 0:
+        pytest.skip("cupy sees no CUDA device")
+    return cupy
+
+
+@pytest.fixture(scope="module")
+def torch():
+    try:
+        import torch
+    except ImportError:
+        pytest.skip("torch is not installed")
+    need_gpu()
+    if not torch.cuda.is_available():
+        pytest.skip("torch sees no CUDA device")
+    return torch
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cupy_sort_argsort(cp, dtype):
+    for n in SIZES:
+        a = make_array(dtype, n, seed=200, kind="dups")
+        d = cp.asarray(a)
+        got = gxsort.sort(d)
+        assert isinstance(got, cp.ndarray) and got.device == d.device
+        assert_same(cp.asnumpy(got), a[np.argsort(a, kind="stable")], f"cupy sort {dtype} n={n}")
+        assert cp.array_equal(got, cp.sort(d), equal_nan=True), f"cupy.sort {dtype} n={n}"
+        perm = gxsort.argsort(d)
+        assert isinstance(perm, cp.ndarray)
+        assert_equal_ints(cp.asnumpy(perm), np.argsort(a, kind="stable"), f"cupy argsort {dtype} n={n}")
+        assert_equal_ints(cp.asnumpy(gxsort.argsort(d, descending=True)), desc_argsort(a), f"cupy desc {dtype}")
+        assert_same(cp.asnumpy(d), a, "the device input is untouched")
+
+
+def test_cupy_unique_and_lexsort(cp):
+    a = make_array("f4", 5001, seed=201, kind="dups")
+    b = make_array("i2", 5001, seed=202, kind="dups")
+    vals, idx, inv, cnt = gxsort.unique(cp.asarray(a), return_index=True, return_inverse=True, return_counts=True)
+    w = np.unique(a, return_index=True, return_inverse=True, return_counts=True)
+    assert isinstance(vals, cp.ndarray)
+    assert np.array_equal(cp.asnumpy(vals), w[0], equal_nan=True)
+    for g, want in zip((idx, inv, cnt), w[1:]):
+        assert_equal_ints(cp.asnumpy(g), want, "cupy unique outputs")
+    got = gxsort.lexsort([cp.asarray(b), cp.asarray(a)])
+    assert isinstance(got, cp.ndarray)
+    assert_equal_ints(cp.asnumpy(got), np.lexsort([b, a]), "cupy lexsort")
+
+
+def test_cupy_on_a_stream(cp):
+    a = make_array("u8", 1 << 20, seed=203)
+    with cp.cuda.Stream(non_blocking=True) as s:
+        d = cp.asarray(a)
+        got = gxsort.sort(d)
+        s.synchronize()
+    assert_same(cp.asnumpy(got), np.sort(a), "sorted on the caller's stream")
+
+
+@pytest.mark.parametrize("dtype", ("int32", "int64", "float32", "float64", "uint8"))
+def test_torch_sort_argsort(torch, dtype):
+    for n in SIZES:
+        a = make_array(np.dtype(dtype), n, seed=204, kind="dups")
+        t = torch.from_numpy(a.copy()).cuda()
+        got = gxsort.sort(t)
+        assert isinstance(got, torch.Tensor) and got.device == t.device
+        assert_same(got.cpu().numpy(), a[np.argsort(a, kind="stable")], f"torch sort {dtype} n={n}")
+        ref = torch.sort(t, stable=True).values.cpu().numpy()
+        assert np.array_equal(got.cpu().numpy(), ref, equal_nan=True), f"torch.sort {dtype} n={n}"
+        perm = gxsort.argsort(t)
+        assert isinstance(perm, torch.Tensor)
+        assert_equal_ints(perm.cpu().numpy(), np.argsort(a, kind="stable"), f"torch argsort {dtype} n={n}")
+
+
+def test_device_cuda_host_array_matches_cpu():
+    need_gpu()
+    a = make_array("f8", 100_003, seed=205, kind="dups")
+    assert_same(gxsort.sort(a, device="cuda"), gxsort.sort(a, device="cpu"), "host array on cuda vs cpu")
+    assert_same(gxsort.sort(a, device="cuda"), a[np.argsort(a, kind="stable")], "host array on cuda")
