@@ -114,10 +114,12 @@ void CudaBackend::sort_chunk(const Format& f, unsigned char* records, size_t n, 
 }
 
 void CudaBackend::require_sort_fits(const Format& f, size_t n) const {
-  if (n > SortPolicy::kMaxRecords || sort_device_bytes(f, n) > mem_->largest_free()) {
+  if (n > SortPolicy::kMaxRecords)  // CUB's item counts are int: one device sort takes 2^31 records at most
+    throw Error(ExitCode::io, "sorting " + std::to_string(n) + " records on the device: one device sort takes " +
+                                  std::to_string(SortPolicy::kMaxRecords) + " records at most");
+  if (sort_device_bytes(f, n) > mem_->largest_free()) {
     throw Error(ExitCode::io, "device memory budget exceeded: sorting " + std::to_string(n) + " records of " +
-                                  std::to_string(f.record_size) + " bytes needs " +
-                                  format_bytes(n > SortPolicy::kMaxRecords ? 0 : sort_device_bytes(f, n)) +
+                                  std::to_string(f.record_size) + " bytes needs " + format_bytes(sort_device_bytes(f, n)) +
                                   " of device memory; at most " + std::to_string(max_chunk_records(f)) +
                                   " records fit (budget " + format_bytes(mem_->budget()) + ", " +
                                   format_bytes(mem_->in_use()) + " in use)");

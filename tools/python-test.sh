@@ -14,3 +14,6 @@ if [ -d /usr/local/cuda/bin ]; then export PATH="/usr/local/cuda/bin:$PATH"; fi
 # From the tests' folder, so that `import gxsort` finds the installed package, not python/.
 cd tests/python
 "$venv/bin/python" -m pytest -q -p no:cacheprovider .
+# The Python peers benchmark's tiny mode (tools/bench/python_peers.py).
+cd ../..
+GXSORT_PYTHON="$venv/bin/python" bash tests/python/test_bench_peers.sh "$venv/bin/python"

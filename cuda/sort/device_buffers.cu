@@ -68,7 +68,8 @@ void CudaBackend::argsort_device_records(const Format& f, const void* records, s
   check_device_pointer(records, device_, "records");
   check_device_pointer(perm, device_, "permutation");
   if (n > SortPolicy::kMaxRecords)
-    throw Error(ExitCode::io, "device memory budget exceeded: an argsort of " + std::to_string(n) + " records");
+    throw Error(ExitCode::io, "an argsort of " + std::to_string(n) + " records on the device: one device sort takes " +
+                                  std::to_string(SortPolicy::kMaxRecords) + " records at most");
   SortBuffers w;
   try {
     SortContext c = sort_context();

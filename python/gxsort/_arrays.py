@@ -78,7 +78,7 @@ def sort(a, axis=-1, *, order=None, descending=False, float_order="numpy", out=N
     """A sorted copy of `a` (np.sort(a, kind="stable") by default); out= sorts into
     that array instead (`a` itself: in place). See docs/python.md for the order."""
     if _device.is_device_array(a):
-        return _device.sort(a, axis, order, descending, float_order, resources)
+        return _device.sort(a, axis, order, descending, float_order, out, resources)
     opts, progress = options(resources, "sort")
     a = _records(a, axis, "sort")
     p = plan(a, a.dtype, key_fields(a.dtype, order, descending), float_order)

@@ -77,19 +77,34 @@ def _perm(d: _OnDevice, x, order, descending, float_order, opts):
         return p, _argsort(d, x if p.keys is None else p.keys, p, opts)
 
 
-def sort(a, axis, order, descending, float_order, resources):
+def _output(d: _OnDevice, x, a, out):
+    """The device array a sort writes: a copy of x, or `out` (x's dtype and shape on its
+    device; `a` itself: in place, no second array of its size)."""
+    if out is None:
+        return x.copy()
+    if out is a:
+        return x
+    y = _OnDevice(out).x
+    if y.dtype != x.dtype or y.shape != x.shape or y.device.id != x.device.id or not y.flags.c_contiguous:
+        raise InputError(f"out=: give a contiguous device array of dtype {x.dtype} and shape {x.shape} on device {x.device.id}")
+    y[...] = x
+    return y
+
+
+def sort(a, axis, order, descending, float_order, out, resources):
     opts, _ = options(resources, "sort")
     d = _OnDevice(a)
     x = _records(d.x, axis, "sort")
     with d.stream:
         p = plan(x, x.dtype, key_fields(x.dtype, order, descending), float_order)
         if p.keys is None:
-            y = x.copy()
+            y = _output(d, x, a, out)
             if y.shape[0]:
                 _core.sort_device(y.data.ptr, y.shape[0], p.record_size, p.fields, y.device.id, d.stream.ptr, opts)
         else:
-            y = x[_argsort(d, p.keys, p, opts)]
-    return d.back(y)
+            y = _output(d, x, a, out)
+            y[...] = x[_argsort(d, p.keys, p, opts)]
+    return out if out is not None else d.back(y)
 
 
 def argsort(a, axis, order, descending, float_order, resources):
