@@ -304,6 +304,42 @@ np.save("st.npy", r)'
   gx sort st.npy -o st_kv.npy --key v:desc --key k -q
   "${PY[0]}" -c 'import numpy as np; a = np.load("st.npy"); b = np.load("st_kv.npy"); i = np.lexsort((a["k"], -a["v"].astype(np.int64))); assert (a[i] == b).all()' \
     && pass "numpy: --key v:desc --key k is np.lexsort((k, -v))" || fail "numpy composite round trip" "differs"
+  # The new dtypes against numpy: big-endian, S and U fields (stable argsort), datetime
+  # without NaT (numpy puts it last), 2-D rows (np.unique(axis=0)), dedupe --count
+  # (np.unique(return_counts=True)) with the fields kept.
+  "${PY[0]}" -c '
+import numpy as np
+r = np.random.default_rng(7)
+np.save("np_be.npy", r.integers(-50, 50, 20011).astype(">i8"))
+a = np.zeros(9001, dtype=[("s", "S4"), ("u", ">U3"), ("t", "<M8[us]"), ("x", "<f2", (2,))])
+a["s"] = r.choice([b"", b"a", b"a\x00b", b"ab", b"\xffz", b"b"], 9001)
+a["u"] = r.choice(["", "a", "ab", "\u00e9", "\U0001F600x", "zz"], 9001)
+a["t"] = r.integers(-10**12, 10**12, 9001)
+np.save("np_st.npy", a)
+np.save("np_2d.npy", r.integers(-3, 3, (10007, 4)).astype("<i4"))'
+  gx sort np_be.npy -o np_be_s.npy -q
+  "${PY[0]}" -c 'import numpy as np; a = np.load("np_be.npy"); b = np.load("np_be_s.npy"); assert b.dtype == a.dtype and (np.sort(a, kind="stable") == b).all()' \
+    && pass "numpy: a '>i8' array sorted as np.sort, dtype '>i8' kept" || fail "numpy big-endian" "differs"
+  for k in s u t; do
+    gx sort np_st.npy -o np_st_$k.npy --key $k -q
+    "${PY[0]}" -c 'import numpy as np, sys; k = sys.argv[1]; a = np.load("np_st.npy"); b = np.load("np_st_%s.npy" % k)
+assert b.dtype == a.dtype and a[np.argsort(a[k], kind="stable")].tobytes() == b.tobytes()' $k \
+      && pass "numpy: structured .npy by its ${k} field as a[np.argsort(a[\"$k\"], kind=\"stable\")]" || fail "numpy field $k" "differs"
+  done
+  gx dedupe np_2d.npy -o np_2d_u.npy -q
+  "${PY[0]}" -c 'import numpy as np; a = np.load("np_2d.npy"); b = np.load("np_2d_u.npy"); assert (np.unique(a, axis=0) == b).all()' \
+    && pass "numpy: dedupe of a 2-D array is np.unique(a, axis=0)" || fail "numpy 2-D unique" "differs"
+  gx sort np_2d.npy -o np_2d_s.npy -q
+  "${PY[0]}" -c 'import numpy as np; a = np.load("np_2d.npy"); b = np.load("np_2d_s.npy"); assert (a[np.lexsort(a.T[::-1])] == b).all()' \
+    && pass "numpy: sort of a 2-D array orders its rows by the columns in order" || fail "numpy 2-D sort" "differs"
+  gx dedupe np_be.npy -o np_be_c.npy --count -q
+  "${PY[0]}" -c 'import numpy as np; a = np.load("np_be.npy"); c = np.load("np_be_c.npy"); u, n = np.unique(a, return_counts=True)
+assert c.dtype.names == ("value", "count") and (c["value"] == u).all() and (c["count"] == n).all()' \
+    && pass "numpy: dedupe --count is np.unique(return_counts=True) as fields value, count" || fail "numpy --count" "differs"
+  gx dedupe np_st.npy -o np_st_c.npy --key s --count -q
+  "${PY[0]}" -c 'import numpy as np; a = np.load("np_st.npy"); c = np.load("np_st_c.npy"); u, i, n = np.unique(a["s"], return_index=True, return_counts=True)
+assert c.dtype.names == a.dtype.names + ("count",) and all(c[f].tobytes() == a[i][f].tobytes() for f in a.dtype.names) and (c["count"] == n).all()' \
+    && pass "numpy: dedupe --count of a structured array keeps its fields, first of each group" || fail "numpy structured --count" "differs"
 else
   skip "numpy round trips" "numpy is not installed"
 fi
