@@ -235,6 +235,10 @@ gx sort cx.npy -o cxs.npy --key k -q
 npy_check cxs.npy "[('k', '<u4'), ('z', '<c8')]" 1000 cx_exp.bin && pass "a complex payload field" || fail "complex payload" "$(last_err)"
 gx sort cx.npy -o bad.npy --key z
 expect_rc "a complex key field: exit 2" 2
+npy_write qn.npy 1 "[(\"a'b\", '<u4')]" cx.bin
+gx sort qn.npy -o bad.npy --key "a'b"
+expect_rc "a field name with a quote (not written back as numpy reads it): exit 2" 2
+err_mentions "a field name with a quote: message" "qn.npy" "quote"
 
 # dedupe --count: the input's fields and a '<u8' field count (a plain dtype: value, count).
 oracle dedupe bst.bin -o bst_c.bin --record-size 17 --key 0:i32be --count

@@ -151,6 +151,8 @@ void read_descr(const Reader& r, const Value& d, Header& h) {
     if (f.kind != Value::tuple || f.items.size() < 2 || f.items.size() > 3 || f.items[0].kind != Value::str ||
         f.items[1].kind != Value::str)
       r.bad("a structured dtype with nested fields or titles");
+    if (f.items[0].text.find_first_of("'\\") != std::string::npos)
+      r.bad("a field name with a quote or a backslash");  // written back in quotes: numpy's text of it differs
     Field field = scalar_field(r, f.items[0].text, f.items[1].text);
     if (f.items.size() == 3) read_subarray(r, f.items[2], field);
     field.offset = h.itemsize;
