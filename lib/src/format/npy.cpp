@@ -104,7 +104,7 @@ bool one_of(char c, const char* set) { return c != '\0' && std::strchr(set, c) !
 // anything numpy would not write for an array of plain records.
 Field scalar_field(const Reader& r, const std::string& name, const std::string& d) {
   if (d.size() < 3 || !one_of(d[0], "<>|=")) r.bad("dtype '" + d + "'");
-  if (!one_of(d[1], "uifcbVSUMm")) r.bad("dtype '" + d + "' is not one of records (objects are not sortable records)");
+  if (!one_of(d[1], "uifcbVSUMm")) r.bad("dtype '" + d + "' is not a kind gxsort reads (objects are not sortable records)");
   std::string n = d.substr(2);
   const size_t unit = n.find('[');  // datetime64 and timedelta64: "8[ns]"
   if ((d[1] == 'M' || d[1] == 'm') && unit != std::string::npos && n.back() == ']') n.resize(unit);
