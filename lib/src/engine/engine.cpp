@@ -147,8 +147,10 @@ std::string npy_descr_for(const Format& format) { return npy::descr_for(format);
 
 io::OutputHeader output_header(const EngineOptions& opt, size_t record_size) {
   if (opt.npy_descr.empty()) return {};
-  // A record with something appended (dedupe --count) is opaque bytes to numpy.
-  const std::string descr = record_size == opt.format.record_size ? opt.npy_descr : "'|V" + std::to_string(record_size) + "'";
+  // A record with its group's count appended (dedupe --count): the fields and 'count'.
+  const std::string descr = record_size == opt.format.record_size ? opt.npy_descr
+                            : record_size == opt.format.record_size + 8 ? npy::with_count_field(opt.npy_descr)
+                                                                        : "'|V" + std::to_string(record_size) + "'";
   const uint64_t bytes = npy::header_bytes(descr);
   return {bytes, [descr, bytes, record_size](uint64_t data) { return npy::header(descr, data / record_size, bytes); }};
 }
