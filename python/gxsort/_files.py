@@ -55,7 +55,7 @@ def _has_float_field(dt: np.dtype) -> bool:
     return any(_has_float_field(dt.fields[n][0]) for n in dt.names)
 
 
-def _format(dtype, order, descending, float_order, npy=None):
+def _format(dtype, order, descending, float_order, npy=None, tie_break=True):
     """(record_size, fields, npy key names) of a file command: from dtype= (raw files),
     or None and the order= names for .npy files, whose header gives the dtype."""
     if float_order not in ("numpy", "total"):
@@ -68,9 +68,13 @@ def _format(dtype, order, descending, float_order, npy=None):
         if not isinstance(descending, bool):
             names = [f"{n}:desc" if d else n for n, d in zip(names, descending)]
             descending = False
+        fields = _npy_dtype(npy).names if npy is not None else None
+        if fields and tie_break:  # numpy's rule: the fields not named break ties, in dtype order
+            named = {n.split(":")[0] for n in names}
+            names += [n for n in fields if n not in named]
         return 0, None, names, descending
     dt = np.dtype(dtype)
-    fields = key_fields(dt, order, descending)
+    fields = key_fields(dt, order, descending, tie_break)
     if float_order == "numpy" and any(f.dtype.kind in "fc" for f in fields):
         raise InputError("float keys in files sort in IEEE totalOrder only for now (the CLI's order): "
                          "pass float_order='total'")
@@ -121,7 +125,8 @@ def dedupe_file(path, out, *, dtype=None, order=None, descending=False, float_or
     """`gxsort dedupe PATH -o OUT`: sorted, one record per key (the first, or keep="last")."""
     if keep not in ("first", "last"):
         raise InputError(f"keep={keep!r}: give 'first' or 'last'")
-    rs, fields, names, reverse = _format(dtype, order, descending, float_order, _npy_path(path))
+    # The key is what order= names (the groups), nothing more.
+    rs, fields, names, reverse = _format(dtype, order, descending, float_order, _npy_path(path), tie_break=False)
     flags = {"count": count, "keep_last": keep == "last", "assume_sorted": assume_sorted, "fsync": fsync}
     opts, progress = _command_options(resources, "dedupe_file", flags)
     return Report(**_core.dedupe_file(os.fspath(path), os.fspath(out), rs, fields, names, reverse, opts, progress))

@@ -68,9 +68,10 @@ def _check_supported(dt: np.dtype) -> None:
     raise InputError(f"dtype {dt}: gxsort cannot sort this dtype (kinds b, i, u, f, c, S, U, m, M and structs of them)")
 
 
-def key_fields(dt: np.dtype, order, descending) -> List[Field]:
+def key_fields(dt: np.dtype, order, descending, tie_break: bool = True) -> List[Field]:
     """The key fields of records of dtype dt, most significant first: for a structured
-    dtype the fields `order` names, then the others in dtype order (numpy's tie-break)."""
+    dtype the fields `order` names, then (tie_break, or no order=) the others in dtype
+    order (numpy's tie-break)."""
     dt = np.dtype(dt)
     if dt.names is None:
         if order is not None:
@@ -91,7 +92,7 @@ def key_fields(dt: np.dtype, order, descending) -> List[Field]:
         if len(desc) != len(names):
             raise InputError(f"descending=: {len(desc)} values for {len(names)} fields in order=")
         desc += [False] * (len(dt.names) - len(names))
-    ordered = names + [n for n in dt.names if n not in names]
+    ordered = names + ([n for n in dt.names if n not in names] if tie_break or not names else [])
     fields = []
     for n, d in zip(ordered, desc):
         sub, off = dt.fields[n][:2]
