@@ -359,7 +359,8 @@ def cmd_selftest(_a):
         # numpy's order: NaNs of either sign above +inf and equal, -0.0 == +0.0.
         a.float_order = "numpy"
         fmt = Fmt(a)
-        nans = [fmt.order_key(struct.pack(ic, v)) for v in vals if struct.unpack(fc, struct.pack(ic, v))[0] != struct.unpack(fc, struct.pack(ic, v))[0]]
+        floats = [(struct.unpack(fc, struct.pack(ic, v))[0], v) for v in vals]
+        nans = [fmt.order_key(struct.pack(ic, v)) for x, v in floats if x != x]
         assert nans and all(k == nans[0] and k > fmt.order_key(struct.pack(fc, float("inf"))) for k in nans)
         assert fmt.order_key(struct.pack(fc, -0.0)) == fmt.order_key(struct.pack(fc, 0.0))
         for x, v in nonnan[:300]:

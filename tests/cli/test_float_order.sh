@@ -120,8 +120,10 @@ tail -c +$((hdr + 1)) xs.npy >xs_data.bin
 same_bytes ".npy <f8: sorted in numpy's order" xs_data.bin xs.raw
 cmp -s <(head -c "$hdr" xs.npy) x.hdr && pass ".npy <f8: the header is kept" || fail ".npy <f8: header" "changed"
 gx sort x.npy -o xu.npy "${NP[@]}" -u -q
-if python3 -c "import numpy" 2>/dev/null; then
-  if python3 - <<'PY'
+NUMPY_PY=""  # an interpreter with numpy: the one on PATH, else the system's
+for p in python3 /usr/bin/python3; do "$p" -c "import numpy" 2>/dev/null && { NUMPY_PY=$p; break; }; done
+if [[ -n $NUMPY_PY ]]; then
+  if "$NUMPY_PY" - <<'PY'
 import numpy as np
 a = np.load("x.npy")
 s = np.load("xs.npy")
