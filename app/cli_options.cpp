@@ -41,7 +41,11 @@ void add_format(po::options_description& d, Args& a, bool reverse) {
     ("key-type", po::value(&a.key_type)->value_name("T"), "typed key in the record, T as --type (the same as --key O:T)")
     ("key-bytes", po::value(&a.key_bytes)->value_name("K"), "K-byte key compared as unsigned bytes (the same as --key O:bytes:K)")
     ("format", po::value(&a.format)->value_name("NAME"), "gensort: 100-byte records with 10-byte keys");
-  if (reverse) d.add_options()("reverse,r", po::bool_switch(&a.reverse), "descending order of the whole key (still stable)");
+  if (!reverse) return;
+  d.add_options()
+    ("reverse,r", po::bool_switch(&a.reverse), "descending order of the whole key (still stable)")
+    ("float-order", po::value(&a.float_order)->value_name(names(kFloatOrders)), "f32/f64 keys: total = IEEE totalOrder "
+     "(-NaN first, -0.0 < +0.0, NaNs by their bits), numpy = np.sort's (NaNs last, all equal; -0.0 == +0.0) (default total)");
 }
 
 void add_memory(po::options_description& d, Command& cmd, Args& a, bool tmp_dirs) {
@@ -215,6 +219,7 @@ void type_options(const Args& a, const po::variables_map& vm, Command& cmd) {
   cmd.reduce_algo = parse_choice(a.algo, "--algo", kReduceAlgos);
   if (vm.count("op")) cmd.reduce_op = parse_choice(a.op, "--op", kReduceOps);
   cmd.gen.dist = parse_choice(a.dist, "--dist", kGenDists);
+  cmd.float_order = parse_choice(a.float_order, "--float-order", kFloatOrders);
   cmd.gen.count = a.count.value;
   cmd.gen.seed = a.seed.value;
   if (vm.count("graph")) e.graph.gen.kind = parse_choice(a.graph, "--graph", kGraphKinds);
@@ -386,6 +391,7 @@ void resolve_npy(Command& cmd) {
     npy_in = true;
   }
   if (cmd.entry->npy_output && (npy_in || any_npy({cmd.output}))) e.npy_descr = npy_in ? descr : npy_descr_for(e.format);
+  e.format = with_float_order(e.format, cmd.float_order);  // the format known, .npy headers read
 }
 
 }  // namespace gxsort::cli

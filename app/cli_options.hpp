@@ -33,6 +33,7 @@ struct Command {
   bool format_given = false;        // format options were given (a .npy header must agree)
   std::vector<std::string> keys;    // --key: OFFSET:TYPE[:desc] fields, or NAME[:desc] fields of a structured .npy
   bool reverse = false;             // -r (a .npy header's key is reversed by it too)
+  FloatOrder float_order = FloatOrder::total;  // --float-order (applied once the format is known: resolve_npy)
   bool threads_given = false;       // --threads was given (a distributed rank's default is its share)
   bool distributed = false;         // --distributed: a rank of an MPI job (sort, dedupe, plan)
   int ranks = 0;                    // plan --distributed --ranks N (0: the MPI job's ranks)

@@ -16,7 +16,8 @@ constexpr unsigned kSortEngine = kTmpDir | kFsync | kEngine | kOoc;
 
 const char* const kDedupeHelp =
     "Keys are equal when their bits (totalOrder for floats) are: -0.0 and +0.0 differ, NaNs\n"
-    "with the same bits are equal. --count output: each record followed by a little-endian u64.\n";
+    "with the same bits are equal (--float-order numpy: -0.0 == +0.0, every NaN one key).\n"
+    "--count output: each record followed by a little-endian u64.\n";
 const char* const kCleanHelp =
     "Removes the temporary files (.gxsort.<host>.<pid>.*.tmp) that gxsort runs killed by kill -9,\n"
     "the OOM killer or a batch scheduler left; never those of a running process or of another host,\n"

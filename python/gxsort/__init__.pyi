@@ -62,17 +62,17 @@ class CheckReport(Report):
     xxh3: int
 
 def sort_file(path: _Path, out: _Path, *, dtype: Any = None, order: Union[None, str, Sequence[str]] = None,
-              descending: _Desc = False, float_order: _FloatOrder = "total", unique: bool = False, resume: bool = False,
+              descending: _Desc = False, float_order: _FloatOrder = "numpy", unique: bool = False, resume: bool = False,
               fsync: bool = True, **resources: Any) -> Report: ...
 def merge_files(paths: Sequence[_Path], out: _Path, *, dtype: Any = None, order: Union[None, str, Sequence[str]] = None,
-                descending: _Desc = False, float_order: _FloatOrder = "total", fsync: bool = True,
+                descending: _Desc = False, float_order: _FloatOrder = "numpy", fsync: bool = True,
                 **resources: Any) -> Report: ...
 def dedupe_file(path: _Path, out: _Path, *, dtype: Any = None, order: Union[None, str, Sequence[str]] = None,
-                descending: _Desc = False, float_order: _FloatOrder = "total", count: bool = False,
+                descending: _Desc = False, float_order: _FloatOrder = "numpy", count: bool = False,
                 keep: Literal["first", "last"] = "first", assume_sorted: bool = False, fsync: bool = True,
                 **resources: Any) -> Report: ...
 def check_file(path: _Path, *, dtype: Any = None, order: Union[None, str, Sequence[str]] = None,
-               descending: _Desc = False, float_order: _FloatOrder = "total", **resources: Any) -> CheckReport: ...
+               descending: _Desc = False, float_order: _FloatOrder = "numpy", **resources: Any) -> CheckReport: ...
 def info(**resources: Any) -> Dict[str, Any]: ...
 
 __version__: str

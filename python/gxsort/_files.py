@@ -49,21 +49,12 @@ def _npy_dtype(path) -> np.dtype:
         return reader(f)[2]
 
 
-def _has_float_field(dt: np.dtype) -> bool:
-    if dt.names is None:
-        return (dt.subdtype[0] if dt.subdtype else dt).kind in "fc"
-    return any(_has_float_field(dt.fields[n][0]) for n in dt.names)
-
-
 def _format(dtype, order, descending, float_order, npy=None, tie_break=True):
     """(record_size, fields, npy key names) of a file command: from dtype= (raw files),
     or None and the order= names for .npy files, whose header gives the dtype."""
     if float_order not in ("numpy", "total"):
         raise InputError(f"float_order={float_order!r}: give 'numpy' or 'total'")
     if dtype is None:
-        if float_order == "numpy" and npy is not None and _has_float_field(_npy_dtype(npy)):
-            raise InputError(f"{npy}: float keys in files sort in IEEE totalOrder only for now (the CLI's order): "
-                             "pass float_order='total'")
         names = [order] if isinstance(order, str) else list(order or [])
         if not isinstance(descending, bool):
             names = [f"{n}:desc" if d else n for n, d in zip(names, descending)]
@@ -75,9 +66,6 @@ def _format(dtype, order, descending, float_order, npy=None, tie_break=True):
         return 0, None, names, descending
     dt = np.dtype(dtype)
     fields = key_fields(dt, order, descending, tie_break)
-    if float_order == "numpy" and any(f.dtype.kind in "fc" for f in fields):
-        raise InputError("float keys in files sort in IEEE totalOrder only for now (the CLI's order): "
-                         "pass float_order='total'")
     out = []
     for f in fields:
         k = f.dtype.kind
@@ -98,45 +86,48 @@ def _npy_path(path):
 
 def _command_options(resources, call, flags):
     opts, progress = options(resources, call)
+    opts["float_order"] = flags.pop("float_order")
     opts.update({k: v for k, v in flags.items() if v is not None})
     return opts, progress
 
 
-def sort_file(path, out, *, dtype=None, order=None, descending=False, float_order="total", unique=False,
+def sort_file(path, out, *, dtype=None, order=None, descending=False, float_order="numpy", unique=False,
               resume=False, fsync=True, **resources) -> Report:
     """`gxsort sort PATH -o OUT`: a stable sort of a .npy or raw (dtype=) file, through
     temp files when it does not fit the memory budget. OUT may be PATH (in place)."""
     rs, fields, names, reverse = _format(dtype, order, descending, float_order, _npy_path(path))
-    opts, progress = _command_options(resources, "sort_file", {"unique": unique, "resume": resume, "fsync": fsync})
+    flags = {"unique": unique, "resume": resume, "fsync": fsync, "float_order": float_order}
+    opts, progress = _command_options(resources, "sort_file", flags)
     return Report(**_core.sort_file(os.fspath(path), os.fspath(out), rs, fields, names, reverse, opts, progress))
 
 
-def merge_files(paths: Sequence, out, *, dtype=None, order=None, descending=False, float_order="total", fsync=True,
+def merge_files(paths: Sequence, out, *, dtype=None, order=None, descending=False, float_order="numpy", fsync=True,
                 **resources) -> Report:
     """`gxsort merge PATH... -o OUT`: the stable merge of sorted files (ties in argument order)."""
     paths = [os.fspath(p) for p in paths]
     rs, fields, names, reverse = _format(dtype, order, descending, float_order, next(filter(None, map(_npy_path, paths)), None))
-    opts, progress = _command_options(resources, "merge_files", {"fsync": fsync})
+    opts, progress = _command_options(resources, "merge_files", {"fsync": fsync, "float_order": float_order})
     return Report(**_core.merge_files(paths, os.fspath(out), rs, fields, names, reverse, opts, progress))
 
 
-def dedupe_file(path, out, *, dtype=None, order=None, descending=False, float_order="total", count=False,
+def dedupe_file(path, out, *, dtype=None, order=None, descending=False, float_order="numpy", count=False,
                 keep="first", assume_sorted=False, fsync=True, **resources) -> Report:
     """`gxsort dedupe PATH -o OUT`: sorted, one record per key (the first, or keep="last")."""
     if keep not in ("first", "last"):
         raise InputError(f"keep={keep!r}: give 'first' or 'last'")
     # The key is what order= names (the groups), nothing more.
     rs, fields, names, reverse = _format(dtype, order, descending, float_order, _npy_path(path), tie_break=False)
-    flags = {"count": count, "keep_last": keep == "last", "assume_sorted": assume_sorted, "fsync": fsync}
+    flags = {"count": count, "keep_last": keep == "last", "assume_sorted": assume_sorted, "fsync": fsync,
+             "float_order": float_order}
     opts, progress = _command_options(resources, "dedupe_file", flags)
     return Report(**_core.dedupe_file(os.fspath(path), os.fspath(out), rs, fields, names, reverse, opts, progress))
 
 
-def check_file(path, *, dtype=None, order=None, descending=False, float_order="total", **resources) -> CheckReport:
+def check_file(path, *, dtype=None, order=None, descending=False, float_order="numpy", **resources) -> CheckReport:
     """`gxsort check PATH`: the record count, whether it is sorted (first_violation),
     duplicate keys and checksums."""
     rs, fields, names, reverse = _format(dtype, order, descending, float_order, _npy_path(path))
-    opts, progress = options(resources, "check_file")
+    opts, progress = _command_options(resources, "check_file", {"float_order": float_order})
     return CheckReport(**_core.check_file(os.fspath(path), rs, fields, names, reverse, opts, progress))
 
 

@@ -35,6 +35,10 @@ EngineOptions file_options(const std::vector<std::string>& inputs, const std::st
     throw Error(ExitCode::usage, inputs.empty() ? "no input" : inputs[0] + ": give dtype= (not a .npy file)");
   e.format.reverse = e.format.reverse != reverse;
   if (npy_in || ends_with_npy(output)) e.npy_descr = npy_in ? descr : npy_descr_for(e.format);
+  if (options.contains("float_order")) {  // the format known, .npy headers read (as the CLI's --float-order)
+    const auto order = nb::cast<std::string>(options["float_order"]);
+    e.format = with_float_order(e.format, parse_choice(order, "float_order", kFloatOrders));
+  }
   if (options.contains("fsync")) e.fsync = nb::cast<bool>(options["fsync"]);
   if (options.contains("resume")) e.resume = nb::cast<bool>(options["resume"]);
   if (options.contains("unique")) e.unique = nb::cast<bool>(options["unique"]);

@@ -25,7 +25,8 @@ FORMAT: --type u32|u64|i32|i64|f32|f64 (default u64)
       | --record-size N --key OFFSET:TYPE[:desc] [--key ...]   (a composite key, fields in
         order; TYPE u8 u16 u32 u64 i8 i16 i32 i64 f32 f64, u16be .. f64be, bytes:N)
       | --format gensort
-      plus --reverse (the whole key)
+      plus --reverse (the whole key) and --float-order total|numpy (numpy: every NaN
+      above every number and all NaNs equal, -0.0 equal to +0.0, as np.sort and np.unique)
 """
 import argparse
 import random
@@ -39,10 +40,23 @@ TYPES = {  # name: (width, struct code)
 }
 
 
+def numpy_float_value(x):
+    """numpy's order of the float x as an integer: x * 2**1074 (exact for every finite
+    double), infinities beyond that, every NaN one value above +inf; -0.0 is 0."""
+    if x != x:
+        return 1 << 2101
+    if x in (float("inf"), float("-inf")):
+        return (1 << 2100) if x > 0 else -(1 << 2100)
+    n, d = x.as_integer_ratio()
+    return n * ((1 << 1074) // d)
+
+
 class Field:
-    """One key field: offset, type ("bytes" or a TYPES name), width, big-endian, descending."""
+    """One key field: offset, type ("bytes" or a TYPES name), width, big-endian, descending,
+    and for floats whether numpy's order applies (else IEEE totalOrder)."""
     def __init__(self, off, kt, kb, be=False, desc=False):
         self.off, self.kt, self.kb, self.be, self.desc = off, kt, kb, be, desc
+        self.numpy = False
 
     @staticmethod
     def parse(spec):
@@ -64,7 +78,10 @@ class Field:
         if self.kt == "bytes":
             return bytes(255 - b for b in k) if self.desc else k
         v = int.from_bytes(k, "big" if self.be else "little", signed=self.kt[0] == "i")
-        if self.kt in ("f32", "f64"):
+        if self.numpy:  # the float's value itself, decoded by struct
+            x = struct.unpack((">" if self.be else "<") + ("f" if self.kb == 4 else "d"), k)[0]
+            v = numpy_float_value(x)
+        elif self.kt in ("f32", "f64"):
             # IEEE-754 totalOrder as sign-magnitude integers: the magnitude bits of a
             # float order its absolute values (inf and NaN payloads above all finite
             # numbers); a set sign bit mirrors them below -0.0 (which maps to -1).
@@ -99,6 +116,7 @@ class Fmt:
         if self.fields is None:
             self.fields = [Field(self.off, self.kt, self.kb)]
         for f in self.fields:
+            f.numpy = getattr(a, "float_order", "total") == "numpy" and f.kt in ("f32", "f64")
             if f.off + f.kb > self.rs:
                 sys.exit("oracle: key outside the record")
 
@@ -129,6 +147,7 @@ def add_format_args(p):
     p.add_argument("--format")
     p.add_argument("--reverse", "-r", action="store_true")
     p.add_argument("--key", action="append")
+    p.add_argument("--float-order", default="total", choices=("total", "numpy"))
 
 
 def read(path):
@@ -337,6 +356,17 @@ def cmd_selftest(_a):
                 k = fmt.order_key(struct.pack(ic, v))
                 assert (k < neg_inf) if v >> (w * 8 - 1) else (k > pos_inf)
         assert fmt.order_key(struct.pack(fc, -0.0)) < fmt.order_key(struct.pack(fc, 0.0))
+        # numpy's order: NaNs of either sign above +inf and equal, -0.0 == +0.0.
+        a.float_order = "numpy"
+        fmt = Fmt(a)
+        floats = [(struct.unpack(fc, struct.pack(ic, v))[0], v) for v in vals]
+        nans = [fmt.order_key(struct.pack(ic, v)) for x, v in floats if x != x]
+        assert nans and all(k == nans[0] and k > fmt.order_key(struct.pack(fc, float("inf"))) for k in nans)
+        assert fmt.order_key(struct.pack(fc, -0.0)) == fmt.order_key(struct.pack(fc, 0.0))
+        for x, v in nonnan[:300]:
+            for y, u in nonnan[:60]:
+                kx, ky = fmt.order_key(struct.pack(ic, v)), fmt.order_key(struct.pack(ic, u))
+                assert (kx < ky) == (x < y) and (kx == ky) == (x == y), (x, y)
     # Reverse keeps input order among equal keys.
     class B:
         pass

@@ -1,7 +1,7 @@
 // Composite keys on the GPU: sort_chunk and check of records whose key is several
 // fields (packing into 64 bits, 128 bits and more; descending fields,
-// --reverse, big-endian forms, bytes:N, f32/f64 with NaNs and signed zeros) give the
-// bytes the CPU backend gives, and the order of an oracle that decodes each field itself.
+// --reverse, big-endian forms, bytes:N, f32/f64 with NaNs and signed zeros, in totalOrder
+// and in numpy's order) give the bytes the CPU backend gives, and the order of an oracle that decodes each field itself.
 // (The windowed merge of composite keys: test_window_merge.cu.)
 #include <cstring>
 #include <random>
@@ -21,6 +21,13 @@ namespace {
 
 using Bytes = std::vector<unsigned char>;
 
+// composite_formats() and their float fields in numpy's order.
+std::vector<Format> every_format() {
+  std::vector<Format> fs = composite_formats();
+  for (const Format& f : gxsort_test::numpy_float_formats()) fs.push_back(f);
+  return fs;
+}
+
 Bytes sorted_by(Backend& b, const Format& f, Bytes data) {
   const size_t n = data.size() / f.record_size;
   HostBuffer scratch = b.allocate_host(std::max<size_t>(1, b.sort_scratch_bytes(f, n)));
@@ -35,7 +42,7 @@ TEST_CASE("GPU sort_chunk of composite keys: the CPU's bytes and the fields' sta
   auto gpu = make_backend(Device::cuda, 2, parse_size_option("1G", "--device-memory"));
   auto cpu = make_cpu_backend(2);
   std::mt19937_64 rng(21);
-  for (const Format& f : composite_formats())
+  for (const Format& f : every_format())
     for (size_t n : {size_t(0), size_t(1), size_t(2), size_t(1000), size_t(65537), size_t(1000003)})
       for (uint64_t distinct : {uint64_t(0), uint64_t(2), uint64_t(1)}) {
         if (n == 1000003 && distinct == 1) continue;
@@ -51,7 +58,7 @@ TEST_CASE("GPU check of composite keys: violations and duplicates as on the CPU"
   GPU_TEST_REQUIRE_DEVICE();
   auto gpu = make_backend(Device::cuda, 2, parse_size_option("1G", "--device-memory"));
   std::mt19937_64 rng(22);
-  for (const Format& f : composite_formats())
+  for (const Format& f : every_format())
     for (uint64_t distinct : {uint64_t(0), uint64_t(2)}) {
       INFO(f.describe() << " distinct=" << distinct);
       const size_t n = 100003;

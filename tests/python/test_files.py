@@ -84,23 +84,26 @@ def test_sort_file_float_total(tmp_path, dtype):
     want = a[np.argsort(total_key(a), kind="stable")]
     gxsort.sort_file(tmp_path / "in.npy", tmp_path / "out.npy", float_order="total")
     assert_same(np.load(tmp_path / "out.npy"), want, f"float_order=total {dtype}")
-    gxsort.sort_file(tmp_path / "in.npy", tmp_path / "out2.npy")  # the files' default: the CLI's order
-    assert_same(np.load(tmp_path / "out2.npy"), want, f"default float order of files {dtype}")
+    gxsort.sort_file(tmp_path / "in.npy", tmp_path / "out2.npy")  # the package's default: numpy's order
+    assert_same(np.load(tmp_path / "out2.npy"), a[np.argsort(a, kind="stable")], f"default float order of files {dtype}")
 
 
-@pytest.mark.xfail(strict=True, reason="PY-API.md: float_order='numpy' is not built for files yet")
-def test_sort_file_float_numpy_order(tmp_path):
-    a = make_array("<f8", 3001, seed=105, kind="dups")
+@pytest.mark.parametrize("dtype", ("<f8", "<f4", ">f8"))
+def test_sort_file_float_numpy_order(tmp_path, dtype):
+    a = make_array(dtype, 3001, seed=105, kind="dups")
     save(tmp_path, "in.npy", a)
     gxsort.sort_file(tmp_path / "in.npy", tmp_path / "out.npy", float_order="numpy")
-    assert_same(np.load(tmp_path / "out.npy"), stable(a), "files in numpy's float order")
+    assert_same(np.load(tmp_path / "out.npy"), stable(a), f"files in numpy's float order {dtype}")
 
 
-def test_sort_file_float_numpy_order_refused_with_input_error(tmp_path):
-    save(tmp_path, "in.npy", np.array([1.0, 0.0]))
-    with pytest.raises(gxsort.InputError):
-        gxsort.sort_file(tmp_path / "in.npy", tmp_path / "out.npy", float_order="numpy")
-    assert leftovers(tmp_path) == ["in.npy"]
+def test_dedupe_and_check_file_float_numpy_order(tmp_path):
+    a = make_array("<f4", 3001, seed=107, kind="dups")
+    save(tmp_path, "in.npy", a)
+    gxsort.dedupe_file(tmp_path / "in.npy", tmp_path / "u.npy", float_order="numpy")
+    u = np.load(tmp_path / "u.npy")
+    assert np.array_equal(u, np.unique(a), equal_nan=True), "dedupe_file: np.unique's values (NaNs and +-0 one each)"
+    r = gxsort.check_file(tmp_path / "u.npy", float_order="numpy")
+    assert r.sorted and r.duplicates == 0, r
 
 
 def test_sort_file_structured_npy(tmp_path):
@@ -161,7 +164,7 @@ def test_merge_files(tmp_path, ext):
 def test_merge_files_structured_ties_in_argument_order(tmp_path):
     parts = [stable(make_array(STRUCT_FLAT, n, seed=111 + n, kind="dups"), order="x") for n in (500, 71, 1200)]
     paths = [save(tmp_path, f"p{k}.npy", p) for k, p in enumerate(parts)]
-    gxsort.merge_files(paths, tmp_path / "out.npy", order="x", float_order="total")
+    gxsort.merge_files(paths, tmp_path / "out.npy", order="x")
     cat = np.concatenate(parts)
     assert_same(np.load(tmp_path / "out.npy"), stable(cat, order="x"), "merge_files structured")
 

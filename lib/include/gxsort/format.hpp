@@ -11,8 +11,10 @@
 // normalized key: the concatenation, field by field, of each field's order word written
 // big-endian (its width in bytes; bytes:N fields as they are), complemented for a
 // descending field. memcmp order of normalized keys is the composite order, and as every
-// field's transform is a bijection, equal normalized keys are equal field bytes. It is
-// then read exactly as a byte key of its width is: an 8-byte prefix and 8-byte segments
+// field's transform is a bijection, equal normalized keys are equal field bytes (but for
+// float fields in numpy's order, numpy_float: there every NaN is one word and -0.0 is
+// +0.0, so same_key compares their words, and such a key is always composite: no path
+// turns its words back into values). It is then read exactly as a byte key of its width is: an 8-byte prefix and 8-byte segments
 // (key_segment, here and in cuda/device_keys.cuh), so every sort, merge, check and
 // unique handles it as it handles byte keys; single keys keep their own paths.
 #pragma once
@@ -54,6 +56,7 @@ struct KeyField {
   KeyType type = KeyType::bytes;
   bool big_endian = false;   // a typed field stored most significant byte first (u16be ...)
   bool desc = false;         // descending (--reverse flips every field once more)
+  bool numpy_float = false;  // f32/f64 in numpy's order (--float-order numpy): NaNs last and equal, -0.0 == +0.0
 };
 constexpr uint32_t kMaxKeyFields = 16;
 struct KeyFields {
@@ -62,9 +65,9 @@ struct KeyFields {
   KeyField field[kMaxKeyFields];
 };
 
-// "OFFSET:TYPE[:desc]" or "OFFSET:bytes:N[:desc]" (":asc" is accepted too); false when
-// `text` does not start with a decimal offset and a colon (then it names a .npy field).
-// Throws usage Error for a malformed one.
+// "OFFSET:TYPE[:desc]" or "OFFSET:bytes:N[:desc]" (":asc" is accepted too), a float field
+// in numpy's order with ":numpy" last; false when `text` does not start with a decimal
+// offset and a colon (then it names a .npy field). Throws usage Error for a malformed one.
 bool parse_key_field(const std::string& text, KeyField& out);
 std::string key_field_text(const KeyField& k);  // the same text back
 
@@ -111,6 +114,14 @@ struct Format {
   void validate() const;  // throws usage Error when the key does not lie inside the record
 };
 
+// How float keys are ordered: IEEE totalOrder (-NaN first, -0.0 < +0.0, NaNs by their
+// bits; equal keys are equal bits), or numpy's (np.sort, np.unique): every NaN after every
+// number and all NaNs equal, -0.0 equal to +0.0.
+enum class FloatOrder { total, numpy };
+// f with every f32/f64 key field in `order` (rebuilt through of_keys: a key with a field
+// in numpy's order is composite). A key already in that order comes back as it was.
+Format with_float_order(const Format& f, FloatOrder order);
+
 // ---- the key transform (host and device) ----
 
 GXSORT_HD uint32_t f32_order(uint32_t b) { return (b & 0x80000000u) ? ~b : (b | 0x80000000u); }
@@ -154,7 +165,8 @@ GXSORT_HD uint64_t load_be_prefix(const unsigned char* p, size_t n) {
 // ---- composite keys: the normalized key (see the top of this file) ----
 
 // The order word of a typed field at p, in its low 8 * k.bytes bits: its bytes read in
-// their byte order, the sign bit flipped for integers, totalOrder for floats (ascending).
+// their byte order, the sign bit flipped for integers, totalOrder for floats (ascending);
+// in numpy's order every NaN is the all-ones word and -0.0 the word of +0.0.
 GXSORT_HD uint64_t field_order_word(const KeyField& k, const unsigned char* p) {
   const uint32_t w = k.bytes;
   uint64_t raw = 0;
@@ -162,8 +174,14 @@ GXSORT_HD uint64_t field_order_word(const KeyField& k, const unsigned char* p) {
   else for (uint32_t i = w; i-- > 0;) raw = (raw << 8) | p[i];
   switch (k.type) {
     case KeyType::i8: case KeyType::i16: case KeyType::i32: case KeyType::i64: return raw ^ (uint64_t(1) << (8 * w - 1));
-    case KeyType::f32: return f32_order(uint32_t(raw));
-    case KeyType::f64: return f64_order(raw);
+    case KeyType::f32:
+      if (k.numpy_float && (raw & 0x7fffffffu) > 0x7f800000u) return 0xffffffffu;
+      return f32_order(k.numpy_float && (raw & 0x7fffffffu) == 0 ? 0u : uint32_t(raw));
+    case KeyType::f64: {
+      const uint64_t mag = raw & ~(uint64_t(1) << 63);
+      if (k.numpy_float && mag > 0x7ff0000000000000ull) return ~uint64_t(0);
+      return f64_order(k.numpy_float && mag == 0 ? 0 : raw);
+    }
     default: return raw;
   }
 }
@@ -254,12 +272,15 @@ inline int compare_keys(const Format& f, const unsigned char* a, const unsigned 
 // that its normalized key, without --reverse, is `norm` (f.key_bytes bytes). For gen.
 void set_normalized_key(const Format& f, const unsigned char* norm, unsigned char* rec);
 
-// Equal keys: equal key bytes, field by field (the transforms are bijections).
+// Equal keys: equal key bytes, field by field (the transforms are bijections), but equal
+// order words for a float field in numpy's order (NaNs are equal, and so are +-0.0).
 inline bool same_key(const Format& f, const unsigned char* a, const unsigned char* b) {
   if (!f.composite()) return std::memcmp(a + f.key_offset, b + f.key_offset, f.key_bytes) == 0;
   for (uint32_t i = 0; i < f.fields.count; ++i) {
     const KeyField& k = f.fields.field[i];
-    if (std::memcmp(a + k.offset, b + k.offset, k.bytes) != 0) return false;
+    if (k.numpy_float ? field_order_word(k, a + k.offset) != field_order_word(k, b + k.offset)
+                      : std::memcmp(a + k.offset, b + k.offset, k.bytes) != 0)
+      return false;
   }
   return true;
 }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gxsort/error.hpp"
+#include "gxsort/format.hpp"
 
 namespace gxsort {
 
@@ -64,6 +65,8 @@ inline constexpr Choice<GenDist> kGenDists[] = {
     {"uniform", GenDist::uniform},  {"sorted", GenDist::sorted}, {"reverse", GenDist::reverse},
     {"few-unique", GenDist::few_unique}, {"zipf", GenDist::zipf}, {"all-equal", GenDist::all_equal},
     {"bits", GenDist::bits}};
+// --float-order
+inline constexpr Choice<FloatOrder> kFloatOrders[] = {{"total", FloatOrder::total}, {"numpy", FloatOrder::numpy}};
 inline constexpr Choice<GraphKind> kGraphKinds[] = {{"rmat", GraphKind::rmat}, {"uniform", GraphKind::uniform}};
 
 // "a, b or c": the names of a choice list, for help and messages.

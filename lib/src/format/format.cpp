@@ -42,10 +42,14 @@ bool lookup_type(const std::string& s, KeyType& t, bool& big_endian) {
 
 bool all_digits(const std::string& s) { return !s.empty() && s.size() < 10 && s.find_first_not_of("0123456789") == std::string::npos; }
 
+// A numpy-order float field is never a single key: the single-key paths turn order
+// words back into values, and its words are not a bijection (format.hpp).
 bool single_key_type(const KeyField& k) {
   if (k.type == KeyType::bytes) return true;
-  return !k.big_endian && (k.bytes == 4 || k.bytes == 8);
+  return !k.big_endian && !k.numpy_float && (k.bytes == 4 || k.bytes == 8);
 }
+
+bool float_type(KeyType t) { return t == KeyType::f32 || t == KeyType::f64; }
 
 }  // namespace
 
@@ -83,9 +87,12 @@ bool parse_key_field(const std::string& text, KeyField& out) {
       fail_usage(bad + "unknown key type '" + parts[1] + "' (expected " + kTypeList + ", or bytes:N)");
     k.bytes = uint32_t(key_type_width(k.type));
   }
-  if (parts.size() > next + 1 || (parts.size() == next + 1 && parts[next] != "desc" && parts[next] != "asc"))
+  k.numpy_float = parts.size() > next && parts.back() == "numpy";
+  if (k.numpy_float && !float_type(k.type)) fail_usage(bad + "numpy's order is for f32 and f64 fields");
+  const size_t end = parts.size() - (k.numpy_float ? 1 : 0);
+  if (end > next + 1 || (end == next + 1 && parts[next] != "desc" && parts[next] != "asc"))
     fail_usage(bad + "expected OFFSET:TYPE[:desc] (a field's order is asc or desc)");
-  k.desc = parts.size() == next + 1 && parts[next] == "desc";
+  k.desc = end == next + 1 && parts[next] == "desc";
   out = k;
   return true;
 }
@@ -94,7 +101,8 @@ std::string key_field_text(const KeyField& k) {
   std::string s = std::to_string(k.offset) + ":" + key_type_name(k.type);
   if (k.type == KeyType::bytes) s += ":" + std::to_string(k.bytes);
   else if (k.big_endian) s += "be";
-  return k.desc ? s + ":desc" : s;
+  if (k.desc) s += ":desc";
+  return k.numpy_float ? s + ":numpy" : s;
 }
 
 Format Format::of_keys(size_t record_size, const std::vector<KeyField>& keys, bool reverse) {
@@ -119,6 +127,23 @@ Format Format::of_keys(size_t record_size, const std::vector<KeyField>& keys, bo
   }
   f.fields.width = uint32_t(f.key_bytes);
   return f;
+}
+
+Format with_float_order(const Format& f, FloatOrder order) {
+  std::vector<KeyField> keys = f.key_fields();
+  bool changed = false;
+  for (KeyField& k : keys)
+    if (float_type(k.type) && k.numpy_float != (order == FloatOrder::numpy)) {
+      changed = true;
+      k.numpy_float = !k.numpy_float;
+    }
+  if (!changed) return f;
+  // of_keys folds a single descending field into reverse; key_fields gave the single
+  // key's reverse apart, so it is applied on top again here.
+  const bool single = !f.composite();
+  Format g = Format::of_keys(f.record_size, keys, single ? false : f.reverse);
+  if (single) g.reverse = g.reverse != f.reverse;
+  return g;
 }
 
 std::vector<KeyField> Format::key_fields() const {
