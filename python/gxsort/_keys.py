@@ -130,10 +130,15 @@ def _xp(a):
 
 
 def _has_nan_or_negative_zero(x) -> bool:
+    """Whether x holds a NaN or -0.0. Zeros are found by their bits: a GPU that flushes
+    denormals to zero would call -1e-45 == 0."""
     xp = _xp(x)
     if x.size == 0:
         return False
-    return bool(xp.isnan(x).any()) or bool(((x == 0) & xp.signbit(x)).any())
+    native = x.astype(x.dtype.newbyteorder("="), copy=False)
+    bits = native.view(_UINT[x.dtype.itemsize])
+    minus_zero = _UINT[x.dtype.itemsize](1) << _UINT[x.dtype.itemsize](8 * x.dtype.itemsize - 1)
+    return bool(xp.isnan(native).any()) or bool((bits == minus_zero).any())
 
 
 def plan(a, dt: np.dtype, fields: List[Field], float_order: str, equal_nan: bool = True,
@@ -175,7 +180,7 @@ def _float_words(x, float_order: str, unsigned):
     top = unsigned(1) << unsigned(8 * unsigned().itemsize - 1)
     w = xp.where((u & top) != 0, ~u, u | top)
     if float_order == "numpy":
-        w[native == 0] = top
+        w[u == top] = top  # -0.0 (found by its bits: see _has_nan_or_negative_zero) is +0.0
         w[xp.isnan(native)] = ~unsigned(0)
     return w
 
