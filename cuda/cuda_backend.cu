@@ -25,14 +25,12 @@ CudaBackend::CudaBackend(unsigned device, const SizeOption& device_memory) : dev
     throw Error(ExitCode::device, "CUDA device " + std::to_string(device) + " does not exist (" +
                                       std::to_string(count) + " visible)");
   set_device();
-  cudaDeviceProp prop;
-  GXSORT_CUDA_CHECK(cudaGetDeviceProperties(&prop, int(device)));
-  device_name_ = prop.name;
-  multiprocessors_ = prop.multiProcessorCount;
+  // One attribute, not cudaGetDeviceProperties (which reads them all): an in-memory call
+  // makes a backend each time. The name is read when asked for.
+  GXSORT_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, int(device)));
   mem_ = std::make_unique<DeviceMemory>(int(device), device_memory);
   for (auto& s : streams_) GXSORT_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   GXSORT_CUDA_CHECK(cudaEventCreateWithFlags(&joined_, cudaEventDisableTiming));
-  bits_host_ = allocate_pinned(2 * sizeof(uint64_t));
 }
 
 CudaBackend::~CudaBackend() {
@@ -50,7 +48,11 @@ void CudaBackend::drain() noexcept {
     if (s) cudaStreamSynchronize(s);
 }
 
-std::string CudaBackend::name() const { return "cuda:" + std::to_string(device_) + " (" + device_name_ + ")"; }
+std::string CudaBackend::name() const {
+  cudaDeviceProp prop;
+  GXSORT_CUDA_CHECK(cudaGetDeviceProperties(&prop, int(device_)));
+  return "cuda:" + std::to_string(device_) + " (" + prop.name + ")";
+}
 
 HostBuffer CudaBackend::allocate_host(size_t bytes) { return allocate_pinned(bytes); }
 
@@ -127,7 +129,7 @@ void CudaBackend::require_sort_fits(const Format& f, size_t n) const {
 }
 
 SortContext CudaBackend::sort_context() const {
-  return SortContext{{streams_[0], streams_[1]}, joined_, mem_.get(), reinterpret_cast<uint64_t*>(bits_host_.data()),
+  return SortContext{{streams_[0], streams_[1]}, joined_, mem_.get(), bits_host_,
                      unsigned(multiprocessors_ * SortPolicy::kBlocksPerSM)};
 }
 

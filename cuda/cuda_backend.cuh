@@ -98,12 +98,13 @@ class CudaBackend final : public Backend {
   void require_sort_fits(const Format& f, size_t n) const;
 
   unsigned device_;
-  std::string device_name_;
   int multiprocessors_ = 0;
   std::unique_ptr<DeviceMemory> mem_;
   CUstream_st* streams_[2] = {nullptr, nullptr};  // two streams: slice i+1 copies while slice i computes
   CUevent_st* joined_ = nullptr;                  // joins the second stream into the first
-  HostBuffer bits_host_;                          // pinned landing place for the key bit range
+  // Where the key bit range lands: 16 bytes read once a sort, after a sync, so ordinary
+  // memory (a pinned allocation would cost each in-memory call's backend more than it saves).
+  mutable uint64_t bits_host_[2] = {0, 0};
   std::mutex sort_mu_;                            // one sort_chunk at a time: each may use the whole budget
 };
 

@@ -37,16 +37,27 @@ void wait_for_caller(const SortContext& c, uintptr_t stream) {
 // memory): another call's backend on the same GPU, at the same time, has room too.
 void CudaBackend::sort_device_records(const Format& f, void* records, size_t n, uintptr_t stream) {
   if (n < 2) return;
-  fit_device_to_sorts(*this, f, n);
+  const bool in_place = f.flat() && n <= SortPolicy::kMaxRecords;  // flat keys sort where they lie
+  if (in_place) {
+    set_device();
+    fit_device_budget(flat_in_place_working_set(f, n) + (uint64_t(16) << 20));
+  } else {
+    fit_device_to_sorts(*this, f, n);
+  }
   std::lock_guard<std::mutex> lk(sort_mu_);
   set_device();
   check_device_pointer(records, device_, "records");
-  require_sort_fits(f, n);
+  if (in_place && flat_in_place_working_set(f, n) > mem_->largest_free())
+    throw Error(ExitCode::io, "device memory budget exceeded: sorting " + std::to_string(n) + " keys in place needs " +
+                                  format_bytes(flat_in_place_working_set(f, n)) + " of device memory (budget " +
+                                  format_bytes(mem_->budget()) + ")");
+  if (!in_place) require_sort_fits(f, n);
   SortBuffers w;  // outlives the try block: its buffers go back only after the streams drained
   try {
     SortContext c = sort_context();
     wait_for_caller(c, stream);
-    if (f.flat()) sort_flat_on_device(c, f, static_cast<unsigned char*>(records), n, w);
+    if (in_place) sort_flat_in_place_on_device(c, f, static_cast<unsigned char*>(records), n, w);
+    else if (f.flat()) sort_flat_on_device(c, f, static_cast<unsigned char*>(records), n, w);
     else sort_records_on_device(c, f, static_cast<unsigned char*>(records), n, w);
   } catch (...) {
     drain();

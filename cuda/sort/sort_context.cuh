@@ -31,7 +31,7 @@ struct SortContext {
   cudaStream_t s[2];
   cudaEvent_t ev;
   DeviceMemory* mem;
-  uint64_t* bits_host;             // pinned: where the bits land
+  uint64_t* bits_host;             // host memory where the bits land
   unsigned grid_cap;               // blocks of a grid-stride kernel
   unsigned long long* bits = nullptr;  // device: [AND, OR]; take_bits() sets it
 

@@ -110,6 +110,11 @@ size_t record_sort_working_set(const Format& f, size_t n) {
   return device_bytes(f, n, sort_temp_bytes(f, n, true), true);
 }
 
+size_t flat_in_place_working_set(const Format& f, size_t n) {
+  auto r = DeviceMemory::round_up;
+  return r(n * f.key_bytes) + r(2 * sizeof(u64)) + r(sort_temp_bytes(f, n, false));
+}
+
 size_t sort_bytes_per_record(const Format& f) {
   if (f.flat()) return 2 * f.key_bytes;
   return f.record_size + 2 * sizeof(u32) + std::max<size_t>(2 * (any_wide(key_passes(f)) ? 8 : 4), f.record_size);

@@ -41,6 +41,8 @@ void sort_words(const SortContext& c, cub::DoubleBuffer<K>& keys, cub::DoubleBuf
 size_t sort_working_set(const Format& f, size_t n);
 // The same for the record sort (pairs, then a gather) of any format, flat keys too: an argsort's.
 size_t record_sort_working_set(const Format& f, size_t n);
+// The same for sort_flat_in_place_on_device: one buffer of the keys' size, not two.
+size_t flat_in_place_working_set(const Format& f, size_t n);
 size_t sort_bytes_per_record(const Format& f);
 
 // Stable sorts of n records in host memory, in place, with the buffers in w (sort_flat.cu,
@@ -48,6 +50,9 @@ size_t sort_bytes_per_record(const Format& f);
 // are cudaMemcpyDefault. The caller drains the streams before w goes.
 void sort_flat_on_device(SortContext c, const Format& f, unsigned char* host, size_t n, SortBuffers& w);
 void sort_records_on_device(SortContext c, const Format& f, unsigned char* host, size_t n, SortBuffers& w);
+// Flat keys in device memory sorted where they lie (a caller's device buffer): no copies
+// in and out, and CUB's second buffer the only one allocated.
+void sort_flat_in_place_on_device(SortContext c, const Format& f, unsigned char* keys, size_t n, SortBuffers& w);
 
 // The pieces of the record sort, for a sort whose records arrive in slices
 // (resident_sort.cu): the buffers of n records; the first pass's key words (and the

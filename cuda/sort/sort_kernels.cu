@@ -38,11 +38,12 @@ template <class K>
 __global__ void __launch_bounds__(SortPolicy::kThreads)
     order_flat_kernel(K* keys, size_t n, KeyType t, bool reverse, unsigned long long* bits) {
   u64 a = ~u64(0), o = 0;
+  const bool identity = !reverse && (t == KeyType::u32 || t == KeyType::u64);  // the words are the keys
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
     K k;
     if constexpr (sizeof(K) == 4) k = order32(t, keys[i], reverse);
     else k = order64(t, keys[i], reverse);
-    keys[i] = k;
+    if (!identity) keys[i] = k;
     a &= k;
     o |= k;
   }
@@ -94,6 +95,7 @@ void launch_order_flat(K* keys, size_t n, KeyType t, bool reverse, unsigned long
 
 template <class K>
 void launch_unorder_flat(K* keys, size_t n, KeyType t, bool reverse, unsigned grid, cudaStream_t s) {
+  if (!reverse && (t == KeyType::u32 || t == KeyType::u64)) return;  // unsigned ascending: the words are the keys
   unorder_flat_kernel<K><<<grid, SortPolicy::kThreads, 0, s>>>(keys, n, t, reverse);
   GXSORT_CUDA_CHECK_LAUNCH("unorder_flat_kernel");
 }

@@ -127,6 +127,22 @@ def lexsort(keys, descending, float_order, resources):
     return d.back(perm)
 
 
+def _unique_sorted(d: _OnDevice, x, p, return_counts, opts):
+    """unique of values whose bits are their keys (the direct plan: no NaN, no -0.0):
+    a sorted copy, and the starts of its runs of equal bits (bits, not values: a GPU
+    that flushes denormals calls them equal to zero)."""
+    cp = d.cupy
+    y = x.copy()
+    if y.shape[0] > 1:
+        _core.sort_device(y.data.ptr, y.shape[0], p.record_size, p.fields, y.device.id, d.stream.ptr, opts)
+    bits = y.view({1: cp.uint8, 2: cp.uint16, 4: cp.uint32, 8: cp.uint64}[y.dtype.itemsize])
+    starts = cp.flatnonzero(cp.concatenate([cp.ones(min(1, y.shape[0]), bool), bits[1:] != bits[:-1]]))
+    result = [y[starts]]
+    if return_counts:
+        result.append(cp.diff(cp.concatenate([starts, cp.array([y.shape[0]])])))
+    return result
+
+
 def unique(a, return_index, return_inverse, return_counts, axis, equal_nan, float_order, resources):
     opts, _ = options(resources, "unique")
     d = _OnDevice(a)
@@ -134,6 +150,11 @@ def unique(a, return_index, return_inverse, return_counts, axis, equal_nan, floa
     x = _records(d.x, None if axis is None else axis, "unique")
     with d.stream:
         fields = key_fields(x.dtype, None, False)
+        direct = plan(x, x.dtype, fields, float_order, equal_nan)
+        if direct.keys is None and not return_index and not return_inverse:
+            result = _unique_sorted(d, x, direct, return_counts, opts)
+            out = [d.back(r) for r in result]
+            return out[0] if len(out) == 1 else tuple(out)
         keys = normalized_keys(x, x.dtype, fields, float_order, equal_nan)
         p = plan(keys, keys.dtype, key_fields(keys.dtype, None, False), "total") if keys.ndim == 1 else None
         if p is None:
