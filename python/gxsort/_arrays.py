@@ -83,10 +83,10 @@ def sort(a, axis=-1, *, order=None, descending=False, float_order="numpy", out=N
     a = _records(a, axis, "sort")
     p = plan(a, a.dtype, key_fields(a.dtype, order, descending), float_order)
     res = _output(a, out)
-    if p.keys is None:
-        if res is not a:
-            _bytes(res)[...] = _bytes(a)
+    if p.keys is None and res is a:
         _core.sort(_bytes(res), res.shape[0], p.record_size, p.fields, opts, progress)
+    elif p.keys is None:  # the copy made by the library's threads
+        _core.sort_copy(_bytes(a), _bytes(res), res.shape[0], p.record_size, p.fields, opts, progress)
     else:
         perm = _sorted_keys_perm(p, opts, progress)
         _take(a if res is not a else a.copy(), perm, res)

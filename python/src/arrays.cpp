@@ -34,6 +34,21 @@ void sort_host(HostOut a, size_t n, size_t record_size, const nb::list& fields, 
   }, progress);
 }
 
+void sort_copy_host(HostIn in, HostOut out, size_t n, size_t record_size, const nb::list& fields,
+                    const nb::dict& options, nb::handle progress) {
+  const Format f = format_of(record_size, fields);
+  need_room(in.nbytes(), n, f, "sort");
+  need_room(out.nbytes(), n, f, "sort");
+  MemoryOptions o = memory_options(options);
+  const void* src = in.data();
+  void* dst = out.data();
+  run_released([&](const CancelToken& c, const ProgressFn& p) {
+    o.cancel = &c;
+    o.progress = p;
+    sort_copy(src, dst, n, f, o);
+  }, progress);
+}
+
 void argsort_host(HostIn a, size_t n, size_t record_size, const nb::list& fields, Indices perm,
                   const nb::dict& options, nb::handle progress) {
   const Format f = format_of(record_size, fields);
@@ -130,6 +145,8 @@ void bind_arrays(nb::module_& m) {
   // progress may be None (nanobind refuses None for an argument not marked so).
   const auto none = [](const char* name) { return nb::arg(name).none(); };
   m.def("sort", &sort_host, "a"_a, "n"_a, "record_size"_a, "fields"_a, "options"_a, none("progress"));
+  m.def("sort_copy", &sort_copy_host, "a"_a, "out"_a, "n"_a, "record_size"_a, "fields"_a, "options"_a,
+        none("progress"));
   m.def("argsort", &argsort_host, "a"_a, "n"_a, "record_size"_a, "fields"_a, "perm"_a, "options"_a, none("progress"));
   m.def("unique", &unique_host, "a"_a, "n"_a, "record_size"_a, "fields"_a, "out"_a, "counts"_a, "first_index"_a,
         "options"_a, none("progress"));

@@ -228,6 +228,24 @@ TEST_CASE("memory api: merge is stable, ties by input order") {
                        "merge: input 0 is not sorted: record 2 is smaller than the one before it", Error);
 }
 
+TEST_CASE("memory api: sort_copy is the sort of a copy, the input untouched") {
+  for (const Format& f : formats()) {
+    CAPTURE(f.describe());
+    const size_t rs = f.record_size;
+    for (size_t n : {size_t(0), size_t(1), size_t(1001)}) {
+      const Bytes in = make_records(f, n, Dist::duplicates, 40 + n);
+      Bytes out(in.size() + 1, 0xAB), before = in;
+      sort_copy(in.data(), out.data(), n, f, small_options());
+      CHECK(in == before);
+      CHECK(Bytes(out.begin(), out.begin() + in.size()) == permuted(in, gxsort_test::stable_order(f, in), rs));
+      CHECK(out.back() == 0xAB);  // nothing past the records
+    }
+  }
+  const Format f = Format::typed(KeyType::u64);
+  uint64_t v[4] = {3, 1, 2, 0};
+  CHECK_THROWS_WITH_AS(sort_copy(v, v + 1, 3, f, small_options()), "sort_copy: the output overlaps the input", Error);
+}
+
 TEST_CASE("memory api: first_unsorted finds the first record smaller than the one before") {
   for (const Format& f : formats()) {
     CAPTURE(f.describe());

@@ -46,7 +46,7 @@ struct MemoryOptions {
   std::vector<std::string> tmp_dirs;  // a buffer larger than the budget spills here; empty: $TMPDIR, else /tmp
   // Device buffers: sort and argsort run on the GPU holding them, without a host round
   // trip, after the work queued so far on `stream` (a cudaStream_t; 0: the default
-  // stream), and are done when the call returns. unique and merge take host buffers.
+  // stream), and are done when the call returns. sort_copy, unique and merge take host buffers.
   BufferLocation location = BufferLocation::host;
   uintptr_t stream = 0;
   const CancelToken* cancel = nullptr;  // polled at chunk and phase boundaries: throws Cancelled
@@ -56,6 +56,10 @@ struct MemoryOptions {
 
 // Stable sort, in place, of `count` records of format f at `data`.
 void sort(void* data, size_t count, const Format& f, const MemoryOptions& o = {});
+
+// A stable sorted copy (np.sort): the `count` records at `in` sorted into `out` (host
+// buffers that do not overlap), the copy made by the call's threads; `in` is not written.
+void sort_copy(const void* in, void* out, size_t count, const Format& f, const MemoryOptions& o = {});
 
 // The stable sorting permutation: perm[i] is the input index of the record that a stable
 // sort puts at position i (np.argsort(kind="stable")). perm holds `count` entries; the
