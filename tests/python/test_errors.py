@@ -152,3 +152,20 @@ def test_unique_bad_axis():
 def test_lexsort_keys_of_different_lengths():
     with pytest.raises(gxsort.InputError):
         gxsort.lexsort([np.arange(3), np.arange(4)])
+
+
+class _FakeDeviceArray:
+    """Says it is CUDA memory (__cuda_array_interface__): what merge and is_sorted refuse
+    before touching it."""
+
+    __cuda_array_interface__ = {"shape": (3,), "typestr": "<u8", "data": (0, False), "version": 3}
+
+
+@pytest.mark.parametrize("call", ("merge", "is_sorted"))
+def test_device_arrays_where_only_host_arrays_go(call):
+    with pytest.raises(gxsort.InputError) as e:
+        if call == "merge":
+            gxsort.merge([_FakeDeviceArray(), np.arange(3, dtype="<u8")])
+        else:
+            gxsort.is_sorted(_FakeDeviceArray())
+    assert "device arrays" in str(e.value) and "\n" not in str(e.value)
