@@ -41,12 +41,16 @@ class CheckReport(Report):
     xxh3: int = 0
 
 
-def _npy_dtype(path) -> np.dtype:
-    """The dtype in a .npy file's header."""
-    with open(path, "rb") as f:
-        version = np.lib.format.read_magic(f)
-        reader = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-        return reader(f)[2]
+def _npy_fields(path):
+    """The field names of the dtype in a .npy file's header; None for a plain dtype, or
+    for a header numpy cannot read (the library reads it again and says what is wrong)."""
+    try:
+        with open(path, "rb") as f:
+            version = np.lib.format.read_magic(f)
+            read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            return read(f)[2].names
+    except (OSError, ValueError):
+        return None
 
 
 def _format(dtype, order, descending, float_order, npy=None, tie_break=True):
@@ -59,7 +63,7 @@ def _format(dtype, order, descending, float_order, npy=None, tie_break=True):
         if not isinstance(descending, bool):
             names = [f"{n}:desc" if d else n for n, d in zip(names, descending)]
             descending = False
-        fields = _npy_dtype(npy).names if npy is not None else None
+        fields = _npy_fields(npy) if npy is not None else None
         if fields and tie_break:  # numpy's rule: the fields not named break ties, in dtype order
             named = {n.split(":")[0] for n in names}
             names += [n for n in fields if n not in named]
@@ -78,8 +82,7 @@ def _format(dtype, order, descending, float_order, npy=None, tie_break=True):
 
 
 def _npy_path(path):
-    """path when it names a readable .npy file (its header is read for the checks here;
-    the library reads it again and reports what is wrong with it)."""
+    """path when it names a .npy file (its header's fields give the tie-break)."""
     p = os.fspath(path)
     return p if p.endswith(".npy") and os.path.isfile(p) else None
 

@@ -309,3 +309,12 @@ def test_file_progress(tmp_path):
     assert seen, "no progress reported for an out-of-core sort"
     assert all(isinstance(p, str) and d >= 0 for p, d, t in seen)
     assert_same(np.fromfile(tmp_path / "out.bin", "<u8"), np.sort(a), "with progress")
+
+
+def test_sort_file_bad_npy_header(tmp_path):
+    bad = tmp_path / "bad.npy"
+    bad.write_bytes(b"\x93NUMPY\x01\x00garbage")
+    with pytest.raises(gxsort.InputError) as e:
+        gxsort.sort_file(bad, tmp_path / "out.npy")
+    assert str(bad) in str(e.value) and "\n" not in str(e.value)
+    assert leftovers(tmp_path) == ["bad.npy"]
