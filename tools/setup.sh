@@ -10,7 +10,8 @@ build_dir=${1:-build}
 
 packages=(g++ cmake ninja-build libboost-program-options-dev libboost-filesystem-dev doctest-dev libxxhash-dev nlohmann-json3-dev python3
           python3-dev python3-venv
-          openmpi-bin libopenmpi-dev)
+          openmpi-bin libopenmpi-dev
+          man-db zsh)  # the install test: man -l of the man page, zsh -n of the completion
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
