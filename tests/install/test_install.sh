@@ -68,11 +68,12 @@ if cmake -S "$SOURCE/tests/install/consumer" -B "$WORK/consumer" "${generator[@]
 else
   fail "find_package(gxsort) project builds" "$(grep -m3 -i error "$WORK/consumer.log")"
 fi
-# Its compile and link lines name the prefix, not the source or build tree's library.
+# Its compile and link lines name the prefix, not the source or build tree's library (text
+# files only: the program itself holds the library's source file names, __FILE__).
 rules=$(ls "$WORK/consumer/build.ninja" "$WORK/consumer/CMakeFiles/sort_array.dir/flags.make" 2>/dev/null | head -1)
 if [[ -z "$rules" ]]; then
   fail "consumer uses the installed tree only" "no build rules"
-elif grep -rq -e "$SOURCE/lib" -e "$BUILD/lib" "$WORK/consumer" || ! grep -rq "$PREFIX/include\|$PREFIX/lib" "$WORK/consumer"; then
+elif grep -rIq -e "$SOURCE/lib" -e "$BUILD/lib" "$WORK/consumer" || ! grep -rq "$PREFIX/include\|$PREFIX/lib" "$WORK/consumer"; then
   fail "consumer uses the installed tree only" "it names the source or build tree"
 else
   pass "consumer uses the installed tree only"
