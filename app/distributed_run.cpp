@@ -9,6 +9,7 @@
 #include "gxsort/distributed.hpp"
 #include "gxsort/timeline.hpp"
 #include "commands.hpp"
+#include "mpi_plugin.hpp"
 #include "progress_line.hpp"
 #include "render_plan.hpp"
 #include "reports.hpp"
@@ -44,9 +45,9 @@ int run_distributed(const Command& cmd, int* argc, char*** argv) {
   end_at_once_on_signals(300);
   std::unique_ptr<DistributedSession> job;
   try {
-    job = std::make_unique<DistributedSession>(argc, argv);
+    job = std::make_unique<DistributedSession>(argc, argv, mpi_plugin_path());
     timeline(cmd.engine.context, "MPI started");
-  } catch (...) {  // built without MPI
+  } catch (...) {  // built without MPI, or its plugin or libmpi cannot be loaded
     const ErrorReport r = describe_error(cmd, std::current_exception());
     std::fprintf(stderr, "gxsort: %s\n", r.message.c_str());
     return int(r.code);

@@ -27,9 +27,11 @@ EngineOptions distributed_rank_options(EngineOptions opt, int host_rank, int hos
 // This process's part of a distributed job.
 class DistributedSession {
  public:
-  // Starts MPI (MPI_Init_thread); MPI_Finalize when it goes. Throws Error(usage) in a
-  // gxsort built without MPI.
-  DistributedSession(int* argc, char*** argv);
+  // Starts MPI (MPI_Init_thread) through gxsort's MPI plugin at `mpi_plugin` (the
+  // libgxsort-mpi.so built with this library: the one part that links libmpi, loaded only
+  // here); MPI_Finalize when it goes. Throws Error(usage) in a gxsort built without MPI, or
+  // when the plugin or the libmpi it needs cannot be loaded (the line names which).
+  DistributedSession(int* argc, char*** argv, const std::string& mpi_plugin);
   // A job on a communicator of the caller's (tests).
   explicit DistributedSession(std::unique_ptr<distributed::Comm> comm);
   ~DistributedSession();

@@ -1,10 +1,12 @@
 // Comm over MPI: MPI_COMM_WORLD, its host-local split, and the collectives as MPI calls.
-// The only file of gxsort that includes mpi.h.
+// The only file of gxsort that includes mpi.h: the plugin libgxsort-mpi.so, which
+// load_mpi_comm opens (distributed/mpi_comm.hpp names its entry points).
 #include "distributed/mpi_comm.hpp"
 
 #include <mpi.h>
 
 #include <map>
+#include <type_traits>
 
 namespace gxsort::distributed {
 namespace {
@@ -121,6 +123,13 @@ class MpiComm : public Comm {
 
 }  // namespace
 
-std::unique_ptr<Comm> make_mpi_comm(int* argc, char*** argv) { return std::make_unique<MpiComm>(argc, argv); }
-
 }  // namespace gxsort::distributed
+
+// The plugin's entry points (the only symbols it exports: it is built with hidden visibility).
+extern "C" __attribute__((visibility("default"))) const char* gxsort_mpi_plugin_version() { return GXSORT_VERSION; }
+extern "C" __attribute__((visibility("default"))) gxsort::distributed::Comm* gxsort_make_mpi_comm(int* argc,
+                                                                                                   char*** argv) {
+  return new gxsort::distributed::MpiComm(argc, argv);
+}
+static_assert(std::is_same_v<decltype(gxsort_mpi_plugin_version), gxsort::distributed::MpiPluginVersionFn>);
+static_assert(std::is_same_v<decltype(gxsort_make_mpi_comm), gxsort::distributed::MakeMpiCommFn>);

@@ -15,12 +15,13 @@ namespace gxsort {
 
 bool distributed_built() { return GXSORT_HAVE_MPI != 0; }
 
-DistributedSession::DistributedSession(int* argc, char*** argv) {
+DistributedSession::DistributedSession(int* argc, char*** argv, const std::string& mpi_plugin) {
 #if GXSORT_HAVE_MPI
-  comm_ = distributed::make_mpi_comm(argc, argv);
+  comm_ = distributed::load_mpi_comm(mpi_plugin, argc, argv);
 #else
   (void)argc;
   (void)argv;
+  (void)mpi_plugin;
   fail_usage("--distributed: this gxsort was built without MPI (GXSORT_MPI=OFF, or no Open MPI found when it was "
              "built: apt-get install libopenmpi-dev openmpi-bin, then build again)");
 #endif
