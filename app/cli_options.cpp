@@ -428,9 +428,12 @@ Command parse_command(int argc, const char* const* argv, const CommandEntry& com
     return help_command(help);
   }
   type_options(a, vm, cmd);
-  if (planned) check_plan_operands(*planned, a, vm, cmd);
-  if (!planned && gnu_streams) default_streams(all, cmd);
-  if (!planned) command.build(a, vm, cmd);
+  if (planned) {
+    check_plan_operands(*planned, a, vm, cmd);
+  } else {
+    if (gnu_streams) default_streams(all, cmd);
+    command.build(a, vm, cmd);
+  }
   check_keys(a, vm, cmd);
   return cmd;
 }
