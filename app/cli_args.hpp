@@ -23,11 +23,11 @@ void validate(boost::any& v, const std::vector<std::string>& values, Unsigned*, 
 struct Args {
   std::string type, key_type, format, memory, device = "auto", device_memory, merge_kernel = "auto",
       direct_io = "auto", ooc = "auto", exchange = "auto", keep = "first", strategy = "auto", input_format = "auto", op, algo = "flat",
-      dist = "uniform", graph, float_order = "total";
-  std::vector<std::string> keys;
+      dist = "uniform", graph, float_order = "total", buffer_size;
+  std::vector<std::string> keys, temporary_dirs;
   Unsigned record_size, key_offset, key_bytes, fan_in, threads, count, seed{1}, scale, edge_factor{16}, source,
-      random_sources, ranks;
-  bool reverse = false, help = false, no_fsync = false, json = false, dot = false;
+      random_sources, ranks, parallel;
+  bool reverse = false, stable = false, help = false, no_fsync = false, json = false, dot = false;
 };
 
 // "a|b|c": the value name an option shows in --help.

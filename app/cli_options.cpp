@@ -1,9 +1,11 @@
 #include "cli_options.hpp"
 
 #include <sstream>
+#include <unistd.h>
 
 #include "cli_args.hpp"
 #include "commands.hpp"
+#include "spellings.hpp"
 
 namespace gxsort::cli {
 
@@ -34,7 +36,8 @@ void add_general(po::options_description& d, const CommandEntry& e, Command& cmd
 // reverse: whether an order applies (not to gen, which writes records, nor to reduce).
 void add_format(po::options_description& d, Args& a, bool reverse) {
   d.add_options()
-    ("type", po::value(&a.type)->value_name("T"), "flat key file of T: u8|u16|u32|u64|i8|i16|i32|i64|f32|f64, or big-endian u16be..f64be (default u64)")
+    ("type", po::value(&a.type)->value_name("T"), "flat key file of T: u8|u16|u32|u64|i8|i16|i32|i64|f32|f64, or big-endian u16be..f64be "
+     "(default u64); the number is bits: u8 is 1-byte records, u64 8-byte. numpy's spellings too: <u8 = uint64 = u64, >i4 = i32be")
     ("record-size", po::value(&a.record_size)->value_name("N"), "N-byte records (key + payload)")
     ("key", po::value(&a.keys)->value_name("OFFSET:TYPE[:desc]"), "a key field (repeatable: compared in order, each asc or desc): TYPE as --type, or bytes:N; with --record-size. Or NAME[:desc], a field of a structured .npy input")
     ("key-offset", po::value(&a.key_offset)->value_name("O"), "byte offset of the key in the record (default 0)")
@@ -44,6 +47,7 @@ void add_format(po::options_description& d, Args& a, bool reverse) {
   if (!reverse) return;
   d.add_options()
     ("reverse,r", po::bool_switch(&a.reverse), "descending order of the whole key (still stable)")
+    ("stable,s", po::bool_switch(&a.stable), "GNU sort's spelling, accepted: gxsort's order is always stable")
     ("float-order", po::value(&a.float_order)->value_name(names(kFloatOrders)), "f32/f64 keys: total = IEEE totalOrder "
      "(-NaN first, -0.0 < +0.0, NaNs by their bits), numpy = np.sort's (NaNs last, all equal; -0.0 == +0.0) (default total)");
 }
@@ -55,6 +59,11 @@ void add_memory(po::options_description& d, Command& cmd, Args& a, bool tmp_dirs
   if (tmp_dirs)
     d.add_options()("tmp-dir,T", po::value(&cmd.engine.tmp_dirs)->value_name("DIR"),
                     "directory for temporary files (repeatable; default $TMPDIR, else the output's directory)");
+  d.add_options()
+    ("buffer-size", po::value(&a.buffer_size)->value_name("SIZE"), "GNU sort's spelling of --memory (a bare number is KiB, as there; -S's is bytes)")
+    ("parallel", po::value(&a.parallel)->value_name("N"), "GNU sort's spelling of --threads");
+  if (tmp_dirs)
+    d.add_options()("temporary-directory", po::value(&a.temporary_dirs)->value_name("DIR"), "GNU sort's spelling of --tmp-dir");
 }
 
 void add_device(po::options_description& d, Args& a) {
@@ -173,6 +182,7 @@ void check_keys(const Args& a, const po::variables_map& vm, const Command& cmd) 
   if (named && vm.count("record-size"))
     fail_usage("--key " + a.keys[0] + ": names a field of a .npy input, whose header gives the record size: leave --record-size out");
   if (a.keys.empty() || any_npy(cmd.inputs)) return;
+  if (named && gnu_key_syntax(a.keys[0])) fail_usage("--key " + a.keys[0] + ": " + gnu_option_pointer("--key"));
   if (named)
     fail_usage("--key " + a.keys[0] + ": names a field of a structured .npy input; for raw records give --key " +
                "OFFSET:TYPE[:desc] and --record-size N");
@@ -194,6 +204,20 @@ void check_distributed(const Args& a, const po::variables_map& vm, Command& cmd)
   if (e.ooc == OocMethod::partition) fail_usage("--ooc partition does not apply to --distributed (each rank sorts its slice into runs)");
 }
 
+// GNU sort's spellings of --memory, --threads and --tmp-dir (one of each pair).
+void type_gnu_spellings(const Args& a, const po::variables_map& vm, Command& cmd) {
+  if (vm.count("buffer-size") && vm.count("memory")) fail_usage("give one of --memory and --buffer-size");
+  if (vm.count("parallel") && vm.count("threads")) fail_usage("give one of --threads and --parallel");
+  if (vm.count("buffer-size")) cmd.engine.memory = parse_size_option(gnu_buffer_size(a.buffer_size), "--buffer-size");
+  if (vm.count("parallel")) {
+    if (a.parallel.value < 1 || a.parallel.value > 4096) fail_usage("--parallel: expected 1 to 4096");
+    cmd.engine.threads = unsigned(a.parallel.value);
+    cmd.threads_given = true;
+  }
+  auto& dirs = cmd.engine.tmp_dirs;
+  dirs.insert(dirs.end(), a.temporary_dirs.begin(), a.temporary_dirs.end());
+}
+
 // Every option text to its typed value, once.
 void type_options(const Args& a, const po::variables_map& vm, Command& cmd) {
   EngineOptions& e = cmd.engine;
@@ -204,6 +228,7 @@ void type_options(const Args& a, const po::variables_map& vm, Command& cmd) {
     e.threads = unsigned(a.threads.value);
   }
   cmd.threads_given = vm.count("threads") > 0;
+  type_gnu_spellings(a, vm, cmd);
   if (vm.count("fan-in") && a.fan_in.value < 2) fail_usage("--fan-in must be at least 2");
   e.fan_in = size_t(a.fan_in.value);
   e.device = parse_choice(a.device, "--device", kDevices);
@@ -295,6 +320,24 @@ std::string option_hint(const CommandEntry& command, const std::string& option) 
   return "";
 }
 
+// numpy's dtype spellings of --type, --key-type and --key OFFSET:TYPE as gxsort's names.
+void numpy_type_names(Args& a) {
+  a.type = gxsort_type_name(a.type);
+  a.key_type = gxsort_type_name(a.key_type);
+  for (std::string& key : a.keys) key = gxsort_key_text(key);
+}
+
+// GNU sort's streams: no input reads stdin, no -o writes stdout (sort, merge; check has no -o).
+void default_streams(const po::options_description& all, Command& cmd) {
+  if (cmd.inputs.empty()) cmd.inputs.push_back("-");
+  if (!cmd.output.empty() || !all.find_nothrow("output", false)) return;
+  cmd.output = "-";
+  cmd.stdout_default = true;
+}
+
+Command parse_command(int argc, const char* const* argv, const CommandEntry& command, int first, bool gnu_streams);
+Command parse_sort_mode(const char* argv0, const SortMode& mode);
+
 Command help_command(std::string text, bool error = false) {
   Command c;
   c.entry = &help_entry();
@@ -338,6 +381,16 @@ Command parse_command_line(int argc, const char* const* argv) {
   }
   int first = 1;
   const CommandEntry& command = command_entry(argc, argv, first);
+  if (command.gnu_sort) {
+    const SortMode mode = gnu_sort_mode(argc, argv, first);
+    if (!mode.command.empty()) return parse_sort_mode(argv[0], mode);
+  }
+  return parse_command(argc, argv, command, first, command.gnu_sort);
+}
+
+namespace {
+
+Command parse_command(int argc, const char* const* argv, const CommandEntry& command, int first, bool gnu_streams) {
   const CommandEntry* planned = command.plans ? planned_entry(argc, argv, first) : nullptr;
   const CommandEntry& spec = planned ? *planned : command;  // plan CMD takes CMD's options
   Command cmd;
@@ -359,8 +412,11 @@ Command parse_command_line(int argc, const char* const* argv) {
     const int style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
     po::store(po::command_line_parser(argc - first, argv + first).options(parse_set).positional(pos).style(style).run(), vm);
     po::notify(vm);
+    numpy_type_names(a);
   } catch (const po::unknown_option& e) {
     const std::string option = e.get_option_name().substr(0, e.get_option_name().find('='));  // --ooc=merge: --ooc
+    const std::string gnu = spec.groups & kReverse ? gnu_option_pointer(option) : "";
+    if (!gnu.empty()) fail_usage(cmd.name + ": " + option + ": " + gnu);
     fail_usage(cmd.name + ": " + option + " does not apply to " + cmd.name + option_hint(command, option) +
                " (see gxsort " + cmd.name + " --help)");
   } catch (const po::error& e) {
@@ -372,10 +428,30 @@ Command parse_command_line(int argc, const char* const* argv) {
     return help_command(help);
   }
   type_options(a, vm, cmd);
-  if (planned) check_plan_operands(*planned, a, vm, cmd);
-  else command.build(a, vm, cmd);
+  if (planned) {
+    check_plan_operands(*planned, a, vm, cmd);
+  } else {
+    if (gnu_streams) default_streams(all, cmd);
+    command.build(a, vm, cmd);
+  }
   check_keys(a, vm, cmd);
   return cmd;
+}
+
+// sort -c, -C, -m: the check or merge it names, run as `gxsort check|merge ARGS`.
+Command parse_sort_mode(const char* argv0, const SortMode& mode) {
+  std::vector<const char*> args{argv0, mode.command.c_str()};
+  for (const std::string& arg : mode.args) args.push_back(arg.c_str());
+  int first = 1;
+  const CommandEntry& command = command_entry(int(args.size()), args.data(), first);
+  return parse_command(int(args.size()), args.data(), command, first, true);
+}
+
+}  // namespace
+
+void refuse_terminal_output(const Command& cmd) {
+  if (cmd.stdout_default && ::isatty(STDOUT_FILENO))
+    fail_usage(cmd.name + ": standard output is a terminal: binary records are not written there (give -o FILE or redirect it)");
 }
 
 void resolve_npy(Command& cmd) {

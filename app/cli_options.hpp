@@ -17,6 +17,7 @@ struct Command {
   std::string name;                 // sort, plan, runs, merge, check, gen, ..., help
   std::vector<std::string> inputs;  // operands
   std::string output;               // -o
+  bool stdout_default = false;      // sort without -o: stdout, refused where it is a terminal
   EngineOptions engine;
   GenOptions gen;
   PlanFormat plan_format = PlanFormat::text;
@@ -49,5 +50,8 @@ Command parse_command_line(int argc, const char* const* argv);
 void resolve_npy(Command& cmd);
 
 std::string usage_text();
+
+// sort without -o writes stdout, unless it is a terminal: refused (usage error).
+void refuse_terminal_output(const Command& cmd);
 
 }  // namespace gxsort::cli

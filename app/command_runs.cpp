@@ -15,12 +15,19 @@ namespace {
 // The first operand: the input of a command of one input.
 std::string input_of(const Command& cmd) { return cmd.inputs.empty() ? std::string() : cmd.inputs[0]; }
 
+// -v of a command of records: their format, so that the record width shows (u8: 1 byte).
+void print_format(const CommandRun& r) {
+  if ((r.cmd.entry->groups & kFormat) && r.opt.graph.gen.kind == GraphKind::none)
+    std::fprintf(stderr, "  format: %s\n", format_with_width(r.opt.format.describe(), r.opt.format.record_size).c_str());
+}
+
 // How a command that did its work ends: the progress line closed, --stats-json written
 // (where no commit wrote it), -v's summary.
 int finish(CommandRun& r, const RunStats& s) {
   r.progress.finish();
   r.stats.write(s, r.cmd.engine.fsync);
   if (r.cmd.verbose) print_summary(s);
+  if (r.cmd.verbose) print_format(r);
   return 0;
 }
 
@@ -62,6 +69,7 @@ int run_check(CommandRun& r) {
   if (prints_result(cmd)) print_check(r.report, cmd.inputs[0], c, cmd.json);
   r.stats.write(c.stats, cmd.engine.fsync);
   if (cmd.verbose) print_summary(c.stats);
+  if (cmd.verbose) print_format(r);
   return c.sorted ? 0 : int(ExitCode::check_failed);
 }
 

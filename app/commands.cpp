@@ -18,6 +18,9 @@ const char* const kDedupeHelp =
     "Keys are equal when their bits (totalOrder for floats) are: -0.0 and +0.0 differ, NaNs\n"
     "with the same bits are equal (--float-order numpy: -0.0 == +0.0, every NaN one key).\n"
     "--count output: each record followed by a little-endian u64.\n";
+const char* const kSortHelp =
+    "GNU sort's habits: no IN reads standard input, no -o writes standard output (unless it is a\n"
+    "terminal); -c (-C: exit status only) does what `gxsort check` does, -m what `gxsort merge` does.\n";
 const char* const kCleanHelp =
     "Removes the temporary files (.gxsort.<host>.<pid>.*.tmp) that gxsort runs killed by kill -9,\n"
     "the OOM killer or a batch scheduler left; never those of a running process or of another host,\n"
@@ -35,7 +38,8 @@ CommandEntry named(const char* name, const char* operands, const char* summary) 
 CommandEntry sort_entry() {
   CommandEntry e = named("sort", "IN -o OUT", "sort a binary file of fixed-size records (stable)");
   e.groups = kReports | kRecords | kResources | kSortEngine | kUnique;
-  e.plannable = e.plan_default = e.npy_output = e.temp_note = true;
+  e.more_help = kSortHelp;
+  e.plannable = e.plan_default = e.npy_output = e.temp_note = e.gnu_sort = true;
   e.early_gpu = EarlyGpu::unless_cpu_sort;
   e.add_options = add_sort_options, e.build = build_sort, e.run = run_sort, e.run_rank = run_sort_rank;
   return e;

@@ -86,6 +86,7 @@ struct CommandEntry {
   bool npy_output = false;    // writes records: a .npy input or output makes them .npy
   bool temp_note = false;     // uses temp directories: notes what killed runs left there
   bool output_dir = false;    // -o names a directory (runs), not a file beside which temp files go
+  bool gnu_sort = false;      // GNU sort's habits: -c/-C/-m run check/merge, no input is stdin, no -o stdout
   EarlyGpu early_gpu = EarlyGpu::first;
   // Its own options (after the general ones, before the shared groups), in help order.
   void (*add_options)(boost::program_options::options_description&, Command&, Args&) = nullptr;

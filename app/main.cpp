@@ -125,6 +125,7 @@ int main(int argc, char** argv) {
   cli::Command cmd;
   try {
     cmd = cli::parse_command_line(argc, argv);
+    cli::refuse_terminal_output(cmd);
     cli::resolve_npy(cmd);
     cmd.engine.context = process_context();
     cmd.engine.cancel = cancel;

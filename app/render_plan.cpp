@@ -95,4 +95,9 @@ std::string plan_dot(const PlanReport& r) {
   return o.str();
 }
 
+std::string format_with_width(const std::string& words, size_t record_size) {
+  if (record_size == 0 || words.find("-byte records") != std::string::npos) return words;
+  return words + " (" + std::to_string(record_size) + "-byte records)";
+}
+
 }  // namespace gxsort::cli

@@ -18,6 +18,10 @@ void check_plan_format(const std::string& planned, bool distributed, PlanFormat 
 std::string render_plan(const PlanReport& r, PlanFormat format);
 void print_plan(FILE* out, const PlanReport& r, PlanFormat format);
 
+// A format in words (Format::describe) with its record width where the words do not
+// give it ("u64 keys (8-byte records)"): a user sees that u8 is one byte, u64 eight.
+std::string format_with_width(const std::string& words, size_t record_size);
+
 // Each format's renderer (render_plan_text.cpp, render_plan_json.cpp, render_plan.cpp).
 std::string plan_text(const PlanReport& r);
 std::string plan_json(const PlanReport& r);

@@ -142,7 +142,7 @@ std::string resume_text(const ResumeReport& r) {
 
 std::string stream_sort_text(const PlanReport& r) {
   std::ostringstream o;
-  o << "backend: " << r.backend << "\nformat: " << r.format << "\n";
+  o << "backend: " << r.backend << "\nformat: " << format_with_width(r.format, r.record_size) << "\n";
   o << "input: " << r.input << " is a stream (a pipe, FIFO, device or standard input): its size cannot be known until it ends\n";
   o << "memory budget: " << format_bytes(r.memory) << "\n";
   o << "it is read in runs of up to " << r.sort.run_records << " records (" << format_bytes(r.sort.run_records * r.record_size)
@@ -156,7 +156,7 @@ std::string file_sort_text(const PlanReport& r) {
   std::ostringstream o;
   o << "backend: " << r.backend
     << (r.device_auto_cpu ? " (--device auto: in memory, records wider than 64 bytes sort faster here)" : "") << "\n";
-  o << "format: " << r.format << "\n";
+  o << "format: " << format_with_width(r.format, r.record_size) << "\n";
   sort_text(o, r);
   if (!r.temp_dirs.empty()) o << "temporary directories: " << joined(r.temp_dirs, ", ") << "\n";
   if (r.resume) o << resume_text(*r.resume);
@@ -264,7 +264,7 @@ void command_text(std::ostringstream& o, const PlanReport& r) {
 std::string command_plan_text(const PlanReport& r) {
   std::ostringstream o;
   if (!r.backend.empty()) o << "backend: " << r.backend << "\n";
-  if (!r.backend.empty() && r.command != "bfs") o << "format: " << r.format << "\n";
+  if (!r.backend.empty() && r.command != "bfs") o << "format: " << format_with_width(r.format, r.record_size) << "\n";
   input_text(o, r);
   command_text(o, r);
   if (r.resume) o << resume_text(*r.resume);

@@ -145,7 +145,7 @@ err_case "--threads -1 (negative)" 2 "--threads" sort good.bin -o OUT --threads 
 err_case "--threads abc" 2 "threads" sort good.bin -o OUT --threads abc
 err_case "-q with -v" 2 "-q" sort good.bin -o OUT -q -v
 err_case "--device bogus" 2 "--device|bogus" sort good.bin -o OUT --device bogus
-err_case "sort without -o" 2 "-o" sort good.bin
+err_case "dedupe without -o" 2 "-o" dedupe good.bin  # sort without -o writes stdout (GNU's habit: test_gnu_spellings.sh)
 err_case "sort with two inputs" 2 "one input" sort good.bin good.bin -o OUT
 gx frobnicate good.bin
 expect_rc "unknown command: exit 2" 2

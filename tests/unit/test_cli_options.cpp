@@ -75,7 +75,7 @@ TEST_CASE("--key: repeatable fields make a composite key; one field is the singl
 }
 
 TEST_CASE("usage errors exit 2") {
-  CHECK(code_of({"sort", "x"}) == ExitCode::usage);                              // no -o
+  CHECK(code_of({"dedupe", "x"}) == ExitCode::usage);                            // no -o (sort's is stdout)
   CHECK(code_of({"frobnicate"}) == ExitCode::usage);
   CHECK(code_of({"sort", "x", "-o", "y", "--bogus"}) == ExitCode::usage);
   CHECK(code_of({"sort", "x", "-o", "y", "--type", "u17"}) == ExitCode::usage);
@@ -117,7 +117,11 @@ TEST_CASE("each command takes its own options: others are errors, never ignored"
 }
 
 TEST_CASE("no abbreviations: --merge is not --merge-kernel") {
-  CHECK(code_of({"sort", "x", "-o", "y", "--merge", "tiled"}) == ExitCode::usage);
+  CHECK(code_of({"dedupe", "x", "-o", "y", "--merge", "tiled"}) == ExitCode::usage);
+  auto m = parse({"sort", "x", "-o", "y", "--merge", "tiled"});  // GNU sort's --merge: merge x and tiled
+  CHECK(m.name == "merge");
+  CHECK(m.inputs == std::vector<std::string>{"x", "tiled"});
+  CHECK(m.engine.merge_kernel == MergeKernel::automatic);
   CHECK(parse({"sort", "x", "-o", "y", "--merge-kernel", "tiled"}).engine.merge_kernel == MergeKernel::tiled);
 }
 
@@ -149,4 +153,84 @@ TEST_CASE("help: per command, with value names; gxsort alone is a usage error") 
   CHECK(none.name == "help");
   CHECK(none.help_is_error);
   CHECK_FALSE(parse({"--help"}).help_is_error);
+}
+
+namespace {
+std::string error_of(std::vector<const char*> args) {
+  try { parse(args); } catch (const Error& e) { return e.what(); }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("GNU sort's spellings of gxsort's options") {
+  auto c = parse({"sort", "x", "-o", "y", "--parallel=3", "--buffer-size=1G", "--temporary-directory=/a", "-T", "/b", "-s"});
+  CHECK(c.engine.threads == 3);
+  CHECK(c.threads_given);
+  CHECK(c.engine.memory.bytes == uint64_t(1) << 30);
+  CHECK(c.engine.tmp_dirs.size() == 2);
+  CHECK(parse({"sort", "x", "-o", "y", "--buffer-size", "2048"}).engine.memory.bytes == 2048 * 1024);  // bare: KiB
+  CHECK(parse({"sort", "x", "-o", "y", "-S", "2048"}).engine.memory.bytes == 2048);                   // -S is --memory
+  CHECK(parse({"sort", "x", "-o", "y", "--buffer-size", "10%"}).engine.memory.percent == 10);
+  CHECK(parse({"merge", "x", "-o", "y", "--stable"}).name == "merge");
+  CHECK(code_of({"sort", "x", "-o", "y", "--memory", "1G", "--buffer-size", "1G"}) == ExitCode::usage);
+  CHECK(code_of({"sort", "x", "-o", "y", "--threads", "1", "--parallel", "1"}) == ExitCode::usage);
+  CHECK(code_of({"sort", "x", "-o", "y", "--parallel", "0"}) == ExitCode::usage);
+}
+
+TEST_CASE("GNU sort's streams and modes: no input is stdin, no -o stdout; -c, -C, -m") {
+  auto s = parse({"sort"});
+  CHECK(s.inputs == std::vector<std::string>{"-"});
+  CHECK(s.output == "-");
+  CHECK(s.stdout_default);
+  CHECK_FALSE(parse({"sort", "x", "-o", "-"}).stdout_default);
+  auto c = parse({"sort", "-c", "x", "--type", "u32"});
+  CHECK(c.name == "check");
+  CHECK(c.inputs == std::vector<std::string>{"x"});
+  CHECK(c.engine.format.key_type == KeyType::u32);
+  CHECK_FALSE(c.quiet);
+  CHECK(parse({"sort", "-C", "x"}).quiet);
+  CHECK(parse({"sort", "--check=silent", "x"}).quiet);
+  CHECK(parse({"sort", "-c"}).inputs == std::vector<std::string>{"-"});
+  auto m = parse({"sort", "-m", "a", "b"});
+  CHECK(m.name == "merge");
+  CHECK(m.inputs == std::vector<std::string>{"a", "b"});
+  CHECK(m.output == "-");
+  CHECK(parse({"sort", "--", "-c"}).inputs == std::vector<std::string>{"-c"});  // after --: a file
+  CHECK(code_of({"sort", "-c", "-m", "x"}) == ExitCode::usage);
+  // The other commands keep their meaning.
+  CHECK(code_of({"merge", "a", "b"}) == ExitCode::usage);
+  CHECK(code_of({"check"}) == ExitCode::usage);
+  CHECK(code_of({"plan"}) == ExitCode::usage);
+  CHECK(code_of({"check", "x", "-c"}) == ExitCode::usage);
+}
+
+TEST_CASE("GNU sort's options gxsort does not take: one line with GNU's meaning and the gxsort way") {
+  CHECK(error_of({"sort", "x", "-k1,1"}).find("--key OFFSET:TYPE") != std::string::npos);
+  CHECK(error_of({"sort", "x", "--key=1,1"}).find("GNU sort's key") != std::string::npos);
+  CHECK(error_of({"sort", "x", "-rn"}).find("numbers written as text") != std::string::npos);
+  CHECK(error_of({"sort", "x", "-t", ","}).find("field separator") != std::string::npos);
+  for (const char* o : {"-n", "-f", "-b", "-M", "-V", "-R", "-z", "-g", "-d", "-i"})
+    CHECK(error_of({"sort", "x", o}).find("GNU sort's") != std::string::npos);
+  CHECK(error_of({"info", "-n"}).find("GNU sort's") == std::string::npos);  // no order there: the usual line
+}
+
+TEST_CASE("numpy's dtype names in --type and --key; gxsort's u8 stays 8-bit") {
+  auto type_of = [](const char* t) { return parse({"sort", "x", "-o", "y", "--type", t}).engine.format; };
+  CHECK(type_of("<u8").key_type == KeyType::u64);
+  CHECK(type_of("uint64").key_type == KeyType::u64);
+  CHECK(type_of("u8").record_size == 1);
+  CHECK(type_of("|u1").describe() == type_of("u8").describe());
+  CHECK(type_of("uint8").describe() == type_of("u8").describe());
+  CHECK(type_of("=f8").key_type == KeyType::f64);
+  CHECK(type_of("float32").key_type == KeyType::f32);
+  CHECK(type_of("int8").describe() == type_of("i8").describe());
+  CHECK(type_of("int8").describe() != type_of("u8").describe());
+  const Format be = type_of(">i4");
+  CHECK(be.record_size == 4);
+  CHECK(be.describe() == type_of("i32be").describe());
+  auto k = parse({"sort", "x", "-o", "y", "--record-size", "16", "--key", "8:<f8:desc", "--key", "0:>u4"});
+  CHECK(k.engine.format.describe() ==
+        parse({"sort", "x", "-o", "y", "--record-size", "16", "--key", "8:f64:desc", "--key", "0:u32be"}).engine.format.describe());
+  CHECK(code_of({"sort", "x", "-o", "y", "--type", "|u8"}) == ExitCode::usage);
+  CHECK(code_of({"sort", "x", "-o", "y", "--type", "<f2"}) == ExitCode::usage);
 }
