@@ -36,12 +36,18 @@ size_t utf8_length(unsigned char lead) {
   return 0;
 }
 
+// Fewer bytes are never text: two u64 records (fewer are never reordered). Random
+// bytes pass the rule below at 16 bytes about once in 10^8 files, at 24 once in 10^11.
+constexpr size_t kTextLeast = 16;
+
 bool looks_like_text(const unsigned char* head, size_t n) {
   n = std::min(n, kSniffBytes);
-  bool line_break = false, visible = false;
+  if (n < kTextLeast) return false;
+  size_t line_breaks = 0;
+  bool visible = false;
   for (size_t i = 0; i < n; ++i) {
     const unsigned char c = head[i];
-    if (c == '\n') line_break = true;
+    if (c == '\n') ++line_breaks;
     if (c == '\n' || c == '\r' || c == '\t' || c == ' ') continue;
     visible = true;
     if (c > ' ' && c < 0x7f) continue;
@@ -51,7 +57,7 @@ bool looks_like_text(const unsigned char* head, size_t n) {
       if ((head[i + k] & 0xc0) != 0x80) return false;
     i += len - 1;
   }
-  return line_break && visible;
+  return line_breaks >= 2 && visible;
 }
 
 }  // namespace

@@ -21,10 +21,12 @@ constexpr size_t kSniffBytes = 4096;
 //          of random keys)
 //   zstd   28 b5 2f fd; xz fd 37 7a 58 5a 00; HDF5 89 48 44 46 0d 0a 1a 0a; Arrow "ARROW1"
 //   bzip2  "BZh", a block size digit 1 to 9, then a block's or the end's 6-byte magic
-// Text lines: within the first kSniffBytes, no byte but printable ASCII, tab, CR, LF and
-// well-formed UTF-8 sequences (one cut by the window's end allowed), at least one LF,
-// and at least one byte that is not white space. Binary keys fail it at their first
-// NUL, control byte or stray byte >= 0x80: all of gen's distributions and types do.
+// Text lines: the first kSniffBytes (at least 16 bytes: fewer are never text) hold no
+// byte but printable ASCII, tab, CR, LF and well-formed UTF-8 sequences (one cut by the
+// window's end allowed), at least two LFs, and a byte that is not white space. Binary
+// keys fail it at their first NUL, control byte or stray byte >= 0x80: all of gen's
+// distributions and types do (tests/cli/test_sniff.sh). Lines longer than the window
+// (no two LFs in it) are not recognized: they are sorted as told, as before.
 FileKind what_file_looks_like(const unsigned char* head, size_t n);
 
 const char* file_kind_name(FileKind kind);    // "a gzip-compressed file"
