@@ -468,6 +468,7 @@ void resolve_npy(Command& cmd) {
   }
   if (cmd.entry->npy_output && (npy_in || any_npy({cmd.output}))) e.npy_descr = npy_in ? descr : npy_descr_for(e.format);
   e.format = with_float_order(e.format, cmd.float_order);  // the format known, .npy headers read
+  e.format.sniff_inputs = !cmd.format_given && !npy_in;  // u64 assumed: refuse inputs that look like other files
 }
 
 }  // namespace gxsort::cli

@@ -82,6 +82,10 @@ struct Format {
   // 0 and key_bytes the normalized width, and the key is read only through
   // key_prefix, key_segment, compare_keys and same_key.
   KeyFields fields;
+  // No format was given and this one (u64 keys) is assumed: an input whose first bytes
+  // say it is another kind of file (compressed, Parquet, zip, text lines ...) is refused
+  // where it is opened. Not part of the order; false unless a front end sets it.
+  bool sniff_inputs = false;
 
   bool composite() const { return fields.count > 0; }
   // The file is a flat array of typed keys: sort the keys themselves.

@@ -10,6 +10,7 @@
 
 #include "device/backend_select.hpp"
 #include "format/npy.hpp"
+#include "format/sniff.hpp"
 #include "gxsort/timeline.hpp"
 #include "io/output.hpp"
 #include "io/space.hpp"
@@ -62,26 +63,32 @@ npy::Header read_npy_header(io::File& in) {
 }
 
 // A .npy file under another name (`cat a.npy | gxsort sort -`) would have its header
-// sorted in with the data: refused. The header's first 8 bytes: the magic, a major
-// version of 1 to 3 and a zero minor version.
-void refuse_npy_head(const std::string& path, const std::string& head) {
-  if (head.size() == 8 && head.compare(0, 6, npy::kMagic) == 0 && head[6] >= 1 && head[6] <= 3 && head[7] == 0)
+// sorted in with the data: refused. So is, when no format was given (f.sniff_inputs),
+// an input that looks like another kind of file (format/sniff.hpp).
+void refuse_head(const std::string& path, bool is_stdin, const unsigned char* head, size_t n, bool sniff) {
+  const FileKind kind = what_file_looks_like(head, n);
+  if (kind == FileKind::npy)
     fail_usage(path + ": starts with a .npy header, but its name does not end in .npy: gxsort reads the header of "
                "a .npy input only by that name (save it as a file, or a FIFO, named *.npy); as raw records the header "
                "would be sorted in with the data");
+  if (sniff && kind != FileKind::records)
+    fail_usage(path + ": looks like " + file_kind_name(kind) + ", not u64 records (the format when none is given): " +
+               file_kind_advice(kind, is_stdin ? "" : path) + ", or give a format option (--type, --record-size) to " +
+               "sort its bytes as records");
 }
 
-void refuse_unnamed_npy(io::File& in) {
+void refuse_other_files(io::File& in, bool is_stdin, const Format& f) {
+  const std::string path = in.path();
   if (in.is_stream()) {
     // On its first bytes, when the command reads them (after it checked its outputs).
-    const std::string path = in.path();
-    in.check_first_bytes([path](const unsigned char* data, size_t n) {
-      refuse_npy_head(path, std::string(reinterpret_cast<const char*>(data), std::min<size_t>(n, 8)));
+    const bool sniff = f.sniff_inputs;
+    in.check_first_bytes([path, is_stdin, sniff](const unsigned char* data, size_t n) {
+      refuse_head(path, is_stdin, data, n, sniff);
     });
-  } else if (in.raw_size() >= 8) {
-    std::string head(8, '\0');
-    in.read_at(&head[0], 8, 0);
-    refuse_npy_head(in.path(), head);
+  } else {
+    std::string head(size_t(std::min<uint64_t>(in.raw_size(), f.sniff_inputs ? kSniffBytes : 8)), '\0');
+    if (!head.empty()) in.read_at(&head[0], head.size(), 0);
+    refuse_head(path, is_stdin, reinterpret_cast<const unsigned char*>(head.data()), head.size(), f.sniff_inputs);
   }
 }
 
@@ -117,7 +124,7 @@ io::File open_input(const std::string& path, const Format& f) {
     }
   }
   io::File in = stream ? std::move(stream->file) : io::File::open_input(path);
-  if (!npy::has_npy_name(path)) refuse_unnamed_npy(in);
+  if (!npy::has_npy_name(path)) refuse_other_files(in, path == "-", f);
   if (npy::has_npy_name(path)) {
     const npy::Header h = stream ? stream->header : read_npy_header(in);
     if (h.itemsize != f.record_size)
