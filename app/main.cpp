@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <new>
@@ -54,6 +55,20 @@ int run(const cli::Command& cmd) {
   }
   cli::CommandRun r{cmd, opt, stats, progress, report};
   return cmd.entry->run(r);
+}
+
+// A command a signal cancelled says, as it dies, what it kept for --resume (its job's
+// pieces are what its unwinding left: no process holds their lock now) and the two ways
+// on; nothing when it kept nothing, or with -q.
+void say_what_was_kept(const cli::Command& cmd) {
+  const int sig = cli::signal_received();
+  if (!sig || cmd.quiet || !cmd.entry || !cmd.entry->temp_note) return;
+  try {
+    const std::string kept =
+        stale_temp_note(command_debris_dirs(cmd.engine, cmd.entry->output_dir ? std::string() : cmd.output));
+    if (!kept.empty()) std::fprintf(stderr, "gxsort: %s: %s\n", strsignal(sig), cli::one_line(kept).c_str());
+  } catch (...) {  // the process is about to die of the signal: the line is a courtesy
+  }
 }
 
 }  // namespace
@@ -144,7 +159,8 @@ int main(int argc, char** argv) {
     timeline(cmd.engine.context, "work ended (its buffers and backend freed)");
   } catch (...) {
     // Cancelled by a signal (or an error it caused: EPIPE after SIGPIPE): unwound, the
-    // process dies of the signal, silently.
+    // process dies of the signal, saying only what it kept for --resume.
+    say_what_was_kept(cmd);
     cli::end_if_signalled();
     const cli::ErrorReport r = cli::describe_error(cmd, std::current_exception());
     std::fprintf(stderr, "gxsort: %s\n", r.message.c_str());

@@ -152,6 +152,8 @@ void end_at_once_on_signals(unsigned linger_ms) {
   g_at_once.store(true);
 }
 
+int signal_received() { return g_signal.load(); }
+
 void end_if_signalled() {
   if (const int sig = g_signal.load()) end_process(sig);
 }

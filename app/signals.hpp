@@ -33,6 +33,9 @@ const CancelToken* install_signal_handlers(unsigned grace_ms);
 // scheduler had not run yet remove theirs too.
 void end_at_once_on_signals(unsigned linger_ms);
 
+// The signal that cancelled the command (SIGINT, SIGTERM, ...); 0 when none came.
+int signal_received();
+
 // After the command returned or threw: when a signal came, the process dies of it now
 // (the command's temp files are gone with its unwinding; what no destructor removes
 // before the end, the debris list of static storage, goes first). Else it returns.

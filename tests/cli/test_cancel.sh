@@ -28,9 +28,9 @@ journal() { cat T/.gxsort-job.*/journal 2>/dev/null; }
 # let go on. Then: the exit status of that signal, no temp file, the old output kept,
 # the job's pieces kept, and --resume reuses them and gives the bytes of a plain sort.
 cancel_case() {
-  local name=$1 sig=$2 grace=$3
+  local name=$1 sig=$2 grace=$3 quiet=${4:-}
   printf 'OLD CONTENT' >O/old.out
-  GXSORT_TEST_SIGNAL_GRACE_MS=$grace GXSORT_TEST_STOP_AT=journal:run "${SIGINT_DEFAULT[@]}" "$GX" "${SORT[@]}" -q \
+  GXSORT_TEST_SIGNAL_GRACE_MS=$grace GXSORT_TEST_STOP_AT=journal:run "${SIGINT_DEFAULT[@]}" "$GX" "${SORT[@]}" $quiet \
     2>"$WORK/last.err" &
   PID=$!
   if ! stopped_when "$PID" '(($(journal | grep -c "^run ") >= 5))'; then
@@ -44,6 +44,13 @@ cancel_case() {
   [[ -z $l ]] && pass "$name: no temp file left" || fail "$name: no temp file left" "$(echo $l)"
   cmp -s O/old.out old.ref && pass "$name: the existing output is untouched" || fail "$name: the existing output is untouched" "replaced"
   [[ -n $(job_pieces T) ]] && pass "$name: the job's directory is kept" || fail "$name: the job's directory is kept" "none"
+  if [[ -z $quiet ]]; then  # one line as it dies: what it kept, where, how much, and the ways on
+    local said; said=$(cat "$WORK/last.err")
+    [[ $(wc -l <"$WORK/last.err") == 1 && $said == "gxsort: "*": in "*"T: "*"kept for --resume ("*"B;"*"--resume continues"*"\`gxsort clean "*"-T T\` removes them" ]] \
+      && pass "$name: says what it kept for --resume" || fail "$name: says what it kept for --resume" "$said"
+  else
+    [[ ! -s "$WORK/last.err" ]] && pass "$name: -q: nothing said" || fail "$name: -q: nothing said" "$(last_err)"
+  fi
   gx "${SORT[@]}" --resume -v
   expect_rc "$name: --resume exits 0" 0
   same_bytes "$name: --resume gives the bytes of a plain sort" O/old.out ref.bin
@@ -54,7 +61,7 @@ cancel_case() {
     || fail "$name: nothing left after the resume" "$(job_pieces T O) $(leftover_temps T O)"
 }
 cancel_case "SIGINT during run formation, unwound" INT 600000
-cancel_case "SIGTERM during run formation, ended at once (grace 0)" TERM 0
+cancel_case "SIGTERM during run formation, ended at once (grace 0)" TERM 0 -q
 
 # ---- a command blocked where nothing polls: a read from a FIFO without data ----
 mkfifo in.fifo
