@@ -43,6 +43,14 @@ err_mentions "array mtx message" "arr.mtx:1:" "coordinate"
 "${PY[@]}" -c 'import struct; open("bad.bin32","wb").write(struct.pack("<IIII",1,2,3,0xFFFFFFFF))'
 gx graph build bad.bin32 -o b32.csr; expect_rc "bin32 out of range exit 2" 2
 err_mentions "bin32 out of range message" "bad.bin32" "out of range"
+gx bfs pmpp.csr --source 8 --device cpu; expect_rc "bfs from a vertex with no out-edges" 0
+err_mentions "a source with no out-edges: a note" "note: --source 8 has no edge out of it in pmpp.csr" "reaches it alone"
+grep -q "vertices reached 1" "$WORK/last.out" && pass "a source with no out-edges reaches itself" \
+  || fail "a source with no out-edges reaches itself" "$(cat "$WORK/last.out")"
+gx bfs pmpp.csr --source 8 --device cpu -q; expect_rc "bfs -q from a vertex with no out-edges" 0
+[[ ! -s "$WORK/last.err" ]] && pass "a source with no out-edges, -q: no note" || fail "a source with no out-edges, -q: no note" "$(last_err)"
+gx bfs pmpp.csr --source 0 --device cpu
+! grep -q "no edge out of it" "$WORK/last.err" && pass "a source with edges: no note" || fail "a source with edges: no note" "$(last_err)"
 gx bfs pmpp.csr --source 9; expect_rc "source out of range" 2
 gx bfs pmpp.txt --source 0; expect_rc "not a CSR" 2
 gx bfs pmpp.csr; expect_rc "bfs without --source" 2

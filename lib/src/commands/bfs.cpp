@@ -84,6 +84,9 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
     if (b.source >= g.n)
       fail_usage("--source " + std::to_string(b.source) + " is out of range (" + path + " has " + std::to_string(g.n) + " vertices)");
     sources.push_back(b.source);
+    if (g.degree(b.source) == 0 && opt.note)  // exit 0 with "reached 1" would look like a bug
+      opt.note("--source " + std::to_string(b.source) + " has no edge out of it in " + path +
+               ": the search reaches it alone (every other vertex unreachable)");
   } else {
     // Graph500 style: random vertices with at least one edge. More searches than
     // vertices is a mistake (a count meant for another graph, or 2^64-1), not a job.
