@@ -55,6 +55,38 @@ void plan_bfs_search(Prepared& p, uint64_t vertices, uint64_t edges) {
   p.plan = make_plan(p.job);
 }
 
+namespace {
+
+// The searches' sources: --source (checked), or --random-sources vertices with an edge.
+std::vector<uint64_t> search_sources(const graph::CsrGraph& g, const BfsOptions& b, const std::string& path,
+                                     const EngineOptions& opt) {
+  std::vector<uint64_t> sources;
+  if (b.random_sources == 0) {
+    if (b.source >= g.n)
+      fail_usage("--source " + std::to_string(b.source) + " is out of range (" + path + " has " + std::to_string(g.n) + " vertices)");
+    sources.push_back(b.source);
+    if (g.degree(b.source) == 0 && opt.note)  // exit 0 with "reached 1" would look like a bug
+      opt.note("--source " + std::to_string(b.source) + " has no edge out of it in " + path +
+               ": the search reaches it alone (every other vertex unreachable)");
+  } else {
+    // Graph500 style: random vertices with at least one edge. More searches than
+    // vertices is a mistake (a count meant for another graph, or 2^64-1), not a job.
+    if (b.random_sources > g.n)
+      fail_usage(path + ": --random-sources " + std::to_string(b.random_sources) + " is more than its " +
+                 std::to_string(g.n) + " vertices");
+    uint64_t with_edges = 0;
+    for (uint64_t v = 0; v < g.n && with_edges == 0; ++v) with_edges += g.degree(v) > 0;
+    if (with_edges == 0) fail_usage(path + ": no vertex has an edge; give --source");
+    for (uint64_t i = 0; sources.size() < b.random_sources; ++i) {
+      const uint64_t v = mix64(b.seed * 0x9e3779b97f4a7c15ULL + i) % g.n;
+      if (g.degree(v) > 0) sources.push_back(v);
+    }
+  }
+  return sources;
+}
+
+}  // namespace
+
 BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOptions& opt) {
   const auto t0 = Clock::now();
   if (b.random_sources > 0 && (!b.levels_output.empty() || !b.parents_output.empty()))
@@ -79,29 +111,7 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
   res.edges = g.m;
   res.symmetric = g.symmetric;
 
-  std::vector<uint64_t> sources;
-  if (b.random_sources == 0) {
-    if (b.source >= g.n)
-      fail_usage("--source " + std::to_string(b.source) + " is out of range (" + path + " has " + std::to_string(g.n) + " vertices)");
-    sources.push_back(b.source);
-    if (g.degree(b.source) == 0 && opt.note)  // exit 0 with "reached 1" would look like a bug
-      opt.note("--source " + std::to_string(b.source) + " has no edge out of it in " + path +
-               ": the search reaches it alone (every other vertex unreachable)");
-  } else {
-    // Graph500 style: random vertices with at least one edge. More searches than
-    // vertices is a mistake (a count meant for another graph, or 2^64-1), not a job.
-    if (b.random_sources > g.n)
-      fail_usage(path + ": --random-sources " + std::to_string(b.random_sources) + " is more than its " +
-                 std::to_string(g.n) + " vertices");
-    uint64_t with_edges = 0;
-    for (uint64_t v = 0; v < g.n && with_edges == 0; ++v) with_edges += g.degree(v) > 0;
-    if (with_edges == 0) fail_usage(path + ": no vertex has an edge; give --source");
-    for (uint64_t i = 0; sources.size() < b.random_sources; ++i) {
-      const uint64_t v = mix64(b.seed * 0x9e3779b97f4a7c15ULL + i) % g.n;
-      if (g.degree(v) > 0) sources.push_back(v);
-    }
-  }
-
+  const std::vector<uint64_t> sources = search_sources(g, b, path, opt);
   res.load_seconds = since(t0);
   const std::vector<graph::BfsRun> runs = p.backend->bfs(g, sources, p.plan.bfs.device);
   res.backend = runs.front().backend;
