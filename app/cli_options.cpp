@@ -172,7 +172,7 @@ Format build_format(const Args& a, const po::variables_map& vm) {
 
 bool any_npy(const std::vector<std::string>& paths) {
   for (const std::string& p : paths)
-    if (p.size() > 4 && p.compare(p.size() - 4, 4, ".npy") == 0) return true;
+    if (has_npy_name(p)) return true;
   return false;
 }
 

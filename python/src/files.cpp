@@ -10,10 +10,6 @@ namespace gxsort::py {
 using namespace nb::literals;
 namespace {
 
-bool ends_with_npy(const std::string& path) {
-  return path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0;
-}
-
 // The engine options of a file command: its resources and flags, and the records' format,
 // from `fields` or, for .npy inputs, from their header (keys: the field names of `keys`).
 EngineOptions file_options(const std::vector<std::string>& inputs, const std::string& output, size_t record_size,
@@ -25,7 +21,7 @@ EngineOptions file_options(const std::vector<std::string>& inputs, const std::st
   std::string descr;
   bool npy_in = false;
   for (const std::string& in : inputs) {
-    if (!ends_with_npy(in)) continue;
+    if (!has_npy_name(in)) continue;
     const NpyInput n = npy_input(in, given || npy_in ? &e.format : nullptr, keys);
     if (!npy_in) descr = n.descr;
     e.format = n.format;
@@ -34,7 +30,7 @@ EngineOptions file_options(const std::vector<std::string>& inputs, const std::st
   if (!given && !npy_in)
     throw Error(ExitCode::usage, inputs.empty() ? "no input" : inputs[0] + ": give dtype= (not a .npy file)");
   e.format.reverse = e.format.reverse != reverse;
-  if (npy_in || ends_with_npy(output)) e.npy_descr = npy_in ? descr : npy_descr_for(e.format);
+  if (npy_in || has_npy_name(output)) e.npy_descr = npy_in ? descr : npy_descr_for(e.format);
   if (options.contains("float_order")) {  // the format known, .npy headers read (as the CLI's --float-order)
     const auto order = nb::cast<std::string>(options["float_order"]);
     e.format = with_float_order(e.format, parse_choice(order, "float_order", kFloatOrders));

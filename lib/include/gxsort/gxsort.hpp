@@ -220,6 +220,8 @@ struct NpyInput {
   std::string descr;
 };
 NpyInput npy_input(const std::string& path, const Format* given, const std::vector<std::string>& keys);
+// Whether a path names a .npy file (ends in ".npy"): how every command tells them apart.
+bool has_npy_name(const std::string& path);
 std::string npy_descr_for(const Format& format);
 
 // gxsort sort IN -o OUT: a stable sort of the records of IN into OUT (which may be IN).

@@ -138,6 +138,8 @@ io::File open_input(const std::string& path, const Format& f) {
   return in;
 }
 
+bool has_npy_name(const std::string& path) { return npy::has_npy_name(path); }
+
 NpyInput npy_input(const std::string& path, const Format* given, const std::vector<std::string>& keys) {
   io::File in = io::File::open_input(path);
   const npy::Header h = read_npy_header(in);
