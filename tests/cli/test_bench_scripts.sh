@@ -16,4 +16,11 @@ expect_rc "ab_in_memory.sh ONLY=u64 EXTRA=--memory 1M: exits 0" 0
 [[ $(grep -c '^| ' ab.txt) == 2 && $(grep -c '^| u64 |' ab.txt) == 1 ]] && pass "ab_in_memory.sh ONLY=u64: the u64 row alone" ||
   fail "ab_in_memory.sh ONLY rows" "$(cat ab.txt)"
 ! grep -q DIFFERS ab.txt && pass "ab_in_memory.sh out of core: the output is the reference's" || fail "ab_in_memory.sh ooc outputs" "$(cat ab.txt)"
+# bfs_bench.sh at scale 8 on the CPU: its graph build runs (it once passed an option
+# graph build no longer takes, and failed at once) and the CPU column has a time.
+THREADS=2 SOURCES=2 WORK="$WORK" bash "$ROOT/tools/bench/bfs_bench.sh" "$GX" 8 >bfs.txt 2>&1
+RC=$?
+expect_rc "bfs_bench.sh scale 8: exits 0" 0
+grep -Eq '^\|  8 \| .*\| +[0-9.]+ \| +[0-9.]+ \| +([0-9.]+|n/a) \| +([0-9.]+|n/a) \|$' bfs.txt && pass "bfs_bench.sh scale 8: a row with the CPU search's time" ||
+  fail "bfs_bench.sh row" "$(cat bfs.txt)"
 finish

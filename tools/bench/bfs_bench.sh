@@ -38,7 +38,7 @@ for S in "${SCALES[@]}"; do
   gen_s=$(awk "BEGIN{print $t1 - $t0}")
   cat "$E" >/dev/null
   t0=$(now); cp "$E" "$WORK/copy.bin"; sync "$WORK/copy.bin"; t1=$(now); rm -f "$WORK/copy.bin"
-  t2=$(now); "$GX" graph build "$E" --symmetrize -o "$G" --tmp-dir "$WORK" -q --stats "$WORK/build.json"; t3=$(now)
+  t2=$(now); "$GX" graph build "$E" --symmetrize -o "$G" --tmp-dir "$WORK" -q --stats-json "$WORK/build.json" || exit 1; t3=$(now)
   echo "scale $S build phases: $(grep -o '"phases".*' "$WORK/build.json" | tr -d '{}[]"' | cut -c1-400)" >&2
   cp_s=$(awk "BEGIN{print $t1 - $t0}"); build_s=$(awk "BEGIN{print $t3 - $t2}")
   rm -f "$E"
