@@ -9,6 +9,8 @@
 #                              takes the GPU); CLI_TESTS="streams trust" runs those scripts
 #                              only (each gxsort there starts the device: the whole suite
 #                              takes more than the 10 minutes of one device call)
+#   tools/gpu-check.sh lines   tools/bench/lines.sh on LINES_BYTES of text (default 10 GB),
+#                              gen_lines from $BUILD/bench
 #   tools/gpu-check.sh python  the Python package's tests (tests/python: CuPy and torch device
 #                              arrays too) and tools/bench/python_peers.py (PY_BENCH: its
 #                              options), with the package carried in $PY_PKG (a folder
@@ -35,6 +37,12 @@ if [ "$mode" = cli ]; then
     [ $rc = 0 ] || [ $rc = 77 ] || { fail=1; grep '^FAIL' "$out/cli_$name.log" | head -5; }
   done
   exit $fail
+fi
+
+if [ "$mode" = lines ]; then
+  step "text lines: tools/bench/lines.sh ${LINES_BYTES:-10000000000}"
+  GEN_LINES=$PWD/$b/bench/gen_lines bash tools/bench/lines.sh "$g" "${LINES_BYTES:-10000000000}" /tmp 2>&1 | tee "$out/lines.log"
+  exit "${PIPESTATUS[0]}"
 fi
 
 if [ "$mode" = python ]; then
