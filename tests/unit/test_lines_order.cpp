@@ -339,6 +339,9 @@ std::vector<Args> option_sets() {
       {"-t", "\r", "-k2r", "-k1,1"},
       {"-k4,4", "-k3,3nr", "-k99"},
       {"-k", "3.2bi,3.4bd"},
+      {"-z", "-fd"},
+      {"-z", "-b", "-k2,2"},
+      {"-z", "-h", "-u"},
   };
 }
 
@@ -464,7 +467,7 @@ TEST_CASE("lines order: what GNU accepts and gxsort refuses, or LineOptions cann
   CHECK(refusal(o) == "-M: month sort is not supported by gxsort");
   o.global = "nR";
   CHECK(refusal(o) == "-R: random sort is not supported by gxsort");
-  o.global = "x";
+  o.global = "nxb";
   CHECK(refusal(o) == "unknown ordering option '-x'");
   o = LineOptions{};
   o.keys = {"2", "2,3V"};
