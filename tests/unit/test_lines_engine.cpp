@@ -183,6 +183,15 @@ TEST_CASE("lines engine: sort in memory equals a stable sort by compare_lines") 
       }
 }
 
+TEST_CASE("lines engine: a large group of lines with a long shared prefix goes deeper in parallel") {
+  LinesDir dir;
+  std::mt19937_64 rng(3);
+  std::string text;
+  for (int i = 0; i < 100000; ++i)
+    text += "https://example.com/a/long/shared/path/" + std::to_string(rng() % 3000) + "?q=" + std::to_string(rng() % 50) + "\n";
+  for (const LineOrder& order : orders('\n')) check_sorted_files(dir, {text}, order, options(dir, 64 << 20));
+}
+
 TEST_CASE("lines engine: several inputs are one text, each ended by a terminator") {
   LinesDir dir;
   const LineOrder order;
