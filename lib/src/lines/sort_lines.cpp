@@ -26,7 +26,7 @@ Written sort_block(const std::vector<LineRef>& lines, const io::File& out, const
   std::vector<uint8_t> keep;
   if (job.order.unique) keep = unique_flags(lines, perm, job.order, job.threads);
   Written w;
-  w.bytes = write_sorted(out, 0, lines, perm, keep, job.order.terminator, job.threads);
+  w.bytes = write_sorted(out, 0, lines, perm, keep, job.order.terminator, job.threads, job.gather_buffer);
   w.lines = keep.empty() ? lines.size() : size_t(std::count(keep.begin(), keep.end(), uint8_t(1)));
   return w;
 }
@@ -112,6 +112,7 @@ RunStats sort_lines(const std::vector<std::string>& inputs, const std::string& o
   const lines::LinesJob job = lines::lines_job(order, opt, output);
   lines::LineSource src(inputs, job.order.terminator);
   io::Output out = io::Output::open(opt.context, output, job.tmp_dirs[0], "out");
+  if (!out.streamed()) out.file().start_write_behind();  // as engine/sort.cpp: the disk works as it is written
   RunStats st;
   st.command = "sort";
   st.backend = lines::prefix_backend(opt);
