@@ -10,7 +10,9 @@ namespace gxsort::lines {
 LineChunks::LineChunks(LineSource& src, char terminator, uint64_t memory, unsigned threads)
     : src_(src), terminator_(terminator), memory_(memory), threads_(threads) {
   base_cap_ = size_t(std::max<uint64_t>(memory / 2, 4096));
-  if (src.all_regular()) base_cap_ = size_t(std::min<uint64_t>(base_cap_, src.regular_bytes() + src.inputs()));
+  // Room for all of small regular inputs, their owed terminators and a byte more, so
+  // that their end is seen as the buffer fills (one chunk: sorted straight into the output).
+  if (src.all_regular()) base_cap_ = size_t(std::min<uint64_t>(base_cap_, src.regular_bytes() + src.inputs() + 1));
   resize(std::max<size_t>(base_cap_, 1));
 }
 
