@@ -142,13 +142,30 @@ EngineOptions options(const LinesDir& dir, uint64_t memory, size_t fan_in = 0) {
   return opt;
 }
 
-// The orders the tests run: whole lines, reversed, unique.
+LineOrder gnu_order(std::vector<std::string> keys, std::string global, std::string separator, bool stable,
+                    bool unique, char t) {
+  LineOptions o;
+  o.keys = std::move(keys);
+  o.global = std::move(global);
+  o.separator = std::move(separator);
+  o.stable = stable;
+  o.unique = unique;
+  o.zero_terminated = t == '\0';
+  return line_order(o);
+}
+
+// The orders the tests run: whole lines (reversed, unique), and GNU sort's keys: -k2,2n
+// -t' ', -k1,1f -s, -k2r, -n, -u -k3,3 -t' ', -h -r.
 std::vector<LineOrder> orders(char t) {
-  std::vector<LineOrder> v(3);
-  v[1].reverse = true;
-  v[2].unique = true;
-  for (LineOrder& o : v) o.terminator = t;
-  return v;
+  return {gnu_order({}, "", "", false, false, t),
+          gnu_order({}, "r", "", false, false, t),
+          gnu_order({}, "", "", false, true, t),
+          gnu_order({"2,2n"}, "", " ", false, false, t),
+          gnu_order({"1,1f"}, "", "", true, false, t),
+          gnu_order({"2"}, "r", "", false, false, t),
+          gnu_order({}, "n", "", false, false, t),
+          gnu_order({"3,3"}, "", " ", false, true, t),
+          gnu_order({}, "hr", "", false, false, t)};
 }
 
 // Sorts `texts` (written to files in `dir`) with `opt` and checks the output and that
@@ -183,7 +200,7 @@ TEST_CASE("lines engine: sort in memory equals a stable sort by compare_lines") 
       }
 }
 
-TEST_CASE("lines engine: a large group of lines with a long shared prefix goes deeper in parallel") {
+TEST_CASE("lines engine: large groups of tied prefixes (a long shared prefix, numbers all 0)") {
   LinesDir dir;
   std::mt19937_64 rng(3);
   std::string text;
@@ -192,7 +209,10 @@ TEST_CASE("lines engine: a large group of lines with a long shared prefix goes d
   // --device auto: on a GPU machine its prefixes are sorted there, to the same bytes.
   EngineOptions opt = options(dir, 64 << 20);
   opt.device = Device::automatic;
-  for (const LineOrder& order : orders('\n')) check_sorted_files(dir, {text}, order, opt);
+  // Whole lines, -r, -u and -k1,1f -s go deeper; -n ties all (no number): one group
+  // that compare_lines sorts on every thread.
+  const std::vector<LineOrder> all = orders('\n');
+  for (size_t k : {0, 1, 2, 4, 6}) check_sorted_files(dir, {text}, all[k], opt);
 }
 
 TEST_CASE("lines engine: several inputs are one text, each ended by a terminator") {

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "lines/prefix.hpp"
+#include "lines/stable_sort.hpp"
 #include "parallel/parallel_for.hpp"
 
 namespace gxsort::lines {
@@ -52,14 +53,15 @@ class GroupSorter {
     }
   }
 
- private:
-  // A stable sort by compare_lines; a group already in order (equal lines) is left as
-  // it is after one pass, not sorted.
-  void by_compare(uint64_t* idx, size_t n) const {
+  // A stable sort by compare_lines on `threads` threads (a large group no prefix
+  // splits); a group already in order (equal lines) is left as it is after one pass.
+  void by_compare(uint64_t* idx, size_t n, unsigned threads = 1) const {
     auto less = [&](uint64_t a, uint64_t b) { return compare_lines(order_, lines_[a].view(), lines_[b].view()) < 0; };
-    if (std::is_sorted(idx, idx + n, less)) return;
-    std::stable_sort(idx, idx + n, less);
+    if (parallel_is_sorted(idx, n, threads, less)) return;
+    parallel_stable_sort(idx, n, threads, less);
   }
+
+ private:
 
   const std::vector<LineRef>& lines_;
   const LineOrder& order_;
@@ -100,13 +102,15 @@ bool all_equal(const std::vector<uint64_t>& v, unsigned threads) {
 
 struct Group {
   size_t start, size;
+  bool exhausted;
 };
 
 void resolve(const Resolve& r, uint64_t* idx, size_t n, size_t depth);
+void order_large(const Resolve& r, const Group& g, uint64_t* idx, size_t depth);
 
 // The groups of equal prefixes in sorted order (`sorted` holds them): each part of the
 // positions orders the groups that start in it (a group may run past its end) unless
-// the group is large: those are returned, for passes of their own.
+// the group is large: those are returned, for passes of their own on every thread.
 std::vector<Group> order_groups(const Resolve& r, uint64_t* idx, const std::vector<uint64_t>& sorted,
                                 const std::vector<uint8_t>& exhausted, size_t depth) {
   const size_t n = sorted.size();
@@ -121,9 +125,9 @@ std::vector<Group> order_groups(const Resolve& r, uint64_t* idx, const std::vect
       size_t t = s + 1;
       bool ex = exhausted[s];
       for (; t < n && sorted[t] == sorted[s]; ++t) ex = ex && exhausted[t];
-      if (t - s >= kLargeGroup && !ex && r.deeper && depth + 8 < kMaxDepth) {
+      if (t - s >= kLargeGroup) {
         std::lock_guard<std::mutex> l(m);
-        large.push_back({s, t - s});
+        large.push_back({s, t - s, ex});
       } else if (t - s > 1) {
         r.sorter.order(idx + s, t - s, depth, ex);
       }
@@ -142,8 +146,7 @@ void resolve(const Resolve& r, uint64_t* idx, size_t n, size_t depth) {
   prefixes_at(r, idx, n, depth, prefixes, exhausted);
   if (all_equal(prefixes, r.mo.threads)) {
     const bool ex = std::all_of(exhausted.begin(), exhausted.end(), [](uint8_t e) { return e != 0; });
-    if (ex || !r.deeper || depth + 8 >= kMaxDepth) return r.sorter.order(idx, n, depth, true);
-    return resolve(r, idx, n, depth + 8);
+    return order_large(r, {0, n, ex}, idx, depth);
   }
   std::vector<uint64_t> perm(n);
   argsort(prefixes.data(), n, Format::typed(KeyType::u64), perm.data(), r.mo);
@@ -163,7 +166,14 @@ void resolve(const Resolve& r, uint64_t* idx, size_t n, size_t depth) {
   });
   std::vector<uint64_t>().swap(prefixes);
   std::vector<uint64_t>().swap(perm);
-  for (const Group& g : order_groups(r, idx, sorted, sorted_exhausted, depth)) resolve(r, idx + g.start, g.size, depth + 8);
+  for (const Group& g : order_groups(r, idx, sorted, sorted_exhausted, depth)) order_large(r, g, idx, depth);
+}
+
+// A large group of lines whose prefixes agree at `depth`: deeper prefixes sorted on
+// every thread, or, where none says more, a stable sort by compare_lines on every thread.
+void order_large(const Resolve& r, const Group& g, uint64_t* idx, size_t depth) {
+  if (g.exhausted || !r.deeper || depth + 8 >= kMaxDepth) return r.sorter.by_compare(idx + g.start, g.size, r.mo.threads);
+  resolve(r, idx + g.start, g.size, depth + 8);
 }
 
 }  // namespace
