@@ -228,8 +228,17 @@ TEST_CASE("lines engine: several inputs are one text, each ended by a terminator
   EngineOptions opt = options(dir, 64 << 20);  // -u given as an engine option
   opt.unique = true;
   write_text(dir.at("in"), "b\na\nb\n");
+  std::remove(dir.at("out").c_str());
+  bool output_there = true;
+  uint64_t records = 0;
+  opt.before_commit = [&](const RunStats& st) {  // the stats, before the output is made
+    output_there = access(dir.at("out").c_str(), F_OK) == 0;
+    records = st.records;
+  };
   sort_lines({dir.at("in")}, dir.at("out"), order, opt);
   CHECK(read_text(dir.at("out")) == "a\nb\n");
+  CHECK(!output_there);
+  CHECK(records == 3);
 }
 
 TEST_CASE("lines engine: out of core, runs merged in several passes") {
