@@ -260,7 +260,8 @@ TEST_CASE("lines engine: out of core, runs merged in several passes") {
 TEST_CASE("lines engine: a stream (a FIFO) in memory and through runs") {
   LinesDir dir;
   for (uint64_t memory : {uint64_t(64) << 20, uint64_t(1) << 20}) {
-    const std::string fifo = dir.at("fifo"), text = random_text(21, 20000, '\n', false);
+    const std::string fifo = dir.at("fifo"), text = random_text(21, 60000, '\n', false);  // > 1 MiB: its buffer grows
+    REQUIRE(text.size() > (1 << 20));
     REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
     std::thread writer([&] {
       sigset_t pipe;  // a reader that failed early: this write fails, the test goes on
