@@ -19,15 +19,22 @@ struct Written {
   uint64_t lines = 0, bytes = 0;
 };
 
-// `lines` sorted (-u: the first of equal keys kept) into `out` from byte 0.
-Written sort_block(const std::vector<LineRef>& lines, const io::File& out, const LinesJob& job) {
+// `lines` sorted (-u: the first of equal keys kept) into `out` from byte 0. The sort of
+// the whole text (not a run's) reports its "sort" and "write" phases to `progress`.
+Written sort_block(const std::vector<LineRef>& lines, const io::File& out, const LinesJob& job,
+                   const ProgressFn& progress = nullptr) {
   const std::vector<uint64_t> perm = sorted_permutation(lines, job.order, job.sort_options);
   throw_if_cancelled(job.sort_options.cancel);
+  if (progress) {
+    const uint64_t bytes = written_bytes(lines.data(), lines.size());
+    progress({"sort", bytes, bytes, 0, 0});
+  }
   std::vector<uint8_t> keep;
   if (job.order.unique) keep = unique_flags(lines, perm, job.order, job.threads);
   Written w;
   w.bytes = write_sorted(out, 0, lines, perm, keep, job.order.terminator, job.threads, job.gather_buffer);
   w.lines = keep.empty() ? lines.size() : size_t(std::count(keep.begin(), keep.end(), uint8_t(1)));
+  if (progress) progress({"write", w.bytes, w.bytes, 0, 0});
   return w;
 }
 
@@ -48,9 +55,8 @@ bool sort_mapped(LineSource& src, io::Output& out, const LinesJob& job, RunStats
   throw_if_cancelled(job.sort_options.cancel);
   st.phases.push_back({"index", since(t0), text, 0});
   const auto t1 = Clock::now();
-  const Written w = sort_block(lines, out.file(), job);
+  const Written w = sort_block(lines, out.file(), job, progress);
   st.phases.push_back({"sort and write", since(t1), 0, w.bytes});
-  if (progress) progress({"sort", text, text, 0, 0});
   st.mode = "in memory";
   st.records = lines.size();
   st.input_bytes = text;
@@ -71,7 +77,7 @@ void sort_chunks(LineSource& src, io::Output& out, const LinesJob& job, const En
     throw_if_cancelled(opt.cancel);
     st.records += lines.size();
     if (runs.empty() && chunks.at_end()) {  // all of it in one chunk
-      st.output_bytes = sort_block(lines, out.file(), job).bytes;
+      st.output_bytes = sort_block(lines, out.file(), job, progress).bytes;
       st.mode = "in memory";
       st.input_bytes = src.bytes_read();
       st.phases.push_back({"read, sort and write", since(t0), st.input_bytes, st.output_bytes});
@@ -99,7 +105,7 @@ void sort_chunks(LineSource& src, io::Output& out, const LinesJob& job, const En
 std::vector<ProgressStage> lines_stages(const LineSource& src, const LinesJob& job) {
   if (!src.all_regular()) return {};
   const uint64_t text = src.regular_bytes();
-  if (text <= job.memory) return {{"sort", 0, text}};
+  if (text <= job.memory) return {{"sort", 0, text}, {"write", 0, text}};
   return {{"sort runs", 0, text}, {"merge", 0, text}};
 }
 
