@@ -19,6 +19,17 @@ constexpr size_t kMaxDepth = 256;
 // on one thread.
 constexpr size_t kLargeGroup = size_t(1) << 16;
 
+// A stable sort of a few elements without the buffer std::stable_sort allocates.
+template <class Less>
+void insertion_sort(uint64_t* v, size_t n, const Less& less) {
+  for (size_t i = 1; i < n; ++i) {
+    const uint64_t x = v[i];
+    size_t j = i;
+    for (; j > 0 && less(x, v[j - 1]); --j) v[j] = v[j - 1];
+    v[j] = x;
+  }
+}
+
 struct Deeper {
   uint64_t prefix, index;
   bool exhausted;
@@ -54,9 +65,11 @@ class GroupSorter {
   }
 
   // A stable sort by compare_lines on `threads` threads (a large group no prefix
-  // splits); a group already in order (equal lines) is left as it is after one pass.
+  // splits); a group already in order (equal lines) is left as it is after one pass
+  // (a small one's insertion sort makes that pass itself, and allocates nothing).
   void by_compare(uint64_t* idx, size_t n, unsigned threads = 1) const {
     auto less = [&](uint64_t a, uint64_t b) { return compare_lines(order_, lines_[a].view(), lines_[b].view()) < 0; };
+    if (n <= kSmallGroup) return insertion_sort(idx, n, less);
     if (parallel_is_sorted(idx, n, threads, less)) return;
     parallel_stable_sort(idx, n, threads, less);
   }
