@@ -3,6 +3,7 @@
 // Resume of a killed sort of lines is not built (the engine's job journal,
 // engine/job.hpp, would keep its runs: see merge_runs).
 #include <algorithm>
+#include <memory>
 
 #include "engine/engine.hpp"
 #include "engine/whole_progress.hpp"
@@ -69,14 +70,14 @@ bool sort_mapped(LineSource& src, io::Output& out, const LinesJob& job, RunStats
 void sort_chunks(LineSource& src, io::Output& out, const LinesJob& job, const EngineOptions& opt, RunStats& st,
                  const ProgressFn& progress) {
   const auto t0 = Clock::now();
-  LineChunks chunks(src, job.order.terminator, job.memory, job.threads);
+  auto chunks = std::make_unique<LineChunks>(src, job.order.terminator, job.memory, job.threads);
   std::vector<io::TempFile> runs;
   std::vector<LineRef> lines;
   const uint64_t total = src.all_regular() ? src.regular_bytes() : 0;
-  while (chunks.next(lines)) {
+  while (chunks->next(lines)) {
     throw_if_cancelled(opt.cancel);
     st.records += lines.size();
-    if (runs.empty() && chunks.at_end()) {  // all of it in one chunk
+    if (runs.empty() && chunks->at_end()) {  // all of it in one chunk
       st.output_bytes = sort_block(lines, out.file(), job, progress).bytes;
       st.mode = "in memory";
       st.input_bytes = src.bytes_read();
@@ -87,6 +88,8 @@ void sort_chunks(LineSource& src, io::Output& out, const LinesJob& job, const En
     sort_block(lines, runs.back().file(), job);
     if (progress) progress({"sort runs", src.bytes_read(), total, 0, 0});
   }
+  chunks.reset();  // its buffer, half the budget, is the merge's now
+  std::vector<LineRef>().swap(lines);
   st.mode = "runs";
   st.runs = runs.size();
   st.input_bytes = src.bytes_read();
