@@ -123,6 +123,8 @@ MergeCounts merge_runs(std::vector<io::TempFile> runs, const io::File& out, size
                        size_t& levels) {
   fan_in = std::max<size_t>(fan_in, 2);
   levels = 1;
+  MergeSetup pass = setup;  // the passes before the last report no progress: the last merge's is the phase's
+  pass.progress = nullptr;
   size_t next_dir = 0;
   while (runs.size() > fan_in) {
     std::vector<io::TempFile> merged;
@@ -134,7 +136,7 @@ MergeCounts merge_runs(std::vector<io::TempFile> runs, const io::File& out, size
         continue;
       }
       io::TempFile t = io::TempFile::create(context, tmp_dirs[next_dir++ % tmp_dirs.size()], "lines");
-      merge_group(runs, b, e, t.file(), setup);
+      merge_group(runs, b, e, t.file(), pass);
       for (size_t i = b; i < e; ++i) runs[i].remove();
       merged.push_back(std::move(t));
     }

@@ -37,6 +37,7 @@ RunStats merge_lines(const std::vector<std::string>& inputs, const std::string& 
   st.runs = inputs.size();
   st.merge_levels = 1;
   st.phases.push_back({"merge", since(t0), st.input_bytes, n.bytes});
+  throw_if_cancelled(opt.cancel);  // the last boundary: nothing replaced yet
   commit_outputs({&out}, st, t0, opt);
   return st;
 }

@@ -130,6 +130,7 @@ RunStats sort_lines(const std::vector<std::string>& inputs, const std::string& o
   if (!(src.all_regular() && lines::sort_mapped(src, out, job, st, progress)))
     lines::sort_chunks(src, out, job, opt, st, progress);
   src.check_unchanged();
+  throw_if_cancelled(opt.cancel);  // the last boundary: nothing replaced yet
   commit_outputs({&out}, st, t0, opt);
   return st;
 }
