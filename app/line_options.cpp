@@ -1,5 +1,7 @@
 #include "line_options.hpp"
 
+#include <cctype>
+
 #include "commands.hpp"
 #include "spellings.hpp"
 
@@ -39,7 +41,7 @@ void refuse_record_options(const Args& a, const po::variables_map& vm, const Com
     if (given(vm, name)) fail_usage(cmd.name + ": --" + name + " does not apply to text lines (it describes binary records)");
   if (!a.format.empty() && a.format != "lines") fail_usage(cmd.name + ": --format " + a.format + lines + "have no record format");
   for (const std::string& key : a.keys)
-    if (!gnu_key_syntax(key))
+    if (key.find(':') != std::string::npos)
       fail_usage(cmd.name + ": --key " + key + ": a key of binary records; text lines take GNU's -k POS1[,POS2] (-k2,2n)");
   if (cmd.engine.resume) fail_usage(cmd.name + ": --resume of text lines: not built yet (run the sort again)");
   if (cmd.distributed) fail_usage(cmd.name + ": --distributed of text lines: not built yet");
@@ -72,8 +74,9 @@ void add_line_options(po::options_description& d, Args& a) {
 
 bool wants_lines(const Args& a, const po::variables_map& vm) {
   if (a.lines || a.format == "lines" || a.zero_terminated || given(vm, "field-separator")) return true;
-  for (const std::string& key : a.keys)
-    if (gnu_key_syntax(key)) return true;
+  for (const std::string& key : a.keys)  // GNU's POS (line_order says what is wrong in one: -k2,2q)
+    if (gnu_key_syntax(key) || (std::isdigit(static_cast<unsigned char>(key[0])) && key.find(':') == std::string::npos))
+      return true;
   std::string letters = global_letters(a);
   return letters.find_first_not_of('r') != std::string::npos;  // -r alone orders records too
 }
