@@ -1,17 +1,127 @@
-// PLACEHOLDER (replaced by the helper that writes the lines engine).
-#include "gxsort/error.hpp"
-#include "gxsort/lines.hpp"
+// sort of text lines: in memory when the inputs and their index fit the budget (regular
+// files mapped, a stream read into a buffer), else sorted runs in temp files merged.
+// Resume of a killed sort of lines is not built (the engine's job journal,
+// engine/job.hpp, would keep its runs: see merge_runs).
+#include <algorithm>
+
+#include "engine/engine.hpp"
+#include "engine/whole_progress.hpp"
+#include "lines/chunks.hpp"
+#include "lines/lines_job.hpp"
+#include "lines/sort_in_memory.hpp"
+#include "lines/write_lines.hpp"
 
 namespace gxsort {
+namespace lines {
+namespace {
 
-RunStats sort_lines(const std::vector<std::string>&, const std::string&, const LineOrder&, const EngineOptions&) {
-  throw Error(ExitCode::usage, "lines: not built yet");
+struct Written {
+  uint64_t lines = 0, bytes = 0;
+};
+
+// `lines` sorted (-u: the first of equal keys kept) into `out` from byte 0.
+Written sort_block(const std::vector<LineRef>& lines, const io::File& out, const LinesJob& job) {
+  const std::vector<uint64_t> perm = sorted_permutation(lines, job.order, job.sort_options);
+  throw_if_cancelled(job.sort_options.cancel);
+  std::vector<uint8_t> keep;
+  if (job.order.unique) keep = unique_flags(lines, perm, job.order, job.threads);
+  Written w;
+  w.bytes = write_sorted(out, 0, lines, perm, keep, job.order.terminator, job.threads);
+  w.lines = keep.empty() ? lines.size() : size_t(std::count(keep.begin(), keep.end(), uint8_t(1)));
+  return w;
 }
-RunStats merge_lines(const std::vector<std::string>&, const std::string&, const LineOrder&, const EngineOptions&) {
-  throw Error(ExitCode::usage, "lines: not built yet");
+
+// Regular inputs whose text and index fit the budget, mapped and sorted into `out`.
+// False (nothing written) when they do not fit.
+bool sort_mapped(LineSource& src, io::Output& out, const LinesJob& job, RunStats& st, const ProgressFn& progress) {
+  const uint64_t text = src.regular_bytes();
+  if (text > job.memory) return false;
+  const auto t0 = Clock::now();
+  const std::vector<io::MappedFile> maps = map_inputs(src);
+  const size_t max_lines = size_t((job.memory - text) / kIndexBytesPerLine);
+  std::vector<LineRef> lines;
+  for (const io::MappedFile& m : maps) {
+    const size_t covered = index_lines(reinterpret_cast<const char*>(m.data()), m.size(), job.order.terminator,
+                                       job.threads, lines, max_lines - std::min(max_lines, lines.size()));
+    if (covered < m.size()) return false;
+  }
+  throw_if_cancelled(job.sort_options.cancel);
+  st.phases.push_back({"index", since(t0), text, 0});
+  const auto t1 = Clock::now();
+  const Written w = sort_block(lines, out.file(), job);
+  st.phases.push_back({"sort and write", since(t1), 0, w.bytes});
+  if (progress) progress({"sort", text, text, 0, 0});
+  st.mode = "in memory";
+  st.records = lines.size();
+  st.input_bytes = text;
+  st.output_bytes = w.bytes;
+  return true;
 }
-LinesCheck check_lines(const std::string&, const LineOrder&, const EngineOptions&) {
-  throw Error(ExitCode::usage, "lines: not built yet");
+
+// The text in chunks: one chunk (all of it) sorted into `out`, else each into a run,
+// the runs merged into `out`.
+void sort_chunks(LineSource& src, io::Output& out, const LinesJob& job, const EngineOptions& opt, RunStats& st,
+                 const ProgressFn& progress) {
+  const auto t0 = Clock::now();
+  LineChunks chunks(src, job.order.terminator, job.memory, job.threads);
+  std::vector<io::TempFile> runs;
+  std::vector<LineRef> lines;
+  const uint64_t total = src.all_regular() ? src.regular_bytes() : 0;
+  while (chunks.next(lines)) {
+    throw_if_cancelled(opt.cancel);
+    st.records += lines.size();
+    if (runs.empty() && chunks.at_end()) {  // all of it in one chunk
+      st.output_bytes = sort_block(lines, out.file(), job).bytes;
+      st.mode = "in memory";
+      st.input_bytes = src.bytes_read();
+      st.phases.push_back({"read, sort and write", since(t0), st.input_bytes, st.output_bytes});
+      return;
+    }
+    runs.push_back(io::TempFile::create(opt.context, job.tmp_dirs[runs.size() % job.tmp_dirs.size()], "lines"));
+    sort_block(lines, runs.back().file(), job);
+    if (progress) progress({"sort runs", src.bytes_read(), total, 0, 0});
+  }
+  st.mode = "runs";
+  st.runs = runs.size();
+  st.input_bytes = src.bytes_read();
+  st.phases.push_back({"sort runs", since(t0), st.input_bytes, 0});
+  const auto t1 = Clock::now();
+  MergeSetup setup = merge_setup(job, opt, false);
+  if (progress) setup.progress = [&](uint64_t read) { progress({"merge", read, st.input_bytes, 0, 0}); };
+  const MergeCounts n = merge_runs(std::move(runs), out.file(), job.fan_in, job.tmp_dirs, opt.context, setup,
+                                   st.merge_levels);
+  st.output_bytes = n.bytes;
+  st.phases.push_back({"merge", since(t1), 0, n.bytes});
+}
+
+// The job's stages for the whole progress: a sort and a write of the text, or runs
+// written and merged (the passes of a merge of more runs than the fan-in not counted).
+std::vector<ProgressStage> lines_stages(const LineSource& src, const LinesJob& job) {
+  if (!src.all_regular()) return {};
+  const uint64_t text = src.regular_bytes();
+  if (text <= job.memory) return {{"sort", 0, text}};
+  return {{"sort runs", 0, text}, {"merge", 0, text}};
+}
+
+}  // namespace
+}  // namespace lines
+
+RunStats sort_lines(const std::vector<std::string>& inputs, const std::string& output, const LineOrder& order,
+                    const EngineOptions& opt) {
+  const auto t0 = Clock::now();
+  const lines::LinesJob job = lines::lines_job(order, opt, output);
+  lines::LineSource src(inputs, job.order.terminator);
+  io::Output out = io::Output::open(opt.context, output, job.tmp_dirs[0], "out");
+  RunStats st;
+  st.command = "sort";
+  st.backend = lines::prefix_backend(opt);
+  WholeProgress whole(opt.progress, lines::lines_stages(src, job));
+  const ProgressFn progress = whole.fn();
+  if (!(src.all_regular() && lines::sort_mapped(src, out, job, st, progress)))
+    lines::sort_chunks(src, out, job, opt, st, progress);
+  src.check_unchanged();
+  commit_outputs({&out}, st, t0, opt);
+  return st;
 }
 
 }  // namespace gxsort

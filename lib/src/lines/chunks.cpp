@@ -1,0 +1,73 @@
+#include "lines/chunks.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "lines/line_reader.hpp"
+
+namespace gxsort::lines {
+
+LineChunks::LineChunks(LineSource& src, char terminator, uint64_t memory, unsigned threads)
+    : src_(src), terminator_(terminator), memory_(memory), threads_(threads) {
+  base_cap_ = size_t(std::max<uint64_t>(memory / 2, 4096));
+  if (src.all_regular()) base_cap_ = size_t(std::min<uint64_t>(base_cap_, src.regular_bytes() + src.inputs()));
+  resize(std::max<size_t>(base_cap_, 1));
+}
+
+void LineChunks::resize(size_t cap) {
+  std::unique_ptr<char[]> b(new char[cap]);
+  if (end_ > start_) std::memcpy(b.get(), buf_.get() + start_, end_ - start_);
+  end_ -= start_;
+  start_ = 0;
+  buf_ = std::move(b);
+  cap_ = cap;
+}
+
+void LineChunks::compact() {
+  // After a long line, its buffer is given back as what follows it is handed out.
+  if (cap_ > base_cap_) return resize(std::max(base_cap_, end_ - start_));
+  if (start_ == 0) return;
+  std::memmove(buf_.get(), buf_.get() + start_, end_ - start_);
+  end_ -= start_;
+  start_ = 0;
+}
+
+void LineChunks::fill() {
+  while (end_ < cap_ && !eof_) {
+    const size_t got = src_.read(buf_.get() + end_, cap_ - end_, threads_);
+    if (got == 0) eof_ = true;
+    end_ += got;
+  }
+}
+
+bool LineChunks::next(std::vector<LineRef>& lines) {
+  lines.clear();
+  compact();
+  fill();
+  // The source ends every input with a terminator: the buffer's lines end at its last.
+  const void* last = nullptr;
+  while (end_ > 0 && !(last = ::memrchr(buf_.get(), terminator_, end_))) {
+    if (cap_ >= memory_ - std::min(memory_, kIndexBytesPerLine) || cap_ >= memory_) fail_long();
+    resize(size_t(memory_ - kIndexBytesPerLine));
+    fill();
+  }
+  if (!last) return false;
+  const size_t whole = size_t(static_cast<const char*>(last) - buf_.get()) + 1;
+  const uint64_t index_room = memory_ - std::min<uint64_t>(memory_, cap_);
+  const size_t max_lines = size_t(std::max<uint64_t>(1, index_room / kIndexBytesPerLine));
+  start_ = index_lines(buf_.get(), whole, terminator_, threads_, lines, max_lines);
+  return true;
+}
+
+// No terminator in a buffer of the whole budget: the line's length read on, for the message.
+void LineChunks::fail_long() {
+  uint64_t bytes = end_;
+  for (;;) {
+    const size_t got = src_.read(buf_.get(), cap_, threads_);
+    const void* q = got ? std::memchr(buf_.get(), terminator_, got) : nullptr;
+    if (q || got == 0) fail_long_line(src_.current_label(), bytes + (q ? uint64_t(static_cast<const char*>(q) - buf_.get()) : 0));
+    bytes += got;
+  }
+}
+
+}  // namespace gxsort::lines

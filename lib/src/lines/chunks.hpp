@@ -1,0 +1,41 @@
+// The text of a LineSource cut into chunks of whole lines, each of which the in-memory
+// sort can sort within the memory budget: half of it holds the text (a buffer refilled
+// from the source), the other half the chunk's index (kIndexBytesPerLine a line), so a
+// chunk of short lines holds fewer bytes. A line longer than the buffer gets a buffer
+// of the whole budget for itself; one longer than that is refused.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "lines/line_index.hpp"
+#include "lines/line_source.hpp"
+
+namespace gxsort::lines {
+
+class LineChunks {
+ public:
+  LineChunks(LineSource& src, char terminator, uint64_t memory, unsigned threads);
+  // The next chunk's lines (into the buffer: valid until the next call); false when
+  // the text ended.
+  bool next(std::vector<LineRef>& lines);
+  // Whether every line was handed out (after next()).
+  bool at_end() const { return eof_ && start_ == end_; }
+
+ private:
+  void compact();
+  void fill();
+  void resize(size_t cap);
+  [[noreturn]] void fail_long();
+
+  LineSource& src_;
+  char terminator_;
+  uint64_t memory_;
+  unsigned threads_;
+  size_t base_cap_, cap_ = 0;
+  std::unique_ptr<char[]> buf_;
+  size_t start_ = 0, end_ = 0;  // bytes not handed out yet: [start_, end_)
+  bool eof_ = false;
+};
+
+}  // namespace gxsort::lines

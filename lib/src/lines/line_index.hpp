@@ -1,0 +1,34 @@
+// The lines of a block of text: where each starts and how long it is (its terminator
+// not counted), found on several threads. What the in-memory sort orders.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace gxsort::lines {
+
+// One line: its bytes without the terminator (the output writes one after every line,
+// so a last line that had none gets one).
+struct LineRef {
+  const char* data;
+  uint64_t size;
+  std::string_view view() const { return {data, size_t(size)}; }
+};
+
+// The bytes every line costs the in-memory sort beside its text: its LineRef (16), its
+// prefix (8), the permutation (8), argsort's prefix-and-index records and their sort
+// scratch (32), a flag of -u (1), rounded up for the deeper passes of tied groups.
+constexpr uint64_t kIndexBytesPerLine = 72;
+
+// Appends to `out` the lines of text[0, n), in order, at most `max_lines` of them: each
+// ends at a `terminator`; bytes after the last terminator are a line too. Counted then
+// filled on `threads` threads. Returns the bytes of text the appended lines cover (their
+// terminators included): n when all of them were taken.
+size_t index_lines(const char* text, size_t n, char terminator, unsigned threads, std::vector<LineRef>& out,
+                   size_t max_lines = SIZE_MAX);
+
+// The number of bytes the lines take written out, a terminator after each.
+uint64_t written_bytes(const LineRef* lines, size_t n);
+
+}  // namespace gxsort::lines

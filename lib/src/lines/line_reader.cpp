@@ -1,0 +1,83 @@
+#include "lines/line_reader.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "gxsort/error.hpp"
+
+namespace gxsort::lines {
+
+void fail_long_line(const std::string& label, uint64_t bytes) {
+  fail_usage(label + ": a line of " + std::to_string(bytes) + " bytes is longer than --memory");
+}
+
+LineReader::LineReader(const io::File& file, std::string label, char terminator, size_t buffer_bytes,
+                       uint64_t max_line)
+    : file_(file), label_(std::move(label)), terminator_(terminator), max_line_(max_line),
+      cap_(std::max<size_t>(buffer_bytes, 4096)) {
+  buf_.reset(new char[cap_]);
+}
+
+bool LineReader::next() {
+  for (;;) {
+    const void* q = pos_ < end_ ? std::memchr(buf_.get() + pos_, terminator_, end_ - pos_) : nullptr;
+    if (q || (eof_ && pos_ < end_)) {
+      const size_t stop = q ? size_t(static_cast<const char*>(q) - buf_.get()) : end_;
+      if (stop - pos_ > max_line_) fail_long(stop - pos_);
+      prev_ = cur_;
+      prev_len_ = cur_len_;
+      cur_ = pos_;
+      cur_len_ = stop - pos_;
+      pos_ = q ? stop + 1 : stop;
+      ++number_;
+      return true;
+    }
+    if (eof_) return false;
+    refill();
+  }
+}
+
+// Moves the current line and what follows it to the buffer's front (growing the buffer
+// when they fill more than half of it, so that reads stay large), then reads more.
+void LineReader::refill() {
+  const size_t keep_from = number_ ? cur_ : pos_;
+  const size_t kept = end_ - keep_from;
+  if (end_ - pos_ > max_line_) fail_long(end_ - pos_);
+  if (kept > cap_ / 2) {
+    const size_t bigger = cap_ * 2;
+    std::unique_ptr<char[]> b(new char[bigger]);
+    std::memcpy(b.get(), buf_.get() + keep_from, kept);
+    buf_ = std::move(b);
+    cap_ = bigger;
+  } else if (keep_from > 0) {
+    std::memmove(buf_.get(), buf_.get() + keep_from, kept);
+  }
+  cur_ -= std::min(cur_, keep_from);
+  pos_ -= keep_from;
+  end_ = kept;
+  const size_t got = read_more(buf_.get() + end_, cap_ - end_);
+  end_ += got;
+  eof_ = got == 0;
+}
+
+size_t LineReader::read_more(char* dst, size_t n) {
+  if (!file_.is_stream()) n = size_t(std::min<uint64_t>(n, file_.size() - std::min(file_.size(), offset_)));
+  const size_t got = n ? file_.read_chunk(dst, n, offset_, 1) : 0;
+  offset_ += got;
+  return got;
+}
+
+// The length of the line too long: the rest of it read on, to say how long it is.
+void LineReader::fail_long(uint64_t bytes) {
+  for (;;) {
+    pos_ = end_;
+    const size_t got = read_more(buf_.get(), cap_);
+    if (got == 0) fail_long_line(label_, bytes);
+    const void* q = std::memchr(buf_.get(), terminator_, got);
+    if (q) fail_long_line(label_, bytes + uint64_t(static_cast<const char*>(q) - buf_.get()));
+    bytes += got;
+    end_ = got;
+  }
+}
+
+}  // namespace gxsort::lines

@@ -1,0 +1,58 @@
+#include "lines/line_source.hpp"
+
+#include <algorithm>
+
+#include "gxsort/error.hpp"
+
+namespace gxsort::lines {
+
+LineSource::LineSource(const std::vector<std::string>& inputs, char terminator) : terminator_(terminator) {
+  if (inputs.empty()) fail_usage("no input given");
+  for (const std::string& path : inputs) {
+    files_.push_back(io::File::open_input(path));
+    labels_.push_back(path);
+    if (files_.back().is_stream()) all_regular_ = false;
+    else regular_bytes_ += files_.back().size();
+  }
+}
+
+size_t LineSource::read(char* dst, size_t cap, unsigned threads) {
+  while (current_ < files_.size()) {
+    const io::File& f = files_[current_];
+    if (!ended_) {
+      size_t want = cap;
+      if (!f.is_stream()) want = size_t(std::min<uint64_t>(cap, f.size() - offset_));
+      const size_t got = want ? f.read_chunk(dst, want, offset_, threads) : 0;
+      if (got > 0) {
+        offset_ += got;
+        bytes_read_ += got;
+        owes_terminator_ = dst[got - 1] != terminator_;
+        return got;
+      }
+      ended_ = true;
+    }
+    const bool owed = owes_terminator_;
+    ++current_;
+    offset_ = 0;
+    ended_ = false;
+    owes_terminator_ = false;
+    if (owed) {
+      dst[0] = terminator_;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+void LineSource::check_unchanged() const {
+  for (const io::File& f : files_) f.check_unchanged();
+}
+
+std::vector<io::MappedFile> map_inputs(const LineSource& src) {
+  std::vector<io::MappedFile> maps;
+  for (size_t k = 0; k < src.inputs(); ++k)
+    if (src.file(k).size() > 0) maps.push_back(io::MappedFile::map_read(src.file(k), size_t(src.file(k).size()), 0, false));
+  return maps;
+}
+
+}  // namespace gxsort::lines

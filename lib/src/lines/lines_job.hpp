@@ -1,0 +1,34 @@
+// What every lines command runs with, resolved once from its options: the order (-u of
+// the options folded into it), the budget, threads, temp directories, the in-memory
+// API's options for sorting prefixes, and the merge's buffers and fan-in.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "gxsort/gxsort.hpp"
+#include "gxsort/lines.hpp"
+#include "gxsort/memory.hpp"
+#include "lines/merge.hpp"
+
+namespace gxsort::lines {
+
+struct LinesJob {
+  LineOrder order;
+  uint64_t memory = 0;
+  unsigned threads = 1;
+  std::vector<std::string> tmp_dirs;
+  MemoryOptions sort_options;  // argsort of the prefixes: opt's device, budget, threads, cancel
+  size_t fan_in = 0;
+  size_t merge_buffer = 0;     // each reader's and the writer's buffer in a merge
+};
+
+// `output` chooses the default temp directory (beside it; "" for none: /tmp or $TMPDIR).
+LinesJob lines_job(const LineOrder& order, const EngineOptions& opt, const std::string& output);
+
+// The merge's setup for `job`.
+MergeSetup merge_setup(const LinesJob& job, const EngineOptions& opt, bool check_sorted);
+
+// The backend that sorts the prefixes: "cuda" where argsort finds a GPU, else "cpu".
+std::string prefix_backend(const EngineOptions& opt);
+
+}  // namespace gxsort::lines

@@ -1,0 +1,137 @@
+#include "lines/merge.hpp"
+
+#include <algorithm>
+
+#include "gxsort/error.hpp"
+
+namespace gxsort::lines {
+namespace {
+
+// A loser tree over the readers: node 0 holds the winner (the reader whose line comes
+// next), nodes 1 .. k-1 the losers of their matches; reader i is leaf k + i.
+class LoserTree {
+ public:
+  LoserTree(std::vector<std::unique_ptr<LineReader>>& readers, const LineOrder& order)
+      : readers_(readers), order_(order), k_(readers.size()), live_(k_), tree_(std::max<size_t>(k_, 1)) {
+    for (size_t i = 0; i < k_; ++i) live_[i] = readers_[i]->next();
+    if (k_) tree_[0] = build(1);
+  }
+  // The reader whose line is next, or -1 when every reader ended.
+  long winner() const { return k_ && live_[tree_[0]] ? long(tree_[0]) : -1; }
+  // The winner's reader moved on (live: it has a line): its matches replayed.
+  void replay(bool live) {
+    size_t cur = tree_[0];
+    live_[cur] = live;
+    for (size_t node = (cur + k_) / 2; node >= 1; node /= 2)
+      if (beats(tree_[node], cur)) std::swap(tree_[node], cur);
+    tree_[0] = cur;
+  }
+
+ private:
+  size_t build(size_t node) {
+    if (node >= k_) return node - k_;
+    const size_t a = build(2 * node), b = build(2 * node + 1);
+    const bool a_wins = beats(a, b);
+    tree_[node] = a_wins ? b : a;
+    return a_wins ? a : b;
+  }
+  // Whether reader a's line comes before reader b's: ended readers last, equal lines
+  // in reader order.
+  bool beats(size_t a, size_t b) const {
+    if (!live_[a] || !live_[b]) return live_[a] && !live_[b] ? true : !live_[a] && !live_[b] ? a < b : false;
+    const int c = compare_lines(order_, readers_[a]->line(), readers_[b]->line());
+    return c < 0 || (c == 0 && a < b);
+  }
+
+  std::vector<std::unique_ptr<LineReader>>& readers_;
+  const LineOrder& order_;
+  size_t k_;
+  std::vector<char> live_;
+  std::vector<size_t> tree_;
+};
+
+// Lines between two progress reports of a merge.
+constexpr uint64_t kReportLines = uint64_t(1) << 16;
+
+uint64_t bytes_read(const std::vector<std::unique_ptr<LineReader>>& readers) {
+  uint64_t read = 0;
+  for (const auto& r : readers) read += r->bytes_read();
+  return read;
+}
+
+void check_order(const LineReader& r, const LineOrder& order) {
+  if (r.number() > 1 && compare_lines(order, r.previous(), r.line()) > 0)
+    fail_usage(r.label() + ": not sorted at line " + std::to_string(r.number()));
+}
+
+}  // namespace
+
+MergeCounts merge_lines_into(std::vector<std::unique_ptr<LineReader>>& readers, LineWriter& out,
+                             const MergeSetup& setup) {
+  const LineOrder& order = *setup.order;
+  LoserTree tree(readers, order);
+  MergeCounts n;
+  std::string last_kept;  // -u: the keys of what follows are compared with it
+  bool any = false;
+  for (long w; (w = tree.winner()) >= 0;) {
+    LineReader& r = *readers[size_t(w)];
+    if (setup.check_sorted) check_order(r, order);
+    const std::string_view line = r.line();
+    if (!order.unique || !any || compare_line_keys(order, last_kept, line) != 0) {
+      out.put(line);
+      if (order.unique) last_kept.assign(line.data(), line.size());
+      any = true;
+      if (++n.lines % kReportLines == 0 && setup.progress) setup.progress(bytes_read(readers));
+    }
+    tree.replay(r.next());
+  }
+  out.flush();
+  n.bytes = out.bytes();
+  if (setup.progress) setup.progress(bytes_read(readers));
+  return n;
+}
+
+namespace {
+
+// Runs [b, e) merged into `out` from byte 0.
+MergeCounts merge_group(std::vector<io::TempFile>& runs, size_t b, size_t e, const io::File& out,
+                        const MergeSetup& setup) {
+  std::vector<std::unique_ptr<LineReader>> readers;
+  for (size_t i = b; i < e; ++i)
+    readers.push_back(std::make_unique<LineReader>(runs[i].file(), runs[i].path(), setup.order->terminator,
+                                                   setup.buffer_bytes, setup.max_line));
+  LineWriter w(out, 0, setup.order->terminator, setup.buffer_bytes, setup.cancel);
+  return merge_lines_into(readers, w, setup);
+}
+
+}  // namespace
+
+// Resume of a killed sort of lines is not built: here is where the engine's journal
+// (engine/job.hpp) would keep each pass's runs for --resume.
+MergeCounts merge_runs(std::vector<io::TempFile> runs, const io::File& out, size_t fan_in,
+                       const std::vector<std::string>& tmp_dirs, const Context& context, const MergeSetup& setup,
+                       size_t& levels) {
+  fan_in = std::max<size_t>(fan_in, 2);
+  levels = 1;
+  size_t next_dir = 0;
+  while (runs.size() > fan_in) {
+    std::vector<io::TempFile> merged;
+    for (size_t b = 0; b < runs.size(); b += fan_in) {
+      throw_if_cancelled(setup.cancel);
+      const size_t e = std::min(runs.size(), b + fan_in);
+      if (e - b == 1) {
+        merged.push_back(std::move(runs[b]));
+        continue;
+      }
+      io::TempFile t = io::TempFile::create(context, tmp_dirs[next_dir++ % tmp_dirs.size()], "lines");
+      merge_group(runs, b, e, t.file(), setup);
+      for (size_t i = b; i < e; ++i) runs[i].remove();
+      merged.push_back(std::move(t));
+    }
+    runs = std::move(merged);
+    ++levels;
+  }
+  return merge_group(runs, 0, runs.size(), out, setup);
+}
+
+}  // namespace gxsort::lines

@@ -1,0 +1,44 @@
+// The k-way merge of sorted lines: a loser tree by compare_lines, ties to the reader of
+// the lower index (stable: runs and inputs in order), -u applied as lines leave it.
+// Used by sort (its runs, in passes when they are more than the fan-in) and merge.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gxsort/lines.hpp"
+#include "io/temp_files.hpp"
+#include "lines/line_reader.hpp"
+#include "lines/write_lines.hpp"
+
+namespace gxsort::lines {
+
+struct MergeCounts {
+  uint64_t lines = 0;  // written
+  uint64_t bytes = 0;  // written
+};
+
+// What a merge runs with.
+struct MergeSetup {
+  const LineOrder* order = nullptr;
+  bool check_sorted = false;   // refuse an input out of order: Error(usage) "LABEL: not sorted at line N"
+  size_t buffer_bytes = 0;     // each reader's and the writer's buffer
+  uint64_t max_line = 0;       // a longer line: fail_long_line
+  const CancelToken* cancel = nullptr;
+  std::function<void(uint64_t bytes_read)> progress;  // called at each buffer written (may be empty)
+};
+
+// Merges `readers` (sorted) into `out`, each line followed by the terminator. -u
+// (order->unique) keeps the first line of each run of equal keys.
+MergeCounts merge_lines_into(std::vector<std::unique_ptr<LineReader>>& readers, LineWriter& out,
+                             const MergeSetup& setup);
+
+// Sorted run files merged into `out` from byte 0: in passes of at most `fan_in` runs
+// into new runs in `tmp_dirs` (each pass's inputs removed as it ends) until one pass
+// into `out` is left. `levels` is set to the passes made.
+MergeCounts merge_runs(std::vector<io::TempFile> runs, const io::File& out, size_t fan_in,
+                       const std::vector<std::string>& tmp_dirs, const Context& context, const MergeSetup& setup,
+                       size_t& levels);
+
+}  // namespace gxsort::lines

@@ -1,0 +1,65 @@
+#include "lines/write_lines.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "parallel/parallel_for.hpp"
+
+namespace gxsort::lines {
+namespace {
+
+constexpr size_t kGatherBuffer = size_t(4) << 20;
+
+// The bytes part [b, e) of the sorted positions writes.
+uint64_t part_bytes(const std::vector<LineRef>& lines, const std::vector<uint64_t>& perm,
+                    const std::vector<uint8_t>& keep, size_t b, size_t e) {
+  uint64_t bytes = 0;
+  for (size_t i = b; i < e; ++i)
+    if (keep.empty() || keep[i]) bytes += lines[perm[i]].size + 1;
+  return bytes;
+}
+
+}  // namespace
+
+uint64_t write_sorted(const io::File& out, uint64_t offset, const std::vector<LineRef>& lines,
+                      const std::vector<uint64_t>& perm, const std::vector<uint8_t>& keep, char terminator,
+                      unsigned threads) {
+  const unsigned parts = std::max(1u, threads);
+  std::vector<uint64_t> at(parts + 1, 0);
+  parallel::parallel_for_ranges(perm.size(), parts, [&](size_t b, size_t e, unsigned p) {
+    at[p + 1] = part_bytes(lines, perm, keep, b, e);
+  });
+  for (unsigned p = 0; p < parts; ++p) at[p + 1] += at[p];
+  parallel::parallel_for_ranges(perm.size(), parts, [&](size_t b, size_t e, unsigned p) {
+    LineWriter w(out, offset + at[p], terminator, kGatherBuffer, nullptr);
+    for (size_t i = b; i < e; ++i)
+      if (keep.empty() || keep[i]) w.put(lines[perm[i]].view());
+    w.flush();
+  });
+  return at[parts];
+}
+
+LineWriter::LineWriter(const io::File& out, uint64_t offset, char terminator, size_t buffer_bytes,
+                       const CancelToken* cancel)
+    : out_(out), offset_(offset), terminator_(terminator), cap_(std::max<size_t>(buffer_bytes, 4096)),
+      buf_(new char[cap_]), cancel_(cancel) {}
+
+void LineWriter::flush() {
+  throw_if_cancelled(cancel_);
+  if (used_ == 0) return;
+  out_.write_at(buf_.get(), used_, offset_ + written_);
+  written_ += used_;
+  used_ = 0;
+}
+
+// A line that does not fit what is left of the buffer: the buffer written first; a line
+// longer than the whole buffer goes straight to the file.
+void LineWriter::put_slow(std::string_view line) {
+  flush();
+  if (line.size() + 1 <= cap_) return put(line);
+  out_.write_at(line.data(), line.size(), offset_ + written_);
+  out_.write_at(&terminator_, 1, offset_ + written_ + line.size());
+  written_ += line.size() + 1;
+}
+
+}  // namespace gxsort::lines
