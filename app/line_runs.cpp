@@ -55,14 +55,16 @@ uint64_t memory_budget(const EngineOptions& opt) {
   return info(host).memory_budget;
 }
 
-// What a sort (or dedupe) of these lines does, by their size against the budget.
+// What a sort (or dedupe) of these lines does, by their size against the budget: the
+// engine sorts in memory when the text and its lines' index fit it, else through runs.
 std::string sort_mode(const Command& cmd, uint64_t total, bool known, uint64_t budget) {
-  if (!known) return "in memory if the input fits the memory budget, else through sorted runs (a stream's size is "
-                     "known when it ends)";
-  if (total <= budget / 2)
-    return "in memory (" + format_bytes(total) + " of lines within the memory budget with their index)";
-  return "sorted runs in temporary files (" + format_bytes(total) + " of lines, more than the memory budget holds " +
-         "with their index), merged" + (cmd.engine.tmp_dirs.empty() ? "" : " (in " + cmd.engine.tmp_dirs[0] + ")");
+  if (!known) return "in memory if the input and its lines' index fit the memory budget, else sorted runs merged (a "
+                     "stream's size is known when it ends)";
+  if (total <= budget)
+    return "in memory if the lines' index (tens of bytes a line) fits the memory budget beside their " +
+           format_bytes(total) + ", else sorted runs merged";
+  return "sorted runs in temporary files" + (cmd.engine.tmp_dirs.empty() ? std::string() : " (in " + cmd.engine.tmp_dirs[0] + ")") +
+         ", merged: " + format_bytes(total) + " of lines is more than the memory budget";
 }
 
 }  // namespace
@@ -112,7 +114,7 @@ int run_plan_lines(CommandRun& r) {
   std::printf("input: %s\nmemory budget: %s\n", known ? format_bytes(total).c_str() : "a stream (size unknown)",
               format_bytes(budget).c_str());
   if (planned && planned->many_inputs)
-    std::printf("mode: the sorted inputs merged in one pass, streamed\n");
+    std::printf("mode: the sorted inputs merged, streamed\n");
   else if (planned && !planned->temp_note)
     std::printf("mode: one pass over the lines, streamed\n");
   else

@@ -50,6 +50,7 @@ constexpr GnuOption kGnuOptions[] = {
     {0, "compress-program", "program that compresses temporary files", "gxsort has none", false},
     {0, "files0-from", "list of inputs read from a file", "give the inputs as operands (gxsort merge FILE...)", false},
     {0, "debug", "marks under the keys of each line", "gxsort plan shows what a command would do, -v what it did", false},
+    {0, "sort", "order named by a word (--sort=numeric)", "give its letter: -n, -g, -h (month, version, random: none)", false},
 };
 
 // GNU's POS: F[.C][OPTS]

@@ -70,12 +70,12 @@ def write(path, lines, end=b"\n", final=True):
 
 
 def main(d):
-    write(os.path.join(d, "mixed.txt"), crlf(with_repeats(mixed_line, 3000)))
+    write(os.path.join(d, "mixed.txt"), crlf(with_repeats(mixed_line, 15000)))
     keys = [b"k1", b"k2", b" k2", b"K1"]
-    write(os.path.join(d, "few.txt"), [R.choice(keys) + b" " + R.choice([b"x", b"y", b"10", b"9"]) for _ in range(5000)])
+    write(os.path.join(d, "few.txt"), [R.choice(keys) + b" " + R.choice([b"x", b"y", b"10", b"9"]) for _ in range(20000)])
     write(os.path.join(d, "nums.txt"),
-          with_repeats(lambda: number() + R.choice(BLANKS) + number() + b"\t" + R.choice(WORDS), 3000))
-    write(os.path.join(d, "csv.txt"), with_repeats(lambda: fields_line(b","), 2000))
+          with_repeats(lambda: number() + R.choice(BLANKS) + number() + b"\t" + R.choice(WORDS), 12000))
+    write(os.path.join(d, "csv.txt"), with_repeats(lambda: fields_line(b","), 12000))
     write(os.path.join(d, "nofinal.txt"), crlf(with_repeats(mixed_line, 300)), final=False)
     long_lines = with_repeats(mixed_line, 50) + [b"x" * (1 << 20), b"x" * ((1 << 20) - 1) + b"y", b"a " * 150000]
     R.shuffle(long_lines)

@@ -12,7 +12,7 @@ cd "$WORK" || exit 1
 "${PY[@]}" "$HERE/lines_corpus.py" "$WORK" || { fail "corpus" "lines_corpus.py failed"; finish; }
 command -v sort >/dev/null || { fail "GNU sort" "not installed (coreutils)"; finish; }
 gnu() { LC_ALL=C sort "$@"; }
-SMALL=(--memory 256K --parallel 2 -T "$TMPDIR")  # out of core: a budget far below the inputs'
+SMALL=(--memory 1M --parallel 2 -T "$TMPDIR")  # out of core: a budget below the inputs' lines and their index
 
 # Each set as GNU sort takes it, combined short options and -t's two forms included.
 SETS=("" "-k2" "-k2,2" "-k1.3,1.5" "-t, -k2,2" "-t , -k2,2 -k1,1r" "-t: -k3" "-k2,2n" "-k2,2n -k1,1r" "-n" "-g"
@@ -23,8 +23,8 @@ FILES=(mixed.txt few.txt nums.txt csv.txt nofinal.txt)
 # The options as gxsort takes them: --lines added where GNU's imply no text (none, -r, -s, -u).
 gx_opts() {
   local w
-  for w in $1; do [[ $w =~ ^-[rsu]+$ ]] || { echo "$1"; return; }; done
-  echo "--lines $1"
+  for w in $1; do [[ $w =~ ^-[rsu]+$ ]] || { printf '%s\n' "$1"; return; }; done
+  printf '%s\n' "--lines $1"
 }
 
 # differs MODE OPTS FILE...: the files whose gxsort output is not GNU sort's (empty: all are).
@@ -90,7 +90,7 @@ for opts in "" "-n" "-k2,2n -k1,1r" "-r" "-t, -k2,2" "-u"; do
 done
 gnu few.txt >sorted.txt
 gx check --lines sorted.txt
-[[ $RC == 0 ]] && grep -q "^lines: 5000$" last.out && pass "check --lines of a sorted file: exit 0, its lines counted" ||
+[[ $RC == 0 ]] && grep -q "^lines: 20000$" last.out && pass "check --lines of a sorted file: exit 0, its lines counted" ||
   fail "check --lines sorted" "exit $RC: $(tr '\n' '|' <last.out) $(last_err)"
 gx check -u --lines sorted.txt
 expect_rc "check -u --lines: equal lines are out of strict order (exit 1)" 1
@@ -111,6 +111,7 @@ for opts in "" "-n" "-k2,2n -k1,1r" "-u" "-t, -k2,2" "-r" "-s -k1,1" "-z"; do
   same_bytes "merge --lines $opts" got want
   rm -f part.* s.part.*
 done
+rm -f got
 gx merge --lines mixed.txt few.txt -o got
 expect_rc "merge --lines of an unsorted input: exit 2" 2
 [[ ! -e got ]] && pass "merge of an unsorted input: no output" || fail "merge unsorted output" "got was written"
@@ -122,7 +123,7 @@ err_mentions "sort -k0: one line" "gxsort: sort:"
 gx sort -k2,2q mixed.txt
 expect_rc "sort -k2,2q: exit 2" 2
 err_mentions "sort -k2,2q: one line" "gxsort: sort:"
-for opt in -M -R -V --month-sort -k2M --files0-from=x --compress-program=gzip --debug; do
+for opt in -M -R -V --month-sort -k2M --files0-from=x --compress-program=gzip --debug --sort=numeric; do
   gx sort "$opt" mixed.txt -o got
   expect_rc "sort $opt: refused, exit 2" 2
   err_mentions "sort $opt: one line" "gxsort: sort:"
@@ -142,11 +143,13 @@ expect_rc "runs --lines: exit 2" 2
 err_mentions "runs --lines: not built, use sort --lines" "sort --lines"
 gx check -u mixed.txt --type u8
 expect_rc "check -u of records: exit 2" 2
+rm -f got
 gx sort -n mixed.txt nosuch.txt -o got
 expect_rc "a missing input: exit 2" 2
 err_mentions "a missing input: named" "nosuch.txt"
 [[ ! -e got ]] && pass "a missing input: no output" || fail "missing input output" "got was written"
 { head -c 3000000 /dev/zero | tr '\0' x; printf '\nb\na\n'; } >huge.txt
+rm -f got
 gx sort --lines huge.txt -o got --memory 1M
 expect_rc "a line longer than --memory: exit 2" 2
 err_mentions "a line longer than --memory: one line" "huge.txt"
@@ -161,8 +164,8 @@ gx -h
 [[ $RC == 0 ]] && grep -q "^usage: gxsort COMMAND" last.out && pass "gxsort -h: still the usage" || fail "gxsort -h" "$RC"
 gx plan --lines mixed.txt
 grep -q "^mode: in memory" last.out && pass "plan --lines: in memory" || fail "plan --lines" "$(tr '\n' '|' <last.out)"
-gx plan -k2 mixed.txt --memory 64K
-grep -q "^mode: sorted runs" last.out && pass "plan -k2 --memory 64K: runs" || fail "plan runs" "$(tr '\n' '|' <last.out)"
+gx plan -k2 huge.txt --memory 1M
+grep -q "^mode: sorted runs" last.out && pass "plan -k2 --memory 1M: runs" || fail "plan runs" "$(tr '\n' '|' <last.out)"
 env -u LC_ALL LANG=de_DE.UTF-8 "$GX" sort -f -v few.txt -o got 2>last.err
 grep -q "LANG=de_DE.UTF-8 is not followed: lines are compared in the C locale" last.err && pass "-v: the locale not followed" ||
   fail "locale note" "$(last_err)"
