@@ -80,7 +80,7 @@ def main(d):
     long_lines = with_repeats(mixed_line, 50) + [b"x" * (1 << 20), b"x" * ((1 << 20) - 1) + b"y", b"a " * 150000]
     R.shuffle(long_lines)
     write(os.path.join(d, "long.txt"), long_lines)
-    zero = [l.replace(b"\0", b"") + (b"\n" + field() if R.random() < 0.3 else b"") for l in with_repeats(mixed_line, 1500)]
+    zero = [l.replace(b"\0", b"") + (b"\n" + field() if R.random() < 0.3 else b"") for l in with_repeats(mixed_line, 12000)]
     write(os.path.join(d, "zero.txt"), zero, end=b"\0")
 
 
