@@ -97,6 +97,9 @@ expect_rc "check -u --lines: equal lines are out of strict order (exit 1)" 1
 grep -q "^gxsort: sorted.txt:2: disorder: " last.err && pass "check -u: GNU's message" || fail "check -u message" "$(last_err)"
 gx check --lines mixed.txt
 expect_rc "check --lines of an unsorted file: exit 1" 1
+printf 'b\na\n' | "$GX" sort -c --lines >last.out 2>last.err; RC=$?
+[[ $RC == 1 && $(cat last.err) == "gxsort: -:2: disorder: a" ]] && pass "sort -c of stdin: GNU's '-:2: disorder: a'" ||
+  fail "sort -c stdin" "exit $RC: $(last_err)"
 
 # ---- -m and merge --lines ----
 for opts in "" "-n" "-k2,2n -k1,1r" "-u" "-t, -k2,2" "-r" "-s -k1,1" "-z"; do
@@ -156,7 +159,14 @@ err_mentions "a line longer than --memory: one line" "huge.txt"
 [[ ! -e got && -z $(leftover_temps "$WORK") ]] && pass "a line longer than --memory: no output, no temp file" ||
   fail "long line leftovers" "$(ls) $(leftover_temps "$WORK")"
 
-# ---- help, plan, locales ----
+# ---- help, plan, locales, the terminal ----
+if command -v script >/dev/null; then
+  script -qec "'$GX' sort -k1,1 few.txt" /dev/null >tty.out 2>&1 </dev/null; RC=$?
+  [[ $RC == 0 && $(tr -d '\r' <tty.out | wc -l) == 20000 ]] && pass "text lines to a terminal: written, as GNU sort's" ||
+    fail "lines to a terminal" "exit $RC: $(head -c 200 tty.out)"
+else
+  fail "lines to a terminal" "script(1) (util-linux) is not installed"
+fi
 gx sort --help
 grep -q -- "-h \[ --human-numeric-sort \]" last.out && grep -q -- "--lines" last.out && pass "sort --help: -h is GNU's" ||
   fail "sort --help" "$(grep -- '-h' last.out | head -3)"
