@@ -1,0 +1,91 @@
+// -g: GNU sort's general_numcompare. The key is read by strtold (in the C locale, from a
+// NUL-terminated copy, as GNU reads it): conversion errors first and equal, then NaNs
+// (GNU 9.1 orders them by the bytes of the long double, as memcmp reads them), then the
+// numbers, -0 equal to +0.
+#include <cfloat>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <locale.h>
+#include <string>
+
+#include "lines/bytes.hpp"
+#include "lines/numbers.hpp"
+
+namespace gxsort::lines {
+
+namespace {
+
+enum class GeneralClass : uint8_t { error, nan, number };
+
+struct General {
+  GeneralClass kind = GeneralClass::error;
+  long double value = 0;
+};
+
+locale_t c_locale() {
+  static const locale_t c = newlocale(LC_ALL_MASK, "C", locale_t{});
+  return c;
+}
+
+long double read_long_double(const char* text, char** end) {
+  const locale_t c = c_locale();
+  return c ? strtold_l(text, end, c) : std::strtold(text, end);
+}
+
+// strtold on a NUL-terminated copy of the key (f applied, as GNU copies a folded key):
+// on the stack unless the key is long.
+General read_general(std::string_view text, bool fold) {
+  char small[256];
+  std::string large;
+  char* copy = small;
+  if (text.size() >= sizeof small) {
+    large.resize(text.size() + 1);
+    copy = &large[0];
+  }
+  for (size_t i = 0; i < text.size(); ++i)
+    copy[i] = fold ? static_cast<char>(to_upper(static_cast<unsigned char>(text[i]))) : text[i];
+  copy[text.size()] = '\0';
+  char* end = nullptr;
+  General g;
+  g.value = read_long_double(copy, &end);
+  g.kind = end == copy ? GeneralClass::error : std::isnan(g.value) ? GeneralClass::nan : GeneralClass::number;
+  return g;
+}
+
+// The bytes of a long double that hold its value (x87's 80 bits are 10 of its 16).
+constexpr size_t kValueBytes = LDBL_MANT_DIG == 64 ? 10 : sizeof(long double);
+
+int compare_nan_bytes(long double a, long double b) {
+  unsigned char x[sizeof(long double)] = {}, y[sizeof(long double)] = {};
+  std::memcpy(x, &a, kValueBytes);
+  std::memcpy(y, &b, kValueBytes);
+  const int c = std::memcmp(x, y, kValueBytes);
+  return c < 0 ? -1 : c > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+int compare_general(std::string_view a, std::string_view b, bool fold) {
+  const General x = read_general(a, fold), y = read_general(b, fold);
+  if (x.kind != y.kind) return x.kind < y.kind ? -1 : 1;
+  if (x.kind == GeneralClass::error) return 0;
+  if (x.kind == GeneralClass::nan) return compare_nan_bytes(x.value, y.value);
+  return x.value < y.value ? -1 : x.value > y.value ? 1 : 0;
+}
+
+// Errors 0, NaNs 1 (all tie), numbers through double (rounding keeps the order, with
+// ties) with -0 as +0: the sign bit set for positives, all bits flipped for negatives,
+// which puts -inf (0x000fffffffffffff) above the NaNs.
+uint64_t general_prefix(std::string_view text, bool fold) {
+  const General g = read_general(text, fold);
+  if (g.kind == GeneralClass::error) return 0;
+  if (g.kind == GeneralClass::nan) return 1;
+  double d = static_cast<double>(g.value);
+  if (d == 0) d = 0;
+  uint64_t bits;
+  std::memcpy(&bits, &d, sizeof bits);
+  return (bits >> 63) ? ~bits : bits | (uint64_t{1} << 63);
+}
+
+}  // namespace gxsort::lines
