@@ -27,10 +27,15 @@ gx_opts() {
   printf '%s\n' "--lines $1"
 }
 
+# GNU sort 9.1 leaves lines whose -g keys are NaNs in no reproducible order (its output changes
+# with -S): -g compares copies of the files with every "nan" spelled "x".
+for f in mixed.txt few.txt nums.txt csv.txt nofinal.txt; do LC_ALL=C sed 's/[nN][aA][nN]/x/g' "$f" >"nonan.$f"; done
+
 # differs MODE OPTS FILE...: the files whose gxsort output is not GNU sort's (empty: all are).
 differs() {
   local mode=$1 opts=$2 f bad=""; shift 2
   for f in "$@"; do
+    [[ $opts == *g* && -e nonan.$f ]] && f=nonan.$f
     gnu $opts "$f" >want 2>/dev/null
     if [[ $mode == memory ]]; then "$GX" sort $(gx_opts "$opts") <"$f" >got 2>last.err
     else rm -f got; "$GX" sort $(gx_opts "$opts") "$f" -o got "${SMALL[@]}" 2>last.err; fi
