@@ -5,6 +5,7 @@
 // of sorted inputs and its refusal of one out of order; check; and that the temp
 // directory is empty after success, failure and cancellation.
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -142,13 +143,30 @@ EngineOptions options(const LinesDir& dir, uint64_t memory, size_t fan_in = 0) {
   return opt;
 }
 
-// The orders the tests run: whole lines, reversed, unique.
+LineOrder gnu_order(std::vector<std::string> keys, std::string global, std::string separator, bool stable,
+                    bool unique, char t) {
+  LineOptions o;
+  o.keys = std::move(keys);
+  o.global = std::move(global);
+  o.separator = std::move(separator);
+  o.stable = stable;
+  o.unique = unique;
+  o.zero_terminated = t == '\0';
+  return line_order(o);
+}
+
+// The orders the tests run: whole lines (reversed, unique), and GNU sort's keys: -k2,2n
+// -t' ', -k1,1f -s, -k2r, -n, -u -k3,3 -t' ', -h -r.
 std::vector<LineOrder> orders(char t) {
-  std::vector<LineOrder> v(3);
-  v[1].reverse = true;
-  v[2].unique = true;
-  for (LineOrder& o : v) o.terminator = t;
-  return v;
+  return {gnu_order({}, "", "", false, false, t),
+          gnu_order({}, "r", "", false, false, t),
+          gnu_order({}, "", "", false, true, t),
+          gnu_order({"2,2n"}, "", " ", false, false, t),
+          gnu_order({"1,1f"}, "", "", true, false, t),
+          gnu_order({"2"}, "r", "", false, false, t),
+          gnu_order({}, "n", "", false, false, t),
+          gnu_order({"3,3"}, "", " ", false, true, t),
+          gnu_order({}, "hr", "", false, false, t)};
 }
 
 // Sorts `texts` (written to files in `dir`) with `opt` and checks the output and that
@@ -183,6 +201,21 @@ TEST_CASE("lines engine: sort in memory equals a stable sort by compare_lines") 
       }
 }
 
+TEST_CASE("lines engine: large groups of tied prefixes (a long shared prefix, numbers all 0)") {
+  LinesDir dir;
+  std::mt19937_64 rng(3);
+  std::string text;
+  for (int i = 0; i < 100000; ++i)
+    text += "https://example.com/a/long/shared/path/" + std::to_string(rng() % 3000) + "?q=" + std::to_string(rng() % 50) + "\n";
+  // --device auto: on a GPU machine its prefixes are sorted there, to the same bytes.
+  EngineOptions opt = options(dir, 64 << 20);
+  opt.device = Device::automatic;
+  // Whole lines, -r, -u and -k1,1f -s go deeper; -n ties all (no number): one group
+  // that compare_lines sorts on every thread.
+  const std::vector<LineOrder> all = orders('\n');
+  for (size_t k : {0, 1, 2, 4, 6}) check_sorted_files(dir, {text}, all[k], opt);
+}
+
 TEST_CASE("lines engine: several inputs are one text, each ended by a terminator") {
   LinesDir dir;
   const LineOrder order;
@@ -192,6 +225,20 @@ TEST_CASE("lines engine: several inputs are one text, each ended by a terminator
   u.unique = true;
   check_sorted_files(dir, {"b\na", "b\na\n"}, u, options(dir, 64 << 20));
   CHECK(read_text(dir.at("out")) == "a\nb\n");
+  EngineOptions opt = options(dir, 64 << 20);  // -u given as an engine option
+  opt.unique = true;
+  write_text(dir.at("in"), "b\na\nb\n");
+  std::remove(dir.at("out").c_str());
+  bool output_there = true;
+  uint64_t records = 0;
+  opt.before_commit = [&](const RunStats& st) {  // the stats, before the output is made
+    output_there = access(dir.at("out").c_str(), F_OK) == 0;
+    records = st.records;
+  };
+  sort_lines({dir.at("in")}, dir.at("out"), order, opt);
+  CHECK(read_text(dir.at("out")) == "a\nb\n");
+  CHECK(!output_there);
+  CHECK(records == 3);
 }
 
 TEST_CASE("lines engine: out of core, runs merged in several passes") {
@@ -213,7 +260,8 @@ TEST_CASE("lines engine: out of core, runs merged in several passes") {
 TEST_CASE("lines engine: a stream (a FIFO) in memory and through runs") {
   LinesDir dir;
   for (uint64_t memory : {uint64_t(64) << 20, uint64_t(1) << 20}) {
-    const std::string fifo = dir.at("fifo"), text = random_text(21, 20000, '\n', false);
+    const std::string fifo = dir.at("fifo"), text = random_text(21, 60000, '\n', false);  // > 1 MiB: its buffer grows
+    REQUIRE(text.size() > (1 << 20));
     REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
     std::thread writer([&] {
       sigset_t pipe;  // a reader that failed early: this write fails, the test goes on
@@ -227,6 +275,7 @@ TEST_CASE("lines engine: a stream (a FIFO) in memory and through runs") {
     try {
       st = sort_lines({fifo}, dir.at("out"), order, options(dir, memory));
     } catch (...) {
+      ::close(::open(fifo.c_str(), O_RDONLY | O_NONBLOCK));  // a writer still waiting to open it goes on
       writer.join();
       throw;
     }
@@ -241,19 +290,22 @@ TEST_CASE("lines engine: a stream (a FIFO) in memory and through runs") {
 
 TEST_CASE("lines engine: a line longer than the budget is refused, nothing left") {
   LinesDir dir;
-  write_text(dir.at("in"), "a\nb\n" + std::string(2000000, 'x') + "\nc\n");
   const LineOrder order;
-  for (bool merge : {false, true}) {
-    try {
-      if (merge) merge_lines({dir.at("in")}, dir.at("out"), order, options(dir, 1 << 20));
-      else sort_lines({dir.at("in")}, dir.at("out"), order, options(dir, 1 << 20));
-      FAIL("no error");
-    } catch (const Error& e) {
-      CHECK(e.code() == ExitCode::usage);
-      CHECK(std::string(e.what()) == dir.at("in") + ": a line of 2000000 bytes is longer than --memory");
+  for (size_t bytes : {1100000, 2000000})  // a little longer (its end in the buffer), much longer
+    for (bool merge : {false, true}) {
+      CAPTURE(bytes);
+      write_text(dir.at("in"), "a\nb\n" + std::string(bytes, 'x') + (merge ? "\nc\n" : "\na"));
+      try {
+        if (merge) merge_lines({dir.at("in")}, dir.at("out"), order, options(dir, 1 << 20));
+        else sort_lines({dir.at("in")}, dir.at("out"), order, options(dir, 1 << 20));
+        FAIL("no error");
+      } catch (const Error& e) {
+        CHECK(e.code() == ExitCode::usage);
+        CHECK(std::string(e.what()) == dir.at("in") + ": a line of " + std::to_string(bytes) +
+                                           " bytes is longer than --memory");
+      }
+      CHECK(dir.names() == std::vector<std::string>{"in"});
     }
-    CHECK(dir.names() == std::vector<std::string>{"in"});
-  }
 }
 
 TEST_CASE("lines engine: merge of sorted inputs, and of one out of order") {

@@ -19,7 +19,7 @@ enum class LineKeyKind : uint8_t {
   text,             // unsigned bytes (with fold/dictionary/printable applied), shorter first on a tie
   numeric,          // -n: blanks, an optional '-', digits, one '.'; anything else is 0
   general_numeric,  // -g: as strtold reads it: errors first, then NaNs, -inf, numbers, +inf
-  human_numeric,    // -h: -n with an SI suffix (K M G T P E Z Y R Q, k for K) ordering first
+  human_numeric,    // -h: -n with an SI suffix (K M G T P E Z Y, k for K; GNU 9.1 has no R Q) ordering first
 };
 
 // One -k POS1[,POS2] after GNU's inheritance of the global options, with GNU's counting:
@@ -68,7 +68,8 @@ LineOrder line_order(const LineOptions& o);
 
 // GNU's comparison of two lines (their bytes without the terminator): < 0, 0 or > 0.
 int compare_lines(const LineOrder& order, std::string_view a, std::string_view b);
-// The keys alone (no last resort): equal keys are equal lines for -u and for check -u.
+// The keys alone (no last resort; with no keys, the whole line is the key, reversed by
+// -r): equal keys are equal lines for -u and for check -u.
 int compare_line_keys(const LineOrder& order, std::string_view a, std::string_view b);
 
 // sort: the lines of `inputs` (concatenated, as GNU sort reads several files; "-" is

@@ -6,12 +6,21 @@
 #include "lines/line_reader.hpp"
 
 namespace gxsort::lines {
+namespace {
+
+// The buffer starts this small and doubles as it fills, up to the chunk's size: a small
+// stream never takes the budget's half (nor its pages from a strict overcommit).
+constexpr size_t kFirstBuffer = size_t(1) << 20;
+
+}  // namespace
 
 LineChunks::LineChunks(LineSource& src, char terminator, uint64_t memory, unsigned threads)
     : src_(src), terminator_(terminator), memory_(memory), threads_(threads) {
   base_cap_ = size_t(std::max<uint64_t>(memory / 2, 4096));
-  if (src.all_regular()) base_cap_ = size_t(std::min<uint64_t>(base_cap_, src.regular_bytes() + src.inputs()));
-  resize(std::max<size_t>(base_cap_, 1));
+  // Room for all of small regular inputs, their owed terminators and a byte more, so
+  // that their end is seen as the buffer fills (one chunk: sorted straight into the output).
+  if (src.all_regular()) base_cap_ = size_t(std::min<uint64_t>(base_cap_, src.regular_bytes() + src.inputs() + 1));
+  resize(std::min(base_cap_, kFirstBuffer));
 }
 
 void LineChunks::resize(size_t cap) {
@@ -33,10 +42,14 @@ void LineChunks::compact() {
 }
 
 void LineChunks::fill() {
-  while (end_ < cap_ && !eof_) {
-    const size_t got = src_.read(buf_.get() + end_, cap_ - end_, threads_);
-    if (got == 0) eof_ = true;
-    end_ += got;
+  for (;;) {
+    while (end_ < cap_ && !eof_) {
+      const size_t got = src_.read(buf_.get() + end_, cap_ - end_, threads_);
+      if (got == 0) eof_ = true;
+      end_ += got;
+    }
+    if (eof_ || cap_ >= base_cap_) return;
+    resize(std::min(base_cap_, cap_ * 2));
   }
 }
 
@@ -47,7 +60,7 @@ bool LineChunks::next(std::vector<LineRef>& lines) {
   // The source ends every input with a terminator: the buffer's lines end at its last.
   const void* last = nullptr;
   while (end_ > 0 && !(last = ::memrchr(buf_.get(), terminator_, end_))) {
-    if (cap_ >= memory_ - std::min(memory_, kIndexBytesPerLine) || cap_ >= memory_) fail_long();
+    if (cap_ + kIndexBytesPerLine >= memory_) fail_long();
     resize(size_t(memory_ - kIndexBytesPerLine));
     fill();
   }

@@ -1,7 +1,7 @@
 // The text of a LineSource cut into chunks of whole lines, each of which the in-memory
 // sort can sort within the memory budget: half of it holds the text (a buffer refilled
-// from the source), the other half the chunk's index (kIndexBytesPerLine a line), so a
-// chunk of short lines holds fewer bytes. A line longer than the buffer gets a buffer
+// from the source, grown to that as the text comes), the other half the chunk's index
+// (kIndexBytesPerLine a line), so a chunk of short lines holds fewer bytes. A line longer than the buffer gets a buffer
 // of the whole budget for itself; one longer than that is refused.
 #pragma once
 #include <cstdint>

@@ -33,19 +33,35 @@ long double read_long_double(const char* text, char** end) {
   return c ? strtold_l(text, end, c) : std::strtold(text, end);
 }
 
-// strtold on a NUL-terminated copy of the key (f applied, as GNU copies a folded key):
-// on the stack unless the key is long.
+// The bytes strtold may read in the C locale: spaces, signs, digits, '.', letters (inf,
+// nan, hex digits, exponents) and a NaN's "(payload_)". It stops at any other byte, so
+// the key's copy can stop there too.
+constexpr ByteTable number_bytes() {
+  ByteTable t{};
+  for (unsigned c = 0; c < 256; ++c) {
+    const auto b = static_cast<unsigned char>(c);
+    t[c] = is_alnum(b) || b == ' ' || (b >= '\t' && b <= '\r') || b == '+' || b == '-' || b == '.' || b == '(' ||
+           b == ')' || b == '_';
+  }
+  return t;
+}
+constexpr ByteTable kNumberBytes = number_bytes();
+
+// strtold on a NUL-terminated copy of the key's start (f applied, as GNU copies a folded
+// key): on the stack unless the number is long.
 General read_general(std::string_view text, bool fold) {
+  size_t size = 0;
+  while (size < text.size() && kNumberBytes[static_cast<unsigned char>(text[size])]) ++size;
   char small[256];
   std::string large;
   char* copy = small;
-  if (text.size() >= sizeof small) {
-    large.resize(text.size() + 1);
+  if (size >= sizeof small) {
+    large.resize(size + 1);
     copy = &large[0];
   }
-  for (size_t i = 0; i < text.size(); ++i)
+  for (size_t i = 0; i < size; ++i)
     copy[i] = fold ? static_cast<char>(to_upper(static_cast<unsigned char>(text[i]))) : text[i];
-  copy[text.size()] = '\0';
+  copy[size] = '\0';
   char* end = nullptr;
   General g;
   g.value = read_long_double(copy, &end);

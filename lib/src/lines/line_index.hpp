@@ -16,10 +16,11 @@ struct LineRef {
   std::string_view view() const { return {data, size_t(size)}; }
 };
 
-// The bytes every line costs the in-memory sort beside its text: its LineRef (16), its
-// prefix (8), the permutation (8), argsort's prefix-and-index records and their sort
-// scratch (32), a flag of -u (1), rounded up for the deeper passes of tied groups.
-constexpr uint64_t kIndexBytesPerLine = 72;
+// The bytes every line costs the in-memory sort beside its text at its peak (argsort of
+// the prefixes): its LineRef (16), its index in the order (8), its prefix (8) and
+// exhaustion (1), argsort's permutation (8) and its prefix-and-index records with
+// their sort scratch (32); rounded up.
+constexpr uint64_t kIndexBytesPerLine = 80;
 
 // Appends to `out` the lines of text[0, n), in order, at most `max_lines` of them: each
 // ends at a `terminator`; bytes after the last terminator are a line too. Counted then

@@ -23,7 +23,7 @@ bool LineReader::next() {
     const void* q = pos_ < end_ ? std::memchr(buf_.get() + pos_, terminator_, end_ - pos_) : nullptr;
     if (q || (eof_ && pos_ < end_)) {
       const size_t stop = q ? size_t(static_cast<const char*>(q) - buf_.get()) : end_;
-      if (stop - pos_ > max_line_) fail_long(stop - pos_);
+      if (stop - pos_ > max_line_) fail_long_line(label_, stop - pos_);  // whole: its length is known
       prev_ = cur_;
       prev_len_ = cur_len_;
       cur_ = pos_;
@@ -67,7 +67,7 @@ size_t LineReader::read_more(char* dst, size_t n) {
   return got;
 }
 
-// The length of the line too long: the rest of it read on, to say how long it is.
+// A line too long whose end is not read yet: the rest of it read on, to say how long it is.
 void LineReader::fail_long(uint64_t bytes) {
   for (;;) {
     pos_ = end_;

@@ -20,6 +20,7 @@ struct LinesJob {
   MemoryOptions sort_options;  // argsort of the prefixes: opt's device, budget, threads, cancel
   size_t fan_in = 0;
   size_t merge_buffer = 0;     // each reader's and the writer's buffer in a merge
+  size_t gather_buffer = 0;    // each thread's buffer writing a sorted block
 };
 
 // `output` chooses the default temp directory (beside it; "" for none: /tmp or $TMPDIR).

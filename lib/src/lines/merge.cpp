@@ -3,25 +3,27 @@
 #include <algorithm>
 
 #include "gxsort/error.hpp"
+#include "lines/prefix.hpp"
 
 namespace gxsort::lines {
 namespace {
 
 // A loser tree over the readers: node 0 holds the winner (the reader whose line comes
-// next), nodes 1 .. k-1 the losers of their matches; reader i is leaf k + i.
+// next), nodes 1 .. k-1 the losers of their matches; reader i is leaf k + i. Matches
+// compare the lines' 64-bit prefixes first, compare_lines only where they tie.
 class LoserTree {
  public:
   LoserTree(std::vector<std::unique_ptr<LineReader>>& readers, const LineOrder& order)
-      : readers_(readers), order_(order), k_(readers.size()), live_(k_), tree_(std::max<size_t>(k_, 1)) {
-    for (size_t i = 0; i < k_; ++i) live_[i] = readers_[i]->next();
+      : readers_(readers), order_(order), k_(readers.size()), live_(k_), prefix_(k_), tree_(std::max<size_t>(k_, 1)) {
+    for (size_t i = 0; i < k_; ++i) advance(i);
     if (k_) tree_[0] = build(1);
   }
   // The reader whose line is next, or -1 when every reader ended.
   long winner() const { return k_ && live_[tree_[0]] ? long(tree_[0]) : -1; }
-  // The winner's reader moved on (live: it has a line): its matches replayed.
-  void replay(bool live) {
+  // The winner's reader moves on to its next line; its matches replayed.
+  void replay() {
     size_t cur = tree_[0];
-    live_[cur] = live;
+    advance(cur);
     for (size_t node = (cur + k_) / 2; node >= 1; node /= 2)
       if (beats(tree_[node], cur)) std::swap(tree_[node], cur);
     tree_[0] = cur;
@@ -39,14 +41,22 @@ class LoserTree {
   // in reader order.
   bool beats(size_t a, size_t b) const {
     if (!live_[a] || !live_[b]) return live_[a] && !live_[b] ? true : !live_[a] && !live_[b] ? a < b : false;
+    if (prefix_[a] != prefix_[b]) return prefix_[a] < prefix_[b];  // prefix.hpp: they order the lines
     const int c = compare_lines(order_, readers_[a]->line(), readers_[b]->line());
     return c < 0 || (c == 0 && a < b);
+  }
+  // Reader i's next line, and its prefix (one per line read, not one per match).
+  void advance(size_t i) {
+    live_[i] = readers_[i]->next();
+    bool exhausted;
+    if (live_[i]) prefix_[i] = line_prefix(order_, readers_[i]->line(), 0, exhausted);
   }
 
   std::vector<std::unique_ptr<LineReader>>& readers_;
   const LineOrder& order_;
   size_t k_;
   std::vector<char> live_;
+  std::vector<uint64_t> prefix_;  // each reader's line's prefix at depth 0
   std::vector<size_t> tree_;
 };
 
@@ -83,7 +93,7 @@ MergeCounts merge_lines_into(std::vector<std::unique_ptr<LineReader>>& readers, 
       any = true;
       if (++n.lines % kReportLines == 0 && setup.progress) setup.progress(bytes_read(readers));
     }
-    tree.replay(r.next());
+    tree.replay();
   }
   out.flush();
   n.bytes = out.bytes();
@@ -113,6 +123,8 @@ MergeCounts merge_runs(std::vector<io::TempFile> runs, const io::File& out, size
                        size_t& levels) {
   fan_in = std::max<size_t>(fan_in, 2);
   levels = 1;
+  MergeSetup pass = setup;  // the passes before the last report no progress: the last merge's is the phase's
+  pass.progress = nullptr;
   size_t next_dir = 0;
   while (runs.size() > fan_in) {
     std::vector<io::TempFile> merged;
@@ -124,7 +136,7 @@ MergeCounts merge_runs(std::vector<io::TempFile> runs, const io::File& out, size
         continue;
       }
       io::TempFile t = io::TempFile::create(context, tmp_dirs[next_dir++ % tmp_dirs.size()], "lines");
-      merge_group(runs, b, e, t.file(), setup);
+      merge_group(runs, b, e, t.file(), pass);
       for (size_t i = b; i < e; ++i) runs[i].remove();
       merged.push_back(std::move(t));
     }

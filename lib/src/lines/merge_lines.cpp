@@ -15,6 +15,7 @@ RunStats merge_lines(const std::vector<std::string>& inputs, const std::string& 
   std::vector<io::File> files;
   for (const std::string& path : inputs) files.push_back(io::File::open_input(path));
   io::Output out = io::Output::open(opt.context, output, job.tmp_dirs[0], "out");
+  if (!out.streamed()) out.file().start_write_behind();
   std::vector<std::unique_ptr<lines::LineReader>> readers;
   for (size_t k = 0; k < files.size(); ++k)
     readers.push_back(std::make_unique<lines::LineReader>(files[k], inputs[k], job.order.terminator,
@@ -36,6 +37,7 @@ RunStats merge_lines(const std::vector<std::string>& inputs, const std::string& 
   st.runs = inputs.size();
   st.merge_levels = 1;
   st.phases.push_back({"merge", since(t0), st.input_bytes, n.bytes});
+  throw_if_cancelled(opt.cancel);  // the last boundary: nothing replaced yet
   commit_outputs({&out}, st, t0, opt);
   return st;
 }

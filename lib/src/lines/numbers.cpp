@@ -20,12 +20,17 @@ size_t skip_blank_bytes(std::string_view text) {
   return p;
 }
 
+// The first `n` bytes of two runs of digits (short mostly: a loop, not memcmp's set-up).
+int compare_digits(const char* a, const char* b, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+  return 0;
+}
+
 // The integer digits of two numbers with as many of them, in turn, 0x80 bytes skipped.
 int compare_integer_digits(const Decimal& a, const Decimal& b) {
-  if (a.integer.size() == a.integer_digits && b.integer.size() == b.integer_digits) {
-    const int c = a.integer_digits ? std::memcmp(a.integer.data(), b.integer.data(), a.integer_digits) : 0;
-    return c < 0 ? -1 : c > 0 ? 1 : 0;
-  }
+  if (a.integer.size() == a.integer_digits && b.integer.size() == b.integer_digits)
+    return compare_digits(a.integer.data(), b.integer.data(), a.integer_digits);
   for (size_t i = 0, j = 0;; ++i, ++j) {
     while (i < a.integer.size() && is_separator(a.integer[i])) ++i;
     while (j < b.integer.size() && is_separator(b.integer[j])) ++j;
@@ -40,8 +45,8 @@ int compare_magnitudes(const Decimal& a, const Decimal& b) {
   int c = compare_integer_digits(a, b);
   if (c != 0) return c;
   const size_t common = a.fraction.size() < b.fraction.size() ? a.fraction.size() : b.fraction.size();
-  c = common ? std::memcmp(a.fraction.data(), b.fraction.data(), common) : 0;
-  if (c != 0) return c < 0 ? -1 : 1;
+  c = compare_digits(a.fraction.data(), b.fraction.data(), common);
+  if (c != 0) return c;
   return a.fraction.size() < b.fraction.size() ? -1 : a.fraction.size() > b.fraction.size() ? 1 : 0;
 }
 
@@ -119,20 +124,29 @@ uint64_t encode_decimal(const Decimal& d, unsigned bits) {
 }  // namespace
 
 // GNU's reading: blanks, '-', then zeros and 0x80 bytes skipped; the integer part runs
-// over digits and 0x80 bytes; '.' and digits (no 0x80) for the fraction.
+// over digits and 0x80 bytes; '.' and digits (no 0x80) for the fraction. (Pointers and
+// local counts: a count kept in `d` would be reread after every byte, as chars alias it.)
 Decimal read_decimal(std::string_view text) {
   Decimal d;
-  size_t p = skip_blank_bytes(text);
-  if (p < text.size() && text[p] == '-') d.negative = true, ++p;
-  while (p < text.size() && (text[p] == '0' || is_separator(text[p]))) ++p;
-  const size_t first = p;
-  for (; p < text.size() && (is_digit_char(text[p]) || is_separator(text[p])); ++p) d.integer_digits += text[p] != '\x80';
-  d.integer = text.substr(first, p - first);
-  if (p < text.size() && text[p] == '.') {
-    size_t end = ++p;
-    while (end < text.size() && is_digit_char(text[end])) ++end;
-    while (end > p && text[end - 1] == '0') --end;
-    d.fraction = text.substr(p, end - p);
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  while (p < end && is_blank(static_cast<unsigned char>(*p))) ++p;
+  if (p < end && *p == '-') d.negative = true, ++p;
+  while (p < end && (*p == '0' || is_separator(*p))) ++p;
+  const char* const first = p;
+  size_t separators = 0;
+  for (; p < end; ++p) {
+    if (is_digit_char(*p)) continue;
+    if (!is_separator(*p)) break;
+    ++separators;
+  }
+  d.integer = std::string_view(first, static_cast<size_t>(p - first));
+  d.integer_digits = d.integer.size() - separators;
+  if (p < end && *p == '.') {
+    const char* const fraction = ++p;
+    while (p < end && is_digit_char(*p)) ++p;
+    while (p > fraction && p[-1] == '0') --p;
+    d.fraction = std::string_view(fraction, static_cast<size_t>(p - fraction));
   }
   return d;
 }

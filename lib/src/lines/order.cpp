@@ -177,8 +177,8 @@ int read_separator(const std::string& text) {
 
 TypedKey read_global(const std::string& letters) {
   TypedKey global;
-  if (read_letters(letters, 0, global, Blanks::both) != letters.size())
-    throw Error(ExitCode::usage, "unknown ordering option " + quoted("-" + letters));
+  const size_t stop = read_letters(letters, 0, global, Blanks::both);
+  if (stop != letters.size()) throw Error(ExitCode::usage, "unknown ordering option " + quoted({'-', letters[stop]}));
   if (global.refused)
     throw Error(ExitCode::usage, std::string("-") + global.refused + ": " + refused_name(global.refused) +
                                      " is not supported by gxsort");

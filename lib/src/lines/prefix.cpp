@@ -14,13 +14,6 @@ bool prefix_goes_deeper(const LineOrder& order) {
 
 namespace {
 
-uint64_t bytes_prefix(std::string_view line, size_t depth, bool& exhausted) {
-  uint64_t p = 0;
-  for (size_t i = depth; i < depth + 8; ++i) p = (p << 8) | (i < line.size() ? static_cast<unsigned char>(line[i]) : 0);
-  exhausted = line.size() <= depth + 8;
-  return p;
-}
-
 // A numeric key says all it can at depth 0; deeper, every line ties.
 uint64_t number_prefix(const LineKey& key, std::string_view text, size_t depth) {
   if (depth != 0) return 0;

@@ -3,6 +3,7 @@
 // Resume of a killed sort of lines is not built (the engine's job journal,
 // engine/job.hpp, would keep its runs: see merge_runs).
 #include <algorithm>
+#include <memory>
 
 #include "engine/engine.hpp"
 #include "engine/whole_progress.hpp"
@@ -19,15 +20,22 @@ struct Written {
   uint64_t lines = 0, bytes = 0;
 };
 
-// `lines` sorted (-u: the first of equal keys kept) into `out` from byte 0.
-Written sort_block(const std::vector<LineRef>& lines, const io::File& out, const LinesJob& job) {
+// `lines` sorted (-u: the first of equal keys kept) into `out` from byte 0. The sort of
+// the whole text (not a run's) reports its "sort" and "write" phases to `progress`.
+Written sort_block(const std::vector<LineRef>& lines, const io::File& out, const LinesJob& job,
+                   const ProgressFn& progress = nullptr) {
   const std::vector<uint64_t> perm = sorted_permutation(lines, job.order, job.sort_options);
   throw_if_cancelled(job.sort_options.cancel);
+  if (progress) {
+    const uint64_t bytes = written_bytes(lines.data(), lines.size());
+    progress({"sort", bytes, bytes, 0, 0});
+  }
   std::vector<uint8_t> keep;
   if (job.order.unique) keep = unique_flags(lines, perm, job.order, job.threads);
   Written w;
-  w.bytes = write_sorted(out, 0, lines, perm, keep, job.order.terminator, job.threads);
+  w.bytes = write_sorted(out, 0, lines, perm, keep, job.order.terminator, job.threads, job.gather_buffer);
   w.lines = keep.empty() ? lines.size() : size_t(std::count(keep.begin(), keep.end(), uint8_t(1)));
+  if (progress) progress({"write", w.bytes, w.bytes, 0, 0});
   return w;
 }
 
@@ -48,9 +56,8 @@ bool sort_mapped(LineSource& src, io::Output& out, const LinesJob& job, RunStats
   throw_if_cancelled(job.sort_options.cancel);
   st.phases.push_back({"index", since(t0), text, 0});
   const auto t1 = Clock::now();
-  const Written w = sort_block(lines, out.file(), job);
+  const Written w = sort_block(lines, out.file(), job, progress);
   st.phases.push_back({"sort and write", since(t1), 0, w.bytes});
-  if (progress) progress({"sort", text, text, 0, 0});
   st.mode = "in memory";
   st.records = lines.size();
   st.input_bytes = text;
@@ -63,15 +70,15 @@ bool sort_mapped(LineSource& src, io::Output& out, const LinesJob& job, RunStats
 void sort_chunks(LineSource& src, io::Output& out, const LinesJob& job, const EngineOptions& opt, RunStats& st,
                  const ProgressFn& progress) {
   const auto t0 = Clock::now();
-  LineChunks chunks(src, job.order.terminator, job.memory, job.threads);
+  auto chunks = std::make_unique<LineChunks>(src, job.order.terminator, job.memory, job.threads);
   std::vector<io::TempFile> runs;
   std::vector<LineRef> lines;
   const uint64_t total = src.all_regular() ? src.regular_bytes() : 0;
-  while (chunks.next(lines)) {
+  while (chunks->next(lines)) {
     throw_if_cancelled(opt.cancel);
     st.records += lines.size();
-    if (runs.empty() && chunks.at_end()) {  // all of it in one chunk
-      st.output_bytes = sort_block(lines, out.file(), job).bytes;
+    if (runs.empty() && chunks->at_end()) {  // all of it in one chunk
+      st.output_bytes = sort_block(lines, out.file(), job, progress).bytes;
       st.mode = "in memory";
       st.input_bytes = src.bytes_read();
       st.phases.push_back({"read, sort and write", since(t0), st.input_bytes, st.output_bytes});
@@ -81,6 +88,8 @@ void sort_chunks(LineSource& src, io::Output& out, const LinesJob& job, const En
     sort_block(lines, runs.back().file(), job);
     if (progress) progress({"sort runs", src.bytes_read(), total, 0, 0});
   }
+  chunks.reset();  // its buffer, half the budget, is the merge's now
+  std::vector<LineRef>().swap(lines);
   st.mode = "runs";
   st.runs = runs.size();
   st.input_bytes = src.bytes_read();
@@ -99,7 +108,7 @@ void sort_chunks(LineSource& src, io::Output& out, const LinesJob& job, const En
 std::vector<ProgressStage> lines_stages(const LineSource& src, const LinesJob& job) {
   if (!src.all_regular()) return {};
   const uint64_t text = src.regular_bytes();
-  if (text <= job.memory) return {{"sort", 0, text}};
+  if (text <= job.memory) return {{"sort", 0, text}, {"write", 0, text}};
   return {{"sort runs", 0, text}, {"merge", 0, text}};
 }
 
@@ -112,6 +121,7 @@ RunStats sort_lines(const std::vector<std::string>& inputs, const std::string& o
   const lines::LinesJob job = lines::lines_job(order, opt, output);
   lines::LineSource src(inputs, job.order.terminator);
   io::Output out = io::Output::open(opt.context, output, job.tmp_dirs[0], "out");
+  if (!out.streamed()) out.file().start_write_behind();  // as engine/sort.cpp: the disk works as it is written
   RunStats st;
   st.command = "sort";
   st.backend = lines::prefix_backend(opt);
@@ -120,6 +130,7 @@ RunStats sort_lines(const std::vector<std::string>& inputs, const std::string& o
   if (!(src.all_regular() && lines::sort_mapped(src, out, job, st, progress)))
     lines::sort_chunks(src, out, job, opt, st, progress);
   src.check_unchanged();
+  throw_if_cancelled(opt.cancel);  // the last boundary: nothing replaced yet
   commit_outputs({&out}, st, t0, opt);
   return st;
 }

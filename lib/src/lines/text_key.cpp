@@ -77,6 +77,20 @@ int compare_bytes(std::string_view a, std::string_view b) {
   return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
 }
 
+uint64_t bytes_prefix(std::string_view text, size_t depth, bool& exhausted) {
+  exhausted = text.size() <= depth + 8;
+  uint64_t p = 0;
+  if (!exhausted) {  // 8 whole bytes: one big-endian load
+    std::memcpy(&p, text.data() + depth, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    p = __builtin_bswap64(p);
+#endif
+    return p;
+  }
+  for (size_t i = depth; i < depth + 8; ++i) p = (p << 8) | (i < text.size() ? static_cast<unsigned char>(text[i]) : 0);
+  return p;
+}
+
 int compare_text(const LineKey& key, std::string_view a, std::string_view b) {
   if (const ByteTable* ignored = ignored_bytes(key)) return compare_filtered(*ignored, key.fold ? kFolded : kSame, a, b);
   return key.fold ? compare_folded(a, b) : compare_bytes(a, b);
@@ -85,6 +99,7 @@ int compare_text(const LineKey& key, std::string_view a, std::string_view b) {
 uint64_t text_prefix(const LineKey& key, std::string_view text, size_t depth, bool& exhausted) {
   const ByteTable& translate = key.fold ? kFolded : kSame;
   if (const ByteTable* ignored = ignored_bytes(key)) return filtered_prefix(*ignored, translate, text, depth, exhausted);
+  if (!key.fold) return bytes_prefix(text, depth, exhausted);
   uint64_t p = 0;
   for (size_t i = depth; i < depth + 8; ++i)
     p = (p << 8) | (i < text.size() ? translate[static_cast<unsigned char>(text[i])] : 0);

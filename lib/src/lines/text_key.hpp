@@ -17,6 +17,9 @@ int compare_text(const LineKey& key, std::string_view a, std::string_view b);
 // zero-padded; `exhausted` when the text ends within them.
 uint64_t text_prefix(const LineKey& key, std::string_view text, size_t depth, bool& exhausted);
 
+// text_prefix of plain bytes (no f, d, i).
+uint64_t bytes_prefix(std::string_view text, size_t depth, bool& exhausted);
+
 // Whole texts as unsigned bytes, the shorter first on a tie: -1, 0 or 1.
 int compare_bytes(std::string_view a, std::string_view b);
 

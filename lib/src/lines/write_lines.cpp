@@ -8,8 +8,6 @@
 namespace gxsort::lines {
 namespace {
 
-constexpr size_t kGatherBuffer = size_t(4) << 20;
-
 // The bytes part [b, e) of the sorted positions writes.
 uint64_t part_bytes(const std::vector<LineRef>& lines, const std::vector<uint64_t>& perm,
                     const std::vector<uint8_t>& keep, size_t b, size_t e) {
@@ -23,7 +21,7 @@ uint64_t part_bytes(const std::vector<LineRef>& lines, const std::vector<uint64_
 
 uint64_t write_sorted(const io::File& out, uint64_t offset, const std::vector<LineRef>& lines,
                       const std::vector<uint64_t>& perm, const std::vector<uint8_t>& keep, char terminator,
-                      unsigned threads) {
+                      unsigned threads, size_t buffer_bytes) {
   const unsigned parts = std::max(1u, threads);
   std::vector<uint64_t> at(parts + 1, 0);
   parallel::parallel_for_ranges(perm.size(), parts, [&](size_t b, size_t e, unsigned p) {
@@ -31,7 +29,7 @@ uint64_t write_sorted(const io::File& out, uint64_t offset, const std::vector<Li
   });
   for (unsigned p = 0; p < parts; ++p) at[p + 1] += at[p];
   parallel::parallel_for_ranges(perm.size(), parts, [&](size_t b, size_t e, unsigned p) {
-    LineWriter w(out, offset + at[p], terminator, kGatherBuffer, nullptr);
+    LineWriter w(out, offset + at[p], terminator, buffer_bytes, nullptr);
     for (size_t i = b; i < e; ++i)
       if (keep.empty() || keep[i]) w.put(lines[perm[i]].view());
     w.flush();
