@@ -28,6 +28,10 @@ struct Args {
   Unsigned record_size, key_offset, key_bytes, fan_in, threads, count, seed{1}, scale, edge_factor{16}, source,
       random_sources, ranks, parallel;
   bool reverse = false, stable = false, help = false, no_fsync = false, json = false, dot = false;
+  // Text lines (line_options.cpp): --lines, -t's text and GNU sort's ordering letters.
+  std::string separator;
+  bool lines = false, numeric = false, general_numeric = false, human_numeric = false, blanks = false,
+       dictionary = false, ignore_case = false, printable = false, zero_terminated = false;
 };
 
 // "a|b|c": the value name an option shows in --help.

@@ -5,6 +5,7 @@
 
 #include "cli_args.hpp"
 #include "commands.hpp"
+#include "line_options.hpp"
 #include "spellings.hpp"
 
 namespace gxsort::cli {
@@ -22,7 +23,10 @@ void validate(boost::any& v, const std::vector<std::string>& values, Unsigned*, 
 namespace {
 
 void add_general(po::options_description& d, const CommandEntry& e, Command& cmd, Args& a) {
-  d.add_options()("help,h", po::bool_switch(&a.help), "show this help");
+  if (e.groups & kLines)  // -h is GNU sort's --human-numeric-sort there
+    d.add_options()("help", po::bool_switch(&a.help), "show this help (-h here is GNU sort's --human-numeric-sort)");
+  else
+    d.add_options()("help,h", po::bool_switch(&a.help), "show this help");
   if (e.groups & kQuiet) d.add_options()("quiet,q", po::bool_switch(&cmd.quiet), e.quiet_help);
   if (!(e.groups & kStats)) return;
   d.add_options()
@@ -33,17 +37,18 @@ void add_general(po::options_description& d, const CommandEntry& e, Command& cmd
                     "whole job's bytes and ETA) also when stderr is not a terminal: one line per update");
 }
 
-// reverse: whether an order applies (not to gen, which writes records, nor to reduce).
-void add_format(po::options_description& d, Args& a, bool reverse) {
+// reverse: whether an order applies (not to gen, which writes records, nor to reduce);
+// lines: whether -k is --key (GNU sort's -k POS1[,POS2] of text lines).
+void add_format(po::options_description& d, Args& a, bool reverse, bool lines) {
   d.add_options()
     ("type", po::value(&a.type)->value_name("T"), "flat key file of T: u8|u16|u32|u64|i8|i16|i32|i64|f32|f64, or big-endian u16be..f64be "
      "(default u64); the number is bits: u8 is 1-byte records, u64 8-byte. numpy's spellings too: <u8 = uint64 = u64, >i4 = i32be")
     ("record-size", po::value(&a.record_size)->value_name("N"), "N-byte records (key + payload)")
-    ("key", po::value(&a.keys)->value_name("OFFSET:TYPE[:desc]"), "a key field (repeatable: compared in order, each asc or desc): TYPE as --type, or bytes:N; with --record-size. Or NAME[:desc], a field of a structured .npy input")
+    (lines ? "key,k" : "key", po::value(&a.keys)->value_name("OFFSET:TYPE[:desc]"), lines ? "a key field (repeatable: compared in order, each asc or desc): TYPE as --type, or bytes:N; with --record-size. Or NAME[:desc], a field of a structured .npy input. Or GNU sort's POS1[,POS2] (-k2,2n): a key of text lines" : "a key field (repeatable: compared in order, each asc or desc): TYPE as --type, or bytes:N; with --record-size. Or NAME[:desc], a field of a structured .npy input")
     ("key-offset", po::value(&a.key_offset)->value_name("O"), "byte offset of the key in the record (default 0)")
     ("key-type", po::value(&a.key_type)->value_name("T"), "typed key in the record, T as --type (the same as --key O:T)")
     ("key-bytes", po::value(&a.key_bytes)->value_name("K"), "K-byte key compared as unsigned bytes (the same as --key O:bytes:K)")
-    ("format", po::value(&a.format)->value_name("NAME"), "gensort: 100-byte records with 10-byte keys");
+    ("format", po::value(&a.format)->value_name("NAME"), lines ? "gensort: 100-byte records with 10-byte keys; lines: text lines (--lines)" : "gensort: 100-byte records with 10-byte keys");
   if (!reverse) return;
   d.add_options()
     ("reverse,r", po::bool_switch(&a.reverse), "descending order of the whole key (still stable)")
@@ -76,7 +81,7 @@ void add_engine(po::options_description& d, const CommandEntry& e, Command& cmd,
   if (e.groups & kFsync)
     d.add_options()("no-fsync", po::bool_switch(&a.no_fsync), "do not fsync the output before renaming it into place, nor a resumable job's journal (faster, less durable)");
   if (e.groups & kUnique)
-    d.add_options()("unique,u", po::bool_switch(&cmd.engine.unique), "keep only the first record of each group of equal keys");
+    d.add_options()("unique,u", po::bool_switch(&cmd.engine.unique), e.unique_help);
   if (!(e.groups & kEngine)) return;
   d.add_options()
     ("fan-in", po::value(&a.fan_in)->value_name("K"), "most runs merged at once (default 64, lowered to fit --memory)")
@@ -92,15 +97,17 @@ po::options_description options_of(const CommandEntry& s, Command& cmd, Args& a)
   const unsigned w = 100, desc = 50;
   po::options_description all(w, desc);
   po::options_description general("general options", w, desc), command(std::string(s.name) + " options", w, desc),
-      format("record format", w, desc), resources("memory, threads and devices", w, desc), engine("engine options", w, desc);
+      format("record format", w, desc), lines("text lines (GNU sort's options, its order in the C locale)", w, desc), resources("memory, threads and devices", w, desc), engine("engine options", w, desc);
   add_general(general, s, cmd, a);
   s.add_options(command, cmd, a);
-  if (s.groups & kFormat) add_format(format, a, s.groups & kReverse);
+  if (s.groups & kLines) add_line_options(lines, a);
+  if (s.groups & kFormat) add_format(format, a, s.groups & kReverse, s.groups & kLines);
   if (s.groups & kMemory) add_memory(resources, cmd, a, s.groups & kTmpDir);
   if (s.groups & kDevice) add_device(resources, a);
   add_engine(engine, s, cmd, a);
   all.add(general);
   if (!command.options().empty()) all.add(command);
+  if (!lines.options().empty()) all.add(lines);
   if (!format.options().empty()) all.add(format);
   if (!resources.options().empty()) all.add(resources);
   if (!engine.options().empty()) all.add(engine);
@@ -178,11 +185,13 @@ bool any_npy(const std::vector<std::string>& paths) {
 
 // --key needs a record size: --record-size, or the header of a .npy input.
 void check_keys(const Args& a, const po::variables_map& vm, const Command& cmd) {
+  if (cmd.lines) return;  // GNU's -k POS (line_options.cpp)
   const bool named = !a.keys.empty() && raw_key_fields(a.keys).empty();
   if (named && vm.count("record-size"))
     fail_usage("--key " + a.keys[0] + ": names a field of a .npy input, whose header gives the record size: leave --record-size out");
   if (a.keys.empty() || any_npy(cmd.inputs)) return;
-  if (named && gnu_key_syntax(a.keys[0])) fail_usage("--key " + a.keys[0] + ": " + gnu_option_pointer("--key"));
+  if (named && gnu_key_syntax(a.keys[0]))
+    fail_usage("--key " + a.keys[0] + ": GNU sort's key of text lines: sort, merge, dedupe and check take it (gxsort sort -k2,2 FILE)");
   if (named)
     fail_usage("--key " + a.keys[0] + ": names a field of a structured .npy input; for raw records give --key " +
                "OFFSET:TYPE[:desc] and --record-size N");
@@ -253,8 +262,8 @@ void type_options(const Args& a, const po::variables_map& vm, Command& cmd) {
   cmd.json = cmd.json || a.json;
   if (cmd.quiet && cmd.verbose) fail_usage("-q and -v cannot be combined");
   if (cmd.quiet && cmd.progress) fail_usage("-q and --progress cannot be combined");
-  e.format = build_format(a, vm);
-  cmd.format_given = vm.count("type") || vm.count("record-size") || vm.count("format");
+  if (!cmd.lines) e.format = build_format(a, vm);  // lines: line_options.cpp
+  cmd.format_given = !cmd.lines && (vm.count("type") || vm.count("record-size") || vm.count("format"));
   cmd.keys = a.keys;
   cmd.reverse = a.reverse;
   check_distributed(a, vm, cmd);
@@ -396,7 +405,7 @@ Command parse_command(int argc, const char* const* argv, const CommandEntry& com
   Command cmd;
   cmd.entry = &command;
   cmd.name = command.name;
-  if (planned) cmd.planned = planned->name;
+  if (planned) cmd.planned = planned->name, cmd.planned_entry = planned;
   Args a;
   po::options_description all = options_of(spec, cmd, a);
   if (planned) add_plan_cmd_options(all, a);
@@ -427,7 +436,9 @@ Command parse_command(int argc, const char* const* argv, const CommandEntry& com
     if (planned) help.insert(std::string("usage: gxsort ").size(), "plan ");
     return help_command(help);
   }
+  cmd.lines = (spec.groups & kLines) && wants_lines(a, vm);
   type_options(a, vm, cmd);
+  if (cmd.lines) type_lines(a, vm, spec, cmd);
   if (planned) {
     check_plan_operands(*planned, a, vm, cmd);
   } else {
@@ -450,11 +461,13 @@ Command parse_sort_mode(const char* argv0, const SortMode& mode) {
 }  // namespace
 
 void refuse_terminal_output(const Command& cmd) {
-  if (cmd.stdout_default && ::isatty(STDOUT_FILENO))
+  // Text lines go there, as GNU sort's do.
+  if (cmd.stdout_default && !cmd.lines && ::isatty(STDOUT_FILENO))
     fail_usage(cmd.name + ": standard output is a terminal: binary records are not written there (give -o FILE or redirect it)");
 }
 
 void resolve_npy(Command& cmd) {
+  if (cmd.lines) return;  // no .npy, no format (line_options.cpp refuses them)
   EngineOptions& e = cmd.engine;
   std::string descr;
   bool npy_in = false;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gxsort/gxsort.hpp"
+#include "gxsort/lines.hpp"
 
 namespace gxsort::cli {
 
@@ -22,6 +23,7 @@ struct Command {
   GenOptions gen;
   PlanFormat plan_format = PlanFormat::text;
   std::string planned;              // plan CMD ARGS: the command planned ("" for plan IN: sort)
+  const CommandEntry* planned_entry = nullptr;  // its entry (null for plan IN)
   ReduceOp reduce_op = ReduceOp::sum;
   ReduceAlgo reduce_algo = ReduceAlgo::flat;
   std::string stats_json;           // --stats-json FILE
@@ -36,6 +38,8 @@ struct Command {
   bool reverse = false;             // -r (a .npy header's key is reversed by it too)
   FloatOrder float_order = FloatOrder::total;  // --float-order (applied once the format is known: resolve_npy)
   bool threads_given = false;       // --threads was given (a distributed rank's default is its share)
+  bool lines = false;               // text lines (--lines, or GNU sort's text options): line_order
+  LineOrder line_order;             // their order, resolved once from GNU's options
   bool distributed = false;         // --distributed: a rank of an MPI job (sort, dedupe, plan)
   int ranks = 0;                    // plan --distributed --ranks N (0: the MPI job's ranks)
   std::string help_text;            // the help entry (commands.hpp): what to print

@@ -52,7 +52,11 @@ void add_sort_options(po::options_description& d, Command& cmd, Args& a) {
   add_exchange(d, a);
 }
 
-void build_sort(const Args& a, const po::variables_map& vm, Command& cmd) { build_one_to_file(a, vm, cmd); }
+void build_sort(const Args& a, const po::variables_map& vm, Command& cmd) {
+  if (!cmd.lines) return build_one_to_file(a, vm, cmd);
+  expect_operands(cmd, 1, SIZE_MAX, "input files");  // text lines: concatenated, as GNU sort reads them
+  require_output(cmd, "FILE");
+}
 
 void add_plan_options(po::options_description& d, Command& cmd, Args& a) {
   add_output(d, cmd, "FILE", "the output `sort` would write (--resume: the job is its input, options and output)");
@@ -93,7 +97,11 @@ void build_merge(const Args&, const po::variables_map&, Command& cmd) {
 
 void add_check_options(po::options_description& d, Command& cmd, Args&) { add_result_json(d, cmd); }
 
-void build_check(const Args&, const po::variables_map&, Command& cmd) { expect_operands(cmd, 1, 1, "one input file"); }
+void build_check(const Args&, const po::variables_map&, Command& cmd) {
+  if (cmd.engine.unique && !cmd.lines)
+    fail_usage("check: -u applies to text lines (a check of records counts their duplicate keys)");
+  expect_operands(cmd, 1, 1, "one input file");
+}
 
 void add_gen_options(po::options_description& d, Command& cmd, Args& a) {
   add_output(d, cmd, "FILE", "output (- for stdout)");

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "gxsort/distributed.hpp"
+#include "line_runs.hpp"
 #include "progress_line.hpp"
 #include "render_plan.hpp"
 #include "reports.hpp"
@@ -41,10 +42,14 @@ int run_help(CommandRun& r) {
   return r.cmd.help_is_error ? int(ExitCode::usage) : 0;
 }
 
-int run_sort(CommandRun& r) { return finish(r, sort_file(input_of(r.cmd), r.cmd.output, r.opt)); }
+int run_sort(CommandRun& r) {
+  if (r.cmd.lines) return run_sort_lines(r);
+  return finish(r, sort_file(input_of(r.cmd), r.cmd.output, r.opt));
+}
 
 int run_plan(CommandRun& r) {
   const Command& cmd = r.cmd;
+  if (cmd.lines) return run_plan_lines(r);
   if (cmd.distributed) {  // --ranks N: planned here, as if on this host
     const EngineOptions rank = distributed_rank_options(r.opt, 0, cmd.ranks, cmd.threads_given);
     check_plan_format(cmd.planned, true, cmd.plan_format);
@@ -60,10 +65,14 @@ int run_plan(CommandRun& r) {
 
 int run_runs(CommandRun& r) { return finish(r, form_runs(input_of(r.cmd), r.cmd.output, r.opt)); }
 
-int run_merge(CommandRun& r) { return finish(r, merge_files(r.cmd.inputs, r.cmd.output, r.opt)); }
+int run_merge(CommandRun& r) {
+  if (r.cmd.lines) return run_merge_lines(r);
+  return finish(r, merge_files(r.cmd.inputs, r.cmd.output, r.opt));
+}
 
 int run_check(CommandRun& r) {
   const Command& cmd = r.cmd;
+  if (cmd.lines) return run_check_lines(r);
   const CheckResult c = check_file(cmd.inputs[0], r.opt);
   r.progress.finish();
   if (prints_result(cmd)) print_check(r.report, cmd.inputs[0], c, cmd.json);
@@ -79,7 +88,10 @@ int run_gen(CommandRun& r) {
   return finish(r, gen_file(r.cmd.output, r.opt.format, r.cmd.gen, r.opt));
 }
 
-int run_dedupe(CommandRun& r) { return finish(r, dedupe_file(input_of(r.cmd), r.cmd.output, r.opt)); }
+int run_dedupe(CommandRun& r) {
+  if (r.cmd.lines) return run_sort_lines(r, true);
+  return finish(r, dedupe_file(input_of(r.cmd), r.cmd.output, r.opt));
+}
 
 int run_reduce(CommandRun& r) {
   const ReduceResult res = reduce_file(input_of(r.cmd), r.cmd.reduce_op, r.cmd.reduce_algo, r.opt);

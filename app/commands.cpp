@@ -10,7 +10,7 @@ namespace {
 
 // The groups most commands that sort share.
 constexpr unsigned kReports = kQuiet | kStats | kProgress;
-constexpr unsigned kRecords = kFormat | kReverse;
+constexpr unsigned kRecords = kFormat | kReverse | kLines;
 constexpr unsigned kResources = kMemory | kDevice;
 constexpr unsigned kSortEngine = kTmpDir | kFsync | kEngine | kOoc;
 
@@ -20,7 +20,9 @@ const char* const kDedupeHelp =
     "--count output: each record followed by a little-endian u64.\n";
 const char* const kSortHelp =
     "GNU sort's habits: no IN reads standard input, no -o writes standard output (unless it is a\n"
-    "terminal); -c (-C: exit status only) does what `gxsort check` does, -m what `gxsort merge` does.\n";
+    "terminal); -c (-C: exit status only) does what `gxsort check` does, -m what `gxsort merge` does.\n"
+    "Text lines (--lines, or GNU sort's -k POS1[,POS2], -t, -n, -g, -h, -b, -d, -f, -i, -z): ordered as\n"
+    "`LC_ALL=C sort` orders them, whatever the locale; several IN are read one after the other.\n";
 const char* const kCleanHelp =
     "Removes the temporary files (.gxsort.<host>.<pid>.*.tmp) that gxsort runs killed by kill -9,\n"
     "the OOM killer or a batch scheduler left; never those of a running process or of another host,\n"
@@ -57,6 +59,7 @@ CommandEntry plan_entry() {
 CommandEntry runs_entry() {
   CommandEntry e = named("runs", "IN -o DIR", "form sorted runs only (run files and a manifest)");
   e.groups = kReports | kRecords | kResources | kFsync | kUnique;
+  e.lines_refusal = "runs of text lines: not built; use sort --lines";
   e.plannable = e.temp_note = e.output_dir = true;
   e.add_options = add_runs_options, e.build = build_runs, e.run = run_runs;
   return e;
@@ -73,7 +76,8 @@ CommandEntry merge_entry() {
 
 CommandEntry check_entry() {
   CommandEntry e = named("check", "FILE", "record count, order, duplicate keys, checksums (exit 1: not sorted)");
-  e.groups = kReports | kRecords | kResources;
+  e.groups = kReports | kRecords | kResources | kUnique;
+  e.unique_help = "text lines: no two lines with equal keys either (GNU sort's -c -u)";
   e.quiet_help = "print nothing but errors (the exit status says whether the file is sorted)";
   e.plannable = true;
   e.add_options = add_check_options, e.build = build_check, e.run = run_check;

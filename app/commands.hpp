@@ -40,6 +40,7 @@ enum OptionGroup : unsigned {
   kUnique = 1u << 9,     // -u
   kEngine = 1u << 10,    // --fan-in, --direct-io, --merge-kernel
   kOoc = 1u << 11,       // --ooc
+  kLines = 1u << 12,     // --lines and GNU sort's text options (-k POS, -t, -n, ...; -h is --human-numeric-sort)
 };
 
 // What a command's run has at hand: the parsed Command, the engine options with the
@@ -76,6 +77,8 @@ struct CommandEntry {
   // exit status. info and plan print their result and nothing else: no -q for them.
   const char* quiet_help = "print nothing but errors";
   const char* more_help = "";  // lines of --help after the summary
+  const char* unique_help = "keep only the first record of each group of equal keys";  // -u's
+  const char* lines_refusal = nullptr;  // with kLines: why it does not take text lines yet (null: it does)
   std::vector<OptionHint> hints;
   bool listed = true;         // in the usage's list (help is not)
   bool version = false;       // what `gxsort --version` runs (info)

@@ -160,14 +160,14 @@ void print_stages(const char* title, const std::vector<PhaseStat>& stages) {
 
 }  // namespace
 
-void print_summary(const RunStats& s) {
+void print_summary(const RunStats& s, const char* unit) {
   const double mbps = s.seconds > 0 ? double(std::max(s.input_bytes, s.output_bytes)) / s.seconds / 1e6 : 0;
   // Runs and levels, or buckets: what a sort made (check, reduce and gen make neither).
   const std::string shape = s.buckets ? std::to_string(s.buckets) + " buckets, "
                             : s.runs  ? std::to_string(s.runs) + " runs, " + std::to_string(s.merge_levels) + " merge levels, "
                                       : std::string();
-  std::fprintf(stderr, "gxsort %s: %" PRIu64 " records, %s, backend %s, %s%.3f s, %.1f MB/s\n", s.command.c_str(),
-               s.records, s.mode.c_str(), s.backend.c_str(), shape.c_str(), s.seconds, mbps);
+  std::fprintf(stderr, "gxsort %s: %" PRIu64 " %s, %s, backend %s, %s%.3f s, %.1f MB/s\n", s.command.c_str(),
+               s.records, unit, s.mode.c_str(), s.backend.c_str(), shape.c_str(), s.seconds, mbps);
   if (!s.resumed.empty()) std::fprintf(stderr, "  %s\n", s.resumed.c_str());
   for (const auto& p : s.phases) std::fprintf(stderr, "  %-18s %8.3f s\n", p.name.c_str(), p.seconds);
   print_stages("run formation, seconds of its buffers and overlapped stages:", s.run_stages);

@@ -19,7 +19,7 @@ void print_clean(FILE* out, const std::vector<CleanEntry>& entries, bool json, b
 void print_info(FILE* out, const InfoReport& r, bool json);
 // A plan: render_plan.hpp.
 // -v: the run's summary on stderr (a distributed sort's: every rank's part too).
-void print_summary(const RunStats& s);
+void print_summary(const RunStats& s, const char* unit = "records");  // unit: what s.records counts
 
 // A reduction's value as text ("42", "-1.5", "nan", "none"; f32 keys with 9 digits).
 std::string reduce_value_text(const ReduceValue& v);

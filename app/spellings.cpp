@@ -26,35 +26,23 @@ constexpr LongName kLongNames[] = {{"uint8", "u8"},   {"uint16", "u16"}, {"uint3
                                    {"float32", "f32"}, {"float64", "f64"}};
 
 // One GNU sort option gxsort does not take: its short and long names, what it means in
-// GNU sort, and the gxsort way.
+// GNU sort, and the gxsort way. (Its text options, -k POS, -t, -n, ..., gxsort takes:
+// line_options.cpp.)
 struct GnuOption {
   char short_name;  // 0: none
   const char* long_name;
   const char* meaning;
   const char* instead;
-  bool text = true;  // about text lines: the line adds "for text lines use GNU sort"
+  bool text = true;  // an order of text lines gxsort has not: the line adds "for it use GNU sort"
 };
 
-constexpr const char* kTextLines = "; for text lines use GNU sort";
-constexpr const char* kNoTextOrder = "gxsort has no text order yet (--key OFFSET:bytes:N compares raw bytes)";
-constexpr const char* kTypedKeys = "gxsort compares binary numbers: --type T or --key OFFSET:TYPE (u64, i32, f64, ...; docs/keys.md)";
+constexpr const char* kTextLines = "; for it use GNU sort";
 
 constexpr GnuOption kGnuOptions[] = {
-    {'k', "key", "key of text fields (POS1[,POS2])", "gxsort sorts binary records: --key OFFSET:TYPE (docs/keys.md)"},
-    {'n', "numeric-sort", "order of numbers written as text", kTypedKeys},
-    {'g', "general-numeric-sort", "order of numbers written as text", kTypedKeys},
-    {0, "human-numeric-sort", "order of sizes written as text (2K, 1G)", "gxsort has none"},
-    {'t', "field-separator", "field separator of text lines",
-     "gxsort's fields are byte offsets in fixed-size records: --record-size N --key OFFSET:TYPE"},
-    {'f', "ignore-case", "order with upper and lower case equal", kNoTextOrder},
-    {'b', "ignore-leading-blanks", "order with leading blanks ignored", kNoTextOrder},
-    {'d', "dictionary-order", "dictionary order (blanks and alphanumerics only)", kNoTextOrder},
-    {'i', "ignore-nonprinting", "order of printable characters only", kNoTextOrder},
     {'M', "month-sort", "order of month names", "gxsort has none"},
     {'V', "version-sort", "order of version numbers in text", "gxsort has none"},
     {'R', "random-sort", "random order (a shuffle)", "gxsort has none (gxsort gen --dist writes random records)", false},
     {0, "random-source", "source of random bytes for -R", "gxsort has no shuffle", false},
-    {'z', "zero-terminated", "lines ended by NUL bytes", "gxsort reads fixed-size records (--record-size N), no lines"},
     {'c', "check", "check of the order", "gxsort check FILE (or gxsort sort -c FILE)", false},
     {'C', "", "check of the order, exit status only", "gxsort check -q FILE (or gxsort sort -C FILE)", false},
     {'m', "merge", "merge of sorted files", "gxsort merge FILE... (or gxsort sort -m FILE...)", false},
@@ -62,6 +50,7 @@ constexpr GnuOption kGnuOptions[] = {
     {0, "compress-program", "program that compresses temporary files", "gxsort has none", false},
     {0, "files0-from", "list of inputs read from a file", "give the inputs as operands (gxsort merge FILE...)", false},
     {0, "debug", "marks under the keys of each line", "gxsort plan shows what a command would do, -v what it did", false},
+    {0, "sort", "order named by a word (--sort=numeric)", "give its letter: -n, -g, -h (month, version, random: none)", false},
 };
 
 // GNU's POS: F[.C][OPTS]

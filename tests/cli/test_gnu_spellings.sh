@@ -94,9 +94,9 @@ gx info -s
 expect_rc "info -s: exit 2" 2
 
 # ---- GNU options gxsort does not take: one line with the gxsort way ----
-for case in "-k1,1|--key OFFSET:TYPE" "--key=1,1|--key OFFSET:TYPE" "--key 2n|docs/keys.md" "-n|--type T" \
-            "-rn|--type T" "--numeric-sort|--type T" "-t,|--record-size N" "-f|no text order" "-b|no text order" \
-            "-M|month" "-V|version" "-R|shuffle" "-z|fixed-size records" "--batch-size=8|--fan-in"; do
+# (Its text options, -k POS, -t, -n, ..., sort text lines: test_lines.sh.)
+for case in "-M|month" "-nM|month" "--month-sort|month" "-V|version" "-R|shuffle" "--random-source=x|shuffle" \
+            "--batch-size=8|--fan-in" "--files0-from=x|operands" "--compress-program=gzip|has none" "--debug|plan"; do
   opt=${case%%|*}; text=${case#*|}
   gx sort u.bin -o out.bin $opt
   expect_rc "sort $opt: exit 2" 2
@@ -104,6 +104,9 @@ for case in "-k1,1|--key OFFSET:TYPE" "--key=1,1|--key OFFSET:TYPE" "--key 2n|do
 done
 gx merge ref.bin -c -o out.bin
 err_mentions "merge -c: points to check" "gxsort check"
+gx gen -o out.bin --count 10 --key 2,2
+expect_rc "gen --key 2,2 (GNU's key of lines): exit 2" 2
+err_mentions "gen --key 2,2: one line pointing to sort's text lines" "text lines" "gxsort sort -k2,2"
 
 # ---- numpy's dtype names ----
 for pair in "<u8|u64" "=u8|u64" "uint64|u64" ">i4|i32be" "int32|i32" "<f4|f32" "float32|f32" "=f8|f64" ">f8|f64be" \

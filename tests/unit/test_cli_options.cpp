@@ -205,13 +205,43 @@ TEST_CASE("GNU sort's streams and modes: no input is stdin, no -o stdout; -c, -C
 }
 
 TEST_CASE("GNU sort's options gxsort does not take: one line with GNU's meaning and the gxsort way") {
-  CHECK(error_of({"sort", "x", "-k1,1"}).find("--key OFFSET:TYPE") != std::string::npos);
-  CHECK(error_of({"sort", "x", "--key=1,1"}).find("GNU sort's key") != std::string::npos);
-  CHECK(error_of({"sort", "x", "-rn"}).find("numbers written as text") != std::string::npos);
-  CHECK(error_of({"sort", "x", "-t", ","}).find("field separator") != std::string::npos);
-  for (const char* o : {"-n", "-f", "-b", "-M", "-V", "-R", "-z", "-g", "-d", "-i"})
+  for (const char* o : {"-M", "-V", "-R", "-nM", "--month-sort", "--batch-size=4", "--files0-from=f", "--debug"})
     CHECK(error_of({"sort", "x", o}).find("GNU sort's") != std::string::npos);
   CHECK(error_of({"info", "-n"}).find("GNU sort's") == std::string::npos);  // no order there: the usual line
+}
+
+TEST_CASE("text lines: --lines, --format lines and GNU sort's text options; -r, -s, -u alone are records'") {
+  using Args = std::vector<const char*>;
+  for (const Args& args : {Args{"sort", "x", "--lines"}, Args{"sort", "x", "--format", "lines"}, Args{"sort", "x", "-z"},
+                           Args{"merge", "a", "b", "-o", "y", "--lines"}, Args{"check", "x", "--lines", "-u"},
+                           Args{"dedupe", "x", "-o", "y", "--lines"}, Args{"plan", "x", "--lines"}})
+    CHECK(parse(args).lines);
+  CHECK_FALSE(parse({"sort", "x", "-r", "-s", "-u"}).lines);
+  CHECK(parse({"sort", "a", "b", "c", "--lines"}).inputs.size() == 3);  // concatenated, as GNU sort reads them
+  CHECK(parse({"sort", "-h"}).name == "sort");                          // GNU's -h there
+  CHECK(parse({"sort", "--help"}).name == "help");
+  CHECK(parse({"-h"}).name == "help");
+  CHECK(error_of({"sort", "x", "--lines", "--type", "u64"}).find("--type") != std::string::npos);
+  CHECK(error_of({"sort", "x", "-z", "--key", "0:u64"}).find("0:u64") != std::string::npos);
+  CHECK(error_of({"runs", "x", "-o", "d", "--lines"}).find("sort --lines") != std::string::npos);
+  CHECK(code_of({"check", "x", "-u"}) == ExitCode::usage);  // records: -u is for lines
+  CHECK(code_of({"sort", "x", "-t", ""}) == ExitCode::usage);
+}
+
+TEST_CASE("text lines: GNU's keys and letters resolved once into the LineOrder") {
+  const LineOrder o = parse({"sort", "x", "-t,", "-k2,2n", "-k1,1r", "-s"}).line_order;
+  CHECK(o.separator == ',');
+  REQUIRE(o.keys.size() == 2);
+  CHECK(o.keys[0].kind == LineKeyKind::numeric);
+  CHECK(o.keys[0].start_field == 1);
+  CHECK(o.keys[1].reverse);
+  CHECK(o.stable);
+  const LineOrder nr = parse({"sort", "x", "-nru"}).line_order;  // combined, as GNU takes them
+  CHECK(nr.unique);
+  CHECK(nr.reverse);
+  CHECK(parse({"sort", "x", "-t", ",", "-k2"}).line_order.separator == ',');
+  CHECK(parse({"sort", "x", "--key=1.3,1.5"}).line_order.keys.size() == 1);
+  CHECK(error_of({"sort", "x", "-k0"}).rfind("sort: ", 0) == 0);  // line_order's complaint, named
 }
 
 TEST_CASE("numpy's dtype names in --type and --key; gxsort's u8 stays 8-bit") {

@@ -72,6 +72,7 @@ TEST_CASE("sniff: names and advice") {
   CHECK(std::string(file_kind_name(FileKind::gzip)) == "a gzip-compressed file");
   CHECK(file_kind_advice(FileKind::gzip, "f.gz").find("zcat f.gz | gxsort sort -") != std::string::npos);
   CHECK(file_kind_advice(FileKind::gzip, "").find("zcat | gxsort sort -") != std::string::npos);
-  CHECK(file_kind_advice(FileKind::text, "t.csv").find("LC_ALL=C sort t.csv") != std::string::npos);
+  CHECK(file_kind_advice(FileKind::text, "t.csv").find("gxsort sort --lines t.csv") != std::string::npos);
+  CHECK(file_kind_advice(FileKind::text, "").find("gxsort sort --lines`") != std::string::npos);
   CHECK(file_kind_advice(FileKind::records, "x").empty());
 }

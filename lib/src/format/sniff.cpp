@@ -104,7 +104,8 @@ std::string file_kind_advice(FileKind kind, const std::string& path) {
     case FileKind::bzip2: return "decompress it first, e.g. `bzcat" + file + " | gxsort sort - --type u64 ...`";
     case FileKind::parquet: case FileKind::hdf5: case FileKind::arrow:
       return "convert its column to .npy (numpy's save) and give gxsort that";
-    case FileKind::text: return "use GNU sort (`LC_ALL=C sort" + file + "`) until gxsort has a lines format";
+    case FileKind::text:
+      return "sort its lines with `gxsort sort --lines" + file + "` (GNU sort's -k, -t, -n, ... imply --lines)";
   }
   return "";
 }

@@ -1,0 +1,17 @@
+// The runs of the commands of text lines (cmd.lines): the library's lines calls
+// (gxsort/lines.hpp), their reports, -v's summary and locale note, and plan's line.
+#pragma once
+#include "commands.hpp"
+
+namespace gxsort::cli {
+
+// sort --lines (unique: dedupe --lines, which is sort -u).
+int run_sort_lines(CommandRun& r, bool unique = false);
+int run_merge_lines(CommandRun& r);
+// Exit 1 with GNU's "FILE:N: disorder: LINE" on stderr when not sorted (-q: status only).
+int run_check_lines(CommandRun& r);
+// What a command of text lines would do: in memory or through runs, by the input's size
+// against the memory budget.
+int run_plan_lines(CommandRun& r);
+
+}  // namespace gxsort::cli
