@@ -16,6 +16,14 @@ expect_rc "ab_in_memory.sh ONLY=u64 EXTRA=--memory 1M: exits 0" 0
 [[ $(grep -c '^| ' ab.txt) == 2 && $(grep -c '^| u64 |' ab.txt) == 1 ]] && pass "ab_in_memory.sh ONLY=u64: the u64 row alone" ||
   fail "ab_in_memory.sh ONLY rows" "$(cat ab.txt)"
 ! grep -q DIFFERS ab.txt && pass "ab_in_memory.sh out of core: the output is the reference's" || fail "ab_in_memory.sh ooc outputs" "$(cat ab.txt)"
+# lines.sh on 200 kB of text: a row per job, every output GNU sort's (no DIFFERS).
+BENCH_REPS=1 bash "$ROOT/tools/bench/lines.sh" "$GX" 200000 "$WORK" >lines.txt 2>&1
+RC=$?
+expect_rc "lines.sh tiny: exits 0" 0
+[[ $(grep -c '^| \(lines\|-t, -k2,2n\|-u\)' lines.txt) == 3 ]] && pass "lines.sh tiny: a row for each job" ||
+  fail "lines.sh rows" "$(cat lines.txt)"
+! grep -q DIFFERS lines.txt && pass "lines.sh tiny: every output is GNU sort's" || fail "lines.sh outputs" "$(cat lines.txt)"
+
 # bfs_bench.sh at scale 8 on the CPU: its graph build runs (it once passed an option
 # graph build no longer takes, and failed at once) and the CPU column has a time.
 THREADS=2 SOURCES=2 WORK="$WORK" bash "$ROOT/tools/bench/bfs_bench.sh" "$GX" 8 >bfs.txt 2>&1
