@@ -34,6 +34,25 @@ struct Args {
        dictionary = false, ignore_case = false, printable = false, zero_terminated = false;
 };
 
+// A switch that may be given more than once, as GNU sort takes -n -n or -u ... -u (Boost's
+// bool_switch refuses a second occurrence): sets *target when given.
+class RepeatableSwitch : public po::value_semantic {
+ public:
+  explicit RepeatableSwitch(bool* target) : target_(target) {}
+  std::string name() const override { return ""; }
+  unsigned min_tokens() const override { return 0; }
+  unsigned max_tokens() const override { return 0; }
+  bool is_composing() const override { return true; }
+  bool is_required() const override { return false; }
+  void parse(boost::any& v, const std::vector<std::string>&, bool) const override { v = true; }
+  bool apply_default(boost::any&) const override { return false; }
+  void notify(const boost::any& v) const override { *target_ = *target_ || !v.empty(); }
+
+ private:
+  bool* target_;
+};
+inline RepeatableSwitch* repeatable_switch(bool* target) { return new RepeatableSwitch(target); }
+
 // "a|b|c": the value name an option shows in --help.
 template <class E, size_t N>
 std::string names(const Choice<E> (&choices)[N]) {

@@ -51,8 +51,8 @@ void add_format(po::options_description& d, Args& a, bool reverse, bool lines) {
     ("format", po::value(&a.format)->value_name("NAME"), lines ? "gensort: 100-byte records with 10-byte keys; lines: text lines (--lines)" : "gensort: 100-byte records with 10-byte keys");
   if (!reverse) return;
   d.add_options()
-    ("reverse,r", po::bool_switch(&a.reverse), "descending order of the whole key (still stable)")
-    ("stable,s", po::bool_switch(&a.stable), "GNU sort's spelling, accepted: gxsort's order is always stable")
+    ("reverse,r", repeatable_switch(&a.reverse), "descending order of the whole key (still stable)")
+    ("stable,s", repeatable_switch(&a.stable), "GNU sort's spelling, accepted: gxsort's order is always stable")
     ("float-order", po::value(&a.float_order)->value_name(names(kFloatOrders)), "f32/f64 keys: total = IEEE totalOrder "
      "(-NaN first, -0.0 < +0.0, NaNs by their bits), numpy = np.sort's (NaNs last, all equal; -0.0 == +0.0) (default total)");
 }
@@ -81,7 +81,7 @@ void add_engine(po::options_description& d, const CommandEntry& e, Command& cmd,
   if (e.groups & kFsync)
     d.add_options()("no-fsync", po::bool_switch(&a.no_fsync), "do not fsync the output before renaming it into place, nor a resumable job's journal (faster, less durable)");
   if (e.groups & kUnique)
-    d.add_options()("unique,u", po::bool_switch(&cmd.engine.unique), e.unique_help);
+    d.add_options()("unique,u", repeatable_switch(&cmd.engine.unique), e.unique_help);
   if (!(e.groups & kEngine)) return;
   d.add_options()
     ("fan-in", po::value(&a.fan_in)->value_name("K"), "most runs merged at once (default 64, lowered to fit --memory)")

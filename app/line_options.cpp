@@ -56,20 +56,20 @@ void refuse_record_options(const Args& a, const po::variables_map& vm, const Com
 
 void add_line_options(po::options_description& d, Args& a) {
   d.add_options()
-    ("lines", po::bool_switch(&a.lines), "records are text lines ending in \\n (-z: NUL), any length, ordered as `LC_ALL=C sort` "
+    ("lines", repeatable_switch(&a.lines), "records are text lines ending in \\n (-z: NUL), any length, ordered as `LC_ALL=C sort` "
      "with the same options orders them (also --format lines; any option below, or -k POS1[,POS2], implies it). "
      "-r, -s, -u, -c, -C, -m, -o, -S, -T are GNU sort's too")
     ("field-separator,t", po::value(&a.separator)->value_name("SEP"), "fields are separated by the byte SEP ('\\0': NUL), "
      "not by runs of blanks")
-    ("numeric-sort,n", po::bool_switch(&a.numeric), "compare numbers: blanks, an optional '-', digits, one '.'")
-    ("general-numeric-sort,g", po::bool_switch(&a.general_numeric), "compare numbers as strtold reads them (exponents, inf, nan)")
-    ("human-numeric-sort,h", po::bool_switch(&a.human_numeric), "compare sizes (2K, 1G): -n with an SI suffix. -h is GNU's "
+    ("numeric-sort,n", repeatable_switch(&a.numeric), "compare numbers: blanks, an optional '-', digits, one '.'")
+    ("general-numeric-sort,g", repeatable_switch(&a.general_numeric), "compare numbers as strtold reads them (exponents, inf, nan)")
+    ("human-numeric-sort,h", repeatable_switch(&a.human_numeric), "compare sizes (2K, 1G): -n with an SI suffix. -h is GNU's "
      "here: help is --help (or gxsort help CMD)")
-    ("ignore-leading-blanks,b", po::bool_switch(&a.blanks), "ignore the blanks a field starts with")
-    ("dictionary-order,d", po::bool_switch(&a.dictionary), "compare blanks and letters and digits only")
-    ("ignore-case,f", po::bool_switch(&a.ignore_case), "compare lower case as upper case")
-    ("ignore-nonprinting,i", po::bool_switch(&a.printable), "compare printable characters only")
-    ("zero-terminated,z", po::bool_switch(&a.zero_terminated), "lines end in NUL, not newline");
+    ("ignore-leading-blanks,b", repeatable_switch(&a.blanks), "ignore the blanks a field starts with")
+    ("dictionary-order,d", repeatable_switch(&a.dictionary), "compare blanks and letters and digits only")
+    ("ignore-case,f", repeatable_switch(&a.ignore_case), "compare lower case as upper case")
+    ("ignore-nonprinting,i", repeatable_switch(&a.printable), "compare printable characters only")
+    ("zero-terminated,z", repeatable_switch(&a.zero_terminated), "lines end in NUL, not newline");
 }
 
 bool wants_lines(const Args& a, const po::variables_map& vm) {

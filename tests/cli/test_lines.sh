@@ -17,7 +17,8 @@ SMALL=(--memory 1M --parallel 2 -T "$TMPDIR")  # out of core: a budget below the
 # Each set as GNU sort takes it, combined short options and -t's two forms included.
 SETS=("" "-k2" "-k2,2" "-k1.3,1.5" "-t, -k2,2" "-t , -k2,2 -k1,1r" "-t: -k3" "-k2,2n" "-k2,2n -k1,1r" "-n" "-g"
       "-h" "-f" "-d" "-i" "-b" "-r" "-nr" "-s" "-u" "-s -u" "-u -k1,1" "-k2b,2 -s" "-k1,1 -k3,3g" "-fu"
-      "-k2.2b,3.4fr" "-nrk1,1" "-k2,2h -k1,1" "-bdf -k2" "-gu")
+      "-k2.2b,3.4fr" "-nrk1,1" "-k2,2h -k1,1" "-bdf -k2" "-gu"
+      "-n -n -r -r -u -u")  # GNU takes a switch twice
 FILES=(mixed.txt few.txt nums.txt csv.txt nofinal.txt)
 
 # The options as gxsort takes them: --lines added where GNU's imply no text (none, -r, -s, -u).
