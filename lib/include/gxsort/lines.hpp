@@ -19,7 +19,7 @@ enum class LineKeyKind : uint8_t {
   text,             // unsigned bytes (with fold/dictionary/printable applied), shorter first on a tie
   numeric,          // -n: blanks, an optional '-', digits, one '.'; anything else is 0
   general_numeric,  // -g: as strtold reads it: errors first, then NaNs, -inf, numbers, +inf
-  human_numeric,    // -h: -n with an SI suffix (K M G T P E Z Y, k for K; GNU 9.1 has no R Q) ordering first
+  human_numeric,    // -h: -n with an SI suffix (K M G T P E Z Y R Q, k for K) ordering first
 };
 
 // One -k POS1[,POS2] after GNU's inheritance of the global options, with GNU's counting:

@@ -1,6 +1,6 @@
 // -n and -h: GNU's strnumcmp in the C locale ('.' the decimal point; 0x80 the thousands
 // separator, numbers.hpp), as a comparison of the numbers' signs and digits read in
-// place, and -h's unit order (GNU 9.1's K M G T P E Z Y; k for K) before it.
+// place, and -h's unit order (K M G T P E Z Y R Q, k for K: GNU 9.2 added R and Q) before it.
 #include "lines/numbers.hpp"
 
 #include <cstring>
@@ -78,7 +78,7 @@ int unit_order(std::string_view text, bool fold) {
     }
   }
   if (largest == '0' || p == text.size()) return 0;
-  static constexpr char kUnits[] = "KMGTPEZY";
+  static constexpr char kUnits[] = "KMGTPEZYRQ";
   const char unit = static_cast<char>(fold ? to_upper(static_cast<unsigned char>(text[p])) : text[p]);
   const char* hit = unit == 'k' ? kUnits : unit ? std::strchr(kUnits, unit) : nullptr;
   const int order = hit ? static_cast<int>(hit - kUnits) + 1 : 0;
@@ -162,7 +162,7 @@ int compare_human(std::string_view a, std::string_view b, bool fold) {
 uint64_t numeric_prefix(std::string_view text) { return encode_decimal(read_decimal(text), 64); }
 
 uint64_t human_prefix(std::string_view text, bool fold) {
-  const auto unit = static_cast<uint64_t>(unit_order(text, fold) + 8);  // 0..16: 5 bits
+  const auto unit = static_cast<uint64_t>(unit_order(text, fold) + 10);  // 0..20: 5 bits
   return (unit << 59) | encode_decimal(read_decimal(text), 59);
 }
 
