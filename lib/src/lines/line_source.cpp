@@ -48,11 +48,21 @@ void LineSource::check_unchanged() const {
   for (const io::File& f : files_) f.check_unchanged();
 }
 
-std::vector<io::MappedFile> map_inputs(const LineSource& src) {
-  std::vector<io::MappedFile> maps;
-  for (size_t k = 0; k < src.inputs(); ++k)
-    if (src.file(k).size() > 0) maps.push_back(io::MappedFile::map_read(src.file(k), size_t(src.file(k).size()), 0, false));
-  return maps;
+InputText read_inputs(const LineSource& src, unsigned threads) {
+  InputText text;
+  try {
+    text.bytes.reset(new char[std::max<uint64_t>(src.regular_bytes(), 1)]);
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemory(src.regular_bytes());
+  }
+  size_t at = 0;
+  for (size_t k = 0; k < src.inputs(); ++k) {
+    const size_t n = size_t(src.file(k).size());
+    src.file(k).read_at_parallel(text.bytes.get() + at, n, 0, threads);
+    text.sizes.push_back(n);
+    at += n;
+  }
+  return text;
 }
 
 }  // namespace gxsort::lines

@@ -1,16 +1,16 @@
 // The inputs of a lines command, opened up front (a missing file, a directory: an error
 // naming it before any work) and read as one text, as GNU sort reads several files: in
 // order, each one's last line ended by the terminator where it had none. Regular files
-// may also be mapped whole (the in-memory sort); standard input and other streams are
+// may also be read whole (the in-memory sort); standard input and other streams are
 // read in blocks, in order, never sized or sought.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <memory>
 #include <vector>
 
 #include "io/file.hpp"
-#include "io/mapped_file.hpp"
 
 namespace gxsort::lines {
 
@@ -50,8 +50,14 @@ class LineSource {
   uint64_t bytes_read_ = 0;
 };
 
-// The regular inputs of `src` mapped whole, read-only (empty ones not mapped), their
-// pages faulted in by the threads that first read them.
-std::vector<io::MappedFile> map_inputs(const LineSource& src);
+// The regular inputs of `src` read whole into private memory, one after another, on
+// `threads` threads. Not mapped: another process may write a file while it is sorted,
+// and a comparison sort whose lines change between two comparisons can run out of its
+// bounds (an insertion sort trusts what it compared before); private bytes cannot change.
+struct InputText {
+  std::unique_ptr<char[]> bytes;
+  std::vector<size_t> sizes;  // input k's bytes, from bytes + sum of the sizes before it
+};
+InputText read_inputs(const LineSource& src, unsigned threads);
 
 }  // namespace gxsort::lines

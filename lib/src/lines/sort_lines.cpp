@@ -1,5 +1,5 @@
 // sort of text lines: in memory when the inputs and their index fit the budget (regular
-// files mapped, a stream read into a buffer), else sorted runs in temp files merged.
+// files read whole, a stream into a buffer), else sorted runs in temp files merged.
 // Resume of a killed sort of lines is not built (the engine's job journal,
 // engine/job.hpp, would keep its runs: see merge_runs).
 #include <algorithm>
@@ -39,19 +39,21 @@ Written sort_block(const std::vector<LineRef>& lines, const io::File& out, const
   return w;
 }
 
-// Regular inputs whose text and index fit the budget, mapped and sorted into `out`.
+// Regular inputs whose text and index fit the budget, read whole and sorted into `out`.
 // False (nothing written) when they do not fit.
-bool sort_mapped(LineSource& src, io::Output& out, const LinesJob& job, RunStats& st, const ProgressFn& progress) {
+bool sort_whole(LineSource& src, io::Output& out, const LinesJob& job, RunStats& st, const ProgressFn& progress) {
   const uint64_t text = src.regular_bytes();
   if (text > job.memory) return false;
   const auto t0 = Clock::now();
-  const std::vector<io::MappedFile> maps = map_inputs(src);
   const size_t max_lines = size_t((job.memory - text) / kIndexBytesPerLine);
+  if (max_lines == 0) return false;
+  const InputText all = read_inputs(src, job.threads);
   std::vector<LineRef> lines;
-  for (const io::MappedFile& m : maps) {
-    const size_t covered = index_lines(reinterpret_cast<const char*>(m.data()), m.size(), job.order.terminator,
-                                       job.threads, lines, max_lines - std::min(max_lines, lines.size()));
-    if (covered < m.size()) return false;
+  const char* at = all.bytes.get();
+  for (const size_t n : all.sizes) {
+    if (n && index_lines(at, n, job.order.terminator, job.threads, lines, max_lines - std::min(max_lines, lines.size())) < n)
+      return false;
+    at += n;
   }
   throw_if_cancelled(job.sort_options.cancel);
   st.phases.push_back({"index", since(t0), text, 0});
@@ -127,7 +129,7 @@ RunStats sort_lines(const std::vector<std::string>& inputs, const std::string& o
   st.backend = lines::prefix_backend(opt);
   WholeProgress whole(opt.progress, lines::lines_stages(src, job));
   const ProgressFn progress = whole.fn();
-  if (!(src.all_regular() && lines::sort_mapped(src, out, job, st, progress)))
+  if (!(src.all_regular() && lines::sort_whole(src, out, job, st, progress)))
     lines::sort_chunks(src, out, job, opt, st, progress);
   src.check_unchanged();
   throw_if_cancelled(opt.cancel);  // the last boundary: nothing replaced yet
