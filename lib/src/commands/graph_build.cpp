@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <cerrno>
 
+#include "graph/edge_input.hpp"
 #include "graph/graph.hpp"
 #include "gxsort/gxsort.hpp"
 #include "io/file.hpp"
@@ -150,7 +151,7 @@ size_t split(const std::string& line, std::string_view* tok, size_t max) {
   return n;
 }
 
-std::string shown(const std::string& line) { return line.size() > 60 ? line.substr(0, 60) + "..." : line; }
+std::string shown(std::string_view text) { return graph::quoted_bytes(text); }
 
 struct Where {
   const std::string& path;
@@ -160,7 +161,7 @@ struct Where {
 
 uint64_t parse_id(std::string_view t, const Where& w, const char* what) {
   if (t.empty() || t.size() > 19 || t.find_first_not_of("0123456789") != std::string_view::npos)
-    w.fail(std::string(what) + " '" + std::string(t.substr(0, 40)) + "' is not a non-negative integer");
+    w.fail(std::string(what) + " '" + graph::quoted_bytes(t, 40) + "' is not a non-negative integer");
   uint64_t x = 0;
   for (char c : t) x = x * 10 + uint64_t(c - '0');
   return x;
@@ -207,13 +208,13 @@ bool parse_mtx(const io::File& in, const std::string& path, EdgeWriter& out, uin
   const Where w1{path, 1};
   if (k == 0 || lower(tok[0]) != "%%matrixmarket") w1.fail("not a Matrix Market file (no %%MatrixMarket header)");
   if (k < 5) w1.fail("incomplete %%MatrixMarket header: '" + shown(line) + "'");
-  if (lower(tok[1]) != "matrix") w1.fail("not a matrix: object '" + std::string(tok[1]) + "'");
-  if (lower(tok[2]) != "coordinate") w1.fail("not a coordinate Matrix Market file (format '" + std::string(tok[2]) + "')");
+  if (lower(tok[1]) != "matrix") w1.fail("not a matrix: object '" + shown(tok[1]) + "'");
+  if (lower(tok[2]) != "coordinate") w1.fail("not a coordinate Matrix Market file (format '" + shown(tok[2]) + "')");
   const std::string field = lower(tok[3]), sym = lower(tok[4]);
   if (field != "pattern" && field != "real" && field != "integer" && field != "complex")
-    w1.fail("unknown field '" + std::string(tok[3]) + "'");
+    w1.fail("unknown field '" + shown(tok[3]) + "'");
   if (sym != "general" && sym != "symmetric" && sym != "skew-symmetric" && sym != "hermitian")
-    w1.fail("unknown symmetry '" + std::string(tok[4]) + "'");
+    w1.fail("unknown symmetry '" + shown(tok[4]) + "'");
   const bool symmetric = sym != "general";
   const size_t want_tokens = field == "pattern" ? 2 : field == "complex" ? 4 : 3;
   uint64_t rows = 0, cols = 0, nnz = 0, seen = 0;
@@ -519,6 +520,7 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
     fail_usage(output + ": names the input; the graph goes to another file (it would replace the edges)");
   const EdgeFormat fmt = resolve_format(g.input_format, input);
   io::File in = io::File::open_input(input);
+  graph::refuse_compressed_edges(in);
   if (opt.resume && in.is_stream()) fail_usage(in.path() + ": --resume needs a regular input file (a stream cannot be read again)");
   const std::vector<std::string> tmp_dirs = temp_dirs(opt, default_temp_dir(output));
   for (const std::string& d : tmp_dirs) io::require_writable_dir(d, "temporary");

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# graph build's inputs through the binary: compressed edge lists refused by name, header
+# lines (--skip-header), .npy outputs of bfs, and --renumber.
+source "$(dirname "$0")/lib.sh"
+
+pmpp() { printf '0 1\n0 2\n1 3\n1 4\n2 5\n2 6\n2 7\n3 4\n3 8\n4 5\n4 8\n5 6\n6 8\n7 0\n7 6\n'; }
+u32s() { od -An -tu4 -v "$1" | tr -s ' \n' ' ' | sed 's/^ //; s/ $//'; }
+# Only printable ASCII on stderr (no raw bytes of the input reach the terminal).
+printable_err() {
+  if LC_ALL=C grep -q '[^[:print:]]' "$WORK/last.err"; then fail "$1" "raw bytes on stderr: $(od -c "$WORK/last.err" | head -3)"
+  else pass "$1"; fi
+}
+pmpp >pmpp.txt
+gx graph build pmpp.txt -o pmpp.csr; expect_rc "build plain snap" 0
+
+# ---- compressed edge lists: refused by name, exit 2, nothing written ----
+"${PY[@]}" -c '
+import bz2, gzip, lzma, struct
+text = open("pmpp.txt", "rb").read()
+pairs = b"".join(struct.pack("<II", *map(int, l.split())) for l in text.decode().splitlines())
+open("pmpp.txt.gz", "wb").write(gzip.compress(text, mtime=0))
+open("pmpp.bin32.gz.bin32", "wb").write(gzip.compress(pairs, mtime=0))
+open("pmpp.txt.xz", "wb").write(lzma.compress(text))
+open("pmpp.txt.bz2", "wb").write(bz2.compress(text))
+# a zstd frame: its magic, a frame header and a raw block (no zstd module needed)
+open("pmpp.txt.zst", "wb").write(b"\x28\xb5\x2f\xfd\x20" + bytes([len(text)]) + struct.pack("<I", len(text) << 3 | 1)[:3] + text)'
+refused_compressed() {  # NAME FILE KIND TOOL [build options]
+  local name=$1 file=$2 kind=$3 tool=$4; shift 4
+  gx graph build "$file" -o c.csr "$@"; expect_rc "$name: exit 2" 2
+  err_mentions "$name: named" "$file: $kind-compressed file; decompress it first ($tool $file | gxsort graph build - ...)"
+  printable_err "$name: no raw bytes in the message"
+  [[ ! -e c.csr && -z "$(leftover_temps "$WORK")" ]] && pass "$name: nothing written" || fail "$name: nothing written" "$(ls)"
+}
+refused_compressed "gzip snap" pmpp.txt.gz "a gzip" zcat
+refused_compressed "gzip as --input-format snap" pmpp.txt.gz "a gzip" zcat --input-format snap
+refused_compressed "gzip bin32" pmpp.bin32.gz.bin32 "a gzip" zcat
+refused_compressed "gzip as bin64" pmpp.txt.gz "a gzip" zcat --input-format bin64
+refused_compressed "gzip as mtx" pmpp.txt.gz "a gzip" zcat --input-format mtx
+refused_compressed "xz snap" pmpp.txt.xz "an xz" xzcat
+refused_compressed "bzip2 snap" pmpp.txt.bz2 "a bzip2" bzcat
+refused_compressed "zstd snap" pmpp.txt.zst "a zstd" zstdcat
+gx graph build - -o c.csr <pmpp.txt.gz; expect_rc "gzip on stdin: exit 2" 2
+err_mentions "gzip on stdin: named" "stdin: a gzip-compressed file; decompress it first (zcat | gxsort graph build - ...)"
+[[ ! -e c.csr ]] && pass "gzip on stdin: nothing written" || fail "gzip on stdin: nothing written" "$(ls)"
+gx graph build <(cat pmpp.txt.gz) -o c.csr; expect_rc "gzip through a pipe: exit 2" 2
+printable_err "gzip through a pipe: no raw bytes in the message"
+gx graph build <("${PY[@]}" -c 'import gzip,sys; sys.stdout.buffer.write(gzip.decompress(open("pmpp.txt.gz","rb").read()))') \
+  -o unzipped.csr; expect_rc "decompressed through a pipe: builds" 0
+same_bytes "decompressed through a pipe: the same CSR" unzipped.csr pmpp.csr
+# A bad line's bytes are escaped in the message: a binary line in a text edge list.
+printf '0 1\n\001\377\033[31m 2\n' >binline.txt
+gx graph build binline.txt -o c.csr; expect_rc "a binary line: exit 2" 2
+err_mentions "a binary line: escaped in the message" 'binline.txt:2:' '\x01\xff\x1b[31m'
+printable_err "a binary line: no raw bytes in the message"
+finish
