@@ -162,7 +162,8 @@ void add_graph_build_options(po::options_description& d, Command& cmd, Args& a) 
     ("input-format", po::value(&a.input_format)->value_name(names(kEdgeFormats)), "default auto: from the extension (.mtx, .bin32/.u32, .bin64/.u64, else snap)")
     ("symmetrize", po::bool_switch(&cmd.engine.graph.build.symmetrize), "add the reverse (dst, src) of every edge")
     ("keep-self-loops", po::bool_switch(&cmd.engine.graph.build.keep_self_loops), "keep edges (v, v) (default: dropped)")
-    ("keep-duplicates", po::bool_switch(&cmd.engine.graph.build.keep_duplicates), "keep repeated edges (default: deduplicated)");
+    ("keep-duplicates", po::bool_switch(&cmd.engine.graph.build.keep_duplicates), "keep repeated edges (default: deduplicated)")
+    ("skip-header", po::bool_switch(&cmd.engine.graph.build.skip_header), "text edge lists: line 1 is a header (src,dst), skipped");
 }
 
 void build_graph_build(const Args&, const po::variables_map&, Command& cmd) {

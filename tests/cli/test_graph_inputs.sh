@@ -19,6 +19,7 @@ import bz2, gzip, lzma, struct
 text = open("pmpp.txt", "rb").read()
 pairs = b"".join(struct.pack("<II", *map(int, l.split())) for l in text.decode().splitlines())
 open("pmpp.txt.gz", "wb").write(gzip.compress(text, mtime=0))
+open("pmpp.bin32", "wb").write(pairs)
 open("pmpp.bin32.gz.bin32", "wb").write(gzip.compress(pairs, mtime=0))
 open("pmpp.txt.xz", "wb").write(lzma.compress(text))
 open("pmpp.txt.bz2", "wb").write(bz2.compress(text))
@@ -52,4 +53,41 @@ printf '0 1\n\001\377\033[31m 2\n' >binline.txt
 gx graph build binline.txt -o c.csr; expect_rc "a binary line: exit 2" 2
 err_mentions "a binary line: escaped in the message" 'binline.txt:2:' '\x01\xff\x1b[31m'
 printable_err "a binary line: no raw bytes in the message"
+
+# ---- header lines: --skip-header, or refused clearly; CSV and TSV fields ----
+{ echo 'src,dst'; pmpp | tr ' ' ','; } >pmpp.csv
+{ printf 'FromNodeId\tToNodeId\n'; pmpp | tr ' ' '\t'; } >pmpp.tsv
+gx graph build pmpp.csv -o h.csr; expect_rc "CSV header without --skip-header: exit 2" 2
+err_mentions "CSV header: refused clearly" "pmpp.csv:1: not an edge (a header? use --skip-header)"
+[[ ! -e h.csr && -z "$(leftover_temps "$WORK")" ]] && pass "CSV header: nothing written" || fail "CSV header: nothing written" "$(ls)"
+gx graph build pmpp.tsv -o h.csr; expect_rc "TSV header without --skip-header: exit 2" 2
+err_mentions "TSV header: refused clearly" "pmpp.tsv:1: not an edge (a header? use --skip-header)"
+gx graph build pmpp.csv --skip-header -o csv.csr; expect_rc "CSV with --skip-header" 0
+same_bytes "CSV with --skip-header: the same CSR" csv.csr pmpp.csr
+gx graph build pmpp.tsv --skip-header -o tsv.csr; expect_rc "TSV with --skip-header" 0
+same_bytes "TSV with --skip-header: the same CSR" tsv.csr pmpp.csr
+gx graph build - --skip-header -o stdin.csr <pmpp.csv; expect_rc "CSV on stdin with --skip-header" 0
+same_bytes "CSV on stdin with --skip-header: the same CSR" stdin.csr pmpp.csr
+{ echo '# FromNodeId ToNodeId'; echo '% another comment'; echo; pmpp; } >comments.txt
+gx graph build comments.txt -o comments.csr; expect_rc "comment lines still skipped" 0
+same_bytes "comment lines: the same CSR" comments.csr pmpp.csr
+gx graph build pmpp.txt --skip-header -o h.csr; expect_rc "--skip-header on an edge: exit 2" 2
+err_mentions "--skip-header on an edge: refused (no edge dropped)" "pmpp.txt:1:" "is an edge, not a header"
+{ echo '# edges'; echo 'src dst'; pmpp; } >late_header.txt
+gx graph build late_header.txt -o h.csr; expect_rc "a header after a comment: exit 2" 2
+err_mentions "a header after a comment: refused" "late_header.txt:2: not an edge" "start it with #"
+gx graph build pmpp.bin32 --skip-header -o h.csr; expect_rc "--skip-header on binary: exit 2" 2
+err_mentions "--skip-header on binary: refused" "--skip-header applies to text edge lists"
+{ echo '%%MatrixMarket matrix coordinate pattern general'; echo '2 2 1'; echo '1 2'; } >one.mtx
+gx graph build one.mtx --skip-header -o h.csr; expect_rc "--skip-header on mtx: exit 2" 2
+err_mentions "--skip-header on mtx: refused" "--skip-header" "not Matrix Market"
+printf '0 1\n1 two\n' >second.txt
+gx graph build second.txt -o h.csr; expect_rc "a bad later line: exit 2" 2
+err_mentions "a bad later line: the usual message" "second.txt:2:" "'two' is not a non-negative integer"
+printf '0 1 5\n' >weighted.txt
+gx graph build weighted.txt -o h.csr; expect_rc "three numbers on line 1: exit 2" 2
+err_mentions "three numbers on line 1: not called a header" "weighted.txt:1: expected two vertex ids"
+printf '0,,1\n' >empty_field.csv
+gx graph build empty_field.csv -o h.csr; expect_rc "an empty CSV field: exit 2" 2
+err_mentions "an empty CSV field: refused" "empty_field.csv:1: expected two vertex ids"
 finish

@@ -2,7 +2,9 @@
 // quoted line text made printable.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "graph/edge_input.hpp"
 
@@ -36,4 +38,39 @@ TEST_CASE("graph inputs: quoted line text is printable ASCII, cut at its limit")
   CHECK(graph::quoted_bytes(std::string("\x1f\x8b\x08\x00 \t\x7f\xff", 8)) == "\\x1f\\x8b\\x08\\x00 \\x09\\x7f\\xff");
   CHECK(graph::quoted_bytes("abcdef", 3) == "abc...");
   CHECK(graph::quoted_bytes("abc", 3) == "abc");
+}
+
+namespace {
+std::vector<std::string> fields_of(std::string_view line) {
+  std::string_view tok[4];
+  const size_t k = graph::edge_line_fields(line, tok, 4);
+  std::vector<std::string> out(tok, tok + std::min<size_t>(k, 4));
+  if (k > 4) out.push_back("+" + std::to_string(k - 4));
+  return out;
+}
+using Fields = std::vector<std::string>;
+}  // namespace
+
+TEST_CASE("graph inputs: the fields of SNAP, TSV and CSV lines; comments and blank lines") {
+  CHECK(fields_of("0 1") == Fields{"0", "1"});
+  CHECK(fields_of("  0\t 1  ") == Fields{"0", "1"});
+  CHECK(fields_of("0,1") == Fields{"0", "1"});
+  CHECK(fields_of(" 0 , 1 ") == Fields{"0", "1"});
+  CHECK(fields_of("0,,1") == Fields{"0", "", "1"});
+  CHECK(fields_of("0,1,") == Fields{"0", "1", ""});
+  CHECK(fields_of("src,dst") == Fields{"src", "dst"});
+  CHECK(fields_of("1 2 3 4 5 6") == Fields{"1", "2", "3", "4", "+2"});
+  CHECK(fields_of("").empty());
+  CHECK(fields_of(" \t ").empty());
+  CHECK(fields_of("# FromNodeId, ToNodeId").empty());
+  CHECK(fields_of("  % comment").empty());
+  CHECK(graph::is_edge_line("0 1"));
+  CHECK(graph::is_edge_line("12,345"));
+  CHECK_FALSE(graph::is_edge_line("src,dst"));
+  CHECK_FALSE(graph::is_edge_line("0 1 2"));
+  CHECK_FALSE(graph::is_edge_line("0,"));
+  CHECK_FALSE(graph::is_edge_line("# 0 1"));
+  std::string_view header[2] = {"FromNodeId", "ToNodeId"}, ids[2] = {"0", ""};
+  CHECK(graph::has_non_id_field(header, 2));
+  CHECK_FALSE(graph::has_non_id_field(ids, 2));
 }

@@ -31,6 +31,7 @@ struct GraphBuildOptions {
   bool symmetrize = false;            // add (dst, src) for every edge
   bool keep_self_loops = false;
   bool keep_duplicates = false;
+  bool skip_header = false;           // text: line 1 is a header (refused if it is an edge)
 };
 struct GraphGenOptions {
   GraphKind kind = GraphKind::none;  // none: gen writes records, not a graph

@@ -171,15 +171,26 @@ void check_id(uint64_t x, const Where& w) {
   if (x > kMaxId) w.fail("vertex id " + std::to_string(x) + " is out of range (at most " + std::to_string(kMaxId) + ")");
 }
 
-uint64_t parse_snap(const io::File& in, const std::string& path, EdgeWriter& out, uint64_t& entries, const ProgressFn& p) {
+// --skip-header: line 1 is skipped, unless it is an edge (dropping it would lose one).
+// Without it, a first line of fields that are not all ids reads as a header.
+uint64_t parse_snap(const io::File& in, const std::string& path, EdgeWriter& out, uint64_t& entries, bool skip_header,
+                    const ProgressFn& p) {
   LineReader r(in, p);
   std::string line;
   std::string_view tok[3];
+  bool first = true;
   while (r.next(line)) {
     const Where w{path, r.lineno()};
-    size_t k = split(line, tok, 3);
+    if (skip_header && r.lineno() == 1) {
+      if (graph::is_edge_line(line)) w.fail("'" + shown(line) + "' is an edge, not a header (drop --skip-header)");
+      continue;
+    }
+    const size_t k = graph::edge_line_fields(line, tok, 3);
     if (k == 0) continue;
-    if (tok[0][0] == '#' || tok[0][0] == '%') continue;
+    if (first && graph::has_non_id_field(tok, std::min<size_t>(k, 3)))
+      w.fail(r.lineno() == 1 ? "not an edge (a header? use --skip-header)"
+                             : "not an edge (a header? make it a comment: start it with #)");
+    first = false;
     if (k != 2) w.fail("expected two vertex ids, got '" + shown(line) + "'");
     uint64_t s = parse_id(tok[0], w, "vertex id"), d = parse_id(tok[1], w, "vertex id");
     check_id(s, w);
@@ -443,7 +454,7 @@ Parsed parse_edges(io::File& in, EdgeFormat fmt, const GraphBuildOptions& g, con
   r.symmetric = g.symmetrize;
   {
     EdgeWriter w(edges.file(), g.symmetrize, g.keep_self_loops);
-    if (fmt == EdgeFormat::snap) r.input_bytes = parse_snap(in, in.path(), w, r.input_edges, opt.progress);
+    if (fmt == EdgeFormat::snap) r.input_bytes = parse_snap(in, in.path(), w, r.input_edges, g.skip_header, opt.progress);
     else if (fmt == EdgeFormat::mtx) r.symmetric = parse_mtx(in, in.path(), w, r.input_edges, r.input_bytes, opt.progress) || r.symmetric;
     else r.input_bytes = parse_binary(in, in.path(), fmt == EdgeFormat::bin32 ? 4 : 8, w, r.input_edges, plan.threads,
                                       plan.graph.parse_block_bytes, opt.progress);
@@ -461,7 +472,8 @@ std::string graph_digest(const io::File& in, EdgeFormat fmt, const GraphBuildOpt
   std::vector<std::string> parts{"gxsort graph build job 1"};
   for (const std::string& s : resume::input_parts(in)) parts.push_back(s);
   parts.push_back(std::to_string(int(fmt)));
-  parts.push_back(std::string(g.symmetrize ? "s" : "-") + (g.keep_self_loops ? "l" : "-") + (g.keep_duplicates ? "d" : "-"));
+  parts.push_back(std::string(g.symmetrize ? "s" : "-") + (g.keep_self_loops ? "l" : "-") + (g.keep_duplicates ? "d" : "-") +
+                  (g.skip_header ? "h" : ""));
   parts.push_back(io::output_key(output));
   return resume::job_digest(parts);
 }
@@ -519,6 +531,9 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
   if (!io::input_named_by(output, {input}).empty())
     fail_usage(output + ": names the input; the graph goes to another file (it would replace the edges)");
   const EdgeFormat fmt = resolve_format(g.input_format, input);
+  if (g.skip_header && fmt != EdgeFormat::snap)
+    fail_usage("graph build: --skip-header applies to text edge lists (snap, CSV, TSV), not " +
+               std::string(fmt == EdgeFormat::mtx ? "Matrix Market files (their header is read)" : "binary ones"));
   io::File in = io::File::open_input(input);
   graph::refuse_compressed_edges(in);
   if (opt.resume && in.is_stream()) fail_usage(in.path() + ": --resume needs a regular input file (a stream cannot be read again)");
