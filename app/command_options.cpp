@@ -174,9 +174,9 @@ void build_graph_build(const Args&, const po::variables_map&, Command& cmd) {
 void add_bfs_options(po::options_description& d, Command& cmd, Args& a) {
   add_result_json(d, cmd);
   d.add_options()
-    ("output,o", po::value(&cmd.output)->value_name("LEVELS"), "write the levels (u32, unreachable 0xFFFFFFFF) to LEVELS")
+    ("output,o", po::value(&cmd.output)->value_name("LEVELS"), "write the levels (u32, unreachable 0xFFFFFFFF) to LEVELS (.npy when it ends in .npy)")
     ("source", po::value(&a.source)->value_name("S"), "the source vertex (required unless --random-sources)")
-    ("parents", po::value(&cmd.engine.graph.bfs.parents_output)->value_name("FILE"), "write the parent array (the CSR's id width) to FILE")
+    ("parents", po::value(&cmd.engine.graph.bfs.parents_output)->value_name("FILE"), "write the parent array (the CSR's id width) to FILE (.npy when it ends in .npy)")
     ("random-sources", po::value(&a.random_sources)->value_name("K"), "K searches from random vertices with edges (stats only; --seed)")
     ("seed", po::value(&a.seed)->value_name("X"), "seed for --random-sources (default 1)");
   d.add_options()("no-fsync", po::bool_switch(&a.no_fsync), "do not fsync the outputs before renaming them into place");

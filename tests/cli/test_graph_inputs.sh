@@ -90,4 +90,45 @@ err_mentions "three numbers on line 1: not called a header" "weighted.txt:1: exp
 printf '0,,1\n' >empty_field.csv
 gx graph build empty_field.csv -o h.csr; expect_rc "an empty CSV field: exit 2" 2
 err_mentions "an empty CSV field: refused" "empty_field.csv:1: expected two vertex ids"
+
+# ---- bfs -o / --parents ending in .npy: 1-D .npy arrays of the raw outputs' dtype ----
+# npy_check FILE RAW DESCR: FILE is a 1-D .npy of DESCR whose data is RAW's bytes (its
+# header parsed with the standard library: this check runs everywhere).
+npy_check() {
+  "${PY[@]}" - "$@" <<'PY'
+import ast, struct, sys
+path, raw, descr = sys.argv[1:4]
+b, data = open(path, "rb").read(), open(raw, "rb").read()
+assert b[:8] == b"\x93NUMPY\x01\x00", b[:8]
+n = struct.unpack_from("<H", b, 8)[0]
+assert (10 + n) % 64 == 0, "data not aligned"
+h = ast.literal_eval(b[10:10 + n].decode("latin1"))
+width = int(descr[2:])
+assert h == {"descr": descr, "fortran_order": False, "shape": (len(data) // width,)}, h
+assert b[10 + n:] == data, "data differs"
+PY
+}
+gx bfs pmpp.csr --source 0 -o lv.raw --parents par.raw --device cpu; expect_rc "bfs raw outputs" 0
+gx bfs pmpp.csr --source 0 -o lv.npy --parents par.npy --device cpu; expect_rc "bfs .npy outputs" 0
+npy_check lv.npy lv.raw '<u4' && pass "levels .npy: header and data" || fail "levels .npy: header and data" "see above"
+npy_check par.npy par.raw '<u4' && pass "parents .npy: header and data" || fail "parents .npy: header and data" "see above"
+gx bfs pmpp.csr --source 0 -o lv2.npy --device cpu; expect_rc "bfs -o .npy alone" 0
+same_bytes "bfs -o .npy: the same file" lv2.npy lv.npy
+[[ -z "$(leftover_temps "$WORK")" ]] && pass ".npy outputs: no temp files left" || fail ".npy outputs: no temp files left" "$(leftover_temps "$WORK")"
+NUMPY_PY=""  # an interpreter with numpy: the one on PATH, else the system's
+for p in python3 /usr/bin/python3; do "$p" -c "import numpy" 2>/dev/null && { NUMPY_PY=$p; break; }; done
+if [[ -n $NUMPY_PY ]]; then
+  if "$NUMPY_PY" -c '
+import numpy as np
+lv, par = np.load("lv.npy"), np.load("par.npy")
+assert lv.dtype == np.dtype("<u4") and lv.shape == (9,) and lv.tolist() == [0, 1, 1, 2, 2, 2, 2, 2, 3], lv
+assert par.dtype == np.dtype("<u4") and par.shape == (9,) and par[0] == 0, par
+assert (np.fromfile("lv.raw", "<u4") == lv).all() and (np.fromfile("par.raw", "<u4") == par).all()'; then
+    pass "numpy.load reads the levels and parents"
+  else
+    fail "numpy.load reads the levels and parents" "see above"
+  fi
+else
+  skip "numpy.load reads the levels and parents" "numpy is not installed (the header bytes were checked above)"
+fi
 finish

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "backend/backend.hpp"
+#include "format/npy.hpp"
 #include "graph/graph.hpp"
 #include "gxsort/gxsort.hpp"
 #include "io/space.hpp"
@@ -15,9 +16,17 @@
 namespace gxsort {
 namespace {
 
-void write_array(io::Output& out, const void* data, uint64_t bytes) {
-  io::check_space(out.context(), {{out.space_dir(), bytes, "the output"}});
-  out.file().write_at(data, bytes, 0);
+// Levels or parents: raw, or a 1-D .npy of their dtype (little-endian u32 or u64) when
+// the output's name ends in .npy, so that numpy.load reads it.
+void write_array(io::Output& out, const std::string& name, const void* data, uint64_t count, uint32_t width) {
+  const std::string descr = width == 4 ? "'<u4'" : "'<u8'";
+  const uint64_t header = npy::has_npy_name(name) ? npy::header_bytes(descr) : 0;
+  io::check_space(out.context(), {{out.space_dir(), header + count * width, "the output"}});
+  if (header) {
+    const std::string bytes = npy::header(descr, count, header);
+    out.file().write_at(bytes.data(), bytes.size(), 0);
+  }
+  out.file().write_at(data, count * width, header);
 }
 
 BfsSearch summary(const graph::BfsRun& r, uint64_t source, bool symmetric) {
@@ -129,16 +138,16 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
   if (sources.size() == 1) {
     const graph::BfsRun& r = runs[0];
     if (!b.levels_output.empty()) {
-      write_array(levels_out, r.levels.data(), 4 * g.n);
+      write_array(levels_out, b.levels_output, r.levels.data(), g.n, 4);
       outputs.push_back(&levels_out);
     }
     if (!b.parents_output.empty()) {
       if (g.wide()) {
-        write_array(parents_out, r.parents.data(), 8 * g.n);
+        write_array(parents_out, b.parents_output, r.parents.data(), g.n, 8);
       } else {
         std::vector<uint32_t> p32(g.n);
         for (uint64_t v = 0; v < g.n; ++v) p32[v] = uint32_t(r.parents[v]);
-        write_array(parents_out, p32.data(), 4 * g.n);
+        write_array(parents_out, b.parents_output, p32.data(), g.n, 4);
       }
       outputs.push_back(&parents_out);
     }
