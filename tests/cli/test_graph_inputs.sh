@@ -131,4 +131,121 @@ assert (np.fromfile("lv.raw", "<u4") == lv).all() and (np.fromfile("par.raw", "<
 else
   skip "numpy.load reads the levels and parents" "numpy is not installed (the header bytes were checked above)"
 fi
+
+# ---- --renumber: ids compacted to 0..n-1, the map beside the CSR ----
+# sparse.txt: 1000 vertices with ids up to 10^10 (seeded), a ring and chords; the same
+# graph relabelled by Python in first-seen order (dense_first.txt) and in id order
+# (dense_sorted.txt), with the expected maps (raw u64).
+"${PY[@]}" -c '
+import random, struct
+rng = random.Random(7)
+ids = rng.sample(range(10**10), 1000)
+edges = [(ids[i], ids[(i + 1) % 1000]) for i in range(1000)] + [(rng.choice(ids), rng.choice(ids)) for _ in range(3000)]
+open("sparse.txt", "w").write("".join("%d %d\n" % e for e in edges))
+first = {}
+for s, d in edges:
+    first.setdefault(s, len(first)); first.setdefault(d, len(first))
+rank = {v: i for i, v in enumerate(sorted(first))}
+for name, new, order in (("first", first, sorted(first, key=first.get)), ("sorted", rank, sorted(first))):
+    open("dense_%s.txt" % name, "w").write("".join("%d %d\n" % (new[s], new[d]) for s, d in edges))
+    open("map_%s.u64" % name, "wb").write(struct.pack("<%dQ" % len(order), *order))
+print(first[ids[0]], rank[ids[0]], ids[0])' >sparse.facts
+read -r SRC_FIRST SRC_SORTED SRC_ID <sparse.facts
+body() { tail -c +65 "$1"; }  # a CSR's offsets and neighbors (its header has the map's flag and hash)
+same_body() {
+  if cmp -s <(body "$2") <(body "$3"); then pass "$1"; else fail "$1" "offsets or neighbors differ"; fi
+}
+gx graph build sparse.txt -o sparse_plain.csr --memory 64M; expect_rc "sparse ids without --renumber: exit 3 (offsets too big)" 3
+err_mentions "sparse ids without --renumber: points to --renumber" "largest id + 1" "--renumber"
+gx graph build sparse.txt --renumber -o sparse.csr; expect_rc "--renumber (first-seen)" 0
+grep -q "^vertices: 1000$" "$WORK/last.out" && pass "--renumber: 1000 vertices" || fail "--renumber: 1000 vertices" "$(cat "$WORK/last.out")"
+grep -q "^ids: sparse.csr.ids (new id -> original id)$" "$WORK/last.out" && pass "--renumber: the map named in the report" \
+  || fail "--renumber: the map named in the report" "$(cat "$WORK/last.out")"
+same_bytes "--renumber: the map, first-seen order" sparse.csr.ids map_first.u64
+gx graph build dense_first.txt -o dense_first.csr
+same_body "--renumber: the CSR of the ids numbered first-seen" sparse.csr dense_first.csr
+gx graph build sparse.txt --renumber=sorted -o sparse_sorted.csr --json; expect_rc "--renumber=sorted" 0
+[[ $(json_get "$WORK/last.out" 'j["ids"], j["vertices"]' | tr -d "(),'") == "sparse_sorted.csr.ids 1000" ]] && pass "--renumber --json: ids and vertices" \
+  || fail "--renumber --json: ids and vertices" "$(cat "$WORK/last.out")"
+same_bytes "--renumber=sorted: the map, ids ascending" sparse_sorted.csr.ids map_sorted.u64
+gx graph build dense_sorted.txt -o dense_sorted.csr
+same_body "--renumber=sorted: the CSR of the ids numbered in order" sparse_sorted.csr dense_sorted.csr
+gx graph build sparse.txt --renumber=sorted --memory 8M --threads 2 -o sparse_ext.csr; expect_rc "--renumber, small --memory" 0
+same_bytes "--renumber, small --memory: the same CSR" sparse_ext.csr sparse_sorted.csr
+
+# bfs on a renumbered graph: --source is an original id; the outputs are indexed by the
+# CSR's vertices (entry k: the vertex whose id is map[k]), parents are CSR vertices.
+gx bfs dense_first.csr --source "$SRC_FIRST" -o want_lv --parents want_par --device cpu
+gx bfs sparse.csr --source "$SRC_ID" -o lv --parents par --device cpu; expect_rc "bfs --source ORIGINAL_ID" 0
+grep -q "^source $SRC_ID: " "$WORK/last.out" && pass "bfs on a renumbered graph reports the original id" \
+  || fail "bfs on a renumbered graph reports the original id" "$(cat "$WORK/last.out")"
+same_bytes "bfs on a renumbered graph: levels by CSR vertex" lv want_lv
+same_bytes "bfs on a renumbered graph: parents as CSR vertices" par want_par
+gx bfs sparse.csr --source "$SRC_FIRST" --device cpu; expect_rc "bfs --source of a CSR vertex number, not an id: exit 2" 2
+err_mentions "--source not an id of the graph: named" "--source $SRC_FIRST is not a vertex of sparse.csr" "sparse.csr.ids"
+gx bfs sparse.csr --random-sources 3 --device cpu; expect_rc "--random-sources on a renumbered graph" 0
+"${PY[@]}" -c '
+import struct, sys
+ids = set(struct.unpack("<1000Q", open("sparse.csr.ids", "rb").read()))
+srcs = [int(l.split(":")[0].split()[1]) for l in open(sys.argv[1]) if l.startswith("source ")]
+sys.exit(0 if len(srcs) == 3 and all(s in ids for s in srcs) else 1)' "$WORK/last.out" \
+  && pass "--random-sources: original ids reported" || fail "--random-sources: original ids reported" "$(cat "$WORK/last.out")"
+gx bfs sparse_sorted.csr --source "$SRC_ID" -o lv_sorted --device cpu; expect_rc "bfs on a --renumber=sorted graph" 0
+gx bfs dense_sorted.csr --source "$SRC_SORTED" -o want_lv_sorted --device cpu
+same_bytes "bfs on a --renumber=sorted graph: levels" lv_sorted want_lv_sorted
+
+# the map as .npy (--ids), and the checks that tie a map to its graph
+gx graph build sparse.txt --renumber --ids map.npy -o sparse_npy.csr; expect_rc "--renumber --ids FILE.npy" 0
+npy_check map.npy map_first.u64 '<u8' && pass "--ids FILE.npy: a .npy of <u8" || fail "--ids FILE.npy: a .npy of <u8" "see above"
+[[ ! -e sparse_npy.csr.ids ]] && pass "--ids: no GRAPH.ids" || fail "--ids: no GRAPH.ids" "$(ls)"
+gx bfs sparse_npy.csr --source "$SRC_ID" --ids map.npy -o lv_npy --device cpu; expect_rc "bfs --ids FILE.npy" 0
+same_bytes "bfs --ids FILE.npy: levels" lv_npy want_lv
+gx bfs sparse_npy.csr --source "$SRC_ID" --device cpu; expect_rc "bfs without its map: exit 2" 2
+err_mentions "bfs without its map: named" "sparse_npy.csr: built with --renumber, but its id map sparse_npy.csr.ids is missing"
+gx bfs sparse.csr --source "$SRC_ID" --ids sparse_sorted.csr.ids --device cpu; expect_rc "bfs with another graph's map: exit 2" 2
+err_mentions "bfs with another graph's map: refused" "sparse_sorted.csr.ids: not the id map of sparse.csr"
+head -c 800 sparse.csr.ids >short.ids
+gx bfs sparse.csr --source "$SRC_ID" --ids short.ids --device cpu; expect_rc "bfs with a short map: exit 2" 2
+err_mentions "bfs with a short map: refused" "short.ids: 800 bytes of ids, not the 8000"
+gx bfs pmpp.csr --source 0 --ids sparse.csr.ids; expect_rc "bfs --ids on a graph not renumbered: exit 2" 2
+gx bfs - --source "$SRC_ID" <sparse.csr; expect_rc "bfs of a renumbered graph on stdin without --ids: exit 2" 2
+gx bfs - --source "$SRC_ID" --ids sparse.csr.ids -o lv_stdin --device cpu <sparse.csr; expect_rc "bfs of stdin with --ids" 0
+same_bytes "bfs of stdin with --ids: levels" lv_stdin want_lv
+
+# ids up to 2^64 - 1, in text and binary edge lists
+printf '18446744073709551615 0\n0 1099511627775\n' >huge.txt
+gx graph build huge.txt -o huge.csr; expect_rc "an id of 2^64-1 without --renumber: exit 2" 2
+err_mentions "an id of 2^64-1 without --renumber: points to --renumber" "huge.txt:1:" "--renumber"
+gx graph build huge.txt --renumber -o huge.csr; expect_rc "an id of 2^64-1 with --renumber" 0
+[[ "$(od -An -tu8 huge.csr.ids | xargs)" == "18446744073709551615 0 1099511627775" ]] && pass "ids up to 2^64-1 in the map" \
+  || fail "ids up to 2^64-1 in the map" "$(od -An -tu8 huge.csr.ids | xargs)"
+gx bfs huge.csr --source 18446744073709551615 -o huge_lv --device cpu; expect_rc "bfs --source 2^64-1" 0
+[[ "$(u32s huge_lv)" == "0 1 2" ]] && pass "bfs --source 2^64-1: levels" || fail "bfs --source 2^64-1: levels" "$(u32s huge_lv)"
+printf '18446744073709551616 0\n' >over.txt
+gx graph build over.txt --renumber -o over.csr; expect_rc "an id of 2^64: exit 2" 2
+err_mentions "an id of 2^64: refused" "over.txt:1:" "2^64 or more"
+"${PY[@]}" -c '
+import struct
+open("huge.bin64", "wb").write(struct.pack("<4Q", 2**64 - 1, 0, 0, 2**40 - 1))
+open("huge.bin32", "wb").write(struct.pack("<4I", 2**32 - 1, 0, 0, 7))'
+gx graph build huge.bin64 -o hb.csr; expect_rc "bin64 id 2^64-1 without --renumber: exit 2" 2
+gx graph build huge.bin64 --renumber -o hb.csr; expect_rc "bin64 with --renumber" 0
+same_bytes "bin64 with --renumber: the same map as the text" hb.csr.ids huge.csr.ids
+same_body "bin64 with --renumber: the same CSR as the text" hb.csr huge.csr
+gx graph build huge.bin32 --renumber=sorted -o hb32.csr; expect_rc "bin32 0xFFFFFFFF with --renumber" 0
+[[ "$(od -An -tu8 hb32.csr.ids | xargs)" == "0 7 4294967295" ]] && pass "bin32 with --renumber=sorted: the map" \
+  || fail "bin32 with --renumber=sorted: the map" "$(od -An -tu8 hb32.csr.ids | xargs)"
+
+# refusals before any work
+gx graph build pmpp.txt --ids x.ids -o x.csr; expect_rc "--ids without --renumber: exit 2" 2
+gx graph build pmpp.txt --renumber --resume -o x.csr; expect_rc "--renumber --resume: exit 2" 2
+gx graph build pmpp.txt --renumber=other -o x.csr; expect_rc "--renumber=other: exit 2" 2
+gx graph build pmpp.txt --renumber --ids x.csr -o x.csr; expect_rc "--ids naming the graph: exit 2" 2
+gx graph build pmpp.txt --renumber --ids pmpp.txt -o x.csr; expect_rc "--ids naming the input: exit 2" 2
+gx graph build pmpp.txt --renumber -o - >/dev/null; expect_rc "--renumber into stdout without --ids: exit 2" 2
+[[ ! -e x.csr && ! -e x.csr.ids && -z "$(leftover_temps "$WORK")" ]] && pass "refusals: nothing written" || fail "refusals: nothing written" "$(ls)"
+printf '0 1\n1 two\n' >bad2.txt
+gx graph build bad2.txt --renumber -o bad2.csr; expect_rc "--renumber of a bad edge list: exit 2" 2
+[[ ! -e bad2.csr && ! -e bad2.csr.ids && -z "$(leftover_temps "$WORK")" ]] && pass "--renumber of a bad edge list: nothing written" \
+  || fail "--renumber of a bad edge list: nothing written" "$(ls)"
 finish

@@ -27,6 +27,8 @@
 #include "resume/staged_job.hpp"
 #include "parallel/parallel_for.hpp"
 #include "commands/command_plans.hpp"
+#include "commands/graph_renumber.hpp"
+#include "graph/graph_files.hpp"
 #include "commands/resume_plan.hpp"
 #include "engine/job.hpp"
 #include "engine/engine.hpp"
@@ -39,13 +41,18 @@ using graph::kCsrHeaderBytes;
 constexpr uint64_t kMaxId = (uint64_t(1) << 40) - 2;  // n = max id + 1 stays below 2^40
 constexpr size_t kBlock = size_t(8) << 20;
 
-// Appends (src, dst) as 16-byte big-endian records.
+// Appends (src, dst) as 16-byte big-endian records; with --renumber, every input
+// edge's two ids also go to `ids` as (id, position) records, positions counted from 0.
 class EdgeWriter {
  public:
-  EdgeWriter(const io::File& f, bool symmetrize, bool keep_loops) : w_(f, 0, kBlock), sym_(symmetrize), loops_(keep_loops) {}
+  EdgeWriter(const io::File& f, bool symmetrize, bool keep_loops, const io::File* ids)
+      : w_(f, 0, kBlock), sym_(symmetrize), loops_(keep_loops) {
+    if (ids) ids_.emplace(*ids, 0, kBlock);
+  }
   void add(uint64_t s, uint64_t d) {
     max_id_ = std::max(max_id_, std::max(s, d));
     any_ = true;
+    if (ids_) { put_id(s); put_id(d); }
     if (s == d && !loops_) return;
     put(s, d);
     if (sym_ && s != d) put(d, s);
@@ -61,16 +68,27 @@ class EdgeWriter {
     records_ += records;
     if (any) { max_id_ = std::max(max_id_, max_id); any_ = true; }
   }
+  void put_ids(const std::vector<uint64_t>& ids) { for (uint64_t id : ids) put_id(id); }
   bool symmetrize() const { return sym_; }
   bool keep_loops() const { return loops_; }
-  void flush() { w_.flush(); }
+  bool renumbers() const { return ids_.has_value(); }
+  void flush() {
+    w_.flush();
+    if (ids_) ids_->flush();
+  }
   uint64_t records() const { return records_; }
+  uint64_t id_records() const { return position_; }
   uint64_t vertices() const { return any_ ? max_id_ + 1 : 0; }
 
  private:
+  void put_id(uint64_t id) {
+    const uint64_t r[2] = {__builtin_bswap64(id), __builtin_bswap64(position_++)};
+    ids_->write(r, 16);
+  }
   io::BufferedWriter w_;
+  std::optional<io::BufferedWriter> ids_;
   bool sym_, loops_;
-  uint64_t max_id_ = 0, records_ = 0;
+  uint64_t max_id_ = 0, records_ = 0, position_ = 0;
   bool any_ = false;
 };
 
@@ -160,15 +178,22 @@ struct Where {
 };
 
 uint64_t parse_id(std::string_view t, const Where& w, const char* what) {
-  if (t.empty() || t.size() > 19 || t.find_first_not_of("0123456789") != std::string_view::npos)
+  if (t.empty() || t.find_first_not_of("0123456789") != std::string_view::npos)
     w.fail(std::string(what) + " '" + graph::quoted_bytes(t, 40) + "' is not a non-negative integer");
   uint64_t x = 0;
-  for (char c : t) x = x * 10 + uint64_t(c - '0');
+  for (char c : t) {
+    const uint64_t digit = uint64_t(c - '0');
+    if (x > (~uint64_t(0) - digit) / 10) w.fail(std::string(what) + " '" + graph::quoted_bytes(t, 40) + "' is 2^64 or more");
+    x = x * 10 + digit;
+  }
   return x;
 }
 
-void check_id(uint64_t x, const Where& w) {
-  if (x > kMaxId) w.fail("vertex id " + std::to_string(x) + " is out of range (at most " + std::to_string(kMaxId) + ")");
+// Without --renumber an id is an index into the CSR's offsets.
+void check_id(uint64_t x, const Where& w, const EdgeWriter& out) {
+  if (x > kMaxId && !out.renumbers())
+    w.fail("vertex id " + std::to_string(x) + " is out of range (at most " + std::to_string(kMaxId) +
+           "; --renumber takes any id below 2^64)");
 }
 
 // --skip-header: line 1 is skipped, unless it is an edge (dropping it would lose one).
@@ -193,8 +218,8 @@ uint64_t parse_snap(const io::File& in, const std::string& path, EdgeWriter& out
     first = false;
     if (k != 2) w.fail("expected two vertex ids, got '" + shown(line) + "'");
     uint64_t s = parse_id(tok[0], w, "vertex id"), d = parse_id(tok[1], w, "vertex id");
-    check_id(s, w);
-    check_id(d, w);
+    check_id(s, w, out);
+    check_id(d, w, out);
     out.add(s, d);
     ++entries;
   }
@@ -248,8 +273,8 @@ bool parse_mtx(const io::File& in, const std::string& path, EdgeWriter& out, uin
     if (i < 1 || i > rows) w.fail("row index " + std::to_string(i) + " is out of range 1.." + std::to_string(rows));
     if (j < 1 || j > cols) w.fail("column index " + std::to_string(j) + " is out of range 1.." + std::to_string(cols));
     if (++seen > nnz) w.fail("more entries than the " + std::to_string(nnz) + " the size line declares");
-    check_id(i - 1, w);
-    check_id(j - 1, w);
+    check_id(i - 1, w, out);
+    check_id(j - 1, w, out);
     out.add(i - 1, j - 1);
     if (symmetric && i != j) out.put(j - 1, i - 1);
     ++entries;
@@ -266,23 +291,28 @@ bool parse_mtx(const io::File& in, const std::string& path, EdgeWriter& out, uin
 // largest id and its first bad edge), then the slices are appended in order.
 struct BinarySlice {
   std::vector<uint64_t> out;  // records, two u64 each
+  std::vector<uint64_t> ids;  // --renumber: the ids of every edge, in order
   uint64_t max_id = 0, first_bad = ~uint64_t(0);
   bool any = false;
 };
 
-void convert_slice(const unsigned char* p, size_t bytes, size_t w, uint64_t first_edge, bool sym, bool loops,
+// With --renumber (`ids`) every id is taken, and listed.
+void convert_slice(const unsigned char* p, size_t bytes, size_t w, uint64_t first_edge, const EdgeWriter& edges,
                    BinarySlice& sl) {
+  const bool sym = edges.symmetrize(), loops = edges.keep_loops(), ids = edges.renumbers();
   sl.out.clear();
   sl.out.reserve(bytes / (2 * w) * (sym ? 4 : 2));
+  sl.ids.clear();
   sl.first_bad = ~uint64_t(0);
   for (size_t b = 0, i = 0; b < bytes; b += 2 * w, ++i) {
     uint64_t s = 0, d = 0;
     std::memcpy(&s, p + b, w);
     std::memcpy(&d, p + b + w, w);
     const bool bad = w == 4 ? (s == 0xFFFFFFFFull || d == 0xFFFFFFFFull) : (s > kMaxId || d > kMaxId);
-    if (bad) { sl.first_bad = first_edge + i; return; }
+    if (bad && !ids) { sl.first_bad = first_edge + i; return; }
     sl.max_id = std::max(sl.max_id, std::max(s, d));
     sl.any = true;
+    if (ids) { sl.ids.push_back(s); sl.ids.push_back(d); }
     if (s == d && !loops) continue;
     sl.out.push_back(__builtin_bswap64(s));
     sl.out.push_back(__builtin_bswap64(d));
@@ -314,8 +344,7 @@ uint64_t parse_binary(const io::File& in, const std::string& path, size_t w, Edg
     }
     if (n == 0) break;
     parallel::parallel_for_ranges(n / (2 * w), threads, [&](size_t e0, size_t e1, unsigned t) {
-      convert_slice(buf.data() + e0 * 2 * w, (e1 - e0) * 2 * w, w, off / (2 * w) + e0, out.symmetrize(),
-                    out.keep_loops(), slices[t]);
+      convert_slice(buf.data() + e0 * 2 * w, (e1 - e0) * 2 * w, w, off / (2 * w) + e0, out, slices[t]);
     });
     for (const BinarySlice& sl : slices) {
       if (sl.first_bad == ~uint64_t(0)) continue;  // slices are in edge order: the first bad one is the file's
@@ -325,9 +354,13 @@ uint64_t parse_binary(const io::File& in, const std::string& path, size_t w, Edg
       std::memcpy(&ids[1], &buf[at - off + w], w);
       fail_usage(path + ":edge " + std::to_string(edge) + " (byte " + std::to_string(at) + "): vertex id " +
                  std::to_string(std::max(ids[0], ids[1])) + " is out of range for " +
-                 (w == 4 ? "bin32 (0xFFFFFFFF is reserved)" : "bin64 (at most " + std::to_string(kMaxId) + ")"));
+                 (w == 4 ? "bin32 (0xFFFFFFFF is reserved" : "bin64 (at most " + std::to_string(kMaxId)) +
+                 "; --renumber takes any id)");
     }
-    for (const BinarySlice& sl : slices) out.put_records(sl.out.data(), sl.out.size() / 2, sl.max_id, sl.any);
+    for (const BinarySlice& sl : slices) {
+      out.put_records(sl.out.data(), sl.out.size() / 2, sl.max_id, sl.any);
+      out.put_ids(sl.ids);
+    }
     off += n;
     if (p) p({"read edges", off, size});
     if (stream ? n < block : off >= size) break;
@@ -404,9 +437,10 @@ uint64_t write_neighbors(const std::string& edges, uint64_t m, uint32_t idb, uin
   return hash.digest();
 }
 
-// The CSR's header and offsets, once the neighbors are written.
+// The CSR's header and offsets, once the neighbors are written; `renumbered`: the id
+// map's flag and hash.
 void write_header_and_offsets(const io::File& out, uint64_t n, uint64_t m, uint32_t idb, bool symmetric,
-                              std::vector<uint64_t>& offsets, uint64_t neighbors_hash) {
+                              std::vector<uint64_t>& offsets, uint64_t neighbors_hash, const RenumberStage* renumbered) {
   for (uint64_t v = 0; v < n; ++v) offsets[v + 1] += offsets[v];
   graph::CsrHeader h{};
   std::memcpy(h.magic, graph::kCsrMagic, 8);
@@ -414,7 +448,8 @@ void write_header_and_offsets(const io::File& out, uint64_t n, uint64_t m, uint3
   h.id_bytes = idb;
   h.n = n;
   h.m = m;
-  h.flags = symmetric ? graph::kFlagSymmetric : 0;
+  h.flags = (symmetric ? graph::kFlagSymmetric : 0) | (renumbered ? graph::kFlagRenumbered : 0);
+  h.ids_hash = renumbered ? renumbered->ids_hash : 0;
   h.checksum = graph::csr_checksum(h, io::xxh3_64(offsets.data(), 8 * (n + 1)), neighbors_hash);
   out.write_at(&h, sizeof h, 0);
   out.write_at(offsets.data(), 8 * (n + 1), kCsrHeaderBytes);
@@ -437,6 +472,7 @@ namespace {
 // skips the parse has them).
 struct Parsed {
   uint64_t records = 0, vertices = 0, input_bytes = 0, input_edges = 0;
+  uint64_t id_records = 0;  // --renumber (no job): the ids file's records
   bool symmetric = false;
   std::vector<uint64_t> values() const { return {vertices, input_bytes, input_edges, symmetric ? 1u : 0u}; }
   static Parsed of(const resume::Piece& p) {
@@ -447,13 +483,14 @@ struct Parsed {
   }
 };
 
-// 1. Parses the input's edges into `edges` (a new file).
+// 1. Parses the input's edges into `edges` (a new file), and with --renumber their ids
+// into `ids`.
 Parsed parse_edges(io::File& in, EdgeFormat fmt, const GraphBuildOptions& g, const Plan& plan, io::TempFile& edges,
-                   const EngineOptions& opt) {
+                   io::TempFile* ids, const EngineOptions& opt) {
   Parsed r;
   r.symmetric = g.symmetrize;
   {
-    EdgeWriter w(edges.file(), g.symmetrize, g.keep_self_loops);
+    EdgeWriter w(edges.file(), g.symmetrize, g.keep_self_loops, ids ? &ids->file() : nullptr);
     if (fmt == EdgeFormat::snap) r.input_bytes = parse_snap(in, in.path(), w, r.input_edges, g.skip_header, opt.progress);
     else if (fmt == EdgeFormat::mtx) r.symmetric = parse_mtx(in, in.path(), w, r.input_edges, r.input_bytes, opt.progress) || r.symmetric;
     else r.input_bytes = parse_binary(in, in.path(), fmt == EdgeFormat::bin32 ? 4 : 8, w, r.input_edges, plan.threads,
@@ -461,9 +498,11 @@ Parsed parse_edges(io::File& in, EdgeFormat fmt, const GraphBuildOptions& g, con
     w.flush();
     r.records = w.records();
     r.vertices = w.vertices();
+    r.id_records = w.id_records();
   }
   in.check_unchanged();
   edges.file().close();
+  if (ids) ids->file().close();
   return r;
 }
 
@@ -480,15 +519,15 @@ std::string graph_digest(const io::File& in, EdgeFormat fmt, const GraphBuildOpt
 
 // The stages a killed run of the job kept (the sorted edges, else the parsed ones), or
 // the parse done now: the parsed edges' file and what the parse found. Without a job (a
-// stream) the edges go to `temp`.
+// stream, --renumber) the edges go to `temp`; with --renumber their ids to `ids`.
 Parsed parsed_stage(io::File& in, EdgeFormat fmt, const GraphBuildOptions& g, const Plan& plan, resume::StagedJob* job,
-                    std::optional<io::TempFile>& temp, const std::string& tmp_dir, const EngineOptions& opt,
-                    const resume::Piece*& sorted) {
+                    std::optional<io::TempFile>& temp, io::TempFile* ids, const std::string& tmp_dir,
+                    const EngineOptions& opt, const resume::Piece*& sorted) {
   sorted = job ? job->kept("sorted", "the sorted edges") : nullptr;
   if (sorted) return Parsed::of(*sorted);
   if (const resume::Piece* kept = job ? job->kept("edges", "the parsed edges") : nullptr) return Parsed::of(*kept);
   temp.emplace(io::TempFile::create(opt.context, job ? job->dirs()[0] : tmp_dir, "edges"));
-  const Parsed r = parse_edges(in, fmt, g, plan, *temp, opt);
+  const Parsed r = parse_edges(in, fmt, g, plan, *temp, ids, opt);
   if (job) {
     temp->move_to(job->path("edges"));  // whole: it gets its stage name, then its journal entry
     temp->release();
@@ -524,9 +563,11 @@ ResumeReport graph_build_resume(const io::File& in, const std::string& input, co
   return resume_report(r);
 }
 
-GraphBuildResult graph_build(const std::string& input, const std::string& output, const GraphBuildOptions& g,
-                             const EngineOptions& opt) {
-  const auto t0 = std::chrono::steady_clock::now();
+namespace {
+
+// The request's own mistakes, found before any file is opened; the edge format.
+EdgeFormat checked_request(const std::string& input, const std::string& output, const GraphBuildOptions& g,
+                           const EngineOptions& opt) {
   if (output.empty()) fail_usage("graph build: the output is required: -o GRAPH");
   if (!io::input_named_by(output, {input}).empty())
     fail_usage(output + ": names the input; the graph goes to another file (it would replace the edges)");
@@ -534,40 +575,115 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
   if (g.skip_header && fmt != EdgeFormat::snap)
     fail_usage("graph build: --skip-header applies to text edge lists (snap, CSV, TSV), not " +
                std::string(fmt == EdgeFormat::mtx ? "Matrix Market files (their header is read)" : "binary ones"));
+  if (g.renumber == Renumber::none && !g.ids_output.empty()) fail_usage("graph build: --ids names the id map of --renumber");
+  if (g.renumber != Renumber::none && opt.resume)
+    fail_usage("graph build --renumber is not resumable: run it without --resume");
+  return fmt;
+}
+
+// --renumber's id map: --ids, else GRAPH.ids; "" without --renumber.
+std::string id_map_path(const std::string& input, const std::string& output, const GraphBuildOptions& g) {
+  if (g.renumber == Renumber::none) return "";
+  if (g.ids_output.empty() && output == "-") fail_usage("graph build --renumber into stdout: name the id map with --ids FILE");
+  const std::string path = g.ids_output.empty() ? graph::default_ids_path(output) : g.ids_output;
+  if (io::same_target(path, false, output, false)) fail_usage(path + ": names the graph; the id map goes to another file");
+  if (!io::input_named_by(path, {input}).empty()) fail_usage(path + ": names the input; the id map goes to another file");
+  return path;
+}
+
+// A regular input makes the build a resumable job (resume/staged_job.hpp): the parsed
+// edges and the sorted edges are its stages, the sort's runs its sort's pieces. Not
+// with --renumber (its id stages are not journalled).
+std::unique_ptr<resume::StagedJob> open_job(const io::File& in, EdgeFormat fmt, const GraphBuildOptions& g,
+                                            const std::string& output, io::Output& out, const std::vector<std::string>& tmp_dirs,
+                                            const Plan& plan, const EngineOptions& opt) {
+  if (in.is_stream() || g.renumber != Renumber::none || !io::output_can_resume(output, opt.resume) ||
+      !resume::dirs_can_keep_job(tmp_dirs, opt.resume, opt.note))  // (into a pipe: engine/job.cpp's can_resume)
+    return nullptr;
+  auto job = std::make_unique<resume::StagedJob>(opt.context, tmp_dirs, graph_digest(in, fmt, g, output), opt.resume,
+                                                 io::output_key(output), plan.threads, opt.note);
+  job->keep_if_cancelled(opt.cancel);
+  if (!out.streamed()) out.keep_for_job(io::kJobPrefix + job->digest() + ".out", false, opt.cancel);  // a stable name: no debris
+  return job;
+}
+
+// The CSR's offsets are built in memory: 8 bytes a vertex.
+void check_offsets_memory(const std::string& input, const Parsed& parsed, bool renumbered, uint64_t memory) {
+  const uint64_t offsets_bytes = 8 * (parsed.vertices + 1);
+  if (offsets_bytes > memory)
+    throw Error(ExitCode::io, input + ": the CSR offsets of " + std::to_string(parsed.vertices) + " vertices" +
+                                  (renumbered ? "" : " (largest id + 1)") + " need " + format_bytes(offsets_bytes) +
+                                  " of memory, more than the --memory budget of " + format_bytes(memory) + " (raise --memory" +
+                                  (renumbered ? ")" : ", or give --renumber: vertices numbered densely)"));
+}
+
+// 3. The CSR of the n vertices and m sorted edges into `out`; returns its size.
+uint64_t write_csr(const std::string& sorted, uint64_t n, uint64_t m, bool symmetric, const RenumberStage* renumbered,
+                   io::Output& out, const Plan& plan, const EngineOptions& opt) {
+  const uint32_t idb = graph::id_bytes_for(n);
+  const uint64_t nb_off = kCsrHeaderBytes + 8 * (n + 1);
+  const uint64_t out_bytes = nb_off + idb * m;
+  io::check_space(opt.context, {{out.space_dir(), out_bytes, "the output"}});
+  std::vector<uint64_t> offsets(n + 1, 0);
+  const uint64_t nb_hash = write_neighbors(sorted, m, idb, nb_off, out.file(), offsets, plan, opt);
+  write_header_and_offsets(out.file(), n, m, idb, symmetric, offsets, nb_hash, renumbered);
+  return out_bytes;
+}
+
+// --renumber's files: the ids of the parse, and the map (opened before any work).
+struct Renumbered {
+  std::string map_path;
+  std::optional<io::TempFile> ids;
+  io::Output map;
+  RenumberStage stage;
+};
+
+void open_renumbered(Renumbered& r, const std::string& map_path, const std::string& tmp_dir, const EngineOptions& opt) {
+  r.map_path = map_path;
+  if (map_path.empty()) return;
+  r.map = io::Output::open(opt.context, map_path, temp_dirs(opt, default_temp_dir(map_path))[0], "out",
+                           graph::npy_array_header(map_path, 8), "--ids");
+  r.ids.emplace(io::TempFile::create(opt.context, tmp_dir, "ids"));
+}
+
+}  // namespace
+
+GraphBuildResult graph_build(const std::string& input, const std::string& output, const GraphBuildOptions& g,
+                             const EngineOptions& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const EdgeFormat fmt = checked_request(input, output, g, opt);
+  const std::string map_path = id_map_path(input, output, g);
   io::File in = io::File::open_input(input);
   graph::refuse_compressed_edges(in);
   if (opt.resume && in.is_stream()) fail_usage(in.path() + ": --resume needs a regular input file (a stream cannot be read again)");
   const std::vector<std::string> tmp_dirs = temp_dirs(opt, default_temp_dir(output));
   for (const std::string& d : tmp_dirs) io::require_writable_dir(d, "temporary");
-  // Checked (and the output's temp file made) before any work.
+  // Checked (and the outputs' temp files made) before any work.
   io::Output out = io::Output::open(opt.context, output, tmp_dirs[0]);
+  Renumbered renumbered;
+  open_renumbered(renumbered, map_path, tmp_dirs[0], opt);
   const Plan plan = plan_graph_build(in, input, g, opt);
-  const uint64_t memory = plan.graph.offsets_budget;
-  // A regular input makes the build a resumable job (resume/staged_job.hpp): the parsed
-  // edges and the sorted edges are its stages, the sort's runs its sort's pieces.
-  std::unique_ptr<resume::StagedJob> job;
-  if (!in.is_stream() && io::output_can_resume(output, opt.resume) &&
-      resume::dirs_can_keep_job(tmp_dirs, opt.resume, opt.note)) {  // (into a pipe: engine/job.cpp's can_resume)
-    job = std::make_unique<resume::StagedJob>(opt.context, tmp_dirs, graph_digest(in, fmt, g, output), opt.resume, io::output_key(output),
-                                              plan.threads, opt.note);
-    job->keep_if_cancelled(opt.cancel);
-    if (!out.streamed()) out.keep_for_job(io::kJobPrefix + job->digest() + ".out", false, opt.cancel);  // a stable name: no debris
-  }
+  std::unique_ptr<resume::StagedJob> job = open_job(in, fmt, g, output, out, tmp_dirs, plan, opt);
   GraphBuildResult res;
   res.stats.command = "graph build";
   std::optional<io::TempFile> temp;
   const resume::Piece* sorted_kept = nullptr;
-  const Parsed parsed = parsed_stage(in, fmt, g, plan, job.get(), temp, tmp_dirs[0], opt, sorted_kept);
+  io::TempFile* ids = renumbered.ids ? &*renumbered.ids : nullptr;
+  Parsed parsed = parsed_stage(in, fmt, g, plan, job.get(), temp, ids, tmp_dirs[0], opt, sorted_kept);
   res.input_edges = parsed.input_edges;
   res.stats.phases.push_back({"parse", since(t0), parsed.input_bytes, parsed.records * 16});
-  // The CSR's offsets are built in memory: 8 bytes a vertex.
-  const uint64_t offsets_bytes = 8 * (parsed.vertices + 1);
-  if (offsets_bytes > memory)
-    throw Error(ExitCode::io, in.path() + ": the CSR offsets of " + std::to_string(parsed.vertices) + " vertices (largest id + 1) need " +
-                                  format_bytes(offsets_bytes) + " of memory, more than the --memory budget of " +
-                                  format_bytes(memory) + " (raise --memory, or renumber the vertices densely)");
-  const auto t1 = std::chrono::steady_clock::now();
   const std::string edges = job ? job->path("edges") : temp->path(), sorted = job ? job->path("sorted") : edges;
+  if (ids) {
+    const auto tr = std::chrono::steady_clock::now();
+    renumbered.stage = renumber_edges(ids->path(), parsed.id_records, edges, parsed.records, g.renumber, renumbered.map,
+                                      plan, opt, tmp_dirs);
+    ids->remove();
+    parsed.vertices = renumbered.stage.vertices;
+    res.ids_output = map_path;
+    res.stats.phases.push_back({"renumber", since(tr), parsed.id_records * 16, 8 * parsed.vertices});
+  }
+  check_offsets_memory(in.path(), parsed, ids != nullptr, plan.graph.offsets_budget);
+  const auto t1 = std::chrono::steady_clock::now();
   uint64_t m = sorted_kept ? sorted_kept->records : 0;
   if (!sorted_kept) {
     m = sort_edges(edges, sorted, parsed.records, g, opt, job ? job->dirs() : tmp_dirs, res.stats);
@@ -578,26 +694,19 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
   }
   res.stats.phases.push_back({"sort", since(t1), parsed.records * 16, m * 16});
   const auto t2 = std::chrono::steady_clock::now();
-  const uint64_t n = parsed.vertices;
-  const uint32_t idb = graph::id_bytes_for(n);
-  const uint64_t nb_off = kCsrHeaderBytes + 8 * (n + 1);
-  const uint64_t out_bytes = nb_off + idb * m;
-  io::check_space(opt.context, {{out.space_dir(), out_bytes, "the output"}});
-  std::vector<uint64_t> offsets(n + 1, 0);
-  const uint64_t nb_hash = write_neighbors(sorted, m, idb, nb_off, out.file(), offsets, plan, opt);
-  write_header_and_offsets(out.file(), n, m, idb, parsed.symmetric, offsets, nb_hash);
-  res.stats.phases.push_back({"csr", since(t2), m * 16, out_bytes});
-  res.vertices = n;
-  res.edges = m;
-  res.stats.records = m;
+  res.vertices = parsed.vertices;
+  res.edges = res.stats.records = m;
   res.stats.input_bytes = parsed.input_bytes;
-  res.stats.output_bytes = out_bytes;
+  res.stats.output_bytes = write_csr(sorted, parsed.vertices, m, parsed.symmetric, ids ? &renumbered.stage : nullptr, out, plan, opt);
+  res.stats.phases.push_back({"csr", since(t2), m * 16, res.stats.output_bytes});
   if (job) {
     res.stats.resumed = job->summary(res.stats.resumed);
     res.stats.discarded += job->discarded();
   }
   if (res.stats.backend.empty()) res.stats.backend = "cpu";
-  commit_outputs({&out}, res.stats, t0, opt);
+  std::vector<io::Output*> outputs{&out};
+  if (ids) outputs.push_back(&renumbered.map);
+  commit_outputs(outputs, res.stats, t0, opt);
   if (job) job->finish();  // after the commit: killed in between, a resume writes the CSR again
   return res;
 }
