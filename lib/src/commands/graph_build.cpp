@@ -541,7 +541,7 @@ Parsed parsed_stage(io::File& in, EdgeFormat fmt, const GraphBuildOptions& g, co
 
 ResumeReport graph_build_resume(const io::File& in, const std::string& input, const std::string& output,
                                const GraphBuildOptions& g, const EngineOptions& opt) {
-  if (in.is_stream()) return {};
+  if (in.is_stream() || g.renumber != Renumber::none) return {};  // no job (open_job)
   const resume::StagesFound found(temp_dirs(opt, default_temp_dir(output)),
                                   graph_digest(in, resolve_format(g.input_format, input), g, output));
   StagedResume r = staged_resume(found, {"write the CSR"});
