@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../common/test_files.hpp"
+#include "graph/edge_bytes.hpp"
 #include "graph/edge_input.hpp"
 #include "graph/graph.hpp"
 #include "graph/graph_files.hpp"
@@ -26,14 +27,15 @@ std::string message_for(const std::string& head) {
 }  // namespace
 
 TEST_CASE("graph inputs: compressed edge lists are named, with the tool that decompresses them") {
+  // gzip is read (graph/edge_bytes.hpp) where gxsort has zlib, else refused as the others
   CHECK(message_for(std::string("\x1f\x8b\x08\x00\x00\x00\x00\x00", 8)) ==
-        "e.txt: a gzip-compressed file; decompress it first (zcat e.txt | gxsort graph build - ...)");
+        (graph::reads_gzip() ? "" : "e.txt: a gzip-compressed file; decompress it first (zcat e.txt | gxsort graph build - ...)"));
   CHECK(message_for(std::string("\x28\xb5\x2f\xfd\x20\x10", 6)).find("a zstd-compressed file; decompress it first (zstdcat e.txt |") !=
         std::string::npos);
   CHECK(message_for(std::string("\xfd\x37\x7a\x58\x5a\x00\x00", 7)).find("an xz-compressed file") != std::string::npos);
   CHECK(message_for("BZh91AY&SY").find("(bzcat e.txt |") != std::string::npos);
-  CHECK(graph::compressed_edges_message("stdin", reinterpret_cast<const unsigned char*>("\x1f\x8b\x08\x00"), 4) ==
-        "stdin: a gzip-compressed file; decompress it first (zcat | gxsort graph build - ...)");
+  CHECK(graph::compressed_edges_message("stdin", reinterpret_cast<const unsigned char*>("\xfd\x37\x7a\x58\x5a\x00"), 6) ==
+        "stdin: an xz-compressed file; decompress it first (xzcat | gxsort graph build - ...)");
   // Text, binary ids, a .npy, a zip, too few bytes: not refused here.
   CHECK(message_for("0 1\n1 2\n2 3\n3 4\n4 5\n").empty());
   CHECK(message_for(std::string("\x01\x00\x00\x00\x02\x00\x00\x00", 8)).empty());

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <cerrno>
 
+#include "graph/edge_bytes.hpp"
 #include "graph/edge_input.hpp"
 #include "graph/graph.hpp"
 #include "gxsort/gxsort.hpp"
@@ -105,7 +106,7 @@ EdgeFormat resolve_format(EdgeFormat f, const std::string& path) {
 // Reads a text file line by line (any size), numbering lines from 1.
 class LineReader {
  public:
-  LineReader(const io::File& f, const ProgressFn& p) : f_(f), size_(f.is_stream() ? 0 : f.size()), progress_(p) {}
+  LineReader(graph::EdgeBytes& f, const ProgressFn& p) : f_(f), size_(f.in_order() ? 0 : f.file().size()), progress_(p) {}
   bool next(std::string& line) {
     for (;;) {
       size_t nl = buf_.find('\n', pos_);
@@ -129,12 +130,12 @@ class LineReader {
       const size_t old = buf_.size();
       buf_.resize(old + kBlock);
       size_t n;
-      if (f_.is_stream()) {
-        n = f_.read_stream(&buf_[old], kBlock);
+      if (f_.in_order()) {
+        n = f_.next(&buf_[old], kBlock);
         ended_ = n < kBlock;
       } else {
         n = size_t(std::min<uint64_t>(kBlock, size_ - off_));
-        f_.read_at(&buf_[old], n, off_);
+        f_.file().read_at(&buf_[old], n, off_);
         ended_ = off_ + n >= size_;
       }
       buf_.resize(old + n);
@@ -146,7 +147,7 @@ class LineReader {
   uint64_t lineno() const { return lineno_; }
 
  private:
-  const io::File& f_;
+  graph::EdgeBytes& f_;
   uint64_t size_, off_ = 0, lineno_ = 0;
   bool ended_ = false;
   std::string buf_;
@@ -198,7 +199,7 @@ void check_id(uint64_t x, const Where& w, const EdgeWriter& out) {
 
 // --skip-header: line 1 is skipped, unless it is an edge (dropping it would lose one).
 // Without it, a first line of fields that are not all ids reads as a header.
-uint64_t parse_snap(const io::File& in, const std::string& path, EdgeWriter& out, uint64_t& entries, bool skip_header,
+uint64_t parse_snap(graph::EdgeBytes& in, const std::string& path, EdgeWriter& out, uint64_t& entries, bool skip_header,
                     const ProgressFn& p) {
   LineReader r(in, p);
   std::string line;
@@ -234,7 +235,7 @@ std::string lower(std::string_view s) {
 
 // Returns whether the matrix is symmetric (mirrored entries were added); `bytes` gets
 // the bytes read.
-bool parse_mtx(const io::File& in, const std::string& path, EdgeWriter& out, uint64_t& entries, uint64_t& bytes,
+bool parse_mtx(graph::EdgeBytes& in, const std::string& path, EdgeWriter& out, uint64_t& entries, uint64_t& bytes,
                const ProgressFn& p) {
   LineReader r(in, p);
   std::string line;
@@ -321,12 +322,12 @@ void convert_slice(const unsigned char* p, size_t bytes, size_t w, uint64_t firs
 }
 
 // Returns the bytes read.
-uint64_t parse_binary(const io::File& in, const std::string& path, size_t w, EdgeWriter& out, uint64_t& entries,
+uint64_t parse_binary(graph::EdgeBytes& in, const std::string& path, size_t w, EdgeWriter& out, uint64_t& entries,
                       unsigned threads, size_t block, const ProgressFn& p) {
-  const bool stream = in.is_stream();
-  const uint64_t size = stream ? 0 : in.size();
+  const bool stream = in.in_order();
+  const uint64_t size = stream ? 0 : in.file().size();
   auto not_pairs = [&](uint64_t bytes) {
-    fail_usage(path + ": size " + std::to_string(bytes) + " is not a multiple of " + std::to_string(2 * w) +
+    fail_usage(path + (in.decompresses() ? ": decompressed size " : ": size ") + std::to_string(bytes) + " is not a multiple of " + std::to_string(2 * w) +
                " bytes (" + (w == 4 ? "u32" : "u64") + " pairs)");
   };
   if (size % (2 * w) != 0) not_pairs(size);
@@ -336,11 +337,11 @@ uint64_t parse_binary(const io::File& in, const std::string& path, size_t w, Edg
   for (;;) {
     size_t n;
     if (stream) {
-      n = in.read_stream(buf.data(), block);
+      n = in.next(buf.data(), block);
       if (n % (2 * w)) not_pairs(off + n);
     } else {
       n = size_t(std::min<uint64_t>(block, size - off));
-      in.read_at_parallel(buf.data(), n, off, threads);
+      in.file().read_at_parallel(buf.data(), n, off, threads);
     }
     if (n == 0) break;
     parallel::parallel_for_ranges(n / (2 * w), threads, [&](size_t e0, size_t e1, unsigned t) {
@@ -491,9 +492,10 @@ Parsed parse_edges(io::File& in, EdgeFormat fmt, const GraphBuildOptions& g, con
   r.symmetric = g.symmetrize;
   {
     EdgeWriter w(edges.file(), g.symmetrize, g.keep_self_loops, ids ? &ids->file() : nullptr);
-    if (fmt == EdgeFormat::snap) r.input_bytes = parse_snap(in, in.path(), w, r.input_edges, g.skip_header, opt.progress);
-    else if (fmt == EdgeFormat::mtx) r.symmetric = parse_mtx(in, in.path(), w, r.input_edges, r.input_bytes, opt.progress) || r.symmetric;
-    else r.input_bytes = parse_binary(in, in.path(), fmt == EdgeFormat::bin32 ? 4 : 8, w, r.input_edges, plan.threads,
+    graph::EdgeBytes bytes(in);  // gzip: decompressed
+    if (fmt == EdgeFormat::snap) r.input_bytes = parse_snap(bytes, in.path(), w, r.input_edges, g.skip_header, opt.progress);
+    else if (fmt == EdgeFormat::mtx) r.symmetric = parse_mtx(bytes, in.path(), w, r.input_edges, r.input_bytes, opt.progress) || r.symmetric;
+    else r.input_bytes = parse_binary(bytes, in.path(), fmt == EdgeFormat::bin32 ? 4 : 8, w, r.input_edges, plan.threads,
                                       plan.graph.parse_block_bytes, opt.progress);
     w.flush();
     r.records = w.records();

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "format/sniff.hpp"
+#include "graph/edge_bytes.hpp"
 #include "gxsort/error.hpp"
 
 namespace gxsort::graph {
@@ -11,22 +12,18 @@ namespace gxsort::graph {
 std::string compressed_edges_message(const std::string& path, const unsigned char* head, size_t n) {
   const FileKind kind = what_file_looks_like(head, n);
   const char* tool = decompressor(kind);
-  if (!tool) return "";
+  if (!tool || (kind == FileKind::gzip && reads_gzip())) return "";
   const std::string named = path == "stdin" ? "" : " " + path;
   return path + ": " + file_kind_name(kind) + "; decompress it first (" + tool + named + " | gxsort graph build - ...)";
 }
 
-void refuse_compressed_edges(io::File& in) {
-  const std::string path = in.path();
-  auto check = [path](const unsigned char* head, size_t n) {
-    const std::string message = compressed_edges_message(path, head, n);
-    if (!message.empty()) fail_usage(message);
-  };
-  if (in.is_stream()) return in.check_first_bytes(check);
+void refuse_compressed_edges(const io::File& in) {
+  if (in.is_stream()) return;  // EdgeBytes, on its first bytes
   unsigned char head[16];
   const size_t n = size_t(std::min<uint64_t>(sizeof head, in.size()));
   if (n) in.read_at(head, n, 0);
-  check(head, n);
+  const std::string message = compressed_edges_message(in.path(), head, n);
+  if (!message.empty()) fail_usage(message);
 }
 
 std::string quoted_bytes(std::string_view text, size_t max) {

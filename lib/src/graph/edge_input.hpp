@@ -10,14 +10,15 @@
 
 namespace gxsort::graph {
 
-// The one-line refusal of an edge list whose first n bytes start with a gzip, zstd, xz
-// or bzip2 signature (format/sniff.hpp), naming the tool that decompresses it; "" for
-// any other start. `path` is the input as messages name it ("stdin" for standard input).
+// The one-line refusal of an edge list whose first n bytes start with a zstd, xz or
+// bzip2 signature, or gzip's where gxsort was built without zlib (format/sniff.hpp),
+// naming the tool that decompresses it; "" for any other start. `path` is the input as
+// messages name it ("stdin" for standard input).
 std::string compressed_edges_message(const std::string& path, const unsigned char* head, size_t n);
 
-// Refuses (Error(usage), exit 2) a compressed edge list: a regular file on its first
-// bytes now, a stream on its first block when the parse reads it.
-void refuse_compressed_edges(io::File& in);
+// Refuses (Error(usage), exit 2) a regular file that is a compressed edge list gxsort
+// does not read, before any work (a stream: graph/edge_bytes.hpp, on its first bytes).
+void refuse_compressed_edges(const io::File& in);
 
 // Up to `max` bytes of an input line as an error message quotes them: printable ASCII
 // as it is, any other byte as \xNN (a binary file's bytes never reach the terminal),
