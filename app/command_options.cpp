@@ -171,10 +171,11 @@ void add_graph_build_options(po::options_description& d, Command& cmd, Args& a) 
 }
 
 void build_graph_build(const Args&, const po::variables_map& vm, Command& cmd) {
-  expect_operands(cmd, 1, 1, "one input edge list");
-  require_output(cmd, "GRAPH");
+  // First: `--renumber EDGES -o G` takes EDGES as the mode, and says so.
   if (vm.count("renumber"))
     cmd.engine.graph.build.renumber = parse_choice(vm["renumber"].as<std::string>(), "--renumber", kRenumbers);
+  expect_operands(cmd, 1, 1, "one input edge list");
+  require_output(cmd, "GRAPH");
 }
 
 void add_bfs_options(po::options_description& d, Command& cmd, Args& a) {

@@ -201,6 +201,10 @@ gx graph build sparse.txt --renumber=sorted -o sparse_sorted.csr --json; expect_
 same_bytes "--renumber=sorted: the map, ids ascending" sparse_sorted.csr.ids map_sorted.u64
 gx graph build dense_sorted.txt -o dense_sorted.csr
 same_body "--renumber=sorted: the CSR of the ids numbered in order" sparse_sorted.csr dense_sorted.csr
+gx graph build sparse.txt --renumber sorted -o sparse_sorted2.csr; expect_rc "--renumber sorted (a separate word)" 0
+same_bytes "--renumber sorted = --renumber=sorted" sparse_sorted2.csr sparse_sorted.csr
+gx graph build --renumber sparse.txt -o x.csr; expect_rc "--renumber EDGES: exit 2" 2
+err_mentions "--renumber EDGES: the mode named" "--renumber" "sparse.txt"
 gx graph build sparse.txt --renumber=sorted --memory 8M --threads 2 -o sparse_ext.csr; expect_rc "--renumber, small --memory" 0
 same_bytes "--renumber, small --memory: the same CSR" sparse_ext.csr sparse_sorted.csr
 
