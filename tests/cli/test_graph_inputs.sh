@@ -47,6 +47,14 @@ err_mentions "xz on stdin: named" "stdin: an xz-compressed file; decompress it f
 [[ ! -e c.csr ]] && pass "xz on stdin: nothing written" || fail "xz on stdin: nothing written" "$(ls)"
 gx graph build <(cat pmpp.txt.bz2) -o c.csr; expect_rc "bzip2 through a pipe: exit 2" 2
 printable_err "bzip2 through a pipe: no raw bytes in the message"
+# streams that are not compressed: their first bytes, read to sniff them, are parsed too
+gx graph build <(cat pmpp.txt) -o pipe_snap.csr; expect_rc "snap through a pipe" 0
+same_bytes "snap through a pipe: the same CSR" pipe_snap.csr pmpp.csr
+gx graph build - --input-format bin32 -o pipe_bin.csr <pmpp.bin32; expect_rc "bin32 on stdin" 0
+same_bytes "bin32 on stdin: the same CSR" pipe_bin.csr pmpp.csr
+printf '0 1\n' | head -c 3 >tiny.txt
+gx graph build <(cat tiny.txt) -o tiny.csr; expect_rc "a stream shorter than the sniffed bytes" 0
+grep -q "^edges: 1 " "$WORK/last.out" && pass "a stream shorter than the sniffed bytes: its edge" || fail "a stream shorter than the sniffed bytes: its edge" "$(cat "$WORK/last.out")"
 gx graph build pmpp.txt.gz -o gz.csr
 if [[ $RC == 2 ]] && grep -q "decompress it first (zcat" "$WORK/last.err"; then
   # built without zlib (CMakeLists.txt: find_package(ZLIB)): gzip is refused by name too
