@@ -18,6 +18,7 @@
 #include "graph/edge_bytes.hpp"
 #include "graph/edge_input.hpp"
 #include "graph/graph.hpp"
+#include "graph/graph_files.hpp"
 #include "gxsort/gxsort.hpp"
 #include "io/file.hpp"
 #include "io/space.hpp"
@@ -29,7 +30,6 @@
 #include "parallel/parallel_for.hpp"
 #include "commands/command_plans.hpp"
 #include "commands/graph_renumber.hpp"
-#include "graph/graph_files.hpp"
 #include "commands/resume_plan.hpp"
 #include "engine/job.hpp"
 #include "engine/engine.hpp"
@@ -327,8 +327,8 @@ uint64_t parse_binary(graph::EdgeBytes& in, const std::string& path, size_t w, E
   const bool stream = in.in_order();
   const uint64_t size = stream ? 0 : in.file().size();
   auto not_pairs = [&](uint64_t bytes) {
-    fail_usage(path + (in.decompresses() ? ": decompressed size " : ": size ") + std::to_string(bytes) + " is not a multiple of " + std::to_string(2 * w) +
-               " bytes (" + (w == 4 ? "u32" : "u64") + " pairs)");
+    fail_usage(path + (in.decompresses() ? ": decompressed size " : ": size ") + std::to_string(bytes) +
+               " is not a multiple of " + std::to_string(2 * w) + " bytes (" + (w == 4 ? "u32" : "u64") + " pairs)");
   };
   if (size % (2 * w) != 0) not_pairs(size);
   std::vector<unsigned char> buf(stream ? block : size_t(std::min<uint64_t>(block, size)));
