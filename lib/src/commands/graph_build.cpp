@@ -48,7 +48,10 @@ class EdgeWriter {
  public:
   EdgeWriter(const io::File& f, bool symmetrize, bool keep_loops, const io::File* ids)
       : w_(f, 0, kBlock), sym_(symmetrize), loops_(keep_loops) {
-    if (ids) ids_.emplace(*ids, 0, kBlock);
+    if (!ids) return;
+    ids_.emplace(*ids, 0, kBlock);
+    seen_ids_.assign(kSeenSlots, 0);
+    seen_used_.assign(kSeenSlots, 0);
   }
   void add(uint64_t s, uint64_t d) {
     max_id_ = std::max(max_id_, std::max(s, d));
@@ -78,18 +81,31 @@ class EdgeWriter {
     if (ids_) ids_->flush();
   }
   uint64_t records() const { return records_; }
-  uint64_t id_records() const { return position_; }
+  uint64_t id_records() const { return id_records_; }
   uint64_t vertices() const { return any_ ? max_id_ + 1 : 0; }
 
  private:
+  // An id met lately (a direct-mapped table by its Fibonacci hash) is not written again:
+  // its first position is in the file already, which the sort keeps. Hubs' repeats
+  // mostly stop here, so the ids file is far smaller than two records an edge.
+  static constexpr unsigned kSeenBits = 16;
+  static constexpr size_t kSeenSlots = size_t(1) << kSeenBits;
   void put_id(uint64_t id) {
-    const uint64_t r[2] = {__builtin_bswap64(id), __builtin_bswap64(position_++)};
+    const size_t slot = size_t((id * 0x9e3779b97f4a7c15ULL) >> (64 - kSeenBits));
+    const uint64_t position = position_++;
+    if (seen_used_[slot] && seen_ids_[slot] == id) return;
+    seen_used_[slot] = 1;
+    seen_ids_[slot] = id;
+    const uint64_t r[2] = {__builtin_bswap64(id), __builtin_bswap64(position)};
     ids_->write(r, 16);
+    ++id_records_;
   }
   io::BufferedWriter w_;
   std::optional<io::BufferedWriter> ids_;
+  std::vector<uint64_t> seen_ids_;
+  std::vector<unsigned char> seen_used_;
   bool sym_, loops_;
-  uint64_t max_id_ = 0, records_ = 0, position_ = 0;
+  uint64_t max_id_ = 0, records_ = 0, position_ = 0, id_records_ = 0;
   bool any_ = false;
 };
 
