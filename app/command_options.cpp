@@ -170,10 +170,18 @@ void add_graph_build_options(po::options_description& d, Command& cmd, Args& a) 
     ("input-format", po::value(&a.input_format)->value_name(names(kEdgeFormats)), "default auto: from the extension (.mtx, .bin32/.u32, .bin64/.u64, else snap)")
     ("symmetrize", po::bool_switch(&cmd.engine.graph.build.symmetrize), "add the reverse (dst, src) of every edge")
     ("keep-self-loops", po::bool_switch(&cmd.engine.graph.build.keep_self_loops), "keep edges (v, v) (default: dropped)")
-    ("keep-duplicates", po::bool_switch(&cmd.engine.graph.build.keep_duplicates), "keep repeated edges (default: deduplicated)");
+    ("keep-duplicates", po::bool_switch(&cmd.engine.graph.build.keep_duplicates), "keep repeated edges (default: deduplicated)")
+    ("skip-header", po::bool_switch(&cmd.engine.graph.build.skip_header), "text edge lists: line 1 is a header (src,dst), skipped")
+    ("renumber", po::value<std::string>()->implicit_value("first-seen")->value_name(names(kRenumbers)),
+     "number the vertices 0..n-1 (in the order first seen, or of their ids; any id below 2^64); the map to --ids")
+    ("ids", po::value(&cmd.engine.graph.build.ids_output)->value_name("FILE"),
+     "--renumber: the id map, new id -> original id as u64 (.npy when it ends in .npy; default GRAPH.ids)");
 }
 
-void build_graph_build(const Args&, const po::variables_map&, Command& cmd) {
+void build_graph_build(const Args&, const po::variables_map& vm, Command& cmd) {
+  // First: `--renumber EDGES -o G` takes EDGES as the mode, and says so.
+  if (vm.count("renumber"))
+    cmd.engine.graph.build.renumber = parse_choice(vm["renumber"].as<std::string>(), "--renumber", kRenumbers);
   expect_operands(cmd, 1, 1, "one input edge list");
   require_output(cmd, "GRAPH");
 }
@@ -181,11 +189,12 @@ void build_graph_build(const Args&, const po::variables_map&, Command& cmd) {
 void add_bfs_options(po::options_description& d, Command& cmd, Args& a) {
   add_result_json(d, cmd);
   d.add_options()
-    ("output,o", po::value(&cmd.output)->value_name("LEVELS"), "write the levels (u32, unreachable 0xFFFFFFFF) to LEVELS")
+    ("output,o", po::value(&cmd.output)->value_name("LEVELS"), "write the levels (u32, unreachable 0xFFFFFFFF) to LEVELS (.npy when it ends in .npy)")
     ("source", po::value(&a.source)->value_name("S"), "the source vertex (required unless --random-sources)")
-    ("parents", po::value(&cmd.engine.graph.bfs.parents_output)->value_name("FILE"), "write the parent array (the CSR's id width) to FILE")
+    ("parents", po::value(&cmd.engine.graph.bfs.parents_output)->value_name("FILE"), "write the parent array (the CSR's id width) to FILE (.npy when it ends in .npy)")
     ("random-sources", po::value(&a.random_sources)->value_name("K"), "K searches from random vertices with edges (stats only; --seed)")
-    ("seed", po::value(&a.seed)->value_name("X"), "seed for --random-sources (default 1)");
+    ("seed", po::value(&a.seed)->value_name("X"), "seed for --random-sources (default 1)")
+    ("ids", po::value(&cmd.engine.graph.bfs.ids_input)->value_name("FILE"), "a renumbered graph's id map (default GRAPH.ids)");
   d.add_options()("no-fsync", po::bool_switch(&a.no_fsync), "do not fsync the outputs before renaming them into place");
 }
 

@@ -81,6 +81,7 @@ Json graph_build_json(const std::string& graph, const GraphBuildResult& r) {
   o["vertices"] = r.vertices;
   o["edges"] = r.edges;
   o["input_edges"] = r.input_edges;
+  if (!r.ids_output.empty()) o["ids"] = r.ids_output;
   o["seconds"] = json_number(r.stats.seconds);
   return o;
 }

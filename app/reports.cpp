@@ -64,8 +64,10 @@ void print_reduce(FILE* out, const std::string& path, const ReduceResult& r, boo
 
 void print_graph_build(FILE* out, const std::string& graph, const GraphBuildResult& r, bool json) {
   if (json) return print_json(out, graph_build_json(graph, r));
-  std::fprintf(out, "graph: %s\nvertices: %" PRIu64 "\nedges: %" PRIu64 " (from %" PRIu64 " input edges)\ntime: %.3f s\n",
-               graph.c_str(), r.vertices, r.edges, r.input_edges, r.stats.seconds);
+  std::fprintf(out, "graph: %s\nvertices: %" PRIu64 "\nedges: %" PRIu64 " (from %" PRIu64 " input edges)\n", graph.c_str(),
+               r.vertices, r.edges, r.input_edges);
+  if (!r.ids_output.empty()) std::fprintf(out, "ids: %s (new id -> original id)\n", r.ids_output.c_str());
+  std::fprintf(out, "time: %.3f s\n", r.stats.seconds);
 }
 
 namespace {

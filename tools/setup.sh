@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${1:-build}
 
-packages=(g++ cmake ninja-build libboost-program-options-dev libboost-filesystem-dev doctest-dev libxxhash-dev nlohmann-json3-dev python3
+packages=(g++ cmake ninja-build libboost-program-options-dev libboost-filesystem-dev doctest-dev libxxhash-dev nlohmann-json3-dev zlib1g-dev python3
           python3-dev python3-venv
           openmpi-bin libopenmpi-dev
           man-db zsh)  # the install test: man -l of the man page, zsh -n of the completion

@@ -31,6 +31,9 @@ struct GraphBuildOptions {
   bool symmetrize = false;            // add (dst, src) for every edge
   bool keep_self_loops = false;
   bool keep_duplicates = false;
+  bool skip_header = false;           // text: line 1 is a header (refused if it is an edge)
+  Renumber renumber = Renumber::none;  // ids compacted to 0..n-1, any id below 2^64 taken
+  std::string ids_output;             // --renumber: the id map (new id -> original id); "" = GRAPH.ids
 };
 struct GraphGenOptions {
   GraphKind kind = GraphKind::none;  // none: gen writes records, not a graph
@@ -44,6 +47,7 @@ struct BfsOptions {
   uint64_t seed = 1;
   std::string levels_output;    // -o
   std::string parents_output;   // --parents
+  std::string ids_input;        // a renumbered graph's id map; "" = GRAPH.ids
 };
 struct GraphOptions {
   GraphBuildOptions build;  // graph build
@@ -316,8 +320,9 @@ InfoReport info(const EngineOptions& opt);
 // larger than RAM can be built; engine options (--memory, --tmp-dir, --device) apply.
 struct GraphBuildResult {
   uint64_t input_edges = 0;     // edges read (entries of the file)
-  uint64_t vertices = 0;        // max id + 1
+  uint64_t vertices = 0;        // max id + 1 (--renumber: distinct ids)
   uint64_t edges = 0;           // edges in the CSR
+  std::string ids_output;       // --renumber: the id map written beside the CSR
   RunStats stats;
 };
 GraphBuildResult graph_build(const std::string& input, const std::string& output, const GraphBuildOptions& g,

@@ -31,6 +31,7 @@ enum class DedupeStrategy { automatic, sort, bitmap };            // dedupe --st
 enum class ReduceOp { sum, min, max, count, mean, minmax };       // reduce --op
 enum class ReduceAlgo { flat, nested, cub };                      // reduce --algo (GPU kernels)
 enum class EdgeFormat { automatic, snap, mtx, bin32, bin64 };     // graph build --input-format
+enum class Renumber { none, first_seen, sorted };                 // graph build --renumber
 enum class GenDist { uniform, sorted, reverse, few_unique, zipf, all_equal, bits };  // gen --dist
 enum class GraphKind { none, rmat, uniform };                     // gen --graph
 enum class PlanFormat { text, json, dot };                        // plan --json | --dot
@@ -61,6 +62,7 @@ inline constexpr Choice<ReduceAlgo> kReduceAlgos[] = {
 inline constexpr Choice<EdgeFormat> kEdgeFormats[] = {{"auto", EdgeFormat::automatic}, {"snap", EdgeFormat::snap},
                                                       {"mtx", EdgeFormat::mtx},        {"bin32", EdgeFormat::bin32},
                                                       {"bin64", EdgeFormat::bin64}};
+inline constexpr Choice<Renumber> kRenumbers[] = {{"first-seen", Renumber::first_seen}, {"sorted", Renumber::sorted}};
 inline constexpr Choice<GenDist> kGenDists[] = {
     {"uniform", GenDist::uniform},  {"sorted", GenDist::sorted}, {"reverse", GenDist::reverse},
     {"few-unique", GenDist::few_unique}, {"zipf", GenDist::zipf}, {"all-equal", GenDist::all_equal},

@@ -1,9 +1,13 @@
 // gxsort bfs: loads a CSR file, runs one or more searches on the backend --device picks
 // (Backend::bfs), and writes the levels and parents of the (single) search.
 #include <chrono>
+#include <algorithm>
 #include <cstring>
+#include <unistd.h>
 
 #include "backend/backend.hpp"
+#include "format/npy.hpp"
+#include "graph/graph_files.hpp"
 #include "graph/graph.hpp"
 #include "gxsort/gxsort.hpp"
 #include "io/space.hpp"
@@ -15,9 +19,17 @@
 namespace gxsort {
 namespace {
 
-void write_array(io::Output& out, const void* data, uint64_t bytes) {
-  io::check_space(out.context(), {{out.space_dir(), bytes, "the output"}});
-  out.file().write_at(data, bytes, 0);
+// Levels or parents: raw, or a 1-D .npy of their dtype (little-endian u32 or u64) when
+// the output's name ends in .npy, so that numpy.load reads it.
+void write_array(io::Output& out, const std::string& name, const void* data, uint64_t count, uint32_t width) {
+  const std::string descr = width == 4 ? "'<u4'" : "'<u8'";
+  const uint64_t header = npy::has_npy_name(name) ? npy::header_bytes(descr) : 0;
+  io::check_space(out.context(), {{out.space_dir(), header + count * width, "the output"}});
+  if (header) {
+    const std::string bytes = npy::header(descr, count, header);
+    out.file().write_at(bytes.data(), bytes.size(), 0);
+  }
+  out.file().write_at(data, count * width, header);
 }
 
 BfsSearch summary(const graph::BfsRun& r, uint64_t source, bool symmetric) {
@@ -57,15 +69,43 @@ void plan_bfs_search(Prepared& p, uint64_t vertices, uint64_t edges) {
 
 namespace {
 
+// A renumbered graph's id map, read from `ids_path` (--ids, else GRAPH.ids); empty for
+// any other graph.
+std::vector<uint64_t> id_map_of(const graph::CsrGraph& g, const std::string& path, const BfsOptions& b,
+                                std::string& ids_path) {
+  if (!g.renumbered) {
+    if (!b.ids_input.empty()) fail_usage("bfs: " + path + " was not built with --renumber: --ids does not apply");
+    return {};
+  }
+  if (b.ids_input.empty() && path == "-") fail_usage("bfs: stdin is a renumbered graph: name its id map with --ids FILE");
+  ids_path = b.ids_input.empty() ? graph::default_ids_path(path) : b.ids_input;
+  if (b.ids_input.empty() && ::access(ids_path.c_str(), F_OK) != 0)
+    fail_usage(path + ": built with --renumber, but its id map " + ids_path + " is missing (name it with --ids FILE)");
+  return graph::read_id_map(ids_path, path, g.n, g.ids_hash);
+}
+
+// --source's vertex: the id itself, or in a renumbered graph the vertex whose original
+// id it is.
+uint64_t source_vertex(const graph::CsrGraph& g, const std::vector<uint64_t>& ids, uint64_t source, const std::string& path,
+                       const std::string& ids_path) {
+  if (ids.empty()) {
+    if (source >= g.n)
+      fail_usage("--source " + std::to_string(source) + " is out of range (" + path + " has " + std::to_string(g.n) + " vertices)");
+    return source;
+  }
+  const auto it = std::find(ids.begin(), ids.end(), source);
+  if (it == ids.end())
+    fail_usage("--source " + std::to_string(source) + " is not a vertex of " + path + " (renumbered: its vertices' ids are in " + ids_path + ")");
+  return uint64_t(it - ids.begin());
+}
+
 // The searches' sources: --source (checked), or --random-sources vertices with an edge.
-std::vector<uint64_t> search_sources(const graph::CsrGraph& g, const BfsOptions& b, const std::string& path,
-                                     const EngineOptions& opt) {
+std::vector<uint64_t> search_sources(const graph::CsrGraph& g, const std::vector<uint64_t>& ids, const std::string& ids_path,
+                                     const BfsOptions& b, const std::string& path, const EngineOptions& opt) {
   std::vector<uint64_t> sources;
   if (b.random_sources == 0) {
-    if (b.source >= g.n)
-      fail_usage("--source " + std::to_string(b.source) + " is out of range (" + path + " has " + std::to_string(g.n) + " vertices)");
-    sources.push_back(b.source);
-    if (g.degree(b.source) == 0 && opt.note)  // exit 0 with "reached 1" would look like a bug
+    sources.push_back(source_vertex(g, ids, b.source, path, ids_path));
+    if (g.degree(sources[0]) == 0 && opt.note)  // exit 0 with "reached 1" would look like a bug
       opt.note("--source " + std::to_string(b.source) + " has no edge out of it in " + path +
                ": the search reaches it alone (every other vertex unreachable)");
   } else {
@@ -111,11 +151,14 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
   res.edges = g.m;
   res.symmetric = g.symmetric;
 
-  const std::vector<uint64_t> sources = search_sources(g, b, path, opt);
+  std::string ids_path;
+  const std::vector<uint64_t> ids = id_map_of(g, path, b, ids_path);  // renumbered: original ids, reported
+  const std::vector<uint64_t> sources = search_sources(g, ids, ids_path, b, path, opt);
   res.load_seconds = since(t0);
   const std::vector<graph::BfsRun> runs = p.backend->bfs(g, sources, p.plan.bfs.device);
   res.backend = runs.front().backend;
-  for (size_t i = 0; i < runs.size(); ++i) res.searches.push_back(summary(runs[i], sources[i], g.symmetric));
+  for (size_t i = 0; i < runs.size(); ++i)
+    res.searches.push_back(summary(runs[i], ids.empty() ? sources[i] : ids[sources[i]], g.symmetric));
   res.stats.command = "bfs";
   res.stats.backend = res.backend;
   res.stats.mode = res.searches.size() > 1 ? "random sources" : "one source";
@@ -129,16 +172,16 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
   if (sources.size() == 1) {
     const graph::BfsRun& r = runs[0];
     if (!b.levels_output.empty()) {
-      write_array(levels_out, r.levels.data(), 4 * g.n);
+      write_array(levels_out, b.levels_output, r.levels.data(), g.n, 4);
       outputs.push_back(&levels_out);
     }
     if (!b.parents_output.empty()) {
       if (g.wide()) {
-        write_array(parents_out, r.parents.data(), 8 * g.n);
+        write_array(parents_out, b.parents_output, r.parents.data(), g.n, 8);
       } else {
         std::vector<uint32_t> p32(g.n);
         for (uint64_t v = 0; v < g.n; ++v) p32[v] = uint32_t(r.parents[v]);
-        write_array(parents_out, p32.data(), 4 * g.n);
+        write_array(parents_out, b.parents_output, p32.data(), g.n, 4);
       }
       outputs.push_back(&parents_out);
     }

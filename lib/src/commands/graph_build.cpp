@@ -15,7 +15,10 @@
 #include <unistd.h>
 #include <cerrno>
 
+#include "graph/edge_bytes.hpp"
+#include "graph/edge_input.hpp"
 #include "graph/graph.hpp"
+#include "graph/graph_files.hpp"
 #include "gxsort/gxsort.hpp"
 #include "io/file.hpp"
 #include "io/space.hpp"
@@ -26,6 +29,7 @@
 #include "resume/staged_job.hpp"
 #include "parallel/parallel_for.hpp"
 #include "commands/command_plans.hpp"
+#include "commands/graph_renumber.hpp"
 #include "commands/resume_plan.hpp"
 #include "engine/job.hpp"
 #include "engine/engine.hpp"
@@ -38,13 +42,21 @@ using graph::kCsrHeaderBytes;
 constexpr uint64_t kMaxId = (uint64_t(1) << 40) - 2;  // n = max id + 1 stays below 2^40
 constexpr size_t kBlock = size_t(8) << 20;
 
-// Appends (src, dst) as 16-byte big-endian records.
+// Appends (src, dst) as 16-byte big-endian records; with --renumber, every input
+// edge's two ids also go to `ids` as (id, position) records, positions counted from 0.
 class EdgeWriter {
  public:
-  EdgeWriter(const io::File& f, bool symmetrize, bool keep_loops) : w_(f, 0, kBlock), sym_(symmetrize), loops_(keep_loops) {}
+  EdgeWriter(const io::File& f, bool symmetrize, bool keep_loops, const io::File* ids)
+      : w_(f, 0, kBlock), sym_(symmetrize), loops_(keep_loops) {
+    if (!ids) return;
+    ids_.emplace(*ids, 0, kBlock);
+    seen_ids_.assign(kSeenSlots, 0);
+    seen_used_.assign(kSeenSlots, 0);
+  }
   void add(uint64_t s, uint64_t d) {
     max_id_ = std::max(max_id_, std::max(s, d));
     any_ = true;
+    if (ids_) { put_id(s); put_id(d); }
     if (s == d && !loops_) return;
     put(s, d);
     if (sym_ && s != d) put(d, s);
@@ -60,16 +72,40 @@ class EdgeWriter {
     records_ += records;
     if (any) { max_id_ = std::max(max_id_, max_id); any_ = true; }
   }
+  void put_ids(const std::vector<uint64_t>& ids) { for (uint64_t id : ids) put_id(id); }
   bool symmetrize() const { return sym_; }
   bool keep_loops() const { return loops_; }
-  void flush() { w_.flush(); }
+  bool renumbers() const { return ids_.has_value(); }
+  void flush() {
+    w_.flush();
+    if (ids_) ids_->flush();
+  }
   uint64_t records() const { return records_; }
+  uint64_t id_records() const { return id_records_; }
   uint64_t vertices() const { return any_ ? max_id_ + 1 : 0; }
 
  private:
+  // An id met lately (a direct-mapped table by its Fibonacci hash) is not written again:
+  // its first position is in the file already, which the sort keeps. Hubs' repeats
+  // mostly stop here, so the ids file is far smaller than two records an edge.
+  static constexpr unsigned kSeenBits = 16;
+  static constexpr size_t kSeenSlots = size_t(1) << kSeenBits;
+  void put_id(uint64_t id) {
+    const size_t slot = size_t((id * 0x9e3779b97f4a7c15ULL) >> (64 - kSeenBits));
+    const uint64_t position = position_++;
+    if (seen_used_[slot] && seen_ids_[slot] == id) return;
+    seen_used_[slot] = 1;
+    seen_ids_[slot] = id;
+    const uint64_t r[2] = {__builtin_bswap64(id), __builtin_bswap64(position)};
+    ids_->write(r, 16);
+    ++id_records_;
+  }
   io::BufferedWriter w_;
+  std::optional<io::BufferedWriter> ids_;
+  std::vector<uint64_t> seen_ids_;
+  std::vector<unsigned char> seen_used_;
   bool sym_, loops_;
-  uint64_t max_id_ = 0, records_ = 0;
+  uint64_t max_id_ = 0, records_ = 0, position_ = 0, id_records_ = 0;
   bool any_ = false;
 };
 
@@ -86,7 +122,7 @@ EdgeFormat resolve_format(EdgeFormat f, const std::string& path) {
 // Reads a text file line by line (any size), numbering lines from 1.
 class LineReader {
  public:
-  LineReader(const io::File& f, const ProgressFn& p) : f_(f), size_(f.is_stream() ? 0 : f.size()), progress_(p) {}
+  LineReader(graph::EdgeBytes& f, const ProgressFn& p) : f_(f), size_(f.in_order() ? 0 : f.file().size()), progress_(p) {}
   bool next(std::string& line) {
     for (;;) {
       size_t nl = buf_.find('\n', pos_);
@@ -110,12 +146,12 @@ class LineReader {
       const size_t old = buf_.size();
       buf_.resize(old + kBlock);
       size_t n;
-      if (f_.is_stream()) {
-        n = f_.read_stream(&buf_[old], kBlock);
+      if (f_.in_order()) {
+        n = f_.next(&buf_[old], kBlock);
         ended_ = n < kBlock;
       } else {
         n = size_t(std::min<uint64_t>(kBlock, size_ - off_));
-        f_.read_at(&buf_[old], n, off_);
+        f_.file().read_at(&buf_[old], n, off_);
         ended_ = off_ + n >= size_;
       }
       buf_.resize(old + n);
@@ -127,7 +163,7 @@ class LineReader {
   uint64_t lineno() const { return lineno_; }
 
  private:
-  const io::File& f_;
+  graph::EdgeBytes& f_;
   uint64_t size_, off_ = 0, lineno_ = 0;
   bool ended_ = false;
   std::string buf_;
@@ -150,7 +186,7 @@ size_t split(const std::string& line, std::string_view* tok, size_t max) {
   return n;
 }
 
-std::string shown(const std::string& line) { return line.size() > 60 ? line.substr(0, 60) + "..." : line; }
+std::string shown(std::string_view text) { return graph::quoted_bytes(text); }
 
 struct Where {
   const std::string& path;
@@ -159,30 +195,48 @@ struct Where {
 };
 
 uint64_t parse_id(std::string_view t, const Where& w, const char* what) {
-  if (t.empty() || t.size() > 19 || t.find_first_not_of("0123456789") != std::string_view::npos)
-    w.fail(std::string(what) + " '" + std::string(t.substr(0, 40)) + "' is not a non-negative integer");
+  if (t.empty() || t.find_first_not_of("0123456789") != std::string_view::npos)
+    w.fail(std::string(what) + " '" + graph::quoted_bytes(t, 40) + "' is not a non-negative integer");
   uint64_t x = 0;
-  for (char c : t) x = x * 10 + uint64_t(c - '0');
+  for (char c : t) {
+    const uint64_t digit = uint64_t(c - '0');
+    if (x > (~uint64_t(0) - digit) / 10) w.fail(std::string(what) + " '" + graph::quoted_bytes(t, 40) + "' is 2^64 or more");
+    x = x * 10 + digit;
+  }
   return x;
 }
 
-void check_id(uint64_t x, const Where& w) {
-  if (x > kMaxId) w.fail("vertex id " + std::to_string(x) + " is out of range (at most " + std::to_string(kMaxId) + ")");
+// Without --renumber an id is an index into the CSR's offsets.
+void check_id(uint64_t x, const Where& w, const EdgeWriter& out) {
+  if (x > kMaxId && !out.renumbers())
+    w.fail("vertex id " + std::to_string(x) + " is out of range (at most " + std::to_string(kMaxId) +
+           "; --renumber takes any id below 2^64)");
 }
 
-uint64_t parse_snap(const io::File& in, const std::string& path, EdgeWriter& out, uint64_t& entries, const ProgressFn& p) {
+// --skip-header: line 1 is skipped, unless it is an edge (dropping it would lose one).
+// Without it, a first line of fields that are not all ids reads as a header.
+uint64_t parse_snap(graph::EdgeBytes& in, const std::string& path, EdgeWriter& out, uint64_t& entries, bool skip_header,
+                    const ProgressFn& p) {
   LineReader r(in, p);
   std::string line;
   std::string_view tok[3];
+  bool first = true;
   while (r.next(line)) {
     const Where w{path, r.lineno()};
-    size_t k = split(line, tok, 3);
+    if (skip_header && r.lineno() == 1) {
+      if (graph::is_edge_line(line)) w.fail("'" + shown(line) + "' is an edge, not a header (drop --skip-header)");
+      continue;
+    }
+    const size_t k = graph::edge_line_fields(line, tok, 3);
     if (k == 0) continue;
-    if (tok[0][0] == '#' || tok[0][0] == '%') continue;
+    if (first && graph::has_non_id_field(tok, std::min<size_t>(k, 3)))
+      w.fail(r.lineno() == 1 ? "not an edge (a header? use --skip-header)"
+                             : "not an edge (a header? make it a comment: start it with #)");
+    first = false;
     if (k != 2) w.fail("expected two vertex ids, got '" + shown(line) + "'");
     uint64_t s = parse_id(tok[0], w, "vertex id"), d = parse_id(tok[1], w, "vertex id");
-    check_id(s, w);
-    check_id(d, w);
+    check_id(s, w, out);
+    check_id(d, w, out);
     out.add(s, d);
     ++entries;
   }
@@ -197,7 +251,7 @@ std::string lower(std::string_view s) {
 
 // Returns whether the matrix is symmetric (mirrored entries were added); `bytes` gets
 // the bytes read.
-bool parse_mtx(const io::File& in, const std::string& path, EdgeWriter& out, uint64_t& entries, uint64_t& bytes,
+bool parse_mtx(graph::EdgeBytes& in, const std::string& path, EdgeWriter& out, uint64_t& entries, uint64_t& bytes,
                const ProgressFn& p) {
   LineReader r(in, p);
   std::string line;
@@ -207,13 +261,13 @@ bool parse_mtx(const io::File& in, const std::string& path, EdgeWriter& out, uin
   const Where w1{path, 1};
   if (k == 0 || lower(tok[0]) != "%%matrixmarket") w1.fail("not a Matrix Market file (no %%MatrixMarket header)");
   if (k < 5) w1.fail("incomplete %%MatrixMarket header: '" + shown(line) + "'");
-  if (lower(tok[1]) != "matrix") w1.fail("not a matrix: object '" + std::string(tok[1]) + "'");
-  if (lower(tok[2]) != "coordinate") w1.fail("not a coordinate Matrix Market file (format '" + std::string(tok[2]) + "')");
+  if (lower(tok[1]) != "matrix") w1.fail("not a matrix: object '" + shown(tok[1]) + "'");
+  if (lower(tok[2]) != "coordinate") w1.fail("not a coordinate Matrix Market file (format '" + shown(tok[2]) + "')");
   const std::string field = lower(tok[3]), sym = lower(tok[4]);
   if (field != "pattern" && field != "real" && field != "integer" && field != "complex")
-    w1.fail("unknown field '" + std::string(tok[3]) + "'");
+    w1.fail("unknown field '" + shown(tok[3]) + "'");
   if (sym != "general" && sym != "symmetric" && sym != "skew-symmetric" && sym != "hermitian")
-    w1.fail("unknown symmetry '" + std::string(tok[4]) + "'");
+    w1.fail("unknown symmetry '" + shown(tok[4]) + "'");
   const bool symmetric = sym != "general";
   const size_t want_tokens = field == "pattern" ? 2 : field == "complex" ? 4 : 3;
   uint64_t rows = 0, cols = 0, nnz = 0, seen = 0;
@@ -236,8 +290,8 @@ bool parse_mtx(const io::File& in, const std::string& path, EdgeWriter& out, uin
     if (i < 1 || i > rows) w.fail("row index " + std::to_string(i) + " is out of range 1.." + std::to_string(rows));
     if (j < 1 || j > cols) w.fail("column index " + std::to_string(j) + " is out of range 1.." + std::to_string(cols));
     if (++seen > nnz) w.fail("more entries than the " + std::to_string(nnz) + " the size line declares");
-    check_id(i - 1, w);
-    check_id(j - 1, w);
+    check_id(i - 1, w, out);
+    check_id(j - 1, w, out);
     out.add(i - 1, j - 1);
     if (symmetric && i != j) out.put(j - 1, i - 1);
     ++entries;
@@ -254,23 +308,28 @@ bool parse_mtx(const io::File& in, const std::string& path, EdgeWriter& out, uin
 // largest id and its first bad edge), then the slices are appended in order.
 struct BinarySlice {
   std::vector<uint64_t> out;  // records, two u64 each
+  std::vector<uint64_t> ids;  // --renumber: the ids of every edge, in order
   uint64_t max_id = 0, first_bad = ~uint64_t(0);
   bool any = false;
 };
 
-void convert_slice(const unsigned char* p, size_t bytes, size_t w, uint64_t first_edge, bool sym, bool loops,
+// With --renumber (`ids`) every id is taken, and listed.
+void convert_slice(const unsigned char* p, size_t bytes, size_t w, uint64_t first_edge, const EdgeWriter& edges,
                    BinarySlice& sl) {
+  const bool sym = edges.symmetrize(), loops = edges.keep_loops(), ids = edges.renumbers();
   sl.out.clear();
   sl.out.reserve(bytes / (2 * w) * (sym ? 4 : 2));
+  sl.ids.clear();
   sl.first_bad = ~uint64_t(0);
   for (size_t b = 0, i = 0; b < bytes; b += 2 * w, ++i) {
     uint64_t s = 0, d = 0;
     std::memcpy(&s, p + b, w);
     std::memcpy(&d, p + b + w, w);
     const bool bad = w == 4 ? (s == 0xFFFFFFFFull || d == 0xFFFFFFFFull) : (s > kMaxId || d > kMaxId);
-    if (bad) { sl.first_bad = first_edge + i; return; }
+    if (bad && !ids) { sl.first_bad = first_edge + i; return; }
     sl.max_id = std::max(sl.max_id, std::max(s, d));
     sl.any = true;
+    if (ids) { sl.ids.push_back(s); sl.ids.push_back(d); }
     if (s == d && !loops) continue;
     sl.out.push_back(__builtin_bswap64(s));
     sl.out.push_back(__builtin_bswap64(d));
@@ -279,13 +338,13 @@ void convert_slice(const unsigned char* p, size_t bytes, size_t w, uint64_t firs
 }
 
 // Returns the bytes read.
-uint64_t parse_binary(const io::File& in, const std::string& path, size_t w, EdgeWriter& out, uint64_t& entries,
+uint64_t parse_binary(graph::EdgeBytes& in, const std::string& path, size_t w, EdgeWriter& out, uint64_t& entries,
                       unsigned threads, size_t block, const ProgressFn& p) {
-  const bool stream = in.is_stream();
-  const uint64_t size = stream ? 0 : in.size();
+  const bool stream = in.in_order();
+  const uint64_t size = stream ? 0 : in.file().size();
   auto not_pairs = [&](uint64_t bytes) {
-    fail_usage(path + ": size " + std::to_string(bytes) + " is not a multiple of " + std::to_string(2 * w) +
-               " bytes (" + (w == 4 ? "u32" : "u64") + " pairs)");
+    fail_usage(path + (in.decompresses() ? ": decompressed size " : ": size ") + std::to_string(bytes) +
+               " is not a multiple of " + std::to_string(2 * w) + " bytes (" + (w == 4 ? "u32" : "u64") + " pairs)");
   };
   if (size % (2 * w) != 0) not_pairs(size);
   std::vector<unsigned char> buf(stream ? block : size_t(std::min<uint64_t>(block, size)));
@@ -294,16 +353,15 @@ uint64_t parse_binary(const io::File& in, const std::string& path, size_t w, Edg
   for (;;) {
     size_t n;
     if (stream) {
-      n = in.read_stream(buf.data(), block);
+      n = in.next(buf.data(), block);
       if (n % (2 * w)) not_pairs(off + n);
     } else {
       n = size_t(std::min<uint64_t>(block, size - off));
-      in.read_at_parallel(buf.data(), n, off, threads);
+      in.file().read_at_parallel(buf.data(), n, off, threads);
     }
     if (n == 0) break;
     parallel::parallel_for_ranges(n / (2 * w), threads, [&](size_t e0, size_t e1, unsigned t) {
-      convert_slice(buf.data() + e0 * 2 * w, (e1 - e0) * 2 * w, w, off / (2 * w) + e0, out.symmetrize(),
-                    out.keep_loops(), slices[t]);
+      convert_slice(buf.data() + e0 * 2 * w, (e1 - e0) * 2 * w, w, off / (2 * w) + e0, out, slices[t]);
     });
     for (const BinarySlice& sl : slices) {
       if (sl.first_bad == ~uint64_t(0)) continue;  // slices are in edge order: the first bad one is the file's
@@ -313,9 +371,13 @@ uint64_t parse_binary(const io::File& in, const std::string& path, size_t w, Edg
       std::memcpy(&ids[1], &buf[at - off + w], w);
       fail_usage(path + ":edge " + std::to_string(edge) + " (byte " + std::to_string(at) + "): vertex id " +
                  std::to_string(std::max(ids[0], ids[1])) + " is out of range for " +
-                 (w == 4 ? "bin32 (0xFFFFFFFF is reserved)" : "bin64 (at most " + std::to_string(kMaxId) + ")"));
+                 (w == 4 ? "bin32 (0xFFFFFFFF is reserved" : "bin64 (at most " + std::to_string(kMaxId)) +
+                 "; --renumber takes any id)");
     }
-    for (const BinarySlice& sl : slices) out.put_records(sl.out.data(), sl.out.size() / 2, sl.max_id, sl.any);
+    for (const BinarySlice& sl : slices) {
+      out.put_records(sl.out.data(), sl.out.size() / 2, sl.max_id, sl.any);
+      out.put_ids(sl.ids);
+    }
     off += n;
     if (p) p({"read edges", off, size});
     if (stream ? n < block : off >= size) break;
@@ -392,9 +454,10 @@ uint64_t write_neighbors(const std::string& edges, uint64_t m, uint32_t idb, uin
   return hash.digest();
 }
 
-// The CSR's header and offsets, once the neighbors are written.
+// The CSR's header and offsets, once the neighbors are written; `renumbered`: the id
+// map's flag and hash.
 void write_header_and_offsets(const io::File& out, uint64_t n, uint64_t m, uint32_t idb, bool symmetric,
-                              std::vector<uint64_t>& offsets, uint64_t neighbors_hash) {
+                              std::vector<uint64_t>& offsets, uint64_t neighbors_hash, const RenumberStage* renumbered) {
   for (uint64_t v = 0; v < n; ++v) offsets[v + 1] += offsets[v];
   graph::CsrHeader h{};
   std::memcpy(h.magic, graph::kCsrMagic, 8);
@@ -402,7 +465,8 @@ void write_header_and_offsets(const io::File& out, uint64_t n, uint64_t m, uint3
   h.id_bytes = idb;
   h.n = n;
   h.m = m;
-  h.flags = symmetric ? graph::kFlagSymmetric : 0;
+  h.flags = (symmetric ? graph::kFlagSymmetric : 0) | (renumbered ? graph::kFlagRenumbered : 0);
+  h.ids_hash = renumbered ? renumbered->ids_hash : 0;
   h.checksum = graph::csr_checksum(h, io::xxh3_64(offsets.data(), 8 * (n + 1)), neighbors_hash);
   out.write_at(&h, sizeof h, 0);
   out.write_at(offsets.data(), 8 * (n + 1), kCsrHeaderBytes);
@@ -425,6 +489,7 @@ namespace {
 // skips the parse has them).
 struct Parsed {
   uint64_t records = 0, vertices = 0, input_bytes = 0, input_edges = 0;
+  uint64_t id_records = 0;  // --renumber (no job): the ids file's records
   bool symmetric = false;
   std::vector<uint64_t> values() const { return {vertices, input_bytes, input_edges, symmetric ? 1u : 0u}; }
   static Parsed of(const resume::Piece& p) {
@@ -435,23 +500,27 @@ struct Parsed {
   }
 };
 
-// 1. Parses the input's edges into `edges` (a new file).
+// 1. Parses the input's edges into `edges` (a new file), and with --renumber their ids
+// into `ids`.
 Parsed parse_edges(io::File& in, EdgeFormat fmt, const GraphBuildOptions& g, const Plan& plan, io::TempFile& edges,
-                   const EngineOptions& opt) {
+                   io::TempFile* ids, const EngineOptions& opt) {
   Parsed r;
   r.symmetric = g.symmetrize;
   {
-    EdgeWriter w(edges.file(), g.symmetrize, g.keep_self_loops);
-    if (fmt == EdgeFormat::snap) r.input_bytes = parse_snap(in, in.path(), w, r.input_edges, opt.progress);
-    else if (fmt == EdgeFormat::mtx) r.symmetric = parse_mtx(in, in.path(), w, r.input_edges, r.input_bytes, opt.progress) || r.symmetric;
-    else r.input_bytes = parse_binary(in, in.path(), fmt == EdgeFormat::bin32 ? 4 : 8, w, r.input_edges, plan.threads,
+    EdgeWriter w(edges.file(), g.symmetrize, g.keep_self_loops, ids ? &ids->file() : nullptr);
+    graph::EdgeBytes bytes(in);  // gzip: decompressed
+    if (fmt == EdgeFormat::snap) r.input_bytes = parse_snap(bytes, in.path(), w, r.input_edges, g.skip_header, opt.progress);
+    else if (fmt == EdgeFormat::mtx) r.symmetric = parse_mtx(bytes, in.path(), w, r.input_edges, r.input_bytes, opt.progress) || r.symmetric;
+    else r.input_bytes = parse_binary(bytes, in.path(), fmt == EdgeFormat::bin32 ? 4 : 8, w, r.input_edges, plan.threads,
                                       plan.graph.parse_block_bytes, opt.progress);
     w.flush();
     r.records = w.records();
     r.vertices = w.vertices();
+    r.id_records = w.id_records();
   }
   in.check_unchanged();
   edges.file().close();
+  if (ids) ids->file().close();
   return r;
 }
 
@@ -460,22 +529,23 @@ std::string graph_digest(const io::File& in, EdgeFormat fmt, const GraphBuildOpt
   std::vector<std::string> parts{"gxsort graph build job 1"};
   for (const std::string& s : resume::input_parts(in)) parts.push_back(s);
   parts.push_back(std::to_string(int(fmt)));
-  parts.push_back(std::string(g.symmetrize ? "s" : "-") + (g.keep_self_loops ? "l" : "-") + (g.keep_duplicates ? "d" : "-"));
+  parts.push_back(std::string(g.symmetrize ? "s" : "-") + (g.keep_self_loops ? "l" : "-") + (g.keep_duplicates ? "d" : "-") +
+                  (g.skip_header ? "h" : ""));
   parts.push_back(io::output_key(output));
   return resume::job_digest(parts);
 }
 
 // The stages a killed run of the job kept (the sorted edges, else the parsed ones), or
 // the parse done now: the parsed edges' file and what the parse found. Without a job (a
-// stream) the edges go to `temp`.
+// stream, --renumber) the edges go to `temp`; with --renumber their ids to `ids`.
 Parsed parsed_stage(io::File& in, EdgeFormat fmt, const GraphBuildOptions& g, const Plan& plan, resume::StagedJob* job,
-                    std::optional<io::TempFile>& temp, const std::string& tmp_dir, const EngineOptions& opt,
-                    const resume::Piece*& sorted) {
+                    std::optional<io::TempFile>& temp, io::TempFile* ids, const std::string& tmp_dir,
+                    const EngineOptions& opt, const resume::Piece*& sorted) {
   sorted = job ? job->kept("sorted", "the sorted edges") : nullptr;
   if (sorted) return Parsed::of(*sorted);
   if (const resume::Piece* kept = job ? job->kept("edges", "the parsed edges") : nullptr) return Parsed::of(*kept);
   temp.emplace(io::TempFile::create(opt.context, job ? job->dirs()[0] : tmp_dir, "edges"));
-  const Parsed r = parse_edges(in, fmt, g, plan, *temp, opt);
+  const Parsed r = parse_edges(in, fmt, g, plan, *temp, ids, opt);
   if (job) {
     temp->move_to(job->path("edges"));  // whole: it gets its stage name, then its journal entry
     temp->release();
@@ -489,7 +559,7 @@ Parsed parsed_stage(io::File& in, EdgeFormat fmt, const GraphBuildOptions& g, co
 
 ResumeReport graph_build_resume(const io::File& in, const std::string& input, const std::string& output,
                                const GraphBuildOptions& g, const EngineOptions& opt) {
-  if (in.is_stream()) return {};
+  if (in.is_stream() || g.renumber != Renumber::none) return {};  // no job (open_job)
   const resume::StagesFound found(temp_dirs(opt, default_temp_dir(output)),
                                   graph_digest(in, resolve_format(g.input_format, input), g, output));
   StagedResume r = staged_resume(found, {"write the CSR"});
@@ -511,46 +581,127 @@ ResumeReport graph_build_resume(const io::File& in, const std::string& input, co
   return resume_report(r);
 }
 
-GraphBuildResult graph_build(const std::string& input, const std::string& output, const GraphBuildOptions& g,
-                             const EngineOptions& opt) {
-  const auto t0 = std::chrono::steady_clock::now();
+namespace {
+
+// The request's own mistakes, found before any file is opened; the edge format.
+EdgeFormat checked_request(const std::string& input, const std::string& output, const GraphBuildOptions& g,
+                           const EngineOptions& opt) {
   if (output.empty()) fail_usage("graph build: the output is required: -o GRAPH");
   if (!io::input_named_by(output, {input}).empty())
     fail_usage(output + ": names the input; the graph goes to another file (it would replace the edges)");
   const EdgeFormat fmt = resolve_format(g.input_format, input);
+  if (g.skip_header && fmt != EdgeFormat::snap)
+    fail_usage("graph build: --skip-header applies to text edge lists (snap, CSV, TSV), not " +
+               std::string(fmt == EdgeFormat::mtx ? "Matrix Market files (their header is read)" : "binary ones"));
+  if (g.renumber == Renumber::none && !g.ids_output.empty()) fail_usage("graph build: --ids names the id map of --renumber");
+  if (g.renumber != Renumber::none && opt.resume)
+    fail_usage("graph build --renumber is not resumable: run it without --resume");
+  return fmt;
+}
+
+// --renumber's id map: --ids, else GRAPH.ids; "" without --renumber.
+std::string id_map_path(const std::string& input, const std::string& output, const GraphBuildOptions& g) {
+  if (g.renumber == Renumber::none) return "";
+  if (g.ids_output.empty() && output == "-") fail_usage("graph build --renumber into stdout: name the id map with --ids FILE");
+  const std::string path = g.ids_output.empty() ? graph::default_ids_path(output) : g.ids_output;
+  if (io::same_target(path, false, output, false)) fail_usage(path + ": names the graph; the id map goes to another file");
+  if (!io::input_named_by(path, {input}).empty()) fail_usage(path + ": names the input; the id map goes to another file");
+  return path;
+}
+
+// A regular input makes the build a resumable job (resume/staged_job.hpp): the parsed
+// edges and the sorted edges are its stages, the sort's runs its sort's pieces. Not
+// with --renumber (its id stages are not journalled).
+std::unique_ptr<resume::StagedJob> open_job(const io::File& in, EdgeFormat fmt, const GraphBuildOptions& g,
+                                            const std::string& output, io::Output& out, const std::vector<std::string>& tmp_dirs,
+                                            const Plan& plan, const EngineOptions& opt) {
+  if (in.is_stream() || g.renumber != Renumber::none || !io::output_can_resume(output, opt.resume) ||
+      !resume::dirs_can_keep_job(tmp_dirs, opt.resume, opt.note))  // (into a pipe: engine/job.cpp's can_resume)
+    return nullptr;
+  auto job = std::make_unique<resume::StagedJob>(opt.context, tmp_dirs, graph_digest(in, fmt, g, output), opt.resume,
+                                                 io::output_key(output), plan.threads, opt.note);
+  job->keep_if_cancelled(opt.cancel);
+  if (!out.streamed()) out.keep_for_job(io::kJobPrefix + job->digest() + ".out", false, opt.cancel);  // a stable name: no debris
+  return job;
+}
+
+// The CSR's offsets are built in memory: 8 bytes a vertex.
+void check_offsets_memory(const std::string& input, const Parsed& parsed, bool renumbered, uint64_t memory) {
+  const uint64_t offsets_bytes = 8 * (parsed.vertices + 1);
+  if (offsets_bytes > memory)
+    throw Error(ExitCode::io, input + ": the CSR offsets of " + std::to_string(parsed.vertices) + " vertices" +
+                                  (renumbered ? "" : " (largest id + 1)") + " need " + format_bytes(offsets_bytes) +
+                                  " of memory, more than the --memory budget of " + format_bytes(memory) + " (raise --memory" +
+                                  (renumbered ? ")" : ", or give --renumber: vertices numbered densely)"));
+}
+
+// 3. The CSR of the n vertices and m sorted edges into `out`; returns its size.
+uint64_t write_csr(const std::string& sorted, uint64_t n, uint64_t m, bool symmetric, const RenumberStage* renumbered,
+                   io::Output& out, const Plan& plan, const EngineOptions& opt) {
+  const uint32_t idb = graph::id_bytes_for(n);
+  const uint64_t nb_off = kCsrHeaderBytes + 8 * (n + 1);
+  const uint64_t out_bytes = nb_off + idb * m;
+  io::check_space(opt.context, {{out.space_dir(), out_bytes, "the output"}});
+  std::vector<uint64_t> offsets(n + 1, 0);
+  const uint64_t nb_hash = write_neighbors(sorted, m, idb, nb_off, out.file(), offsets, plan, opt);
+  write_header_and_offsets(out.file(), n, m, idb, symmetric, offsets, nb_hash, renumbered);
+  return out_bytes;
+}
+
+// --renumber's files: the ids of the parse, and the map (opened before any work).
+struct Renumbered {
+  std::string map_path;
+  std::optional<io::TempFile> ids;
+  io::Output map;
+  RenumberStage stage;
+};
+
+void open_renumbered(Renumbered& r, const std::string& map_path, const std::string& tmp_dir, const EngineOptions& opt) {
+  r.map_path = map_path;
+  if (map_path.empty()) return;
+  r.map = io::Output::open(opt.context, map_path, temp_dirs(opt, default_temp_dir(map_path))[0], "out",
+                           graph::npy_array_header(map_path, 8), "--ids");
+  r.ids.emplace(io::TempFile::create(opt.context, tmp_dir, "ids"));
+}
+
+}  // namespace
+
+GraphBuildResult graph_build(const std::string& input, const std::string& output, const GraphBuildOptions& g,
+                             const EngineOptions& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const EdgeFormat fmt = checked_request(input, output, g, opt);
+  const std::string map_path = id_map_path(input, output, g);
   io::File in = io::File::open_input(input);
+  graph::refuse_compressed_edges(in);
   if (opt.resume && in.is_stream()) fail_usage(in.path() + ": --resume needs a regular input file (a stream cannot be read again)");
   const std::vector<std::string> tmp_dirs = temp_dirs(opt, default_temp_dir(output));
   for (const std::string& d : tmp_dirs) io::require_writable_dir(d, "temporary");
-  // Checked (and the output's temp file made) before any work.
+  // Checked (and the outputs' temp files made) before any work.
   io::Output out = io::Output::open(opt.context, output, tmp_dirs[0]);
+  Renumbered renumbered;
+  open_renumbered(renumbered, map_path, tmp_dirs[0], opt);
   const Plan plan = plan_graph_build(in, input, g, opt);
-  const uint64_t memory = plan.graph.offsets_budget;
-  // A regular input makes the build a resumable job (resume/staged_job.hpp): the parsed
-  // edges and the sorted edges are its stages, the sort's runs its sort's pieces.
-  std::unique_ptr<resume::StagedJob> job;
-  if (!in.is_stream() && io::output_can_resume(output, opt.resume) &&
-      resume::dirs_can_keep_job(tmp_dirs, opt.resume, opt.note)) {  // (into a pipe: engine/job.cpp's can_resume)
-    job = std::make_unique<resume::StagedJob>(opt.context, tmp_dirs, graph_digest(in, fmt, g, output), opt.resume, io::output_key(output),
-                                              plan.threads, opt.note);
-    job->keep_if_cancelled(opt.cancel);
-    if (!out.streamed()) out.keep_for_job(io::kJobPrefix + job->digest() + ".out", false, opt.cancel);  // a stable name: no debris
-  }
+  std::unique_ptr<resume::StagedJob> job = open_job(in, fmt, g, output, out, tmp_dirs, plan, opt);
   GraphBuildResult res;
   res.stats.command = "graph build";
   std::optional<io::TempFile> temp;
   const resume::Piece* sorted_kept = nullptr;
-  const Parsed parsed = parsed_stage(in, fmt, g, plan, job.get(), temp, tmp_dirs[0], opt, sorted_kept);
+  io::TempFile* ids = renumbered.ids ? &*renumbered.ids : nullptr;
+  Parsed parsed = parsed_stage(in, fmt, g, plan, job.get(), temp, ids, tmp_dirs[0], opt, sorted_kept);
   res.input_edges = parsed.input_edges;
   res.stats.phases.push_back({"parse", since(t0), parsed.input_bytes, parsed.records * 16});
-  // The CSR's offsets are built in memory: 8 bytes a vertex.
-  const uint64_t offsets_bytes = 8 * (parsed.vertices + 1);
-  if (offsets_bytes > memory)
-    throw Error(ExitCode::io, in.path() + ": the CSR offsets of " + std::to_string(parsed.vertices) + " vertices (largest id + 1) need " +
-                                  format_bytes(offsets_bytes) + " of memory, more than the --memory budget of " +
-                                  format_bytes(memory) + " (raise --memory, or renumber the vertices densely)");
-  const auto t1 = std::chrono::steady_clock::now();
   const std::string edges = job ? job->path("edges") : temp->path(), sorted = job ? job->path("sorted") : edges;
+  if (ids) {
+    const auto tr = std::chrono::steady_clock::now();
+    renumbered.stage = renumber_edges(ids->path(), parsed.id_records, edges, parsed.records, g.renumber, renumbered.map,
+                                      plan, opt, tmp_dirs);
+    ids->remove();
+    parsed.vertices = renumbered.stage.vertices;
+    res.ids_output = map_path;
+    res.stats.phases.push_back({"renumber", since(tr), parsed.id_records * 16, 8 * parsed.vertices});
+  }
+  check_offsets_memory(in.path(), parsed, ids != nullptr, plan.graph.offsets_budget);
+  const auto t1 = std::chrono::steady_clock::now();
   uint64_t m = sorted_kept ? sorted_kept->records : 0;
   if (!sorted_kept) {
     m = sort_edges(edges, sorted, parsed.records, g, opt, job ? job->dirs() : tmp_dirs, res.stats);
@@ -561,26 +712,19 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
   }
   res.stats.phases.push_back({"sort", since(t1), parsed.records * 16, m * 16});
   const auto t2 = std::chrono::steady_clock::now();
-  const uint64_t n = parsed.vertices;
-  const uint32_t idb = graph::id_bytes_for(n);
-  const uint64_t nb_off = kCsrHeaderBytes + 8 * (n + 1);
-  const uint64_t out_bytes = nb_off + idb * m;
-  io::check_space(opt.context, {{out.space_dir(), out_bytes, "the output"}});
-  std::vector<uint64_t> offsets(n + 1, 0);
-  const uint64_t nb_hash = write_neighbors(sorted, m, idb, nb_off, out.file(), offsets, plan, opt);
-  write_header_and_offsets(out.file(), n, m, idb, parsed.symmetric, offsets, nb_hash);
-  res.stats.phases.push_back({"csr", since(t2), m * 16, out_bytes});
-  res.vertices = n;
-  res.edges = m;
-  res.stats.records = m;
+  res.vertices = parsed.vertices;
+  res.edges = res.stats.records = m;
   res.stats.input_bytes = parsed.input_bytes;
-  res.stats.output_bytes = out_bytes;
+  res.stats.output_bytes = write_csr(sorted, parsed.vertices, m, parsed.symmetric, ids ? &renumbered.stage : nullptr, out, plan, opt);
+  res.stats.phases.push_back({"csr", since(t2), m * 16, res.stats.output_bytes});
   if (job) {
     res.stats.resumed = job->summary(res.stats.resumed);
     res.stats.discarded += job->discarded();
   }
   if (res.stats.backend.empty()) res.stats.backend = "cpu";
-  commit_outputs({&out}, res.stats, t0, opt);
+  std::vector<io::Output*> outputs{&out};
+  if (ids) outputs.push_back(&renumbered.map);
+  commit_outputs(outputs, res.stats, t0, opt);
   if (job) job->finish();  // after the commit: killed in between, a resume writes the CSR again
   return res;
 }

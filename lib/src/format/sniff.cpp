@@ -93,15 +93,23 @@ const char* file_kind_name(FileKind kind) {
   return "";
 }
 
+const char* decompressor(FileKind kind) {
+  switch (kind) {
+    case FileKind::gzip: return "zcat";
+    case FileKind::zstd: return "zstdcat";
+    case FileKind::xz: return "xzcat";
+    case FileKind::bzip2: return "bzcat";
+    default: return nullptr;
+  }
+}
+
 std::string file_kind_advice(FileKind kind, const std::string& path) {
   const std::string file = path.empty() ? "" : " " + path;  // no path: the input is stdin
   switch (kind) {
     case FileKind::records: case FileKind::npy: return "";
     case FileKind::zip: return "unzip it and give gxsort the .npy files inside";
-    case FileKind::gzip: return "decompress it first, e.g. `zcat" + file + " | gxsort sort - --type u64 ...`";
-    case FileKind::zstd: return "decompress it first, e.g. `zstdcat" + file + " | gxsort sort - --type u64 ...`";
-    case FileKind::xz: return "decompress it first, e.g. `xzcat" + file + " | gxsort sort - --type u64 ...`";
-    case FileKind::bzip2: return "decompress it first, e.g. `bzcat" + file + " | gxsort sort - --type u64 ...`";
+    case FileKind::gzip: case FileKind::zstd: case FileKind::xz: case FileKind::bzip2:
+      return std::string("decompress it first, e.g. `") + decompressor(kind) + file + " | gxsort sort - --type u64 ...`";
     case FileKind::parquet: case FileKind::hdf5: case FileKind::arrow:
       return "convert its column to .npy (numpy's save) and give gxsort that";
     case FileKind::text:

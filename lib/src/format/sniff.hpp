@@ -30,6 +30,9 @@ constexpr size_t kSniffBytes = 4096;
 FileKind what_file_looks_like(const unsigned char* head, size_t n);
 
 const char* file_kind_name(FileKind kind);    // "a gzip-compressed file"
+// The command that decompresses a compressed kind to stdout ("zcat"); nullptr for the
+// other kinds.
+const char* decompressor(FileKind kind);
 // What to use instead, one clause (naming `path` in its example command; "": stdin).
 std::string file_kind_advice(FileKind kind, const std::string& path);
 

@@ -68,8 +68,9 @@ CsrHeader read_header(const io::File& f) {
   if (h.n >= (uint64_t(1) << 60) || h.m >= (uint64_t(1) << 60))
     fail_usage(path + ": CSR header: implausible vertex or edge count");
   if (h.flags & ~kKnownFlags) fail_usage(path + ": CSR header: unknown flag bits " + std::to_string(h.flags & ~kKnownFlags));
-  for (unsigned char b : h.reserved)
-    if (b) fail_usage(path + ": CSR header: reserved bytes are not zero");
+  bool reserved_zero = h.ids_hash == 0 || (h.flags & kFlagRenumbered);
+  for (unsigned char b : h.reserved) reserved_zero = reserved_zero && b == 0;
+  if (!reserved_zero) fail_usage(path + ": CSR header: reserved bytes are not zero");
   const uint64_t want = kCsrHeaderBytes + 8 * (h.n + 1) + uint64_t(h.id_bytes) * h.m;
   if (!f.is_stream() && f.size() != want)
     fail_usage(path + ": CSR file is " + std::to_string(f.size()) + " bytes, the header says " + std::to_string(want));
@@ -92,6 +93,8 @@ CsrGraph read_csr(const std::string& path, uint64_t memory_budget) {
   g.n = h.n;
   g.m = h.m;
   g.symmetric = (h.flags & kFlagSymmetric) != 0;
+  g.renumbered = (h.flags & kFlagRenumbered) != 0;
+  g.ids_hash = h.ids_hash;
   g.offsets.resize(h.n + 1);
   read_section(f, g.offsets.data(), 8 * (h.n + 1), kCsrHeaderBytes);
   const uint64_t nb = kCsrHeaderBytes + 8 * (h.n + 1);

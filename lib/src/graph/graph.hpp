@@ -17,17 +17,21 @@ namespace gxsort::graph {
 //         12   u32      id width in bytes: 4 when n < 2^32, else 8
 //         16   u64      n, the vertex count (max id + 1)
 //         24   u64      m, the edge count
-//         32   u64      flags: bit 0 = symmetric (every edge has its reverse); other bits 0
+//         32   u64      flags: bit 0 = symmetric (every edge has its reverse); bit 1 =
+//                       renumbered (graph build --renumber: the id map beside it gives
+//                       each vertex's original id); other bits 0
 //         40   u64      checksum: XXH3-64 of header bytes 0..40, then XXH3-64 of the offsets
 //                       and XXH3-64 of the neighbors, each as 8 little-endian bytes
 //                       (csr_checksum; `bfs` verifies it while loading)
-//         48   16 bytes reserved (zero)
+//         48   u64      renumbered: XXH3-64 of the id map's n u64 values; else zero
+//         56   8 bytes  reserved (zero)
 //         64   u64[n+1] offsets: the neighbors of v are neighbors[offsets[v] .. offsets[v+1])
 //   64+8(n+1)  u32[m] or u64[m] neighbors, sorted within each vertex
 constexpr char kCsrMagic[8] = {'G', 'X', 'C', 'S', 'R', 0, 0, 0};
 constexpr uint32_t kCsrVersion = 2;
 constexpr uint64_t kFlagSymmetric = 1;
-constexpr uint64_t kKnownFlags = kFlagSymmetric;
+constexpr uint64_t kFlagRenumbered = 2;
+constexpr uint64_t kKnownFlags = kFlagSymmetric | kFlagRenumbered;
 constexpr uint64_t kCsrHeaderBytes = 64;
 constexpr uint32_t kUnreached = 0xFFFFFFFFu;  // level of an unreachable vertex
 
@@ -39,7 +43,8 @@ struct CsrHeader {
   uint64_t m;
   uint64_t flags;
   uint64_t checksum;
-  unsigned char reserved[16];
+  uint64_t ids_hash;  // renumbered: the id map's XXH3-64; else 0
+  unsigned char reserved[8];
 };
 static_assert(sizeof(CsrHeader) == kCsrHeaderBytes, "CSR header is 64 bytes");
 
@@ -55,6 +60,8 @@ struct CsrGraph {
   uint64_t n = 0;
   uint64_t m = 0;
   bool symmetric = false;
+  bool renumbered = false;  // vertex k's original id is entry k of the id map (graph_files.hpp)
+  uint64_t ids_hash = 0;    // renumbered: the id map's XXH3-64
   std::vector<uint64_t> offsets;  // n + 1
   std::vector<uint32_t> ids32;
   std::vector<uint64_t> ids64;
