@@ -4,6 +4,7 @@
 #include <atomic>
 #include <mutex>
 
+#include "gxsort/timeline.hpp"
 #include "lines/prefix.hpp"
 #include "lines/stable_sort.hpp"
 #include "parallel/parallel_for.hpp"
@@ -157,6 +158,7 @@ void resolve(const Resolve& r, uint64_t* idx, size_t n, size_t depth) {
   std::vector<uint64_t> prefixes;
   std::vector<uint8_t> exhausted;
   prefixes_at(r, idx, n, depth, prefixes, exhausted);
+  if (depth == 0) timeline(r.mo.context, "lines: prefixes made");
   if (all_equal(prefixes, r.mo.threads)) {
     const bool ex = std::all_of(exhausted.begin(), exhausted.end(), [](uint8_t e) { return e != 0; });
     return order_large(r, {0, n, ex}, idx, depth);
@@ -164,6 +166,7 @@ void resolve(const Resolve& r, uint64_t* idx, size_t n, size_t depth) {
   std::vector<uint64_t> perm(n);
   argsort(prefixes.data(), n, Format::typed(KeyType::u64), perm.data(), r.mo);
   throw_if_cancelled(r.mo.cancel);
+  if (depth == 0) timeline(r.mo.context, "lines: prefixes sorted");
   // The indices, prefixes and exhaustion in sorted order (perm becomes the indices).
   std::vector<uint64_t> sorted(n);
   std::vector<uint8_t> sorted_exhausted(n);
@@ -200,6 +203,7 @@ std::vector<uint64_t> sorted_permutation(const std::vector<LineRef>& lines, cons
   const GroupSorter sorter(lines, order);
   const Resolve r{lines, order, mo, sorter, prefix_goes_deeper(order)};
   if (!idx.empty()) resolve(r, idx.data(), idx.size(), 0);
+  timeline(mo.context, "lines: ties ordered");
   return idx;
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "engine/engine.hpp"
+#include "gxsort/timeline.hpp"
 #include "engine/whole_progress.hpp"
 #include "lines/chunks.hpp"
 #include "lines/lines_job.hpp"
@@ -32,9 +33,11 @@ Written sort_block(const std::vector<LineRef>& lines, const io::File& out, const
   }
   std::vector<uint8_t> keep;
   if (job.order.unique) keep = unique_flags(lines, perm, job.order, job.threads);
+  timeline(job.sort_options.context, "lines: sorted");
   Written w;
   w.bytes = write_sorted(out, 0, lines, perm, keep, job.order.terminator, job.threads, job.gather_buffer);
   w.lines = keep.empty() ? lines.size() : size_t(std::count(keep.begin(), keep.end(), uint8_t(1)));
+  timeline(job.sort_options.context, "lines: written");
   if (progress) progress({"write", w.bytes, w.bytes, 0, 0});
   return w;
 }
@@ -48,6 +51,7 @@ bool sort_whole(LineSource& src, io::Output& out, const LinesJob& job, RunStats&
   const size_t max_lines = size_t((job.memory - text) / kIndexBytesPerLine);
   if (max_lines == 0) return false;
   const InputText all = read_inputs(src, job.threads);
+  timeline(job.sort_options.context, "lines: read");
   std::vector<LineRef> lines;
   const char* at = all.bytes.get();
   for (const size_t n : all.sizes) {
