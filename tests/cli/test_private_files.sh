@@ -141,6 +141,37 @@ for kind in ("out", "run", "merge", "spool", "dirs", "bucket"):
   mine=$(find "$SHARED" -mindepth 1 ! -user "$OTHER_USER")
   [[ -z $mine ]] && pass "the victim left nothing in SHARED" || fail "the victim left nothing in SHARED" "$(echo $mine)"
   rm -f go.fifo in.fifo "$SHARED"/.gxsort.*
+
+  # The same for text lines: their runs ("lines") and the spool of -o -.
+  "${PY[@]}" -c "
+import random
+r = random.Random(3)
+open('lines.txt', 'w').write(''.join('%d line %d\\n' % (r.randrange(10 ** 9), i) for i in range(60000)))"
+  LC_ALL=C sort lines.txt >lines.want
+  mkfifo go.fifo in.fifo
+  (read -r _ <go.fifo; TMPDIR=$SHARED exec "$GX" sort --lines in.fifo -o - --memory 1M -q >O/planted.txt 2>"$WORK/last.err") &
+  PID=$!
+  as_other "${PY[@]}" -c '
+import os, re, socket, sys
+shared, pid, victim = sys.argv[1], sys.argv[2], sys.argv[3]
+host = re.sub(r"[^A-Za-z0-9_-]", "_", socket.gethostname().split(".")[0])[:32] or "host"
+for kind in ("out", "lines", "spool", "dirs"):
+    for n in range(121):
+        p = os.path.join(shared, ".gxsort.%s.%s.%s.%d.tmp" % (host, pid, kind, n))
+        if n % 7 == 3: os.mkfifo(p)
+        elif n % 11 == 5: open(p, "w").close()
+        else: os.symlink(victim, p)
+' "$SHARED" "$PID" "$WORK/victim.txt"
+  timeout 60 sh -c 'echo go >go.fifo; cat lines.txt >in.fifo'
+  wait "$PID"; RC=$?
+  expect_rc "sort --lines with TMPDIR full of planted names for its pid: exit 0" 0
+  same_bytes "sort --lines with planted names: GNU sort's output" O/planted.txt lines.want
+  [[ $(cat victim.txt) == VICTIM ]] && pass "lines: the victim file the planted links point at is untouched" || fail "lines: victim file" "changed"
+  left=$(find "$SHARED" -maxdepth 1 -name '.gxsort.*' -user "$OTHER_USER" | wc -l)
+  [[ $left == 484 ]] && pass "lines: every planted name is still there" || fail "lines: planted names kept" "$left of 484"
+  mine=$(find "$SHARED" -mindepth 1 ! -user "$OTHER_USER")
+  [[ -z $mine ]] && pass "lines: the victim left nothing in SHARED" || fail "lines: the victim left nothing in SHARED" "$(echo $mine)"
+  rm -f go.fifo in.fifo "$SHARED"/.gxsort.*
 fi
 
 # ---- 3. an in-place rewrite cut short: never read as if it were the input ----
