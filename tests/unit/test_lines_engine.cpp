@@ -260,7 +260,7 @@ TEST_CASE("lines engine: out of core, runs merged in several passes") {
 TEST_CASE("lines engine: out of core, the last merge split over 2 and 4 threads") {
   LinesDir dir;
   const std::string a = random_text(21, 30000, '\n'), b = random_text(22, 10000, '\n', false);
-  for (const LineOrder& order : orders('\n')) {  // -u among them: merged on one thread
+  for (const LineOrder& order : orders('\n')) {  // -u among them: its parts counted first
     const RunStats one = check_sorted_files(dir, {a, b}, order, [&] {
       EngineOptions opt = options(dir, 1 << 20);
       opt.threads = 1;

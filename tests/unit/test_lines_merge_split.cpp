@@ -1,7 +1,7 @@
 // The last merge of sort's runs split over threads (lines/merge_split.hpp): the same
 // bytes as the one-thread merge (merge_lines_into) and as a stable sort of the runs'
 // lines, whatever the lines: ties across runs, heavy duplicates, one value for all,
-// empty lines, long (unsampled) lines, NUL terminators, keys and -r.
+// empty lines, long (unsampled) lines, NUL terminators, keys, -r and -u.
 #include <stdlib.h>
 
 #include <doctest/doctest.h>
@@ -64,7 +64,8 @@ io::TempFile write_run(const SplitDir& dir, std::vector<std::string> lines, cons
 }
 
 // The runs merged split over `threads` and on one thread: both must be the stable
-// sort of the runs' lines in run order. Returns the parts of the split merge.
+// sort of the runs' lines in run order (-u: the first of equal keys kept). Returns the
+// parts of the split merge.
 size_t check_split(const std::vector<std::vector<std::string>>& run_lines, const LineOrder& order, unsigned threads) {
   SplitDir dir;
   std::vector<io::TempFile> runs;
@@ -78,7 +79,12 @@ size_t check_split(const std::vector<std::vector<std::string>>& run_lines, const
   }
   stable_sort_lines(all, order);
   std::string want;
-  for (const std::string& l : all) want += l + order.terminator;
+  size_t kept = 0;
+  for (size_t i = 0; i < all.size(); ++i)
+    if (!order.unique || kept == 0 || compare_line_keys(order, all[i - 1], all[i]) != 0) {
+      want += all[i] + order.terminator;
+      ++kept;
+    }
   MergeSetup setup;
   setup.order = &order;
   setup.buffer_bytes = 4096;
@@ -95,7 +101,7 @@ size_t check_split(const std::vector<std::vector<std::string>>& run_lines, const
   const std::string got = file_text(split.path());
   CHECK(got == file_text(one.path()));
   CHECK(got == want);
-  CHECK(n.lines == all.size());
+  CHECK(n.lines == kept);
   CHECK(n.bytes == want.size());
   return n.parts;
 }
@@ -128,8 +134,10 @@ std::vector<std::vector<std::string>> random_runs(uint64_t seed, size_t runs, si
   return v;
 }
 
-LineOrder order_of(std::vector<std::string> keys, std::string global, std::string separator, bool stable, char t) {
+LineOrder order_of(std::vector<std::string> keys, std::string global, std::string separator, bool stable, char t,
+                   bool unique = false) {
   LineOptions o;
+  o.unique = unique;
   o.keys = std::move(keys);
   o.global = std::move(global);
   o.separator = std::move(separator);
@@ -146,7 +154,8 @@ TEST_CASE("lines merge split: the same bytes as one merge and a stable sort, in 
         order_of({}, "", "", false, t),          order_of({}, "r", "", false, t),
         order_of({"2,2n"}, "", " ", false, t),   order_of({"1,1f"}, "", "", true, t),
         order_of({"2"}, "r", "", false, t),      order_of({}, "n", "", false, t),
-        order_of({}, "hr", "", false, t)};
+        order_of({}, "hr", "", false, t),        order_of({}, "", "", false, t, true),
+        order_of({"3,3"}, "", " ", false, t, true), order_of({"1,1n"}, "r", " ", false, t, true)};
     for (const LineOrder& order : orders)
       for (unsigned threads : {2u, 4u}) {
         CAPTURE(threads);
@@ -177,4 +186,6 @@ TEST_CASE("lines merge split: skewed, all equal, empty lines, one run") {
     for (size_t i = 0; i < 20000; ++i) ties[r].push_back(std::to_string(i % 50) + (r ? " run" + std::to_string(r) : ""));
   CHECK(check_split(ties, order_of({"1,1n"}, "", " ", true, '\n'), 4) > 1);
   CHECK(check_split(ties, n, 4) > 1);
+  CHECK(check_split(ties, order_of({"1,1n"}, "", " ", false, '\n', true), 4) > 1);  // -u: the first of each key
+  CHECK(check_split(skewed, order_of({}, "", "", false, '\n', true), 2) > 1);
 }

@@ -124,7 +124,7 @@ MergeCounts merge_runs(std::vector<io::TempFile> runs, const io::File& out, size
                        size_t& levels, const std::vector<RunIndex>& indexes) {
   fan_in = std::max<size_t>(fan_in, 2);
   levels = 1;
-  if (indexes.size() == runs.size() && runs.size() <= fan_in && setup.threads > 1 && !setup.order->unique)
+  if (indexes.size() == runs.size() && runs.size() <= fan_in && setup.threads > 1)
     return merge_split(runs, indexes, out, setup);
   MergeSetup pass = setup;  // the passes before the last report no progress: the last merge's is the phase's
   pass.progress = nullptr;

@@ -51,12 +51,14 @@ uint64_t find_cut(const io::TempFile& run, const RunIndex& index, std::string_vi
 }
 
 // cuts[p][r]: where part p of the output starts in run r (cuts[parts][r]: its size).
-std::vector<std::vector<uint64_t>> find_cuts(const std::vector<io::TempFile>& runs,
+using Cuts = std::vector<std::vector<uint64_t>>;
+
+Cuts find_cuts(const std::vector<io::TempFile>& runs,
                                              const std::vector<RunIndex>& indexes,
                                              const std::vector<std::string_view>& splitters,
                                              const MergeSetup& setup) {
   const size_t k = runs.size(), parts = splitters.size() + 1;
-  std::vector<std::vector<uint64_t>> cuts(parts + 1, std::vector<uint64_t>(k, 0));
+  Cuts cuts(parts + 1, std::vector<uint64_t>(k, 0));
   for (size_t r = 0; r < k; ++r) cuts[parts][r] = indexes[r].bytes;
   parallel::parallel_for(splitters.size() * k, setup.threads, [&](size_t task) {
     const size_t p = task / k, r = task % k;
@@ -87,6 +89,45 @@ class SummedProgress {
   std::vector<uint64_t> seen_;
 };
 
+// Part p's readers: its byte range of every run that has lines in it, in run order (ties
+// go to the lower reader: the runs stay in order).
+std::vector<std::unique_ptr<LineReader>> part_readers(const std::vector<io::TempFile>& runs, const Cuts& cuts,
+                                                      size_t p, size_t buffer, const MergeSetup& setup) {
+  std::vector<std::unique_ptr<LineReader>> readers;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const uint64_t b = cuts[p][r], e = cuts[p + 1][r];
+    if (e > b)
+      readers.push_back(std::make_unique<LineReader>(runs[r].file(), runs[r].path(), setup.order->terminator,
+                                                     size_t(std::min<uint64_t>(buffer, e - b + 1)),
+                                                     setup.max_line, b, e));
+  }
+  return readers;
+}
+
+// Where each part's output starts (and, last, the output's size). Without -u every line
+// is written: a part starts after every run's bytes before it. With -u a part's size is
+// known once merged: a first merge of the parts counts their bytes, writing nothing
+// (the merge's work twice, on every thread, rather than once on one).
+std::vector<uint64_t> part_offsets(const std::vector<io::TempFile>& runs, const Cuts& cuts, size_t buffer,
+                                   const MergeSetup& setup) {
+  const size_t parts = cuts.size() - 1;
+  std::vector<uint64_t> at(parts + 1, 0);
+  if (!setup.order->unique) {
+    for (size_t p = 0; p <= parts; ++p)
+      for (const uint64_t b : cuts[p]) at[p] += b;
+    return at;
+  }
+  MergeSetup count = setup;
+  count.progress = nullptr;
+  parallel::parallel_for(parts, setup.threads, [&](size_t p) {
+    auto readers = part_readers(runs, cuts, p, buffer, setup);
+    LineWriter w(setup.order->terminator, buffer, setup.cancel);
+    at[p + 1] = merge_lines_into(readers, w, count).bytes;
+  });
+  for (size_t p = 0; p < parts; ++p) at[p + 1] += at[p];
+  return at;
+}
+
 }  // namespace
 
 MergeCounts merge_split(const std::vector<io::TempFile>& runs, const std::vector<RunIndex>& indexes,
@@ -94,25 +135,17 @@ MergeCounts merge_split(const std::vector<io::TempFile>& runs, const std::vector
   const unsigned threads = std::max(1u, setup.threads);
   const std::vector<std::string_view> splitters = choose_splitters(indexes, *setup.order, threads * kPartsPerThread);
   const auto cuts = find_cuts(runs, indexes, splitters, setup);
-  const size_t k = runs.size(), parts = splitters.size() + 1;
+  const size_t parts = splitters.size() + 1;
   // The buffers of the one merge's readers and writer shared by the parts merged at once.
   const size_t buffer = std::max(setup.buffer_bytes / threads, kMinBuffer);
+  const std::vector<uint64_t> at = part_offsets(runs, cuts, buffer, setup);
   SummedProgress progress(setup, parts);
   std::atomic<uint64_t> lines{0}, bytes{0};
   parallel::parallel_for(parts, threads, [&](size_t p) {
-    std::vector<std::unique_ptr<LineReader>> readers;
-    uint64_t offset = 0;  // the part's output starts after every run's bytes before it
-    for (size_t r = 0; r < k; ++r) {
-      const uint64_t b = cuts[p][r], e = cuts[p + 1][r];
-      offset += b;
-      if (e > b)  // ties go to the lower reader: the runs stay in order
-        readers.push_back(std::make_unique<LineReader>(runs[r].file(), runs[r].path(), setup.order->terminator,
-                                                       size_t(std::min<uint64_t>(buffer, e - b + 1)),
-                                                       setup.max_line, b, e));
-    }
+    auto readers = part_readers(runs, cuts, p, buffer, setup);
     MergeSetup part = setup;
     part.progress = progress.part(p);
-    LineWriter w(out, offset, setup.order->terminator, buffer, setup.cancel);
+    LineWriter w(out, at[p], setup.order->terminator, buffer, setup.cancel);
     const MergeCounts n = merge_lines_into(readers, w, part);
     lines += n.lines;
     bytes += n.bytes;

@@ -3,9 +3,10 @@
 // line that is not after a splitter (compare_lines: equal lines never straddle two
 // parts), so each part is the merge of one byte range of every run, merged on its own,
 // stably (ties to the lower run), and the parts in order are the one merge's output.
-// Without -u a part's output starts at the sum of its runs' bytes before it, so the
-// parts write at their places in parallel. -u is not split (its parts' sizes are known
-// only once merged): merge_runs keeps it on one thread.
+// With -u compare_lines compares the keys only: equal keys stay in one part, whose
+// first line is kept. The parts write at their places in parallel: without -u a part's
+// output starts at the sum of its runs' bytes before it; with -u the parts' sizes are
+// counted first by a merge that writes nothing (merge_split.cpp, part_offsets).
 #pragma once
 #include <vector>
 

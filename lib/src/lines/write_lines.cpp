@@ -69,13 +69,17 @@ uint64_t write_sorted(const io::File& out, uint64_t offset, const std::vector<Li
 
 LineWriter::LineWriter(const io::File& out, uint64_t offset, char terminator, size_t buffer_bytes,
                        const CancelToken* cancel)
-    : out_(out), offset_(offset), terminator_(terminator), cap_(std::max<size_t>(buffer_bytes, 4096)),
+    : out_(&out), offset_(offset), terminator_(terminator), cap_(std::max<size_t>(buffer_bytes, 4096)),
+      buf_(new char[cap_]), cancel_(cancel) {}
+
+LineWriter::LineWriter(char terminator, size_t buffer_bytes, const CancelToken* cancel)
+    : out_(nullptr), offset_(0), terminator_(terminator), cap_(std::max<size_t>(buffer_bytes, 4096)),
       buf_(new char[cap_]), cancel_(cancel) {}
 
 void LineWriter::flush() {
   throw_if_cancelled(cancel_);
   if (used_ == 0) return;
-  out_.write_at(buf_.get(), used_, offset_ + written_);
+  if (out_) out_->write_at(buf_.get(), used_, offset_ + written_);
   written_ += used_;
   used_ = 0;
 }
@@ -85,8 +89,10 @@ void LineWriter::flush() {
 void LineWriter::put_slow(std::string_view line) {
   flush();
   if (line.size() + 1 <= cap_) return put(line);
-  out_.write_at(line.data(), line.size(), offset_ + written_);
-  out_.write_at(&terminator_, 1, offset_ + written_ + line.size());
+  if (out_) {
+    out_->write_at(line.data(), line.size(), offset_ + written_);
+    out_->write_at(&terminator_, 1, offset_ + written_ + line.size());
+  }
   written_ += line.size() + 1;
 }
 

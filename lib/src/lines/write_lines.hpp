@@ -28,6 +28,8 @@ uint64_t write_sorted(const io::File& out, uint64_t offset, const std::vector<Li
 class LineWriter {
  public:
   LineWriter(const io::File& out, uint64_t offset, char terminator, size_t buffer_bytes, const CancelToken* cancel);
+  // One that writes nothing, only counts bytes() (the size of a merge's output).
+  LineWriter(char terminator, size_t buffer_bytes, const CancelToken* cancel);
   void put(std::string_view line) {
     if (used_ + line.size() + 1 > cap_) return put_slow(line);
     std::memcpy(buf_.get() + used_, line.data(), line.size());
@@ -40,7 +42,7 @@ class LineWriter {
 
  private:
   void put_slow(std::string_view line);
-  const io::File& out_;
+  const io::File* out_;  // null: counting only
   uint64_t offset_, written_ = 0;
   char terminator_;
   size_t cap_, used_ = 0;
