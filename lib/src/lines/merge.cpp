@@ -124,7 +124,8 @@ MergeCounts merge_runs(std::vector<io::TempFile> runs, const io::File& out, size
                        size_t& levels, const std::vector<RunIndex>& indexes) {
   fan_in = std::max<size_t>(fan_in, 2);
   levels = 1;
-  if (indexes.size() == runs.size() && runs.size() <= fan_in && setup.threads > 1)
+  // -u's split merges twice (merge_split.hpp): worth it from 4 threads.
+  if (indexes.size() == runs.size() && runs.size() <= fan_in && setup.threads >= (setup.order->unique ? 4u : 2u))
     return merge_split(runs, indexes, out, setup);
   MergeSetup pass = setup;  // the passes before the last report no progress: the last merge's is the phase's
   pass.progress = nullptr;

@@ -40,7 +40,7 @@ MergeCounts merge_lines_into(std::vector<std::unique_ptr<LineReader>>& readers, 
 // Sorted run files merged into `out` from byte 0: in passes of at most `fan_in` runs
 // into new runs in `tmp_dirs` (each pass's inputs removed as it ends) until one pass
 // into `out` is left. `levels` is set to the passes made. With an index of every run
-// (`indexes`: one pass), that pass is split over setup.threads (merge_split).
+// (`indexes`: one pass), that pass is split over setup.threads (merge_split; -u from 4).
 MergeCounts merge_runs(std::vector<io::TempFile> runs, const io::File& out, size_t fan_in,
                        const std::vector<std::string>& tmp_dirs, const Context& context, const MergeSetup& setup,
                        size_t& levels, const std::vector<RunIndex>& indexes = {});
