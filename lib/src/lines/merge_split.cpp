@@ -19,7 +19,7 @@ std::vector<std::string_view> choose_splitters(const std::vector<RunIndex>& inde
                                                size_t parts) {
   std::vector<std::string_view> all;
   for (const RunIndex& index : indexes)
-    for (const RunSample& s : index.samples) all.push_back(s.line);
+    for (size_t i = 0; i < index.size(); ++i) all.push_back(index.line(i));
   std::sort(all.begin(), all.end(),
             [&](std::string_view a, std::string_view b) { return compare_lines(order, a, b) < 0; });
   std::vector<std::string_view> chosen;
@@ -36,12 +36,18 @@ std::vector<std::string_view> choose_splitters(const std::vector<RunIndex>& inde
 uint64_t find_cut(const io::TempFile& run, const RunIndex& index, std::string_view splitter,
                   const MergeSetup& setup) {
   const LineOrder& order = *setup.order;
-  const auto& s = index.samples;
-  const auto after = std::upper_bound(s.begin(), s.end(), splitter, [&](std::string_view v, const RunSample& x) {
-    return compare_lines(order, v, x.line) < 0;
-  });
-  uint64_t at = after == s.begin() ? 0 : std::prev(after)->offset;
-  const uint64_t to = after == s.end() ? index.bytes : after->offset;
+  size_t after = 0, n = index.size();  // the first sample after the splitter: a binary search
+  while (n > 0) {
+    const size_t half = n / 2;
+    if (compare_lines(order, splitter, index.line(after + half)) < 0) {
+      n = half;
+    } else {
+      after += half + 1;
+      n -= half + 1;
+    }
+  }
+  uint64_t at = after == 0 ? 0 : index.offsets[after - 1];
+  const uint64_t to = after == index.size() ? index.bytes : index.offsets[after];
   LineReader r(run.file(), run.path(), order.terminator, kCutBuffer, setup.max_line, at, to);
   while (r.next()) {
     if (compare_lines(order, r.line(), splitter) > 0) return at;

@@ -22,13 +22,13 @@ uint64_t part_bytes(const std::vector<LineRef>& lines, const std::vector<uint64_
 // `budget` bytes.
 void put_sampled(LineWriter& w, const std::vector<LineRef>& lines, const std::vector<uint64_t>& perm,
                  const std::vector<uint8_t>& keep, size_t b, size_t e, uint64_t start, uint64_t every,
-                 uint64_t budget, std::vector<RunSample>& samples) {
+                 uint64_t budget, RunIndex& samples) {
   uint64_t next = 0, taken = 0;  // next: where (in the part) a line is sampled from
   for (size_t i = b; i < e; ++i) {
     if (!keep.empty() && !keep[i]) continue;
     const std::string_view line = lines[perm[i]].view();
     if (w.bytes() >= next && line.size() <= kMaxSampleLine && taken < budget) {
-      samples.push_back({start + w.bytes(), std::string(line)});
+      samples.add(start + w.bytes(), line);
       taken += sample_bytes(line.size());
       next = w.bytes() + every;
     }
@@ -47,7 +47,7 @@ uint64_t write_sorted(const io::File& out, uint64_t offset, const std::vector<Li
     at[p + 1] = part_bytes(lines, perm, keep, b, e);
   });
   for (unsigned p = 0; p < parts; ++p) at[p + 1] += at[p];
-  std::vector<std::vector<RunSample>> samples(index ? parts : 0);
+  std::vector<RunIndex> samples(index ? parts : 0);
   const uint64_t every = index ? sample_interval(at[parts], perm.size(), index->budget) : 0;
   parallel::parallel_for_ranges(perm.size(), parts, [&](size_t b, size_t e, unsigned p) {
     LineWriter w(out, offset + at[p], terminator, buffer_bytes, nullptr);
@@ -61,8 +61,7 @@ uint64_t write_sorted(const io::File& out, uint64_t offset, const std::vector<Li
   });
   if (index) {
     index->bytes = at[parts];
-    for (auto& part : samples)
-      for (RunSample& sample : part) index->samples.push_back(std::move(sample));
+    index->append(samples);
   }
   return at[parts];
 }
