@@ -257,6 +257,31 @@ TEST_CASE("lines engine: out of core, runs merged in several passes") {
   CHECK(st.merge_levels == 1);
 }
 
+TEST_CASE("lines engine: out of core, the last merge split over 2 and 4 threads") {
+  LinesDir dir;
+  const std::string a = random_text(21, 30000, '\n'), b = random_text(22, 10000, '\n', false);
+  for (const LineOrder& order : orders('\n')) {  // -u among them: its parts counted first
+    const RunStats one = check_sorted_files(dir, {a, b}, order, [&] {
+      EngineOptions opt = options(dir, 1 << 20);
+      opt.threads = 1;
+      return opt;
+    }());
+    const std::string one_out = read_text(dir.at("out"));
+    for (unsigned threads : {2u, 4u}) {
+      EngineOptions opt = options(dir, 1 << 20);
+      opt.threads = threads;
+      const RunStats st = check_sorted_files(dir, {a, b}, order, opt);
+      CHECK(st.runs >= 4);
+      CHECK(st.runs == one.runs);
+      CHECK(st.merge_levels == 1);
+      CHECK(read_text(dir.at("out")) == one_out);
+    }
+  }
+  LineOrder z;
+  z.terminator = '\0';
+  check_sorted_files(dir, {random_text(23, 20000, '\0', false), std::string(5000, '\0')}, z, options(dir, 1 << 20));
+}
+
 TEST_CASE("lines engine: a stream (a FIFO) in memory and through runs") {
   LinesDir dir;
   for (uint64_t memory : {uint64_t(64) << 20, uint64_t(1) << 20}) {
@@ -372,9 +397,11 @@ TEST_CASE("lines engine: errors and cancellation leave nothing behind") {
   CHECK_THROWS_AS(sort_lines({dir.path}, dir.at("out"), order, options(dir, 64 << 20)), Error);
   CHECK(dir.names().empty());
   write_text(dir.at("in"), random_text(51, 30000, '\n'));
-  for (const char* phase : {"sort runs", "merge"}) {
+  for (const char* phase : {"sort runs", "merge", "merge split"}) {
     CancelToken token;
-    EngineOptions opt = options(dir, 1 << 20, 2);
+    // "merge split": the default fan-in, one merge split over the threads.
+    EngineOptions opt = options(dir, 1 << 20, std::string(phase) == "merge split" ? 0 : 2);
+    if (std::string(phase) == "merge split") phase = "merge";
     opt.cancel = &token;
     opt.progress = [&](const Progress& p) {
       if (std::string(p.phase) == phase) token.cancel();

@@ -18,6 +18,13 @@ LineReader::LineReader(const io::File& file, std::string label, char terminator,
   buf_.reset(new char[cap_]);
 }
 
+LineReader::LineReader(const io::File& file, std::string label, char terminator, size_t buffer_bytes,
+                       uint64_t max_line, uint64_t begin, uint64_t end)
+    : LineReader(file, std::move(label), terminator, buffer_bytes, max_line) {
+  begin_ = offset_ = begin;
+  end_at_ = end;
+}
+
 bool LineReader::next() {
   for (;;) {
     const void* q = pos_ < end_ ? std::memchr(buf_.get() + pos_, terminator_, end_ - pos_) : nullptr;
@@ -61,7 +68,10 @@ void LineReader::refill() {
 }
 
 size_t LineReader::read_more(char* dst, size_t n) {
-  if (!file_.is_stream()) n = size_t(std::min<uint64_t>(n, file_.size() - std::min(file_.size(), offset_)));
+  if (!file_.is_stream()) {
+    const uint64_t stop = std::min(file_.size(), end_at_);
+    n = size_t(std::min<uint64_t>(n, stop - std::min(stop, offset_)));
+  }
   const size_t got = n ? file_.read_chunk(dst, n, offset_, 1) : 0;
   offset_ += got;
   return got;

@@ -22,6 +22,9 @@ class LineReader {
   // blocks of `buffer_bytes`; a line longer than `max_line` bytes is refused
   // (fail_long_line). The last line may lack its terminator.
   LineReader(const io::File& file, std::string label, char terminator, size_t buffer_bytes, uint64_t max_line);
+  // Only bytes [begin, end) of a regular `file` (a part of a run for a parallel merge).
+  LineReader(const io::File& file, std::string label, char terminator, size_t buffer_bytes, uint64_t max_line,
+             uint64_t begin, uint64_t end);
   // Moves to the next line; false at the end of the file.
   bool next();
   std::string_view line() const { return {buf_.get() + cur_, cur_len_}; }
@@ -29,7 +32,7 @@ class LineReader {
   std::string_view previous() const { return {buf_.get() + prev_, prev_len_}; }
   uint64_t number() const { return number_; }  // line()'s, from 1
   const std::string& label() const { return label_; }
-  uint64_t bytes_read() const { return offset_; }
+  uint64_t bytes_read() const { return offset_ - begin_; }
 
  private:
   void refill();
@@ -45,7 +48,8 @@ class LineReader {
   size_t pos_ = 0, end_ = 0;        // unread bytes of the buffer: [pos_, end_)
   size_t cur_ = 0, cur_len_ = 0;    // line()
   size_t prev_ = 0, prev_len_ = 0;  // previous()
-  uint64_t offset_ = 0;             // bytes of the file read
+  uint64_t begin_ = 0, end_at_ = UINT64_MAX;  // the bytes of the file read: [begin_, end_at_)
+  uint64_t offset_ = 0;             // where the next read starts
   uint64_t number_ = 0;
   bool eof_ = false;
 };

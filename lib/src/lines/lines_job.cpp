@@ -44,6 +44,7 @@ MergeSetup merge_setup(const LinesJob& job, const EngineOptions& opt, bool check
   s.check_sorted = check_sorted;
   s.buffer_bytes = job.merge_buffer;
   s.max_line = job.memory;
+  s.threads = job.threads;
   s.cancel = opt.cancel;
   return s;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gxsort/error.hpp"
+#include "lines/merge_split.hpp"
 #include "lines/prefix.hpp"
 
 namespace gxsort::lines {
@@ -120,9 +121,12 @@ MergeCounts merge_group(std::vector<io::TempFile>& runs, size_t b, size_t e, con
 // (engine/job.hpp) would keep each pass's runs for --resume.
 MergeCounts merge_runs(std::vector<io::TempFile> runs, const io::File& out, size_t fan_in,
                        const std::vector<std::string>& tmp_dirs, const Context& context, const MergeSetup& setup,
-                       size_t& levels) {
+                       size_t& levels, const std::vector<RunIndex>& indexes) {
   fan_in = std::max<size_t>(fan_in, 2);
   levels = 1;
+  // -u's split merges twice (merge_split.hpp): worth it from 4 threads.
+  if (indexes.size() == runs.size() && runs.size() <= fan_in && setup.threads >= (setup.order->unique ? 4u : 2u))
+    return merge_split(runs, indexes, out, setup);
   MergeSetup pass = setup;  // the passes before the last report no progress: the last merge's is the phase's
   pass.progress = nullptr;
   size_t next_dir = 0;

@@ -10,6 +10,7 @@
 #include "gxsort/lines.hpp"
 #include "io/temp_files.hpp"
 #include "lines/line_reader.hpp"
+#include "lines/run_index.hpp"
 #include "lines/write_lines.hpp"
 
 namespace gxsort::lines {
@@ -17,6 +18,7 @@ namespace gxsort::lines {
 struct MergeCounts {
   uint64_t lines = 0;  // written
   uint64_t bytes = 0;  // written
+  size_t parts = 1;    // the merges it was split into (merge_split)
 };
 
 // What a merge runs with.
@@ -24,7 +26,8 @@ struct MergeSetup {
   const LineOrder* order = nullptr;
   bool check_sorted = false;   // refuse an input out of order: Error(usage) "LABEL: not sorted at line N"
   size_t buffer_bytes = 0;     // each reader's and the writer's buffer
-  uint64_t max_line = 0;       // a longer line: fail_long_line
+  uint64_t max_line = 0;       // a longer line: fail_long_line (the budget)
+  unsigned threads = 1;        // the last merge of indexed runs: its parts merged on these
   const CancelToken* cancel = nullptr;
   std::function<void(uint64_t bytes_read)> progress;  // called at each buffer written (may be empty)
 };
@@ -36,9 +39,10 @@ MergeCounts merge_lines_into(std::vector<std::unique_ptr<LineReader>>& readers, 
 
 // Sorted run files merged into `out` from byte 0: in passes of at most `fan_in` runs
 // into new runs in `tmp_dirs` (each pass's inputs removed as it ends) until one pass
-// into `out` is left. `levels` is set to the passes made.
+// into `out` is left. `levels` is set to the passes made. With an index of every run
+// (`indexes`: one pass), that pass is split over setup.threads (merge_split; -u from 4).
 MergeCounts merge_runs(std::vector<io::TempFile> runs, const io::File& out, size_t fan_in,
                        const std::vector<std::string>& tmp_dirs, const Context& context, const MergeSetup& setup,
-                       size_t& levels);
+                       size_t& levels, const std::vector<RunIndex>& indexes = {});
 
 }  // namespace gxsort::lines

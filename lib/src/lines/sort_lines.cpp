@@ -22,9 +22,10 @@ struct Written {
 };
 
 // `lines` sorted (-u: the first of equal keys kept) into `out` from byte 0. The sort of
-// the whole text (not a run's) reports its "sort" and "write" phases to `progress`.
+// the whole text (not a run's) reports its "sort" and "write" phases to `progress`; a
+// run's lines are sampled into `index` (when given) as they are written.
 Written sort_block(const std::vector<LineRef>& lines, const io::File& out, const LinesJob& job,
-                   const ProgressFn& progress = nullptr) {
+                   const ProgressFn& progress = nullptr, RunIndex* index = nullptr) {
   const std::vector<uint64_t> perm = sorted_permutation(lines, job.order, job.sort_options);
   throw_if_cancelled(job.sort_options.cancel);
   if (progress) {
@@ -35,7 +36,7 @@ Written sort_block(const std::vector<LineRef>& lines, const io::File& out, const
   if (job.order.unique) keep = unique_flags(lines, perm, job.order, job.threads);
   timeline(job.sort_options.context, "lines: sorted");
   Written w;
-  w.bytes = write_sorted(out, 0, lines, perm, keep, job.order.terminator, job.threads, job.gather_buffer);
+  w.bytes = write_sorted(out, 0, lines, perm, keep, job.order.terminator, job.threads, job.gather_buffer, index);
   w.lines = keep.empty() ? lines.size() : size_t(std::count(keep.begin(), keep.end(), uint8_t(1)));
   timeline(job.sort_options.context, "lines: written");
   if (progress) progress({"write", w.bytes, w.bytes, 0, 0});
@@ -78,6 +79,7 @@ void sort_chunks(LineSource& src, io::Output& out, const LinesJob& job, const En
   const auto t0 = Clock::now();
   auto chunks = std::make_unique<LineChunks>(src, job.order.terminator, job.memory, job.threads);
   std::vector<io::TempFile> runs;
+  std::vector<RunIndex> indexes;  // while the runs are at most the fan-in: one merge, split over the threads
   std::vector<LineRef> lines;
   const uint64_t total = src.all_regular() ? src.regular_bytes() : 0;
   while (chunks->next(lines)) {
@@ -91,7 +93,14 @@ void sort_chunks(LineSource& src, io::Output& out, const LinesJob& job, const En
       return;
     }
     runs.push_back(io::TempFile::create(opt.context, job.tmp_dirs[runs.size() % job.tmp_dirs.size()], "lines"));
-    sort_block(lines, runs.back().file(), job);
+    RunIndex* index = nullptr;
+    if (runs.size() <= job.fan_in) {
+      index = &indexes.emplace_back();
+      index->budget = std::max<uint64_t>(job.memory / 32 / job.fan_in, 4096);  // all of them: 1/32 of the budget
+    } else {
+      std::vector<RunIndex>().swap(indexes);  // merged in passes: not used
+    }
+    sort_block(lines, runs.back().file(), job, nullptr, index);
     if (progress) progress({"sort runs", src.bytes_read(), total, 0, 0});
   }
   chunks.reset();  // its buffer, half the budget, is the merge's now
@@ -104,7 +113,7 @@ void sort_chunks(LineSource& src, io::Output& out, const LinesJob& job, const En
   MergeSetup setup = merge_setup(job, opt, false);
   if (progress) setup.progress = [&](uint64_t read) { progress({"merge", read, st.input_bytes, 0, 0}); };
   const MergeCounts n = merge_runs(std::move(runs), out.file(), job.fan_in, job.tmp_dirs, opt.context, setup,
-                                   st.merge_levels);
+                                   st.merge_levels, indexes);
   st.output_bytes = n.bytes;
   st.phases.push_back({"merge", since(t1), 0, n.bytes});
 }

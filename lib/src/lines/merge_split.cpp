@@ -1,0 +1,162 @@
+#include "lines/merge_split.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+
+#include "parallel/parallel_for.hpp"
+
+namespace gxsort::lines {
+namespace {
+
+constexpr unsigned kPartsPerThread = 4;
+constexpr size_t kCutBuffer = size_t(64) << 10;  // a reader's buffer while a cut is found
+constexpr size_t kMinBuffer = size_t(4) << 10;
+
+// Up to parts - 1 splitters, evenly spaced in the sorted samples of all runs, each
+// after the one before it (equal samples give one splitter).
+std::vector<std::string_view> choose_splitters(const std::vector<RunIndex>& indexes, const LineOrder& order,
+                                               size_t parts) {
+  std::vector<std::string_view> all;
+  for (const RunIndex& index : indexes)
+    for (size_t i = 0; i < index.size(); ++i) all.push_back(index.line(i));
+  std::sort(all.begin(), all.end(),
+            [&](std::string_view a, std::string_view b) { return compare_lines(order, a, b) < 0; });
+  std::vector<std::string_view> chosen;
+  for (size_t p = 1; p < parts && !all.empty(); ++p) {
+    const std::string_view s = all[p * all.size() / parts];
+    if (chosen.empty() || compare_lines(order, chosen.back(), s) < 0) chosen.push_back(s);
+  }
+  return chosen;
+}
+
+// Where `run` is cut by `splitter`: the offset of its first line after the splitter (its
+// size when none). Its samples bound the block read: the cut is after the last sample
+// not after the splitter, and not after the sample that follows it.
+uint64_t find_cut(const io::TempFile& run, const RunIndex& index, std::string_view splitter,
+                  const MergeSetup& setup) {
+  const LineOrder& order = *setup.order;
+  size_t after = 0, n = index.size();  // the first sample after the splitter: a binary search
+  while (n > 0) {
+    const size_t half = n / 2;
+    if (compare_lines(order, splitter, index.line(after + half)) < 0) {
+      n = half;
+    } else {
+      after += half + 1;
+      n -= half + 1;
+    }
+  }
+  uint64_t at = after == 0 ? 0 : index.offsets[after - 1];
+  const uint64_t to = after == index.size() ? index.bytes : index.offsets[after];
+  LineReader r(run.file(), run.path(), order.terminator, kCutBuffer, setup.max_line, at, to);
+  while (r.next()) {
+    if (compare_lines(order, r.line(), splitter) > 0) return at;
+    at += r.line().size() + 1;  // every line of a run ends with its terminator
+  }
+  return to;
+}
+
+// cuts[p][r]: where part p of the output starts in run r (cuts[parts][r]: its size).
+using Cuts = std::vector<std::vector<uint64_t>>;
+
+Cuts find_cuts(const std::vector<io::TempFile>& runs,
+                                             const std::vector<RunIndex>& indexes,
+                                             const std::vector<std::string_view>& splitters,
+                                             const MergeSetup& setup) {
+  const size_t k = runs.size(), parts = splitters.size() + 1;
+  Cuts cuts(parts + 1, std::vector<uint64_t>(k, 0));
+  for (size_t r = 0; r < k; ++r) cuts[parts][r] = indexes[r].bytes;
+  parallel::parallel_for(splitters.size() * k, setup.threads, [&](size_t task) {
+    const size_t p = task / k, r = task % k;
+    cuts[p + 1][r] = find_cut(runs[r], indexes[r], splitters[p], setup);
+  });
+  return cuts;
+}
+
+// Sums each part's bytes read into one count for setup.progress (parts report from
+// several threads: one at a time).
+class SummedProgress {
+ public:
+  SummedProgress(const MergeSetup& setup, size_t parts) : setup_(setup), seen_(parts, 0) {}
+  std::function<void(uint64_t)> part(size_t p) {
+    if (!setup_.progress) return nullptr;
+    return [this, p](uint64_t read) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      total_ += read - seen_[p];
+      seen_[p] = read;
+      setup_.progress(total_);
+    };
+  }
+
+ private:
+  const MergeSetup& setup_;
+  std::mutex mutex_;
+  uint64_t total_ = 0;
+  std::vector<uint64_t> seen_;
+};
+
+// Part p's readers: its byte range of every run that has lines in it, in run order (ties
+// go to the lower reader: the runs stay in order).
+std::vector<std::unique_ptr<LineReader>> part_readers(const std::vector<io::TempFile>& runs, const Cuts& cuts,
+                                                      size_t p, size_t buffer, const MergeSetup& setup) {
+  std::vector<std::unique_ptr<LineReader>> readers;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const uint64_t b = cuts[p][r], e = cuts[p + 1][r];
+    if (e > b)
+      readers.push_back(std::make_unique<LineReader>(runs[r].file(), runs[r].path(), setup.order->terminator,
+                                                     size_t(std::min<uint64_t>(buffer, e - b + 1)),
+                                                     setup.max_line, b, e));
+  }
+  return readers;
+}
+
+// Where each part's output starts (and, last, the output's size). Without -u every line
+// is written: a part starts after every run's bytes before it. With -u a part's size is
+// known once merged: a first merge of the parts counts their bytes, writing nothing
+// (the merge's work twice, on every thread, rather than once on one).
+std::vector<uint64_t> part_offsets(const std::vector<io::TempFile>& runs, const Cuts& cuts, size_t buffer,
+                                   const MergeSetup& setup) {
+  const size_t parts = cuts.size() - 1;
+  std::vector<uint64_t> at(parts + 1, 0);
+  if (!setup.order->unique) {
+    for (size_t p = 0; p <= parts; ++p)
+      for (const uint64_t b : cuts[p]) at[p] += b;
+    return at;
+  }
+  MergeSetup count = setup;
+  count.progress = nullptr;
+  parallel::parallel_for(parts, setup.threads, [&](size_t p) {
+    auto readers = part_readers(runs, cuts, p, buffer, setup);
+    LineWriter w(setup.order->terminator, buffer, setup.cancel);
+    at[p + 1] = merge_lines_into(readers, w, count).bytes;
+  });
+  for (size_t p = 0; p < parts; ++p) at[p + 1] += at[p];
+  return at;
+}
+
+}  // namespace
+
+MergeCounts merge_split(const std::vector<io::TempFile>& runs, const std::vector<RunIndex>& indexes,
+                        const io::File& out, const MergeSetup& setup) {
+  const unsigned threads = std::max(1u, setup.threads);
+  const std::vector<std::string_view> splitters = choose_splitters(indexes, *setup.order, threads * kPartsPerThread);
+  const auto cuts = find_cuts(runs, indexes, splitters, setup);
+  const size_t parts = splitters.size() + 1;
+  // The buffers of the one merge's readers and writer shared by the parts merged at once.
+  const size_t buffer = std::max(setup.buffer_bytes / threads, kMinBuffer);
+  const std::vector<uint64_t> at = part_offsets(runs, cuts, buffer, setup);
+  SummedProgress progress(setup, parts);
+  std::atomic<uint64_t> lines{0}, bytes{0};
+  parallel::parallel_for(parts, threads, [&](size_t p) {
+    auto readers = part_readers(runs, cuts, p, buffer, setup);
+    MergeSetup part = setup;
+    part.progress = progress.part(p);
+    LineWriter w(out, at[p], setup.order->terminator, buffer, setup.cancel);
+    const MergeCounts n = merge_lines_into(readers, w, part);
+    lines += n.lines;
+    bytes += n.bytes;
+  });
+  return {lines.load(), bytes.load(), parts};
+}
+
+}  // namespace gxsort::lines
