@@ -664,7 +664,14 @@ TEST_CASE("lines order: which prefixes are exact") {
   CHECK_FALSE(exact("n", "1234567890.1234"));
   CHECK(exact("h", "-12345678901.5K"));  // 12 digits (the unit takes bits)
   CHECK_FALSE(exact("h", "123456789012.5K"));
-  CHECK_FALSE(exact("g", "1"));
+  CHECK(exact("g", "-1.5e3"));  // a double holds it
+  CHECK(exact("g", "abc"));     // an error: all errors are equal
+  CHECK_FALSE(exact("g", "0.1"));
+  CHECK_FALSE(exact("g", "1e400"));
+  CHECK_FALSE(exact("g", "nan"));
+  LineOptions g;
+  g.global = "g";
+  check_prefix_pair(line_order(g), "1", "1.000000000000000001");  // one double, two long doubles
   CHECK(exact("", "1234567"));  // the whole line, ended in its first 8 bytes
   CHECK_FALSE(exact("", "123456789"));
   CHECK_FALSE(exact("", std::string("12\0", 3)));  // ends in a zero byte, as padding would

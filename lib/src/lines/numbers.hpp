@@ -33,6 +33,6 @@ int compare_general(std::string_view a, std::string_view b, bool fold);
 // exact: the prefix holds the whole number (equal exact prefixes: equal numbers).
 uint64_t numeric_prefix(std::string_view text, bool& exact);
 uint64_t human_prefix(std::string_view text, bool fold, bool& exact);
-uint64_t general_prefix(std::string_view text, bool fold);
+uint64_t general_prefix(std::string_view text, bool fold, bool& exact);
 
 }  // namespace gxsort::lines

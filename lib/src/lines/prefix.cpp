@@ -23,7 +23,7 @@ uint64_t number_prefix(const LineKey& key, std::string_view text, size_t depth, 
   switch (key.kind) {
     case LineKeyKind::numeric: return numeric_prefix(text, exact);
     case LineKeyKind::human_numeric: return human_prefix(text, key.fold, exact);
-    case LineKeyKind::general_numeric: return general_prefix(text, key.fold);  // rounded: never exact
+    case LineKeyKind::general_numeric: return general_prefix(text, key.fold, exact);
     case LineKeyKind::text: break;
   }
   return 0;
