@@ -1,8 +1,9 @@
 // Text lines' order (gxsort/lines.hpp: line_order, compare_lines, compare_line_keys;
-// lines/prefix.hpp: line_prefix) against GNU sort itself: random texts of many shapes
+// lines/prefix.hpp: stage_prefix) against GNU sort itself: random texts of many shapes
 // under many option sets, sorted by `LC_ALL=C sort` and by std::stable_sort with
 // compare_lines, must give the same bytes; bad options must be refused as GNU refuses
-// them; the prefixes must never contradict compare_lines.
+// them; the prefixes, stage by stage, must never contradict compare_lines, and the
+// in-memory sort (lines/sort_in_memory.hpp) must be that stable sort.
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <sys/wait.h>
