@@ -216,6 +216,27 @@ TEST_CASE("lines engine: large groups of tied prefixes (a long shared prefix, nu
   for (size_t k : {0, 1, 2, 4, 6}) check_sorted_files(dir, {text}, all[k], opt);
 }
 
+TEST_CASE("lines engine: large groups of equal keys go on to the next key, then the whole line") {
+  LinesDir dir;
+  std::mt19937_64 rng(5);
+  std::string text;
+  for (int i = 0; i < 100000; ++i) {  // few numbers: a group of ~90000 equal keys, small ones
+    text += "w" + std::to_string(rng() % 7) + "," + std::to_string(rng() % 10 ? 1 : rng() % 5) + ".10,";
+    text += std::string(rng() % 12, 'x') + std::to_string(rng() % 100);
+    if (rng() % 8 == 0) text += std::string(1 + rng() % 2, '\0');  // zero bytes the padding must not match
+    text += "\n";
+  }
+  EngineOptions opt = options(dir, 64 << 20);
+  opt.device = Device::automatic;
+  for (const LineOrder& order : {gnu_order({"2,2n"}, "", ",", false, false, '\n'),
+                                 gnu_order({"2,2n", "1,1"}, "r", ",", false, false, '\n'),
+                                 gnu_order({"2,2nr", "3,3"}, "", ",", true, false, '\n'),
+                                 gnu_order({"2,2h", "1,1"}, "", ",", false, true, '\n'),
+                                 gnu_order({"2,2n", "1.1,1.1"}, "", ",", false, false, '\n'),  // all tie at 2 keys
+                                 gnu_order({"2,2g", "1,1"}, "", ",", false, false, '\n')})     // -g: 1.1 not exact
+    check_sorted_files(dir, {text}, order, opt);
+}
+
 TEST_CASE("lines engine: several inputs are one text, each ended by a terminator") {
   LinesDir dir;
   const LineOrder order;

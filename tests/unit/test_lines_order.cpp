@@ -1,8 +1,9 @@
 // Text lines' order (gxsort/lines.hpp: line_order, compare_lines, compare_line_keys;
-// lines/prefix.hpp: line_prefix) against GNU sort itself: random texts of many shapes
+// lines/prefix.hpp: stage_prefix) against GNU sort itself: random texts of many shapes
 // under many option sets, sorted by `LC_ALL=C sort` and by std::stable_sort with
 // compare_lines, must give the same bytes; bad options must be refused as GNU refuses
-// them; the prefixes must never contradict compare_lines.
+// them; the prefixes, stage by stage, must never contradict compare_lines, and the
+// in-memory sort (lines/sort_in_memory.hpp) must be that stable sort.
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -18,6 +19,7 @@
 #include "gxsort/error.hpp"
 #include "gxsort/lines.hpp"
 #include "lines/prefix.hpp"
+#include "lines/sort_in_memory.hpp"
 
 using namespace gxsort;
 using gxsort_test::TempDir;
@@ -540,27 +542,50 @@ TEST_CASE("lines order: what line_order resolves") {
 
 namespace {
 
-// The contract of prefix.hpp for a pair: from depth 0 on, while the prefixes tie and one
-// of the lines is not exhausted, go deeper; the first pair of different prefixes must
-// order the lines as compare_lines does. An exhausted line's deeper prefixes are those
-// of a line with an empty key.
+// The contract of prefix.hpp for a pair, stage by stage: from depth 0 on, while the
+// prefixes tie and one of the lines is not exhausted, go deeper; the first pair of
+// different prefixes must order the lines as compare_lines does. Equal prefixes that are
+// both exact say the stage is equal: the next stage starts at depth 0 (after the last,
+// the lines are equal). An exhausted line's deeper prefixes are those of an empty key.
 void check_prefix_pair(const LineOrder& order, const std::string& a, const std::string& b) {
   const int c = compare_lines(order, a, b);
-  for (size_t depth = 0;; depth += 8) {
-    bool ea = false, eb = false, ignored = false;
-    const uint64_t pa = lines::line_prefix(order, a, depth, ea);
-    const uint64_t pb = lines::line_prefix(order, b, depth, eb);
+  const auto shown_pair = [&](size_t stage, size_t depth) {
+    return "stage " + std::to_string(stage) + " depth " + std::to_string(depth) + ": " + escaped(a) + " | " +
+           escaped(b);
+  };
+  for (size_t stage = 0, depth = 0; stage < lines::stage_count(order);) {
+    bool ea = false, eb = false, xa = false, xb = false, ignored = false;
+    const uint64_t pa = lines::stage_prefix(order, stage, a, depth, ea, xa);
+    const uint64_t pb = lines::stage_prefix(order, stage, b, depth, eb, xb);
     if (pa != pb) {
-      CHECK_MESSAGE((pa < pb ? c < 0 : c > 0), "depth " << depth << ": " << escaped(a) << " | " << escaped(b));
+      CHECK_MESSAGE((pa < pb ? c < 0 : c > 0), shown_pair(stage, depth));
       return;
     }
-    const uint64_t empty = lines::line_prefix(order, "", depth + 8, ignored);
-    if (ea) CHECK(lines::line_prefix(order, a, depth + 8, ignored) == empty);
-    if (eb) CHECK(lines::line_prefix(order, b, depth + 8, ignored) == empty);
-    if (!lines::prefix_goes_deeper(order)) CHECK((ea && eb));
-    if ((ea && eb) || !lines::prefix_goes_deeper(order)) return;
-    REQUIRE(depth <= a.size() + b.size());
+    CHECK((ea || !xa));  // exact only where nothing deeper says more
+    CHECK((eb || !xb));
+    if (xa && xb) {
+      CHECK_MESSAGE(lines::compare_stage(order, stage, a, b) == 0, shown_pair(stage, depth));
+      ++stage, depth = 0;
+      continue;
+    }
+    const uint64_t empty = lines::stage_prefix(order, stage, "", depth + 8, ignored, ignored);
+    if (ea) CHECK(lines::stage_prefix(order, stage, a, depth + 8, ignored, ignored) == empty);
+    if (eb) CHECK(lines::stage_prefix(order, stage, b, depth + 8, ignored, ignored) == empty);
+    const bool deeper = lines::stage_goes_deeper(order, stage);
+    if (!deeper) CHECK((ea && eb));
+    if ((ea && eb) || !deeper) return;
+    depth += 8;
+    REQUIRE(depth <= a.size() + b.size() + 8);
   }
+  CHECK_MESSAGE(c == 0, "all stages exact and equal: " << escaped(a) << " | " << escaped(b));
+}
+
+// The second line of a pair: another line, or `a` itself or with a byte more (a zero
+// byte's too: zero padding must not pass for it).
+std::string paired(Rng& rng, const std::vector<std::string>& lines, const std::string& a) {
+  if (!chance(rng, 20)) return lines[pick(rng, lines.size())];
+  static const char* const kTails[] = {"", "x", "1", ","};
+  return chance(rng, 30) ? a + std::string(1 + pick(rng, 2), '\0') : a + one_of(rng, kTails);
 }
 
 }  // namespace
@@ -578,9 +603,33 @@ TEST_CASE("lines order: prefixes never contradict compare_lines") {
     lines.push_back("");
     for (size_t i = 0; i < 3000 && lines.size() > 1; ++i) {
       const std::string& a = lines[pick(rng, lines.size())];
-      const std::string& b = chance(rng, 10) ? a + (chance(rng, 50) ? "x" : "") : lines[pick(rng, lines.size())];
-      check_prefix_pair(order, a, b);
+      check_prefix_pair(order, a, paired(rng, lines, a));
     }
+  }
+}
+
+TEST_CASE("lines order: the in-memory sort is std::stable_sort by compare_lines") {
+  uint64_t seed = 3950;
+  MemoryOptions mo;
+  mo.device = Device::cpu;
+  mo.threads = 2;
+  for (const Args& args : option_sets()) {
+    const LineOrder order = line_order(options_of(args));
+    Rng rng(++seed);
+    const char terminator = terminator_of(args);
+    // Random lines, each with copies and near copies: groups of tied prefixes at every stage.
+    std::vector<std::string> lines;
+    for (std::string& line : split_lines(random_text(rng, terminator), terminator)) {
+      for (size_t copies = pick(rng, 40); copies > 0; --copies) lines.push_back(paired(rng, {line}, line));
+      lines.push_back(std::move(line));
+    }
+    std::vector<lines::LineRef> refs;
+    for (const std::string& line : lines) refs.push_back({line.data(), line.size()});
+    std::vector<uint64_t> want(lines.size());
+    for (size_t i = 0; i < want.size(); ++i) want[i] = i;
+    std::stable_sort(want.begin(), want.end(),
+                     [&](uint64_t a, uint64_t b) { return compare_lines(order, lines[a], lines[b]) < 0; });
+    CHECK_MESSAGE(lines::sorted_permutation(refs, order, mo) == want, shown(args));
   }
 }
 
@@ -600,4 +649,32 @@ TEST_CASE("lines order: numeric prefixes order numbers") {
   CHECK(p("1.5") == p("01.50"));
   CHECK(p("-10") < p("-9"));
   CHECK(exhausted);
+}
+
+TEST_CASE("lines order: which prefixes are exact") {
+  const auto exact = [](const char* global, const std::string& line) {
+    LineOptions o;
+    o.global = global;
+    bool exhausted = false, is_exact = false;
+    lines::stage_prefix(line_order(o), 0, line, 0, exhausted, is_exact);
+    return is_exact;
+  };
+  CHECK(exact("n", "-1234567890.123"));  // 13 significant digits: all in the code
+  CHECK(exact("n", "0001.5000"));
+  CHECK(exact("n", "abc"));  // 0
+  CHECK_FALSE(exact("n", "1234567890.1234"));
+  CHECK(exact("h", "-12345678901.5K"));  // 12 digits (the unit takes bits)
+  CHECK_FALSE(exact("h", "123456789012.5K"));
+  CHECK(exact("g", "-1.5e3"));  // a double holds it
+  CHECK(exact("g", "abc"));     // an error: all errors are equal
+  CHECK_FALSE(exact("g", "0.1"));
+  CHECK_FALSE(exact("g", "1e400"));
+  CHECK_FALSE(exact("g", "nan"));
+  LineOptions g;
+  g.global = "g";
+  check_prefix_pair(line_order(g), "1", "1.000000000000000001");  // one double, two long doubles
+  CHECK(exact("", "1234567"));  // the whole line, ended in its first 8 bytes
+  CHECK_FALSE(exact("", "123456789"));
+  CHECK_FALSE(exact("", std::string("12\0", 3)));  // ends in a zero byte, as padding would
+  CHECK(exact("d", std::string("12\0", 3)));      // which d ignores
 }

@@ -4,6 +4,7 @@
 #include "gxsort/lines.hpp"
 #include "lines/key_span.hpp"
 #include "lines/numbers.hpp"
+#include "lines/stages.hpp"
 #include "lines/text_key.hpp"
 
 namespace gxsort {
@@ -44,5 +45,29 @@ int compare_lines(const LineOrder& order, std::string_view a, std::string_view b
   if (c != 0 || order.keys.empty() || order.stable || order.unique) return c;
   return last_resort(order, a, b);
 }
+
+namespace lines {
+
+size_t stage_count(const LineOrder& order) {
+  const bool last_resort = order.keys.empty() || !(order.stable || order.unique);
+  return order.keys.size() + (last_resort ? 1 : 0);
+}
+
+int compare_stage(const LineOrder& order, size_t stage, std::string_view a, std::string_view b) {
+  if (is_last_resort(order, stage)) return last_resort(order, a, b);
+  const LineKey& key = order.keys[stage];
+  return compare_key(key, key_text(order.separator, key, a), key_text(order.separator, key, b));
+}
+
+int compare_from(const LineOrder& order, size_t stage, std::string_view a, std::string_view b) {
+  const size_t stages = stage_count(order);
+  for (; stage < stages; ++stage) {
+    const int c = compare_stage(order, stage, a, b);
+    if (c != 0) return c;
+  }
+  return 0;
+}
+
+}  // namespace lines
 
 }  // namespace gxsort

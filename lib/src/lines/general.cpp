@@ -92,12 +92,15 @@ int compare_general(std::string_view a, std::string_view b, bool fold) {
 
 // Errors 0, NaNs 1 (all tie), numbers through double (rounding keeps the order, with
 // ties) with -0 as +0: the sign bit set for positives, all bits flipped for negatives,
-// which puts -inf (0x000fffffffffffff) above the NaNs.
-uint64_t general_prefix(std::string_view text, bool fold) {
+// which puts -inf (0x000fffffffffffff) above the NaNs. Exact: an error (all equal), or a
+// number the double holds unrounded (equal doubles of two such: equal numbers).
+uint64_t general_prefix(std::string_view text, bool fold, bool& exact) {
   const General g = read_general(text, fold);
+  exact = g.kind == GeneralClass::error;
   if (g.kind == GeneralClass::error) return 0;
   if (g.kind == GeneralClass::nan) return 1;
   double d = static_cast<double>(g.value);
+  exact = static_cast<long double>(d) == g.value;
   if (d == 0) d = 0;
   uint64_t bits;
   std::memcpy(&bits, &d, sizeof bits);

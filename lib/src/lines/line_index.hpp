@@ -18,7 +18,7 @@ struct LineRef {
 
 // The bytes every line costs the in-memory sort beside its text at its peak (argsort of
 // the prefixes): its LineRef (16), its index in the order (8), its prefix (8) and
-// exhaustion (1), argsort's permutation (8) and its prefix-and-index records with
+// flags (1: exhausted, exact), argsort's permutation (8) and its prefix-and-index records with
 // their sort scratch (32); rounded up.
 constexpr uint64_t kIndexBytesPerLine = 80;
 

@@ -103,11 +103,14 @@ class DigitStream {
 
 // The code of a number in `bits` bits (at most 64), ordered as the numbers: negatives,
 // zero, positives (2 bits); then the magnitude: the count of integer digits (8 bits;
-// from 255 on all tie) and the leading digits, a nibble each, as many as fit.
-uint64_t encode_decimal(const Decimal& d, unsigned bits) {
+// from 255 on all tie) and the leading digits, a nibble each, as many as fit. `exact`:
+// every significant digit fits (two exact codes are equal only for equal numbers).
+uint64_t encode_decimal(const Decimal& d, unsigned bits, bool& exact) {
   const unsigned magnitude_bits = bits - 2;
+  exact = true;
   if (d.is_zero()) return uint64_t{1} << magnitude_bits;
   const unsigned digit_bits = magnitude_bits - 8;
+  exact = d.integer_digits < 255 && d.integer_digits + d.fraction.size() <= digit_bits / 4;
   uint64_t magnitude;
   if (d.integer_digits >= 255) {
     magnitude = uint64_t{255} << digit_bits;
@@ -159,11 +162,11 @@ int compare_human(std::string_view a, std::string_view b, bool fold) {
   return compare_decimals(read_decimal(a), read_decimal(b));
 }
 
-uint64_t numeric_prefix(std::string_view text) { return encode_decimal(read_decimal(text), 64); }
+uint64_t numeric_prefix(std::string_view text, bool& exact) { return encode_decimal(read_decimal(text), 64, exact); }
 
-uint64_t human_prefix(std::string_view text, bool fold) {
+uint64_t human_prefix(std::string_view text, bool fold, bool& exact) {
   const auto unit = static_cast<uint64_t>(unit_order(text, fold) + 10);  // 0..20: 5 bits
-  return (unit << 59) | encode_decimal(read_decimal(text), 59);
+  return (unit << 59) | encode_decimal(read_decimal(text), 59, exact);
 }
 
 }  // namespace gxsort::lines

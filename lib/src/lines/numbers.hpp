@@ -30,8 +30,9 @@ int compare_numeric(std::string_view a, std::string_view b);
 int compare_human(std::string_view a, std::string_view b, bool fold);
 int compare_general(std::string_view a, std::string_view b, bool fold);
 
-uint64_t numeric_prefix(std::string_view text);
-uint64_t human_prefix(std::string_view text, bool fold);
-uint64_t general_prefix(std::string_view text, bool fold);
+// exact: the prefix holds the whole number (equal exact prefixes: equal numbers).
+uint64_t numeric_prefix(std::string_view text, bool& exact);
+uint64_t human_prefix(std::string_view text, bool fold, bool& exact);
+uint64_t general_prefix(std::string_view text, bool fold, bool& exact);
 
 }  // namespace gxsort::lines

@@ -1,6 +1,6 @@
 // The in-memory sort of lines: the stable order of compare_lines, found by sorting each
 // line's 64-bit prefix (gxsort::argsort: the GPU where there is one, else the CPU) and
-// then ordering the lines whose prefixes tie, by deeper prefixes or by compare_lines.
+// then ordering the lines whose prefixes tie, by deeper prefixes, the next stage's, or compare_lines.
 #pragma once
 #include <cstdint>
 #include <vector>
