@@ -109,6 +109,23 @@ bad=$(find O/rd -type f ! -perm 644 -printf '%m %p\n')
 rm -rf O/*
 
 # ---- 2. temp names another user planted for the victim's pid ----
+# plant_names PID KIND...: as the other user, 121 names of each kind for PID in SHARED, as
+# sequential names were (.0 to .120; gxsort before issue 35 tried 100): symlinks to the
+# victim file, FIFOs, files.
+plant_names() {
+  local pid=$1; shift
+  as_other "${PY[@]}" -c '
+import os, re, socket, sys
+shared, pid, victim = sys.argv[1], sys.argv[2], sys.argv[3]
+host = re.sub(r"[^A-Za-z0-9_-]", "_", socket.gethostname().split(".")[0])[:32] or "host"
+for kind in sys.argv[4:]:
+    for n in range(121):
+        p = os.path.join(shared, ".gxsort.%s.%s.%s.%d.tmp" % (host, pid, kind, n))
+        if n % 7 == 3: os.mkfifo(p)
+        elif n % 11 == 5: open(p, "w").close()
+        else: os.symlink(victim, p)
+' "$SHARED" "$pid" "$WORK/victim.txt" "$@"
+}
 if need_other_user; then
   printf 'VICTIM' >victim.txt; chmod 644 victim.txt
   rm -f go.fifo in.fifo; mkfifo go.fifo in.fifo
@@ -116,19 +133,7 @@ if need_other_user; then
   # Its temp files (runs, merges, the spool of -o -) go into SHARED.
   (read -r _ <go.fifo; TMPDIR=$SHARED exec "$GX" sort in.fifo -o - --memory 1M -q >O/planted.bin 2>"$WORK/last.err") &
   PID=$!
-  # 121 names of each kind for that pid, as sequential names were (.0 to .120; gxsort
-  # before issue 35 tried 100): symlinks to the victim file, FIFOs, files.
-  as_other "${PY[@]}" -c '
-import os, re, socket, sys
-shared, pid, victim = sys.argv[1], sys.argv[2], sys.argv[3]
-host = re.sub(r"[^A-Za-z0-9_-]", "_", socket.gethostname().split(".")[0])[:32] or "host"
-for kind in ("out", "run", "merge", "spool", "dirs", "bucket"):
-    for n in range(121):
-        p = os.path.join(shared, ".gxsort.%s.%s.%s.%d.tmp" % (host, pid, kind, n))
-        if n % 7 == 3: os.mkfifo(p)
-        elif n % 11 == 5: open(p, "w").close()
-        else: os.symlink(victim, p)
-' "$SHARED" "$PID" "$WORK/victim.txt"
+  plant_names "$PID" out run merge spool dirs bucket
   planted=$(find "$SHARED" -maxdepth 1 -name '.gxsort.*' -user "$OTHER_USER" | wc -l)
   [[ $planted == 726 ]] && pass "the other user planted 726 names for the victim's pid $PID" || fail "planted names" "$planted"
   timeout 60 sh -c 'echo go >go.fifo; cat in.bin >in.fifo'
@@ -151,17 +156,7 @@ open('lines.txt', 'w').write(''.join('%d line %d\\n' % (r.randrange(10 ** 9), i)
   mkfifo go.fifo in.fifo
   (read -r _ <go.fifo; TMPDIR=$SHARED exec "$GX" sort --lines in.fifo -o - --memory 1M -q >O/planted.txt 2>"$WORK/last.err") &
   PID=$!
-  as_other "${PY[@]}" -c '
-import os, re, socket, sys
-shared, pid, victim = sys.argv[1], sys.argv[2], sys.argv[3]
-host = re.sub(r"[^A-Za-z0-9_-]", "_", socket.gethostname().split(".")[0])[:32] or "host"
-for kind in ("out", "lines", "spool", "dirs"):
-    for n in range(121):
-        p = os.path.join(shared, ".gxsort.%s.%s.%s.%d.tmp" % (host, pid, kind, n))
-        if n % 7 == 3: os.mkfifo(p)
-        elif n % 11 == 5: open(p, "w").close()
-        else: os.symlink(victim, p)
-' "$SHARED" "$PID" "$WORK/victim.txt"
+  plant_names "$PID" out lines spool dirs
   timeout 60 sh -c 'echo go >go.fifo; cat lines.txt >in.fifo'
   wait "$PID"; RC=$?
   expect_rc "sort --lines with TMPDIR full of planted names for its pid: exit 0" 0
