@@ -45,6 +45,8 @@ void refuse_record_options(const Args& a, const po::variables_map& vm, const Com
       fail_usage(cmd.name + ": --key " + key + ": a key of binary records; text lines take GNU's -k POS1[,POS2] (-k2,2n)");
   // A sort of lines keeps its runs for --resume (lines/runs_job.hpp); a merge or check
   // keeps nothing, and plan does not look for what a killed sort of lines left.
+  if (cmd.engine.resume && cmd.name == "plan")
+    fail_usage("plan: --resume of text lines: not built yet (plan does not look for what a killed sort of lines kept)");
   if (cmd.engine.resume && cmd.name != "sort" && cmd.name != "dedupe")
     fail_usage(cmd.name + ": --resume of text lines: only sort (and dedupe) keeps a job (run it again)");
   if (cmd.distributed) fail_usage(cmd.name + ": --distributed of text lines: not built yet");
