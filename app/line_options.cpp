@@ -43,11 +43,9 @@ void refuse_record_options(const Args& a, const po::variables_map& vm, const Com
   for (const std::string& key : a.keys)
     if (key.find(':') != std::string::npos)
       fail_usage(cmd.name + ": --key " + key + ": a key of binary records; text lines take GNU's -k POS1[,POS2] (-k2,2n)");
-  // A sort of lines keeps its runs for --resume (lines/runs_job.hpp); a merge or check
-  // keeps nothing, and plan does not look for what a killed sort of lines left.
-  if (cmd.engine.resume && cmd.name == "plan")
-    fail_usage("plan: --resume of text lines: not built yet (plan does not look for what a killed sort of lines kept)");
-  if (cmd.engine.resume && cmd.name != "sort" && cmd.name != "dedupe")
+  // A sort of lines keeps its runs for --resume (lines/runs_job.hpp; plan shows them); a
+  // merge or check keeps nothing.
+  if (cmd.engine.resume && cmd.name != "sort" && cmd.name != "dedupe" && cmd.name != "plan")
     fail_usage(cmd.name + ": --resume of text lines: only sort (and dedupe) keeps a job (run it again)");
   if (cmd.distributed) fail_usage(cmd.name + ": --distributed of text lines: not built yet");
   if (cmd.json || a.json || a.dot) fail_usage(cmd.name + (a.dot ? ": --dot" : ": --json") + lines + "have no JSON or dot report yet");

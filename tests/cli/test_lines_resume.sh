@@ -84,6 +84,20 @@ r=$(resumed_runs)
 [[ -n $r ]] && ((r >= 3)) && pass "SIGTERM: reused the $r runs kept" || fail "SIGTERM: reused the runs kept" "'$r' $(last_err)"
 nothing_left "SIGTERM"
 
+# plan --resume: the runs a killed run kept, in order, its directory untouched.
+gx plan --lines in.txt -o out.txt --memory 1M -T T --resume
+grep -q 'resume: no killed run of this job' "$WORK/last.out" && pass "plan --resume: no job yet" \
+  || fail "plan --resume: no job yet" "$(cat "$WORK/last.out")"
+stop_after 5 KILL "${SORT[@]}"
+gx plan --lines in.txt -o out.txt --memory 1M -T T --resume
+grep -q 'runs kept: 5, in the text.s order' "$WORK/last.out" && pass "plan --resume: the 5 runs kept" \
+  || fail "plan --resume: the 5 runs kept" "rc $RC: $(cat "$WORK/last.out") $(last_err)"
+gx plan merge --lines ref.txt -o out.txt -T T --resume
+grep -q 'resume: merge of text lines keeps no job' "$WORK/last.out" && pass "plan merge --resume: keeps no job" \
+  || fail "plan merge --resume: keeps no job" "$(cat "$WORK/last.out")"
+gx "${SORT[@]}" -q  # the dead job goes
+nothing_left "plan --resume"
+
 # A damaged run: discarded with a note, formed again; the runs after it still reused.
 stop_after 5 KILL "${SORT[@]}"
 flip_byte "$(ls T/.gxsort-job.*/run-000002.bin)" 100

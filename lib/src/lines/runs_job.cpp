@@ -116,6 +116,37 @@ std::string RunsJob::summary(size_t runs) const {
   return "resumed: " + std::to_string(reused_) + " of " + std::to_string(runs) + " runs (the last merge starts over)";
 }
 
+}  // namespace gxsort::lines
+
+namespace gxsort {
+
+LinesResume inspect_sort_lines(const std::vector<std::string>& inputs, const std::string& output,
+                               const LineOrder& order, const EngineOptions& opt) {
+  LinesResume r;
+  const lines::LineSource src(inputs, order.terminator);
+  const lines::LinesJob job = lines::lines_job(order, opt, output);
+  r.resumable = src.all_regular() && src.regular_bytes() > job.memory && !io::output_is_pipe(output);
+  if (!r.resumable) return r;
+  const resume::JobDir dir = resume::JobDir::peek(job.tmp_dirs, lines::runs_job_digest(src, job, output));
+  if (!dir.active()) return r;
+  r.job_dir = dir.path();
+  r.running = dir.running();
+  uint64_t at = 0;  // the runs in order, each from where the one before ended, as a resume takes them
+  for (size_t i = 0;; ++i) {
+    const resume::Piece* p = dir.find(lines::run_piece(i).key());
+    struct stat st;
+    if (!p || p->list.size() != 2 || p->list[0] != at || !dir.piece_stat(*p, st) || uint64_t(st.st_size) != p->bytes)
+      break;
+    at = p->list[1];
+    ++r.runs_kept;
+  }
+  return r;
+}
+
+}  // namespace gxsort
+
+namespace gxsort::lines {
+
 RunIndex index_of_run(const io::File& run, uint64_t lines, uint64_t budget, const LinesJob& job) {
   RunIndex index;
   index.budget = budget;
