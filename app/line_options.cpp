@@ -43,7 +43,10 @@ void refuse_record_options(const Args& a, const po::variables_map& vm, const Com
   for (const std::string& key : a.keys)
     if (key.find(':') != std::string::npos)
       fail_usage(cmd.name + ": --key " + key + ": a key of binary records; text lines take GNU's -k POS1[,POS2] (-k2,2n)");
-  if (cmd.engine.resume) fail_usage(cmd.name + ": --resume of text lines: not built yet (run the sort again)");
+  // A sort of lines keeps its runs for --resume (lines/runs_job.hpp; plan shows them); a
+  // merge or check keeps nothing.
+  if (cmd.engine.resume && cmd.name != "sort" && cmd.name != "dedupe" && cmd.name != "plan")
+    fail_usage(cmd.name + ": --resume of text lines: only sort (and dedupe) keeps a job (run it again)");
   if (cmd.distributed) fail_usage(cmd.name + ": --distributed of text lines: not built yet");
   if (cmd.json || a.json || a.dot) fail_usage(cmd.name + (a.dot ? ": --dot" : ": --json") + lines + "have no JSON or dot report yet");
   for (const std::string& path : cmd.inputs)

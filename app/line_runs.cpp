@@ -67,6 +67,23 @@ std::string sort_mode(const Command& cmd, uint64_t total, bool known, uint64_t b
          ", merged: " + format_bytes(total) + " of lines is more than the memory budget";
 }
 
+// plan --resume of a sort of lines: the runs a killed run of the job kept.
+void print_lines_resume(CommandRun& r, bool unique) {
+  LineOrder order = r.cmd.line_order;
+  order.unique = order.unique || unique;
+  const LinesResume s = inspect_sort_lines(r.cmd.inputs, r.cmd.output, order, r.opt);
+  if (!s.resumable)
+    std::printf("resume: this job keeps no runs (in memory, a stream, or an output into a pipe): a killed run "
+                "starts from the beginning\n");
+  else if (s.job_dir.empty())
+    std::printf("resume: no killed run of this job (same inputs, options and output) left runs: it starts from "
+                "the beginning\n");
+  else
+    std::printf("resume: the job directory %s%s\n  runs kept: %zu, in the text's order (sizes checked here; the "
+                "resume verifies their checksums first); the rest formed, the last merge from its start\n",
+                s.job_dir.c_str(), s.running ? " (a gxsort is running this job now)" : "", s.runs_kept);
+}
+
 }  // namespace
 
 int run_sort_lines(CommandRun& r, bool unique) {
@@ -119,6 +136,10 @@ int run_plan_lines(CommandRun& r) {
     std::printf("mode: one pass over the lines, streamed\n");
   else
     std::printf("mode: %s\n", sort_mode(cmd, total, known, budget).c_str());
+  if (cmd.engine.resume && (!planned || planned->name == "sort" || planned->name == "dedupe"))
+    print_lines_resume(r, planned && planned->name == "dedupe");
+  else if (cmd.engine.resume)
+    std::printf("resume: %s of text lines keeps no job: a killed run starts from the beginning\n", what.c_str());
   return 0;
 }
 

@@ -148,7 +148,7 @@ done
 gx sort --lines --type u64 mixed.txt -o got
 expect_rc "--lines --type u64: exit 2" 2
 err_mentions "--lines --type: one line naming --type" "--type" "text lines"
-for opt in "--record-size 8" "--key 0:u64" "--float-order numpy" "--ooc merge" "--merge-kernel basic" "--resume"; do
+for opt in "--record-size 8" "--key 0:u64" "--float-order numpy" "--ooc merge" "--merge-kernel basic"; do
   gx sort -k2 $opt mixed.txt -o got
   expect_rc "sort -k2 $opt: exit 2" 2
   err_mentions "sort -k2 $opt: one line" "${opt%% *}"

@@ -428,6 +428,14 @@ TEST_CASE("lines engine: errors and cancellation leave nothing behind") {
       if (std::string(p.phase) == phase) token.cancel();
     };
     CHECK_THROWS_AS(sort_lines({dir.at("in")}, dir.at("out"), order, opt), Cancelled);
-    CHECK(dir.names() == std::vector<std::string>{"in"});
+    // A cancelled sort keeps its job's runs for --resume (lines/runs_job.hpp), as a
+    // signal does; a resumed sort removes them.
+    const std::vector<std::string> kept = dir.names();
+    CHECK((kept.size() == 2 && kept[0].rfind(".gxsort-job.", 0) == 0 && kept[1] == "in"));
+    opt.cancel = nullptr;
+    opt.resume = true;
+    sort_lines({dir.at("in")}, dir.at("out"), order, opt);
+    CHECK(dir.names() == std::vector<std::string>{"in", "out"});
+    std::filesystem::remove(dir.at("out"));
   }
 }

@@ -74,10 +74,24 @@ int compare_line_keys(const LineOrder& order, std::string_view a, std::string_vi
 
 // sort: the lines of `inputs` (concatenated, as GNU sort reads several files; "-" is
 // standard input) in order into `output`, in memory when they fit opt.memory, else
-// through sorted runs in private temp files merged within it. opt.unique (or order.unique)
-// keeps the first line of each group of equal keys. opt.format is not used.
+// through sorted runs in private temp files merged within it (of regular inputs: pieces
+// of a job kept on cancellation, reused by opt.resume: lines/runs_job.hpp). opt.unique
+// (or order.unique) keeps the first line of each group of equal keys. opt.format is not used.
 RunStats sort_lines(const std::vector<std::string>& inputs, const std::string& output, const LineOrder& order,
                     const EngineOptions& opt);
+// plan --resume: the runs a killed sort_lines of the same job (inputs, order, budget,
+// output) kept, read without taking its directory. resumable: the job keeps runs (regular
+// inputs, more text than opt.memory); runs_kept: journalled runs, in the text's order, of
+// the journalled size (the resume verifies their checksums first).
+struct LinesResume {
+  bool resumable = false;
+  std::string job_dir;  // "": no killed run left one
+  bool running = false; // a gxsort runs the job now
+  size_t runs_kept = 0;
+};
+LinesResume inspect_sort_lines(const std::vector<std::string>& inputs, const std::string& output,
+                               const LineOrder& order, const EngineOptions& opt);
+
 // merge (sort -m): sorted inputs merged, lines with equal keys in the inputs' order. An
 // input out of order is refused (Error usage naming it and the line), nothing written.
 RunStats merge_lines(const std::vector<std::string>& inputs, const std::string& output, const LineOrder& order,

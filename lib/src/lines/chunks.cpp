@@ -14,8 +14,8 @@ constexpr size_t kFirstBuffer = size_t(1) << 20;
 
 }  // namespace
 
-LineChunks::LineChunks(LineSource& src, char terminator, uint64_t memory, unsigned threads)
-    : src_(src), terminator_(terminator), memory_(memory), threads_(threads) {
+LineChunks::LineChunks(LineSource& src, char terminator, uint64_t memory, unsigned threads, uint64_t from)
+    : src_(src), terminator_(terminator), memory_(memory), threads_(threads), handed_(from) {
   base_cap_ = size_t(std::max<uint64_t>(memory / 2, 4096));
   // Room for all of small regular inputs, their owed terminators and a byte more, so
   // that their end is seen as the buffer fills (one chunk: sorted straight into the output).
@@ -69,6 +69,7 @@ bool LineChunks::next(std::vector<LineRef>& lines) {
   const uint64_t index_room = memory_ - std::min<uint64_t>(memory_, cap_);
   const size_t max_lines = size_t(std::max<uint64_t>(1, index_room / kIndexBytesPerLine));
   start_ = index_lines(buf_.get(), whole, terminator_, threads_, lines, max_lines);
+  handed_ += start_;  // compact() put the chunk at the buffer's start
   return true;
 }
 

@@ -15,12 +15,16 @@ namespace gxsort::lines {
 
 class LineChunks {
  public:
-  LineChunks(LineSource& src, char terminator, uint64_t memory, unsigned threads);
+  // `from`: the text's byte the source reads from (LineSource::seek_text), where
+  // position() starts.
+  LineChunks(LineSource& src, char terminator, uint64_t memory, unsigned threads, uint64_t from = 0);
   // The next chunk's lines (into the buffer: valid until the next call); false when
   // the text ended.
   bool next(std::vector<LineRef>& lines);
   // Whether every line was handed out (after next()).
   bool at_end() const { return eof_ && start_ == end_; }
+  // Where in the text the next chunk starts: the end of the last one handed out.
+  uint64_t position() const { return handed_; }
 
  private:
   void compact();
@@ -36,6 +40,7 @@ class LineChunks {
   std::unique_ptr<char[]> buf_;
   size_t start_ = 0, end_ = 0;  // bytes not handed out yet: [start_, end_)
   bool eof_ = false;
+  uint64_t handed_ = 0;
 };
 
 }  // namespace gxsort::lines

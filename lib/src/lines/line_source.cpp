@@ -48,6 +48,32 @@ void LineSource::check_unchanged() const {
   for (const io::File& f : files_) f.check_unchanged();
 }
 
+bool LineSource::seek_text(uint64_t at) {
+  uint64_t before = 0;  // input bytes before input k
+  for (size_t k = 0; k < files_.size(); ++k) {
+    const io::File& f = files_[k];
+    char last = terminator_;
+    if (f.size() > 0) f.read_at(&last, 1, f.size() - 1);
+    if (at < f.size() || (at == f.size() && last == terminator_)) {
+      char before_at = terminator_;  // the text's start, or the byte before `at` in this input
+      if (at > 0) f.read_at(&before_at, 1, at - 1);
+      if (before_at != terminator_) return false;
+      current_ = at < f.size() ? k : k + 1;
+      offset_ = at < f.size() ? at : 0;
+      ended_ = owes_terminator_ = false;
+      bytes_read_ = before + (at < f.size() ? at : f.size());
+      return true;
+    }
+    if (at == f.size()) return false;  // before the terminator this input is owed
+    at -= f.size() + (last != terminator_);  // a terminator owed is a byte of the text
+    before += f.size();
+  }
+  if (at > 0) return false;
+  current_ = files_.size();  // after the owed terminator of the last input: the end
+  bytes_read_ = before;
+  return true;
+}
+
 InputText read_inputs(const LineSource& src, unsigned threads) {
   InputText text;
   try {

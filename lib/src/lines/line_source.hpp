@@ -36,6 +36,10 @@ class LineSource {
   uint64_t bytes_read() const { return bytes_read_; }
   // Throws Error(io) naming a regular input that changed while it was read.
   void check_unchanged() const;
+  // Regular inputs: the next read() starts at byte `at` of the text (the inputs one
+  // after another, each with the terminator it was owed), a line's start. False (the
+  // source untouched) when `at` is past the text or not after a terminator.
+  bool seek_text(uint64_t at);
 
  private:
   std::vector<io::File> files_;

@@ -1,15 +1,16 @@
 // sort of text lines: in memory when the inputs and their index fit the budget (regular
 // files read whole, a stream into a buffer), else sorted runs in temp files merged.
-// Resume of a killed sort of lines is not built (the engine's job journal,
-// engine/job.hpp, would keep its runs: see merge_runs).
+// The runs of regular inputs are pieces of a resumable job (runs_job.hpp: --resume).
 #include <algorithm>
 #include <memory>
+#include <utility>
 
 #include "engine/engine.hpp"
 #include "gxsort/timeline.hpp"
 #include "engine/whole_progress.hpp"
 #include "lines/chunks.hpp"
 #include "lines/lines_job.hpp"
+#include "lines/runs_job.hpp"
 #include "lines/sort_in_memory.hpp"
 #include "lines/write_lines.hpp"
 
@@ -72,17 +73,56 @@ bool sort_whole(LineSource& src, io::Output& out, const LinesJob& job, RunStats&
   return true;
 }
 
+// Where run `i` (of `indexes.size()` indexed so far) keeps its sparse index: while the
+// runs are at most the fan-in (one merge, split over the threads), else nowhere.
+RunIndex* index_of(size_t i, std::vector<RunIndex>& indexes, const LinesJob& job) {
+  if (i >= job.fan_in) {
+    std::vector<RunIndex>().swap(indexes);  // merged in passes: not used
+    return nullptr;
+  }
+  RunIndex* index = &indexes.emplace_back();
+  index->budget = std::max<uint64_t>(job.memory / 32 / job.fan_in, 4096);  // all of them: 1/32 of the budget
+  return index;
+}
+
+// The runs a killed run of the job left that go on from byte `at` of the text, in
+// order, appended to `runs`; `at` moved to where they end. Whether there were any.
+bool reuse_runs(RunsJob& rj, std::vector<io::TempFile>& runs, std::vector<RunIndex>& indexes, uint64_t& at,
+                const LinesJob& job, RunStats& st) {
+  const size_t before = runs.size();
+  for (;;) {
+    uint64_t end = 0, lines = 0;
+    RunIndex scratch;
+    RunIndex* index = runs.size() < job.fan_in ? &scratch : nullptr;
+    if (index) index->budget = std::max<uint64_t>(job.memory / 32 / job.fan_in, 4096);
+    io::TempFile run = rj.reuse(runs.size(), at, end, lines, index);
+    if (run.path().empty()) break;
+    if (RunIndex* kept = index_of(runs.size(), indexes, job)) *kept = std::move(scratch);
+    runs.push_back(std::move(run));
+    st.records += lines;
+    at = end;
+  }
+  return runs.size() > before;
+}
+
 // The text in chunks: one chunk (all of it) sorted into `out`, else each into a run,
-// the runs merged into `out`.
+// the runs merged into `out`. With a job (`rj`), the runs are its pieces, and those a
+// killed run left are reused where they go on from the text formed so far.
 void sort_chunks(LineSource& src, io::Output& out, const LinesJob& job, const EngineOptions& opt, RunStats& st,
-                 const ProgressFn& progress) {
+                 const ProgressFn& progress, RunsJob* rj) {
   const auto t0 = Clock::now();
   auto chunks = std::make_unique<LineChunks>(src, job.order.terminator, job.memory, job.threads);
   std::vector<io::TempFile> runs;
   std::vector<RunIndex> indexes;  // while the runs are at most the fan-in: one merge, split over the threads
   std::vector<LineRef> lines;
   const uint64_t total = src.all_regular() ? src.regular_bytes() : 0;
-  while (chunks->next(lines)) {
+  uint64_t at = 0;  // where in the text the next run starts
+  for (;;) {
+    if (rj && reuse_runs(*rj, runs, indexes, at, job, st)) {
+      if (!src.seek_text(at)) throw Error(ExitCode::io, src.label(0) + ": the job's runs do not end at a line's end (run it without --resume)");
+      chunks = std::make_unique<LineChunks>(src, job.order.terminator, job.memory, job.threads, at);
+    }
+    if (!chunks->next(lines)) break;
     throw_if_cancelled(opt.cancel);
     st.records += lines.size();
     if (runs.empty() && chunks->at_end()) {  // all of it in one chunk
@@ -92,15 +132,11 @@ void sort_chunks(LineSource& src, io::Output& out, const LinesJob& job, const En
       st.phases.push_back({"read, sort and write", since(t0), st.input_bytes, st.output_bytes});
       return;
     }
-    runs.push_back(io::TempFile::create(opt.context, job.tmp_dirs[runs.size() % job.tmp_dirs.size()], "lines"));
-    RunIndex* index = nullptr;
-    if (runs.size() <= job.fan_in) {
-      index = &indexes.emplace_back();
-      index->budget = std::max<uint64_t>(job.memory / 32 / job.fan_in, 4096);  // all of them: 1/32 of the budget
-    } else {
-      std::vector<RunIndex>().swap(indexes);  // merged in passes: not used
-    }
-    sort_block(lines, runs.back().file(), job, nullptr, index);
+    const uint64_t begin = std::exchange(at, chunks->position());
+    runs.push_back(rj ? rj->create(runs.size())
+                      : io::TempFile::create(opt.context, job.tmp_dirs[runs.size() % job.tmp_dirs.size()], "lines"));
+    sort_block(lines, runs.back().file(), job, nullptr, index_of(runs.size() - 1, indexes, job));
+    if (rj) rj->keep(runs.size() - 1, runs.back(), begin, at, lines.size());
     if (progress) progress({"sort runs", src.bytes_read(), total, 0, 0});
   }
   chunks.reset();  // its buffer, half the budget, is the merge's now
@@ -142,11 +178,19 @@ RunStats sort_lines(const std::vector<std::string>& inputs, const std::string& o
   st.backend = lines::prefix_backend(opt);
   WholeProgress whole(opt.progress, lines::lines_stages(src, job));
   const ProgressFn progress = whole.fn();
-  if (!(src.all_regular() && lines::sort_whole(src, out, job, st, progress)))
-    lines::sort_chunks(src, out, job, opt, st, progress);
+  std::unique_ptr<lines::RunsJob> runs_job;  // the runs' pieces, kept for --resume
+  if (!(src.all_regular() && lines::sort_whole(src, out, job, st, progress))) {
+    runs_job = lines::RunsJob::open(src, job, output, opt);
+    lines::sort_chunks(src, out, job, opt, st, progress, runs_job.get());
+  }
   src.check_unchanged();
   throw_if_cancelled(opt.cancel);  // the last boundary: nothing replaced yet
+  if (runs_job) {
+    st.resumed = runs_job->summary(st.runs);
+    st.discarded = runs_job->discarded();
+  }
   commit_outputs({&out}, st, t0, opt);
+  if (runs_job) runs_job->finish();
   return st;
 }
 
