@@ -196,6 +196,23 @@ grep -q "LANG=de_DE.UTF-8 is not followed: lines are compared in the C locale" l
 gnu -f few.txt >want
 same_bytes "LANG=de_DE.UTF-8: still the C locale's order" got want
 
+# A stream whose line never ends (/dev/zero) is refused once the line passes --memory: it
+# is not read on to its end (there is none), by sort and by merge.
+timeout 120 "$GX" sort --lines -S 1M </dev/zero >got 2>last.err; RC=$?
+expect_rc "an endless line on stdin: exit 2" 2
+err_mentions "an endless line on stdin: one line" "-: a line of more than"
+timeout 120 "$GX" merge --lines -S 1M - few.txt -o got </dev/zero 2>last.err; RC=$?
+expect_rc "merge, an endless line on stdin: exit 2" 2
+err_mentions "merge, an endless line on stdin: one line" "-: a line of more than"
+
+# Short lines within the budget whose index is not: the whole job's progress moves with
+# the runs it goes through.
+"${PY[@]}" -c "open('short.txt', 'w').write(''.join('%d\\n' % (i * 7919 % 1000) for i in range(200000)))"
+"$GX" sort --lines short.txt -o got -S 1M --progress 2>last.err; RC=$?
+expect_rc "short lines through runs, --progress: exit 0" 0
+tr '\r' '\n' <last.err | grep -q 'merge 100.0% | job 100.0%' && pass "short lines through runs: the job's progress reaches 100%" ||
+  fail "short lines through runs: progress" "$(tr '\r' '\n' <last.err | tail -2)"
+
 printf '1Q\n1R\n1Y\n2\n-1Q\n-1R\n1K\n' | "$GX" sort -h >got 2>last.err
 printf -- '-1Q\n-1R\n2\n1K\n1Y\n1R\n1Q\n' >want
 same_bytes "sort -h: R and Q after Y (GNU 9.2's units)" got want

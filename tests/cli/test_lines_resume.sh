@@ -98,6 +98,22 @@ grep -q 'resume: merge of text lines keeps no job' "$WORK/last.out" && pass "pla
 gx "${SORT[@]}" -q  # the dead job goes
 nothing_left "plan --resume"
 
+# Text within the budget whose lines' index is not (200000 short lines, 1M): it goes
+# through runs too, and plan --resume finds what a killed run of it kept.
+"${PY[@]}" -c "
+import random
+r = random.Random(4)
+open('short.txt', 'w').write(''.join('%d\\n' % r.randrange(1000) for _ in range(200000)))"
+SHORT=(sort --lines short.txt -o out.txt --memory 1M -T T)
+stop_after 2 KILL "${SHORT[@]}"
+gx plan --lines short.txt -o out.txt --memory 1M -T T --resume
+grep -q 'runs kept: [2-9]' "$WORK/last.out" && pass "plan --resume, short lines within the budget: the runs kept" \
+  || fail "plan --resume, short lines within the budget" "rc $RC: $(cat "$WORK/last.out") $(last_err)"
+gx "${SHORT[@]}" --resume -q
+LC_ALL=C sort short.txt >short.ref
+same_bytes "short lines within the budget: --resume gives GNU sort's bytes" out.txt short.ref
+nothing_left "short lines within the budget"
+
 # A damaged run: discarded with a note, formed again; the runs after it still reused.
 stop_after 5 KILL "${SORT[@]}"
 flip_byte "$(ls T/.gxsort-job.*/run-000002.bin)" 100

@@ -73,9 +73,11 @@ bool LineChunks::next(std::vector<LineRef>& lines) {
   return true;
 }
 
-// No terminator in a buffer of the whole budget: the line's length read on, for the message.
+// No terminator in a buffer of the whole budget: the line's length read on, for the message
+// (a file's; a stream's line may never end: /dev/zero, `yes | tr -d '\n'`).
 void LineChunks::fail_long() {
   uint64_t bytes = end_;
+  if (src_.current_is_stream()) fail_long_stream_line(src_.current_label(), bytes);
   for (;;) {
     const size_t got = src_.read(buf_.get(), cap_, threads_);
     const void* q = got ? std::memchr(buf_.get(), terminator_, got) : nullptr;

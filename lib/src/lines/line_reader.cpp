@@ -11,6 +11,10 @@ void fail_long_line(const std::string& label, uint64_t bytes) {
   fail_usage(label + ": a line of " + std::to_string(bytes) + " bytes is longer than --memory");
 }
 
+void fail_long_stream_line(const std::string& label, uint64_t bytes) {
+  fail_usage(label + ": a line of more than " + std::to_string(bytes) + " bytes is longer than --memory");
+}
+
 LineReader::LineReader(const io::File& file, std::string label, char terminator, size_t buffer_bytes,
                        uint64_t max_line)
     : file_(file), label_(std::move(label)), terminator_(terminator), max_line_(max_line),
@@ -77,8 +81,10 @@ size_t LineReader::read_more(char* dst, size_t n) {
   return got;
 }
 
-// A line too long whose end is not read yet: the rest of it read on, to say how long it is.
+// A line too long whose end is not read yet: the rest of it read on, to say how long it is
+// (a file's; a stream's line may never end).
 void LineReader::fail_long(uint64_t bytes) {
+  if (file_.is_stream()) fail_long_stream_line(label_, bytes);
   for (;;) {
     pos_ = end_;
     const size_t got = read_more(buf_.get(), cap_);

@@ -15,6 +15,9 @@ namespace gxsort::lines {
 
 // Throws Error(usage) "LABEL: a line of N bytes is longer than --memory".
 [[noreturn]] void fail_long_line(const std::string& label, uint64_t bytes);
+// The same for a line of a stream, whose end is not waited for (it may never come): `bytes`
+// of it were read.
+[[noreturn]] void fail_long_stream_line(const std::string& label, uint64_t bytes);
 
 class LineReader {
  public:

@@ -32,6 +32,9 @@ class LineSource {
   size_t read(char* dst, size_t cap, unsigned threads);
   // The input the last read took its bytes from (for messages about them).
   const std::string& current_label() const { return labels_[current_ < files_.size() ? current_ : files_.size() - 1]; }
+  // Whether that input is a stream (its lines cannot be read on to their end for a message:
+  // a stream may never end).
+  bool current_is_stream() const { return file(current_ < files_.size() ? current_ : files_.size() - 1).is_stream(); }
   // Bytes read from the inputs so far (terminators added not counted).
   uint64_t bytes_read() const { return bytes_read_; }
   // Throws Error(io) naming a regular input that changed while it was read.

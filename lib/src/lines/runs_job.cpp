@@ -125,9 +125,11 @@ LinesResume inspect_sort_lines(const std::vector<std::string>& inputs, const std
   LinesResume r;
   const lines::LineSource src(inputs, order.terminator);
   const lines::LinesJob job = lines::lines_job(order, opt, output);
-  r.resumable = src.all_regular() && src.regular_bytes() > job.memory && !io::output_is_pipe(output);
-  if (!r.resumable) return r;
+  if (!src.all_regular() || io::output_is_pipe(output)) return r;
   const resume::JobDir dir = resume::JobDir::peek(job.tmp_dirs, lines::runs_job_digest(src, job, output));
+  // Text within the budget goes through runs too when its lines' index does not fit: a
+  // job left there is one.
+  r.resumable = src.regular_bytes() > job.memory || dir.active();
   if (!dir.active()) return r;
   r.job_dir = dir.path();
   r.running = dir.running();

@@ -156,10 +156,12 @@ void sort_chunks(LineSource& src, io::Output& out, const LinesJob& job, const En
 
 // The job's stages for the whole progress: a sort and a write of the text, or runs
 // written and merged (the passes of a merge of more runs than the fan-in not counted).
-std::vector<ProgressStage> lines_stages(const LineSource& src, const LinesJob& job) {
+// `whole`: the sort of all of it in memory; else runs written and merged (a text within
+// the budget whose lines' index is not takes that way too).
+std::vector<ProgressStage> lines_stages(const LineSource& src, bool whole) {
   if (!src.all_regular()) return {};
   const uint64_t text = src.regular_bytes();
-  if (text <= job.memory) return {{"sort", 0, text}, {"write", 0, text}};
+  if (whole) return {{"sort", 0, text}, {"write", 0, text}};
   return {{"sort runs", 0, text}, {"merge", 0, text}};
 }
 
@@ -176,12 +178,16 @@ RunStats sort_lines(const std::vector<std::string>& inputs, const std::string& o
   RunStats st;
   st.command = "sort";
   st.backend = lines::prefix_backend(opt);
-  WholeProgress whole(opt.progress, lines::lines_stages(src, job));
-  const ProgressFn progress = whole.fn();
+  bool sorted = false;
+  if (src.all_regular() && src.regular_bytes() <= job.memory) {
+    WholeProgress whole(opt.progress, lines::lines_stages(src, true));
+    sorted = lines::sort_whole(src, out, job, st, whole.fn());
+  }
   std::unique_ptr<lines::RunsJob> runs_job;  // the runs' pieces, kept for --resume
-  if (!(src.all_regular() && lines::sort_whole(src, out, job, st, progress))) {
+  if (!sorted) {
+    WholeProgress whole(opt.progress, lines::lines_stages(src, false));
     runs_job = lines::RunsJob::open(src, job, output, opt);
-    lines::sort_chunks(src, out, job, opt, st, progress, runs_job.get());
+    lines::sort_chunks(src, out, job, opt, st, whole.fn(), runs_job.get());
   }
   src.check_unchanged();
   throw_if_cancelled(opt.cancel);  // the last boundary: nothing replaced yet
