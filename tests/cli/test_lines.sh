@@ -205,6 +205,12 @@ timeout 120 "$GX" merge --lines -S 1M - few.txt -o got </dev/zero 2>last.err; RC
 expect_rc "merge, an endless line on stdin: exit 2" 2
 err_mentions "merge, an endless line on stdin: one line" "-: a line of more than"
 
+# merge reads each input once: standard input named twice is refused (GNU sort -m - -
+# reads one stream as two inputs and writes what it happens to get).
+printf 'a\nb\n' | "$GX" merge --lines - /dev/stdin -o got 2>last.err; RC=$?
+expect_rc "merge --lines - /dev/stdin: exit 2" 2
+err_mentions "merge --lines - /dev/stdin: one line" "name the same stream"
+
 # Short lines within the budget whose index is not: the whole job's progress moves with
 # the runs it goes through.
 "${PY[@]}" -c "open('short.txt', 'w').write(''.join('%d\\n' % (i * 7919 % 1000) for i in range(200000)))"

@@ -18,6 +18,7 @@
 #include "parallel/own_thread.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "commands/command_plans.hpp"
+#include "commands/stream_inputs.hpp"
 #include "engine/engine.hpp"
 #include "engine/job.hpp"
 #include "engine/whole_progress.hpp"
@@ -186,6 +187,22 @@ RunStats form_runs(const std::string& input, const std::string& out_dir, const E
   return st;
 }
 
+// A stream can be read once: standard input named twice, in any spelling ("-",
+// /dev/stdin, /dev/fd/0, /proc/self/fd/0), or one FIFO twice, is refused before anything
+// is read.
+void refuse_stream_named_twice(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string key = args[i] == "-" ? "fd:0" : io::output_key(args[i]);
+    struct stat st;
+    const bool stream = key.rfind("fd:", 0) == 0 ||
+                        (::stat(args[i].c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode));
+    for (size_t j = 0; stream && j < i; ++j)
+      if (io::same_target(args[i], true, args[j], true))
+        fail_usage("merge: " + args[j] + " and " + args[i] + " name the same stream (" +
+                   (key == "fd:0" ? "standard input" : "a pipe or FIFO") + "), which can be read once");
+  }
+}
+
 namespace {
 
 // One argument of `merge`, opened: a user's sorted file, a run of a runs directory
@@ -206,22 +223,6 @@ std::shared_ptr<io::TempFile> spool_stream(const Context& context, io::File& in,
   checked_record_count(in.path(), off, f);
   t->file().set_label(in.path());
   return t;
-}
-
-// A stream can be read once: standard input named twice, in any spelling ("-",
-// /dev/stdin, /dev/fd/0, /proc/self/fd/0), or one FIFO twice, is refused before anything
-// is read.
-void refuse_stream_named_twice(const std::vector<std::string>& args) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string key = args[i] == "-" ? "fd:0" : io::output_key(args[i]);
-    struct stat st;
-    const bool stream = key.rfind("fd:", 0) == 0 ||
-                        (::stat(args[i].c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode));
-    for (size_t j = 0; stream && j < i; ++j)
-      if (io::same_target(args[i], true, args[j], true))
-        fail_usage("merge: " + args[j] + " and " + args[i] + " name the same stream (" +
-                   (key == "fd:0" ? "standard input" : "a pipe or FIFO") + "), which can be read once");
-  }
 }
 
 std::vector<MergeInput> open_merge_inputs(const Context& context, const std::vector<std::string>& args,

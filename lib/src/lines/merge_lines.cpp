@@ -1,6 +1,7 @@
 // merge (sort -m) of sorted text files: one k-way merge of the inputs, each checked to
 // be in order as it is read (an input out of order fails the command, nothing written:
 // GNU sort -m would write its lines out of order).
+#include "commands/stream_inputs.hpp"
 #include "engine/engine.hpp"
 #include "lines/lines_job.hpp"
 #include "lines/merge.hpp"
@@ -12,6 +13,7 @@ RunStats merge_lines(const std::vector<std::string>& inputs, const std::string& 
   const auto t0 = Clock::now();
   const lines::LinesJob job = lines::lines_job(order, opt, output);
   if (inputs.empty()) fail_usage("no input given");
+  refuse_stream_named_twice(inputs);
   std::vector<io::File> files;
   for (const std::string& path : inputs) files.push_back(io::File::open_input(path));
   io::Output out = io::Output::open(opt.context, output, job.tmp_dirs[0], "out");
