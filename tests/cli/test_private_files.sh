@@ -126,6 +126,24 @@ for kind in sys.argv[4:]:
         else: os.symlink(victim, p)
 ' "$SHARED" "$pid" "$WORK/victim.txt" "$@"
 }
+# victim_runs NAME INPUT OUT WANT PLANTED: the victim ($PID, waiting on go.fifo) is let go
+# and fed INPUT through in.fifo; it ends with exit 0 and OUT holding WANT, the victim
+# file and every one of the PLANTED names untouched, nothing of its own left in SHARED.
+victim_runs() {
+  local name=$1 input=$2 out=$3 want=$4 planted=$5 left mine
+  timeout 60 sh -c "echo go >go.fifo; cat '$input' >in.fifo"
+  wait "$PID"; RC=$?
+  expect_rc "$name with TMPDIR full of planted names for its pid: exit 0" 0
+  same_bytes "$name with planted names: its output" "$out" "$want"
+  [[ $(cat victim.txt) == VICTIM ]] && pass "$name: the victim file the planted links point at is untouched" ||
+    fail "$name: victim file" "changed"
+  left=$(find "$SHARED" -maxdepth 1 -name '.gxsort.*' -user "$OTHER_USER" | wc -l)
+  [[ $left == "$planted" ]] && pass "$name: every planted name is still there (nothing removed)" ||
+    fail "$name: planted names kept" "$left of $planted"
+  mine=$(find "$SHARED" -mindepth 1 ! -user "$OTHER_USER")
+  [[ -z $mine ]] && pass "$name: the victim left nothing in SHARED" || fail "$name: the victim left nothing in SHARED" "$(echo $mine)"
+  rm -f go.fifo in.fifo "$SHARED"/.gxsort.*
+}
 if need_other_user; then
   printf 'VICTIM' >victim.txt; chmod 644 victim.txt
   rm -f go.fifo in.fifo; mkfifo go.fifo in.fifo
@@ -136,16 +154,7 @@ if need_other_user; then
   plant_names "$PID" out run merge spool dirs bucket
   planted=$(find "$SHARED" -maxdepth 1 -name '.gxsort.*' -user "$OTHER_USER" | wc -l)
   [[ $planted == 726 ]] && pass "the other user planted 726 names for the victim's pid $PID" || fail "planted names" "$planted"
-  timeout 60 sh -c 'echo go >go.fifo; cat in.bin >in.fifo'
-  wait "$PID"; RC=$?
-  expect_rc "sort with TMPDIR full of planted names for its pid: exit 0" 0
-  same_bytes "sort with planted names: its output" O/planted.bin exp.bin
-  [[ $(cat victim.txt) == VICTIM ]] && pass "the victim file the planted links point at is untouched" || fail "victim file" "changed"
-  left=$(find "$SHARED" -maxdepth 1 -name '.gxsort.*' -user "$OTHER_USER" | wc -l)
-  [[ $left == 726 ]] && pass "every planted name is still there (nothing removed)" || fail "planted names kept" "$left of 726"
-  mine=$(find "$SHARED" -mindepth 1 ! -user "$OTHER_USER")
-  [[ -z $mine ]] && pass "the victim left nothing in SHARED" || fail "the victim left nothing in SHARED" "$(echo $mine)"
-  rm -f go.fifo in.fifo "$SHARED"/.gxsort.*
+  victim_runs "sort" in.bin O/planted.bin exp.bin 726
 
   # The same for text lines: their runs ("lines") and the spool of -o -.
   "${PY[@]}" -c "
@@ -157,16 +166,7 @@ open('lines.txt', 'w').write(''.join('%d line %d\\n' % (r.randrange(10 ** 9), i)
   (read -r _ <go.fifo; TMPDIR=$SHARED exec "$GX" sort --lines in.fifo -o - --memory 1M -q >O/planted.txt 2>"$WORK/last.err") &
   PID=$!
   plant_names "$PID" out lines spool dirs
-  timeout 60 sh -c 'echo go >go.fifo; cat lines.txt >in.fifo'
-  wait "$PID"; RC=$?
-  expect_rc "sort --lines with TMPDIR full of planted names for its pid: exit 0" 0
-  same_bytes "sort --lines with planted names: GNU sort's output" O/planted.txt lines.want
-  [[ $(cat victim.txt) == VICTIM ]] && pass "lines: the victim file the planted links point at is untouched" || fail "lines: victim file" "changed"
-  left=$(find "$SHARED" -maxdepth 1 -name '.gxsort.*' -user "$OTHER_USER" | wc -l)
-  [[ $left == 484 ]] && pass "lines: every planted name is still there" || fail "lines: planted names kept" "$left of 484"
-  mine=$(find "$SHARED" -mindepth 1 ! -user "$OTHER_USER")
-  [[ -z $mine ]] && pass "lines: the victim left nothing in SHARED" || fail "lines: the victim left nothing in SHARED" "$(echo $mine)"
-  rm -f go.fifo in.fifo "$SHARED"/.gxsort.*
+  victim_runs "sort --lines" lines.txt O/planted.txt lines.want 484
 fi
 
 # ---- 3. an in-place rewrite cut short: never read as if it were the input ----

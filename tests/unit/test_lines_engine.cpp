@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "../common/test_files.hpp"
 #include "gxsort/gxsort.hpp"
 #include "gxsort/lines.hpp"
 
@@ -30,18 +31,9 @@ using namespace gxsort;
 
 namespace {
 
-struct LinesDir {
-  std::string path;
-  LinesDir() {
-    char p[] = "/tmp/gxsort-unit-lines-XXXXXX";
-    REQUIRE(mkdtemp(p));
-    path = p;
-  }
-  ~LinesDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path, ignored);
-  }
-  std::string at(const std::string& name) const { return path + "/" + name; }
+struct LinesDir : gxsort_test::TempDir {
+  LinesDir() : TempDir("gxsort-unit-lines") { REQUIRE(!path.empty()); }
+  std::string at(const std::string& name) const { return file(name); }
   // The names in it, sorted.
   std::vector<std::string> names() const {
     std::vector<std::string> v;

@@ -7,7 +7,6 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <numeric>
@@ -15,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/test_files.hpp"
 #include "gxsort/lines.hpp"
 #include "io/temp_files.hpp"
 #include "lines/merge_split.hpp"
@@ -25,17 +25,8 @@ using namespace gxsort::lines;
 
 namespace {
 
-struct SplitDir {
-  std::string path;
-  SplitDir() {
-    char p[] = "/tmp/gxsort-unit-split-XXXXXX";
-    REQUIRE(mkdtemp(p));
-    path = p;
-  }
-  ~SplitDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path, ignored);
-  }
+struct SplitDir : gxsort_test::TempDir {
+  SplitDir() : TempDir("gxsort-unit-split") { REQUIRE(!path.empty()); }
 };
 
 std::string file_text(const std::string& path) {

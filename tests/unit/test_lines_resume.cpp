@@ -5,12 +5,12 @@
 
 #include <doctest/doctest.h>
 
-#include <filesystem>
 #include <fstream>
 #include <numeric>
 #include <string>
 #include <vector>
 
+#include "../common/test_files.hpp"
 #include "io/temp_files.hpp"
 #include "lines/line_source.hpp"
 #include "lines/runs_job.hpp"
@@ -21,17 +21,8 @@ using namespace gxsort::lines;
 
 namespace {
 
-struct ResumeDir {
-  std::string path;
-  ResumeDir() {
-    char p[] = "/tmp/gxsort-unit-lresume-XXXXXX";
-    REQUIRE(mkdtemp(p));
-    path = p;
-  }
-  ~ResumeDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path, ignored);
-  }
+struct ResumeDir : gxsort_test::TempDir {
+  ResumeDir() : TempDir("gxsort-unit-lresume") { REQUIRE(!path.empty()); }
   std::string put(const std::string& name, const std::string& text) const {
     std::ofstream(path + "/" + name, std::ios::binary).write(text.data(), std::streamsize(text.size()));
     return path + "/" + name;
