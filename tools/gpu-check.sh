@@ -11,6 +11,9 @@
 #                              takes more than the 10 minutes of one device call)
 #   tools/gpu-check.sh lines   tools/bench/lines.sh on LINES_BYTES of text (default 10 GB),
 #                              gen_lines from $BUILD/bench
+#   tools/gpu-check.sh lines-timeline   where a sort of LINES_BYTES of text spends its time:
+#                              GXSORT_TIMELINE of plain lines, -t, -k2,2n and -u, in memory
+#                              and out of core (--memory a quarter), --no-fsync, warm
 #   tools/gpu-check.sh python  the Python package's tests (tests/python: CuPy and torch device
 #                              arrays too) and tools/bench/python_peers.py (PY_BENCH: its
 #                              options), with the package carried in $PY_PKG (a folder
@@ -43,6 +46,24 @@ if [ "$mode" = lines ]; then
   step "text lines: tools/bench/lines.sh ${LINES_BYTES:-10000000000}"
   GEN_LINES=$PWD/$b/bench/gen_lines bash tools/bench/lines.sh "$g" "${LINES_BYTES:-10000000000}" /tmp 2>&1 | tee "$out/lines.log"
   exit "${PIPESTATUS[0]}"
+fi
+
+if [ "$mode" = lines-timeline ]; then
+  bytes=${LINES_BYTES:-10000000000}
+  step "text lines: timelines of $bytes bytes"
+  "$b/bench/gen_lines" "$work/in.txt" "$bytes" 7
+  cat "$work/in.txt" > /dev/null
+  for job in "" "-t, -k2,2n" "-u"; do
+    for mem in "" "--memory $((bytes / 4))"; do
+      echo "-- sort --lines $job $mem"
+      s=$(date +%s.%N)
+      GXSORT_TIMELINE=1 "$g" sort --lines $job $mem "$work/in.txt" -o "$work/out.txt" --no-fsync -q -T "$work" 2>&1 | tail -40
+      echo "wall $(python3 -c "print(f'{$(date +%s.%N)-$s:.2f}')") s"
+      rm -f "$work/out.txt"
+    done
+  done 2>&1 | tee "$out/lines-timeline.log"
+  rm -rf "$work"
+  exit 0
 fi
 
 if [ "$mode" = python ]; then

@@ -123,6 +123,7 @@ void sort_chunks(LineSource& src, io::Output& out, const LinesJob& job, const En
       chunks = std::make_unique<LineChunks>(src, job.order.terminator, job.memory, job.threads, at);
     }
     if (!chunks->next(lines)) break;
+    timeline(opt.context, "lines: chunk read and indexed");
     throw_if_cancelled(opt.cancel);
     st.records += lines.size();
     if (runs.empty() && chunks->at_end()) {  // all of it in one chunk
@@ -145,6 +146,7 @@ void sort_chunks(LineSource& src, io::Output& out, const LinesJob& job, const En
   st.runs = runs.size();
   st.input_bytes = src.bytes_read();
   st.phases.push_back({"sort runs", since(t0), st.input_bytes, 0});
+  timeline(opt.context, "lines: runs formed");
   const auto t1 = Clock::now();
   MergeSetup setup = merge_setup(job, opt, false);
   if (progress) setup.progress = [&](uint64_t read) { progress({"merge", read, st.input_bytes, 0, 0}); };
@@ -152,6 +154,7 @@ void sort_chunks(LineSource& src, io::Output& out, const LinesJob& job, const En
                                    st.merge_levels, indexes);
   st.output_bytes = n.bytes;
   st.phases.push_back({"merge", since(t1), 0, n.bytes});
+  timeline(opt.context, "lines: runs merged");
 }
 
 // The job's stages for the whole progress: a sort and a write of the text, or runs
