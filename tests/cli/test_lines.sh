@@ -190,6 +190,39 @@ gx plan --lines mixed.txt
 grep -q "^mode: in memory" last.out && pass "plan --lines: in memory" || fail "plan --lines" "$(tr '\n' '|' <last.out)"
 gx plan -k2 huge.txt --memory 1M
 grep -q "^mode: sorted runs" last.out && pass "plan -k2 --memory 1M: runs" || fail "plan runs" "$(tr '\n' '|' <last.out)"
+
+# plan --lines --json and --dot: the library's plan (plan_lines) rendered. Its estimate of the
+# runs (the text over a chunk's bytes) against the runs a sort of the same text makes: lines of
+# 60 to 200 bytes (a chunk is bounded by its bytes, not by its lines' index), --fan-in 4.
+# jget FILE KEY...: the keys' values in the JSON document FILE ("" when it does not parse).
+jget() { "${PY[@]}" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(*(d[k] for k in sys.argv[2:]))' "$@" 2>/dev/null; }
+"${PY[@]}" -c "import random; r = random.Random(7); open('long.txt', 'w').write(''.join('%d %s\\n' % (r.randrange(10**9), 'x' * r.randrange(60, 200)) for i in range(40000)))"
+gx plan --lines mixed.txt --json
+[[ $RC == 0 && $(jget last.out command planned mode stream) == "plan sort in-memory False" ]] &&
+  pass "plan --lines --json: in memory" || fail "plan --lines --json" "rc $RC: $(head -c 300 last.out) $(last_err)"
+gx plan --lines long.txt --memory 1M --fan-in 4 --json
+read -r est_runs est_passes <<<"$(jget last.out runs merge_passes)"
+gx sort --lines long.txt -o got --memory 1M --fan-in 4 --stats-json stats.json
+read -r runs levels <<<"$(jget stats.json runs merge_levels)"
+[[ -n $est_runs && -n $runs && $((est_runs - runs)) -ge -1 && $((est_runs - runs)) -le 1 && $est_passes == "$levels" ]] &&
+  pass "plan --lines --json: $est_runs runs in $est_passes passes estimated, the sort made $runs in $levels" ||
+  fail "plan --lines --json: runs" "plan: '$est_runs' runs, '$est_passes' passes; sort: '$runs' runs, '$levels' passes"
+printf 'b\na\n' | "$GX" plan --lines - --json >last.out 2>last.err; RC=$?
+[[ $RC == 0 && $(jget last.out mode stream input_bytes) == "stream True None" ]] && pass "plan --lines - --json: a stream, size unknown" ||
+  fail "plan --lines - --json" "rc $RC: $(head -c 300 last.out) $(last_err)"
+gx plan merge --lines few.txt nums.txt --json
+[[ $RC == 0 && $(jget last.out planned mode runs) == "merge merge 2" ]] && pass "plan merge --lines --json: a merge of 2" ||
+  fail "plan merge --lines --json" "rc $RC: $(head -c 300 last.out) $(last_err)"
+gx plan --lines long.txt -o got --memory 1M --resume --json
+[[ $RC == 0 && $(jget last.out resumable resume) == "True None" ]] && pass "plan --lines --resume --json: resumable, no job left" ||
+  fail "plan --lines --resume --json" "rc $RC: $(head -c 300 last.out) $(last_err)"
+gx plan --lines long.txt --memory 1M --fan-in 4 --dot
+[[ $RC == 0 && $(head -1 last.out) == "digraph merge_tree {" ]] && grep -q "runs -> merge1" last.out && grep -q "merge2 -> output" last.out &&
+  pass "plan --lines --dot: input, runs, 2 merge passes, output" || fail "plan --lines --dot" "rc $RC: $(tr '\n' '|' <last.out) $(last_err)"
+gx plan check --lines few.txt --dot
+expect_rc "plan check --lines --dot: exit 2 (no merge tree)" 2
+gx check --lines few.txt --json
+expect_rc "check --lines --json: still refused (no JSON report of lines but plan's), exit 2" 2
 env -u LC_ALL LANG=de_DE.UTF-8 "$GX" sort -f -v few.txt -o got 2>last.err
 grep -q "LANG=de_DE.UTF-8 is not followed: lines are compared in the C locale" last.err && pass "-v: the locale not followed" ||
   fail "locale note" "$(last_err)"

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -91,6 +92,44 @@ struct LinesResume {
 };
 LinesResume inspect_sort_lines(const std::vector<std::string>& inputs, const std::string& output,
                                const LineOrder& order, const EngineOptions& opt);
+
+// plan --lines: what a command of lines (sort, dedupe, merge, check, runs) would do with
+// these inputs, output and options, decided by the functions the command decides by (its
+// budget, chunks, fan-in, threads) from the inputs' sizes: they are opened as the command
+// opens them, and none of their text is read.
+enum class LinesPlanMode : uint8_t {
+  in_memory,  // the whole text sorted in memory (when its lines' index fits: in_memory_lines)
+  runs,       // sorted runs of at most chunk_bytes in temp files, merged in merge_passes
+  stream,     // a stream: in memory if it ends within one chunk, else runs merged
+  merge,      // merge: the sorted inputs merged in one streamed pass
+  pass,       // check: one streamed pass over the lines
+};
+const char* lines_plan_mode_name(LinesPlanMode m);  // "in-memory", "external", "stream", "merge", "pass"
+
+struct LinesPlan {
+  std::string command;  // sort, dedupe, merge, check, runs
+  LinesPlanMode mode = LinesPlanMode::in_memory;
+  size_t inputs = 0;
+  bool stream = false;          // an input is a stream: the text's size is known when it ends
+  uint64_t input_bytes = 0;     // the regular inputs' bytes (the whole text unless stream)
+  uint64_t memory = 0;          // the budget the command runs with
+  unsigned threads = 1;
+  std::string backend;          // what sorts the lines' prefixes: "cuda" or "cpu" (merge, check: "cpu")
+  // in_memory: the most lines whose index fits beside the text (more go through runs); at
+  // least input_bytes: the index fits whatever the lines (each is a byte at least).
+  uint64_t in_memory_lines = 0;
+  uint64_t chunk_bytes = 0;     // sort, dedupe, runs: the text a run holds at most
+  uint64_t chunk_lines = 0;     // ... and its lines at most (lines shorter on average than
+                                // chunk_bytes / chunk_lines make smaller runs, and more)
+  uint64_t runs = 0;            // runs: input_bytes over chunk_bytes (at least that); merge: the inputs
+  size_t fan_in = 0;
+  size_t merge_passes = 0;      // runs: the passes merging them, the last into the output (runs: 0)
+  std::vector<std::string> temp_dirs;  // sort, dedupe, runs: where the runs go
+  bool resumable = false;       // the runs are a job's pieces, kept for --resume (sort, dedupe)
+  std::optional<LinesResume> resume;   // opt.resume (sort, dedupe): what a killed run of the job left
+};
+LinesPlan plan_lines(const std::string& command, const std::vector<std::string>& inputs, const std::string& output,
+                     const LineOrder& order, const EngineOptions& opt);
 
 // merge (sort -m): sorted inputs merged, lines with equal keys in the inputs' order. An
 // input out of order is refused (Error usage naming it and the line), nothing written.

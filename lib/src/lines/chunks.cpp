@@ -14,12 +14,22 @@ constexpr size_t kFirstBuffer = size_t(1) << 20;
 
 }  // namespace
 
-LineChunks::LineChunks(LineSource& src, char terminator, uint64_t memory, unsigned threads, uint64_t from)
-    : src_(src), terminator_(terminator), memory_(memory), threads_(threads), handed_(from) {
-  base_cap_ = size_t(std::max<uint64_t>(memory / 2, 4096));
+size_t chunk_buffer_bytes(const LineSource& src, uint64_t memory) {
+  const size_t half = size_t(std::max<uint64_t>(memory / 2, 4096));
   // Room for all of small regular inputs, their owed terminators and a byte more, so
   // that their end is seen as the buffer fills (one chunk: sorted straight into the output).
-  if (src.all_regular()) base_cap_ = size_t(std::min<uint64_t>(base_cap_, src.regular_bytes() + src.inputs() + 1));
+  if (src.all_regular()) return size_t(std::min<uint64_t>(half, src.regular_bytes() + src.inputs() + 1));
+  return half;
+}
+
+size_t chunk_max_lines(uint64_t memory, size_t buffer) {
+  const uint64_t index_room = memory - std::min<uint64_t>(memory, buffer);
+  return size_t(std::max<uint64_t>(1, index_room / kIndexBytesPerLine));
+}
+
+LineChunks::LineChunks(LineSource& src, char terminator, uint64_t memory, unsigned threads, uint64_t from)
+    : src_(src), terminator_(terminator), memory_(memory), threads_(threads), handed_(from) {
+  base_cap_ = chunk_buffer_bytes(src, memory);
   resize(std::min(base_cap_, kFirstBuffer));
 }
 
@@ -66,9 +76,7 @@ bool LineChunks::next(std::vector<LineRef>& lines) {
   }
   if (!last) return false;
   const size_t whole = size_t(static_cast<const char*>(last) - buf_.get()) + 1;
-  const uint64_t index_room = memory_ - std::min<uint64_t>(memory_, cap_);
-  const size_t max_lines = size_t(std::max<uint64_t>(1, index_room / kIndexBytesPerLine));
-  start_ = index_lines(buf_.get(), whole, terminator_, threads_, lines, max_lines);
+  start_ = index_lines(buf_.get(), whole, terminator_, threads_, lines, chunk_max_lines(memory_, cap_));
   handed_ += start_;  // compact() put the chunk at the buffer's start
   return true;
 }

@@ -13,6 +13,11 @@
 
 namespace gxsort::lines {
 
+// The text a chunk of `src` holds at most in a budget of `memory`: the buffer's size.
+size_t chunk_buffer_bytes(const LineSource& src, uint64_t memory);
+// The lines a chunk holds at most with a buffer of `buffer` bytes (their index takes the rest).
+size_t chunk_max_lines(uint64_t memory, size_t buffer);
+
 class LineChunks {
  public:
   // `from`: the text's byte the source reads from (LineSource::seek_text), where

@@ -4,6 +4,7 @@
 
 #include "device/backend_select.hpp"
 #include "engine/engine.hpp"
+#include "lines/line_index.hpp"
 #include "plan/plan_request.hpp"
 
 namespace gxsort::lines {
@@ -36,6 +37,11 @@ LinesJob lines_job(const LineOrder& order, const EngineOptions& opt, const std::
   job.merge_buffer = size_t(std::clamp<uint64_t>(job.memory / (2 * (job.fan_in + 1)), kMinMergeBuffer, kMaxMergeBuffer));
   job.gather_buffer = size_t(std::clamp<uint64_t>(job.memory / 16 / job.threads, kMinMergeBuffer, kMaxMergeBuffer));
   return job;
+}
+
+size_t whole_max_lines(uint64_t text, const LinesJob& job) {
+  if (text > job.memory) return 0;
+  return size_t((job.memory - text) / kIndexBytesPerLine);
 }
 
 MergeSetup merge_setup(const LinesJob& job, const EngineOptions& opt, bool check_sorted) {

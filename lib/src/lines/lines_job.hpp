@@ -26,6 +26,11 @@ struct LinesJob {
 // `output` chooses the default temp directory (beside it; "" for none: /tmp or $TMPDIR).
 LinesJob lines_job(const LineOrder& order, const EngineOptions& opt, const std::string& output);
 
+// The lines the in-memory sort of a whole text of `text` bytes may index beside it in the
+// budget (kIndexBytesPerLine each): more go through runs; 0 (none fit) when the text
+// goes through runs whatever its lines (sort_lines and plan_lines decide by it).
+size_t whole_max_lines(uint64_t text, const LinesJob& job);
+
 // The merge's setup for `job`.
 MergeSetup merge_setup(const LinesJob& job, const EngineOptions& opt, bool check_sorted);
 

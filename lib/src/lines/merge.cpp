@@ -119,11 +119,18 @@ MergeCounts merge_group(std::vector<io::TempFile>& runs, size_t b, size_t e, con
 
 // Resume of a killed sort of lines is not built: here is where the engine's journal
 // (engine/job.hpp) would keep each pass's runs for --resume.
+size_t merge_passes(size_t runs, size_t fan_in) {
+  fan_in = std::max<size_t>(fan_in, 2);
+  size_t passes = 1;
+  for (; runs > fan_in; ++passes) runs = (runs + fan_in - 1) / fan_in;
+  return passes;
+}
+
 MergeCounts merge_runs(std::vector<io::TempFile> runs, const io::File& out, size_t fan_in,
                        const std::vector<std::string>& tmp_dirs, const Context& context, const MergeSetup& setup,
                        size_t& levels, const std::vector<RunIndex>& indexes) {
   fan_in = std::max<size_t>(fan_in, 2);
-  levels = 1;
+  levels = merge_passes(runs.size(), fan_in);
   // -u's split merges twice (merge_split.hpp): worth it from 4 threads.
   if (indexes.size() == runs.size() && runs.size() <= fan_in && setup.threads >= (setup.order->unique ? 4u : 2u))
     return merge_split(runs, indexes, out, setup);
@@ -145,7 +152,6 @@ MergeCounts merge_runs(std::vector<io::TempFile> runs, const io::File& out, size
       merged.push_back(std::move(t));
     }
     runs = std::move(merged);
-    ++levels;
   }
   return merge_group(runs, 0, runs.size(), out, setup);
 }

@@ -37,6 +37,10 @@ struct MergeSetup {
 MergeCounts merge_lines_into(std::vector<std::unique_ptr<LineReader>>& readers, LineWriter& out,
                              const MergeSetup& setup);
 
+// The passes merge_runs makes over `runs` runs with `fan_in`: each merges groups of up to
+// fan_in (a group of one carried over) until one merge into the output is left.
+size_t merge_passes(size_t runs, size_t fan_in);
+
 // Sorted run files merged into `out` from byte 0: in passes of at most `fan_in` runs
 // into new runs in `tmp_dirs` (each pass's inputs removed as it ends) until one pass
 // into `out` is left. `levels` is set to the passes made. With an index of every run

@@ -42,6 +42,10 @@ std::string runs_job_digest(const LineSource& src, const LinesJob& job, const st
   return resume::job_digest(parts);
 }
 
+bool keeps_runs(const LineSource& src, const std::string& output) {
+  return src.all_regular() && !io::output_is_pipe(output);
+}
+
 std::unique_ptr<RunsJob> RunsJob::open(const LineSource& src, const LinesJob& job, const std::string& output,
                                        const EngineOptions& opt) {
   if (!src.all_regular()) {
@@ -125,11 +129,11 @@ LinesResume inspect_sort_lines(const std::vector<std::string>& inputs, const std
   LinesResume r;
   const lines::LineSource src(inputs, order.terminator);
   const lines::LinesJob job = lines::lines_job(order, opt, output);
-  if (!src.all_regular() || io::output_is_pipe(output)) return r;
+  if (!lines::keeps_runs(src, output)) return r;
   const resume::JobDir dir = resume::JobDir::peek(job.tmp_dirs, lines::runs_job_digest(src, job, output));
   // Text within the budget goes through runs too when its lines' index does not fit: a
   // job left there is one.
-  r.resumable = src.regular_bytes() > job.memory || dir.active();
+  r.resumable = lines::whole_max_lines(src.regular_bytes(), job) == 0 || dir.active();
   if (!dir.active()) return r;
   r.job_dir = dir.path();
   r.running = dir.running();

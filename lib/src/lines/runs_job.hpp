@@ -60,6 +60,10 @@ class RunsJob {
   const CancelToken* cancel_ = nullptr;
 };
 
+// Whether a sort of `src` into `output` through runs keeps them as a job's pieces: its
+// inputs are regular files (read again on a resume) and its output is not a pipe.
+bool keeps_runs(const LineSource& src, const std::string& output);
+
 // The digest of a sort of lines' job: its inputs (resume::input_parts), order, budget
 // and output.
 std::string runs_job_digest(const LineSource& src, const LinesJob& job, const std::string& output);

@@ -48,10 +48,9 @@ Written sort_block(const std::vector<LineRef>& lines, const io::File& out, const
 // False (nothing written) when they do not fit.
 bool sort_whole(LineSource& src, io::Output& out, const LinesJob& job, RunStats& st, const ProgressFn& progress) {
   const uint64_t text = src.regular_bytes();
-  if (text > job.memory) return false;
-  const auto t0 = Clock::now();
-  const size_t max_lines = size_t((job.memory - text) / kIndexBytesPerLine);
+  const size_t max_lines = whole_max_lines(text, job);
   if (max_lines == 0) return false;
+  const auto t0 = Clock::now();
   const InputText all = read_inputs(src, job.threads);
   timeline(job.sort_options.context, "lines: read");
   std::vector<LineRef> lines;

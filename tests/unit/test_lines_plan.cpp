@@ -1,0 +1,112 @@
+// plan_lines (gxsort/lines.hpp): its mode at the budget's boundary, decided as sort_lines
+// decides it (a text exactly at the budget leaves no room for its index: runs; a text
+// within it, in memory when its lines' index fits beside it, else runs), checked against
+// what sort_lines does with the same text; its runs and passes; merge, check, a stream.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <string>
+
+#include "../common/test_files.hpp"
+#include "gxsort/gxsort.hpp"
+#include "gxsort/lines.hpp"
+
+using namespace gxsort;
+
+namespace {
+
+constexpr uint64_t kBudget = uint64_t(1) << 20;  // the in-memory API's least
+
+EngineOptions plan_options(const gxsort_test::TempDir& dir, size_t fan_in = 0) {
+  EngineOptions opt;
+  opt.memory.bytes = kBudget;
+  opt.memory.given = true;
+  opt.tmp_dirs = {dir.path};
+  opt.threads = 2;
+  opt.device = Device::cpu;
+  opt.fan_in = fan_in;
+  return opt;
+}
+
+// `lines` lines of `bytes` bytes in all (their terminators counted), into `path`.
+void write_lines(const std::string& path, uint64_t bytes, uint64_t lines) {
+  std::string text;
+  for (uint64_t i = 0; i < lines; ++i) {
+    const uint64_t size = bytes / lines + (i < bytes % lines ? 1 : 0);
+    text += std::string(size - 1, char('a' + (i * 7) % 26)) + "\n";
+  }
+  std::ofstream(path, std::ios::binary).write(text.data(), std::streamsize(text.size()));
+}
+
+// The mode sort_lines takes sorting `path` ("in memory" or "runs").
+std::string sorted_mode(const std::string& path, const gxsort_test::TempDir& dir) {
+  return sort_lines({path}, dir.file("out"), LineOrder{}, plan_options(dir)).mode;
+}
+
+}  // namespace
+
+TEST_CASE("plan_lines: a text exactly at the budget goes through runs, as sort_lines takes it") {
+  gxsort_test::TempDir dir("gxsort-unit-lines-plan");
+  const std::string in = dir.file("in.txt");
+  write_lines(in, kBudget, 1024);
+  const LinesPlan p = plan_lines("sort", {in}, dir.file("out"), LineOrder{}, plan_options(dir));
+  CHECK(p.memory == kBudget);
+  CHECK(p.input_bytes == kBudget);
+  CHECK(p.mode == LinesPlanMode::runs);
+  CHECK(p.in_memory_lines == 0);
+  CHECK(p.chunk_bytes == kBudget / 2);
+  CHECK(p.runs == 2);
+  CHECK(p.merge_passes == 1);
+  CHECK(p.resumable);
+  CHECK(p.temp_dirs == std::vector<std::string>{dir.path});
+  CHECK(std::string(lines_plan_mode_name(p.mode)) == "external");
+  CHECK(sorted_mode(in, dir) == "runs");
+}
+
+TEST_CASE("plan_lines: a text within the budget is in memory when its index fits, else runs") {
+  gxsort_test::TempDir dir("gxsort-unit-lines-plan");
+  const std::string in = dir.file("in.txt");
+  const uint64_t room_lines = 10;  // the index's room beside the text: 10 lines of 80 bytes
+  write_lines(in, kBudget - room_lines * 80, room_lines);
+  const LinesPlan fits = plan_lines("sort", {in}, dir.file("out"), LineOrder{}, plan_options(dir));
+  CHECK(fits.mode == LinesPlanMode::in_memory);
+  CHECK(fits.in_memory_lines == room_lines);
+  CHECK(fits.input_bytes > fits.in_memory_lines);  // not whatever its lines: only up to 10 of them
+  CHECK(sorted_mode(in, dir) == "in memory");
+  write_lines(in, kBudget - room_lines * 80, room_lines + 1);  // one line more than the index's room
+  CHECK(plan_lines("sort", {in}, dir.file("out"), LineOrder{}, plan_options(dir)).in_memory_lines == room_lines);
+  CHECK(sorted_mode(in, dir) == "runs");
+}
+
+TEST_CASE("plan_lines: a small text surely in memory; runs and passes with the fan-in") {
+  gxsort_test::TempDir dir("gxsort-unit-lines-plan");
+  const std::string small = dir.file("small.txt"), big = dir.file("big.txt");
+  write_lines(small, 1000, 100);
+  const LinesPlan s = plan_lines("dedupe", {small}, "", LineOrder{}, plan_options(dir));
+  CHECK(s.mode == LinesPlanMode::in_memory);
+  CHECK(s.input_bytes <= s.in_memory_lines);
+  write_lines(big, 9 * kBudget, 9 * 1024);  // 18 chunks of half the budget
+  const LinesPlan b = plan_lines("sort", {big}, dir.file("out"), LineOrder{}, plan_options(dir, 4));
+  CHECK(b.mode == LinesPlanMode::runs);
+  CHECK(b.runs == 18);
+  CHECK(b.fan_in == 4);
+  CHECK(b.merge_passes == 3);  // 18 -> 5 -> 2 -> the output
+}
+
+TEST_CASE("plan_lines: merge, check, a stream, and a command it does not plan") {
+  gxsort_test::TempDir dir("gxsort-unit-lines-plan");
+  const std::string a = dir.file("a.txt"), b = dir.file("b.txt");
+  write_lines(a, 100, 10);
+  write_lines(b, 200, 10);
+  const LinesPlan m = plan_lines("merge", {a, b}, dir.file("out"), LineOrder{}, plan_options(dir));
+  CHECK(m.mode == LinesPlanMode::merge);
+  CHECK(m.runs == 2);
+  CHECK(m.input_bytes == 300);
+  CHECK(m.backend == "cpu");
+  CHECK(plan_lines("check", {a}, "", LineOrder{}, plan_options(dir)).mode == LinesPlanMode::pass);
+  const LinesPlan st = plan_lines("sort", {"/dev/null"}, "", LineOrder{}, plan_options(dir));
+  CHECK(st.stream);
+  CHECK(st.mode == LinesPlanMode::stream);
+  CHECK(st.chunk_bytes == kBudget / 2);
+  CHECK_THROWS_AS(plan_lines("reduce", {a}, "", LineOrder{}, plan_options(dir)), Error);
+}
