@@ -76,7 +76,8 @@ void add_runs_options(po::options_description& d, Command& cmd, Args& a) {
 }
 
 void build_runs(const Args&, const po::variables_map&, Command& cmd) {
-  expect_operands(cmd, 1, 1, "one input file");
+  if (cmd.lines) expect_operands(cmd, 1, SIZE_MAX, "one or more input files");  // read as one text, as sort reads them
+  else expect_operands(cmd, 1, 1, "one input file");
   require_output(cmd, "DIR");
 }
 

@@ -63,7 +63,10 @@ int run_plan(CommandRun& r) {
   return 0;
 }
 
-int run_runs(CommandRun& r) { return finish(r, form_runs(input_of(r.cmd), r.cmd.output, r.opt)); }
+int run_runs(CommandRun& r) {
+  if (r.cmd.lines) return run_runs_lines(r);
+  return finish(r, form_runs(input_of(r.cmd), r.cmd.output, r.opt));
+}
 
 int run_merge(CommandRun& r) {
   if (r.cmd.lines) return run_merge_lines(r);

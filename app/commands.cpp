@@ -59,7 +59,8 @@ CommandEntry plan_entry() {
 CommandEntry runs_entry() {
   CommandEntry e = named("runs", "IN -o DIR", "form sorted runs only (run files and a manifest)");
   e.groups = kReports | kRecords | kResources | kFsync | kUnique;
-  e.lines_refusal = "runs of text lines: not built; use sort --lines";
+  e.more_help = "Text lines (--lines, or GNU sort's -k POS1[,POS2], -t, -n, ...): run files of sorted lines (IN... read\n"
+                "one after the other), their manifest naming their order; `gxsort merge --lines DIR` merges them.\n";
   e.plannable = e.temp_note = e.output_dir = true;
   e.add_options = add_runs_options, e.build = build_runs, e.run = run_runs;
   return e;

@@ -46,6 +46,10 @@ int run_sort_lines(CommandRun& r, bool unique) {
   return finish_lines(r, sort_lines(r.cmd.inputs, r.cmd.output, order, r.opt));
 }
 
+int run_runs_lines(CommandRun& r) {
+  return finish_lines(r, form_line_runs(r.cmd.inputs, r.cmd.output, r.cmd.line_order, r.opt));
+}
+
 int run_merge_lines(CommandRun& r) {
   return finish_lines(r, merge_lines(r.cmd.inputs, r.cmd.output, r.cmd.line_order, r.opt));
 }

@@ -8,6 +8,7 @@ namespace gxsort::cli {
 
 // sort --lines (unique: dedupe --lines, which is sort -u).
 int run_sort_lines(CommandRun& r, bool unique = false);
+int run_runs_lines(CommandRun& r);
 int run_merge_lines(CommandRun& r);
 // Exit 1 with GNU's "FILE:N: disorder: LINE" on stderr when not sorted (-q: status only).
 int run_check_lines(CommandRun& r);

@@ -155,9 +155,6 @@ for opt in "--record-size 8" "--key 0:u64" "--float-order numpy" "--ooc merge" "
 done
 gx sort -n mixed.txt -o got.npy
 expect_rc "sort -n -o OUT.npy: exit 2" 2
-gx runs --lines mixed.txt -o rdir
-expect_rc "runs --lines: exit 2" 2
-err_mentions "runs --lines: not built, use sort --lines" "sort --lines"
 gx check -u mixed.txt --type u8
 expect_rc "check -u of records: exit 2" 2
 rm -f got

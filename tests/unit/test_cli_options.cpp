@@ -223,7 +223,10 @@ TEST_CASE("text lines: --lines, --format lines and GNU sort's text options; -r, 
   CHECK(parse({"-h"}).name == "help");
   CHECK(error_of({"sort", "x", "--lines", "--type", "u64"}).find("--type") != std::string::npos);
   CHECK(error_of({"sort", "x", "-z", "--key", "0:u64"}).find("0:u64") != std::string::npos);
-  CHECK(error_of({"runs", "x", "-o", "d", "--lines"}).find("sort --lines") != std::string::npos);
+  CHECK(parse({"runs", "a", "b", "-o", "d", "-k2,2n"}).lines);  // several inputs, as sort's
+  CHECK(parse({"runs", "a", "b", "-o", "d", "--lines"}).inputs.size() == 2);
+  CHECK(error_of({"runs", "a", "b", "-o", "d"}).find("one input") != std::string::npos);  // records: one
+  CHECK(error_of({"runs", "x", "-o", "d", "--lines", "--resume"}).find("--resume") != std::string::npos);
   CHECK(code_of({"check", "x", "-u"}) == ExitCode::usage);  // records: -u is for lines
   CHECK(code_of({"sort", "x", "-t", ""}) == ExitCode::usage);
 }

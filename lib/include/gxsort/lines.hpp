@@ -130,9 +130,18 @@ struct LinesPlan {
 };
 LinesPlan plan_lines(const std::string& command, const std::vector<std::string>& inputs, const std::string& output,
                      const LineOrder& order, const EngineOptions& opt);
+// gxsort runs --lines IN... -o DIR: the lines of `inputs` (as sort_lines reads them) in
+// sorted runs, as sort_lines cuts its runs within opt.memory (opt.unique or order.unique:
+// each run without two equal keys), DIR/run-NNNNNN.bin, and DIR/manifest.txt naming
+// them with the lines' terminator and order, written last (as form_runs: DIR made if
+// missing, refused if it holds a manifest or runs; nothing left on failure).
+RunStats form_line_runs(const std::vector<std::string>& inputs, const std::string& out_dir, const LineOrder& order,
+                        const EngineOptions& opt);
 
 // merge (sort -m): sorted inputs merged, lines with equal keys in the inputs' order. An
 // input out of order is refused (Error usage naming it and the line), nothing written.
+// A directory of form_line_runs stands for its runs, in order, checked against its
+// manifest (a merge by another order or of runs of records is refused, Error usage).
 RunStats merge_lines(const std::vector<std::string>& inputs, const std::string& output, const LineOrder& order,
                      const EngineOptions& opt);
 

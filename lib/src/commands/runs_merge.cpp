@@ -1,23 +1,19 @@
 // runs and merge: sorted runs written to a directory with a manifest, and the merge of
 // sorted files (a runs directory standing for its runs, checked against its manifest).
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
-#include <exception>
-#include <set>
 
 #include "io/checksum.hpp"
-#include "io/debris.hpp"
 #include "io/safe_dir.hpp"
 #include "io/output.hpp"
 #include "io/space.hpp"
-#include "parallel/own_thread.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "commands/command_plans.hpp"
+#include "commands/runs_dir.hpp"
 #include "commands/stream_inputs.hpp"
 #include "engine/engine.hpp"
 #include "engine/job.hpp"
@@ -28,45 +24,6 @@
 
 namespace gxsort {
 namespace {
-
-// Removes a directory this command created, if it is still empty, unless kept.
-class CreatedDir {
- public:
-  explicit CreatedDir(const std::string& dir) : dir_(dir) {
-    created_ = ::mkdir(dir.c_str(), 0755) == 0;
-    if (!created_ && errno != EEXIST) fail_errno(dir, "cannot create directory", errno);
-  }
-  ~CreatedDir() {
-    if (created_ && !kept_) ::rmdir(dir_.c_str());
-  }
-  void keep() { kept_ = true; }
-
- private:
-  std::string dir_;
-  bool created_ = false, kept_ = false;
-};
-
-// A `runs` killed after its runs got their names and before its manifest left those
-// names as hard links to its job's pieces (same inode): they go, so that the directory
-// holds no runs again and the job can resume (or start afresh). Nothing else is touched.
-void unlink_job_links(const std::string& out_dir) {
-  std::set<std::pair<dev_t, ino_t>> pieces;
-  for (const io::TempEntry& t : io::find_temp_files({out_dir})) {
-    if (!t.job_dir || !t.stale) continue;
-    // Looked into through a descriptor of the directory itself (no link followed), ours only.
-    const io::UniqueFd dir(io::open_dir_at(AT_FDCWD, t.path));
-    struct stat ds, st;
-    std::vector<std::string> names;
-    if (!dir || ::fstat(dir.get(), &ds) != 0 || ds.st_uid != ::geteuid() || !io::entry_names(dir.get(), names)) continue;
-    for (const std::string& n : names)
-      if (::fstatat(dir.get(), n.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) pieces.insert({st.st_dev, st.st_ino});
-  }
-  struct stat st;
-  for (const std::string& name : run_files_in(out_dir)) {
-    const std::string path = out_dir + "/" + name;
-    if (::lstat(path.c_str(), &st) == 0 && pieces.count({st.st_dev, st.st_ino})) ::unlink(path.c_str());
-  }
-}
 
 const io::File& run_file(const TreeInput& t) { return t.temp ? t.temp->file() : *t.file; }
 
@@ -115,13 +72,7 @@ RunStats form_runs(const std::string& input, const std::string& out_dir, const E
   // Every option is checked before the directory is made: a refused run leaves nothing.
   Prepared p = prepare_runs(in, out_dir, opt);
   CreatedDir dir(out_dir);
-  io::require_writable_dir(out_dir, "output");
-  struct stat existing;
-  if (::stat((out_dir + "/manifest.txt").c_str(), &existing) == 0)
-    fail_usage(out_dir + ": already holds a manifest.txt; choose an empty directory");
-  unlink_job_links(out_dir);
-  if (!run_files_in(out_dir).empty())
-    fail_usage(out_dir + ": already holds run files (" + *run_files_in(out_dir).begin() + "); choose an empty directory");
+  check_runs_dir_empty(out_dir);
   // Runs sized as the external plan sizes them: read, sort and write of three chunks
   // fit in --memory.
   RunSource src;
@@ -234,12 +185,9 @@ std::vector<MergeInput> open_merge_inputs(const Context& context, const std::vec
     struct stat st;
     if (a != "-" && ::stat(a.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
       runs_dirs.push_back(a);
-      for (const ManifestRun& r : read_runs_manifest(a, f)) {
+      for (ListedRun& r : open_listed_runs(a, runs_format(f))) {
         MergeInput m;
-        m.file = std::make_shared<io::File>(io::File::open_read(r.path));
-        if (m.file->size() != r.bytes)
-          fail_usage(r.path + ": run file is " + std::to_string(m.file->size()) + " bytes, the manifest says " +
-                     std::to_string(r.bytes));
+        m.file = std::move(r.file);
         m.from_manifest = true;
         m.checksum = r.checksum;
         out.push_back(std::move(m));
@@ -259,17 +207,6 @@ std::vector<MergeInput> open_merge_inputs(const Context& context, const std::vec
   return out;
 }
 
-// An output inside a runs directory being merged is refused: a later merge of the
-// directory would take it for a run.
-void refuse_output_in_runs_dir(const std::string& output, const std::vector<std::string>& runs_dirs) {
-  if (output == "-") return;
-  const std::string out_dir = io::directory_of(io::resolve_symlinks(output));
-  for (const auto& d : runs_dirs)
-    if (io::same_file(out_dir, d))
-      fail_usage(output + ": the output is inside the runs directory " + d +
-                 " being merged (a later merge of it would take the output for a run); write it elsewhere");
-}
-
 // The merge tree's inputs: each opened input (a spooled stream: its temp file) with its
 // record count.
 std::vector<TreeInput> merge_tree_inputs(const std::vector<MergeInput>& inputs, const Format& f) {
@@ -282,53 +219,6 @@ std::vector<TreeInput> merge_tree_inputs(const std::vector<MergeInput>& inputs, 
   }
   return tree;
 }
-
-// Hashes the runs of runs directories on a thread of its own while the merge reads
-// them; finish() throws Error(usage) naming the first whose checksum is not the
-// manifest's. Nothing is committed before it returns.
-class RunVerifier {
- public:
-  explicit RunVerifier(const std::vector<MergeInput>& inputs) {
-    for (const auto& m : inputs)
-      if (m.from_manifest) runs_.push_back(&m);
-    if (!runs_.empty()) thread_ = parallel::OwnThread([this] { run(); });
-  }
-  ~RunVerifier() {
-    stop_ = true;
-    thread_.join();
-  }
-  void finish() {
-    thread_.join();
-    if (error_) std::rethrow_exception(error_);
-  }
-
- private:
-  void run() {
-    try {
-      std::vector<unsigned char> buf(size_t(8) << 20);
-      for (const MergeInput* m : runs_) {
-        const uint64_t n = m->file->size();
-        io::Xxh3 h;
-        for (uint64_t off = 0; off < n && !stop_; off += buf.size()) {
-          const size_t len = size_t(std::min<uint64_t>(buf.size(), n - off));
-          m->file->read_at(buf.data(), len, off);
-          h.update(buf.data(), len);
-        }
-        if (stop_) return;
-        if (h.digest() != m->checksum)
-          fail_usage(m->file->path() + ": run file does not match its checksum in the manifest (" +
-                     io::hex64(m->checksum) + ", the file hashes to " + io::hex64(h.digest()) +
-                     "): it changed after `gxsort runs` wrote it");
-      }
-    } catch (...) {
-      error_ = std::current_exception();
-    }
-  }
-  std::vector<const MergeInput*> runs_;
-  std::atomic<bool> stop_{false};
-  std::exception_ptr error_;
-  parallel::OwnThread thread_;
-};
 
 }  // namespace
 
@@ -367,7 +257,10 @@ RunStats merge_files(const std::vector<std::string>& args, const std::string& ou
   st.input_bytes = st.output_bytes = bytes;
   st.runs = tree.size();
   if (!out.streamed()) out.file().start_write_behind();
-  RunVerifier verifier(inputs);
+  std::vector<ListedRun> listed;
+  for (const auto& m : inputs)
+    if (m.from_manifest) listed.push_back({m.file, m.checksum});
+  RunVerifier verifier(std::move(listed));
   std::atomic<uint64_t> done{0};
   MergeSetup job = merge_setup_of(p, opt, plan.window_records, plan.merge_buffer_bytes);
   WholeProgress job_progress(opt.progress, merge_stages(plan));  // all levels: one job

@@ -29,8 +29,11 @@ std::string format_line(const Format& f) {
          key_type_name(f.key_type) + " " + std::to_string(f.key_bytes) + " " + (f.reverse ? "1" : "0");
 }
 
+const std::string kLinesFormat = "format lines ";
+
 // What a format line says, for a message.
 std::string describe_format_line(const std::string& line) {
+  if (line.rfind(kLinesFormat, 0) == 0) return "text lines, " + line.substr(kLinesFormat.size());
   std::istringstream fl(line.substr(7));
   size_t rs = 0, off = 0, kb = 0;
   std::string kt, keys;
@@ -48,6 +51,22 @@ std::string describe_format_line(const std::string& line) {
   return what + (rev ? ", reversed" : "");
 }
 
+// Refuses runs of another format: text lines as records or records as text lines
+// (saying which they are), or another record format or order of lines.
+void check_format_line(const std::string& dir, const std::string& line, const RunsFormat& f) {
+  const bool of_lines = line.rfind(kLinesFormat, 0) == 0;
+  if (of_lines != (f.record_size == 0))
+    fail_usage(dir + (of_lines ? ": holds runs of text lines; merge them with --lines (and the options they were sorted by)"
+                               : ": holds runs of binary records (" + describe_format_line(line) +
+                                     "); merge them without --lines"));
+  if (line == f.line) return;
+  if (of_lines)
+    fail_usage(dir + ": runs were made with another order (" + describe_format_line(line) + "; these options give " +
+               f.line.substr(kLinesFormat.size()) + "); give the same ordering options");
+  fail_usage(dir + ": runs were made with another format (" + describe_format_line(line) +
+             "); give the same format options");
+}
+
 }  // namespace
 
 std::set<std::string> run_files_in(const std::string& dir) {
@@ -62,9 +81,17 @@ std::set<std::string> run_files_in(const std::string& dir) {
   return names;
 }
 
+RunsFormat runs_format(const Format& f) { return {format_line(f), f.record_size}; }
+
+RunsFormat line_runs_format(const std::string& order_text) { return {kLinesFormat + order_text, 0}; }
+
 std::string runs_manifest_text(const Format& f, const std::vector<ManifestRun>& runs) {
+  return runs_manifest_text(runs_format(f), runs);
+}
+
+std::string runs_manifest_text(const RunsFormat& f, const std::vector<ManifestRun>& runs) {
   std::ostringstream m;
-  m << "gxsort-runs " << kRunsManifestVersion << "\n" << format_line(f) << "\nruns " << runs.size() << "\n";
+  m << "gxsort-runs " << kRunsManifestVersion << "\n" << f.line << "\nruns " << runs.size() << "\n";
   for (size_t i = 0; i < runs.size(); ++i)
     m << run_file_name(i) << " " << runs[i].records << " " << runs[i].bytes << " " << io::hex64(runs[i].checksum) << "\n";
   std::string text = m.str();
@@ -72,6 +99,10 @@ std::string runs_manifest_text(const Format& f, const std::vector<ManifestRun>& 
 }
 
 std::vector<ManifestRun> read_runs_manifest(const std::string& dir, const Format& f) {
+  return read_runs_manifest(dir, runs_format(f));
+}
+
+std::vector<ManifestRun> read_runs_manifest(const std::string& dir, const RunsFormat& f) {
   const std::string path = dir + "/manifest.txt";
   std::ifstream in(path, std::ios::binary);
   if (!in) fail_usage(dir + ": is a directory without a manifest.txt (not a `gxsort runs` directory)");
@@ -97,9 +128,7 @@ std::vector<ManifestRun> read_runs_manifest(const std::string& dir, const Format
 
   if (lines.size() < 4) bad(lines.size() - 1, "too short");
   if (lines[1].rfind("format ", 0) != 0) bad(1, "expected the 'format' line");
-  if (lines[1] != format_line(f))
-    fail_usage(dir + ": runs were made with another format (" + describe_format_line(lines[1]) +
-               "); give the same format options");
+  check_format_line(dir, lines[1], f);
   std::istringstream rl(lines[2]);
   std::string word;
   uint64_t count = 0;
@@ -115,8 +144,10 @@ std::vector<ManifestRun> read_runs_manifest(const std::string& dir, const Format
     if (!(ls >> name >> r.records >> r.bytes >> hex) || !ls.eof() || !io::parse_hex64(hex, r.checksum))
       bad(3 + i, "expected 'run-NNNNNN.bin <records> <bytes> <checksum>'");
     if (name != run_file_name(i)) bad(3 + i, "expected run " + run_file_name(i) + ", found '" + name + "'");
-    if (r.bytes != r.records * f.record_size || r.records > r.bytes)
-      bad(3 + i, std::to_string(r.records) + " records do not make " + std::to_string(r.bytes) + " bytes");
+    const bool sizes_agree = f.record_size ? r.bytes == r.records * f.record_size && r.records <= r.bytes
+                                           : r.records <= r.bytes && (r.records > 0) == (r.bytes > 0);
+    if (!sizes_agree)
+      bad(3 + i, std::to_string(r.records) + (f.record_size ? " records" : " lines") + " do not make " + std::to_string(r.bytes) + " bytes");
     r.path = dir + "/" + name;
     struct stat st;
     if (::stat(r.path.c_str(), &st) != 0) fail_usage(r.path + ": run file is missing (listed in " + path + ")");

@@ -1,26 +1,63 @@
 // merge (sort -m) of sorted text files: one k-way merge of the inputs, each checked to
 // be in order as it is read (an input out of order fails the command, nothing written:
-// GNU sort -m would write its lines out of order).
+// GNU sort -m would write its lines out of order). A runs directory of text lines
+// (form_line_runs) stands for its runs, checked against its manifest.
+#include <sys/stat.h>
+
+#include "commands/runs_dir.hpp"
 #include "commands/stream_inputs.hpp"
 #include "engine/engine.hpp"
+#include "lines/line_runs_dir.hpp"
 #include "lines/lines_job.hpp"
 #include "lines/merge.hpp"
 
 namespace gxsort {
+namespace lines {
+namespace {
+
+// The merge's inputs, opened: files as given, each runs directory's runs in order.
+struct MergeInputs {
+  std::vector<std::shared_ptr<io::File>> files;
+  std::vector<std::string> labels;     // each one's name in messages
+  std::vector<ListedRun> listed;       // the runs of runs directories, verified as they are merged
+  std::vector<std::string> runs_dirs;
+};
+
+MergeInputs open_merge_inputs(const std::vector<std::string>& args, const LineOrder& order) {
+  refuse_stream_named_twice(args);
+  MergeInputs in;
+  for (const std::string& path : args) {
+    struct stat st;
+    if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      in.runs_dirs.push_back(path);
+      for (ListedRun& run : open_listed_runs(path, runs_format_of(order))) {
+        in.files.push_back(run.file);
+        in.labels.push_back(run.file->path());
+        in.listed.push_back(std::move(run));
+      }
+      continue;
+    }
+    in.files.push_back(std::make_shared<io::File>(io::File::open_input(path)));
+    in.labels.push_back(path);
+  }
+  return in;
+}
+
+}  // namespace
+}  // namespace lines
 
 RunStats merge_lines(const std::vector<std::string>& inputs, const std::string& output, const LineOrder& order,
                      const EngineOptions& opt) {
   const auto t0 = Clock::now();
   const lines::LinesJob job = lines::lines_job(order, opt, output);
   if (inputs.empty()) fail_usage("no input given");
-  refuse_stream_named_twice(inputs);
-  std::vector<io::File> files;
-  for (const std::string& path : inputs) files.push_back(io::File::open_input(path));
+  const lines::MergeInputs in = lines::open_merge_inputs(inputs, job.order);
+  refuse_output_in_runs_dir(output, in.runs_dirs);
   io::Output out = io::Output::open(opt.context, output, job.tmp_dirs[0], "out");
   if (!out.streamed()) out.file().start_write_behind();
   std::vector<std::unique_ptr<lines::LineReader>> readers;
-  for (size_t k = 0; k < files.size(); ++k)
-    readers.push_back(std::make_unique<lines::LineReader>(files[k], inputs[k], job.order.terminator,
+  for (size_t k = 0; k < in.files.size(); ++k)
+    readers.push_back(std::make_unique<lines::LineReader>(*in.files[k], in.labels[k], job.order.terminator,
                                                           job.merge_buffer, job.memory));
   RunStats st;
   st.command = "merge";
@@ -28,15 +65,17 @@ RunStats merge_lines(const std::vector<std::string>& inputs, const std::string& 
   st.mode = "merge";
   lines::MergeSetup setup = lines::merge_setup(job, opt, true);
   uint64_t total = 0;
-  for (const io::File& f : files) total += f.is_stream() ? 0 : f.size();
+  for (const auto& f : in.files) total += f->is_stream() ? 0 : f->size();
   if (opt.progress) setup.progress = [&](uint64_t read) { opt.progress({"merge", read, total, 0, 0}); };
+  RunVerifier verifier(in.listed);
   lines::LineWriter w(out.file(), 0, job.order.terminator, job.merge_buffer, opt.cancel);
   const lines::MergeCounts n = lines::merge_lines_into(readers, w, setup);
   for (const auto& r : readers) st.input_bytes += r->bytes_read();
-  for (const io::File& f : files) f.check_unchanged();
+  verifier.finish();
+  for (const auto& f : in.files) f->check_unchanged();
   st.records = n.lines;
   st.output_bytes = n.bytes;
-  st.runs = inputs.size();
+  st.runs = in.files.size();
   st.merge_levels = 1;
   st.phases.push_back({"merge", since(t0), st.input_bytes, n.bytes});
   throw_if_cancelled(opt.cancel);  // the last boundary: nothing replaced yet

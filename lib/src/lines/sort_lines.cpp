@@ -11,38 +11,13 @@
 #include "lines/chunks.hpp"
 #include "lines/lines_job.hpp"
 #include "lines/runs_job.hpp"
+#include "lines/sort_block.hpp"
 #include "lines/sort_in_memory.hpp"
 #include "lines/write_lines.hpp"
 
 namespace gxsort {
 namespace lines {
 namespace {
-
-struct Written {
-  uint64_t lines = 0, bytes = 0;
-};
-
-// `lines` sorted (-u: the first of equal keys kept) into `out` from byte 0. The sort of
-// the whole text (not a run's) reports its "sort" and "write" phases to `progress`; a
-// run's lines are sampled into `index` (when given) as they are written.
-Written sort_block(const std::vector<LineRef>& lines, const io::File& out, const LinesJob& job,
-                   const ProgressFn& progress = nullptr, RunIndex* index = nullptr) {
-  const std::vector<uint64_t> perm = sorted_permutation(lines, job.order, job.sort_options);
-  throw_if_cancelled(job.sort_options.cancel);
-  if (progress) {
-    const uint64_t bytes = written_bytes(lines.data(), lines.size());
-    progress({"sort", bytes, bytes, 0, 0});
-  }
-  std::vector<uint8_t> keep;
-  if (job.order.unique) keep = unique_flags(lines, perm, job.order, job.threads);
-  timeline(job.sort_options.context, "lines: sorted");
-  Written w;
-  w.bytes = write_sorted(out, 0, lines, perm, keep, job.order.terminator, job.threads, job.gather_buffer, index);
-  w.lines = keep.empty() ? lines.size() : size_t(std::count(keep.begin(), keep.end(), uint8_t(1)));
-  timeline(job.sort_options.context, "lines: written");
-  if (progress) progress({"write", w.bytes, w.bytes, 0, 0});
-  return w;
-}
 
 // Regular inputs whose text and index fit the budget, read whole and sorted into `out`.
 // False (nothing written) when they do not fit.
