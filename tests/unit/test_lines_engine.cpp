@@ -295,6 +295,23 @@ TEST_CASE("lines engine: out of core, the last merge split over 2 and 4 threads"
   check_sorted_files(dir, {random_text(23, 20000, '\0', false), std::string(5000, '\0')}, z, options(dir, 1 << 20));
 }
 
+TEST_CASE("lines engine: out of core, lines longer than a chunk's buffer among short ones") {
+  // Two chunks at once, each with a quarter of the budget's text: a line of 300-700 KB
+  // takes a buffer of the whole budget, the run written from the chunk before first.
+  LinesDir dir;
+  std::mt19937_64 rng(31);
+  std::string text = random_text(32, 20000, '\n');
+  for (int i = 0; i < 3; ++i) {
+    const size_t at = text.find('\n', size_t(rng() % text.size()));
+    text.insert(at + 1, std::string(300000 + size_t(rng() % 400000), char('a' + i)) + "\n");
+  }
+  for (const LineOrder& order : orders('\n')) {
+    const RunStats st = check_sorted_files(dir, {text}, order, options(dir, 1 << 20));
+    CHECK(st.mode == "runs");
+    CHECK(st.runs >= 4);
+  }
+}
+
 TEST_CASE("lines engine: a stream (a FIFO) in memory and through runs") {
   LinesDir dir;
   for (uint64_t memory : {uint64_t(64) << 20, uint64_t(1) << 20}) {

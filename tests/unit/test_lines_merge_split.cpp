@@ -44,9 +44,9 @@ void stable_sort_lines(std::vector<std::string>& lines, const LineOrder& order) 
 io::TempFile write_run(const SplitDir& dir, std::vector<std::string> lines, const LineOrder& order,
                        RunIndex& index) {
   stable_sort_lines(lines, order);
-  std::vector<LineRef> refs;
+  LineRefs refs;
   for (const std::string& l : lines) refs.push_back({l.data(), l.size()});
-  std::vector<uint64_t> perm(refs.size());
+  Permutation perm(refs.size());
   std::iota(perm.begin(), perm.end(), 0);
   io::TempFile run = io::TempFile::create_unlisted(dir.path, "run");
   index.budget = 1 << 20;

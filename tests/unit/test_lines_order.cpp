@@ -623,9 +623,9 @@ TEST_CASE("lines order: the in-memory sort is std::stable_sort by compare_lines"
       for (size_t copies = pick(rng, 40); copies > 0; --copies) lines.push_back(paired(rng, {line}, line));
       lines.push_back(std::move(line));
     }
-    std::vector<lines::LineRef> refs;
+    lines::LineRefs refs;
     for (const std::string& line : lines) refs.push_back({line.data(), line.size()});
-    std::vector<uint64_t> want(lines.size());
+    lines::Permutation want(lines.size());
     for (size_t i = 0; i < want.size(); ++i) want[i] = i;
     std::stable_sort(want.begin(), want.end(),
                      [&](uint64_t a, uint64_t b) { return compare_lines(order, lines[a], lines[b]) < 0; });

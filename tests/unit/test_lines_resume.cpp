@@ -64,9 +64,9 @@ TEST_CASE("lines resume: a reused run's index is the one written with it") {
   ResumeDir dir;
   std::vector<std::string> lines;
   for (int i = 0; i < 20000; ++i) lines.push_back(std::to_string(100000 + i * 7) + (i % 5 ? "" : std::string(2000, 'x')));
-  std::vector<LineRef> refs;
+  LineRefs refs;
   for (const std::string& l : lines) refs.push_back({l.data(), l.size()});
-  std::vector<uint64_t> perm(refs.size());
+  Permutation perm(refs.size());
   std::iota(perm.begin(), perm.end(), 0);  // already in order
   LinesJob job;
   job.memory = 64 << 20;

@@ -5,6 +5,7 @@
 // of the whole budget for itself; one longer than that is refused.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -13,19 +14,31 @@
 
 namespace gxsort::lines {
 
-// The text a chunk of `src` holds at most in a budget of `memory`: the buffer's size.
-size_t chunk_buffer_bytes(const LineSource& src, uint64_t memory);
-// The lines a chunk holds at most with a buffer of `buffer` bytes (their index takes the rest).
-size_t chunk_max_lines(uint64_t memory, size_t buffer);
+// How many chunks a sort of `src` holds at once: two of regular inputs (a run is written
+// from one while the next is read and sorted: each gets half the budget), one of a
+// stream (whose whole text may fit that one and be sorted in memory).
+unsigned sort_chunk_slots(const LineSource& src);
+// The text a chunk of `src` holds at most in a budget of `memory` shared by `slots`
+// chunks: the buffer's size.
+size_t chunk_buffer_bytes(const LineSource& src, uint64_t memory, unsigned slots = 1);
+// The lines a chunk holds at most with a buffer of `buffer` bytes (their index takes the
+// rest of its part of the budget).
+size_t chunk_max_lines(uint64_t memory, size_t buffer, unsigned slots = 1);
 
 class LineChunks {
  public:
   // `from`: the text's byte the source reads from (LineSource::seek_text), where
   // position() starts.
-  LineChunks(LineSource& src, char terminator, uint64_t memory, unsigned threads, uint64_t from = 0);
-  // The next chunk's lines (into the buffer: valid until the next call); false when
-  // the text ended.
-  bool next(std::vector<LineRef>& lines);
+  // `slots` 2: the chunks alternate between two buffers, so that a chunk's lines stay
+  // valid while the next one is read (until the call after).
+  LineChunks(LineSource& src, char terminator, uint64_t memory, unsigned threads, uint64_t from = 0,
+             unsigned slots = 1);
+  // The next chunk's lines (into the buffer: valid until the next call, or the one after
+  // with two slots); false when the text ended.
+  bool next(LineRefs& lines);
+  // Two slots: called before a line longer than a slot's buffer takes the whole budget
+  // (the chunk before is given up: it must no longer be used once this returns).
+  void on_long_line(std::function<void()> release) { release_ = std::move(release); }
   // Whether every line was handed out (after next()).
   bool at_end() const { return eof_ && start_ == end_; }
   // Where in the text the next chunk starts: the end of the last one handed out.
@@ -35,6 +48,7 @@ class LineChunks {
   void compact();
   void fill();
   void resize(size_t cap);
+  void switch_buffers();
   [[noreturn]] void fail_long();
 
   LineSource& src_;
@@ -42,7 +56,10 @@ class LineChunks {
   uint64_t memory_;
   unsigned threads_;
   size_t base_cap_, cap_ = 0;
-  std::unique_ptr<char[]> buf_;
+  unsigned slots_;
+  BigVector<char> buf_;
+  BigVector<char> spare_;  // two slots: the buffer of the chunk handed out before
+  std::function<void()> release_;
   size_t start_ = 0, end_ = 0;  // bytes not handed out yet: [start_, end_)
   bool eof_ = false;
   uint64_t handed_ = 0;

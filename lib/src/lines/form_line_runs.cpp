@@ -1,4 +1,5 @@
-// runs of text lines: the text cut into chunks as sort cuts it for its runs (LineChunks),
+// runs of text lines: the text cut into chunks of half the budget (LineChunks with one
+// slot: no run is written beside the next chunk here, so each takes the whole budget),
 // each chunk sorted (-u: deduplicated within itself) into a run file of DIR, and
 // DIR/manifest.txt (the lines' terminator and order, each run's lines, bytes and
 // checksum) written last: a directory with a manifest holds complete runs. DIR is made
@@ -34,7 +35,7 @@ void form_runs_of(LineSource& src, const std::string& out_dir, const LinesJob& j
                   const ProgressFn& progress, FormedRuns& runs, RunStats& st) {
   LineChunks chunks(src, job.order.terminator, job.memory, job.threads);
   const uint64_t total = src.all_regular() ? src.regular_bytes() : 0;
-  std::vector<LineRef> lines;
+  LineRefs lines;
   while (chunks.next(lines)) {
     throw_if_cancelled(opt.cancel);
     runs.files.push_back(io::TempFile::create(opt.context, out_dir, "lines"));

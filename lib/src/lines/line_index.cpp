@@ -30,7 +30,7 @@ size_t count_in(const char* b, const char* e, char t, size_t& last_end, const ch
 
 }  // namespace
 
-size_t index_lines(const char* text, size_t n, char terminator, unsigned threads, std::vector<LineRef>& out,
+size_t index_lines(const char* text, size_t n, char terminator, unsigned threads, LineRefs& out,
                    size_t max_lines) {
   if (n == 0 || max_lines == 0) return 0;
   const size_t pieces = std::max<size_t>(1, std::min<size_t>(size_t(threads) * 4, n / kMinPieceBytes));

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "platform/big_vector.hpp"
+
 namespace gxsort::lines {
 
 // One line: its bytes without the terminator (the output writes one after every line,
@@ -15,6 +17,11 @@ struct LineRef {
   uint64_t size;
   std::string_view view() const { return {data, size_t(size)}; }
 };
+// The lines of a text: gigabytes, filled on every thread (big_vector.hpp).
+using LineRefs = BigVector<LineRef>;
+// A sorted order of lines (their indices) and -u's flags (1: the line is kept), a line each.
+using Permutation = BigVector<uint64_t>;
+using KeepFlags = BigVector<uint8_t>;
 
 // The bytes every line costs the in-memory sort beside its text at its peak (argsort of
 // the prefixes): its LineRef (16), its index in the order (8), its prefix (8) and
@@ -26,7 +33,7 @@ constexpr uint64_t kIndexBytesPerLine = 80;
 // ends at a `terminator`; bytes after the last terminator are a line too. Counted then
 // filled on `threads` threads. Returns the bytes of text the appended lines cover (their
 // terminators included): n when all of them were taken.
-size_t index_lines(const char* text, size_t n, char terminator, unsigned threads, std::vector<LineRef>& out,
+size_t index_lines(const char* text, size_t n, char terminator, unsigned threads, LineRefs& out,
                    size_t max_lines = SIZE_MAX);
 
 // The number of bytes the lines take written out, a terminator after each.

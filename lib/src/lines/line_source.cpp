@@ -77,14 +77,14 @@ bool LineSource::seek_text(uint64_t at) {
 InputText read_inputs(const LineSource& src, unsigned threads) {
   InputText text;
   try {
-    text.bytes.reset(new char[std::max<uint64_t>(src.regular_bytes(), 1)]);
+    text.bytes.resize(size_t(std::max<uint64_t>(src.regular_bytes(), 1)));
   } catch (const std::bad_alloc&) {
     throw OutOfMemory(src.regular_bytes());
   }
   size_t at = 0;
   for (size_t k = 0; k < src.inputs(); ++k) {
     const size_t n = size_t(src.file(k).size());
-    src.file(k).read_at_parallel(text.bytes.get() + at, n, 0, threads);
+    src.file(k).read_at_parallel(text.bytes.data() + at, n, 0, threads);
     text.sizes.push_back(n);
     at += n;
   }

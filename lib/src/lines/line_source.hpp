@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "io/file.hpp"
+#include "platform/big_vector.hpp"
 
 namespace gxsort::lines {
 
@@ -62,7 +63,7 @@ class LineSource {
 // and a comparison sort whose lines change between two comparisons can run out of its
 // bounds (an insertion sort trusts what it compared before); private bytes cannot change.
 struct InputText {
-  std::unique_ptr<char[]> bytes;
+  BigVector<char> bytes;
   std::vector<size_t> sizes;  // input k's bytes, from bytes + sum of the sizes before it
 };
 InputText read_inputs(const LineSource& src, unsigned threads);

@@ -18,8 +18,9 @@ namespace {
 // sort, dedupe and runs: the whole text in memory, or chunks sorted into runs (merged
 // with the fan-in, but by runs, which keeps them).
 void plan_sort(LinesPlan& p, const lines::LineSource& src, const lines::LinesJob& job, const std::string& output) {
-  p.chunk_bytes = lines::chunk_buffer_bytes(src, job.memory);
-  p.chunk_lines = lines::chunk_max_lines(job.memory, size_t(p.chunk_bytes));
+  const unsigned slots = p.command == "runs" ? 1 : lines::sort_chunk_slots(src);  // as form_line_runs, sort_lines
+  p.chunk_bytes = lines::chunk_buffer_bytes(src, job.memory, slots);
+  p.chunk_lines = lines::chunk_max_lines(job.memory, size_t(p.chunk_bytes), slots);
   p.temp_dirs = job.tmp_dirs;
   if (p.stream) {
     p.mode = LinesPlanMode::stream;

@@ -48,6 +48,7 @@ class RunsJob {
   // "resumed: 3 of 8 runs" ("" when not resuming).
   std::string summary(size_t runs) const;
   size_t discarded() const { return discarded_; }
+  bool resuming() const { return resuming_; }
   void finish() { dir_.remove(); }
 
  private:

@@ -9,17 +9,24 @@
 
 namespace gxsort::lines {
 
-Written sort_block(const std::vector<LineRef>& lines, const io::File& out, const LinesJob& job,
-                   const ProgressFn& progress, RunIndex* index) {
-  const std::vector<uint64_t> perm = sorted_permutation(lines, job.order, job.sort_options);
+BlockOrder order_block(const LineRefs& lines, const LinesJob& job, const ProgressFn& progress) {
+  BlockOrder o;
+  o.perm = sorted_permutation(lines, job.order, job.sort_options);
   throw_if_cancelled(job.sort_options.cancel);
   if (progress) {
     const uint64_t bytes = written_bytes(lines.data(), lines.size());
     progress({"sort", bytes, bytes, 0, 0});
   }
-  std::vector<uint8_t> keep;
-  if (job.order.unique) keep = unique_flags(lines, perm, job.order, job.threads);
+  if (job.order.unique) o.keep = unique_flags(lines, o.perm, job.order, job.threads);
   timeline(job.sort_options.context, "lines: sorted");
+  return o;
+}
+
+Written sort_block(const LineRefs& lines, const io::File& out, const LinesJob& job,
+                   const ProgressFn& progress, RunIndex* index) {
+  const BlockOrder o = order_block(lines, job, progress);
+  const Permutation& perm = o.perm;
+  const KeepFlags& keep = o.keep;
   Written w;
   w.bytes = write_sorted(out, 0, lines, perm, keep, job.order.terminator, job.threads, job.gather_buffer, index);
   w.lines = keep.empty() ? lines.size() : size_t(std::count(keep.begin(), keep.end(), uint8_t(1)));

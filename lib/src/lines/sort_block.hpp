@@ -16,10 +16,17 @@ struct Written {
   uint64_t lines = 0, bytes = 0;
 };
 
+// The sorted order of a block's lines: the permutation, and -u's flags (empty without -u).
+struct BlockOrder {
+  Permutation perm;
+  KeepFlags keep;
+};
+BlockOrder order_block(const LineRefs& lines, const LinesJob& job, const ProgressFn& progress = nullptr);
+
 // `lines` sorted (-u: the first of equal keys kept) into `out` from byte 0. The sort of
 // the whole text (not a run's) reports its "sort" and "write" phases to `progress`; a
 // run's lines are sampled into `index` (when given) as they are written.
-Written sort_block(const std::vector<LineRef>& lines, const io::File& out, const LinesJob& job,
+Written sort_block(const LineRefs& lines, const io::File& out, const LinesJob& job,
                    const ProgressFn& progress = nullptr, RunIndex* index = nullptr);
 
 }  // namespace gxsort::lines

@@ -70,7 +70,7 @@ struct Deeper {
 
 class GroupSorter {
  public:
-  GroupSorter(const std::vector<LineRef>& lines, const LineOrder& order) : lines_(lines), order_(order) {}
+  GroupSorter(const LineRefs& lines, const LineOrder& order) : lines_(lines), order_(order) {}
 
   // Orders idx[0, n): line indices in ascending order whose prefixes agree up to `at`;
   // flags: those all of them hold there.
@@ -113,21 +113,21 @@ class GroupSorter {
 
  private:
 
-  const std::vector<LineRef>& lines_;
+  const LineRefs& lines_;
   const LineOrder& order_;
 };
 
 // What the parallel passes share.
 struct Resolve {
-  const std::vector<LineRef>& lines;
+  const LineRefs& lines;
   const LineOrder& order;
   const MemoryOptions& mo;
   const GroupSorter& sorter;
 };
 
 // The prefixes at `at` of the lines idx[0, n), and their flags.
-void prefixes_at(const Resolve& r, const uint64_t* idx, size_t n, const Level& at, std::vector<uint64_t>& prefixes,
-                 std::vector<uint8_t>& flags) {
+void prefixes_at(const Resolve& r, const uint64_t* idx, size_t n, const Level& at, BigVector<uint64_t>& prefixes,
+                 BigVector<uint8_t>& flags) {
   prefixes.resize(n);
   flags.resize(n);
   parallel::parallel_for_ranges(n, r.mo.threads, [&](size_t b, size_t e, unsigned) {
@@ -135,7 +135,7 @@ void prefixes_at(const Resolve& r, const uint64_t* idx, size_t n, const Level& a
   });
 }
 
-bool all_equal(const std::vector<uint64_t>& v, unsigned threads) {
+bool all_equal(const BigVector<uint64_t>& v, unsigned threads) {
   std::atomic<bool> equal{true};
   parallel::parallel_for_ranges(v.size(), threads, [&](size_t b, size_t e, unsigned) {
     for (size_t j = b; j < e && equal.load(std::memory_order_relaxed); ++j)
@@ -155,8 +155,8 @@ void order_large(const Resolve& r, const Group& g, uint64_t* idx, const Level& a
 // The groups of equal prefixes in sorted order (`sorted` holds them): each part of the
 // positions orders the groups that start in it (a group may run past its end) unless
 // the group is large: those are returned, for passes of their own on every thread.
-std::vector<Group> order_groups(const Resolve& r, uint64_t* idx, const std::vector<uint64_t>& sorted,
-                                const std::vector<uint8_t>& flags, const Level& at) {
+std::vector<Group> order_groups(const Resolve& r, uint64_t* idx, const BigVector<uint64_t>& sorted,
+                                const BigVector<uint8_t>& flags, const Level& at) {
   const size_t n = sorted.size();
   const unsigned parts = std::max(1u, r.mo.threads) * 8;  // tied groups vary in cost: more parts than threads
   std::vector<Group> large;
@@ -186,8 +186,8 @@ std::vector<Group> order_groups(const Resolve& r, uint64_t* idx, const std::vect
 // tied. A level where all are equal is skipped without a sort.
 void resolve(const Resolve& r, uint64_t* idx, size_t n, const Level& at) {
   const bool first = at.stage == 0 && at.depth == 0;
-  std::vector<uint64_t> prefixes;
-  std::vector<uint8_t> flags;
+  BigVector<uint64_t> prefixes;
+  BigVector<uint8_t> flags;
   prefixes_at(r, idx, n, at, prefixes, flags);
   if (first) timeline(r.mo.context, "lines: prefixes made");
   if (all_equal(prefixes, r.mo.threads)) {
@@ -195,13 +195,13 @@ void resolve(const Resolve& r, uint64_t* idx, size_t n, const Level& at) {
     for (const uint8_t f : flags) tied &= f;
     return order_large(r, {0, n, tied}, idx, at);
   }
-  std::vector<uint64_t> perm(n);
+  BigVector<uint64_t> perm(n);
   argsort(prefixes.data(), n, Format::typed(KeyType::u64), perm.data(), r.mo);
   throw_if_cancelled(r.mo.cancel);
   if (first) timeline(r.mo.context, "lines: prefixes sorted");
   // The indices, prefixes and flags in sorted order (perm becomes the indices).
-  std::vector<uint64_t> sorted(n);
-  std::vector<uint8_t> sorted_flags(n);
+  BigVector<uint64_t> sorted(n);
+  BigVector<uint8_t> sorted_flags(n);
   parallel::parallel_for_ranges(n, r.mo.threads, [&](size_t b, size_t e, unsigned) {
     for (size_t j = b; j < e; ++j) {
       sorted[j] = prefixes[perm[j]];
@@ -212,8 +212,8 @@ void resolve(const Resolve& r, uint64_t* idx, size_t n, const Level& at) {
   parallel::parallel_for_ranges(n, r.mo.threads, [&](size_t b, size_t e, unsigned) {
     std::copy(perm.begin() + long(b), perm.begin() + long(e), idx + b);
   });
-  std::vector<uint64_t>().swap(prefixes);
-  std::vector<uint64_t>().swap(perm);
+  BigVector<uint64_t>().swap(prefixes);
+  BigVector<uint64_t>().swap(perm);
   for (const Group& g : order_groups(r, idx, sorted, sorted_flags, at)) order_large(r, g, idx, at);
 }
 
@@ -228,9 +228,9 @@ void order_large(const Resolve& r, const Group& g, uint64_t* idx, const Level& a
 
 }  // namespace
 
-std::vector<uint64_t> sorted_permutation(const std::vector<LineRef>& lines, const LineOrder& order,
+Permutation sorted_permutation(const LineRefs& lines, const LineOrder& order,
                                          const MemoryOptions& mo) {
-  std::vector<uint64_t> idx(lines.size());
+  Permutation idx(lines.size());
   parallel::parallel_for_ranges(idx.size(), mo.threads, [&](size_t b, size_t e, unsigned) {
     for (size_t i = b; i < e; ++i) idx[i] = i;
   });
@@ -241,9 +241,9 @@ std::vector<uint64_t> sorted_permutation(const std::vector<LineRef>& lines, cons
   return idx;
 }
 
-std::vector<uint8_t> unique_flags(const std::vector<LineRef>& lines, const std::vector<uint64_t>& perm,
+KeepFlags unique_flags(const LineRefs& lines, const Permutation& perm,
                                   const LineOrder& order, unsigned threads) {
-  std::vector<uint8_t> keep(perm.size());
+  KeepFlags keep(perm.size());
   parallel::parallel_for_ranges(perm.size(), threads, [&](size_t b, size_t e, unsigned) {
     for (size_t i = b; i < e; ++i)
       keep[i] = i == 0 || compare_line_keys(order, lines[perm[i - 1]].view(), lines[perm[i]].view()) != 0;

@@ -13,13 +13,11 @@ namespace gxsort::lines {
 
 // The permutation that std::stable_sort of `lines` by compare_lines(order) gives:
 // perm[i] is the index of the line at sorted position i.
-std::vector<uint64_t> sorted_permutation(const std::vector<LineRef>& lines, const LineOrder& order,
-                                         const MemoryOptions& mo);
+Permutation sorted_permutation(const LineRefs& lines, const LineOrder& order, const MemoryOptions& mo);
 
 // -u: keep[i] is 1 when the line at sorted position i is kept: the first, and each
 // whose keys differ from the line before it (equal keys are next to each other once
 // sorted, so that line is the last kept one or equal to it).
-std::vector<uint8_t> unique_flags(const std::vector<LineRef>& lines, const std::vector<uint64_t>& perm,
-                                  const LineOrder& order, unsigned threads);
+KeepFlags unique_flags(const LineRefs& lines, const Permutation& perm, const LineOrder& order, unsigned threads);
 
 }  // namespace gxsort::lines

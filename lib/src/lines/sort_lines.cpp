@@ -10,6 +10,7 @@
 #include "engine/whole_progress.hpp"
 #include "lines/chunks.hpp"
 #include "lines/lines_job.hpp"
+#include "lines/run_writer.hpp"
 #include "lines/runs_job.hpp"
 #include "lines/sort_block.hpp"
 #include "lines/sort_in_memory.hpp"
@@ -28,8 +29,8 @@ bool sort_whole(LineSource& src, io::Output& out, const LinesJob& job, RunStats&
   const auto t0 = Clock::now();
   const InputText all = read_inputs(src, job.threads);
   timeline(job.sort_options.context, "lines: read");
-  std::vector<LineRef> lines;
-  const char* at = all.bytes.get();
+  LineRefs lines;
+  const char* at = all.bytes.data();
   for (const size_t n : all.sizes) {
     if (n && index_lines(at, n, job.order.terminator, job.threads, lines, max_lines - std::min(max_lines, lines.size())) < n)
       return false;
@@ -80,47 +81,65 @@ bool reuse_runs(RunsJob& rj, std::vector<io::TempFile>& runs, std::vector<RunInd
 }
 
 // The text in chunks: one chunk (all of it) sorted into `out`, else each into a run,
-// the runs merged into `out`. With a job (`rj`), the runs are its pieces, and those a
-// killed run left are reused where they go on from the text formed so far.
-void sort_chunks(LineSource& src, io::Output& out, const LinesJob& job, const EngineOptions& opt, RunStats& st,
-                 const ProgressFn& progress, RunsJob* rj) {
+// written by `writer` while the next chunk is read and sorted. The runs are returned.
+// With a job (`rj`), the runs are its pieces, and those a killed run left are reused
+// where they go on from the text formed so far.
+std::vector<io::TempFile> form_runs(LineSource& src, io::Output& out, const LinesJob& job, const EngineOptions& opt,
+                                    RunStats& st, const ProgressFn& progress, RunsJob* rj,
+                                    std::vector<RunIndex>& indexes) {
   const auto t0 = Clock::now();
-  auto chunks = std::make_unique<LineChunks>(src, job.order.terminator, job.memory, job.threads);
+  const unsigned slots = sort_chunk_slots(src);
+  auto chunks = std::make_unique<LineChunks>(src, job.order.terminator, job.memory, job.threads, 0, slots);
   std::vector<io::TempFile> runs;
-  std::vector<RunIndex> indexes;  // while the runs are at most the fan-in: one merge, split over the threads
-  std::vector<LineRef> lines;
+  LineRefs lines[2];  // the chunk being sorted, and the one before (its run being written)
+  unsigned slot = 0;
   const uint64_t total = src.all_regular() ? src.regular_bytes() : 0;
   uint64_t at = 0;  // where in the text the next run starts
-  for (;;) {
+  RunWriter writer(job, rj);
+  chunks->on_long_line([&] { writer.wait(); });
+  for (;; slot ^= 1) {
+    if (rj && rj->resuming()) writer.wait();  // the runs and their indexes as reuse_runs finds them
     if (rj && reuse_runs(*rj, runs, indexes, at, job, st)) {
       if (!src.seek_text(at)) throw Error(ExitCode::io, src.label(0) + ": the job's runs do not end at a line's end (run it without --resume)");
-      chunks = std::make_unique<LineChunks>(src, job.order.terminator, job.memory, job.threads, at);
+      chunks = std::make_unique<LineChunks>(src, job.order.terminator, job.memory, job.threads, at, slots);
+      chunks->on_long_line([&] { writer.wait(); });
     }
-    if (!chunks->next(lines)) break;
+    if (slots == 1) writer.wait();  // one buffer: the run before is written from it
+    if (!chunks->next(lines[slot])) break;
     timeline(opt.context, "lines: chunk read and indexed");
     throw_if_cancelled(opt.cancel);
-    st.records += lines.size();
+    st.records += lines[slot].size();
     if (runs.empty() && chunks->at_end()) {  // all of it in one chunk
-      st.output_bytes = sort_block(lines, out.file(), job, progress).bytes;
+      st.output_bytes = sort_block(lines[slot], out.file(), job, progress).bytes;
       st.mode = "in memory";
       st.input_bytes = src.bytes_read();
       st.phases.push_back({"read, sort and write", since(t0), st.input_bytes, st.output_bytes});
-      return;
+      return {};
     }
     const uint64_t begin = std::exchange(at, chunks->position());
+    BlockOrder order = order_block(lines[slot], job);
+    writer.wait();  // the run before: written and journalled (runs and indexes grow next)
     runs.push_back(rj ? rj->create(runs.size())
                       : io::TempFile::create(opt.context, job.tmp_dirs[runs.size() % job.tmp_dirs.size()], "lines"));
-    sort_block(lines, runs.back().file(), job, nullptr, index_of(runs.size() - 1, indexes, job));
-    if (rj) rj->keep(runs.size() - 1, runs.back(), begin, at, lines.size());
+    RunIndex* index = index_of(runs.size() - 1, indexes, job);
+    writer.start({&runs.back(), runs.size() - 1, begin, at, lines[slot].size(), index}, lines[slot], std::move(order));
     if (progress) progress({"sort runs", src.bytes_read(), total, 0, 0});
   }
-  chunks.reset();  // its buffer, half the budget, is the merge's now
-  std::vector<LineRef>().swap(lines);
+  writer.wait();
   st.mode = "runs";
   st.runs = runs.size();
   st.input_bytes = src.bytes_read();
   st.phases.push_back({"sort runs", since(t0), st.input_bytes, 0});
   timeline(opt.context, "lines: runs formed");
+  return runs;
+}
+
+// The text sorted through runs (or, when it is one chunk, in memory) into `out`.
+void sort_chunks(LineSource& src, io::Output& out, const LinesJob& job, const EngineOptions& opt, RunStats& st,
+                 const ProgressFn& progress, RunsJob* rj) {
+  std::vector<RunIndex> indexes;  // while the runs are at most the fan-in: one merge, split over the threads
+  std::vector<io::TempFile> runs = form_runs(src, out, job, opt, st, progress, rj, indexes);
+  if (st.mode != "runs") return;
   const auto t1 = Clock::now();
   MergeSetup setup = merge_setup(job, opt, false);
   if (progress) setup.progress = [&](uint64_t read) { progress({"merge", read, st.input_bytes, 0, 0}); };

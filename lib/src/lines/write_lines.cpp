@@ -9,8 +9,8 @@ namespace gxsort::lines {
 namespace {
 
 // The bytes part [b, e) of the sorted positions writes.
-uint64_t part_bytes(const std::vector<LineRef>& lines, const std::vector<uint64_t>& perm,
-                    const std::vector<uint8_t>& keep, size_t b, size_t e) {
+uint64_t part_bytes(const LineRefs& lines, const Permutation& perm,
+                    const KeepFlags& keep, size_t b, size_t e) {
   uint64_t bytes = 0;
   for (size_t i = b; i < e; ++i)
     if (keep.empty() || keep[i]) bytes += lines[perm[i]].size + 1;
@@ -20,8 +20,8 @@ uint64_t part_bytes(const std::vector<LineRef>& lines, const std::vector<uint64_
 // Part [b, e) of the sorted positions written through `w` (its first byte at `start` of
 // the run), a line sampled into `samples` every `every` bytes while they take less than
 // `budget` bytes.
-void put_sampled(LineWriter& w, const std::vector<LineRef>& lines, const std::vector<uint64_t>& perm,
-                 const std::vector<uint8_t>& keep, size_t b, size_t e, uint64_t start, uint64_t every,
+void put_sampled(LineWriter& w, const LineRefs& lines, const Permutation& perm,
+                 const KeepFlags& keep, size_t b, size_t e, uint64_t start, uint64_t every,
                  uint64_t budget, RunIndex& samples) {
   uint64_t next = 0, taken = 0;  // next: where (in the part) a line is sampled from
   for (size_t i = b; i < e; ++i) {
@@ -38,8 +38,8 @@ void put_sampled(LineWriter& w, const std::vector<LineRef>& lines, const std::ve
 
 }  // namespace
 
-uint64_t write_sorted(const io::File& out, uint64_t offset, const std::vector<LineRef>& lines,
-                      const std::vector<uint64_t>& perm, const std::vector<uint8_t>& keep, char terminator,
+uint64_t write_sorted(const io::File& out, uint64_t offset, const LineRefs& lines,
+                      const Permutation& perm, const KeepFlags& keep, char terminator,
                       unsigned threads, size_t buffer_bytes, RunIndex* index) {
   const unsigned parts = std::max(1u, threads);
   std::vector<uint64_t> at(parts + 1, 0);

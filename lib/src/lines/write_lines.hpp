@@ -19,8 +19,8 @@ namespace gxsort::lines {
 // the positions is copied into a buffer of its own (`buffer_bytes`) and written at its
 // place. Returns the bytes written. With an `index` (its budget set), the lines written
 // are sampled into it (a run's: offsets from `offset`).
-uint64_t write_sorted(const io::File& out, uint64_t offset, const std::vector<LineRef>& lines,
-                      const std::vector<uint64_t>& perm, const std::vector<uint8_t>& keep, char terminator,
+uint64_t write_sorted(const io::File& out, uint64_t offset, const LineRefs& lines,
+                      const Permutation& perm, const KeepFlags& keep, char terminator,
                       unsigned threads, size_t buffer_bytes, RunIndex* index = nullptr);
 
 // Lines appended to a file through a buffer, written when full (and polled for
