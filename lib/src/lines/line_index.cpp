@@ -69,10 +69,16 @@ size_t index_lines(const char* text, size_t n, char terminator, unsigned threads
   return n;
 }
 
-uint64_t written_bytes(const LineRef* lines, size_t n) {
-  uint64_t b = n;
-  for (size_t i = 0; i < n; ++i) b += lines[i].size;
-  return b;
+uint64_t written_bytes(const LineRef* lines, size_t n, unsigned threads) {
+  std::vector<uint64_t> part(std::max(1u, threads), 0);
+  parallel::parallel_for_ranges(n, unsigned(part.size()), [&](size_t b, size_t e, unsigned p) {
+    uint64_t bytes = e - b;
+    for (size_t i = b; i < e; ++i) bytes += lines[i].size;
+    part[p] = bytes;
+  });
+  uint64_t total = 0;
+  for (const uint64_t bytes : part) total += bytes;
+  return total;
 }
 
 }  // namespace gxsort::lines

@@ -37,6 +37,6 @@ size_t index_lines(const char* text, size_t n, char terminator, unsigned threads
                    size_t max_lines = SIZE_MAX);
 
 // The number of bytes the lines take written out, a terminator after each.
-uint64_t written_bytes(const LineRef* lines, size_t n);
+uint64_t written_bytes(const LineRef* lines, size_t n, unsigned threads = 1);
 
 }  // namespace gxsort::lines

@@ -14,7 +14,7 @@ BlockOrder order_block(const LineRefs& lines, const LinesJob& job, const Progres
   o.perm = sorted_permutation(lines, job.order, job.sort_options);
   throw_if_cancelled(job.sort_options.cancel);
   if (progress) {
-    const uint64_t bytes = written_bytes(lines.data(), lines.size());
+    const uint64_t bytes = written_bytes(lines.data(), lines.size(), job.threads);
     progress({"sort", bytes, bytes, 0, 0});
   }
   if (job.order.unique) o.keep = unique_flags(lines, o.perm, job.order, job.threads);
