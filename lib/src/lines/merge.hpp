@@ -1,6 +1,6 @@
 // The k-way merge of sorted lines: a loser tree by compare_lines, ties to the reader of
 // the lower index (stable: runs and inputs in order), -u applied as lines leave it.
-// Used by sort (its runs, in passes when they are more than the fan-in) and merge.
+// Used by sort (its runs) and merge (its inputs), in passes when they are more than the fan-in.
 #pragma once
 #include <functional>
 #include <memory>
