@@ -67,16 +67,23 @@ std::string resume_text(const LinesPlan& p) {
          "last merge from its start\n";
 }
 
+// merge: one streamed pass within the fan-in, else passes through temporary files.
+std::string merge_mode_text(const LinesPlan& p) {
+  if (p.merge_passes <= 1) return "mode: the sorted inputs merged, streamed (one pass)\n";
+  return "mode: the sorted inputs merged in " + plural(p.merge_passes, "pass", "passes") + " with a fan-in of " +
+         std::to_string(p.fan_in) + " (the last into the output)\n";
+}
+
 std::string plan_text(const LinesPlan& p, bool resume) {
   std::ostringstream o;
   o << "plan: " << p.command << " of text lines, in LC_ALL=C sort's order\n";
   o << "input: " << (p.stream ? "a stream (size unknown)" : format_bytes(p.input_bytes))
     << (p.inputs > 1 ? " in " + std::to_string(p.inputs) + " inputs" : "") << "\n";
   o << "memory budget: " << format_bytes(p.memory) << "\n";
-  if (p.mode == LinesPlanMode::merge) o << "mode: the sorted inputs merged, streamed (one pass, whatever the fan-in)\n";
+  if (p.mode == LinesPlanMode::merge) o << merge_mode_text(p);
   else if (p.mode == LinesPlanMode::pass) o << "mode: one pass over the lines, streamed\n";
   else o << sort_mode_text(p);
-  const bool may_spill = p.mode != LinesPlanMode::merge && p.mode != LinesPlanMode::pass &&
+  const bool may_spill = (p.mode != LinesPlanMode::merge || p.merge_passes > 1) && p.mode != LinesPlanMode::pass &&
                          !(p.mode == LinesPlanMode::in_memory && surely_in_memory(p));
   if (may_spill && p.command != "runs") o << "temporary files: in " << joined(p.temp_dirs) << "\n";
   if (p.mode == LinesPlanMode::runs && p.command != "runs")
@@ -143,7 +150,8 @@ std::string plan_dot(const LinesPlan& p) {
     }
     o << "  " << from << " -> output;\n";
   } else {
-    const char* what = p.mode == LinesPlanMode::merge    ? "merge\\none pass"
+    const std::string passes = plural(p.merge_passes, "pass", "passes");
+    const std::string what = p.mode == LinesPlanMode::merge    ? "merge\\n" + (p.merge_passes == 1 ? "one pass" : passes)
                        : p.mode == LinesPlanMode::stream ? "sort\\nin memory, or runs merged"
                        : surely_in_memory(p)             ? "sort\\nin memory"
                                                          : "sort\\nin memory, or runs merged";

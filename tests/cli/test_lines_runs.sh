@@ -163,4 +163,78 @@ tampered "a run missing" 'rm run-000002.bin' "run-000002.bin"
 tampered "the manifest's order edited" 'sed -i "2s/-k2.1n/-k2.1/" manifest.txt' "manifest"
 no_temps "merge refusals: no temp files left" "$WORK"
 
+
+# ---- merge of more inputs than the fan-in: in passes through temp files ----
+mkdir -p T
+# nine_sorted OPTS FILE: FILE cut into nine pieces p1 .. p9, each sorted by OPTS.
+nine_sorted() {
+  local sep=() f; [[ $1 == *-z* ]] && sep=(-t '\0')
+  rm -f p?; split "${sep[@]}" -n l/9 -a 1 --numeric-suffixes=1 "$2" p
+  for f in p?; do gnu $1 "$f" -o "$f"; done
+}
+# passes_case OPTS FILE: nine sorted inputs merged with --fan-in 2 (4 passes) and 3 (2):
+# GNU sort -m's bytes, the passes in the stats and the plan, no temp file left.
+passes_case() {
+  local opts=$1 f want_levels levels planned
+  nine_sorted "$opts" "$2"
+  gnu -m $opts p? >want
+  for f in 2 3; do
+    want_levels=$([[ $f == 2 ]] && echo 4 || echo 2)
+    gx merge --lines $opts p? -o got -T T --fan-in $f --stats-json st.json -q
+    same_bytes "merge $opts of 9 inputs, --fan-in $f: GNU sort -m's bytes" got want
+    levels=$(json_get st.json 'j["merge_levels"]')
+    gx plan merge --lines $opts p? -o got -T T --fan-in $f --json
+    planned=$(json_get last.out 'j["merge_passes"]')
+    [[ $levels == "$want_levels" && $planned == "$levels" ]] &&
+      pass "merge $opts, --fan-in $f: $levels passes, as plan says" ||
+      fail "merge $opts, --fan-in $f: $want_levels passes" "stats $levels, plan $planned"
+  done
+  no_temps "merge $opts in passes: no temp file left" T
+}
+passes_case "" all.txt
+passes_case "-t, -k2,2n" all.txt
+passes_case "-u" all.txt
+passes_case "-t, -k2,2 -u" all.txt
+passes_case "-r" all.txt
+passes_case "-s -k1,1" all.txt
+passes_case "-z" zero.txt
+nine_sorted "" all.txt
+# Within the fan-in: one pass, as before.
+rm -f st.json; gx merge --lines p? -o got -T T --stats-json st.json -q
+[[ $RC == 0 && $(json_get st.json 'j["merge_levels"]') == 1 ]] && pass "9 inputs, the default fan-in: one pass" ||
+  fail "9 inputs, the default fan-in: one pass" "rc $RC: $(last_err)"
+# An input out of order, read in the first pass (the 7th) or carried to the last (the 9th
+# with --fan-in 2): refused naming it, no output, no temp file left.
+for bad in p7 p9; do
+  cp "$bad" "$bad.good"; printf 'zzz\naaa\n' >>"$bad"; rm -f got
+  gx merge --lines p? -o got -T T --fan-in 2
+  expect_rc "merge in passes, $bad out of order: exit 2" 2
+  err_mentions "merge in passes, $bad out of order: names it" "$bad" "not sorted"
+  [[ ! -e got ]] && pass "merge in passes, $bad out of order: no output" || fail "$bad out of order: no output" "got exists"
+  no_temps "merge in passes, $bad out of order: no temp file left" T "$WORK"
+  mv "$bad.good" "$bad"
+done
+# A runs directory of 10 runs, --fan-in 3: 3 passes (10 -> 4 -> 2 -> the output).
+seq 1 72000 >ten.txt
+rm -rf r10; gx runs --lines ten.txt -o r10 -q "${SMALL[@]}"
+[[ $(run_count r10) == 10 ]] && pass "runs: 10 runs" || fail "runs: 10 runs" "$(run_count r10) runs"
+gx merge --lines r10 -o got -T T --fan-in 3 --stats-json st.json -q
+gnu ten.txt >want
+same_bytes "merge of a runs directory of 10 runs, --fan-in 3: GNU's bytes" got want
+levels=$(json_get st.json 'j["merge_levels"]')
+gx plan merge --lines r10 -o got -T T --fan-in 3 --json
+[[ $levels == 3 && $(json_get last.out 'j["merge_passes"]') == 3 && $(json_get last.out 'j["runs"]') == 10 ]] &&
+  pass "merge of 10 runs, --fan-in 3: 3 passes, as plan says" || fail "merge of 10 runs: 3 passes" "stats $levels: $(head -c 300 last.out)"
+no_temps "merge of a runs directory in passes: no temp file left" T r10
+# More inputs than their buffers (4 KiB each at least) fit in --memory: a lower fan-in.
+mkdir -p many; for i in $(seq 1 300); do echo "line $i" >"many/f$i"; done
+gnu -m many/f* >want
+gx merge --lines many/f* -o got -T T --fan-in 1000 --memory 1M --stats-json st.json -q
+same_bytes "merge of 300 inputs in --memory 1M: GNU's bytes" got want
+levels=$(json_get st.json 'j["merge_levels"]')
+gx plan merge --lines many/f* -o got -T T --fan-in 1000 --memory 1M --json
+[[ $levels == 2 && $(json_get last.out 'j["merge_passes"]') == 2 && $(json_get last.out 'j["fan_in"]') -lt 300 ]] &&
+  pass "300 inputs in --memory 1M: 2 passes, a fan-in within the budget" || fail "300 inputs in --memory 1M" "stats $levels: $(head -c 300 last.out)"
+no_temps "merge in --memory 1M: no temp file left" T
+
 finish

@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "../common/test_files.hpp"
 #include "gxsort/gxsort.hpp"
@@ -109,4 +110,24 @@ TEST_CASE("plan_lines: merge, check, a stream, and a command it does not plan") 
   CHECK(st.mode == LinesPlanMode::stream);
   CHECK(st.chunk_bytes == kBudget / 2);
   CHECK_THROWS_AS(plan_lines("reduce", {a}, "", LineOrder{}, plan_options(dir)), Error);
+}
+
+TEST_CASE("plan_lines: merge of more inputs than the fan-in: merge_lines' passes, a fan-in within the budget") {
+  gxsort_test::TempDir dir("gxsort-unit-lines-plan");
+  std::vector<std::string> inputs;
+  for (int i = 0; i < 5; ++i) {
+    inputs.push_back(dir.file("in" + std::to_string(i)));
+    std::ofstream(inputs.back()) << "line " << i << "\n";
+  }
+  const LinesPlan two = plan_lines("merge", inputs, dir.file("out"), LineOrder{}, plan_options(dir, 2));
+  CHECK(two.fan_in == 2);
+  CHECK(two.merge_passes == 3);  // 5 -> 3 -> 2 -> the output
+  CHECK(two.temp_dirs == std::vector<std::string>{dir.path});
+  const RunStats st = merge_lines(inputs, dir.file("out"), LineOrder{}, plan_options(dir, 2));
+  CHECK(st.merge_levels == two.merge_passes);
+  CHECK(st.input_bytes == 35);
+  CHECK(plan_lines("merge", inputs, dir.file("out"), LineOrder{}, plan_options(dir)).merge_passes == 1);
+  // 1001 buffers of 4 KiB (the least) are more than 1 MiB: as many as fit, the writer's included.
+  const LinesPlan wide = plan_lines("merge", inputs, dir.file("out"), LineOrder{}, plan_options(dir, 1000));
+  CHECK(wide.fan_in == kBudget / 4096 - 1);
 }

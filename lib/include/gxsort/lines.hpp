@@ -101,7 +101,7 @@ enum class LinesPlanMode : uint8_t {
   in_memory,  // the whole text sorted in memory (when its lines' index fits: in_memory_lines)
   runs,       // sorted runs of at most chunk_bytes in temp files, merged in merge_passes
   stream,     // a stream: in memory if it ends within one chunk, else runs merged
-  merge,      // merge: the sorted inputs merged in one streamed pass
+  merge,      // merge: the sorted inputs merged, streamed (more than the fan-in: in merge_passes)
   pass,       // check: one streamed pass over the lines
 };
 const char* lines_plan_mode_name(LinesPlanMode m);  // "in-memory", "external", "stream", "merge", "pass"

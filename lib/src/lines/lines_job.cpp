@@ -44,6 +44,11 @@ size_t whole_max_lines(uint64_t text, const LinesJob& job) {
   return size_t((job.memory - text) / kIndexBytesPerLine);
 }
 
+size_t budget_fan_in(const LinesJob& job) {
+  const uint64_t buffers = job.memory / job.merge_buffer;  // k readers and the writer
+  return size_t(std::clamp<uint64_t>(buffers, 3, job.fan_in + 1) - 1);
+}
+
 MergeSetup merge_setup(const LinesJob& job, const EngineOptions& opt, bool check_sorted) {
   MergeSetup s;
   s.order = &job.order;

@@ -31,6 +31,10 @@ LinesJob lines_job(const LineOrder& order, const EngineOptions& opt, const std::
 // goes through runs whatever its lines (sort_lines and plan_lines decide by it).
 size_t whole_max_lines(uint64_t text, const LinesJob& job);
 
+// The fan-in of a merge of inputs (merge --lines): job.fan_in, lower where its readers'
+// and writer's buffers (job.merge_buffer each) would not fit job.memory; 2 at least.
+size_t budget_fan_in(const LinesJob& job);
+
 // The merge's setup for `job`.
 MergeSetup merge_setup(const LinesJob& job, const EngineOptions& opt, bool check_sorted);
 

@@ -104,15 +104,24 @@ MergeCounts merge_lines_into(std::vector<std::unique_ptr<LineReader>>& readers, 
 
 namespace {
 
-// Runs [b, e) merged into `out` from byte 0.
-MergeCounts merge_group(std::vector<io::TempFile>& runs, size_t b, size_t e, const io::File& out,
+// Runs [b, e) merged into `out` from byte 0; the bytes read from inputs counted. A group
+// of the merge's own temp files only is sorted: its order is not checked.
+MergeCounts merge_group(std::vector<MergeRun>& runs, size_t b, size_t e, const io::File& out,
                         const MergeSetup& setup) {
   std::vector<std::unique_ptr<LineReader>> readers;
-  for (size_t i = b; i < e; ++i)
-    readers.push_back(std::make_unique<LineReader>(runs[i].file(), runs[i].path(), setup.order->terminator,
+  MergeSetup group = setup;
+  group.check_sorted = false;
+  for (size_t i = b; i < e; ++i) {
+    const std::string& label = runs[i].input ? runs[i].label : runs[i].temp.path();
+    readers.push_back(std::make_unique<LineReader>(runs[i].file(), label, setup.order->terminator,
                                                    setup.buffer_bytes, setup.max_line));
+    group.check_sorted |= setup.check_sorted && runs[i].input;
+  }
   LineWriter w(out, 0, setup.order->terminator, setup.buffer_bytes, setup.cancel);
-  return merge_lines_into(readers, w, setup);
+  MergeCounts n = merge_lines_into(readers, w, group);
+  for (size_t i = b; i < e; ++i)
+    if (runs[i].input) n.input_bytes += readers[i - b]->bytes_read();
+  return n;
 }
 
 }  // namespace
@@ -130,15 +139,27 @@ MergeCounts merge_runs(std::vector<io::TempFile> runs, const io::File& out, size
                        const std::vector<std::string>& tmp_dirs, const Context& context, const MergeSetup& setup,
                        size_t& levels, const std::vector<RunIndex>& indexes) {
   fan_in = std::max<size_t>(fan_in, 2);
-  levels = merge_passes(runs.size(), fan_in);
   // -u's split merges twice (merge_split.hpp): worth it from 4 threads.
-  if (indexes.size() == runs.size() && runs.size() <= fan_in && setup.threads >= (setup.order->unique ? 4u : 2u))
+  if (indexes.size() == runs.size() && runs.size() <= fan_in && setup.threads >= (setup.order->unique ? 4u : 2u)) {
+    levels = 1;
     return merge_split(runs, indexes, out, setup);
+  }
+  std::vector<MergeRun> owned(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) owned[i].temp = std::move(runs[i]);
+  return merge_inputs(std::move(owned), out, fan_in, tmp_dirs, context, setup, levels);
+}
+
+MergeCounts merge_inputs(std::vector<MergeRun> runs, const io::File& out, size_t fan_in,
+                         const std::vector<std::string>& tmp_dirs, const Context& context, const MergeSetup& setup,
+                         size_t& levels) {
+  fan_in = std::max<size_t>(fan_in, 2);
+  levels = merge_passes(runs.size(), fan_in);
   MergeSetup pass = setup;  // the passes before the last report no progress: the last merge's is the phase's
   pass.progress = nullptr;
+  uint64_t input_bytes = 0;  // read by the passes before the last
   size_t next_dir = 0;
   while (runs.size() > fan_in) {
-    std::vector<io::TempFile> merged;
+    std::vector<MergeRun> merged;
     for (size_t b = 0; b < runs.size(); b += fan_in) {
       throw_if_cancelled(setup.cancel);
       const size_t e = std::min(runs.size(), b + fan_in);
@@ -146,14 +167,18 @@ MergeCounts merge_runs(std::vector<io::TempFile> runs, const io::File& out, size
         merged.push_back(std::move(runs[b]));
         continue;
       }
-      io::TempFile t = io::TempFile::create(context, tmp_dirs[next_dir++ % tmp_dirs.size()], "lines");
-      merge_group(runs, b, e, t.file(), pass);
-      for (size_t i = b; i < e; ++i) runs[i].remove();
+      MergeRun t;
+      t.temp = io::TempFile::create(context, tmp_dirs[next_dir++ % tmp_dirs.size()], "lines");
+      input_bytes += merge_group(runs, b, e, t.temp.file(), pass).input_bytes;
+      for (size_t i = b; i < e; ++i)
+        if (!runs[i].input) runs[i].temp.remove();
       merged.push_back(std::move(t));
     }
     runs = std::move(merged);
   }
-  return merge_group(runs, 0, runs.size(), out, setup);
+  MergeCounts n = merge_group(runs, 0, runs.size(), out, setup);
+  n.input_bytes += input_bytes;
+  return n;
 }
 
 }  // namespace gxsort::lines

@@ -1,6 +1,6 @@
 // The k-way merge of sorted lines: a loser tree by compare_lines, ties to the reader of
 // the lower index (stable: runs and inputs in order), -u applied as lines leave it.
-// Used by sort (its runs, in passes when they are more than the fan-in) and merge.
+// Used by sort (its runs) and merge (its inputs), in passes when they are more than the fan-in.
 #pragma once
 #include <functional>
 #include <memory>
@@ -19,6 +19,7 @@ struct MergeCounts {
   uint64_t lines = 0;  // written
   uint64_t bytes = 0;  // written
   size_t parts = 1;    // the merges it was split into (merge_split)
+  uint64_t input_bytes = 0;  // merge_inputs: read from its inputs (not from its own temp files)
 };
 
 // What a merge runs with.
@@ -48,5 +49,20 @@ size_t merge_passes(size_t runs, size_t fan_in);
 MergeCounts merge_runs(std::vector<io::TempFile> runs, const io::File& out, size_t fan_in,
                        const std::vector<std::string>& tmp_dirs, const Context& context, const MergeSetup& setup,
                        size_t& levels, const std::vector<RunIndex>& indexes = {});
+
+// A sorted file to merge: a temp file of the merge's own (removed once merged), or an
+// input it only reads (checked to be in order as it is read, when setup.check_sorted).
+struct MergeRun {
+  io::TempFile temp;
+  const io::File* input = nullptr;  // set: an input, named `label` in messages
+  std::string label;
+  const io::File& file() const { return input ? *input : temp.file(); }
+};
+
+// merge_runs' passes over any runs (merge of sorted inputs): the same groups, temp files
+// and levels; a pass's group of the merge's temp files alone is not checked.
+MergeCounts merge_inputs(std::vector<MergeRun> runs, const io::File& out, size_t fan_in,
+                         const std::vector<std::string>& tmp_dirs, const Context& context, const MergeSetup& setup,
+                         size_t& levels);
 
 }  // namespace gxsort::lines

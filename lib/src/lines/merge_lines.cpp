@@ -1,27 +1,19 @@
-// merge (sort -m) of sorted text files: one k-way merge of the inputs, each checked to
-// be in order as it is read (an input out of order fails the command, nothing written:
-// GNU sort -m would write its lines out of order). A runs directory of text lines
-// (form_line_runs) stands for its runs, checked against its manifest.
+// merge (sort -m) of sorted text files: a k-way merge of the inputs (more than the fan-in
+// the budget allows: in passes through temp files, lines/merge.hpp merge_inputs), each
+// checked to be in order as it is read (an input out of order fails the command, nothing
+// written: GNU sort -m would write its lines out of order). A runs directory of text
+// lines (form_line_runs) stands for its runs, checked against its manifest.
 #include <sys/stat.h>
 
-#include "commands/runs_dir.hpp"
 #include "commands/stream_inputs.hpp"
 #include "engine/engine.hpp"
 #include "lines/line_runs_dir.hpp"
 #include "lines/lines_job.hpp"
 #include "lines/merge.hpp"
+#include "lines/merge_inputs.hpp"
 
 namespace gxsort {
 namespace lines {
-namespace {
-
-// The merge's inputs, opened: files as given, each runs directory's runs in order.
-struct MergeInputs {
-  std::vector<std::shared_ptr<io::File>> files;
-  std::vector<std::string> labels;     // each one's name in messages
-  std::vector<ListedRun> listed;       // the runs of runs directories, verified as they are merged
-  std::vector<std::string> runs_dirs;
-};
 
 MergeInputs open_merge_inputs(const std::vector<std::string>& args, const LineOrder& order) {
   refuse_stream_named_twice(args);
@@ -43,7 +35,6 @@ MergeInputs open_merge_inputs(const std::vector<std::string>& args, const LineOr
   return in;
 }
 
-}  // namespace
 }  // namespace lines
 
 RunStats merge_lines(const std::vector<std::string>& inputs, const std::string& output, const LineOrder& order,
@@ -55,10 +46,11 @@ RunStats merge_lines(const std::vector<std::string>& inputs, const std::string& 
   refuse_output_in_runs_dir(output, in.runs_dirs);
   io::Output out = io::Output::open(opt.context, output, job.tmp_dirs[0], "out");
   if (!out.streamed()) out.file().start_write_behind();
-  std::vector<std::unique_ptr<lines::LineReader>> readers;
-  for (size_t k = 0; k < in.files.size(); ++k)
-    readers.push_back(std::make_unique<lines::LineReader>(*in.files[k], in.labels[k], job.order.terminator,
-                                                          job.merge_buffer, job.memory));
+  std::vector<lines::MergeRun> runs(in.files.size());
+  for (size_t k = 0; k < in.files.size(); ++k) {
+    runs[k].input = in.files[k].get();
+    runs[k].label = in.labels[k];
+  }
   RunStats st;
   st.command = "merge";
   st.backend = "cpu";
@@ -68,15 +60,14 @@ RunStats merge_lines(const std::vector<std::string>& inputs, const std::string& 
   for (const auto& f : in.files) total += f->is_stream() ? 0 : f->size();
   if (opt.progress) setup.progress = [&](uint64_t read) { opt.progress({"merge", read, total, 0, 0}); };
   RunVerifier verifier(in.listed);
-  lines::LineWriter w(out.file(), 0, job.order.terminator, job.merge_buffer, opt.cancel);
-  const lines::MergeCounts n = lines::merge_lines_into(readers, w, setup);
-  for (const auto& r : readers) st.input_bytes += r->bytes_read();
+  const lines::MergeCounts n = lines::merge_inputs(std::move(runs), out.file(), lines::budget_fan_in(job), job.tmp_dirs,
+                                                   opt.context, setup, st.merge_levels);
+  st.input_bytes = n.input_bytes;
   verifier.finish();
   for (const auto& f : in.files) f->check_unchanged();
   st.records = n.lines;
   st.output_bytes = n.bytes;
   st.runs = in.files.size();
-  st.merge_levels = 1;
   st.phases.push_back({"merge", since(t0), st.input_bytes, n.bytes});
   throw_if_cancelled(opt.cancel);  // the last boundary: nothing replaced yet
   commit_outputs({&out}, st, t0, opt);

@@ -10,6 +10,7 @@
 #include "lines/line_source.hpp"
 #include "lines/lines_job.hpp"
 #include "lines/merge.hpp"
+#include "lines/merge_inputs.hpp"
 #include "lines/runs_job.hpp"
 
 namespace gxsort {
@@ -35,6 +36,21 @@ void plan_sort(LinesPlan& p, const lines::LineSource& src, const lines::LinesJob
   p.resumable = !runs_only && lines::keeps_runs(src, output);
 }
 
+// merge: the inputs as merge_lines opens them (a runs directory: its runs), merged in
+// the passes merge_inputs makes with the fan-in the budget allows.
+void plan_merge(LinesPlan& p, const std::vector<std::string>& inputs, const lines::LinesJob& job) {
+  const lines::MergeInputs in = lines::open_merge_inputs(inputs, job.order);
+  p.mode = LinesPlanMode::merge;
+  p.inputs = p.runs = in.files.size();
+  for (const auto& f : in.files) {
+    p.stream = p.stream || f->is_stream();
+    p.input_bytes += f->is_stream() ? 0 : f->size();
+  }
+  p.fan_in = lines::budget_fan_in(job);
+  p.merge_passes = lines::merge_passes(in.files.size(), p.fan_in);
+  if (p.merge_passes > 1) p.temp_dirs = job.tmp_dirs;
+}
+
 }  // namespace
 
 const char* lines_plan_mode_name(LinesPlanMode m) {
@@ -55,24 +71,21 @@ LinesPlan plan_lines(const std::string& command, const std::vector<std::string>&
   LineOrder job_order = order;
   job_order.unique = order.unique || command == "dedupe";  // dedupe is sort -u
   const lines::LinesJob job = lines::lines_job(job_order, opt, command == "check" ? "" : output);
-  const lines::LineSource src(inputs, job.order.terminator);
   LinesPlan p;
   p.command = command;
-  p.inputs = src.inputs();
-  p.stream = !src.all_regular();
-  p.input_bytes = src.regular_bytes();
   p.memory = job.memory;
   p.threads = job.threads;
   p.fan_in = job.fan_in;
   p.backend = sorts ? lines::prefix_backend(opt) : "cpu";
-  if (sorts) {
-    plan_sort(p, src, job, output);
-  } else if (command == "merge") {  // one k-way merge of all the inputs, whatever the fan-in
-    p.mode = LinesPlanMode::merge;
-    p.runs = src.inputs();
-    p.merge_passes = 1;
+  if (command == "merge") {
+    plan_merge(p, inputs, job);
   } else {
-    p.mode = LinesPlanMode::pass;
+    const lines::LineSource src(inputs, job.order.terminator);
+    p.inputs = src.inputs();
+    p.stream = !src.all_regular();
+    p.input_bytes = src.regular_bytes();
+    if (sorts) plan_sort(p, src, job, output);
+    else p.mode = LinesPlanMode::pass;
   }
   if (opt.resume && (command == "sort" || command == "dedupe")) p.resume = inspect_sort_lines(inputs, output, job_order, opt);
   return p;
