@@ -4,15 +4,19 @@
 # command, outputs compared: 4 GiB of u64, 4 GB of gensort, 4 GiB of 16-byte records;
 # which binary runs first alternates from round to round.
 #   tools/bench/ab_in_memory.sh NEW OLD [GiB=4] [WORKDIR=/tmp]
-#   ROUNDS=4   DEVICE=cuda|cpu (default cuda)   GIB=0.01 for a tiny run (CI)
+#   ROUNDS=4   DEVICE=cuda|cpu (default cuda)   GIB=0.01 for a tiny run
+#   SMOKE=1 (CI): NEW and OLD default to one binary, 0.001 GiB, two rounds, cpu without a GPU
 #   ONLY=u64 (a name's first word: u64, gensort, 16-byte) runs that input alone
 #   EXTRA="--memory 2G" adds options to every timed sort (out of core: a budget below
 #   the input); the reference is then sorted by OLD with the same EXTRA
 set -euo pipefail
-new=$1 old=$2 gib=${3:-4}
-work=$(mktemp -d "${4:-/tmp}/gxsort-ab.XXXXXX")
+source "$(dirname "$0")/common.bash"
+new=${1:-$bench_gxsort} old=${2:-${1:-$bench_gxsort}} gib=${3:-4}
+[[ $bench_smoke == 1 ]] && gib=${3:-0.001} ROUNDS=${ROUNDS:-2}
+work=$(mktemp -d "${4:-$bench_tmp}/gxsort-ab.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-dev=${DEVICE:-cuda}
+bench_device "$new" "${DEVICE:-cuda}"
+dev=$bench_dev
 now() { date +%s.%N; }
 count() { python3 -c "print(max(1, int($gib * $1)))"; }
 formats=("u64|--count $(count 134217728)|--type u64"
@@ -45,6 +49,6 @@ for f in "${formats[@]}"; do
     fi
   done
   med() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {print (NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2)}'; }
-  echo "| $name | ${a[*]} | ${b[*]} | $(python3 -c "print(f'{$(med "${a[@]}") / $(med "${b[@]}"):.2f}')") |"
+  echo "| $name | ${a[*]} | ${b[*]} | $(bench_ratio "$(med "${a[@]}")" "$(med "${b[@]}")") |"
   rm -f "$in" "$work/ref" "$work/o"
 done

@@ -14,12 +14,23 @@
 #        each level's mode, frontier, edges and time, the device synchronized per level),
 #        GXSORT_BFS_ALPHA / GXSORT_BFS_BETA / GXSORT_BFS_BU: GPU switch points (cuda/graph/bfs_cuda.cu);
 #        ALPHA and BETA (and GXSORT_BFS_MINBU) set the CPU search's too (lib/src/graph/bfs_cpu.cpp)
+#   SMOKE=1 (CI): scale 8, 2 sources, 2 threads, the binary $GXSORT by default; without a GPU
+#        (here or in the binary) the cuda columns are n/a
 set -euo pipefail
-GX=${1:?usage: $0 /path/to/gxsort [SCALE...]}
-shift
-SCALES=("${@:-22}")
+source "$(dirname "$0")/common.bash"
+if [[ $bench_smoke == 1 ]]; then
+  GX=${1:-$bench_gxsort}
+  SCALES=("${@:2}") SOURCES=${SOURCES:-2} THREADS=${THREADS:-2}
+  [[ ${#SCALES[@]} -gt 0 ]] || SCALES=(8)
+else
+  GX=${1:?usage: $0 /path/to/gxsort [SCALE...]}
+  shift
+  SCALES=("${@:-22}")
+fi
 SOURCES=${SOURCES:-16}
 THREADS=${THREADS:-16}
+gpus=$(bench_info "$GX" "len(j['gpus'])")
+[[ $gpus != 0 ]] || echo "bfs_bench: no GPU: the cuda columns are n/a" >&2
 WORK=$(mktemp -d "${WORK:-${TMPDIR:-/tmp}}/gxsort-bfs-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 now() { date +%s.%N; }
@@ -50,11 +61,13 @@ for S in "${SCALES[@]}"; do
     grep -m1 "^graph:" "$WORK/$name.out" >&2 || true
     grep -m1 "neighbors streamed" "$WORK/$name.out" >&2 || true
   }
-  run cuda --device cuda
-  if [[ ${PROFILE:-0} == 1 ]]; then
-    GXSORT_BFS_PROFILE=1 "$GX" bfs "$G" --random-sources 3 --seed 7 --device cuda 2>&1 | grep -v "^source\|^mean\|^graph" >&2 || true
+  if [[ $gpus != 0 ]]; then
+    run cuda --device cuda
+    if [[ ${PROFILE:-0} == 1 ]]; then
+      GXSORT_BFS_PROFILE=1 "$GX" bfs "$G" --random-sources 3 --seed 7 --device cuda 2>&1 | grep -v "^source\|^mean\|^graph" >&2 || true
+    fi
+    run cuda4 --device cuda --device-memory "$quarter"
   fi
-  run cuda4 --device cuda --device-memory "$quarter"
   run cpu --device cpu --threads "$THREADS"
   read -r g_ms g_st g_500 < <(mean_of "$WORK/cuda.out")
   read -r q_ms q_st q_500 < <(mean_of "$WORK/cuda4.out")

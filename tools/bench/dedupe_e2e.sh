@@ -7,15 +7,22 @@
 # vs `cp` followed by `sync FILE` of the copy (like for like). The phases of the default
 # run (--stats-json) follow each case.
 # Usage: tools/bench/dedupe_e2e.sh GXSORT [WORKDIR] [CASES]   (CASES: "u64 u32", the default)
+#   SMOKE=1 (CI): 4 MiB and 16 MiB, --device-memory 1M, cpu without a GPU, $GXSORT by default
 set -euo pipefail
-g=$1
-work=$(mktemp -d "${2:-/tmp}/gxsort-dedupe-e2e.XXXXXX")
+source "$(dirname "$0")/common.bash"
+g=${1:-$bench_gxsort}
+bench_device "$g" cuda
+py=python3
+$py -c "import numpy" 2>/dev/null || py=/usr/bin/python3  # a pyenv python3 may lack numpy
+$py -c "import numpy" 2>/dev/null || { echo "$bench_name: needs python3 with numpy (the inputs); skipped"; exit 0; }
+work=$(mktemp -d "${2:-$bench_tmp}/gxsort-dedupe-e2e.XXXXXX")
 cases=${3:-u64 u32}
+div=$((bench_div == 1 ? 1 : 1024))  # the inputs' sizes are divided by this (smoke: MiB for GiB)
 trap 'rm -rf "$work"' EXIT
 now() { date +%s.%N; }
 timeit() { local s e; s=$(now); "$@" >/dev/null; e=$(now); python3 -c "print(f'{$e-$s:.3f}')"; }
 best() { python3 -c "import sys; print(min(map(float, sys.argv[1:])))" "$@"; }
-row() { python3 -c "import sys; n,t,c=sys.argv[1],float(sys.argv[2]),float(sys.argv[3]); print(f'| {n} | {t:.2f} | {c:.2f} | {t/c:.2f} |')" "$@"; }
+row() { python3 -c "import sys; n,t,c=sys.argv[1],float(sys.argv[2]),float(sys.argv[3]); print(f'| {n} | {t:.2f} | {c:.2f} | {f\"{t/c:.2f}\" if c else \"n/a\"} |')" "$@"; }
 phases() {
   python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print('  phases:', s.get('mode',''), '; '.join(f\"{p['name']} {p['seconds']:.2f}\" for p in s['phases']))" "$1" || true
 }
@@ -44,20 +51,22 @@ echo "|---|---|---|---|"
 for c in $cases; do
   case $c in
     u64)
-      python3 -c "
+      $py -c "
 import numpy as np, sys
-n = 1 << 29
+n = (1 << 29) // $div
 np.random.default_rng(1).integers(0, n // 2, n, dtype=np.uint64).tofile(sys.argv[1])" "$work/u64"
-      bench "4 GiB u64, 50% duplicates" "$work/u64" --type u64 --device cuda
+      bench "$((4096 / div)) MiB u64, 50% duplicates" "$work/u64" --type u64 --device "$bench_dev"
       rm -f "$work/u64" ;;
     u32)
-      python3 -c "
+      $py -c "
 import numpy as np, sys
 rng = np.random.default_rng(2)
 with open(sys.argv[1], 'wb') as f:
     for _ in range(16):
-        rng.integers(0, 1 << 32, 1 << 28, dtype=np.uint32).tofile(f)" "$work/u32"
-      bench "16 GiB u32, bitmap, --device-memory 1G" "$work/u32" --type u32 --strategy bitmap --device cuda --device-memory 1G
+        rng.integers(0, 1 << 32, (1 << 28) // $div, dtype=np.uint32).tofile(f)" "$work/u32"
+      dm=1G; [[ $bench_smoke == 1 ]] && dm=1M
+      bench "$((16384 / div)) MiB u32, bitmap, --device-memory $dm" "$work/u32" \
+        --type u32 --strategy bitmap --device "$bench_dev" --device-memory "$dm"
       rm -f "$work/u32" ;;
   esac
 done

@@ -9,10 +9,13 @@
 #   N and R are numbers (1e8, 3e7) or, for R, "n" (R = N), "16n" or "full" (2^32).
 #   The default points: the PBBS randomSeq case (1e8:n), wide ranges, and narrow ones on
 #   both sides of the CPU's span crossover (2^24); add --memory 1G for the out-of-core sort.
+#   SMOKE=1 (CI): GXSORT optional ($GXSORT), --reps 1, --memory 1M, two points of 1e5 keys
 set -euo pipefail
-g=$(readlink -f "$1"); shift
+source "$(dirname "$0")/common.bash"
+g=$(readlink -f "${1:-$bench_gxsort}"); shift $(($# > 0))
 device=cpu memory="" reps=3 work=${TMPDIR:-/tmp}
 points="1e7:n 3e7:n 1e8:n 1e8:full 1e8:1e6 1e8:16777216 1e8:67108864 3e8:n 3e8:full 3e8:1e6"
+[[ $bench_smoke == 1 ]] && memory=1M reps=1 points="1e5:n 1e5:full"
 while (($#)); do
   case $1 in
     --device) device=$2; shift 2 ;;
@@ -26,6 +29,9 @@ done
 here=$(dirname "$(readlink -f "$0")")
 py=python3
 $py -c "import numpy" 2>/dev/null || py=/usr/bin/python3  # a pyenv python3 may lack numpy
+$py -c "import numpy" 2>/dev/null || { echo "$bench_name: needs python3 with numpy (the inputs); skipped"; exit 0; }
+bench_device "$g" "$device"
+device=$bench_dev
 dir=$(mktemp -d "$work/gxsort-dedupe-strategy.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 opts=(--type u32 --device "$device" --no-fsync -q)

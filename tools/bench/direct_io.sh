@@ -4,16 +4,19 @@
 # file in the same run. Prints each run's time and phases.
 # Usage: tools/bench/direct_io.sh [gxsort-binary] [GiB] [ROUNDS] [extra sort options...]
 # e.g.   tools/bench/direct_io.sh build/gxsort 2 2 --device cpu --memory 256M
+# SMOKE=1 (CI): 2 "GiB" of 8 MiB, one round, --memory 1M unless options are given
 set -euo pipefail
-here=$(cd "$(dirname "$0")/../.." && pwd)
-g=${1:-$here/build/gxsort}
+source "$(dirname "$0")/common.bash"
+g=${1:-$bench_gxsort}
 gib=${2:-2}
 rounds=${3:-2}
+[[ $bench_smoke == 1 ]] && rounds=${3:-1}
 shift $(( $# >= 3 ? 3 : $# ))
 extra=("$@")
+[[ $bench_smoke == 1 && ${#extra[@]} == 0 ]] && extra=(--memory 1M)
 work=$(mktemp -d "${BENCH_DIR:-${TMPDIR:-/tmp}}/gxsort-dio.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-"$g" gen -o "$work/in.bin" --count $(( gib * 134217728 )) --dist uniform --seed 5 -q
+"$g" gen -o "$work/in.bin" --count $(( gib * 134217728 / bench_div )) --dist uniform --seed 5 -q
 sync
 now() { date +%s.%N; }
 for ((r = 1; r <= rounds; ++r)); do

@@ -3,6 +3,7 @@
 //   <word>,<signed integer>,<decimal>,<words ...>
 // Usage: gen_lines OUT BYTES [SEED]: lines until at least BYTES bytes are written.
 // Line i is made from hash(SEED, i) alone, so blocks of lines are made on all cores.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -65,14 +66,15 @@ int main(int argc, char** argv) {
     return 3;
   }
   const uint64_t distinct = bytes / 133 + 1;  // ~100-byte lines: about 3/4 of them distinct
-  constexpr uint64_t kBlock = 1 << 16;        // lines a task makes
   const size_t tasks = 64;
+  // Lines a task makes: 2^16, fewer for a small text (a round of ~BYTES, not 360 MB).
+  const uint64_t block = std::clamp<uint64_t>(bytes / (100 * tasks), 1, 1 << 16);
   std::vector<std::string> blocks(tasks);
   uint64_t written = 0;
-  for (uint64_t first = 0; written < bytes; first += kBlock * tasks) {
+  for (uint64_t first = 0; written < bytes; first += block * tasks) {
     gxsort::parallel::parallel_for(tasks, gxsort::default_threads(), [&](size_t t) {
       blocks[t].clear();
-      for (uint64_t i = 0; i < kBlock; ++i) append_line(blocks[t], seed, first + t * kBlock + i, distinct);
+      for (uint64_t i = 0; i < block; ++i) append_line(blocks[t], seed, first + t * block + i, distinct);
     });
     for (const std::string& b : blocks) {
       if (written >= bytes) break;

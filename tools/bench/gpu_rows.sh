@@ -12,17 +12,21 @@
 #   tools/bench/gpu_rows.sh GXSORT [GiB=4] [WORKDIR=/tmp]
 #   ROUNDS=2 (interleaved)   COLD=0 skips the cold row   DEVICE=cpu tries it without a GPU
 #   OLD=GXSORT2 adds a column: that binary's GPU sort, in the same rounds (an A/B)
+#   SMOKE=1 (CI): 1 "GiB" of 8 MiB, one round, OLD=GXSORT, COLD=0, cpu without a GPU
 set -euo pipefail
 shopt -s inherit_errexit
-g=$1
+source "$(dirname "$0")/common.bash"
+g=${1:-$bench_gxsort}
 gib=${2:-4}
-work=$(mktemp -d "${3:-/tmp}/gxsort-rows.XXXXXX")
+[[ $bench_smoke == 1 ]] && gib=${2:-1} ROUNDS=${ROUNDS:-1} COLD=${COLD:-0} OLD=${OLD-$g}
+work=$(mktemp -d "${3:-$bench_tmp}/gxsort-rows.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-dev=${DEVICE:-cuda}
+bench_device "$g" "${DEVICE:-cuda}"
+dev=$bench_dev
 old=${OLD:-}
 now() { date +%s.%N; }
 since() { python3 -c "print(f'{$(now) - $1:.2f}')"; }
-ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
+ratio() { bench_ratio "$1" "$2"; }
 phases() {  # the --stats-json file's phases, as "name s / name s ..."
   python3 -c 'import json, sys
 j = json.load(open(sys.argv[1]))
@@ -38,15 +42,15 @@ timed() {
 }
 
 # name, gen options, sort options
-formats=("u64|--count $((gib * 134217728))|--type u64"
-         "gensort|--format gensort --count $((gib * 10000000))|--format gensort"
-         "16-byte records|--record-size 16 --key-offset 0 --key-type u64 --count $((gib * 67108864))|--record-size 16 --key-offset 0 --key-type u64")
+formats=("u64|--count $((gib * 134217728 / bench_div))|--type u64"
+         "gensort|--format gensort --count $((gib * 10000000 / bench_div))|--format gensort"
+         "16-byte records|--record-size 16 --key-offset 0 --key-type u64 --count $((gib * 67108864 / bench_div))|--record-size 16 --key-offset 0 --key-type u64")
 for f in "${formats[@]}"; do
   IFS='|' read -r name genopt _ <<< "$f"
   # shellcheck disable=SC2086
   "$g" gen -o "$work/${name// /_}.in" $genopt --seed 7 -q
 done
-echo "### In memory and around it ($(date -u +%F), $( (nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null || echo no GPU) | head -1), $(nproc) cores, ${gib} GiB)"
+echo "### In memory and around it ($(date -u +%F), $( (nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null || echo no GPU) | head -1), $(nproc) cores, $(bench_size "$gib"))"
 echo "| round | input | cp s | GPU s${old:+ | OLD GPU s} | CPU backend s | GPU / cp | GPU / CPU | GPU phases |"
 echo "|---|---|---|---|---|---|---|---|${old:+---|}"
 for ((round = 1; round <= ${ROUNDS:-2}; round++)); do

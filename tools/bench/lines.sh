@@ -7,12 +7,14 @@
 # against cp + sync. Every gxsort output is compared with GNU sort's (DIFFERS if not).
 # Usage: tools/bench/lines.sh [gxsort-binary] [bytes] [work-dir]   (BENCH_REPS, default 1:
 # each command's best of that many runs)
-# Tiny mode (CI): tools/bench/lines.sh BIN 200000 DIR
+# Tiny mode: tools/bench/lines.sh BIN 200000 DIR, or SMOKE=1 (CI): 5 MB (ooc: its 1/4 over
+# the 1 MiB least --memory), BIN $GXSORT
 set -euo pipefail
 shopt -s inherit_errexit
-here=$(cd "$(dirname "$0")/../.." && pwd)
-g=${1:-$here/build/gxsort}
+source "$(dirname "$0")/common.bash"
+g=${1:-$bench_gxsort}
 bytes=${2:-1000000000}
+[[ $bench_smoke == 1 ]] && bytes=${2:-5000000}
 gen=${GEN_LINES:-$(dirname "$g")/bench/gen_lines}
 work=$(mktemp -d "${3:-${TMPDIR:-/tmp}}/gxsort-lines.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -34,7 +36,7 @@ best() {  # COMMAND...: the best wall time of $reps runs, in seconds
   done
   echo "$b"
 }
-ratio() { python3 -c "print(f'{$1/$2:.2f}')"; }
+ratio() { bench_ratio "$1" "$2"; }
 
 cp_t=$(best cp "$work/in.txt" "$work/cp.txt")
 cps_t=$(best sh -c "cp '$work/in.txt' '$work/cp.txt' && sync '$work/cp.txt'")

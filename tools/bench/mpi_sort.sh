@@ -9,15 +9,20 @@
 #   DEVICE=cuda ...                           --device for both sorts (default auto)
 #   REPEAT=3 ...                              runs of each, interleaved; the fastest is shown
 # Ranks are not bound to cores (--bind-to none): each takes its share of the host's cores.
+#   SMOKE=1 (CI): the build of $GXSORT, 1 "GiB" of 8 MiB, ranks 1 2, REPEAT=1
+# Without mpirun or an MPI build it says so and exits 0.
 set -euo pipefail
+source "$(dirname "$0")/common.bash"
 build=${1:-build}
+[[ $bench_smoke == 1 ]] && build=${1:-$(dirname "$bench_gxsort")} REPEAT=${REPEAT:-1}
 gib=${2:-1}
 shift $(( $# > 2 ? 2 : $# ))
 ranks=("$@")
 [[ ${#ranks[@]} -gt 0 ]] || ranks=(1 2 4)
+[[ $bench_smoke == 1 && $# == 0 ]] && ranks=(1 2)
 G=$(cd "$build" && pwd)/gxsort
 A2A=$(cd "$build" && pwd)/bench/mpi_alltoall
-[[ -x $A2A ]] || { echo "mpi_sort: $A2A not built (configure with GXSORT_MPI=ON)"; exit 2; }
+bench_needs_mpi "$G" "$A2A"
 MPIRUN=(mpirun --oversubscribe --bind-to none)
 [[ $(id -u) == 0 ]] && MPIRUN+=(--allow-run-as-root)
 mem=()
@@ -27,7 +32,7 @@ dir=$(mktemp -d "${BENCH_DIR:-/tmp}/gxsort-mpi.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 export TMPDIR=$dir
 
-count=$(( gib * 134217728 ))  # u64 keys
+count=$(( gib * 134217728 / bench_div ))  # u64 keys
 "$G" gen -o "$dir/in.bin" --count "$count" -q
 "$G" sort "$dir/in.bin" -o "$dir/warm.bin" -q "${dev[@]}" "${mem[@]}"  # the input in the page cache
 rm -f "$dir/warm.bin"
@@ -58,7 +63,7 @@ for ((r = 0; r < repeat; ++r)); do  # interleaved: a machine shared with other j
     cmp -s "$dir/dist.bin" "$dir/one.bin" || echo "mpi_sort: -np ${ranks[$i]}: the output differs from the one-process sort's" >&2
   done
 done
-echo "$(date -u +%F) $(nproc) cores, ${gib} GiB of u64 keys, --memory ${MEMORY:-default}, --device ${DEVICE:-auto}, best of $repeat"
+echo "$(date -u +%F) $(nproc) cores, $(bench_size "$gib") of u64 keys, --memory ${MEMORY:-default}, --device ${DEVICE:-auto}, best of $repeat"
 printf "one process: %.2f s (%s)\n" "$one" "$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["mode"] + ", " + j["backend"])' "$dir/one.json")"
 printf "%-6s %8s %8s %12s %7s %10s %10s %12s %14s\n" ranks seconds "vs one" exchanged rounds imbalance "rank MB/s" "its MPI MB/s" "alltoall MB/s"
 for i in "${!ranks[@]}"; do

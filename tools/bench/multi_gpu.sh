@@ -19,16 +19,25 @@
 # `mpirun -np G true` (timed first) the most a job that mpirun starts can gain (out of
 # core the floor counts twice: runs, then the output).
 #   STATS_DIR=DIR          keeps each run's --stats-json there
+#   SMOKE=1 (CI): the build of $GXSORT, 1 "GiB" (and GB) of 8 MiB, --memory 1M --device-memory 1M
+#                 out of core, ranks 2 (-np 1 alone would skip MPI's all-to-all), cpu without a GPU
+# Without mpirun or an MPI build it says so and exits 0, and without a GPU (DEVICE=cuda) too.
 set -euo pipefail
+source "$(dirname "$0")/common.bash"
 build=${1:-build}
+[[ $bench_smoke == 1 ]] && build=${1:-$(dirname "$bench_gxsort")} GIB=${GIB:-1} GB_GENSORT=${GB_GENSORT:-1} \
+  OOC=${OOC-"--memory 1M --device-memory 1M"}
 shift $(( $# > 0 ? 1 : 0 ))
 G=$(cd "$build" && pwd)/gxsort
 A2A=$(cd "$build" && pwd)/bench/mpi_alltoall
 FLOOR=$(cd "$build" && pwd)/bench/mpi_page_cache
+bench_needs_mpi "$G"
 gpus=$( (nvidia-smi -L 2>/dev/null || true) | wc -l)
-dev=${DEVICE:-cuda}   # DEVICE=cpu tries the script on a machine without a GPU
+bench_device "$G" "${DEVICE:-cuda}"
+dev=$bench_dev   # DEVICE=cpu tries the script on a machine without a GPU
 ranks=("$@")
 if [[ ${#ranks[@]} == 0 ]]; then for g in 1 2 4 8; do (( g <= gpus )) && ranks+=("$g"); done; fi
+[[ $bench_smoke == 1 && ${#ranks[@]} == 0 ]] && ranks=(2)
 MPIRUN=(mpirun --oversubscribe --bind-to none)
 [[ $(id -u) == 0 ]] && MPIRUN+=(--allow-run-as-root)
 sync_opt=(); [[ ${SYNC:-1} == 0 ]] && sync_opt=(--no-fsync)
@@ -143,17 +152,17 @@ fixed_costs() {
 fixed_costs
 
 gib=${GIB:-16}
-"$G" gen -o "$dir/u64.bin" --count $(( gib * 134217728 )) --seed 19 -q
-table "$gib GiB u64 in the page cache" "$dir/u64.bin" 8
+"$G" gen -o "$dir/u64.bin" --count $(( gib * 134217728 / bench_div )) --seed 19 -q
+table "$(bench_size "$gib") u64 in the page cache" "$dir/u64.bin" 8
 ooc=${OOC-"--memory 4G --device-memory 2G"}
 if [[ -n $ooc ]]; then
   read -r -a ooc_opts <<< "$ooc"
   # Out of core every byte goes through the page cache twice (runs, then the output).
-  PASSES=2 table "$gib GiB u64 out of core (each process: $ooc)" "$dir/u64.bin" 8 "${ooc_opts[@]}" -T "$dir"
+  PASSES=2 table "$(bench_size "$gib") u64 out of core (each process: $ooc)" "$dir/u64.bin" 8 "${ooc_opts[@]}" -T "$dir"
 fi
 rm -f "$dir/u64.bin"
 gb=${GB_GENSORT:-16}
 if (( gb > 0 )); then
-  "$G" gen -o "$dir/gs.bin" --count $(( gb * 10000000 )) --format gensort --seed 19 -q
-  table "$gb GB gensort (100-byte records) in the page cache" "$dir/gs.bin" 100 --format gensort
+  "$G" gen -o "$dir/gs.bin" --count $(( gb * 10000000 / bench_div )) --format gensort --seed 19 -q
+  table "$(bench_size "$gb" | sed "s/iB/B/") gensort (100-byte records) in the page cache" "$dir/gs.bin" 100 --format gensort
 fi

@@ -11,14 +11,24 @@
 # NEW's output is compared with BASE's by `gxsort check`'s xxh3 (and found sorted): BASE's
 # is removed before NEW runs, so that the disk holds one output (16 GiB: input, runs and
 # output fill 48 GiB of a 64 GiB disk).
+#   SMOKE=1 (CI): NEW $GXSORT, BASE = NEW, 2 "GiB" of 8 MiB, budgets of 1M, one round,
+#   FSYNC=1; --device cpu without a GPU
 set -euo pipefail
-new=$1; base=${2:-}; gib=${3:-16}
+source "$(dirname "$0")/common.bash"
+new=${1:-$bench_gxsort}; base=${2:-}; gib=${3:-16}
+if [[ $bench_smoke == 1 ]]; then
+  base=${2:-$new} gib=${3:-2} ROUNDS=${ROUNDS:-1} FSYNC=${FSYNC:-1} BENCH_DIR=${BENCH_DIR:-$bench_tmp}
+  OPTS=${OPTS:---device cuda --device-memory 1M --memory 1M}
+fi
 dir=$(mktemp -d "${BENCH_DIR:-/tmp}/gxsort-oocm.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 read -r -a opts <<< "${OPTS:---device cuda --device-memory 2G --memory 4G}"
+for i in "${!opts[@]}"; do  # --device cuda without a GPU: cpu in the smoke mode, else skipped
+  if [[ ${opts[i]} == --device && ${opts[i + 1]:-} == cuda ]]; then bench_device "$new" cuda; opts[i + 1]=$bench_dev; fi
+done
 now() { date +%s.%N; }
 wall() { python3 -c "print(round($(now) - $1, 2))"; }
-"$new" gen -o "$dir/in.bin" --count $((gib * 134217728)) --seed 19 -q
+"$new" gen -o "$dir/in.bin" --count $((gib * 134217728 / bench_div)) --seed 19 -q
 cold=0
 drop_caches() { if [[ $cold == 1 ]]; then echo 3 > /proc/sys/vm/drop_caches; fi; }
 two_cp() {  # two cp of the input (each synced to disk when $1 = sync); prints seconds
@@ -36,7 +46,7 @@ import json, sys
 j = json.load(open(sys.argv[1])); label, s, cp = sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
 ph = ", ".join(f"{p['name']} {p['seconds']:.2f}" for p in j["phases"])
 st = ", ".join(f"{p['name']} {p['seconds']:.2f}" for p in j["merge_stages"])
-print(f"{label}: {s:.2f} s = {s / cp:.2f}x two cp; {j['runs']} runs; {ph}\n    stages: {st}")
+print(f"{label}: {s:.2f} s = {s / max(cp, 0.01):.2f}x two cp; {j['runs']} runs; {ph}\n    stages: {st}")
 PY
 }
 digest() {  # label: the output's xxh3 when it is sorted (else "unsorted"), then the output removed

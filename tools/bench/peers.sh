@@ -10,15 +10,18 @@
 # Every output is compared with gxsort's (cmp); a peer whose module is missing is
 # reported as skipped, not timed.
 # Usage: tools/bench/peers.sh GXSORT [GiB=4] [WORKDIR=/tmp]
+#   SMOKE=1 (CI): GXSORT $GXSORT by default, 1 "GiB" of 8 MiB
 set -euo pipefail
 shopt -s inherit_errexit
-g=$1
+source "$(dirname "$0")/common.bash"
+g=${1:-$bench_gxsort}
 gib=${2:-4}
-work=$(mktemp -d "${3:-/tmp}/gxsort-peers.XXXXXX")
+[[ $bench_smoke == 1 ]] && gib=${2:-1}
+work=$(mktemp -d "${3:-$bench_tmp}/gxsort-peers.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-keys=$((gib * 134217728))
+keys=$((gib * 134217728 / bench_div))
 now() { date +%s.%N; }
-timeit() { local s; s=$(now); "$@" >/dev/null 2>&1 || { echo "FAILED: $*" >&2; return 1; }; python3 -c "print(f'{$(now)-$s:.2f}')"; }
+timeit() { local s; s=$(now); "$@" >/dev/null 2>&1 || { echo "FAILED: $*" >&2; return 1; }; python3 -c "print(f'{$(now)-$s:.3f}')"; }
 has() { python3 -c "import $1" 2>/dev/null; }
 rows=()
 row() { rows+=("$1|$2|$3"); }  # label, seconds, "sync" when the output was on the disk at the end
@@ -61,15 +64,16 @@ done
 if has numpy; then run "np.unique script" "" "$work/uref" "$work/o" python3 -c "$np_unique" "$work/dup" "$work/o"; fi
 if has cupy && [[ $gpu != 0 ]]; then run "cupy.unique script" "" "$work/uref" "$work/o" python3 -c "$cp_unique" "$work/dup" "$work/o"; fi
 
-python3 - "$gib" "${rows[@]}" <<'PY'
+python3 - "$(bench_size "$gib")" "${rows[@]}" <<'PY'
 import sys
 gib, rows = sys.argv[1], [r.split("|") for r in sys.argv[2:]]
 t = {label: float(s) for label, s, _ in rows}
 cp, cps = t["cp"], t["cp + sync FILE"]
-print(f"| {gib} GiB u64 | s | vs cp | vs cp + sync |")
+ratio = lambda a, b: f"{a / b:.2f}" if b else "n/a"  # a smoke run's cp can take 0.00 s
+print(f"| {gib} u64 | s | vs cp | vs cp + sync |")
 print("|---|---|---|---|")
 for label, s, synced in rows:
     s = float(s)
     if s == 0: print(f"| {label} | | | |"); continue
-    print(f"| {label} | {s:.2f} | {s / cp:.2f} | {f'{s / cps:.2f}' if synced else ''} |")
+    print(f"| {label} | {s:.2f} | {ratio(s, cp)} | {ratio(s, cps) if synced else ''} |")
 PY

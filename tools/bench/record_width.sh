@@ -6,11 +6,15 @@
 # compared (cmp). Prints seconds per round and the ratio GPU / CPU of the best runs.
 #   tools/bench/record_width.sh GXSORT [GiB=4] [WORKDIR=/tmp]     ROUNDS=2   WIDTHS="8 16 32 64 100"
 #   DEVICE=cpu runs the "GPU" column on the CPU backend (tries the script without a GPU)
+#   SMOKE=1 (CI): GXSORT $GXSORT by default, 1 "GiB" of 8 MiB, one round, cpu without a GPU
 set -euo pipefail
-g=$1
+source "$(dirname "$0")/common.bash"
+g=${1:-$bench_gxsort}
 gib=${2:-4}
-work=$(mktemp -d "${3:-/tmp}/gxsort-width.XXXXXX")
+[[ $bench_smoke == 1 ]] && gib=${2:-1} ROUNDS=${ROUNDS:-1}
+work=$(mktemp -d "${3:-$bench_tmp}/gxsort-width.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+bench_device "$g" "${DEVICE:-cuda}"
 now() { date +%s.%N; }
 timed() {  # COMMAND...: its seconds, after a sync
   local t
@@ -23,19 +27,19 @@ format() {  # width: the format options
     *) echo "--record-size $1 --key-offset 0 --key-type u64" ;;
   esac
 }
-echo "| record | GiB | GPU s (rounds) | CPU s (rounds) | GPU / CPU (best) | outputs |"
+echo "| record | size | GPU s (rounds) | CPU s (rounds) | GPU / CPU (best) | outputs |"
 echo "|---|---|---|---|---|---|"
 for w in ${WIDTHS:-8 16 32 64 100}; do
   read -r -a fmt <<< "$(format "$w")"
-  "$g" gen -o "$work/in" "${fmt[@]}" --count $((gib * 1073741824 / w)) --seed 5 -q
+  "$g" gen -o "$work/in" "${fmt[@]}" --count $((gib * 1073741824 / bench_div / w)) --seed 5 -q
   gpu=() cpu=() same=yes
   for ((r = 1; r <= ${ROUNDS:-2}; r++)); do
-    gpu+=("$(timed "$g" sort "$work/in" -o "$work/gpu" "${fmt[@]}" --device "${DEVICE:-cuda}" --no-fsync -q)")
+    gpu+=("$(timed "$g" sort "$work/in" -o "$work/gpu" "${fmt[@]}" --device "$bench_dev" --no-fsync -q)")
     cpu+=("$(timed "$g" sort "$work/in" -o "$work/cpu" "${fmt[@]}" --device cpu --no-fsync -q)")
     cmp -s "$work/gpu" "$work/cpu" || same=DIFFERENT
     rm -f "$work/gpu" "$work/cpu"
   done
   best() { printf '%s\n' "$@" | sort -n | head -1; }
-  echo "| $w B | $gib | ${gpu[*]} | ${cpu[*]} | $(python3 -c "print(f'{$(best "${gpu[@]}") / $(best "${cpu[@]}"):.2f}')") | $same |"
+  echo "| $w B | $(bench_size "$gib") | ${gpu[*]} | ${cpu[*]} | $(bench_ratio "$(best "${gpu[@]}")" "$(best "${cpu[@]}")") | $same |"
   rm -f "$work/in"
 done

@@ -9,21 +9,28 @@
 #   journal, no checkpoints; all else the same binary): the journal's cost alone.
 # Env: BENCH_REPS (3), BENCH_DIR (the work directory's parent: $TMPDIR or /tmp),
 #      METHODS ("merge partition"), MEM (--memory; default 1/8 of the input).
+# SMOKE=1 (CI): BASE nojournal and NEW $GXSORT by default, 2 "GiB" of 8 MiB, one run of each
 set -euo pipefail
 shopt -s inherit_errexit
-base=$1 new=$2 gib=${3:-2}
+source "$(dirname "$0")/common.bash"
+base=${1:-nojournal} new=${2:-$bench_gxsort} gib=${3:-2}
 shift $(( $# >= 3 ? 3 : $# ))
 extra=("$@")
 reps=${BENCH_REPS:-3}
+[[ $bench_smoke == 1 ]] && reps=${BENCH_REPS:-1}
 work=$(mktemp -d "${BENCH_DIR:-${TMPDIR:-/tmp}}/gxsort-resume.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-keys=$(( gib * 134217728 ))
+export TMPDIR=$work  # the list of directories a killed sort leaves for `gxsort clean`, removed with $work
+keys=$(( gib * 134217728 / bench_div ))
 mem=${MEM:-$(( keys * 8 / 8 ))}
 methods=${METHODS:-merge partition}
 "$new" gen -o "$work/in.bin" --count "$keys" --seed 7 -q
 mkdir -p "$work/T"
 now() { date +%s.%N; }
-time_cmd() { local s e; s=$(now); "$@" >/dev/null 2>&1 || true; e=$(now); python3 -c "print(f'{$e-$s:.3f}')"; }
+time_cmd() {  # COMMAND...: its seconds; a failure is said on stderr (the time is still shown)
+  local s e; s=$(now); "$@" >/dev/null 2>"$work/err" || echo "resume_cost: FAILED: $* ($(tail -1 "$work/err"))" >&2
+  e=$(now); python3 -c "print(f'{$e-$s:.3f}')"
+}
 settle() { rm -rf "$work/out.bin" "$work"/T/.gxsort* "$work"/.gxsort*; sync; }
 run() {  # BIN METHOD [--resume]
   if [[ $1 == nojournal ]]; then GXSORT_BENCH_NO_JOURNAL=1 run "$new" "${@:2}"; return; fi
@@ -40,13 +47,13 @@ for ((i = 0; i < reps; i++)); do
     done
   done
 done
-echo "| ${gib} GiB u64, --memory $mem ${extra[*]} | without journal (BASE) | with journal (NEW) | cost |"
+echo "| $(bench_size "$gib") u64, --memory $mem ${extra[*]} | without journal (BASE) | with journal (NEW) | cost |"
 echo "|---|---|---|---|"
 for m in $methods; do
   python3 -c "b, n = ${best[base $m]}, ${best[new $m]}; print(f'| --ooc $m, best of $reps | {b:.2f} s | {n:.2f} s | {100 * (n - b) / b:+.1f}% |')"
 done
 echo
-echo "| ${gib} GiB u64, NEW | fresh run | killed at 80% | --resume | resume / fresh |"
+echo "| $(bench_size "$gib") u64, NEW | fresh run | killed at 80% | --resume | resume / fresh |"
 echo "|---|---|---|---|---|"
 for m in $methods; do
   fresh=$(time_cmd run "$new" $m); settle

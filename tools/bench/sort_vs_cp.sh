@@ -7,16 +7,19 @@
 # Usage: tools/bench/sort_vs_cp.sh [gxsort-binary] [GiB] [--device cpu|cuda|auto] [extra sort options...]
 # Prints a table and appends it, with date and machine, to docs/benchmarks.md when
 # BENCH_RECORD=1.
+# SMOKE=1 (CI): 2 "GiB" of 8 MiB (--memory 2 MiB), one run of each, never recorded
 set -euo pipefail
 shopt -s inherit_errexit  # a failed sort or check inside $(...) stops the script
+source "$(dirname "$0")/common.bash"
 here=$(cd "$(dirname "$0")/../.." && pwd)
-g=${1:-$here/build/gxsort}
+g=${1:-$bench_gxsort}
 gib=${2:-2}
 shift $(( $# >= 2 ? 2 : $# ))
 extra=("$@")
+[[ $bench_smoke == 1 ]] && BENCH_REPS=${BENCH_REPS:-1} BENCH_RECORD=0
 work=$(mktemp -d "${BENCH_DIR:-${TMPDIR:-/tmp}}/gxsort-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-keys=$(( gib * 134217728 ))
+keys=$(( gib * 134217728 / bench_div ))
 bytes=$(( keys * 8 ))
 "$g" gen -o "$work/in.bin" --count "$keys" --dist uniform --seed 7 -q
 
@@ -60,17 +63,17 @@ else: print(f\"{p['runs']} runs, {len(p['levels'])} merge level{'s' if len(p['le
 
 machine="$(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB RAM, $(uname -m)"
 gpu=$(command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name --format=csv,noheader | head -1 || echo "no GPU")
-table=$(python3 - "$gib" "${extra[*]:-}" "$shape" "$cp_t" "$cps_t" "$mem_t" "$memn_t" "$ooc_t" "$oocn_t" <<'PY'
+table=$(python3 - "$gib" "${extra[*]:-}" "$shape" "$cp_t" "$cps_t" "$mem_t" "$memn_t" "$ooc_t" "$oocn_t" "$bytes" "$(bench_size "$gib")" <<'PY'
 import sys
-gib, extra, shape = sys.argv[1], sys.argv[2], sys.argv[3]
-cp, cps, mem, memn, ooc, oocn = ([float(x) for x in a.split()] for a in sys.argv[4:10])
-mb = int(gib) * 2**30 / 1e6
+gib, extra, shape = sys.argv[11], sys.argv[2], sys.argv[3]
+cp, cps, mem, memn, ooc, oocn = ([max(float(x), 1e-3) for x in a.split()] for a in sys.argv[4:10])
+mb = int(sys.argv[10]) / 1e6
 label = lambda name, ts: f"{name} (best of {', '.join(f'{t:.2f}' for t in ts)})"
 cpt, cst = min(cp), min(cps)
 ooc_label = f"--memory 1/8 ({shape})"
 # Default rows (fsync'd output) against cp and against cp + sync FILE (like for like);
 # --no-fsync rows against cp only (neither waits for the disk).
-print(f"| {gib} GiB u64, options `{extra or '-'}` | time (s) | MB/s | vs cp | vs cp + sync |")
+print(f"| {gib} u64, options `{extra or '-'}` | time (s) | MB/s | vs cp | vs cp + sync |")
 print("|---|---|---|---|---|")
 print(f"| {label('cp', cp)} | {cpt:.2f} | {mb/cpt:.0f} | 1.00 | |")
 print(f"| {label('cp + sync FILE', cps)} | {cst:.2f} | {mb/cst:.0f} | | 1.00 |")
