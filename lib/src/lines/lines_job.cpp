@@ -35,6 +35,7 @@ LinesJob lines_job(const LineOrder& order, const EngineOptions& opt, const std::
   mo.context = opt.context;
   job.fan_in = opt.fan_in ? std::max<size_t>(opt.fan_in, 2) : kDefaultFanIn;
   job.merge_buffer = size_t(std::clamp<uint64_t>(job.memory / (2 * (job.fan_in + 1)), kMinMergeBuffer, kMaxMergeBuffer));
+  job.fan_in = budget_fan_in(job);  // a --fan-in whose buffers the budget cannot hold: as many as it can
   job.gather_buffer = size_t(std::clamp<uint64_t>(job.memory / 16 / job.threads, kMinMergeBuffer, kMaxMergeBuffer));
   return job;
 }
