@@ -2,7 +2,12 @@
 # Runs on the GPU machine over a copy of the work tree with build-gpu/ carried (built
 # here: cmake --preset gpu && cmake --build build-gpu -j2). Logs go to $OUT.
 #   tools/gpu-check.sh tests   unit tests, GPU tests, end-to-end CPU vs GPU byte identity (and,
-#                              with MPI, sort/merge --distributed on 2-3 ranks sharing GPU 0)
+#                              with MPI, sort/merge --distributed on 2-3 ranks sharing GPU 0);
+#                              at the end one table: suite or group, cases passed, failed,
+#                              skipped, seconds. The GPU tests' long cases (their full sweeps,
+#                              doctest suite "long", about 4 minutes more) run with LONG=1 only;
+#                              without it they count as skipped. SUITES=0, CUDA_TESTS=filter,
+#                              E2E_FILTER=regex, DISTRIBUTED=0: below.
 #   tools/gpu-check.sh bench   kernel and end-to-end benchmarks (tables on stdout)
 #   tools/gpu-check.sh distributed   only the distributed part of tests (sort, merge --distributed)
 #   tools/gpu-check.sh cli     the CLI suite (tests/cli) with the GPU binary (--device auto
@@ -29,6 +34,36 @@ rm -rf "$work"; mkdir -p "$work"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 fail=0
 step() { echo "== $*"; }
+# The summary table of tests mode: one row a suite or group, name|passed|failed|skipped|seconds.
+summary=$out/summary.txt; : > "$summary"
+since() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$1" "$(date +%s.%N)"; }
+doctest_row() {  # name, log, start time: the counts of doctest's last "test cases:" line
+  local line; line=$(sed 's/\x1b\[[0-9;]*m//g' "$2" | grep '\[doctest\] test cases:' | tail -1)
+  field() { sed -nE "s/.* ([0-9]+) $1.*/\1/p" <<< "$line"; }
+  echo "$1|$(field passed)|$(field failed)|$(field skipped)|$(since "$3")" >> "$summary"
+}
+# End-to-end groups: `group NAME` closes the running group's row (its share of the pass,
+# bad and skip counters) and starts NAME; `group ""` only closes.
+pass=0; bad=0; skip=0; g_name=""
+group() {
+  [ -n "$g_name" ] && echo "$g_name|$((pass - g_pass))|$((bad - g_bad))|$((skip - g_skip))|$(since "$g_start")" >> "$summary"
+  g_name=$1; g_start=$(date +%s.%N); g_pass=$pass; g_bad=$bad; g_skip=$skip
+}
+summary_table() {
+  python3 - "$summary" <<'PY'
+import sys
+rows = [l.rstrip("\n").split("|") for l in open(sys.argv[1]) if l.strip()]
+print("| suite | passed | failed | skipped | s |")
+print("|---|---|---|---|---|")
+tot = [0, 0, 0, 0.0]
+for name, *vals in rows:  # "?": no summary line (the binary did not finish)
+    vals = [v or "?" for v in vals]
+    print(f"| {name} | {vals[0]} | {vals[1]} | {vals[2]} | {float(vals[3]):.1f} |")
+    for i in range(3): tot[i] += int(vals[i]) if vals[i] != "?" else 0
+    tot[3] += float(vals[3])
+print(f"| total | {tot[0]} | {tot[1]} | {tot[2]} | {tot[3]:.1f} |")
+PY
+}
 
 if [ "$mode" = cli ]; then
   step "CLI suite with the GPU binary"
@@ -149,11 +184,11 @@ distributed_checks() {
         done
       done
     else
-      echo "SKIP ranks on several GPUs: this machine has $gpus"
+      echo "SKIP ranks on several GPUs: this machine has $gpus"; skip=$((skip+1))
     fi
     rm -f "$work"/m.*
   else
-    echo "SKIP distributed: no mpirun, or gxsort built without MPI"
+    echo "SKIP distributed: no mpirun, or gxsort built without MPI"; skip=$((skip+1))
   fi
 }
 
@@ -165,19 +200,26 @@ if [ "$mode" = distributed ]; then
 fi
 
 if [ "$mode" = tests ]; then
-  # SUITES=0 skips the two test binaries; E2E_FILTER=regex keeps the end-to-end cases
-  # whose names match; DISTRIBUTED=0 skips the distributed checks.
+  # SUITES=0 skips the two test binaries; CUDA_TESTS=filter runs the GPU test cases whose
+  # names match (doctest -tc); LONG=1 runs the GPU tests' long cases too (--long);
+  # E2E_FILTER=regex keeps the end-to-end cases whose names match; DISTRIBUTED=0 skips
+  # the distributed checks.
   if [ "${SUITES:-1}" = 1 ]; then
   step "unit tests"
+  t0=$(date +%s.%N)
   "$b/gxsort_unit_tests" > "$out/unit.log" 2>&1 || fail=1
+  doctest_row "unit tests" "$out/unit.log" "$t0"
   tail -3 "$out/unit.log"
-  step "GPU tests"
-  "$b/gxsort_cuda_tests" ${CUDA_TESTS:+-tc="$CUDA_TESTS"} > "$out/cuda.log" 2>&1 || fail=1
+  step "GPU tests${LONG:+ (LONG=$LONG)}"
+  long=""; [ "${LONG:-0}" = 1 ] && long=--long
+  t0=$(date +%s.%N)
+  "$b/gxsort_cuda_tests" $long ${CUDA_TESTS:+-tc="$CUDA_TESTS"} > "$out/cuda.log" 2>&1 || fail=1
+  doctest_row "GPU tests$([ "${LONG:-0}" = 1 ] && echo ", long cases too")" "$out/cuda.log" "$t0"
   grep -c SKIPPED "$out/cuda.log" | sed 's/^/skipped lines: /'
-  tail -4 "$out/cuda.log"
+  tail -5 "$out/cuda.log"  # doctest's summary, the long cases not run, a missing GPU
   fi
+  group "end to end: sort, cpu vs cuda bytes"
   step "end to end: --device cpu and --device cuda give the same bytes"
-  pass=0; bad=0
   e2e() {  # name, gen options, format options, sort-only options
     local name=$1 genopt=$2 fmt=$3 sortopt=$4
     [[ $name =~ ${E2E_FILTER:-.} ]] || return 0
@@ -229,6 +271,7 @@ if [ "$mode" = tests ]; then
     e2e "keys-$k-ooc-partition" "--count 1000003 ${!k} --dist bits" "${!k}" "$ooc --ooc partition"
   done
   e2e "keys-i16-flat" "--count 3000017 --type i16 --dist bits" "--type i16" ""
+  group "end to end: bfs"
   step "BFS: cpu, cuda (in memory and streamed) and auto give the same levels"
   "$g" gen --graph rmat --scale 18 -o "$work/e.bin" -q && "$g" graph build "$work/e.bin" -o "$work/g.csr" --input-format bin32 --symmetrize -q
   "$g" gen --graph uniform --scale 16 -o "$work/d.bin" -q && "$g" graph build "$work/d.bin" -o "$work/d.csr" --input-format bin32 -q
@@ -242,6 +285,7 @@ if [ "$mode" = tests ]; then
   bfs_same "rmat 18 auto" "$work/g.csr" 1 "--device auto"
   bfs_same "uniform 16 directed cuda" "$work/d.csr" 3 "--device cuda"
   "$g" bfs "$work/g.csr" --random-sources 4 --device cuda --json > "$out/bfs_random.json" && pass=$((pass+1)) || { bad=$((bad+1)); echo "FAIL bfs --random-sources"; }
+  group "end to end: streams"
   step "streams: gen -o - | sort - -o - | check -, in and out of core, cpu and cuda agree"
   for mem in 8G 16M; do
     for fmt in "--type u64" "--format gensort" "--record-size 24 --key-offset 8 --key-type f64" "$K128"; do
@@ -252,6 +296,7 @@ if [ "$mode" = tests ]; then
       rm -f "$work"/s.*
     done
   done
+  group "end to end: check"
   step "check: cpu and cuda agree"
   "$g" gen -o "$work/c1" --count 9000001 --dist few-unique -q
   "$g" sort "$work/c1" -o "$work/c2" --device cpu -q
@@ -265,6 +310,7 @@ if [ "$mode" = tests ]; then
     got=$("$g" check "$work/$file" "$@" --device cuda); grc=$?
     if [ "$got" = "$want" ] && [ $grc = $wrc ]; then pass=$((pass+1)); echo "ok   check $f"; else bad=$((bad+1)); echo "FAIL check $f: $got vs $want"; fi
   done
+  group "end to end: reduce"
   step "reduce: cpu and cuda agree (flat, nested, cub)"
   "$g" gen -o "$work/r.in" --count 5000011 --type f64 --dist bits -q
   "$g" gen -o "$work/s.in" --count 5000011 --type i64 -q
@@ -278,10 +324,16 @@ if [ "$mode" = tests ]; then
       done
     done
   done
-  [ "${DISTRIBUTED:-1}" = 1 ] && distributed_checks  # DISTRIBUTED=0: mode distributed ran them
+  if [ "${DISTRIBUTED:-1}" = 1 ]; then  # DISTRIBUTED=0: mode distributed ran them
+    group "end to end: distributed"
+    distributed_checks
+  fi
+  group ""
   echo "end to end: $pass passed, $bad failed"
   [ "$bad" = 0 ] || fail=1
   "$g" info
+  step "summary"
+  summary_table | tee "$out/summary.md"
   exit $fail
 fi
 

@@ -35,17 +35,16 @@ Bytes sorted_by(Backend& b, const Format& f, Bytes data) {
   return data;
 }
 
-}  // namespace
-
-TEST_CASE("GPU sort_chunk of composite keys: the CPU's bytes and the fields' stable order") {
-  GPU_TEST_REQUIRE_DEVICE();
+// Every format at sizes up to `largest`, each key field drawing any value, one of two and
+// one only (composite_input: leading fields tie, later ones or stability decide).
+void check_sorts(size_t largest) {
   auto gpu = make_backend(Device::cuda, 2, parse_size_option("1G", "--device-memory"));
   auto cpu = make_cpu_backend(2);
   std::mt19937_64 rng(21);
   for (const Format& f : every_format())
     for (size_t n : {size_t(0), size_t(1), size_t(2), size_t(1000), size_t(65537), size_t(1000003)})
       for (uint64_t distinct : {uint64_t(0), uint64_t(2), uint64_t(1)}) {
-        if (n == 1000003 && distinct == 1) continue;
+        if (n > largest || (n == 1000003 && distinct == 1)) continue;
         INFO(f.describe() << " n=" << n << " distinct=" << distinct);
         const Bytes in = composite_input(f, n, distinct, rng);
         const Bytes want = sorted_by(*cpu, f, in);
@@ -54,14 +53,14 @@ TEST_CASE("GPU sort_chunk of composite keys: the CPU's bytes and the fields' sta
       }
 }
 
-TEST_CASE("GPU check of composite keys: violations and duplicates as on the CPU") {
-  GPU_TEST_REQUIRE_DEVICE();
+// Every format, n records whose key fields draw any value and one of two, unsorted and
+// sorted.
+void check_checks(size_t n) {
   auto gpu = make_backend(Device::cuda, 2, parse_size_option("1G", "--device-memory"));
   std::mt19937_64 rng(22);
   for (const Format& f : every_format())
     for (uint64_t distinct : {uint64_t(0), uint64_t(2)}) {
       INFO(f.describe() << " distinct=" << distinct);
-      const size_t n = 100003;
       const Bytes in = composite_input(f, n, distinct, rng);
       const Bytes sorted = oracle_sorted(f, in.data(), n);
       for (const Bytes* b : {&in, &sorted}) {
@@ -72,4 +71,28 @@ TEST_CASE("GPU check of composite keys: violations and duplicates as on the CPU"
         CHECK(got.checksum == want.checksum);
       }
     }
+}
+
+}  // namespace
+
+// The default cases stop at 65537 records (sort) and 30011 (check); the long ones (run on
+// request: gxsort_cuda_tests --long) add a million records and check 100003.
+TEST_CASE("GPU sort_chunk of composite keys: the CPU's bytes and the fields' stable order") {
+  GPU_TEST_REQUIRE_DEVICE();
+  check_sorts(65537);
+}
+
+TEST_CASE("GPU sort_chunk of composite keys, up to a million records (long)" * doctest::test_suite("long")) {
+  GPU_TEST_REQUIRE_DEVICE();
+  check_sorts(1000003);
+}
+
+TEST_CASE("GPU check of composite keys: violations and duplicates as on the CPU") {
+  GPU_TEST_REQUIRE_DEVICE();
+  check_checks(30011);
+}
+
+TEST_CASE("GPU check of composite keys, 100003 records (long)" * doctest::test_suite("long")) {
+  GPU_TEST_REQUIRE_DEVICE();
+  check_checks(100003);
 }

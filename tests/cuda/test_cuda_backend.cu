@@ -1,7 +1,9 @@
 // GPU tests of the CUDA backend: the device memory manager, the pinned pool and
 // sort_chunk, which must be byte-identical to a stable host sort by compare_keys.
 //
-// The timing case at the end is skipped unless asked for:
+// The sort_chunk sweeps run quick by default and whole in the long suite
+// (gxsort_cuda_tests --long; tests/cuda/main.cpp). The timing case at the end is skipped
+// unless asked for:
 //   gxsort_cuda_tests --no-skip -tc='bench*'
 #include <cub/device/device_radix_sort.cuh>
 
@@ -215,31 +217,81 @@ bool gpu_matches_oracle(const Format& f, const std::vector<unsigned char>& in, s
 const size_t kSmallSizes[] = {0, 1, 2, 3, 5, 16, 17, 31, 127, 128, 129, 255, 256, 257,
                               1000, 1023, 1024, 1025, 4093, 65535, 65536, 65537};
 
-// Every distribution at the small sizes; a few at large sizes (2^20 ± 1 and a prime
-// past two million). The host oracle dominates the run time, so large inputs are few.
-void check_format(const Format& f, uint64_t seed) {
+// How much of the sweep a case runs. quick (the default suite): every distribution at
+// every small size (2^16 - 1 and 2^16 in random keys only: the host oracle dominates the
+// run time) and one input past 2^18, its distribution chosen by the seed. full (the long
+// suite): every small size in every distribution and four inputs past 2^20 (2^20 +- 1 and
+// a prime past two million).
+enum class Sweep { quick, full };
+
+void check_input(const Format& f, size_t n, Dist d, Rng& rng) {
+  const std::vector<unsigned char> in = make_input(f, n, d, rng);
+  std::string why;
+  const bool ok = gpu_matches_oracle(f, in, n, why);
+  INFO(describe(f), ", ", dist_name(d), ", n = ", n, ": ", why);
+  CHECK(ok);
+}
+
+void check_format(const Format& f, uint64_t seed, Sweep sweep) {
   Rng rng(seed);
-  for (Dist d : kAllDists) {
-    for (size_t n : kSmallSizes) {
-      const std::vector<unsigned char> in = make_input(f, n, d, rng);
-      std::string why;
-      const bool ok = gpu_matches_oracle(f, in, n, why);
-      INFO(describe(f), ", ", dist_name(d), ", n = ", n, ": ", why);
-      CHECK(ok);
-    }
-  }
+  for (Dist d : kAllDists)
+    for (size_t n : kSmallSizes)
+      if (sweep == Sweep::full || d == Dist::random || n < 65535 || n > 65536) check_input(f, n, d, rng);
   if (std::getenv("GXSORT_TEST_SMALL")) return;  // e.g. under compute-sanitizer
+  const Dist large_dists[] = {Dist::random, Dist::few_keys, Dist::small_range};
+  if (sweep == Sweep::quick) {
+    check_input(f, (1u << 18) + 1, large_dists[seed % 3], rng);
+    return;
+  }
   const std::pair<size_t, Dist> large[] = {{(1u << 20) - 1, Dist::random},
                                            {(1u << 20) + 1, Dist::few_keys},
                                            {(1u << 20) + 1, Dist::small_range},
                                            {2000003, Dist::random}};
-  for (const auto& nd : large) {
-    const size_t n = nd.first;
-    const Dist d = nd.second;
-    const std::vector<unsigned char> in = make_input(f, n, d, rng);
+  for (const auto& nd : large) check_input(f, nd.first, nd.second, rng);
+}
+
+// The formats of the sort_chunk cases, each swept by check_format.
+void check_flat_typed_keys(Sweep sweep) {
+  uint64_t seed = 1;
+  for (KeyType t : {KeyType::u32, KeyType::u64, KeyType::i32, KeyType::i64, KeyType::f32, KeyType::f64})
+    for (bool rev : {false, true}) check_format(typed(t, rev), seed++, sweep);
+  CHECK(backend().memory().in_use() == 0);
+}
+
+void check_typed_records(Sweep sweep) {
+  uint64_t seed = 100;
+  const Format formats[] = {
+      record(KeyType::i64, 24, 8),       record(KeyType::i64, 24, 8, true), record(KeyType::u32, 12, 4),
+      record(KeyType::f64, 16, 0),       record(KeyType::f32, 8, 4, true),  record(KeyType::i32, 13, 5),
+      record(KeyType::u64, 20, 3),       record(KeyType::f64, 11, 3, true), record(KeyType::f32, 6, 1),
+      record(KeyType::u64, 9, 0),
+  };
+  for (const Format& f : formats) check_format(f, seed++, sweep);
+  CHECK(backend().memory().in_use() == 0);
+}
+
+void check_byte_keys(Sweep sweep) {
+  uint64_t seed = 200;
+  Format gensort_rev = Format::gensort();
+  gensort_rev.reverse = true;
+  const Format formats[] = {
+      bytes_key(16, 2, 4),  bytes_key(16, 2, 4, true), bytes_key(12, 4, 8), bytes_key(8, 0, 8, true),
+      Format::gensort(),    gensort_rev,               bytes_key(32, 6, 20), bytes_key(32, 6, 20, true),
+      bytes_key(3, 0, 3),   bytes_key(40, 1, 17),      bytes_key(5, 4, 1, true), bytes_key(24, 8, 16),
+  };
+  for (const Format& f : formats) check_format(f, seed++, sweep);
+  CHECK(backend().memory().in_use() == 0);
+}
+
+// Inputs that span several 64 MiB copy slices, on both streams, checked against the oracle.
+void check_copy_slices(const std::vector<std::pair<Format, size_t>>& cases) {
+  Rng rng(11);
+  for (const auto& c : cases) {
+    const Format f = c.first;
+    const size_t n = c.second;
     std::string why;
-    const bool ok = gpu_matches_oracle(f, in, n, why);
-    INFO(describe(f), ", ", dist_name(d), ", n = ", n, ": ", why);
+    const bool ok = gpu_matches_oracle(f, make_input(f, n, Dist::random, rng), n, why);
+    INFO(describe(f), ", n = ", n, ": ", why);
     CHECK(ok);
   }
 }
@@ -521,56 +573,54 @@ TEST_CASE("sort_chunk: a chunk of max_chunk_records fits, one more is refused") 
   }
 }
 
+// Each sweep twice: quick in the default suite, full in the long one (run on request:
+// gxsort_cuda_tests --long; tests/cuda/main.cpp).
 TEST_CASE("sort_chunk: flat typed keys") {
   GPU_TEST_REQUIRE_DEVICE();
-  uint64_t seed = 1;
-  for (KeyType t : {KeyType::u32, KeyType::u64, KeyType::i32, KeyType::i64, KeyType::f32, KeyType::f64})
-    for (bool rev : {false, true}) check_format(typed(t, rev), seed++);
-  CHECK(backend().memory().in_use() == 0);
+  check_flat_typed_keys(Sweep::quick);
+}
+
+TEST_CASE("sort_chunk: flat typed keys, full sweep (long)" * doctest::test_suite("long")) {
+  GPU_TEST_REQUIRE_DEVICE();
+  check_flat_typed_keys(Sweep::full);
 }
 
 TEST_CASE("sort_chunk: records with typed keys at an offset") {
   GPU_TEST_REQUIRE_DEVICE();
-  uint64_t seed = 100;
-  const Format formats[] = {
-      record(KeyType::i64, 24, 8),       record(KeyType::i64, 24, 8, true), record(KeyType::u32, 12, 4),
-      record(KeyType::f64, 16, 0),       record(KeyType::f32, 8, 4, true),  record(KeyType::i32, 13, 5),
-      record(KeyType::u64, 20, 3),       record(KeyType::f64, 11, 3, true), record(KeyType::f32, 6, 1),
-      record(KeyType::u64, 9, 0),
-  };
-  for (const Format& f : formats) check_format(f, seed++);
-  CHECK(backend().memory().in_use() == 0);
+  check_typed_records(Sweep::quick);
+}
+
+TEST_CASE("sort_chunk: records with typed keys at an offset, full sweep (long)" * doctest::test_suite("long")) {
+  GPU_TEST_REQUIRE_DEVICE();
+  check_typed_records(Sweep::full);
 }
 
 TEST_CASE("sort_chunk: byte keys (4, 8, 10 = gensort, 20 bytes and odd widths)") {
   GPU_TEST_REQUIRE_DEVICE();
-  uint64_t seed = 200;
-  Format gensort_rev = Format::gensort();
-  gensort_rev.reverse = true;
-  const Format formats[] = {
-      bytes_key(16, 2, 4),  bytes_key(16, 2, 4, true), bytes_key(12, 4, 8), bytes_key(8, 0, 8, true),
-      Format::gensort(),    gensort_rev,               bytes_key(32, 6, 20), bytes_key(32, 6, 20, true),
-      bytes_key(3, 0, 3),   bytes_key(40, 1, 17),      bytes_key(5, 4, 1, true), bytes_key(24, 8, 16),
-  };
-  for (const Format& f : formats) check_format(f, seed++);
-  CHECK(backend().memory().in_use() == 0);
+  check_byte_keys(Sweep::quick);
 }
 
+TEST_CASE("sort_chunk: byte keys (4, 8, 10 = gensort, 20 bytes and odd widths), full sweep (long)" *
+          doctest::test_suite("long")) {
+  GPU_TEST_REQUIRE_DEVICE();
+  check_byte_keys(Sweep::full);
+}
+
+// 64 MiB copy slices. The default: flat keys past one slice by 5 records (slice 0 on one
+// stream, a 40-byte slice 1 on the other) and gensort records past two slices by a few
+// records (the records path, a stream used twice, a tiny last slice). The long case: three
+// full slices in both paths and 4-byte flat keys too. The host oracle dominates the run
+// time (about 0.5 s a million 8-byte keys).
 TEST_CASE("sort_chunk: chunks of many copy slices") {
   GPU_TEST_REQUIRE_DEVICE();
-  // 64 MiB copy slices: these inputs span several, on both streams, in both paths.
-  Rng rng(11);
-  const std::pair<Format, size_t> cases[] = {{typed(KeyType::i64, true), 24000007},  // 3 slices
-                                             {typed(KeyType::f32), 40000003},        // 3 slices
-                                             {Format::gensort(), 2000003}};          // 3 slices
-  for (const auto& c : cases) {
-    const Format f = c.first;
-    const size_t n = c.second;
-    std::string why;
-    const bool ok = gpu_matches_oracle(f, make_input(f, n, Dist::random, rng), n, why);
-    INFO(describe(f), ", n = ", n, ": ", why);
-    CHECK(ok);
-  }
+  check_copy_slices({{typed(KeyType::i64, true), 8388613}, {Format::gensort(), 1342181}});
+}
+
+TEST_CASE("sort_chunk: chunks of many copy slices, three in every path (long)" * doctest::test_suite("long")) {
+  GPU_TEST_REQUIRE_DEVICE();
+  check_copy_slices({{typed(KeyType::i64, true), 24000007},  // 3 slices
+                     {typed(KeyType::f32), 40000003},        // 3 slices
+                     {Format::gensort(), 2000003}});         // 3 slices
 }
 
 TEST_CASE("sort_chunk: pageable host memory works too") {

@@ -49,19 +49,27 @@ Bytes extract_all(KeyBitmap& bm) {
 
 }  // namespace
 
-TEST_CASE("bitmap dedupe: the GPU bitmap equals the host bitmap, every 4-byte key type, --reverse, many chunks") {
-  GPU_TEST_REQUIRE_DEVICE();
+namespace {
+// The GPU bitmap against the host bitmap: every 4-byte key type, both orders, keys of one
+// value, of 1000 and of any. Each pass extracts 2^32 bits on both sides; all_pools runs
+// every pool of keys on every type and order, else one a type and order, in turn (each
+// type meets two of them, each pool both orders).
+void check_bitmaps(bool all_pools) {
   auto backend = make_cuda_backend(0, parse_size_option("2G", "--device-memory"));
   std::mt19937_64 rng(1);
+  size_t turn = 0;
   for (KeyType t : {KeyType::u32, KeyType::i32, KeyType::f32})
-    for (bool rev : {false, true})
-      for (uint64_t distinct : {uint64_t(1), uint64_t(1000), uint64_t(0)}) {
+    for (bool rev : {false, true}) {
+      const uint64_t pools[] = {1, 1000, 0};
+      for (size_t i = 0; i < (all_pools ? 3 : 1); ++i) {
+        const uint64_t distinct = pools[(turn + i) % 3];
+        CAPTURE(int(t)); CAPTURE(rev); CAPTURE(distinct);
         Format f = Format::typed(t);
         f.reverse = rev;
         Bytes in = random_records(300007, 4, distinct, rng);
         if (t == KeyType::f32) {  // signed zeros, NaN payloads
           const uint32_t sp[] = {0x80000000u, 0, 0x7fc00001u, 0x7fc00000u, 0xffc00000u};
-          for (size_t i = 0; i < 50; ++i) std::memcpy(&in[(rng() % 300007) * 4], &sp[i % 5], 4);
+          for (size_t j = 0; j < 50; ++j) std::memcpy(&in[(rng() % 300007) * 4], &sp[j % 5], 4);
         }
         auto gpu = backend->make_key_bitmap(f, 4096, 0);  // 4096-key pieces: many copies in
         REQUIRE(gpu);
@@ -74,6 +82,20 @@ TEST_CASE("bitmap dedupe: the GPU bitmap equals the host bitmap, every 4-byte ke
         cpu->add(in.data(), n);
         CHECK(extract_all(*gpu) == extract_all(*cpu));
       }
+      ++turn;
+    }
+}
+}  // namespace
+
+TEST_CASE("bitmap dedupe: the GPU bitmap equals the host bitmap, every 4-byte key type, --reverse, many chunks") {
+  GPU_TEST_REQUIRE_DEVICE();
+  check_bitmaps(false);
+}
+
+TEST_CASE("bitmap dedupe: the GPU bitmap equals the host bitmap, every pool of keys on each type and order (long)" *
+          doctest::test_suite("long")) {
+  GPU_TEST_REQUIRE_DEVICE();
+  check_bitmaps(true);
 }
 
 namespace {
@@ -211,8 +233,12 @@ TEST_CASE("low-bit unique: keys ordered by k >> low, every low width, groups acr
       }
 }
 
-TEST_CASE("dedupe and sort -u: the GPU output is byte-identical to the CPU's (tiny budgets: groups across chunks, runs, windows)") {
-  GPU_TEST_REQUIRE_DEVICE();
+namespace {
+// dedupe (both strategies, --count, --keep-last, in memory and with --memory 2M) and
+// sort -u on the CPU and the GPU, byte for byte. every_option: each case with every
+// --count and --keep-last; else two of the four a case, in turn (an even case: both or
+// neither, an odd one: one of them), which over the cases still gives each its four.
+void check_dedupe_outputs(bool every_option) {
   gxsort_test::TempDir d("gxsort-cuda-dedupe");
   std::mt19937_64 rng(3);
   struct Case { Format f; size_t n; uint64_t distinct; };
@@ -224,7 +250,8 @@ TEST_CASE("dedupe and sort -u: the GPU output is byte-identical to the CPU's (ti
       {Format::typed(KeyType::u32), 400009, 5000}, {Format::typed(KeyType::i32), 300007, 0},
       {Format::typed(KeyType::u64), 300007, 1}, {Format::typed(KeyType::f32), 200003, 2000},
       {rec, 250007, 3000}, {recb, 100003, 700}};
-  for (const auto& c : cases) {
+  for (size_t ci = 0; ci < cases.size(); ++ci) {
+    const Case& c = cases[ci];
     const Bytes in = random_records(c.n, c.f.record_size, c.distinct, rng);
     const std::string ip = d.path + "/in.bin";
     write_file(ip, in);
@@ -233,6 +260,7 @@ TEST_CASE("dedupe and sort -u: the GPU output is byte-identical to the CPU's (ti
         for (bool last : {false, true})
           for (const char* mem : {"", "2M"}) {
             if (std::string(strategy) == "bitmap" && (count || !bitmap_format_ok(c.f))) continue;
+            if (!every_option && (count != last) != (ci % 2 == 1)) continue;
             CAPTURE(c.f.describe()); CAPTURE(strategy); CAPTURE(count); CAPTURE(last); CAPTURE(mem);
             Bytes outs[2];
             for (int dev = 0; dev < 2; ++dev) {
@@ -272,4 +300,16 @@ TEST_CASE("dedupe and sort -u: the GPU output is byte-identical to the CPU's (ti
     }
     CHECK(su[0] == su[1]);
   }
+}
+}  // namespace
+
+TEST_CASE("dedupe and sort -u: the GPU output is byte-identical to the CPU's (tiny budgets: groups across chunks, runs, windows)") {
+  GPU_TEST_REQUIRE_DEVICE();
+  check_dedupe_outputs(false);
+}
+
+TEST_CASE("dedupe and sort -u: the GPU output is the CPU's with every --count and --keep-last on each case (long)" *
+          doctest::test_suite("long")) {
+  GPU_TEST_REQUIRE_DEVICE();
+  check_dedupe_outputs(true);
 }
