@@ -26,7 +26,8 @@ bool surely_in_memory(const LinesPlan& p) { return p.input_bytes <= p.in_memory_
 // "runs: about 9, each of at most 512 KiB of text and 6553 lines (...)"
 std::string runs_line(const LinesPlan& p) {
   const uint64_t per_line = p.chunk_lines ? p.chunk_bytes / p.chunk_lines : 0;
-  return "runs: about " + std::to_string(p.runs) + ", each of at most " + format_bytes(p.chunk_bytes) +
+  const std::string count = p.stream ? "as many as the stream needs" : "about " + std::to_string(p.runs);
+  return "runs: " + count + ", each of at most " + format_bytes(p.chunk_bytes) +
          " of text and " + std::to_string(p.chunk_lines) + " lines (lines shorter than " + std::to_string(per_line) +
          " bytes on average make more)\n";
 }

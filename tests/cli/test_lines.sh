@@ -213,6 +213,16 @@ gx plan merge --lines few.txt nums.txt --json
 gx plan --lines long.txt -o got --memory 1M --resume --json
 [[ $RC == 0 && $(jget last.out resumable resume) == "True None" ]] && pass "plan --lines --resume --json: resumable, no job left" ||
   fail "plan --lines --resume --json" "rc $RC: $(head -c 300 last.out) $(last_err)"
+# A -T directory others may rename in keeps no job (the sort says so and keeps none): the
+# plan says not resumable either.
+mkdir -p shared_tmp && chmod 777 shared_tmp
+gx plan --lines long.txt -o got --memory 1M -T shared_tmp --json
+[[ $RC == 0 && $(jget last.out mode resumable) == "external False" ]] && pass "plan --lines -T (a directory others write): not resumable" ||
+  fail "plan --lines -T shared: resumable" "rc $RC: $(head -c 300 last.out) $(last_err)"
+# runs of a stream: runs, never in memory, never merged.
+printf 'b\na\n' | "$GX" plan runs --lines - -o rundir --json >last.out 2>last.err; RC=$?
+[[ $RC == 0 && $(jget last.out mode stream merge_passes) == "external True 0" ]] && pass "plan runs --lines -: runs of a stream, no merge" ||
+  fail "plan runs --lines -" "rc $RC: $(head -c 300 last.out) $(last_err)"
 gx plan --lines long.txt --memory 1M --fan-in 4 --dot
 [[ $RC == 0 && $(head -1 last.out) == "digraph merge_tree {" ]] && grep -q "runs -> merge1" last.out && grep -q "merge$est_passes -> output" last.out &&
   pass "plan --lines --dot: input, runs, $est_passes merge passes, output" || fail "plan --lines --dot" "rc $RC: $(tr '\n' '|' <last.out) $(last_err)"

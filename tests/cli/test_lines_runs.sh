@@ -237,4 +237,15 @@ gx plan merge --lines many/f* -o got -T T --fan-in 1000 --memory 1M --json
   pass "300 inputs in --memory 1M: 2 passes, a fan-in within the budget" || fail "300 inputs in --memory 1M" "stats $levels: $(head -c 300 last.out)"
 no_temps "merge in --memory 1M: no temp file left" T
 
+# -o -: "-" is standard output (and a merge reads it as standard input): no directory of that name.
+printf 'b\na\n' >two.txt
+"$GX" gen -o recs.bin --count 100 -q
+for args in "--lines two.txt" "recs.bin"; do
+  gx runs $args -o -
+  expect_rc "runs $args -o -: exit 2" 2
+  [[ ! -e ./- ]] && grep -q "not to standard output" last.err && pass "runs $args -o -: refused, no directory named -" ||
+    fail "runs $args -o -" "$(last_err)"
+  rm -rf ./-
+done
+
 finish

@@ -312,6 +312,17 @@ TEST_CASE("lines engine: out of core, lines longer than a chunk's buffer among s
   }
 }
 
+TEST_CASE("lines engine: the text after a long line is not cut into runs of one line") {
+  // The buffer a long line took holds the text after it: chunks of it take the whole
+  // budget's index (one slot's share would be none: runs of one line each).
+  LinesDir dir;
+  std::string text(400000, 'x');
+  text += '\n' + random_text(77, 150000, '\n');
+  const RunStats st = check_sorted_files(dir, {text}, LineOrder{}, options(dir, 1 << 20));
+  CHECK(st.mode == "runs");
+  CHECK(st.runs < 200);
+}
+
 TEST_CASE("lines engine: a stream (a FIFO) in memory and through runs") {
   LinesDir dir;
   for (uint64_t memory : {uint64_t(64) << 20, uint64_t(1) << 20}) {

@@ -86,12 +86,15 @@ TEST_CASE("plan_lines: a small text surely in memory; runs and passes with the f
   const LinesPlan s = plan_lines("dedupe", {small}, "", LineOrder{}, plan_options(dir));
   CHECK(s.mode == LinesPlanMode::in_memory);
   CHECK(s.input_bytes <= s.in_memory_lines);
-  write_lines(big, 9 * kBudget / 2, 9 * 512);  // 18 chunks of a quarter of the budget
+  write_lines(big, 9 * kBudget / 2, 9 * 512);  // 18 chunks of a quarter of the budget, 9 of half
+  const LinesPlan wide = plan_lines("sort", {big}, dir.file("out"), LineOrder{}, plan_options(dir, 32));
+  CHECK(wide.runs == 18);  // two chunks at once: a quarter of the budget each
+  CHECK(wide.merge_passes == 1);
   const LinesPlan b = plan_lines("sort", {big}, dir.file("out"), LineOrder{}, plan_options(dir, 4));
   CHECK(b.mode == LinesPlanMode::runs);
-  CHECK(b.runs == 18);
+  CHECK(b.runs == 9);  // 18 would pass the fan-in: one chunk at a time, half the budget
   CHECK(b.fan_in == 4);
-  CHECK(b.merge_passes == 3);  // 18 -> 5 -> 2 -> the output
+  CHECK(b.merge_passes == 2);  // 9 -> 3 -> the output
 }
 
 TEST_CASE("plan_lines: merge, check, a stream, and a command it does not plan") {

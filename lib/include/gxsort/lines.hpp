@@ -131,7 +131,7 @@ struct LinesPlan {
 LinesPlan plan_lines(const std::string& command, const std::vector<std::string>& inputs, const std::string& output,
                      const LineOrder& order, const EngineOptions& opt);
 // gxsort runs --lines IN... -o DIR: the lines of `inputs` (as sort_lines reads them) in
-// sorted runs, as sort_lines cuts its runs within opt.memory (opt.unique or order.unique:
+// sorted runs of at most half of opt.memory's text each (opt.unique or order.unique:
 // each run without two equal keys), DIR/run-NNNNNN.bin, and DIR/manifest.txt naming
 // them with the lines' terminator and order, written last (as form_runs: DIR made if
 // missing, refused if it holds a manifest or runs; nothing left on failure).

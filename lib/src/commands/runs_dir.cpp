@@ -17,6 +17,9 @@
 namespace gxsort {
 
 CreatedDir::CreatedDir(const std::string& dir) : dir_(dir) {
+  // "-" names standard output elsewhere: a directory of that name would be read back as
+  // standard input by a merge.
+  if (dir == "-") fail_usage("-o -: runs go into a directory, not to standard output (-o DIR)");
   created_ = ::mkdir(dir.c_str(), 0755) == 0;
   if (!created_ && errno != EEXIST) fail_errno(dir, "cannot create directory", errno);
 }

@@ -14,7 +14,11 @@ constexpr size_t kFirstBuffer = size_t(1) << 20;
 
 }  // namespace
 
-unsigned sort_chunk_slots(const LineSource& src) { return src.all_regular() ? 2 : 1; }
+unsigned sort_chunk_slots(const LineSource& src, uint64_t memory, size_t fan_in) {
+  if (!src.all_regular()) return 1;
+  const uint64_t chunk = chunk_buffer_bytes(src, memory, 2);
+  return (src.regular_bytes() + chunk - 1) / chunk <= fan_in ? 2 : 1;
+}
 
 size_t chunk_buffer_bytes(const LineSource& src, uint64_t memory, unsigned slots) {
   const size_t half = size_t(std::max<uint64_t>(memory / slots / 2, 4096));
@@ -60,9 +64,15 @@ void LineChunks::switch_buffers() {
 }
 
 void LineChunks::compact() {
-  if (slots_ == 2 && start_ > 0) return switch_buffers();
-  // After a long line, its buffer is given back as what follows it is handed out.
-  if (cap_ > base_cap_) return resize(std::max(base_cap_, end_ - start_));
+  if (slots_ == 2 && start_ > 0 && cap_ <= base_cap_) return switch_buffers();
+  // After a long line, its buffer is given back as what follows it is handed out (with
+  // two slots, once the run of its chunk is written: one slot's rules, the whole budget,
+  // until the buffer is a slot's again).
+  if (cap_ > base_cap_) {
+    if (slots_ == 2 && release_) release_();
+    BigVector<char>().swap(spare_);
+    return resize(std::max(base_cap_, end_ - start_));
+  }
   if (start_ == 0) return;
   std::memmove(buf_.data(), buf_.data() + start_, end_ - start_);
   end_ -= start_;
@@ -96,7 +106,7 @@ bool LineChunks::next(LineRefs& lines) {
   }
   if (!last) return false;
   const size_t whole = size_t(static_cast<const char*>(last) - buf_.data()) + 1;
-  start_ = index_lines(buf_.data(), whole, terminator_, threads_, lines, chunk_max_lines(memory_, cap_, slots_));
+  start_ = index_lines(buf_.data(), whole, terminator_, threads_, lines, chunk_max_lines(memory_, cap_, cap_ > base_cap_ ? 1 : slots_));
   handed_ += start_;  // compact() put the chunk at the buffer's start
   return true;
 }

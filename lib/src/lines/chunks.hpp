@@ -14,10 +14,12 @@
 
 namespace gxsort::lines {
 
-// How many chunks a sort of `src` holds at once: two of regular inputs (a run is written
-// from one while the next is read and sorted: each gets half the budget), one of a
-// stream (whose whole text may fit that one and be sorted in memory).
-unsigned sort_chunk_slots(const LineSource& src);
+// How many chunks a sort of `src` holds at once in a budget of `memory`: two of regular
+// inputs (a run is written from one while the next is read and sorted: each gets half
+// the budget) while their runs, by bytes, stay within the fan-in (twice the runs past it
+// would cost a merge pass more); one of a stream (whose whole text may fit that one and
+// be sorted in memory).
+unsigned sort_chunk_slots(const LineSource& src, uint64_t memory, size_t fan_in);
 // The text a chunk of `src` holds at most in a budget of `memory` shared by `slots`
 // chunks: the buffer's size.
 size_t chunk_buffer_bytes(const LineSource& src, uint64_t memory, unsigned slots = 1);
@@ -36,8 +38,9 @@ class LineChunks {
   // The next chunk's lines (into the buffer: valid until the next call, or the one after
   // with two slots); false when the text ended.
   bool next(LineRefs& lines);
-  // Two slots: called before a line longer than a slot's buffer takes the whole budget
-  // (the chunk before is given up: it must no longer be used once this returns).
+  // Two slots: called before a line longer than a slot's buffer takes the whole budget,
+  // and before that buffer is given back (the chunks handed out before must no longer be
+  // used once this returns); meanwhile chunks take one slot's share of the budget.
   void on_long_line(std::function<void()> release) { release_ = std::move(release); }
   // Whether every line was handed out (after next()).
   bool at_end() const { return eof_ && start_ == end_; }

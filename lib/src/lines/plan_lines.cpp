@@ -18,22 +18,23 @@ namespace {
 
 // sort, dedupe and runs: the whole text in memory, or chunks sorted into runs (merged
 // with the fan-in, but by runs, which keeps them).
-void plan_sort(LinesPlan& p, const lines::LineSource& src, const lines::LinesJob& job, const std::string& output) {
-  const unsigned slots = p.command == "runs" ? 1 : lines::sort_chunk_slots(src);  // as form_line_runs, sort_lines
+void plan_sort(LinesPlan& p, const lines::LineSource& src, const lines::LinesJob& job, const std::string& output,
+               const EngineOptions& opt) {
+  const unsigned slots = p.command == "runs" ? 1 : lines::sort_chunk_slots(src, job.memory, job.fan_in);  // as form_line_runs, sort_lines
   p.chunk_bytes = lines::chunk_buffer_bytes(src, job.memory, slots);
   p.chunk_lines = lines::chunk_max_lines(job.memory, size_t(p.chunk_bytes), slots);
   p.temp_dirs = job.tmp_dirs;
+  const bool runs_only = p.command == "runs";  // runs only: never in memory, never merged
   if (p.stream) {
-    p.mode = LinesPlanMode::stream;
+    p.mode = runs_only ? LinesPlanMode::runs : LinesPlanMode::stream;
     return;
   }
-  const bool runs_only = p.command == "runs";
   p.in_memory_lines = runs_only ? 0 : lines::whole_max_lines(p.input_bytes, job);
   if (p.in_memory_lines > 0) return;  // in_memory
   p.mode = LinesPlanMode::runs;
   p.runs = std::max<uint64_t>(1, (p.input_bytes + p.chunk_bytes - 1) / p.chunk_bytes);
   p.merge_passes = runs_only ? 0 : lines::merge_passes(size_t(p.runs), job.fan_in);
-  p.resumable = !runs_only && lines::keeps_runs(src, output);
+  p.resumable = !runs_only && lines::keeps_runs(src, job, output, opt);
 }
 
 // merge: the inputs as merge_lines opens them (a runs directory: its runs), merged in
@@ -84,7 +85,7 @@ LinesPlan plan_lines(const std::string& command, const std::vector<std::string>&
     p.inputs = src.inputs();
     p.stream = !src.all_regular();
     p.input_bytes = src.regular_bytes();
-    if (sorts) plan_sort(p, src, job, output);
+    if (sorts) plan_sort(p, src, job, output, opt);
     else p.mode = LinesPlanMode::pass;
   }
   if (opt.resume && (command == "sort" || command == "dedupe")) p.resume = inspect_sort_lines(inputs, output, job_order, opt);

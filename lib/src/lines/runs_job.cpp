@@ -42,8 +42,9 @@ std::string runs_job_digest(const LineSource& src, const LinesJob& job, const st
   return resume::job_digest(parts);
 }
 
-bool keeps_runs(const LineSource& src, const std::string& output) {
-  return src.all_regular() && !io::output_is_pipe(output);
+bool keeps_runs(const LineSource& src, const LinesJob& job, const std::string& output, const EngineOptions& opt) {
+  return src.all_regular() && !io::output_is_pipe(output) && !opt.context.test.no_journal &&
+         resume::dirs_can_keep_job(job.tmp_dirs, false, nullptr);
 }
 
 std::unique_ptr<RunsJob> RunsJob::open(const LineSource& src, const LinesJob& job, const std::string& output,
@@ -129,7 +130,7 @@ LinesResume inspect_sort_lines(const std::vector<std::string>& inputs, const std
   LinesResume r;
   const lines::LineSource src(inputs, order.terminator);
   const lines::LinesJob job = lines::lines_job(order, opt, output);
-  if (!lines::keeps_runs(src, output)) return r;
+  if (!lines::keeps_runs(src, job, output, opt)) return r;
   const resume::JobDir dir = resume::JobDir::peek(job.tmp_dirs, lines::runs_job_digest(src, job, output));
   // Text within the budget goes through runs too when its lines' index does not fit: a
   // job left there is one.

@@ -61,9 +61,11 @@ class RunsJob {
   const CancelToken* cancel_ = nullptr;
 };
 
-// Whether a sort of `src` into `output` through runs keeps them as a job's pieces: its
-// inputs are regular files (read again on a resume) and its output is not a pipe.
-bool keeps_runs(const LineSource& src, const std::string& output);
+// Whether a sort of `src` into `output` through runs keeps them as a job's pieces (as
+// RunsJob::open decides): its inputs are regular files (read again on a resume), its
+// output is not a pipe, the -T directories are safe to keep a job in, and the
+// benchmarks' switch that journals nothing is off.
+bool keeps_runs(const LineSource& src, const LinesJob& job, const std::string& output, const EngineOptions& opt);
 
 // The digest of a sort of lines' job: its inputs (resume::input_parts), order, budget
 // and output.

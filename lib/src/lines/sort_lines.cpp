@@ -88,7 +88,7 @@ std::vector<io::TempFile> form_runs(LineSource& src, io::Output& out, const Line
                                     RunStats& st, const ProgressFn& progress, RunsJob* rj,
                                     std::vector<RunIndex>& indexes) {
   const auto t0 = Clock::now();
-  const unsigned slots = sort_chunk_slots(src);
+  const unsigned slots = sort_chunk_slots(src, job.memory, job.fan_in);
   auto chunks = std::make_unique<LineChunks>(src, job.order.terminator, job.memory, job.threads, 0, slots);
   std::vector<io::TempFile> runs;
   LineRefs lines[2];  // the chunk being sorted, and the one before (its run being written)
@@ -98,11 +98,13 @@ std::vector<io::TempFile> form_runs(LineSource& src, io::Output& out, const Line
   RunWriter writer(job, rj);
   chunks->on_long_line([&] { writer.wait(); });
   for (;; slot ^= 1) {
-    if (rj && rj->resuming()) writer.wait();  // the runs and their indexes as reuse_runs finds them
-    if (rj && reuse_runs(*rj, runs, indexes, at, job, st)) {
-      if (!src.seek_text(at)) throw Error(ExitCode::io, src.label(0) + ": the job's runs do not end at a line's end (run it without --resume)");
-      chunks = std::make_unique<LineChunks>(src, job.order.terminator, job.memory, job.threads, at, slots);
-      chunks->on_long_line([&] { writer.wait(); });
+    if (rj && rj->resuming()) {
+      writer.wait();  // the runs and their indexes as reuse_runs finds them
+      if (reuse_runs(*rj, runs, indexes, at, job, st)) {
+        if (!src.seek_text(at)) throw Error(ExitCode::io, src.label(0) + ": the job's runs do not end at a line's end (run it without --resume)");
+        chunks = std::make_unique<LineChunks>(src, job.order.terminator, job.memory, job.threads, at, slots);
+        chunks->on_long_line([&] { writer.wait(); });
+      }
     }
     if (slots == 1) writer.wait();  // one buffer: the run before is written from it
     if (!chunks->next(lines[slot])) break;

@@ -16,6 +16,7 @@ namespace gxsort {
 
 template <class T>
 struct BigAllocator {
+  static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "operator new aligns this much only");
   using value_type = T;
   static constexpr size_t kBigBlock = size_t(64) << 20;
   static constexpr size_t kHugePage = size_t(2) << 20;
