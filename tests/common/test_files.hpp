@@ -33,5 +33,9 @@ inline Bytes read_file(const std::string& p) {
   std::ifstream i(p, std::ios::binary);
   return Bytes((std::istreambuf_iterator<char>(i)), std::istreambuf_iterator<char>());
 }
+inline std::string read_text(const std::string& p) {
+  std::ifstream i(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(i)), std::istreambuf_iterator<char>());
+}
 
 }  // namespace gxsort_test

@@ -23,11 +23,14 @@
 #include <thread>
 #include <vector>
 
+#include "../common/line_orders.hpp"
 #include "../common/test_files.hpp"
 #include "gxsort/gxsort.hpp"
 #include "gxsort/lines.hpp"
 
 using namespace gxsort;
+using gxsort_test::gnu_line_order;
+using gxsort_test::read_text;
 
 namespace {
 
@@ -48,11 +51,6 @@ struct LinesDir : gxsort_test::TempDir {
 
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary).write(text.data(), std::streamsize(text.size()));
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
 std::vector<std::string> split_lines(const std::string& text, char t) {
@@ -135,30 +133,18 @@ EngineOptions options(const LinesDir& dir, uint64_t memory, size_t fan_in = 0) {
   return opt;
 }
 
-LineOrder gnu_order(std::vector<std::string> keys, std::string global, std::string separator, bool stable,
-                    bool unique, char t) {
-  LineOptions o;
-  o.keys = std::move(keys);
-  o.global = std::move(global);
-  o.separator = std::move(separator);
-  o.stable = stable;
-  o.unique = unique;
-  o.zero_terminated = t == '\0';
-  return line_order(o);
-}
-
 // The orders the tests run: whole lines (reversed, unique), and GNU sort's keys: -k2,2n
 // -t' ', -k1,1f -s, -k2r, -n, -u -k3,3 -t' ', -h -r.
 std::vector<LineOrder> orders(char t) {
-  return {gnu_order({}, "", "", false, false, t),
-          gnu_order({}, "r", "", false, false, t),
-          gnu_order({}, "", "", false, true, t),
-          gnu_order({"2,2n"}, "", " ", false, false, t),
-          gnu_order({"1,1f"}, "", "", true, false, t),
-          gnu_order({"2"}, "r", "", false, false, t),
-          gnu_order({}, "n", "", false, false, t),
-          gnu_order({"3,3"}, "", " ", false, true, t),
-          gnu_order({}, "hr", "", false, false, t)};
+  return {gnu_line_order({}, "", "", false, false, t),
+          gnu_line_order({}, "r", "", false, false, t),
+          gnu_line_order({}, "", "", false, true, t),
+          gnu_line_order({"2,2n"}, "", " ", false, false, t),
+          gnu_line_order({"1,1f"}, "", "", true, false, t),
+          gnu_line_order({"2"}, "r", "", false, false, t),
+          gnu_line_order({}, "n", "", false, false, t),
+          gnu_line_order({"3,3"}, "", " ", false, true, t),
+          gnu_line_order({}, "hr", "", false, false, t)};
 }
 
 // Sorts `texts` (written to files in `dir`) with `opt` and checks the output and that
@@ -220,12 +206,12 @@ TEST_CASE("lines engine: large groups of equal keys go on to the next key, then 
   }
   EngineOptions opt = options(dir, 64 << 20);
   opt.device = Device::automatic;
-  for (const LineOrder& order : {gnu_order({"2,2n"}, "", ",", false, false, '\n'),
-                                 gnu_order({"2,2n", "1,1"}, "r", ",", false, false, '\n'),
-                                 gnu_order({"2,2nr", "3,3"}, "", ",", true, false, '\n'),
-                                 gnu_order({"2,2h", "1,1"}, "", ",", false, true, '\n'),
-                                 gnu_order({"2,2n", "1.1,1.1"}, "", ",", false, false, '\n'),  // all tie at 2 keys
-                                 gnu_order({"2,2g", "1,1"}, "", ",", false, false, '\n')})     // -g: 1.1 not exact
+  for (const LineOrder& order : {gnu_line_order({"2,2n"}, "", ",", false, false, '\n'),
+                                 gnu_line_order({"2,2n", "1,1"}, "r", ",", false, false, '\n'),
+                                 gnu_line_order({"2,2nr", "3,3"}, "", ",", true, false, '\n'),
+                                 gnu_line_order({"2,2h", "1,1"}, "", ",", false, true, '\n'),
+                                 gnu_line_order({"2,2n", "1.1,1.1"}, "", ",", false, false, '\n'),  // all tie at 2 keys
+                                 gnu_line_order({"2,2g", "1,1"}, "", ",", false, false, '\n')})     // -g: 1.1 not exact
     check_sorted_files(dir, {text}, order, opt);
 }
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/line_orders.hpp"
 #include "../common/test_files.hpp"
 #include "gxsort/lines.hpp"
 #include "io/temp_files.hpp"
@@ -22,6 +23,7 @@
 
 using namespace gxsort;
 using namespace gxsort::lines;
+using gxsort_test::gnu_line_order;
 
 namespace {
 
@@ -125,28 +127,16 @@ std::vector<std::vector<std::string>> random_runs(uint64_t seed, size_t runs, si
   return v;
 }
 
-LineOrder order_of(std::vector<std::string> keys, std::string global, std::string separator, bool stable, char t,
-                   bool unique = false) {
-  LineOptions o;
-  o.unique = unique;
-  o.keys = std::move(keys);
-  o.global = std::move(global);
-  o.separator = std::move(separator);
-  o.stable = stable;
-  o.zero_terminated = t == '\0';
-  return line_order(o);
-}
-
 }  // namespace
 
 TEST_CASE("lines merge split: the same bytes as one merge and a stable sort, in several parts") {
   for (char t : {'\n', '\0'}) {
     const std::vector<LineOrder> orders = {
-        order_of({}, "", "", false, t),          order_of({}, "r", "", false, t),
-        order_of({"2,2n"}, "", " ", false, t),   order_of({"1,1f"}, "", "", true, t),
-        order_of({"2"}, "r", "", false, t),      order_of({}, "n", "", false, t),
-        order_of({}, "hr", "", false, t),        order_of({}, "", "", false, t, true),
-        order_of({"3,3"}, "", " ", false, t, true), order_of({"1,1n"}, "r", " ", false, t, true)};
+        gnu_line_order({}, "", "", false, false, t),          gnu_line_order({}, "r", "", false, false, t),
+        gnu_line_order({"2,2n"}, "", " ", false, false, t),   gnu_line_order({"1,1f"}, "", "", true, false, t),
+        gnu_line_order({"2"}, "r", "", false, false, t),      gnu_line_order({}, "n", "", false, false, t),
+        gnu_line_order({}, "hr", "", false, false, t),        gnu_line_order({}, "", "", false, true, t),
+        gnu_line_order({"3,3"}, "", " ", false, true, t), gnu_line_order({"1,1n"}, "r", " ", false, true, t)};
     for (const LineOrder& order : orders)
       for (unsigned threads : {2u, 4u}) {
         CAPTURE(threads);
@@ -171,12 +161,12 @@ TEST_CASE("lines merge split: skewed, all equal, empty lines, one run") {
   CHECK(check_split(empties, order, 4) > 1);
   CHECK(check_split(random_runs(5, 1, 30000, '\n'), order, 2) > 1);
   // Numbers that tie under -n with different bytes: ties go to the lower run.
-  const LineOrder n = order_of({}, "n", "", false, '\n');
+  const LineOrder n = gnu_line_order({}, "n", "", false, false, '\n');
   std::vector<std::vector<std::string>> ties(3);
   for (size_t r = 0; r < 3; ++r)
     for (size_t i = 0; i < 20000; ++i) ties[r].push_back(std::to_string(i % 50) + (r ? " run" + std::to_string(r) : ""));
-  CHECK(check_split(ties, order_of({"1,1n"}, "", " ", true, '\n'), 4) > 1);
+  CHECK(check_split(ties, gnu_line_order({"1,1n"}, "", " ", true, false, '\n'), 4) > 1);
   CHECK(check_split(ties, n, 4) > 1);
-  CHECK(check_split(ties, order_of({"1,1n"}, "", " ", false, '\n', true), 4) > 1);  // -u: the first of each key
-  CHECK(check_split(skewed, order_of({}, "", "", false, '\n', true), 2) > 1);
+  CHECK(check_split(ties, gnu_line_order({"1,1n"}, "", " ", false, true, '\n'), 4) > 1);  // -u: the first of each key
+  CHECK(check_split(skewed, gnu_line_order({}, "", "", false, true, '\n'), 2) > 1);
 }

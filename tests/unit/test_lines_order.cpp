@@ -22,6 +22,7 @@
 #include "lines/sort_in_memory.hpp"
 
 using namespace gxsort;
+using gxsort_test::read_text;
 using gxsort_test::TempDir;
 
 namespace {
@@ -33,10 +34,6 @@ struct SortRun {
   std::string out, err;
 };
 
-std::string read_all(const std::string& path) {
-  const auto b = gxsort_test::read_file(path);
-  return std::string(b.begin(), b.end());
-}
 void write_all(const std::string& path, const std::string& text) {
   gxsort_test::write_file(path, gxsort_test::Bytes(text.begin(), text.end()));
 }
@@ -65,8 +62,8 @@ SortRun gnu_sort(const TempDir& dir, const Args& args, const std::string& text) 
   run.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
   REQUIRE_MESSAGE(run.status != 127, "GNU sort (the oracle) is not installed");
   REQUIRE(run.status != 126);
-  run.out = read_all(out);
-  run.err = read_all(err);
+  run.out = read_text(out);
+  run.err = read_text(err);
   return run;
 }
 

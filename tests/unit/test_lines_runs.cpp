@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/line_orders.hpp"
 #include "../common/test_files.hpp"
 #include "gxsort/error.hpp"
 #include "gxsort/gxsort.hpp"
@@ -18,25 +19,10 @@
 #include "lines/line_runs_dir.hpp"
 
 using namespace gxsort;
+using gxsort_test::gnu_line_order;
+using gxsort_test::read_text;
 
 namespace {
-
-LineOrder order_of(std::vector<std::string> keys, std::string global = "", std::string sep = "", bool stable = false,
-                   bool unique = false, bool zero = false) {
-  LineOptions o;
-  o.keys = std::move(keys);
-  o.global = std::move(global);
-  o.separator = std::move(sep);
-  o.stable = stable;
-  o.unique = unique;
-  o.zero_terminated = zero;
-  return line_order(o);
-}
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 // The code of the Error `fn` throws (ExitCode::ok: none).
 template <class Fn>
@@ -53,17 +39,17 @@ ExitCode thrown_code(Fn fn) {
 
 TEST_CASE("runs of lines: the manifest's order tells apart the orders, not -u") {
   const std::vector<LineOrder> orders = {
-      order_of({}),          order_of({}, "r"),          order_of({}, "n"),         order_of({"2"}),
-      order_of({"2,2"}),     order_of({"2,2n"}),         order_of({"2,2"}, "", ","), order_of({"2,2n"}, "", ","),
-      order_of({"2b,2"}),    order_of({"2,2b"}),         order_of({"1.3,1.5"}),     order_of({"2,2"}, "", "", true),
-      order_of({}, "", "", false, false, true),          order_of({"2,2", "1,1r"}), order_of({"2,2g"}),
-      order_of({"2,2h"}),    order_of({"2,2f"}),         order_of({"2,2d"}),        order_of({"2,2i"}),
+      gnu_line_order({}),          gnu_line_order({}, "r"),          gnu_line_order({}, "n"),         gnu_line_order({"2"}),
+      gnu_line_order({"2,2"}),     gnu_line_order({"2,2n"}),         gnu_line_order({"2,2"}, "", ","), gnu_line_order({"2,2n"}, "", ","),
+      gnu_line_order({"2b,2"}),    gnu_line_order({"2,2b"}),         gnu_line_order({"1.3,1.5"}),     gnu_line_order({"2,2"}, "", "", true),
+      gnu_line_order({}, "", "", false, false, '\0'),          gnu_line_order({"2,2", "1,1r"}), gnu_line_order({"2,2g"}),
+      gnu_line_order({"2,2h"}),    gnu_line_order({"2,2f"}),         gnu_line_order({"2,2d"}),        gnu_line_order({"2,2i"}),
   };
   std::set<std::string> texts;
   for (const LineOrder& o : orders) texts.insert(lines::order_text(o));
   CHECK(texts.size() == orders.size());
-  CHECK(lines::order_text(order_of({"2,2n"}, "", ",")) == "newline -t 0x2c -k2.1n,2.0");
-  CHECK(lines::order_text(order_of({"2,2n"}, "", ",", false, true)) == lines::order_text(order_of({"2,2n"}, "", ",")));
+  CHECK(lines::order_text(gnu_line_order({"2,2n"}, "", ",")) == "newline -t 0x2c -k2.1n,2.0");
+  CHECK(lines::order_text(gnu_line_order({"2,2n"}, "", ",", false, true)) == lines::order_text(gnu_line_order({"2,2n"}, "", ",")));
 }
 
 TEST_CASE("runs of lines: formed within a small budget, merged to sort_lines' bytes; another order refused") {
@@ -74,18 +60,18 @@ TEST_CASE("runs of lines: formed within a small budget, merged to sort_lines' by
   EngineOptions opt;
   opt.memory = {uint64_t(1) << 20, 0, true};
   opt.fsync = false;
-  const LineOrder order = order_of({"2,2n"}, "", ",");
+  const LineOrder order = gnu_line_order({"2,2n"}, "", ",");
   const RunStats st = form_line_runs({d.file("in.txt")}, d.file("rd"), order, opt);
   CHECK(st.runs > 1);
   CHECK(st.records == 60000);
   merge_lines({d.file("rd")}, d.file("merged.txt"), order, opt);
   sort_lines({d.file("in.txt")}, d.file("sorted.txt"), order, opt);
-  CHECK(read_all(d.file("merged.txt")) == read_all(d.file("sorted.txt")));
-  CHECK(thrown_code([&] { merge_lines({d.file("rd")}, d.file("x.txt"), order_of({"2,2"}, "", ","), opt); }) ==
+  CHECK(read_text(d.file("merged.txt")) == read_text(d.file("sorted.txt")));
+  CHECK(thrown_code([&] { merge_lines({d.file("rd")}, d.file("x.txt"), gnu_line_order({"2,2"}, "", ","), opt); }) ==
         ExitCode::usage);
   CHECK(thrown_code([&] { merge_files({d.file("rd")}, d.file("x.bin"), opt); }) == ExitCode::usage);
   // Into the same directory again: refused, the runs untouched.
   CHECK(thrown_code([&] { form_line_runs({d.file("in.txt")}, d.file("rd"), order, opt); }) == ExitCode::usage);
   merge_lines({d.file("rd")}, d.file("again.txt"), order, opt);
-  CHECK(read_all(d.file("again.txt")) == read_all(d.file("sorted.txt")));
+  CHECK(read_text(d.file("again.txt")) == read_text(d.file("sorted.txt")));
 }

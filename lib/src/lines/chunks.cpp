@@ -63,14 +63,20 @@ void LineChunks::switch_buffers() {
   end_ = left;
 }
 
+// The chunks handed out before are no longer used (their run written): the other
+// buffer is freed.
+void LineChunks::give_up_spare() {
+  if (slots_ == 2 && release_) release_();
+  BigVector<char>().swap(spare_);
+}
+
 void LineChunks::compact() {
   if (slots_ == 2 && start_ > 0 && cap_ <= base_cap_) return switch_buffers();
   // After a long line, its buffer is given back as what follows it is handed out (with
   // two slots, once the run of its chunk is written: one slot's rules, the whole budget,
   // until the buffer is a slot's again).
   if (cap_ > base_cap_) {
-    if (slots_ == 2 && release_) release_();
-    BigVector<char>().swap(spare_);
+    give_up_spare();
     return resize(std::max(base_cap_, end_ - start_));
   }
   if (start_ == 0) return;
@@ -99,8 +105,7 @@ bool LineChunks::next(LineRefs& lines) {
   const void* last = nullptr;
   while (end_ > 0 && !(last = ::memrchr(buf_.data(), terminator_, end_))) {
     if (cap_ + kIndexBytesPerLine >= memory_) fail_long();
-    if (slots_ == 2 && release_) release_();  // the whole budget: the chunk before given up
-    BigVector<char>().swap(spare_);
+    give_up_spare();  // the whole budget: the chunk before given up
     resize(size_t(memory_ - kIndexBytesPerLine));
     fill();
   }

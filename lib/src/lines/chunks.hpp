@@ -52,6 +52,7 @@ class LineChunks {
   void fill();
   void resize(size_t cap);
   void switch_buffers();
+  void give_up_spare();
   [[noreturn]] void fail_long();
 
   LineSource& src_;
