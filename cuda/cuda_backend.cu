@@ -29,6 +29,7 @@ CudaBackend::CudaBackend(unsigned device, const SizeOption& device_memory) : dev
   // makes a backend each time. The name is read when asked for.
   GXSORT_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, int(device)));
   mem_ = std::make_unique<DeviceMemory>(int(device), device_memory);
+  limit_ = mem_->budget();
   for (auto& s : streams_) GXSORT_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   GXSORT_CUDA_CHECK(cudaEventCreateWithFlags(&joined_, cudaEventDisableTiming));
 }

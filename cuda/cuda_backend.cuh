@@ -48,6 +48,10 @@ class CudaBackend final : public Backend {
   void sort_device_records(const Format& f, void* records, size_t n, uintptr_t stream) override;
   void argsort_device_records(const Format& f, const void* records, size_t n, uint64_t* perm,
                               uintptr_t stream) override;
+  bool device_records_fit(const Format& f, size_t n, bool argsort) const override;
+  void copy_from_device(void* host, const void* device, size_t bytes, uintptr_t stream) override;
+  void copy_to_device(void* device, const void* host, size_t bytes, uintptr_t stream) override;
+  void release_device_memory() override;
 
   // The most records of format f that one sort_chunk can take with the device memory
   // free now (the whole budget when nothing else holds any). The planner sizes chunks by it.
@@ -96,10 +100,16 @@ class CudaBackend final : public Backend {
   void drain() noexcept;
   // Error(io) when a sort of n records of f does not fit the device's memory free now.
   void require_sort_fits(const Format& f, size_t n) const;
+  // Device bytes one call on a caller's buffer takes from the arena, 16 MiB to spare.
+  uint64_t device_records_need(const Format& f, size_t n, bool argsort) const;
+  // The arena made `bytes` anew when this call needs more than it holds or it holds far
+  // more (sort_mu_ held).
+  void fit_arena_to(uint64_t bytes);
 
   unsigned device_;
   int multiprocessors_ = 0;
   std::unique_ptr<DeviceMemory> mem_;
+  uint64_t limit_ = 0;  // the budget it was made with (--device-memory): no arena grows past it
   CUstream_st* streams_[2] = {nullptr, nullptr};  // two streams: slice i+1 copies while slice i computes
   CUevent_st* joined_ = nullptr;                  // joins the second stream into the first
   // Where the key bit range lands: 16 bytes read once a sort, after a sync, so ordinary

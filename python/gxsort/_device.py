@@ -2,6 +2,8 @@
 __cuda_array_interface__ or a CUDA __dlpack__, sorted on their own GPU on the caller's
 current stream and returned as the same type, without a copy to the host."""
 
+import atexit
+
 import numpy as np
 
 from . import _core
@@ -10,6 +12,16 @@ from ._keys import key_fields, normalized_keys, plan
 from ._resources import options
 
 _KDLCUDA = 2  # DLPack's device type of CUDA memory
+
+
+def release_device_memory() -> None:
+    """Frees the GPU memory and streams gxsort keeps between calls on device arrays (on
+    each GPU, an arena fitted to the largest recent call, as CuPy's pool keeps blocks); the
+    next call makes them again. Done at exit too."""
+    _core.release_device_memory()
+
+
+atexit.register(release_device_memory)  # before the CUDA runtime is torn down
 
 
 def is_device_array(a) -> bool:

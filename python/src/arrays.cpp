@@ -110,12 +110,26 @@ size_t first_unsorted_host(HostIn a, size_t n, size_t record_size, const nb::lis
   return first_unsorted(data, n, f);
 }
 
+// The GPUs' streams and memory arenas kept between device calls (gxsort/memory.hpp): a
+// module's, never destroyed by a static destructor (the CUDA runtime may be gone by then);
+// release_device_memory frees what it holds, at exit too (gxsort/_device.py).
+DeviceWorkspace& device_workspace() {
+  static DeviceWorkspace* workspace = new DeviceWorkspace;
+  return *workspace;
+}
+
+void release_device_memory() {
+  nb::gil_scoped_release unlocked;  // it waits for calls running on other threads
+  device_workspace().release();
+}
+
 // Device buffers: pointers and the stream (cudaStream_t as an integer) of the caller's array.
 MemoryOptions device_options(const nb::dict& options, unsigned device_index, uintptr_t stream) {
   MemoryOptions o = memory_options(options);
   o.location = BufferLocation::device;
   o.device_index = device_index;
   o.stream = stream;
+  o.workspace = &device_workspace();
   return o;
 }
 
@@ -155,6 +169,7 @@ void bind_arrays(nb::module_& m) {
   m.def("first_unsorted", &first_unsorted_host);
   m.def("sort_device", &sort_device);
   m.def("argsort_device", &argsort_device);
+  m.def("release_device_memory", &release_device_memory);
 }
 
 }  // namespace gxsort::py

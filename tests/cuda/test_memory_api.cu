@@ -40,8 +40,9 @@ std::vector<Format> formats() {
           Format::gensort()};
 }
 
-// Sorts and argsorts `data` in device memory on a stream of the test's own.
-void check_device_calls(const Format& f, const Bytes& data) {
+// Sorts and argsorts `data` in device memory on a stream of the test's own, with `o`'s
+// resources (a workspace, a device budget).
+void check_device_calls(const Format& f, const Bytes& data, MemoryOptions o = {}) {
   const size_t n = data.size() / f.record_size;
   const std::vector<uint64_t> want = gxsort_test::stable_order(f, data);
   Bytes want_sorted(data.size());
@@ -54,7 +55,6 @@ void check_device_calls(const Format& f, const Bytes& data) {
   GXSORT_CUDA_CHECK(cudaMalloc(&d_data, std::max<size_t>(data.size(), 1)));
   GXSORT_CUDA_CHECK(cudaMalloc(&d_perm, std::max<size_t>(n, 1) * 8));
   GXSORT_CUDA_CHECK(cudaMemcpyAsync(d_data, data.data(), data.size(), cudaMemcpyHostToDevice, stream));
-  MemoryOptions o;
   o.location = BufferLocation::device;
   o.stream = reinterpret_cast<uintptr_t>(stream);
   argsort(d_data, n, f, d_perm, o);  // ordered after the copy queued on the stream
@@ -121,4 +121,79 @@ TEST_CASE("memory api: a host pointer given as a device buffer is a DeviceError"
   o.location = BufferLocation::device;
   CHECK_THROWS_AS(gxsort::sort(v.data(), v.size(), Format::typed(KeyType::u64), o), DeviceError);
   CHECK(v == std::vector<uint64_t>{3, 1, 2});
+}
+
+TEST_CASE("memory api: a workspace keeps the GPU between calls, fitted to each") {
+  GPU_TEST_REQUIRE_DEVICE();
+  DeviceWorkspace ws;
+  MemoryOptions o;
+  o.workspace = &ws;
+  // Growing, shrinking past half, the same size again, other formats: each call's arena.
+  for (size_t n : {size_t(1000), size_t(300007), size_t(517), size_t(300007), size_t(2)})
+    for (const Format& f : formats()) {
+      CAPTURE(f.describe());
+      CAPTURE(n);
+      check_device_calls(f, random_records(f, n, n, 7), o);
+    }
+  ws.release();
+  check_device_calls(Format::typed(KeyType::u64), random_records(Format::typed(KeyType::u64), 4099, 3, 256), o);
+  // Two threads sharing it take turns on the GPU.
+  const Format f = Format::typed(KeyType::f32);
+  const Bytes a = random_records(f, 1 << 20, 5, 256), b = random_records(f, 1 << 19, 6, 3);
+  std::thread t([&] { check_device_calls(f, a, o); });
+  check_device_calls(f, b, o);
+  t.join();
+}
+
+TEST_CASE("memory api: a device buffer past the device budget is sorted through host memory") {
+  GPU_TEST_REQUIRE_DEVICE();
+  MemoryOptions o;
+  o.device_memory = parse_size_option("8M", "device_memory");  // 4 MiB of records and more do not fit
+  DeviceWorkspace ws;
+  for (const Format& f : formats()) {
+    CAPTURE(f.describe());
+    const size_t n = (size_t(6) << 20) / f.record_size + 3;
+    check_device_calls(f, random_records(f, n, 11, 5), o);
+    MemoryOptions with_ws = o;
+    with_ws.workspace = &ws;
+    check_device_calls(f, random_records(f, n, 12, 256), with_ws);
+  }
+}
+
+// 2^31 + 1001 u32 keys (8 GiB): past what one device sort takes (CUB's int counts).
+TEST_CASE("memory api: a device buffer of more than 2^31 records (long)" * doctest::test_suite("long")) {
+  GPU_TEST_REQUIRE_DEVICE();
+  const size_t n = (size_t(1) << 31) + 1001;
+  size_t free_b = 0, total_b = 0;
+  GXSORT_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  if (free_b < n * 4 * 3) {
+    MESSAGE("skipped: the GPU has " << free_b << " bytes free, the case needs three times " << n * 4);
+    return;
+  }
+  std::vector<uint32_t> keys(n);
+  uint64_t x = 99, sum = 0, sum_sq = 0;
+  for (auto& k : keys) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    k = uint32_t(x >> 33) % 1000003u;  // duplicates: about 2000 of each key
+    sum += k;
+    sum_sq += uint64_t(k) * k;
+  }
+  void* d = nullptr;
+  GXSORT_CUDA_CHECK(cudaMalloc(&d, n * 4));
+  GXSORT_CUDA_CHECK(cudaMemcpy(d, keys.data(), n * 4, cudaMemcpyHostToDevice));
+  MemoryOptions o;
+  o.location = BufferLocation::device;
+  gxsort::sort(d, n, Format::typed(KeyType::u32), o);
+  GXSORT_CUDA_CHECK(cudaMemcpy(keys.data(), d, n * 4, cudaMemcpyDeviceToHost));
+  cudaFree(d);
+  uint64_t got_sum = 0, got_sq = 0;
+  size_t disorder = 0;
+  for (size_t i = 0; i < n; ++i) {
+    got_sum += keys[i];
+    got_sq += uint64_t(keys[i]) * keys[i];
+    disorder += i > 0 && keys[i - 1] > keys[i];
+  }
+  CHECK(disorder == 0);
+  CHECK(got_sum == sum);
+  CHECK(got_sq == sum_sq);
 }

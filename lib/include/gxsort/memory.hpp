@@ -7,8 +7,8 @@
 // A buffer whose sort fits the memory budget is sorted in memory; a larger one goes
 // through the out-of-core engine: it is written to a private temp file (0600, in a
 // checked temp directory), sorted there with the budget, and read back; no temp file is
-// left on any path, errors and cancellation included. Calls share no mutable state:
-// several may run at once in one process.
+// left on any path, errors and cancellation included. Calls share no mutable state but a
+// DeviceWorkspace the caller gives them: several may run at once in one process.
 //
 // Errors are thrown as gxsort::Error (error.hpp): usage (bad format, unsorted merge
 // input), io (temp files, memory), DeviceError (a device buffer without a usable GPU),
@@ -18,6 +18,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,11 @@
 #include "gxsort/progress.hpp"
 
 namespace gxsort {
+
+class DeviceWorkspace;
+namespace api {
+class DeviceLease;
+}
 
 // Where a call's buffers live.
 enum class BufferLocation {
@@ -47,11 +53,36 @@ struct MemoryOptions {
   // Device buffers: sort and argsort run on the GPU holding them, without a host round
   // trip, after the work queued so far on `stream` (a cudaStream_t; 0: the default
   // stream), and are done when the call returns. sort_copy, unique and merge take host buffers.
+  // A device buffer larger than one device sort takes (2^31 records, or a working set past
+  // device_memory or the GPU's free memory) is copied to host memory, sorted there by the
+  // engine (on this GPU, through temp files past `memory`) and copied back.
   BufferLocation location = BufferLocation::host;
   uintptr_t stream = 0;
+  // Device buffers: the GPU's streams and memory arena kept between calls (see
+  // DeviceWorkspace); null: each call makes and frees its own (about 0.5 ms).
+  DeviceWorkspace* workspace = nullptr;
   const CancelToken* cancel = nullptr;  // polled at chunk and phase boundaries: throws Cancelled
   ProgressFn progress;                  // the engine's progress (phases of a spilled sort too)
   Context context;                      // the caller's resolved facts ($TMPDIR's directory, hooks, trace)
+};
+
+// What device calls keep between them, owned by the caller (the Python package keeps one):
+// for each GPU the calls use, its streams and its memory arena, fitted to the largest
+// recent call (made anew when a call needs more, or holds more than twice its need).
+// Calls that share a workspace take turns on each GPU; any thread may use it.
+class DeviceWorkspace {
+ public:
+  DeviceWorkspace();
+  ~DeviceWorkspace();  // frees it all: call it before the CUDA runtime is torn down
+  DeviceWorkspace(const DeviceWorkspace&) = delete;
+  DeviceWorkspace& operator=(const DeviceWorkspace&) = delete;
+  // Frees the GPUs' memory and streams now, waiting for the calls running; later calls make them again.
+  void release();
+
+ private:
+  friend class api::DeviceLease;
+  struct State;
+  std::unique_ptr<State> state_;
 };
 
 // Stable sort, in place, of `count` records of format f at `data`.

@@ -6,9 +6,9 @@
 
 #include <cstring>
 
+#include "api/device_calls.hpp"
 #include "api/memory_sort.hpp"
 #include "backend/backend.hpp"
-#include "device/backend_select.hpp"
 #include "parallel/parallel_for.hpp"
 
 namespace gxsort {
@@ -49,17 +49,6 @@ void refuse_device(const MemoryOptions& o, const char* call) {
     fail_usage(std::string(call) + ": device buffers are taken by sort and argsort only; copy to host memory first");
 }
 
-// The backend of a device buffer: the CUDA backend on its GPU, or DeviceError.
-std::unique_ptr<Backend> device_backend(const MemoryOptions& o) {
-#if GXSORT_HAVE_CUDA
-  if (visible_gpus() == 0) throw DeviceError("a device buffer: no usable CUDA device");
-  return make_backend(Device::cuda, o.threads, o.device_memory, o.device_index);
-#else
-  (void)o;
-  throw DeviceError("a device buffer: this gxsort was built without the CUDA backend");
-#endif
-}
-
 // Input k of a merge must be sorted: Error(usage) at its first record smaller than the one before.
 void check_sorted(const SortedRecords& in, size_t k, const Format& f) {
   const size_t i = first_unsorted(in.data, in.count, f);
@@ -71,11 +60,7 @@ void check_sorted(const SortedRecords& in, size_t k, const Format& f) {
 }  // namespace
 
 void sort(void* data, size_t count, const Format& f, const MemoryOptions& o) {
-  if (o.location == BufferLocation::device) {
-    f.validate();
-    throw_if_cancelled(o.cancel);
-    return device_backend(o)->sort_device_records(f, data, count, o.stream);
-  }
+  if (o.location == BufferLocation::device) return api::sort_device(data, count, f, o);
   records_bytes(count, f);
   api::sort_host(static_cast<unsigned char*>(data), count, api::engine_options(f, o));
 }
@@ -95,11 +80,7 @@ void sort_copy(const void* in, void* out, size_t count, const Format& f, const M
 }
 
 void argsort(const void* data, size_t count, const Format& f, uint64_t* perm, const MemoryOptions& o) {
-  if (o.location == BufferLocation::device) {
-    f.validate();
-    throw_if_cancelled(o.cancel);
-    return device_backend(o)->argsort_device_records(f, data, count, perm, o.stream);
-  }
+  if (o.location == BufferLocation::device) return api::argsort_device(data, count, f, perm, o);
   const std::unique_ptr<unsigned char[]> with = sorted_with_indices(data, count, f, o);
   parallel::parallel_for_ranges(count, o.threads, [&](size_t b, size_t e, unsigned) {
     for (size_t i = b; i < e; ++i) perm[i] = index_at(with.get(), i, f.record_size);

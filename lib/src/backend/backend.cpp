@@ -29,6 +29,14 @@ void Backend::argsort_device_records(const Format&, const void*, size_t, uint64_
   throw DeviceError("a device buffer: the " + name() + " backend has no device memory");
 }
 
+void Backend::copy_from_device(void*, const void*, size_t, uintptr_t) {
+  throw DeviceError("a device buffer: the " + name() + " backend has no device memory");
+}
+
+void Backend::copy_to_device(void*, const void*, size_t, uintptr_t) {
+  throw DeviceError("a device buffer: the " + name() + " backend has no device memory");
+}
+
 std::vector<graph::BfsRun> Backend::bfs(const graph::CsrGraph& g, const std::vector<uint64_t>& sources) {
   return bfs(g, sources, graph::plan_bfs_device(g.n, g.m, device_budget()));
 }

@@ -104,6 +104,14 @@ class Backend {
   virtual void sort_device_records(const Format& f, void* records, size_t n, uintptr_t stream);
   virtual void argsort_device_records(const Format& f, const void* records, size_t n, uint64_t* perm,
                                       uintptr_t stream);
+  // Whether those calls can take n records of f (one device sort: 2^31 records, its working
+  // set within the budget and the memory free now); false without a device. A buffer that
+  // does not fit goes through host memory: copied out and back on the caller's stream.
+  virtual bool device_records_fit(const Format&, size_t /*n*/, bool /*argsort*/) const { return false; }
+  virtual void copy_from_device(void* host, const void* device, size_t bytes, uintptr_t stream);
+  virtual void copy_to_device(void* device, const void* host, size_t bytes, uintptr_t stream);
+  // Gives the device's arena back (reserved again at its next use), while nothing holds it.
+  virtual void release_device_memory() {}
 
   // A device-resident sort of n records of format f, or null when this backend (or this
   // format) has none; the caller then uses sort_chunk on a host buffer.
