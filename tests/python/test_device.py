@@ -106,3 +106,25 @@ def test_device_cuda_host_array_matches_cpu():
     a = make_array("f8", 100_003, seed=205, kind="dups")
     assert_same(gxsort.sort(a, device="cuda"), gxsort.sort(a, device="cpu"), "host array on cuda vs cpu")
     assert_same(gxsort.sort(a, device="cuda"), a[np.argsort(a, kind="stable")], "host array on cuda")
+
+
+def test_release_device_memory_without_a_gpu_call():
+    gxsort.release_device_memory()  # nothing held: a no-op on any machine
+    gxsort.release_device_memory()
+
+
+def test_cupy_kept_memory_released_and_made_again(cp):
+    a = make_array("u8", 1 << 18, seed=205, kind="dups")
+    for n in (1 << 18, 1000, 1 << 18):  # the kept arena grown, kept, then the same size
+        assert_same(cp.asnumpy(gxsort.sort(cp.asarray(a[:n]))), np.sort(a[:n]), f"sort n={n}")
+    gxsort.release_device_memory()
+    assert_same(cp.asnumpy(gxsort.sort(cp.asarray(a))), np.sort(a), "after release")
+
+
+def test_cupy_past_the_device_budget_goes_through_the_host(cp):
+    # device_memory= too small for one device sort: copied out, sorted by the engine, copied back
+    a = make_array("f8", 1 << 20, seed=206, kind="dups")
+    d = cp.asarray(a)
+    got = gxsort.sort(d, device_memory="4M")
+    assert_same(cp.asnumpy(got), a[np.argsort(a, kind="stable")], "sorted through the host")
+    assert_equal_ints(cp.asnumpy(gxsort.argsort(d, device_memory="4M")), np.argsort(a, kind="stable"), "argsort")
