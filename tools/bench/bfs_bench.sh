@@ -14,14 +14,17 @@
 #        each level's mode, frontier, edges and time, the device synchronized per level),
 #        GXSORT_BFS_ALPHA / GXSORT_BFS_BETA / GXSORT_BFS_BU: GPU switch points (cuda/graph/bfs_cuda.cu);
 #        ALPHA and BETA (and GXSORT_BFS_MINBU) set the CPU search's too (lib/src/graph/bfs_cpu.cpp)
-#   SMOKE=1 (CI): scale 8, 2 sources, 2 threads, the binary $GXSORT by default; without a GPU
-#        (here or in the binary) the cuda columns are n/a
+#   SMOKE=1 (CI): scale 14, 2 sources, 2 threads, the binary $GXSORT by default; without a GPU
+#        (here or in the binary) the cuda columns are n/a. The 1/4 run needs a quarter of the CSR
+#        to hold the per-vertex arrays the streamed search keeps on the device and two partition
+#        buffers: at scale 8 they need 15360 bytes of a quarter's 4806, at scale 14 402688 of 458328
+#        (13 is the least scale where it fits, by 6%)
 set -euo pipefail
 source "$(dirname "$0")/common.bash"
 if [[ $bench_smoke == 1 ]]; then
   GX=${1:-$bench_gxsort}
   SCALES=("${@:2}") SOURCES=${SOURCES:-2} THREADS=${THREADS:-2}
-  [[ ${#SCALES[@]} -gt 0 ]] || SCALES=(8)
+  [[ ${#SCALES[@]} -gt 0 ]] || SCALES=(14)
 else
   GX=${1:?usage: $0 /path/to/gxsort [SCALE...]}
   shift

@@ -20,7 +20,7 @@
 # core the floor counts twice: runs, then the output).
 #   STATS_DIR=DIR          keeps each run's --stats-json there
 #   SMOKE=1 (CI): the build of $GXSORT, 1 "GiB" (and GB) of 8 MiB, --memory 1M --device-memory 1M
-#                 out of core, ranks 2 (-np 1 alone would skip MPI's all-to-all), cpu without a GPU
+#                 out of core, ranks 2 on any GPUs (-np 1 alone would skip MPI's all-to-all), cpu without a GPU
 # Without mpirun or an MPI build it says so and exits 0, and without a GPU (DEVICE=cuda) too.
 set -euo pipefail
 source "$(dirname "$0")/common.bash"
@@ -36,8 +36,9 @@ gpus=$( (nvidia-smi -L 2>/dev/null || true) | wc -l)
 bench_device "$G" "${DEVICE:-cuda}"
 dev=$bench_dev   # DEVICE=cpu tries the script on a machine without a GPU
 ranks=("$@")
-if [[ ${#ranks[@]} == 0 ]]; then for g in 1 2 4 8; do (( g <= gpus )) && ranks+=("$g"); done; fi
+# The smoke run: 2 ranks whatever the GPUs (ranks may share one), so MPI's all-to-all runs.
 [[ $bench_smoke == 1 && ${#ranks[@]} == 0 ]] && ranks=(2)
+if [[ ${#ranks[@]} == 0 ]]; then for g in 1 2 4 8; do (( g <= gpus )) && ranks+=("$g"); done; fi
 MPIRUN=(mpirun --oversubscribe --bind-to none)
 [[ $(id -u) == 0 ]] && MPIRUN+=(--allow-run-as-root)
 sync_opt=(); [[ ${SYNC:-1} == 0 ]] && sync_opt=(--no-fsync)

@@ -1,8 +1,9 @@
 // -g: GNU sort's general_numcompare. The key is read by strtold (in the C locale, from a
-// NUL-terminated copy, as GNU reads it): conversion errors first and equal, then NaNs
-// (GNU 9.1 orders them by the bytes of the long double, as memcmp reads them), then the
-// numbers, -0 equal to +0.
-#include <cfloat>
+// NUL-terminated copy, as GNU reads it): conversion errors first and equal, then NaNs,
+// then the numbers, -0 equal to +0. NaNs as GNU 9.2 and later order them with glibc (they
+// strcmp the NaNs' "%Lf" texts, "-nan" or "nan"): negative ones first, those of one sign
+// equal, whatever their payload. (GNU 9.1's memcmp of whole long doubles also read their
+// padding bytes: an order no other sort can repeat.)
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -69,16 +70,8 @@ General read_general(std::string_view text, bool fold) {
   return g;
 }
 
-// The bytes of a long double that hold its value (x87's 80 bits are 10 of its 16).
-constexpr size_t kValueBytes = LDBL_MANT_DIG == 64 ? 10 : sizeof(long double);
-
-int compare_nan_bytes(long double a, long double b) {
-  unsigned char x[sizeof(long double)] = {}, y[sizeof(long double)] = {};
-  std::memcpy(x, &a, kValueBytes);
-  std::memcpy(y, &b, kValueBytes);
-  const int c = std::memcmp(x, y, kValueBytes);
-  return c < 0 ? -1 : c > 0 ? 1 : 0;
-}
+// -1 for a negative NaN, 1 for a positive one.
+int nan_sign(long double nan) { return std::signbit(nan) ? -1 : 1; }
 
 }  // namespace
 
@@ -86,19 +79,20 @@ int compare_general(std::string_view a, std::string_view b, bool fold) {
   const General x = read_general(a, fold), y = read_general(b, fold);
   if (x.kind != y.kind) return x.kind < y.kind ? -1 : 1;
   if (x.kind == GeneralClass::error) return 0;
-  if (x.kind == GeneralClass::nan) return compare_nan_bytes(x.value, y.value);
+  if (x.kind == GeneralClass::nan) return nan_sign(x.value) == nan_sign(y.value) ? 0 : nan_sign(x.value);
   return x.value < y.value ? -1 : x.value > y.value ? 1 : 0;
 }
 
-// Errors 0, NaNs 1 (all tie), numbers through double (rounding keeps the order, with
-// ties) with -0 as +0: the sign bit set for positives, all bits flipped for negatives,
-// which puts -inf (0x000fffffffffffff) above the NaNs. Exact: an error (all equal), or a
-// number the double holds unrounded (equal doubles of two such: equal numbers).
+// Errors 0, negative NaNs 1, positive NaNs 2, numbers through double (rounding keeps the
+// order, with ties) with -0 as +0: the sign bit set for positives, all bits flipped for
+// negatives, which puts -inf (0x000fffffffffffff) above the NaNs. Exact: an error or a
+// NaN (all of a class and sign are equal), or a number the double holds unrounded (equal
+// doubles of two such: equal numbers).
 uint64_t general_prefix(std::string_view text, bool fold, bool& exact) {
   const General g = read_general(text, fold);
-  exact = g.kind == GeneralClass::error;
+  exact = g.kind != GeneralClass::number;
   if (g.kind == GeneralClass::error) return 0;
-  if (g.kind == GeneralClass::nan) return 1;
+  if (g.kind == GeneralClass::nan) return nan_sign(g.value) < 0 ? 1 : 2;
   double d = static_cast<double>(g.value);
   exact = static_cast<long double>(d) == g.value;
   if (d == 0) d = 0;
