@@ -72,7 +72,9 @@ void CudaBackend::release_device_memory() {
   if (mem_->live_allocations() != 0 || !mem_->base()) return;
   set_device();
   mem_.reset();
-  mem_ = std::make_unique<DeviceMemory>(int(device_), size_t(limit_));  // reserved again at its first use
+  // One block, never reserved: the next call fits it to its need (fit_arena_to). Not
+  // limit_: the memory free when the backend was made may be taken by now.
+  mem_ = std::make_unique<DeviceMemory>(int(device_), DeviceMemory::kAlignment);
 }
 
 void CudaBackend::copy_from_device(void* host, const void* device, size_t bytes, uintptr_t stream) {

@@ -197,3 +197,24 @@ TEST_CASE("memory api: a device buffer of more than 2^31 records (long)" * docte
   CHECK(got_sum == sum);
   CHECK(got_sq == sum_sq);
 }
+
+// The workspace's GPU backend was made while the GPU was free (its budget: most of that
+// memory); a later call finds most of it taken by the caller and goes through host memory.
+TEST_CASE("memory api: a workspace made on a free GPU, called when the caller holds most of it") {
+  GPU_TEST_REQUIRE_DEVICE();
+  DeviceWorkspace ws;
+  MemoryOptions o;
+  o.workspace = &ws;
+  const Format f = Format::typed(KeyType::u64);
+  check_device_calls(f, random_records(f, 1000, 1, 256), o);
+  const size_t n = (size_t(256) << 20) / 8;  // 256 MiB of keys, and their permutation
+  size_t free_b = 0, total_b = 0;
+  GXSORT_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  const size_t keep = 3 * (size_t(256) << 20);  // the keys, the permutation and 256 MiB: too little to sort in place
+  REQUIRE(free_b > keep);
+  void* hog = nullptr;
+  GXSORT_CUDA_CHECK(cudaMalloc(&hog, free_b - keep));
+  check_device_calls(f, random_records(f, n, 2, 256), o);
+  cudaFree(hog);
+  check_device_calls(f, random_records(f, 4099, 3, 5), o);
+}
