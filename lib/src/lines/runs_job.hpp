@@ -19,9 +19,9 @@
 #include <string>
 
 #include "gxsort/gxsort.hpp"
+#include "io/output.hpp"
 #include "io/temp_files.hpp"
 #include "lines/line_source.hpp"
-#include "io/output.hpp"
 #include "lines/lines_job.hpp"
 #include "lines/merge_split.hpp"
 #include "lines/run_index.hpp"
