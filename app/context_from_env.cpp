@@ -54,6 +54,7 @@ TestHooks test_hooks() {
   t.skip_space_check = env("GXSORT_SKIP_SPACE_CHECK") == "1";
   t.cgroup_dir = env("GXSORT_TEST_CGROUP_DIR");
   t.no_journal = env_on("GXSORT_BENCH_NO_JOURNAL");
+  t.fail_runs_dir_sync = env_on("GXSORT_TEST_FAIL_RUNS_DIR_SYNC");
   return t;
 }
 

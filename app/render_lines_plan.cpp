@@ -62,10 +62,15 @@ std::string resume_text(const LinesPlan& p) {
   if (s.job_dir.empty())
     return "resume: no killed run of this job (same inputs, options and output) left runs: it starts from the "
            "beginning\n";
+  const std::string merge =
+      s.merge_parts ? "the last merge: " + std::to_string(s.parts_kept) + " of its " + std::to_string(s.merge_parts) +
+                          " parts kept (" + std::to_string(int(s.last_merge_from * 100)) +
+                          "% of it; the resume verifies them first), the others merged"
+                    : "the last merge from its start";
   return "resume: the job directory " + s.job_dir + (s.running ? " (a gxsort is running this job now)" : "") +
          "\n  runs kept: " + std::to_string(s.runs_kept) +
-         ", in the text's order (sizes checked here; the resume verifies their checksums first); the rest formed, the "
-         "last merge from its start\n";
+         ", in the text's order (sizes checked here; the resume verifies their checksums first); the rest formed, " +
+         merge + "\n";
 }
 
 // merge: one streamed pass within the fan-in, else passes through temporary files.
@@ -101,7 +106,8 @@ std::string plan_text(const LinesPlan& p, bool resume) {
 
 Json resume_json(const LinesResume& r) {
   if (r.job_dir.empty()) return nullptr;
-  return Json{{"job", "sort"}, {"job_dir", r.job_dir}, {"running", r.running}, {"runs_kept", r.runs_kept}};
+  return Json{{"job", "sort"}, {"job_dir", r.job_dir}, {"running", r.running}, {"runs_kept", r.runs_kept},
+              {"merge_parts", r.merge_parts}, {"parts_kept", r.parts_kept}, {"last_merge_from", r.last_merge_from}};
 }
 
 std::string plan_json(const LinesPlan& p, bool resume) {

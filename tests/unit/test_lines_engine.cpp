@@ -434,10 +434,10 @@ TEST_CASE("lines engine: errors and cancellation leave nothing behind") {
       if (std::string(p.phase) == phase) token.cancel();
     };
     CHECK_THROWS_AS(sort_lines({dir.at("in")}, dir.at("out"), order, opt), Cancelled);
-    // A cancelled sort keeps its job's runs for --resume (lines/runs_job.hpp), as a
-    // signal does; a resumed sort removes them.
+    // A cancelled sort keeps its job's runs and output for --resume (lines/runs_job.hpp),
+    // as a signal does; a resumed sort removes them.
     const std::vector<std::string> kept = dir.names();
-    CHECK((kept.size() == 2 && kept[0].rfind(".gxsort-job.", 0) == 0 && kept[1] == "in"));
+    CHECK((kept.size() == 3 && kept[0].rfind(".gxsort-job.", 0) == 0 && kept[1] == kept[0] + ".out" && kept[2] == "in"));
     opt.cancel = nullptr;
     opt.resume = true;
     sort_lines({dir.at("in")}, dir.at("out"), order, opt);

@@ -30,6 +30,8 @@ struct TestHooks {
   // Every job runs as one that cannot resume (no job directory, journal or checkpoints):
   // a benchmark switch measuring what journalling costs; refused with --resume.
   bool no_journal = false;
+  // The sync of a `runs` directory once its manifest is in place fails (EIO).
+  bool fail_runs_dir_sync = false;
 };
 
 // Tuning overrides for benchmark runs (tools/bench/bfs_bench.sh); unset: the defaults.

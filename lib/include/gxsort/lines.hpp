@@ -89,6 +89,8 @@ struct LinesResume {
   std::string job_dir;  // "": no killed run left one
   bool running = false; // a gxsort runs the job now
   size_t runs_kept = 0;
+  size_t merge_parts = 0, parts_kept = 0;  // the last merge's split, and its parts journalled
+  double last_merge_from = 0;              // the part of the last merge's input those parts merge
 };
 LinesResume inspect_sort_lines(const std::vector<std::string>& inputs, const std::string& output,
                                const LineOrder& order, const EngineOptions& opt);

@@ -76,6 +76,11 @@ std::vector<ListedRun> open_listed_runs(const std::string& dir, const RunsFormat
   return runs;
 }
 
+void sync_runs_dir(const std::string& out_dir, const Context& context) {
+  if (context.test.fail_runs_dir_sync) fail_errno(out_dir, "cannot sync the directory after the rename", EIO);
+  io::sync_directory(out_dir);
+}
+
 void refuse_output_in_runs_dir(const std::string& output, const std::vector<std::string>& runs_dirs) {
   if (output == "-") return;
   const std::string out_dir = io::directory_of(io::resolve_symlinks(output));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/runs_manifest.hpp"
+#include "gxsort/context.hpp"
 #include "io/file.hpp"
 #include "parallel/own_thread.hpp"
 
@@ -44,6 +45,11 @@ struct ListedRun {
 // The runs DIR's manifest lists (checked: read_runs_manifest), opened in order, each of
 // the size it says.
 std::vector<ListedRun> open_listed_runs(const std::string& dir, const RunsFormat& f);
+
+// After the manifest is in place: the directory's entries made durable (io::sync_directory;
+// `context`'s test hook fails it). A failure is Error(io) naming the directory, whose
+// manifest and runs, the user's from then on, stay.
+void sync_runs_dir(const std::string& out_dir, const Context& context);
 
 // An output inside a runs directory being merged is refused: a later merge of the
 // directory would take it for a run.

@@ -129,11 +129,13 @@ RunStats form_runs(const std::string& input, const std::string& out_dir, const E
   if (opt.fsync) mf.file().sync();
   if (opt.before_commit) opt.before_commit(st);  // --stats-json: before the manifest makes the runs real
   mf.commit_rename(out_dir + "/manifest.txt", false, opt.context);
-  if (opt.fsync) io::sync_directory(out_dir);
+  // The manifest is in place: the runs are the user's, kept whatever happens next (a
+  // failed sync of the directory is an error, the directory still whole).
   linked.kept = true;
   for (auto& r : rf.runs)
     if (r.temp) r.temp->release();
   dir.keep();
+  if (opt.fsync) sync_runs_dir(out_dir, opt.context);
   if (job) job->finish();  // the runs live on under their names
   return st;
 }

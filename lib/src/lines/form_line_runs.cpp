@@ -66,8 +66,10 @@ void commit_runs(FormedRuns& runs, const std::string& out_dir, const LinesJob& j
   if (opt.fsync) mf.file().sync();
   if (opt.before_commit) opt.before_commit(st);  // --stats-json: before the manifest makes the runs real
   mf.commit_rename(out_dir + "/manifest.txt", false, opt.context);
-  if (opt.fsync) io::sync_directory(out_dir);
+  // The manifest is in place: the runs are the user's, kept whatever happens next (a
+  // failed sync of the directory is an error, the directory still whole).
   for (io::TempFile& run : runs.files) run.release();
+  if (opt.fsync) sync_runs_dir(out_dir, opt.context);
 }
 
 }  // namespace

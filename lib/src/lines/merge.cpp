@@ -126,8 +126,8 @@ MergeCounts merge_group(std::vector<MergeRun>& runs, size_t b, size_t e, const i
 
 }  // namespace
 
-// Resume of a killed sort of lines is not built: here is where the engine's journal
-// (engine/job.hpp) would keep each pass's runs for --resume.
+// The passes before the last are not resumable (a killed sort forms their runs again);
+// the last, split over the threads, is (merge_split.hpp: SplitKeeper).
 size_t merge_passes(size_t runs, size_t fan_in) {
   fan_in = std::max<size_t>(fan_in, 2);
   size_t passes = 1;
@@ -137,12 +137,12 @@ size_t merge_passes(size_t runs, size_t fan_in) {
 
 MergeCounts merge_runs(std::vector<io::TempFile> runs, const io::File& out, size_t fan_in,
                        const std::vector<std::string>& tmp_dirs, const Context& context, const MergeSetup& setup,
-                       size_t& levels, const std::vector<RunIndex>& indexes) {
+                       size_t& levels, const std::vector<RunIndex>& indexes, SplitKeeper* keeper) {
   fan_in = std::max<size_t>(fan_in, 2);
   // -u's split merges twice (merge_split.hpp): worth it from 4 threads.
   if (indexes.size() == runs.size() && runs.size() <= fan_in && setup.threads >= (setup.order->unique ? 4u : 2u)) {
     levels = 1;
-    return merge_split(runs, indexes, out, setup);
+    return merge_split(runs, indexes, out, setup, keeper);
   }
   std::vector<MergeRun> owned(runs.size());
   for (size_t i = 0; i < runs.size(); ++i) owned[i].temp = std::move(runs[i]);

@@ -15,6 +15,8 @@
 
 namespace gxsort::lines {
 
+class SplitKeeper;  // merge_split.hpp
+
 struct MergeCounts {
   uint64_t lines = 0;  // written
   uint64_t bytes = 0;  // written
@@ -45,10 +47,11 @@ size_t merge_passes(size_t runs, size_t fan_in);
 // Sorted run files merged into `out` from byte 0: in passes of at most `fan_in` runs
 // into new runs in `tmp_dirs` (each pass's inputs removed as it ends) until one pass
 // into `out` is left. `levels` is set to the passes made. With an index of every run
-// (`indexes`: one pass), that pass is split over setup.threads (merge_split; -u from 4).
+// (`indexes`: one pass), that pass is split over setup.threads (merge_split; -u from 4),
+// its split and parts kept by `keeper` when given (a resumable sort's).
 MergeCounts merge_runs(std::vector<io::TempFile> runs, const io::File& out, size_t fan_in,
                        const std::vector<std::string>& tmp_dirs, const Context& context, const MergeSetup& setup,
-                       size_t& levels, const std::vector<RunIndex>& indexes = {});
+                       size_t& levels, const std::vector<RunIndex>& indexes = {}, SplitKeeper* keeper = nullptr);
 
 // A sorted file to merge: a temp file of the merge's own (removed once merged), or an
 // input it only reads (checked to be in order as it is read, when setup.check_sorted).

@@ -134,25 +134,54 @@ std::vector<uint64_t> part_offsets(const std::vector<io::TempFile>& runs, const 
   return at;
 }
 
-}  // namespace
-
-MergeCounts merge_split(const std::vector<io::TempFile>& runs, const std::vector<RunIndex>& indexes,
-                        const io::File& out, const MergeSetup& setup) {
+// The split of `runs`: the one a killed run of a resumable job made (`keeper`), else
+// made from the runs' indexes (and given to the keeper: a resume merges by it again,
+// since the indexes it rebuilds from the runs sample other lines).
+Split split_runs(const std::vector<io::TempFile>& runs, const std::vector<RunIndex>& indexes, size_t buffer,
+                 const MergeSetup& setup, SplitKeeper* keeper) {
+  Split split;
+  std::vector<uint64_t> sizes;
+  for (const RunIndex& index : indexes) sizes.push_back(index.bytes);
+  if (keeper && keeper->kept_split(sizes, split)) return split;
   const unsigned threads = std::max(1u, setup.threads);
   const std::vector<std::string_view> splitters = choose_splitters(indexes, *setup.order, threads * kPartsPerThread);
-  const auto cuts = find_cuts(runs, indexes, splitters, setup);
-  const size_t parts = splitters.size() + 1;
+  split.cuts = find_cuts(runs, indexes, splitters, setup);
+  split.at = part_offsets(runs, split.cuts, buffer, setup);
+  if (keeper) keeper->keep_split(split);
+  return split;
+}
+
+}  // namespace
+
+uint64_t part_input(const Split& split, size_t p) {
+  uint64_t n = 0;
+  for (size_t r = 0; r < split.cuts[p].size(); ++r) n += split.cuts[p + 1][r] - split.cuts[p][r];
+  return n;
+}
+
+MergeCounts merge_split(const std::vector<io::TempFile>& runs, const std::vector<RunIndex>& indexes,
+                        const io::File& out, const MergeSetup& setup, SplitKeeper* keeper) {
+  const unsigned threads = std::max(1u, setup.threads);
   // The buffers of the one merge's readers and writer shared by the parts merged at once.
   const size_t buffer = std::max(setup.buffer_bytes / threads, kMinBuffer);
-  const std::vector<uint64_t> at = part_offsets(runs, cuts, buffer, setup);
+  const Split split = split_runs(runs, indexes, buffer, setup, keeper);
+  const size_t parts = split.parts();
   SummedProgress progress(setup, parts);
   std::atomic<uint64_t> lines{0}, bytes{0};
   parallel::parallel_for(parts, threads, [&](size_t p) {
-    auto readers = part_readers(runs, cuts, p, buffer, setup);
+    uint64_t kept_lines = 0;
+    if (keeper && keeper->kept_part(p, split, out, kept_lines)) {  // written by a killed run
+      if (const auto report = progress.part(p)) report(part_input(split, p));
+      lines += kept_lines;
+      bytes += split.at[p + 1] - split.at[p];
+      return;
+    }
+    auto readers = part_readers(runs, split.cuts, p, buffer, setup);
     MergeSetup part = setup;
     part.progress = progress.part(p);
-    LineWriter w(out, at[p], setup.order->terminator, buffer, setup.cancel);
+    LineWriter w(out, split.at[p], setup.order->terminator, buffer, setup.cancel);
     const MergeCounts n = merge_lines_into(readers, w, part);
+    if (keeper) keeper->keep_part(p, split, out, n.lines);
     lines += n.lines;
     bytes += n.bytes;
   });

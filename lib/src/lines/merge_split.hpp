@@ -7,7 +7,10 @@
 // first line is kept. The parts write at their places in parallel: without -u a part's
 // output starts at the sum of its runs' bytes before it; with -u the parts' sizes are
 // counted first by a merge that writes nothing (merge_split.cpp, part_offsets).
+// A resumable sort's split and parts are pieces of its job (SplitKeeper): a resume
+// takes the split a killed run journalled and merges only the parts it did not finish.
 #pragma once
+#include <cstdint>
 #include <vector>
 
 #include "io/temp_files.hpp"
@@ -16,9 +19,37 @@
 
 namespace gxsort::lines {
 
+// The split of the last merge: cuts[p][r], where part p starts in run r (cuts[parts][r]:
+// its size); at[p], where part p's output starts (at[parts]: the output's size).
+struct Split {
+  std::vector<std::vector<uint64_t>> cuts;
+  std::vector<uint64_t> at;
+  size_t parts() const { return at.empty() ? 0 : at.size() - 1; }
+};
+// The bytes of the runs part p of `split` merges.
+uint64_t part_input(const Split& split, size_t p);
+
+// The split and the finished parts of a resumable sort's last merge (runs_job.hpp): a
+// killed run's are taken, new ones kept. Parts call kept_part and keep_part on their
+// own threads, at once.
+class SplitKeeper {
+ public:
+  virtual ~SplitKeeper() = default;
+  // The split a killed run of the job made of runs of these sizes, when it kept one
+  // that fits them (else false: the split is made again, and every part merged).
+  virtual bool kept_split(const std::vector<uint64_t>& run_bytes, Split& split) = 0;
+  virtual void keep_split(const Split& split) = 0;
+  // Whether part p's bytes are in `out` (written by a killed run, and they check out);
+  // `lines` set to its lines.
+  virtual bool kept_part(size_t p, const Split& split, const io::File& out, uint64_t& lines) = 0;
+  // Part p is written into `out`.
+  virtual void keep_part(size_t p, const Split& split, const io::File& out, uint64_t lines) = 0;
+};
+
 // `runs` (indexed by `indexes`, one each, in order) merged into `out` from byte 0 in
-// about 4 parts per thread of setup.threads.
+// about 4 parts per thread of setup.threads; with a `keeper`, the parts a killed run
+// wrote are kept.
 MergeCounts merge_split(const std::vector<io::TempFile>& runs, const std::vector<RunIndex>& indexes,
-                        const io::File& out, const MergeSetup& setup);
+                        const io::File& out, const MergeSetup& setup, SplitKeeper* keeper = nullptr);
 
 }  // namespace gxsort::lines

@@ -62,8 +62,8 @@ std::unique_ptr<RunsJob> RunsJob::open(const LineSource& src, const LinesJob& jo
   if (!io::output_can_resume(output, opt.resume) || !resume::dirs_can_keep_job(job.tmp_dirs, opt.resume, opt.note))
     return nullptr;
   std::unique_ptr<RunsJob> j(new RunsJob());
-  j->dir_ = resume::JobDir::open(opt.context, job.tmp_dirs, runs_job_digest(src, job, output), opt.resume,
-                                 io::output_key(output));
+  j->digest_ = runs_job_digest(src, job, output);
+  j->dir_ = resume::JobDir::open(opt.context, job.tmp_dirs, j->digest_, opt.resume, io::output_key(output));
   j->dir_.keep_if_cancelled(opt.cancel);
   j->dir_.sync_entries(opt.fsync);
   j->job_ = &job;
@@ -118,7 +118,9 @@ void RunsJob::keep(size_t i, io::TempFile& run, uint64_t begin, uint64_t end, ui
 
 std::string RunsJob::summary(size_t runs) const {
   if (!resuming_) return "";
-  return "resumed: " + std::to_string(reused_) + " of " + std::to_string(runs) + " runs (the last merge starts over)";
+  const std::string s = "resumed: " + std::to_string(reused_) + " of " + std::to_string(runs) + " runs";
+  if (!parts_) return s + " (the last merge starts over)";
+  return s + ", " + std::to_string(parts_reused_) + " of " + std::to_string(parts_) + " parts of the last merge";
 }
 
 }  // namespace gxsort::lines
@@ -147,6 +149,10 @@ LinesResume inspect_sort_lines(const std::vector<std::string>& inputs, const std
     at = p->list[1];
     ++r.runs_kept;
   }
+  const lines::KeptMerge merge = lines::kept_merge(dir);
+  r.merge_parts = merge.parts;
+  r.parts_kept = merge.kept;
+  r.last_merge_from = merge.done;
   return r;
 }
 

@@ -146,7 +146,8 @@ void sort_chunks(LineSource& src, io::Output& out, const LinesJob& job, const En
   MergeSetup setup = merge_setup(job, opt, false);
   if (progress) setup.progress = [&](uint64_t read) { progress({"merge", read, st.input_bytes, 0, 0}); };
   const MergeCounts n = merge_runs(std::move(runs), out.file(), job.fan_in, job.tmp_dirs, opt.context, setup,
-                                   st.merge_levels, indexes);
+                                   st.merge_levels, indexes, rj);
+  if (rj && out.file().size() > n.bytes) out.file().truncate(n.bytes);  // a killed run's output, taken over, was longer
   st.output_bytes = n.bytes;
   st.phases.push_back({"merge", since(t1), 0, n.bytes});
   timeline(opt.context, "lines: runs merged");
@@ -185,6 +186,7 @@ RunStats sort_lines(const std::vector<std::string>& inputs, const std::string& o
   if (!sorted) {
     WholeProgress whole(opt.progress, lines::lines_stages(src, false));
     runs_job = lines::RunsJob::open(src, job, output, opt);
+    if (runs_job) runs_job->adopt_output(out);  // its last merge's parts are kept in it
     lines::sort_chunks(src, out, job, opt, st, whole.fn(), runs_job.get());
   }
   src.check_unchanged();
