@@ -16,9 +16,10 @@
 
 namespace gxsort::lines {
 
-// `runs` (indexed by `indexes`, one each, in order) merged into `out` from byte 0 in
-// about 4 parts per thread of setup.threads.
+// `runs` (indexed by `indexes`, one each, in order) and `last` (lines sorted in memory,
+// after the runs; null: none) merged into `out` from byte 0 in about 4 parts per thread
+// of setup.threads. The block is cut by a binary search of its sorted lines.
 MergeCounts merge_split(const std::vector<io::TempFile>& runs, const std::vector<RunIndex>& indexes,
-                        const io::File& out, const MergeSetup& setup);
+                        const io::File& out, const MergeSetup& setup, const SortedLines* last = nullptr);
 
 }  // namespace gxsort::lines
