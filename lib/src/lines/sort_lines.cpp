@@ -144,9 +144,10 @@ std::vector<io::TempFile> form_runs(LineSource& src, io::Output& out, const Line
     BlockOrder order = order_block(lines[slot], job);
     if (chunks->at_end() && keeps_last(*chunks, lines[slot], runs.size(), job)) {
       chunks->give_up_spare();  // the run before written and journalled, its text freed
-      writer.wait();
+      chunks->on_long_line(nullptr);  // the writer goes with this call
       kept = {std::move(chunks), std::move(lines[slot]), std::move(order)};
       timeline(opt.context, "lines: last chunk kept in memory");
+      if (progress) progress({"sort runs", src.bytes_read(), total, 0, 0});
       break;
     }
     writer.wait();  // the run before: written and journalled (runs and indexes grow next)
