@@ -16,9 +16,10 @@ constexpr size_t kMinMergeBuffer = size_t(4) << 10;
 constexpr size_t kMaxMergeBuffer = size_t(4) << 20;
 
 // The threads that write a run while the next chunk is read and sorted on all of them:
-// a quarter. The run's writes into its one file take turns on the file's lock, so more
-// threads gather its lines faster than they can be written; the rest are the sort's.
-unsigned default_run_writers(unsigned threads) { return std::max(1u, (threads + 3) / 4); }
+// a quarter, two at least. The run's writes into its one file take turns on the file's
+// lock, so more threads gather its lines faster than they can be written and take cores
+// from the sort; one alone gathers slower than the sort goes.
+unsigned default_run_writers(unsigned threads) { return std::max(2u, threads / 4); }
 
 }  // namespace
 

@@ -84,9 +84,9 @@ struct SplitInputs {
   size_t count() const { return runs.size() + (block ? 1 : 0); }
 };
 
-// cuts[p][r]: where part p of the output starts in run r (cuts[parts][r]: its size); the
+// at[p][r]: where part p of the output starts in run r (at[parts][r]: its size); the
 // block's column (last) holds sorted positions, block_bytes[p] the bytes of its lines
-// before cut p.
+// before cut p (without -u: part_offsets adds them up).
 struct Cuts {
   std::vector<std::vector<uint64_t>> at;
   std::vector<uint64_t> block_bytes;
@@ -116,7 +116,7 @@ Cuts find_cuts(const SplitInputs& in, const std::vector<std::string_view>& split
     cuts.at[p + 1][r] = r < k ? find_cut(in.runs[r], in.indexes[r], splitters[p], setup)
                               : find_block_cut(*in.block, splitters[p], *setup.order);
   });
-  if (in.block) cuts.block_bytes = block_bytes_before(*in.block, cuts, setup.threads);
+  if (in.block && !setup.order->unique) cuts.block_bytes = block_bytes_before(*in.block, cuts, setup.threads);
   return cuts;
 }
 
