@@ -58,7 +58,7 @@ TestHooks test_hooks() {
   return t;
 }
 
-// The BFS knobs of tools/bench/bfs_bench.sh (docs/graph.md).
+// The BFS knobs of tools/bench/bfs_bench.sh (docs/graph.md); the out-of-core sort of lines'.
 Tuning tuning() {
   Tuning t;
   if (env_set("GXSORT_BFS_ALPHA")) t.bfs_alpha = std::max(1e-9, std::atof(env("GXSORT_BFS_ALPHA").c_str()));
@@ -68,6 +68,9 @@ Tuning tuning() {
   if (env_set("GXSORT_BFS_STREAM")) t.bfs_copy_partitions = env("GXSORT_BFS_STREAM") == "copy";
   const std::string profile = env("GXSORT_BFS_PROFILE");
   t.bfs_profile = !profile.empty() && profile[0] != '0';
+  if (env_set("GXSORT_LINES_KEEP_LAST")) t.lines_keep_last = env_on("GXSORT_LINES_KEEP_LAST");
+  if (env_set("GXSORT_LINES_RUN_WRITERS"))
+    t.lines_run_writers = unsigned(std::max(1ul, std::strtoul(env("GXSORT_LINES_RUN_WRITERS").c_str(), nullptr, 10)));
   return t;
 }
 

@@ -56,16 +56,47 @@ io::TempFile write_run(const SplitDir& dir, std::vector<std::string> lines, cons
   return run;
 }
 
+// A run sorted in memory as a sort's last chunk: its lines one after another in one
+// text (in their order), their refs, and the stable sort's permutation and -u's flags.
+struct MemoryRun {
+  std::string text;
+  LineRefs lines;
+  Permutation perm;
+  KeepFlags keep;
+  MemoryRun(const std::vector<std::string>& run, const LineOrder& order) {
+    for (const std::string& l : run) text += l + order.terminator;
+    size_t at = 0;
+    for (const std::string& l : run) {
+      lines.push_back({text.data() + at, l.size()});
+      at += l.size() + 1;
+    }
+    perm.resize(lines.size());
+    std::iota(perm.begin(), perm.end(), 0);
+    std::stable_sort(perm.begin(), perm.end(), [&](uint64_t a, uint64_t b) {
+      return compare_lines(order, lines[a].view(), lines[b].view()) < 0;
+    });
+    if (order.unique)
+      for (size_t i = 0; i < perm.size(); ++i)
+        keep.push_back(i == 0 || compare_line_keys(order, lines[perm[i - 1]].view(), lines[perm[i]].view()) != 0);
+  }
+  SortedLines sorted() const { return {text.data(), &lines, &perm, &keep}; }
+};
+
 // The runs merged split over `threads` and on one thread: both must be the stable
-// sort of the runs' lines in run order (-u: the first of equal keys kept). Returns the
-// parts of the split merge.
-size_t check_split(const std::vector<std::vector<std::string>>& run_lines, const LineOrder& order, unsigned threads) {
+// sort of the runs' lines in run order (-u: the first of equal keys kept). With
+// `last_in_memory`, the last run is a block of lines sorted in memory (a sort's last
+// chunk), not a file. Returns the parts of the split merge.
+size_t check_split(const std::vector<std::vector<std::string>>& run_lines, const LineOrder& order, unsigned threads,
+                   bool last_in_memory = false) {
   SplitDir dir;
   std::vector<io::TempFile> runs;
-  std::vector<RunIndex> indexes(run_lines.size());
+  const size_t files = run_lines.size() - (last_in_memory ? 1 : 0);
+  std::vector<RunIndex> indexes(files);
   std::vector<std::string> all;
+  std::unique_ptr<MemoryRun> memory;
   for (size_t r = 0; r < run_lines.size(); ++r) {
-    runs.push_back(write_run(dir, run_lines[r], order, indexes[r]));
+    if (r < files) runs.push_back(write_run(dir, run_lines[r], order, indexes[r]));
+    else memory = std::make_unique<MemoryRun>(run_lines[r], order);
     std::vector<std::string> sorted = run_lines[r];
     stable_sort_lines(sorted, order);
     all.insert(all.end(), sorted.begin(), sorted.end());
@@ -84,10 +115,12 @@ size_t check_split(const std::vector<std::vector<std::string>>& run_lines, const
   setup.max_line = 1 << 20;
   setup.threads = threads;
   io::TempFile split = io::TempFile::create_unlisted(dir.path, "split");
-  const MergeCounts n = merge_split(runs, indexes, split.file(), setup);
+  const SortedLines block = memory ? memory->sorted() : SortedLines{};
+  const MergeCounts n = merge_split(runs, indexes, split.file(), setup, nullptr, memory ? &block : nullptr);
   std::vector<std::unique_ptr<LineReader>> readers;
   for (const io::TempFile& run : runs)
     readers.push_back(std::make_unique<LineReader>(run.file(), run.path(), order.terminator, 4096, 1 << 20));
+  if (memory) readers.push_back(std::make_unique<LineReader>(block, "block", 0, block.size()));
   io::TempFile one = io::TempFile::create_unlisted(dir.path, "one");
   LineWriter w(one.file(), 0, order.terminator, 4096, nullptr);
   merge_lines_into(readers, w, setup);
@@ -169,4 +202,32 @@ TEST_CASE("lines merge split: skewed, all equal, empty lines, one run") {
   CHECK(check_split(ties, n, 4) > 1);
   CHECK(check_split(ties, gnu_line_order({"1,1n"}, "", " ", false, true, '\n'), 4) > 1);  // -u: the first of each key
   CHECK(check_split(skewed, gnu_line_order({}, "", "", false, true, '\n'), 2) > 1);
+}
+
+TEST_CASE("lines merge split: the last run a block sorted in memory (a sort's last chunk)") {
+  for (const LineOrder& order : {gnu_line_order({}, "", "", false, false, '\n'),
+                                 gnu_line_order({"2,2n"}, "", " ", false, false, '\n'),
+                                 gnu_line_order({"1,1f"}, "", "", true, false, '\n'),
+                                 gnu_line_order({}, "", "", false, true, '\n'),
+                                 gnu_line_order({"1,1n"}, "r", " ", false, true, '\n'),
+                                 gnu_line_order({"2"}, "", "", false, true, '\0')}) {
+    const char t = order.terminator;
+    for (unsigned threads : {2u, 4u}) {
+      CAPTURE(threads);
+      CHECK(check_split(random_runs(threads, 4, 8000, t), order, threads, true) > 2);
+      // The block of one line, and a block of lines that all tie with the runs' first.
+      std::vector<std::vector<std::string>> one = random_runs(threads + 1, 3, 5000, t);
+      one.push_back({"a-shared-prefix/7"});
+      CHECK(check_split(one, order, threads, true) > 1);
+      one.back() = std::vector<std::string>(3000, one[0][0]);
+      CHECK(check_split(one, order, threads, true) >= 1);
+    }
+  }
+  // Only the block, beside one file run; skewed: the block's lines all after the runs'.
+  const LineOrder plain;
+  CHECK(check_split({random_lines(3, 9000, '\n'), random_lines(4, 200, '\n')}, plain, 4, true) > 1);
+  std::vector<std::vector<std::string>> skewed = random_runs(11, 3, 6000, '\n');
+  skewed.push_back(std::vector<std::string>(8000, "zzz"));
+  for (size_t i = 0; i < skewed.back().size(); ++i) skewed.back()[i] += std::to_string(i);
+  CHECK(check_split(skewed, plain, 4, true) > 2);
 }

@@ -34,13 +34,18 @@ struct TestHooks {
   bool fail_runs_dir_sync = false;
 };
 
-// Tuning overrides for benchmark runs (tools/bench/bfs_bench.sh); unset: the defaults.
+// Tuning overrides for benchmark runs (tools/bench/bfs_bench.sh, lines.sh); unset: the defaults.
 struct Tuning {
   std::optional<double> bfs_alpha, bfs_beta;       // the BFS direction switch (graph/direction.hpp)
   std::optional<uint64_t> bfs_min_bottom_up;       // the CPU's smallest frontier that goes bottom-up
   std::optional<bool> bfs_bitmap;                  // GPU: the bitmap bottom-up kernel (false: level array)
   std::optional<bool> bfs_copy_partitions;         // GPU: stream partitions where host memory could be read in place
   bool bfs_profile = false;                        // each BFS level's mode, frontier and time to `trace`
+  // Out-of-core sort of lines (lib/src/lines/sort_lines.cpp): the last chunk kept in
+  // memory for the last merge (false: written as a run), and the threads that write a
+  // run while the next chunk is read and sorted (lines_job.cpp: the default).
+  std::optional<bool> lines_keep_last;
+  std::optional<unsigned> lines_run_writers;
 };
 
 struct Context {

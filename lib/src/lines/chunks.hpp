@@ -46,13 +46,17 @@ class LineChunks {
   bool at_end() const { return eof_ && start_ == end_; }
   // Where in the text the next chunk starts: the end of the last one handed out.
   uint64_t position() const { return handed_; }
+  // The bytes of the buffer that holds the chunk handed out last.
+  size_t buffer_bytes() const { return cap_; }
+  // Two slots: the other buffer (the chunk handed out before) freed, once the release
+  // callback said it is no longer used.
+  void give_up_spare();
 
  private:
   void compact();
   void fill();
   void resize(size_t cap);
   void switch_buffers();
-  void give_up_spare();
   [[noreturn]] void fail_long();
 
   LineSource& src_;

@@ -17,9 +17,10 @@ void fail_long_stream_line(const std::string& label, uint64_t bytes) {
 
 LineReader::LineReader(const io::File& file, std::string label, char terminator, size_t buffer_bytes,
                        uint64_t max_line)
-    : file_(file), label_(std::move(label)), terminator_(terminator), max_line_(max_line),
+    : file_(&file), label_(std::move(label)), terminator_(terminator), max_line_(max_line),
       cap_(std::max<size_t>(buffer_bytes, 4096)) {
   buf_.reset(new char[cap_]);
+  base_ = buf_.get();
 }
 
 LineReader::LineReader(const io::File& file, std::string label, char terminator, size_t buffer_bytes,
@@ -29,7 +30,25 @@ LineReader::LineReader(const io::File& file, std::string label, char terminator,
   end_at_ = end;
 }
 
-bool LineReader::next() {
+LineReader::LineReader(const SortedLines& block, std::string label, size_t begin, size_t end)
+    : block_(block), label_(std::move(label)), terminator_(0), max_line_(UINT64_MAX), base_(block.text),
+      block_at_(begin), block_end_(end) {}
+
+// The block's next kept line, where it lies in the block's text (cur_: from base_).
+bool LineReader::next_in_block() {
+  while (block_at_ < block_end_ && !block_.kept(block_at_)) ++block_at_;
+  if (block_at_ == block_end_) return false;
+  const std::string_view l = block_.line(block_at_++);
+  prev_ = cur_;
+  prev_len_ = cur_len_;
+  cur_ = size_t(l.data() - base_);
+  cur_len_ = l.size();
+  offset_ += l.size() + 1;
+  ++number_;
+  return true;
+}
+
+bool LineReader::next_in_file() {
   for (;;) {
     const void* q = pos_ < end_ ? std::memchr(buf_.get() + pos_, terminator_, end_ - pos_) : nullptr;
     if (q || (eof_ && pos_ < end_)) {
@@ -59,6 +78,7 @@ void LineReader::refill() {
     std::unique_ptr<char[]> b(new char[bigger]);
     std::memcpy(b.get(), buf_.get() + keep_from, kept);
     buf_ = std::move(b);
+    base_ = buf_.get();
     cap_ = bigger;
   } else if (keep_from > 0) {
     std::memmove(buf_.get(), buf_.get() + keep_from, kept);
@@ -72,11 +92,11 @@ void LineReader::refill() {
 }
 
 size_t LineReader::read_more(char* dst, size_t n) {
-  if (!file_.is_stream()) {
-    const uint64_t stop = std::min(file_.size(), end_at_);
+  if (!file_->is_stream()) {
+    const uint64_t stop = std::min(file_->size(), end_at_);
     n = size_t(std::min<uint64_t>(n, stop - std::min(stop, offset_)));
   }
-  const size_t got = n ? file_.read_chunk(dst, n, offset_, 1) : 0;
+  const size_t got = n ? file_->read_chunk(dst, n, offset_, 1) : 0;
   offset_ += got;
   return got;
 }
@@ -84,7 +104,7 @@ size_t LineReader::read_more(char* dst, size_t n) {
 // A line too long whose end is not read yet: the rest of it read on, to say how long it is
 // (a file's; a stream's line may never end).
 void LineReader::fail_long(uint64_t bytes) {
-  if (file_.is_stream()) fail_long_stream_line(label_, bytes);
+  if (file_->is_stream()) fail_long_stream_line(label_, bytes);
   for (;;) {
     pos_ = end_;
     const size_t got = read_more(buf_.get(), cap_);

@@ -15,6 +15,12 @@ constexpr size_t kDefaultFanIn = 64;
 constexpr size_t kMinMergeBuffer = size_t(4) << 10;
 constexpr size_t kMaxMergeBuffer = size_t(4) << 20;
 
+// The threads that write a run while the next chunk is read and sorted on all of them:
+// a quarter, two at least. The run's writes into its one file take turns on the file's
+// lock, so more threads gather its lines faster than they can be written and take cores
+// from the sort; one alone gathers slower than the sort goes.
+unsigned default_run_writers(unsigned threads) { return std::max(2u, threads / 4); }
+
 }  // namespace
 
 LinesJob lines_job(const LineOrder& order, const EngineOptions& opt, const std::string& output) {
@@ -37,6 +43,9 @@ LinesJob lines_job(const LineOrder& order, const EngineOptions& opt, const std::
   job.merge_buffer = size_t(std::clamp<uint64_t>(job.memory / (2 * (job.fan_in + 1)), kMinMergeBuffer, kMaxMergeBuffer));
   job.fan_in = budget_fan_in(job);  // a --fan-in whose buffers the budget cannot hold: as many as it can
   job.gather_buffer = size_t(std::clamp<uint64_t>(job.memory / 16 / job.threads, kMinMergeBuffer, kMaxMergeBuffer));
+  const Tuning& tuning = opt.context.tuning;
+  job.keep_last = tuning.lines_keep_last.value_or(true);
+  job.run_writers = std::clamp(tuning.lines_run_writers.value_or(default_run_writers(job.threads)), 1u, job.threads);
   return job;
 }
 

@@ -21,6 +21,8 @@ struct LinesJob {
   size_t fan_in = 0;
   size_t merge_buffer = 0;     // each reader's and the writer's buffer in a merge
   size_t gather_buffer = 0;    // each thread's buffer writing a sorted block
+  bool keep_last = true;       // sort: the last chunk kept in memory for the last merge (sort_lines.cpp)
+  unsigned run_writers = 1;    // sort: the threads that write a run beside the next chunk's sort
 };
 
 // `output` chooses the default temp directory (beside it; "" for none: /tmp or $TMPDIR).

@@ -112,6 +112,10 @@ MergeCounts merge_group(std::vector<MergeRun>& runs, size_t b, size_t e, const i
   MergeSetup group = setup;
   group.check_sorted = false;
   for (size_t i = b; i < e; ++i) {
+    if (runs[i].block) {
+      readers.push_back(std::make_unique<LineReader>(*runs[i].block, runs[i].label, 0, runs[i].block->size()));
+      continue;
+    }
     const std::string& label = runs[i].input ? runs[i].label : runs[i].temp.path();
     readers.push_back(std::make_unique<LineReader>(runs[i].file(), label, setup.order->terminator,
                                                    setup.buffer_bytes, setup.max_line));
@@ -137,15 +141,21 @@ size_t merge_passes(size_t runs, size_t fan_in) {
 
 MergeCounts merge_runs(std::vector<io::TempFile> runs, const io::File& out, size_t fan_in,
                        const std::vector<std::string>& tmp_dirs, const Context& context, const MergeSetup& setup,
-                       size_t& levels, const std::vector<RunIndex>& indexes, SplitKeeper* keeper) {
+                       size_t& levels, const std::vector<RunIndex>& indexes, SplitKeeper* keeper,
+                       const SortedLines* last) {
   fan_in = std::max<size_t>(fan_in, 2);
+  const size_t count = runs.size() + (last ? 1 : 0);
   // -u's split merges twice (merge_split.hpp): worth it from 4 threads.
-  if (indexes.size() == runs.size() && runs.size() <= fan_in && setup.threads >= (setup.order->unique ? 4u : 2u)) {
+  if (indexes.size() == runs.size() && count <= fan_in && setup.threads >= (setup.order->unique ? 4u : 2u)) {
     levels = 1;
-    return merge_split(runs, indexes, out, setup, keeper);
+    return merge_split(runs, indexes, out, setup, keeper, last);
   }
-  std::vector<MergeRun> owned(runs.size());
+  std::vector<MergeRun> owned(count);
   for (size_t i = 0; i < runs.size(); ++i) owned[i].temp = std::move(runs[i]);
+  if (last) {
+    owned.back().block = last;
+    owned.back().label = "the last chunk";
+  }
   return merge_inputs(std::move(owned), out, fan_in, tmp_dirs, context, setup, levels);
 }
 
@@ -171,7 +181,7 @@ MergeCounts merge_inputs(std::vector<MergeRun> runs, const io::File& out, size_t
       t.temp = io::TempFile::create(context, tmp_dirs[next_dir++ % tmp_dirs.size()], "lines");
       input_bytes += merge_group(runs, b, e, t.temp.file(), pass).input_bytes;
       for (size_t i = b; i < e; ++i)
-        if (!runs[i].input) runs[i].temp.remove();
+        if (!runs[i].input && !runs[i].block) runs[i].temp.remove();
       merged.push_back(std::move(t));
     }
     runs = std::move(merged);

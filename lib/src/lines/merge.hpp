@@ -49,15 +49,20 @@ size_t merge_passes(size_t runs, size_t fan_in);
 // into `out` is left. `levels` is set to the passes made. With an index of every run
 // (`indexes`: one pass), that pass is split over setup.threads (merge_split; -u from 4),
 // its split and parts kept by `keeper` when given (a resumable sort's).
+// `last`: the lines of the text's last chunk, sorted in memory, merged as a run after
+// the others (the caller keeps it only where they are one pass).
 MergeCounts merge_runs(std::vector<io::TempFile> runs, const io::File& out, size_t fan_in,
                        const std::vector<std::string>& tmp_dirs, const Context& context, const MergeSetup& setup,
-                       size_t& levels, const std::vector<RunIndex>& indexes = {}, SplitKeeper* keeper = nullptr);
+                       size_t& levels, const std::vector<RunIndex>& indexes = {}, SplitKeeper* keeper = nullptr,
+                       const SortedLines* last = nullptr);
 
-// A sorted file to merge: a temp file of the merge's own (removed once merged), or an
-// input it only reads (checked to be in order as it is read, when setup.check_sorted).
+// A sorted file to merge: a temp file of the merge's own (removed once merged), an
+// input it only reads (checked to be in order as it is read, when setup.check_sorted),
+// or a block of lines sorted in memory.
 struct MergeRun {
   io::TempFile temp;
   const io::File* input = nullptr;  // set: an input, named `label` in messages
+  const SortedLines* block = nullptr;  // set: a block's lines
   std::string label;
   const io::File& file() const { return input ? *input : temp.file(); }
 };

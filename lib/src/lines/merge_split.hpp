@@ -19,14 +19,19 @@
 
 namespace gxsort::lines {
 
-// The split of the last merge: cuts[p][r], where part p starts in run r (cuts[parts][r]:
-// its size); at[p], where part p's output starts (at[parts]: the output's size).
+// A table of cuts: [p][r], where part p starts in input r (a run file's byte offset; the
+// block of lines sorted in memory, the last input: a sorted position); [parts][r]: its size.
+using CutTable = std::vector<std::vector<uint64_t>>;
+
+// The split of the last merge: its cuts, and at[p], where part p's output starts
+// (at[parts]: the output's size); the first `files` inputs are run files.
 struct Split {
-  std::vector<std::vector<uint64_t>> cuts;
+  CutTable cuts;
   std::vector<uint64_t> at;
+  size_t files = 0;
   size_t parts() const { return at.empty() ? 0 : at.size() - 1; }
 };
-// The bytes of the runs part p of `split` merges.
+// The bytes of the run files part p of `split` merges.
 uint64_t part_input(const Split& split, size_t p);
 
 // The split and the finished parts of a resumable sort's last merge (runs_job.hpp): a
@@ -35,9 +40,10 @@ uint64_t part_input(const Split& split, size_t p);
 class SplitKeeper {
  public:
   virtual ~SplitKeeper() = default;
-  // The split a killed run of the job made of runs of these sizes, when it kept one
-  // that fits them (else false: the split is made again, and every part merged).
-  virtual bool kept_split(const std::vector<uint64_t>& run_bytes, Split& split) = 0;
+  // The split a killed run of the job made of inputs of these sizes (the runs' bytes, then
+  // the block's lines), when it kept one that fits them (else false: the split is made
+  // again, and every part merged).
+  virtual bool kept_split(const std::vector<uint64_t>& input_sizes, Split& split) = 0;
   virtual void keep_split(const Split& split) = 0;
   // Whether part p's bytes are in `out` (written by a killed run, and they check out);
   // `lines` set to its lines.
@@ -46,10 +52,12 @@ class SplitKeeper {
   virtual void keep_part(size_t p, const Split& split, const io::File& out, uint64_t lines) = 0;
 };
 
-// `runs` (indexed by `indexes`, one each, in order) merged into `out` from byte 0 in
-// about 4 parts per thread of setup.threads; with a `keeper`, the parts a killed run
-// wrote are kept.
+// `runs` (indexed by `indexes`, one each, in order) and `last` (lines sorted in memory,
+// after the runs; null: none) merged into `out` from byte 0 in about 4 parts per thread
+// of setup.threads; with a `keeper`, the parts a killed run wrote are kept. The block is
+// cut by a binary search of its sorted lines.
 MergeCounts merge_split(const std::vector<io::TempFile>& runs, const std::vector<RunIndex>& indexes,
-                        const io::File& out, const MergeSetup& setup, SplitKeeper* keeper = nullptr);
+                        const io::File& out, const MergeSetup& setup, SplitKeeper* keeper = nullptr,
+                        const SortedLines* last = nullptr);
 
 }  // namespace gxsort::lines

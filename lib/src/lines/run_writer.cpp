@@ -15,7 +15,7 @@ void RunWriter::start(const RunTarget& t, const LineRefs& lines, BlockOrder orde
   pending_ = t;
   order_ = std::move(order);
   done_ = thread_.submit([this, &lines] {
-    write_sorted(pending_.run->file(), 0, lines, order_.perm, order_.keep, job_.order.terminator, job_.threads,
+    write_sorted(pending_.run->file(), 0, lines, order_.perm, order_.keep, job_.order.terminator, job_.run_writers,
                  job_.gather_buffer, pending_.index);
   });
 }

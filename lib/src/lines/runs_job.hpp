@@ -57,7 +57,7 @@ class RunsJob : public SplitKeeper {
   // as the merge reaches them).
   void adopt_output(io::Output& out);
   // The last merge's split and parts (merge_split.hpp; runs_job_merge.cpp).
-  bool kept_split(const std::vector<uint64_t>& run_bytes, Split& split) override;
+  bool kept_split(const std::vector<uint64_t>& input_sizes, Split& split) override;
   void keep_split(const Split& split) override;
   bool kept_part(size_t p, const Split& split, const io::File& out, uint64_t& lines) override;
   void keep_part(size_t p, const Split& split, const io::File& out, uint64_t lines) override;

@@ -53,13 +53,16 @@ bool part_fits(const resume::Piece* part, const Split& split, size_t p) {
   return part && part->list.size() == 1 && part->list[0] == split.at[p] && part->bytes == split.at[p + 1] - split.at[p];
 }
 
-// Whether `split` is one of runs of `run_bytes` the order `unique` gives: each part's
-// output within (-u), or exactly (else), the bytes of the runs it merges.
-bool split_fits(const Split& split, const std::vector<uint64_t>& run_bytes, bool unique) {
-  if (split.cuts.back() != run_bytes) return false;
+// Whether `split` is one of inputs of `input_sizes` (the runs' bytes, then the lines of
+// a block sorted in memory, when split.files < their count) the order `unique` gives:
+// each part's output within (-u), or exactly (else), the bytes of the runs it merges;
+// with a block, at least those bytes (without -u).
+bool split_fits(const Split& split, const std::vector<uint64_t>& input_sizes, bool unique) {
+  if (split.cuts.back() != input_sizes) return false;
+  const bool block = split.files < input_sizes.size();
   for (size_t p = 0; p < split.parts(); ++p) {
     const uint64_t out = split.at[p + 1] - split.at[p], in = part_input(split, p);
-    if (unique ? out > in : out != in) return false;
+    if (block ? !unique && out < in : unique ? out > in : out != in) return false;
   }
   return true;
 }
@@ -72,10 +75,10 @@ void RunsJob::adopt_output(io::Output& out) {
     note_("resume: the job's output beside the target is gone: the last merge starts from the beginning");
 }
 
-bool RunsJob::kept_split(const std::vector<uint64_t>& run_bytes, Split& split) {
+bool RunsJob::kept_split(const std::vector<uint64_t>& input_sizes, Split& split) {
   const resume::Piece* p = dir_.find(split_piece().key());
   if (!p) return false;
-  if (!split_of(*p, split) || !split_fits(split, run_bytes, job_->order.unique)) {
+  if (!split_of(*p, split) || !split_fits(split, input_sizes, job_->order.unique)) {
     if (note_) note_("resume: the last merge's split (" + dir_.path() + "/journal) does not fit the runs; split again");
     dir_.forget(p->key());
     ++discarded_;
@@ -140,11 +143,12 @@ KeptMerge kept_merge(const resume::JobDir& dir) {
   if (!p || !split_of(*p, split)) return m;
   uint64_t kept = 0, all = 0;
   m.parts = split.parts();
-  for (size_t part = 0; part < m.parts; ++part) {
-    all += part_input(split, part);
+  for (size_t part = 0; part < m.parts; ++part) {  // by output bytes (a block sorted in memory has no file bytes)
+    const uint64_t bytes = split.at[part + 1] - split.at[part];
+    all += bytes;
     if (!part_fits(dir.find(part_piece(part).key()), split, part)) continue;
     ++m.kept;
-    kept += part_input(split, part);
+    kept += bytes;
   }
   m.done = all ? double(kept) / double(all) : 0;
   return m;

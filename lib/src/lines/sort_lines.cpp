@@ -80,13 +80,35 @@ bool reuse_runs(RunsJob& rj, std::vector<io::TempFile>& runs, std::vector<RunInd
   return runs.size() > before;
 }
 
+// The text's last chunk sorted and kept in memory instead of written as a run: the
+// last merge takes it as its last run (no write of it, no read back, and that merge
+// starts once the run before is written). Not a piece of a job: a resume forms it again.
+struct KeptChunk {
+  std::unique_ptr<LineChunks> chunks;  // its text
+  LineRefs lines;
+  BlockOrder order;
+  SortedLines sorted() const { return {lines[0].data, &lines, &order.perm, &order.keep}; }
+};
+
+// Whether the last chunk (`lines` in `chunks`' buffer) may stay in memory after `runs`
+// runs: they and it merge in one pass, and its text, lines and order fit the budget
+// beside that merge's buffers (the runs' readers and the writer) and the runs' indexes.
+bool keeps_last(const LineChunks& chunks, const LineRefs& lines, size_t runs, const LinesJob& job) {
+  if (!job.keep_last || lines.empty() || runs + 1 > job.fan_in) return false;
+  const uint64_t per_line = sizeof(LineRef) + sizeof(uint64_t) + (job.order.unique ? 1 : 0);
+  const uint64_t chunk = chunks.buffer_bytes() + lines.size() * per_line;
+  const uint64_t merge = uint64_t(job.merge_buffer) * (runs + 1) + job.memory / 32;
+  return chunk + merge <= job.memory;
+}
+
 // The text in chunks: one chunk (all of it) sorted into `out`, else each into a run,
-// written by `writer` while the next chunk is read and sorted. The runs are returned.
+// written by `writer` while the next chunk is read and sorted; the last one kept in
+// memory (`kept`) where keeps_last allows. The runs are returned.
 // With a job (`rj`), the runs are its pieces, and those a killed run left are reused
 // where they go on from the text formed so far.
 std::vector<io::TempFile> form_runs(LineSource& src, io::Output& out, const LinesJob& job, const EngineOptions& opt,
                                     RunStats& st, const ProgressFn& progress, RunsJob* rj,
-                                    std::vector<RunIndex>& indexes) {
+                                    std::vector<RunIndex>& indexes, KeptChunk& kept) {
   const auto t0 = Clock::now();
   const unsigned slots = sort_chunk_slots(src, job.memory, job.fan_in);
   auto chunks = std::make_unique<LineChunks>(src, job.order.terminator, job.memory, job.threads, 0, slots);
@@ -120,6 +142,14 @@ std::vector<io::TempFile> form_runs(LineSource& src, io::Output& out, const Line
     }
     const uint64_t begin = std::exchange(at, chunks->position());
     BlockOrder order = order_block(lines[slot], job);
+    if (chunks->at_end() && keeps_last(*chunks, lines[slot], runs.size(), job)) {
+      chunks->give_up_spare();  // the run before written and journalled, its text freed
+      chunks->on_long_line(nullptr);  // the writer goes with this call
+      kept = {std::move(chunks), std::move(lines[slot]), std::move(order)};
+      timeline(opt.context, "lines: last chunk kept in memory");
+      if (progress) progress({"sort runs", src.bytes_read(), total, 0, 0});
+      break;
+    }
     writer.wait();  // the run before: written and journalled (runs and indexes grow next)
     runs.push_back(rj ? rj->create(runs.size())
                       : io::TempFile::create(opt.context, job.tmp_dirs[runs.size() % job.tmp_dirs.size()], "lines"));
@@ -129,7 +159,7 @@ std::vector<io::TempFile> form_runs(LineSource& src, io::Output& out, const Line
   }
   writer.wait();
   st.mode = "runs";
-  st.runs = runs.size();
+  st.runs = runs.size() + (kept.chunks ? 1 : 0);
   st.input_bytes = src.bytes_read();
   st.phases.push_back({"sort runs", since(t0), st.input_bytes, 0});
   timeline(opt.context, "lines: runs formed");
@@ -140,13 +170,15 @@ std::vector<io::TempFile> form_runs(LineSource& src, io::Output& out, const Line
 void sort_chunks(LineSource& src, io::Output& out, const LinesJob& job, const EngineOptions& opt, RunStats& st,
                  const ProgressFn& progress, RunsJob* rj) {
   std::vector<RunIndex> indexes;  // while the runs are at most the fan-in: one merge, split over the threads
-  std::vector<io::TempFile> runs = form_runs(src, out, job, opt, st, progress, rj, indexes);
+  KeptChunk kept;
+  std::vector<io::TempFile> runs = form_runs(src, out, job, opt, st, progress, rj, indexes, kept);
   if (st.mode != "runs") return;
   const auto t1 = Clock::now();
   MergeSetup setup = merge_setup(job, opt, false);
   if (progress) setup.progress = [&](uint64_t read) { progress({"merge", read, st.input_bytes, 0, 0}); };
+  const SortedLines last = kept.chunks ? kept.sorted() : SortedLines{};
   const MergeCounts n = merge_runs(std::move(runs), out.file(), job.fan_in, job.tmp_dirs, opt.context, setup,
-                                   st.merge_levels, indexes, rj);
+                                   st.merge_levels, indexes, rj, kept.chunks ? &last : nullptr);
   if (rj && out.file().size() > n.bytes) out.file().truncate(n.bytes);  // a killed run's output, taken over, was longer
   st.output_bytes = n.bytes;
   st.phases.push_back({"merge", since(t1), 0, n.bytes});
