@@ -69,7 +69,7 @@ int run_distributed(const Command& cmd, int* argc, char*** argv) {
       if (!lead) return;
       stats.emplace(cmd.stats_json, cmd.inputs, std::vector<std::string>{cmd.output}, cmd.engine);
       const std::string note = cmd.quiet ? "" : stale_temp_note(command_debris_dirs(opt, cmd.output));
-      if (!note.empty()) std::fprintf(stderr, "gxsort: note: %s\n", one_line(note).c_str());
+      if (!note.empty()) std::fprintf(stderr, "gxsort: note: %s\n", shown(note).c_str());
     });
     if (lead) opt.before_commit = [&](const RunStats& st) { stats->write(st, opt.fsync); };
     timeline(cmd.engine.context, "job starts");

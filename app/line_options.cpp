@@ -96,7 +96,7 @@ void type_lines(const Args& a, const po::variables_map& vm, const CommandEntry& 
   try {
     cmd.line_order = line_order(o);
   } catch (const Error& e) {
-    fail_usage(cmd.name + ": " + e.what());
+    fail_usage(cmd.name + ": " + e.message());
   }
 }
 

@@ -45,13 +45,13 @@ int run(const cli::Command& cmd) {
   if (!cmd.quiet)
     opt.note = [&progress](const std::string& line) {
       progress.finish();  // the line starts at the left margin; the progress redraws below it
-      std::fprintf(stderr, "gxsort: note: %s\n", cli::one_line(line).c_str());
+      std::fprintf(stderr, "gxsort: note: %s\n", cli::shown(line).c_str());
     };
   // Written before the outputs are committed (nothing that can fail comes after).
   opt.before_commit = [&](const RunStats& s) { stats.write(s, cmd.engine.fsync); };
   if (cmd.entry->temp_note && !cmd.quiet) {
     const std::string note = stale_temp_note(command_debris_dirs(opt, cmd.entry->output_dir ? std::string() : cmd.output));
-    if (!note.empty()) std::fprintf(stderr, "gxsort: note: %s\n", cli::one_line(note).c_str());
+    if (!note.empty()) std::fprintf(stderr, "gxsort: note: %s\n", cli::shown(note).c_str());
   }
   cli::CommandRun r{cmd, opt, stats, progress, report};
   return cmd.entry->run(r);
@@ -66,7 +66,7 @@ void say_what_was_kept(const cli::Command& cmd) {
   try {
     const std::string kept =
         stale_temp_note(command_debris_dirs(cmd.engine, cmd.entry->output_dir ? std::string() : cmd.output));
-    if (!kept.empty()) std::fprintf(stderr, "gxsort: %s: %s\n", strsignal(sig), cli::one_line(kept).c_str());
+    if (!kept.empty()) std::fprintf(stderr, "gxsort: %s: %s\n", strsignal(sig), cli::shown(kept).c_str());
   } catch (...) {  // the process is about to die of the signal: the line is a courtesy
   }
 }
@@ -146,7 +146,7 @@ int main(int argc, char** argv) {
     cmd.engine.cancel = cancel;
   } catch (const Error& e) {
     // Every rank of an MPI job fails to parse the same command line: rank 0 says so.
-    if (!cli::other_rank_of_a_job()) std::fprintf(stderr, "gxsort: %s\n", cli::one_line(e.what()).c_str());
+    if (!cli::other_rank_of_a_job()) std::fprintf(stderr, "gxsort: %s\n", cli::shown(e.message()).c_str());
     return int(e.code());
   }
   // A rank of an MPI job (plan --ranks N plans one without MPI).

@@ -137,7 +137,7 @@ Json clean_json(const std::vector<CleanEntry>& entries) {
     j["pid"] = uint64_t(e.pid);
     j["owner"] = e.owner;
     j["removed"] = e.removed;
-    j["why"] = e.why;
+    j["why"] = spell_options(e.why, OptionStyle::cli);
     files.push_back(j);
   }
   Json o = json_document("clean");

@@ -120,7 +120,7 @@ void print_clean(FILE* out, const std::vector<CleanEntry>& entries, bool json, b
   for (const CleanEntry& e : entries) {
     if (e.removed) { ++removed; bytes += e.bytes; } else { ++kept; }
     std::fprintf(out, "%s %s (%" PRIu64 " bytes): %s\n", e.removed ? "removed" : "kept", one_line(e.path).c_str(), e.bytes,
-                 one_line(e.why).c_str());
+                 shown(e.why).c_str());
   }
   std::fprintf(out, "%" PRIu64 " removed (%" PRIu64 " bytes), %" PRIu64 " kept\n", removed, bytes, kept);
 }
@@ -220,7 +220,7 @@ ErrorReport error_lines(const Command& cmd, const std::exception_ptr& error) {
   } catch (const OutOfMemory& e) {
     return {ExitCode::io, out_of_memory(cmd, e.bytes(), e.where())};
   } catch (const Error& e) {
-    return {e.code(), e.what()};
+    return {e.code(), e.message()};
   } catch (const std::bad_alloc&) {
     return {ExitCode::io, out_of_memory(cmd, 0, "")};
   } catch (const std::system_error& e) {
@@ -249,9 +249,13 @@ std::string one_line(const std::string& text) {
   return out;
 }
 
+std::string shown(const std::string& library_text) {
+  return one_line(spell_options(library_text, OptionStyle::cli));
+}
+
 ErrorReport describe_error(const Command& cmd, const std::exception_ptr& error) {
   ErrorReport r = error_lines(cmd, error);
-  r.message = one_line(r.message);
+  r.message = shown(r.message);
   return r;
 }
 

@@ -36,8 +36,12 @@ BfsMeans bfs_means(const BfsResult& r);
 // the one line a script reads.
 std::string one_line(const std::string& text);
 
+// Text the library made (an error, a note, a reason) as the CLI shows it: its option
+// references spelled as flags ("--memory": gxsort/option_ref.hpp), on one line.
+std::string shown(const std::string& library_text);
+
 // The exit code and the one line (without "gxsort: ") an error of `cmd` is reported
-// with (one_line: escaped).
+// with (shown: flags spelled, escaped).
 struct ErrorReport {
   ExitCode code = ExitCode::io;
   std::string message;

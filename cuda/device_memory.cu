@@ -17,9 +17,9 @@ constexpr double kDefaultFreeFraction = 0.80;  // the budget when --device-memor
 size_t device_budget(const SizeOption& budget, size_t free_bytes, size_t total_bytes) {
   if (!budget.given) return size_t(double(free_bytes) * kDefaultFreeFraction);
   const uint64_t bytes = budget.of(free_bytes);
-  if (bytes < 1) fail_usage("--device-memory: the device memory budget must be at least 1 byte");
+  if (bytes < 1) fail_usage(option_ref("device-memory") + ": the device memory budget must be at least 1 byte");
   if (bytes > total_bytes)
-    fail_usage("--device-memory: budget " + format_bytes(bytes) + " exceeds the device's total memory " +
+    fail_usage(option_ref("device-memory") + ": budget " + format_bytes(bytes) + " exceeds the device's total memory " +
                format_bytes(total_bytes));
   return size_t(bytes);
 }
@@ -45,7 +45,7 @@ void DeviceMemory::init(int device, size_t budget_bytes) {
   if (budget_ > free_b)
     throw Error(ExitCode::io, "device memory budget " + format_bytes(budget_) + " exceeds the free memory of device " +
                                   std::to_string(device) + " (" + format_bytes(free_b) + " free of " +
-                                  format_bytes(total_b) + "); lower --device-memory");
+                                  format_bytes(total_b) + "); lower " + option_ref("device-memory"));
   free_[0] = budget_;
 }
 
@@ -63,7 +63,7 @@ void DeviceMemory::reserve() {
     cudaMemGetInfo(&free_b, &total_b);
     throw Error(ExitCode::io, "cannot reserve the device memory budget of " + format_bytes(budget_) +
                                   " on device " + std::to_string(device_) + " (" + format_bytes(free_b) +
-                                  " reported free); lower --device-memory");
+                                  " reported free); lower " + option_ref("device-memory"));
   }
   if (e != cudaSuccess) throw_cuda(e, "cudaMalloc(device memory arena)", __FILE__, __LINE__);
   base_ = static_cast<unsigned char*>(p);

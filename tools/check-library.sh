@@ -5,7 +5,9 @@
 # library returns (gxsort::Context brings it what the environment says, Context::trace
 # takes its diagnostic lines, a CancelToken the front end's signals: app/signals.cpp). Nor
 # does it start a std::thread outside lib/src/parallel/ (parallel/own_thread.hpp:
-# OwnThread, start_detached; the pool of parallel_for.hpp, BackgroundTasks).
+# OwnThread, start_detached; the pool of parallel_for.hpp, BackgroundTasks). Nor does a
+# string of it name an option as the CLI spells it ("--memory"): it writes
+# option_ref("memory"), which each front end spells (gxsort/option_ref.hpp).
 #   tools/check-library.sh [repo root]   exit 1 with a line FILE:LINE per breach
 #   tools/check-library.sh --self-test   plants breaches in a temp tree: each must be found
 set -uo pipefail
@@ -23,6 +25,17 @@ SIGNAL_LINES=(
   # kill(pid, 0) sends nothing: whether a temp file's process is alive (gxsort clean).
   "lib/src/io/debris.cpp|bool process_alive(long pid) { return pid > 0 && (::kill(pid_t(pid), 0) == 0 || errno == EPERM); }"
 )
+
+# The lines of lib/ and cuda/ whose strings may hold a CLI flag, each FILE|TEXT and why.
+FLAG_LINES=(
+  # Advice to run the gxsort tool: a shell command line to type, not an option of this call.
+  "lib/src/format/sniff.cpp|return std::string(\"decompress it first, e.g. \`\") + decompressor(kind) + file + \" | gxsort sort - --type u64 ...\`\";"
+  "lib/src/format/sniff.cpp|return \"sort its lines with \`gxsort sort --lines\" + file + \"\` (GNU sort's -k, -t, -n, ... imply --lines)\";"
+)
+
+# A line with a string literal that holds "--" and a letter: what comes before it is
+# text outside literals (not a // comment), char literals ('"') and whole literals.
+FLAG_IN_STRING='^([^"'"'"'/]|/[^/"'"'"']|'"'"'([^'"'"'\\]|\\.)*'"'"'|"([^"\\]|\\.)*")*"([^"\\]|\\.)*--[A-Za-z]'
 
 # forbid ROOT WHAT PATTERN [ALLOWED...]: a code line (not a // comment, nor a * line of a
 # block comment) of a source file under ROOT/lib or ROOT/cuda matching PATTERN is a
@@ -70,6 +83,8 @@ check() {
   EXCEPT_DIR=lib/src/parallel forbid "$root" \
     "starts a thread outside lib/src/parallel/: use parallel::OwnThread or start_detached (parallel/own_thread.hpp)" \
     'std::thread([^:A-Za-z0-9_]|$)' || bad=1
+  forbid "$root" "names a CLI flag in a string: write option_ref(\"NAME\") (gxsort/option_ref.hpp), which each front end spells" \
+    "$FLAG_IN_STRING" "${FLAG_LINES[@]}" || bad=1
   return $bad
 }
 
@@ -115,6 +130,26 @@ CPP
 bool process_alive(long pid) { return pid > 0 && (::kill(pid_t(pid), 0) == 0 || errno == EPERM); }
 void f(Sig& s) { s.raise(); p->kill(1); my_signal(2); }
 CPP
+  # Flags in strings: a literal holding "--" and a letter, wherever it sits on its line.
+  mkdir -p "$tmp/lib/src/format"
+  cat > "$tmp/lib/src/flags.cpp" <<'CPP'
+void a() { fail_usage("--memory is too small"); }
+void b() { fail_usage(path + ": raise --memory"); }
+           "; --renumber takes any id)");
+const char* c = "a" "b --lines";
+const char* e = "say \"--x\" here";
+void f(char q = '"') { g("then --device cpu"); }
+CPP
+  cat > "$tmp/lib/src/flags_clean.cpp" <<'CPP'
+// a comment: "--memory" is fine here
+void h() { fail_usage("raise " + option_ref("memory")); --i; x-- > 0; }
+void k() { f("a"); --n; } // then "--memory" in a trailing comment
+char q = '"'; int r = --n;
+const char* d = "a -- b, x--1, \"--\" ";
+CPP
+  local allowed="${FLAG_LINES[0]#*|}"
+  printf '%s\n' "$allowed" > "$tmp/lib/src/format/sniff.cpp"
+  printf '%s\n' "$allowed" > "$tmp/lib/src/format/other.cpp"
   out=$(check "$tmp"); rc=$?
   local want=("lib/src/bad.cpp:1: reads" "lib/src/bad.cpp:2: prints" "lib/src/bad.cpp:3: prints"
               "lib/src/bad.cpp:4: ends" "lib/src/bad.cpp:5: ends" "cuda/bad.cu:1: reads" "cuda/bad.cu:1: ends"
@@ -122,13 +157,16 @@ CPP
               "lib/src/sig.cpp:4: installs" "lib/src/sig.cpp:5: installs"
               "lib/src/io/mapping_guard.cpp:3: installs"
               "lib/src/bad.cpp:6: starts" "lib/src/bad.cpp:7: starts" "lib/src/bad.cpp:8: starts"
-              "cuda/bad.cu:2: starts") ok=1
+              "cuda/bad.cu:2: starts"
+              "lib/src/flags.cpp:1: names" "lib/src/flags.cpp:2: names" "lib/src/flags.cpp:3: names"
+              "lib/src/flags.cpp:4: names" "lib/src/flags.cpp:5: names" "lib/src/flags.cpp:6: names"
+              "lib/src/format/other.cpp:1: names") ok=1
   ((rc == 1)) || { echo "check-library self-test: planted breaches passed (exit $rc)"; ok=0; }
   for w in "${want[@]}"; do
     grep -qF "check-library: $w" <<< "$out" || { echo "check-library self-test: not found: $w"; ok=0; }
   done
-  if grep -qE "check-library: (lib/src/clean.cpp|lib/src/parallel/)" <<< "$out"; then
-    echo "check-library self-test: comments, members or parallel/ flagged: $out"; ok=0
+  if grep -qE "check-library: (lib/src/clean.cpp|lib/src/parallel/|lib/src/flags_clean.cpp|lib/src/format/sniff.cpp)" <<< "$out"; then
+    echo "check-library self-test: comments, members, parallel/, option_ref or allowed flag lines flagged: $out"; ok=0
   fi
   if grep -qE "debris.cpp|mapping_guard.cpp:[12]:" <<< "$out"; then
     echo "check-library self-test: allowed signal lines, comments or members flagged: $out"; ok=0

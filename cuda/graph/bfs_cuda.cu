@@ -360,7 +360,7 @@ void Search::single_block_levels() {
 void check_searchable(const CsrGraph& g, const std::vector<uint64_t>& sources) {
   if (g.wide()) fail_usage("the GPU BFS needs fewer than 2^32 vertices");
   for (uint64_t s : sources)
-    if (s >= g.n) fail_usage("--source " + std::to_string(s) + " is out of range (the graph has " + std::to_string(g.n) + " vertices)");
+    if (s >= g.n) fail_usage(option_ref("source", std::to_string(s)) + " is out of range (the graph has " + std::to_string(g.n) + " vertices)");
 }
 
 // The levels (and with `parents`, the parents; an unreached vertex's is ~0) of the search

@@ -10,9 +10,9 @@ SizeOption size_of(const nb::handle& value, const char* option) {
   if (nb::isinstance<nb::int_>(value)) {
     const long long bytes = nb::cast<long long>(value);
     if (bytes <= 0) throw Error(ExitCode::usage, std::string(option) + "=" + std::to_string(bytes) + ": give a positive size");
-    return parse_size_option(std::to_string(bytes), std::string("--") + option);
+    return parse_size_option(std::to_string(bytes), std::string(option) + "=");
   }
-  return parse_size_option(nb::cast<std::string>(value), std::string("--") + option);
+  return parse_size_option(nb::cast<std::string>(value), std::string(option) + "=");
 }
 
 Device device_of(const std::string& name) {
@@ -33,7 +33,7 @@ Context process_context() {
 template <class Options>
 void fill_common(Options& o, const nb::dict& d) {
   if (d.contains("memory")) o.memory = size_of(d["memory"], "memory");
-  if (d.contains("device_memory")) o.device_memory = size_of(d["device_memory"], "device-memory");
+  if (d.contains("device_memory")) o.device_memory = size_of(d["device_memory"], "device_memory");
   if (d.contains("threads")) {
     const long t = nb::cast<long>(d["threads"]);
     if (t < 1 || t > 4096) throw Error(ExitCode::usage, "threads=" + std::to_string(t) + ": give 1 to 4096");

@@ -94,8 +94,8 @@ void register_errors(nb::module_& m) {
       std::rethrow_exception(p);
     } catch (const Cancelled&) {
       PyErr_SetString(PyExc_KeyboardInterrupt, "gxsort: cancelled");
-    } catch (const Error& e) {
-      PyErr_SetString(exception_class(e).ptr(), e.what());
+    } catch (const Error& e) {  // its options named as this package's keywords ("memory=")
+      PyErr_SetString(exception_class(e).ptr(), spell_options(e.message(), OptionStyle::python).c_str());
     }
   });
 }

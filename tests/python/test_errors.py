@@ -169,3 +169,16 @@ def test_device_arrays_where_only_host_arrays_go(call):
         else:
             gxsort.is_sorted(_FakeDeviceArray())
     assert "device arrays" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_library_errors_name_keywords(tmp_path):
+    """The library's messages name an option as this package's keyword (memory=), never as
+    the command-line tool's flag (--memory)."""
+    np.arange(1000, dtype="<u8").tofile(tmp_path / "in.bin")
+    with pytest.raises(gxsort.InputError) as e:
+        gxsort.sort_file(tmp_path / "in.bin", tmp_path / "out.bin", dtype="<u8", memory="1K")
+    assert one_line(e).startswith("memory=1.0 KiB is below the minimum of "), str(e.value)
+    with pytest.raises(gxsort.InputError) as e:
+        gxsort.sort(np.arange(5), device_memory="lots")
+    assert one_line(e).startswith("device_memory=: invalid size 'lots'"), str(e.value)
+    assert not (tmp_path / "out.bin").exists()

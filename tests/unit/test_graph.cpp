@@ -262,7 +262,7 @@ TEST_CASE("graph: GPU BFS device plan: resident, streamed partitions, too small 
   CHECK(lo.need_bytes <= big.min_bytes);
   BfsDevicePlan under = plan_bfs_device(n, m, big.min_bytes - 1);
   CHECK(under.need_bytes > big.min_bytes - 1);
-  const std::string msg = bfs_budget_message(under, big.min_bytes - 1);
+  const std::string msg = spell_options(bfs_budget_message(under, big.min_bytes - 1), OptionStyle::cli);
   CHECK(msg.find("at least --device-memory " + std::to_string(big.min_bytes)) != std::string::npos);
   // below the resident arrays
   BfsDevicePlan tiny = plan_bfs_device(n, m, 4096);

@@ -1,8 +1,11 @@
 // Typed errors thrown by the library and mapped to exit codes once, in main().
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
+
+#include "gxsort/option_ref.hpp"
 
 namespace gxsort {
 
@@ -15,24 +18,32 @@ enum class ExitCode : int {
   device = 4,         // GPU error or no usable GPU when one was required
 };
 
+// `message` names options by option_ref (gxsort/option_ref.hpp): message() gives it as
+// built, for a front end to spell_options in its style; what() gives it spelled as the
+// CLI's flags (the documentation's spelling), for a reader that knows only std::exception.
 class Error : public std::runtime_error {
  public:
-  Error(ExitCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  Error(ExitCode code, const std::string& message)
+      : std::runtime_error(spell_options(message, OptionStyle::cli)),
+        code_(code),
+        message_(std::make_shared<const std::string>(message)) {}
   ExitCode code() const { return code_; }
+  const std::string& message() const { return *message_; }
 
  private:
   ExitCode code_;
+  std::shared_ptr<const std::string> message_;  // shared: an exception's copy does not throw
 };
 
 // Host memory that could not be had (exit 3): the app names the command's input and the
-// --memory budget, and says what raises it. `what` says where it ran out ("x.bin: cannot
+// memory budget, and says what raises it. `what` says where it ran out ("x.bin: cannot
 // map for writing", "cannot pin 1 GiB of host memory"; "" for a plain allocation).
 class OutOfMemory : public Error {
  public:
   explicit OutOfMemory(uint64_t bytes, const std::string& what = "")
       : Error(ExitCode::io, (what.empty() ? std::string() : what + ": ") + "out of host memory" +
                                 (bytes ? " allocating " + std::to_string(bytes) + " bytes" : std::string()) +
-                                " (lower --memory)"),
+                                " (lower " + option_ref("memory") + ")"),
         bytes_(bytes),
         what_(what) {}
   uint64_t bytes() const { return bytes_; }

@@ -74,13 +74,13 @@ namespace {
 std::vector<uint64_t> id_map_of(const graph::CsrGraph& g, const std::string& path, const BfsOptions& b,
                                 std::string& ids_path) {
   if (!g.renumbered) {
-    if (!b.ids_input.empty()) fail_usage("bfs: " + path + " was not built with --renumber: --ids does not apply");
+    if (!b.ids_input.empty()) fail_usage("bfs: " + path + " was not built with " + option_ref("renumber") + ": " + option_ref("ids") + " does not apply");
     return {};
   }
-  if (b.ids_input.empty() && path == "-") fail_usage("bfs: stdin is a renumbered graph: name its id map with --ids FILE");
+  if (b.ids_input.empty() && path == "-") fail_usage("bfs: stdin is a renumbered graph: name its id map with " + option_ref("ids", "FILE"));
   ids_path = b.ids_input.empty() ? graph::default_ids_path(path) : b.ids_input;
   if (b.ids_input.empty() && ::access(ids_path.c_str(), F_OK) != 0)
-    fail_usage(path + ": built with --renumber, but its id map " + ids_path + " is missing (name it with --ids FILE)");
+    fail_usage(path + ": built with " + option_ref("renumber") + ", but its id map " + ids_path + " is missing (name it with " + option_ref("ids", "FILE") + ")");
   return graph::read_id_map(ids_path, path, g.n, g.ids_hash);
 }
 
@@ -90,12 +90,12 @@ uint64_t source_vertex(const graph::CsrGraph& g, const std::vector<uint64_t>& id
                        const std::string& ids_path) {
   if (ids.empty()) {
     if (source >= g.n)
-      fail_usage("--source " + std::to_string(source) + " is out of range (" + path + " has " + std::to_string(g.n) + " vertices)");
+      fail_usage(option_ref("source", std::to_string(source)) + " is out of range (" + path + " has " + std::to_string(g.n) + " vertices)");
     return source;
   }
   const auto it = std::find(ids.begin(), ids.end(), source);
   if (it == ids.end())
-    fail_usage("--source " + std::to_string(source) + " is not a vertex of " + path + " (renumbered: its vertices' ids are in " + ids_path + ")");
+    fail_usage(option_ref("source", std::to_string(source)) + " is not a vertex of " + path + " (renumbered: its vertices' ids are in " + ids_path + ")");
   return uint64_t(it - ids.begin());
 }
 
@@ -106,17 +106,17 @@ std::vector<uint64_t> search_sources(const graph::CsrGraph& g, const std::vector
   if (b.random_sources == 0) {
     sources.push_back(source_vertex(g, ids, b.source, path, ids_path));
     if (g.degree(sources[0]) == 0 && opt.note)  // exit 0 with "reached 1" would look like a bug
-      opt.note("--source " + std::to_string(b.source) + " has no edge out of it in " + path +
+      opt.note(option_ref("source", std::to_string(b.source)) + " has no edge out of it in " + path +
                ": the search reaches it alone (every other vertex unreachable)");
   } else {
     // Graph500 style: random vertices with at least one edge. More searches than
     // vertices is a mistake (a count meant for another graph, or 2^64-1), not a job.
     if (b.random_sources > g.n)
-      fail_usage(path + ": --random-sources " + std::to_string(b.random_sources) + " is more than its " +
+      fail_usage(path + ": " + option_ref("random-sources", std::to_string(b.random_sources)) + " is more than its " +
                  std::to_string(g.n) + " vertices");
     uint64_t with_edges = 0;
     for (uint64_t v = 0; v < g.n && with_edges == 0; ++v) with_edges += g.degree(v) > 0;
-    if (with_edges == 0) fail_usage(path + ": no vertex has an edge; give --source");
+    if (with_edges == 0) fail_usage(path + ": no vertex has an edge; give " + option_ref("source"));
     for (uint64_t i = 0; sources.size() < b.random_sources; ++i) {
       const uint64_t v = mix64(b.seed * 0x9e3779b97f4a7c15ULL + i) % g.n;
       if (g.degree(v) > 0) sources.push_back(v);
@@ -130,9 +130,9 @@ std::vector<uint64_t> search_sources(const graph::CsrGraph& g, const std::vector
 BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOptions& opt) {
   const auto t0 = Clock::now();
   if (b.random_sources > 0 && (!b.levels_output.empty() || !b.parents_output.empty()))
-    fail_usage("bfs: -o and --parents take a single --source, not --random-sources");
+    fail_usage("bfs: -o and " + option_ref("parents") + " take a single " + option_ref("source") + ", not " + option_ref("random-sources"));
   if (io::same_target(b.levels_output, false, b.parents_output, false))
-    fail_usage("bfs: -o and --parents name the same file " + b.levels_output);
+    fail_usage("bfs: -o and " + option_ref("parents") + " name the same file " + b.levels_output);
   for (const std::string* out : {&b.levels_output, &b.parents_output})
     if (!io::input_named_by(*out, {path}).empty())
       fail_usage(*out + ": names the input graph; the levels and parents go to another file");
@@ -142,7 +142,7 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
     levels_out = io::Output::open(opt.context, b.levels_output, temp_dirs(opt, default_temp_dir(b.levels_output))[0]);
   if (!b.parents_output.empty())
     parents_out = io::Output::open(opt.context, b.parents_output, temp_dirs(opt, default_temp_dir(b.parents_output))[0], "out", {},
-                                   "--parents");
+                                   option_ref("parents"));
   Prepared p = prepare_bfs(opt);
   graph::CsrGraph g = graph::read_csr(path, p.plan.bfs.load_budget);
   plan_bfs_search(p, g.n, g.m);

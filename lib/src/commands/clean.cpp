@@ -47,8 +47,8 @@ void remove_one(const io::TempEntry& t, bool dry_run, bool all_users, const std:
   const std::string not_removed = io::remove_temp_entry(t, all_users);
   e.removed = not_removed.empty();
   e.why = (!e.removed     ? not_removed
-           : t.job_dir    ? "the job's process is gone (its pieces were kept for --resume)"
-           : t.job_output ? "the job's process is gone (its output so far was kept for --resume)"
+           : t.job_dir    ? "the job's process is gone (its pieces were kept for " + option_ref("resume") + ")"
+           : t.job_output ? "the job's process is gone (its output so far was kept for " + option_ref("resume") + ")"
                           : "process " + std::to_string(t.pid) + " is gone") +
           whose;
 }
@@ -77,7 +77,7 @@ CleanEntry clean_one(const io::TempEntry& t, bool dry_run, bool all_users) {
   } else if (!t.own() && !all_users) {
     // Another user's leftovers in a shared directory are theirs to remove (or root's,
     // when asked): named, never touched.
-    e.why = "owned by " + e.owner + ", not this user: not removed (--all-users removes it)";
+    e.why = "owned by " + e.owner + ", not this user: not removed (" + option_ref("all-users") + " removes it)";
   } else {
     remove_one(t, dry_run, all_users, whose, e);
   }
@@ -129,8 +129,8 @@ std::string stale_temp_note(const std::vector<std::string>& dirs) {
   if (files) what = std::to_string(files) + " temporary file" + (files == 1 ? "" : "s") + " of killed runs (" + format_bytes(file_bytes) + ")";
   if (pieces)
     what += (files ? ", " : "") + std::to_string(pieces) + " piece" + (pieces == 1 ? "" : "s") +
-            " of killed jobs kept for --resume (" + format_bytes(piece_bytes) +
-            "; the same command with --resume continues its job)";
+            " of killed jobs kept for " + option_ref("resume") + " (" + format_bytes(piece_bytes) +
+            "; the same command with " + option_ref("resume") + " continues its job)";
   return "in " + listed + ": " + what + "; `gxsort clean" + args + "` removes them" + kept;
 }
 

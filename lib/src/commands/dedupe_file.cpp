@@ -228,8 +228,8 @@ std::unique_ptr<KeyBitmap> make_bitmap(Prepared& p, const EngineOptions& opt) {
   const DedupePlan& d = p.plan.dedupe;
   std::unique_ptr<KeyBitmap> bitmap = p.backend->make_key_bitmap(opt.format, d.bitmap.chunk_records, d.bitmap_budget);
   if (!bitmap && opt.dedupe.strategy == DedupeStrategy::bitmap)
-    throw Error(ExitCode::io, "--strategy bitmap: the " + format_bytes(kBitmapBytes) + " key bitmap does not fit in " +
-                                  p.backend->name() + "'s memory budget (raise --device-memory, or use --device cpu or --strategy sort)");
+    throw Error(ExitCode::io, option_ref("strategy", "bitmap") + ": the " + format_bytes(kBitmapBytes) + " key bitmap does not fit in " +
+                                  p.backend->name() + "'s memory budget (raise " + option_ref("device-memory") + ", or use " + option_ref("device", "cpu") + " or " + option_ref("strategy", "sort") + ")");
   return bitmap;
 }
 

@@ -135,7 +135,7 @@ RunStats gen_file(const std::string& output, const Format& f, const GenOptions& 
   const Dist d = g.dist;
   const size_t rs = f.record_size;
   if (g.count > UINT64_MAX / rs)
-    fail_usage("--count " + std::to_string(g.count) + " of " + std::to_string(rs) + "-byte records is more than 2^64 bytes");
+    fail_usage(option_ref("count", std::to_string(g.count)) + " of " + std::to_string(rs) + "-byte records is more than 2^64 bytes");
   const uint64_t bytes = g.count * rs;
   io::Output out = io::Output::open(opt.context, output, temp_dirs(opt, default_temp_dir(output))[0], "gen", output_header(opt, f.record_size));
   io::check_space(opt.context, {{out.space_dir(), bytes, "the output"}});

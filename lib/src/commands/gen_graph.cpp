@@ -17,9 +17,9 @@ namespace gxsort {
 
 RunStats gen_graph(const std::string& output, const GraphGenOptions& g, const EngineOptions& opt) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (g.kind == GraphKind::none) fail_usage("gen --graph: expected rmat or uniform");
-  if (g.scale < 1 || g.scale > 40) fail_usage("--scale: expected 1 to 40");
-  if (g.edge_factor < 1 || g.edge_factor > 1024) fail_usage("--edge-factor: expected 1 to 1024");
+  if (g.kind == GraphKind::none) fail_usage("gen " + option_ref("graph") + ": expected rmat or uniform");
+  if (g.scale < 1 || g.scale > 40) fail_usage(option_ref("scale") + ": expected 1 to 40");
+  if (g.edge_factor < 1 || g.edge_factor > 1024) fail_usage(option_ref("edge-factor") + ": expected 1 to 1024");
   if (output.empty()) fail_usage("an output file is required (-o FILE)");
   const bool rmat = g.kind == GraphKind::rmat;
   const uint64_t edges = g.edge_factor << g.scale;

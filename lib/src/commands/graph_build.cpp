@@ -210,7 +210,7 @@ uint64_t parse_id(std::string_view t, const Where& w, const char* what) {
 void check_id(uint64_t x, const Where& w, const EdgeWriter& out) {
   if (x > kMaxId && !out.renumbers())
     w.fail("vertex id " + std::to_string(x) + " is out of range (at most " + std::to_string(kMaxId) +
-           "; --renumber takes any id below 2^64)");
+           "; " + option_ref("renumber") + " takes any id below 2^64)");
 }
 
 // --skip-header: line 1 is skipped, unless it is an edge (dropping it would lose one).
@@ -224,13 +224,13 @@ uint64_t parse_snap(graph::EdgeBytes& in, const std::string& path, EdgeWriter& o
   while (r.next(line)) {
     const Where w{path, r.lineno()};
     if (skip_header && r.lineno() == 1) {
-      if (graph::is_edge_line(line)) w.fail("'" + shown(line) + "' is an edge, not a header (drop --skip-header)");
+      if (graph::is_edge_line(line)) w.fail("'" + shown(line) + "' is an edge, not a header (drop " + option_ref("skip-header") + ")");
       continue;
     }
     const size_t k = graph::edge_line_fields(line, tok, 3);
     if (k == 0) continue;
     if (first && graph::has_non_id_field(tok, std::min<size_t>(k, 3)))
-      w.fail(r.lineno() == 1 ? "not an edge (a header? use --skip-header)"
+      w.fail(r.lineno() == 1 ? "not an edge (a header? use " + option_ref("skip-header") + ")"
                              : "not an edge (a header? make it a comment: start it with #)");
     first = false;
     if (k != 2) w.fail("expected two vertex ids, got '" + shown(line) + "'");
@@ -372,7 +372,7 @@ uint64_t parse_binary(graph::EdgeBytes& in, const std::string& path, size_t w, E
       fail_usage(path + ":edge " + std::to_string(edge) + " (byte " + std::to_string(at) + "): vertex id " +
                  std::to_string(std::max(ids[0], ids[1])) + " is out of range for " +
                  (w == 4 ? "bin32 (0xFFFFFFFF is reserved" : "bin64 (at most " + std::to_string(kMaxId)) +
-                 "; --renumber takes any id)");
+                 "; " + option_ref("renumber") + " takes any id)");
     }
     for (const BinarySlice& sl : slices) {
       out.put_records(sl.out.data(), sl.out.size() / 2, sl.max_id, sl.any);
@@ -591,18 +591,18 @@ EdgeFormat checked_request(const std::string& input, const std::string& output, 
     fail_usage(output + ": names the input; the graph goes to another file (it would replace the edges)");
   const EdgeFormat fmt = resolve_format(g.input_format, input);
   if (g.skip_header && fmt != EdgeFormat::snap)
-    fail_usage("graph build: --skip-header applies to text edge lists (snap, CSV, TSV), not " +
+    fail_usage("graph build: " + option_ref("skip-header") + " applies to text edge lists (snap, CSV, TSV), not " +
                std::string(fmt == EdgeFormat::mtx ? "Matrix Market files (their header is read)" : "binary ones"));
-  if (g.renumber == Renumber::none && !g.ids_output.empty()) fail_usage("graph build: --ids names the id map of --renumber");
+  if (g.renumber == Renumber::none && !g.ids_output.empty()) fail_usage("graph build: " + option_ref("ids") + " names the id map of " + option_ref("renumber"));
   if (g.renumber != Renumber::none && opt.resume)
-    fail_usage("graph build --renumber is not resumable: run it without --resume");
+    fail_usage("graph build " + option_ref("renumber") + " is not resumable: run it without " + option_ref("resume"));
   return fmt;
 }
 
 // --renumber's id map: --ids, else GRAPH.ids; "" without --renumber.
 std::string id_map_path(const std::string& input, const std::string& output, const GraphBuildOptions& g) {
   if (g.renumber == Renumber::none) return "";
-  if (g.ids_output.empty() && output == "-") fail_usage("graph build --renumber into stdout: name the id map with --ids FILE");
+  if (g.ids_output.empty() && output == "-") fail_usage("graph build " + option_ref("renumber") + " into stdout: name the id map with " + option_ref("ids", "FILE"));
   const std::string path = g.ids_output.empty() ? graph::default_ids_path(output) : g.ids_output;
   if (io::same_target(path, false, output, false)) fail_usage(path + ": names the graph; the id map goes to another file");
   if (!io::input_named_by(path, {input}).empty()) fail_usage(path + ": names the input; the id map goes to another file");
@@ -631,8 +631,8 @@ void check_offsets_memory(const std::string& input, const Parsed& parsed, bool r
   if (offsets_bytes > memory)
     throw Error(ExitCode::io, input + ": the CSR offsets of " + std::to_string(parsed.vertices) + " vertices" +
                                   (renumbered ? "" : " (largest id + 1)") + " need " + format_bytes(offsets_bytes) +
-                                  " of memory, more than the --memory budget of " + format_bytes(memory) + " (raise --memory" +
-                                  (renumbered ? ")" : ", or give --renumber: vertices numbered densely)"));
+                                  " of memory, more than the " + option_ref("memory") + " budget of " + format_bytes(memory) + " (raise " + option_ref("memory") +
+                                  (renumbered ? ")" : ", or give " + option_ref("renumber") + ": vertices numbered densely)"));
 }
 
 // 3. The CSR of the n vertices and m sorted edges into `out`; returns its size.
@@ -660,7 +660,7 @@ void open_renumbered(Renumbered& r, const std::string& map_path, const std::stri
   r.map_path = map_path;
   if (map_path.empty()) return;
   r.map = io::Output::open(opt.context, map_path, temp_dirs(opt, default_temp_dir(map_path))[0], "out",
-                           graph::npy_array_header(map_path, 8), "--ids");
+                           graph::npy_array_header(map_path, 8), option_ref("ids"));
   r.ids.emplace(io::TempFile::create(opt.context, tmp_dir, "ids"));
 }
 
@@ -673,7 +673,7 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
   const std::string map_path = id_map_path(input, output, g);
   io::File in = io::File::open_input(input);
   graph::refuse_compressed_edges(in);
-  if (opt.resume && in.is_stream()) fail_usage(in.path() + ": --resume needs a regular input file (a stream cannot be read again)");
+  if (opt.resume && in.is_stream()) fail_usage(in.path() + ": " + option_ref("resume") + " needs a regular input file (a stream cannot be read again)");
   const std::vector<std::string> tmp_dirs = temp_dirs(opt, default_temp_dir(output));
   for (const std::string& d : tmp_dirs) io::require_writable_dir(d, "temporary");
   // Checked (and the outputs' temp files made) before any work.

@@ -72,8 +72,8 @@ RenumberStage renumber_edges(const std::string& ids, uint64_t id_records, const 
   const uint64_t need = (first_seen ? 32 : 8) * n;
   if (need > plan.graph.offsets_budget)
     throw Error(ExitCode::io, map_out.label() + ": renumbering " + std::to_string(n) + " distinct ids needs " +
-                                  format_bytes(need) + " of memory, more than the --memory budget of " +
-                                  format_bytes(plan.graph.offsets_budget) + " (raise --memory)");
+                                  format_bytes(need) + " of memory, more than the " + option_ref("memory") + " budget of " +
+                                  format_bytes(plan.graph.offsets_budget) + " (raise " + option_ref("memory") + ")");
   graph::Renumbering r;
   std::vector<uint64_t> first_pos;
   load_ids(ids, n, r, first_pos, first_seen, plan);

@@ -83,7 +83,7 @@ PlanReport plan_command(const std::string& command, const std::vector<std::strin
   if (inputs.empty()) fail_usage("plan " + command + ": name its input");
   if (command == "sort") return plan_sort(inputs[0], output, opt);
   if (opt.resume && output.empty())
-    fail_usage("plan " + command + " --resume: name the job's output (-o " + (command == "runs" ? "DIR" : "FILE") +
+    fail_usage("plan " + command + " " + option_ref("resume") + ": name the job's output (-o " + (command == "runs" ? "DIR" : "FILE") +
                "): a job is its input, options and output");
   PlanReport r;
   if (command == "graph build") {  // no backend: the edge sort makes its own once the edges are counted

@@ -41,7 +41,7 @@ PlanReport plan_sort(const std::string& input, const std::string& output, const 
     r.backend = p.backend->name();
   } else {
     Prepared p = prepare(opt, in.size(), tmp, in.path());
-    if (opt.resume && output.empty()) fail_usage("plan --resume: name the job's output (-o FILE): a job is its input, options and output");
+    if (opt.resume && output.empty()) fail_usage("plan " + option_ref("resume") + ": name the job's output (-o FILE): a job is its input, options and output");
     const bool resumable = p.plan.mode == PlanMode::external || p.plan.mode == PlanMode::partition;
     r = plan_report(p.plan);
     if (opt.resume) r.resume = resume_report(SortJob::inspect(p, in, output, opt));

@@ -12,11 +12,11 @@ std::unique_ptr<Backend> pick_backend(Device device, unsigned threads, const Siz
   if (device == Device::cpu) return make_cpu_backend(threads);
 #if GXSORT_HAVE_CUDA
   if (cuda_device_usable()) return make_cuda_backend(device_index % unsigned(cuda_device_count()), device_memory);
-  if (device == Device::cuda) throw Error(ExitCode::device, "--device cuda: no usable CUDA device found");
+  if (device == Device::cuda) throw Error(ExitCode::device, option_ref("device", "cuda") + ": no usable CUDA device found");
 #else
   (void)device_memory;
   (void)device_index;
-  if (device == Device::cuda) throw Error(ExitCode::device, "--device cuda: this gxsort was built without the CUDA backend");
+  if (device == Device::cuda) throw Error(ExitCode::device, option_ref("device", "cuda") + ": this gxsort was built without the CUDA backend");
 #endif
   return make_cpu_backend(threads);
 }

@@ -28,7 +28,7 @@ std::vector<RunRef> open_runs(distributed::Comm& comm, const std::vector<std::st
       files.push_back(open_input(path, f));
       const io::File& file = files.back();
       if (file.is_stream())
-        fail_usage(path + ": --distributed reads regular files on a file system every rank shares, not a stream");
+        fail_usage(path + ": " + option_ref("distributed") + " reads regular files on a file system every rank shares, not a stream");
       RunRef r;
       r.file = &file;
       r.records = checked_record_count(path, file.size(), f);

@@ -8,7 +8,7 @@ namespace gxsort::distributed {
 namespace {
 
 [[noreturn]] void cannot_load(const std::string& path, const std::string& why) {
-  fail_usage("--distributed: " + path + ": cannot load gxsort's MPI plugin: " + why +
+  fail_usage(option_ref("distributed") + ": " + path + ": cannot load gxsort's MPI plugin: " + why +
              " (it needs Open MPI 4's libmpi: apt-get install openmpi-bin libopenmpi-dev)");
 }
 

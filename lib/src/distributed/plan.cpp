@@ -57,7 +57,7 @@ PlanReport plan_distributed(const std::string& input, const EngineOptions& optio
   opt.ooc = OocMethod::merge;
   const size_t rs = opt.format.record_size;
   io::File in = open_input(input, opt.format);
-  if (in.is_stream()) fail_usage(input + ": --distributed reads a regular file, not a stream");
+  if (in.is_stream()) fail_usage(input + ": " + option_ref("distributed") + " reads a regular file, not a stream");
   const uint64_t records = in.size() / rs;
   // A rank's shape, from its own engine (memory, backend, threads) planning its slice.
   auto shape_of = [&](const Prepared& p, int rank, int of) {

@@ -22,7 +22,7 @@ DistributedSession::DistributedSession(int* argc, char*** argv, const std::strin
   (void)argc;
   (void)argv;
   (void)mpi_plugin;
-  fail_usage("--distributed: this gxsort was built without MPI (GXSORT_MPI=OFF, or no Open MPI found when it was "
+  fail_usage(option_ref("distributed") + ": this gxsort was built without MPI (GXSORT_MPI=OFF, or no Open MPI found when it was "
              "built: apt-get install libopenmpi-dev openmpi-bin, then build again)");
 #endif
 }

@@ -16,7 +16,7 @@ SharedOutput SharedOutput::open(Comm& comm, const Context& context, const std::s
     if (comm.rank() != 0) return;
     o.output_.emplace(io::Output::open(context, path, io::directory_of(path), "out", header));
     if (o.output_->streamed())
-      fail_usage(path + ": --distributed writes a regular file on a file system every rank shares, not standard "
+      fail_usage(path + ": " + option_ref("distributed") + " writes a regular file on a file system every rank shares, not standard "
                  "output, a device or a FIFO");
   });
   const std::string temp = comm.broadcast(comm.rank() == 0 ? o.output_->temp_path() : std::string(), 0);
@@ -26,7 +26,7 @@ SharedOutput SharedOutput::open(Comm& comm, const Context& context, const std::s
       o.file_ = io::File::open_rw(temp);
     } catch (const Error& e) {
       throw Error(ExitCode::io, path + ": this rank cannot open the output's temporary file " + temp +
-                                    " (-o must be on a file system every rank shares): " + e.what());
+                                    " (-o must be on a file system every rank shares): " + e.message());
     }
     o.file_.set_label(path);
     o.file_.set_base(header.bytes);

@@ -57,7 +57,7 @@ void set_up(Comm& comm, Setup& s, const std::string& input, const std::string& o
   comm.collectively([&] {
     s.in.emplace(open_input(input, opt.format));
     if (s.in->is_stream())
-      fail_usage(input + ": --distributed reads a regular file on a file system every rank shares, not a stream");
+      fail_usage(input + ": " + option_ref("distributed") + " reads a regular file on a file system every rank shares, not a stream");
   });
   check_same_job(comm, *s.in, output, opt, command);
   s.records = s.in->size() / rs;
@@ -67,7 +67,7 @@ void set_up(Comm& comm, Setup& s, const std::string& input, const std::string& o
     s.shape = shape_rank(s.p.plan_input, slice, comm.rank(), comm.size());
     s.shape.backend = s.p.backend->name();
     if (s.shape.round_records == 0)
-      fail_usage("--memory " + format_bytes(s.p.memory) + " is too small for the exchange buffers of " +
+      fail_usage(option_ref("memory", format_bytes(s.p.memory)) + " is too small for the exchange buffers of " +
                  std::to_string(comm.size()) + " ranks");
     if (s.shape.local == PlanMode::external) {
       for (const auto& d : s.p.tmp_dirs) io::require_writable_dir(d, "temporary");

@@ -73,7 +73,7 @@ void refuse_head(const std::string& path, bool is_stdin, const unsigned char* he
                "would be sorted in with the data");
   if (sniff && kind != FileKind::records)
     fail_usage(path + ": looks like " + file_kind_name(kind) + ", not u64 records (the format when none is given): " +
-               file_kind_advice(kind, is_stdin ? "" : path) + ", or give a format option (--type, --record-size) to " +
+               file_kind_advice(kind, is_stdin ? "" : path) + ", or give a format option (" + option_ref("type") + ", " + option_ref("record-size") + ") to " +
                "sort its bytes as records");
 }
 

@@ -142,7 +142,7 @@ void punch_merged_blocks(const std::vector<RunRef>& refs, const std::vector<uint
 // measures what journalling costs against it, all else the same binary. Refused with --resume.
 static bool journal_disabled(const Context& context, bool resume) {
   if (!context.test.no_journal) return false;
-  if (resume) fail_usage("--resume: GXSORT_BENCH_NO_JOURNAL is set (a benchmark switch): no job is journalled");
+  if (resume) fail_usage(option_ref("resume") + ": GXSORT_BENCH_NO_JOURNAL is set (a benchmark switch): no job is journalled");
   return true;
 }
 
@@ -174,7 +174,7 @@ std::unique_ptr<SortJob> SortJob::create(const Prepared& p, const Plan& plan, co
 std::unique_ptr<SortJob> SortJob::open(const Prepared& p, const io::File& in, const std::string& output,
                                        const EngineOptions& opt) {
   if (in.is_stream() || (p.plan.mode != PlanMode::external && p.plan.mode != PlanMode::partition)) {
-    if (opt.resume && in.is_stream()) fail_usage(in.path() + ": --resume needs a regular input file (a stream cannot be read again)");
+    if (opt.resume && in.is_stream()) fail_usage(in.path() + ": " + option_ref("resume") + " needs a regular input file (a stream cannot be read again)");
     return nullptr;
   }
   if (!can_resume(in.path(), output, opt.resume)) return nullptr;
@@ -193,7 +193,7 @@ std::unique_ptr<SortJob> SortJob::open_merge(const Prepared& p, const Plan& plan
 std::unique_ptr<SortJob> SortJob::open_runs(const Prepared& p, const io::File& in, const std::string& out_dir,
                                             size_t run_records, const EngineOptions& opt) {
   if (in.is_stream()) {
-    if (opt.resume) fail_usage(in.path() + ": --resume needs a regular input file (a stream cannot be read again)");
+    if (opt.resume) fail_usage(in.path() + ": " + option_ref("resume") + " needs a regular input file (a stream cannot be read again)");
     return nullptr;
   }
   // The runs are the command's output: their job directory is in the output directory,

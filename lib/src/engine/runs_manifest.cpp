@@ -56,9 +56,9 @@ std::string describe_format_line(const std::string& line) {
 void check_format_line(const std::string& dir, const std::string& line, const RunsFormat& f) {
   const bool of_lines = line.rfind(kLinesFormat, 0) == 0;
   if (of_lines != (f.record_size == 0))
-    fail_usage(dir + (of_lines ? ": holds runs of text lines; merge them with --lines (and the options they were sorted by)"
+    fail_usage(dir + (of_lines ? ": holds runs of text lines; merge them with " + option_ref("lines") + " (and the options they were sorted by)"
                                : ": holds runs of binary records (" + describe_format_line(line) +
-                                     "); merge them without --lines"));
+                                     "); merge them without " + option_ref("lines")));
   if (line == f.line) return;
   if (of_lines)
     fail_usage(dir + ": runs were made with another order (" + describe_format_line(line) + "; these options give " +

@@ -157,7 +157,7 @@ uint64_t sort_through_runs(Prepared& p, const Plan& plan, const io::File& in, co
 // (read, sort and write overlapped) and the runs are merged, as the external plan
 // merges runs of the same size.
 RunStats sort_stream(io::File& in, const std::string& output, const EngineOptions& opt, Prepared* prepared) {
-  if (opt.resume) fail_usage(in.path() + ": --resume needs a regular input file (a stream cannot be read again)");
+  if (opt.resume) fail_usage(in.path() + ": " + option_ref("resume") + " needs a regular input file (a stream cannot be read again)");
   auto t_start = Clock::now();
   const Format& f = opt.format;
   const size_t rs = f.record_size;

@@ -71,7 +71,7 @@ bool parse_key_field(const std::string& text, KeyField& out) {
     b = e + 1;
   }
   if (parts.size() < 2 || parts[0].empty() || parts[0].find_first_not_of("0123456789") != std::string::npos) return false;
-  const std::string bad = "--key " + text + ": ";
+  const std::string bad = option_ref("key", text) + ": ";
   if (!all_digits(parts[0])) fail_usage(bad + "the offset is too large");
   KeyField k;
   k.offset = uint32_t(std::stoul(parts[0]));
@@ -120,7 +120,7 @@ Format Format::of_keys(size_t record_size, const std::vector<KeyField>& keys, bo
   f.key_type = KeyType::bytes;
   f.key_bytes = 0;
   if (keys.size() > kMaxKeyFields)
-    fail_usage("--key: at most " + std::to_string(kMaxKeyFields) + " key fields, got " + std::to_string(keys.size()));
+    fail_usage(option_ref("key") + ": at most " + std::to_string(kMaxKeyFields) + " key fields, got " + std::to_string(keys.size()));
   for (const KeyField& k : keys) {
     f.fields.field[f.fields.count++] = k;
     f.key_bytes += k.bytes;
@@ -197,20 +197,20 @@ void set_normalized_key(const Format& f, const unsigned char* norm, unsigned cha
 }
 
 void Format::validate() const {
-  if (record_size == 0) fail_usage("--record-size must be at least 1");
+  if (record_size == 0) fail_usage(option_ref("record-size") + " must be at least 1");
   if (!composite()) {
-    if (key_bytes == 0) fail_usage("--key-bytes must be at least 1");
+    if (key_bytes == 0) fail_usage(option_ref("key-bytes") + " must be at least 1");
     if (key_offset + key_bytes > record_size || key_offset >= record_size)
       fail_usage("the key (" + std::to_string(key_bytes) + " bytes at offset " + std::to_string(key_offset) +
                  ") does not lie inside the " + std::to_string(record_size) + "-byte record");
     return;
   }
-  if (key_bytes != fields.width) fail_usage("--key: the key fields are wider than 4 GiB together");
+  if (key_bytes != fields.width) fail_usage(option_ref("key") + ": the key fields are wider than 4 GiB together");
   for (uint32_t i = 0; i < fields.count; ++i) {
     const KeyField& k = fields.field[i];
-    if (k.bytes == 0) fail_usage("--key " + key_field_text(k) + ": a key field of no bytes");
+    if (k.bytes == 0) fail_usage(option_ref("key", key_field_text(k)) + ": a key field of no bytes");
     if (uint64_t(k.offset) + k.bytes > record_size)
-      fail_usage("--key " + key_field_text(k) + ": the field (" + std::to_string(k.bytes) + " bytes at offset " +
+      fail_usage(option_ref("key", key_field_text(k)) + ": the field (" + std::to_string(k.bytes) + " bytes at offset " +
                  std::to_string(k.offset) + ") does not lie inside the " + std::to_string(record_size) + "-byte record");
   }
 }

@@ -244,7 +244,7 @@ std::vector<KeyField> named_key(const std::string& path, const Header& h, const 
     }
   std::string names;
   for (const Field& fl : h.fields) names += (names.empty() ? "" : ", ") + fl.name;
-  fail_usage(path + ": --key " + text + ": the structured array has no field '" + name + "' (fields: " + names + ")");
+  fail_usage(path + ": " + option_ref("key", text) + ": the structured array has no field '" + name + "' (fields: " + names + ")");
 }
 
 }  // namespace
@@ -294,7 +294,7 @@ Format format_of(const std::string& path, const Header& h, const Format* given, 
     if (parse_key_field(text, k)) {
       fields.push_back(k);
     } else if (!h.structured) {
-      fail_usage(path + ": --key " + text + " names a field, but the array has a plain dtype " + h.fields[0].descr);
+      fail_usage(path + ": " + option_ref("key", text) + " names a field, but the array has a plain dtype " + h.fields[0].descr);
     } else {
       for (const KeyField& k : named_key(path, h, text)) fields.push_back(k);
     }
@@ -302,7 +302,7 @@ Format format_of(const std::string& path, const Header& h, const Format* given, 
   if (keys.empty() && h.structured) {
     std::string names;
     for (const Field& fl : h.fields) names += (names.empty() ? "" : ", ") + fl.name;
-    fail_usage(path + ": a structured array: name its key field(s) with --key FIELD (fields: " + names + ")");
+    fail_usage(path + ": a structured array: name its key field(s) with " + option_ref("key", "FIELD") + " (fields: " + names + ")");
   }
   if (keys.empty()) fields = plain_key(path, h);
   if (fields.size() > kMaxKeyFields)

@@ -19,7 +19,7 @@ namespace {
 constexpr uint64_t kNoParent = ~uint64_t(0);
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 void check_source(const CsrGraph& g, uint64_t s) {
-  if (s >= g.n) fail_usage("--source " + std::to_string(s) + " is out of range (the graph has " + std::to_string(g.n) + " vertices)");
+  if (s >= g.n) fail_usage(option_ref("source", std::to_string(s)) + " is out of range (the graph has " + std::to_string(g.n) + " vertices)");
 }
 }  // namespace
 

@@ -54,9 +54,9 @@ BfsDevicePlan plan_bfs_device(uint64_t n, uint64_t m, uint64_t budget, uint64_t 
 
 std::string bfs_budget_message(const BfsDevicePlan& plan, uint64_t budget) {
   auto mib = [](uint64_t b) { return std::to_string((b + (1 << 20) - 1) >> 20) + " MiB"; };
-  return "bfs: --device-memory of " + std::to_string(budget) + " bytes is too small for this graph: its offsets, levels, "
+  return "bfs: " + option_ref("device-memory") + " of " + std::to_string(budget) + " bytes is too small for this graph: its offsets, levels, "
          "parents and frontier queues need " + std::to_string(plan.resident_bytes) + " bytes on the device before any "
-         "neighbors are streamed; give at least --device-memory " + std::to_string(plan.min_bytes) + " (" +
+         "neighbors are streamed; give at least " + option_ref("device-memory", std::to_string(plan.min_bytes)) + " (" +
          mib(plan.min_bytes) + "), or " + std::to_string(plan.in_memory_bytes) + " to hold the whole graph";
 }
 

@@ -87,8 +87,8 @@ CsrGraph read_csr(const std::string& path, uint64_t memory_budget) {
   const uint64_t need = 8 * (h.n + 1) + uint64_t(h.id_bytes) * h.m;
   if (memory_budget && need > memory_budget)
     throw Error(ExitCode::io, f.path() + ": loading the graph needs " + format_bytes(need) +
-                                  " of memory, more than the --memory budget of " + format_bytes(memory_budget) +
-                                  " (raise --memory)");
+                                  " of memory, more than the " + option_ref("memory") + " budget of " + format_bytes(memory_budget) +
+                                  " (raise " + option_ref("memory") + ")");
   CsrGraph g;
   g.n = h.n;
   g.m = h.m;

@@ -146,7 +146,7 @@ constexpr unsigned kBfsStreamSlots = 2;            // partition buffers in fligh
 // `force_partition_edges` > 0 streams even when the graph fits, with partitions of at
 // most that many edges (tests: several partitions on small graphs).
 BfsDevicePlan plan_bfs_device(uint64_t n, uint64_t m, uint64_t budget, uint64_t force_partition_edges = 0);
-// The one-line error for a plan whose need_bytes exceed the budget.
+// The one-line error for a plan whose need_bytes exceed the budget (options by option_ref).
 std::string bfs_budget_message(const BfsDevicePlan& plan, uint64_t budget);
 
 // ---- generators ----

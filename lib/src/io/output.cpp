@@ -133,7 +133,7 @@ bool output_can_resume(const std::string& output, bool resume) {
   if (!output_is_pipe(output)) return true;
   if (resume)
     fail_usage((output == "-" ? std::string("stdout") : output) +
-               ": --resume needs an output that can be written again (a pipe's reader is gone once it stops "
+               ": " + option_ref("resume") + " needs an output that can be written again (a pipe's reader is gone once it stops "
                "reading); write to a file (-o FILE)");
   return false;
 }
@@ -187,7 +187,7 @@ Output Output::open(const Context& context, const std::string& path, const std::
       o.temp_ = TempFile::beside(context, o.target_, kind);
     }
   } catch (const Error& e) {
-    throw Error(e.code(), o.label_ + ": cannot write it: " + e.what());
+    throw Error(e.code(), o.label_ + ": cannot write it: " + e.message());
   }
   o.temp_.file().set_label(o.label_);
   o.header_ = header;
@@ -409,7 +409,7 @@ void Output::commit_in_place(bool sync) {
   } catch (const Error& e) {
     // Partly rewritten (an I/O error): the complete output stays where it is.
     temp_.release();
-    throw Error(e.code(), std::string(e.what()) + "; it was partly rewritten: the complete output is kept in " + kept +
+    throw Error(e.code(), e.message() + "; it was partly rewritten: the complete output is kept in " + kept +
                               " (`cp " + kept + " " + label_ + "` restores it)");
   }
   in_place_fd_ = UniqueFd();

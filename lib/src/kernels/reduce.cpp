@@ -92,7 +92,7 @@ bool ReducePartial::operator==(const ReducePartial& o) const {
 void check_reducible(const Format& f, uint64_t first_index) {
   if (f.composite() || key_type_width(f.key_type) == 0)
     fail_usage("reduce reduces one typed key (u32, u64, i32, i64, f32 or f64, little-endian), not " + f.key_text() +
-               " (give --type, or --key-type with --record-size, or one such --key OFFSET:TYPE)");
+               " (give " + option_ref("type") + ", or " + option_ref("key-type") + " with " + option_ref("record-size") + ", or one such " + option_ref("key", "OFFSET:TYPE") + ")");
   if (first_index % kReduceBlock != 0)
     fail_usage("reduce: a chunk starts at record " + std::to_string(first_index) +
                ", not a multiple of " + std::to_string(kReduceBlock));

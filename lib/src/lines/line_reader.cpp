@@ -8,11 +8,11 @@
 namespace gxsort::lines {
 
 void fail_long_line(const std::string& label, uint64_t bytes) {
-  fail_usage(label + ": a line of " + std::to_string(bytes) + " bytes is longer than --memory");
+  fail_usage(label + ": a line of " + std::to_string(bytes) + " bytes is longer than " + option_ref("memory"));
 }
 
 void fail_long_stream_line(const std::string& label, uint64_t bytes) {
-  fail_usage(label + ": a line of more than " + std::to_string(bytes) + " bytes is longer than --memory");
+  fail_usage(label + ": a line of more than " + std::to_string(bytes) + " bytes is longer than " + option_ref("memory"));
 }
 
 LineReader::LineReader(const io::File& file, std::string label, char terminator, size_t buffer_bytes,

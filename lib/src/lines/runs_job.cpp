@@ -52,11 +52,11 @@ std::unique_ptr<RunsJob> RunsJob::open(const LineSource& src, const LinesJob& jo
   if (!src.all_regular()) {
     for (size_t k = 0; opt.resume && k < src.inputs(); ++k)
       if (src.file(k).is_stream())
-        fail_usage(src.label(k) + ": --resume needs regular input files (a stream cannot be read again)");
+        fail_usage(src.label(k) + ": " + option_ref("resume") + " needs regular input files (a stream cannot be read again)");
     return nullptr;
   }
   if (opt.context.test.no_journal) {  // a benchmark switch (engine/job.cpp: journal_disabled)
-    if (opt.resume) fail_usage("--resume: GXSORT_BENCH_NO_JOURNAL is set (a benchmark switch): no job is journalled");
+    if (opt.resume) fail_usage(option_ref("resume") + ": GXSORT_BENCH_NO_JOURNAL is set (a benchmark switch): no job is journalled");
     return nullptr;
   }
   if (!io::output_can_resume(output, opt.resume) || !resume::dirs_can_keep_job(job.tmp_dirs, opt.resume, opt.note))

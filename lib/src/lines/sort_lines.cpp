@@ -123,7 +123,7 @@ std::vector<io::TempFile> form_runs(LineSource& src, io::Output& out, const Line
     if (rj && rj->resuming()) {
       writer.wait();  // the runs and their indexes as reuse_runs finds them
       if (reuse_runs(*rj, runs, indexes, at, job, st)) {
-        if (!src.seek_text(at)) throw Error(ExitCode::io, src.label(0) + ": the job's runs do not end at a line's end (run it without --resume)");
+        if (!src.seek_text(at)) throw Error(ExitCode::io, src.label(0) + ": the job's runs do not end at a line's end (run it without " + option_ref("resume") + ")");
         chunks = std::make_unique<LineChunks>(src, job.order.terminator, job.memory, job.threads, at, slots);
         chunks->on_long_line([&] { writer.wait(); });
       }

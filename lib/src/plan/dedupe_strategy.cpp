@@ -35,9 +35,9 @@ DedupePath choose_dedupe_strategy(DedupeStrategy requested, const Format& f, boo
                                   const DedupeInput& in) {
   if (requested == DedupeStrategy::bitmap) {
     if (!bitmap_format_ok(f))
-      fail_usage("--strategy bitmap needs a flat file of 4-byte keys (--type u32, i32 or f32), not " + f.describe());
-    if (count) fail_usage("--strategy bitmap cannot --count (a bitmap has no counts); use --strategy sort");
-    if (assume_sorted) fail_usage("--assume-sorted streams the sorted input; it cannot be combined with --strategy bitmap");
+      fail_usage(option_ref("strategy", "bitmap") + " needs a flat file of 4-byte keys (" + option_ref("type", "u32") + ", i32 or f32), not " + f.describe());
+    if (count) fail_usage(option_ref("strategy", "bitmap") + " cannot " + option_ref("count") + " (a bitmap has no counts); use " + option_ref("strategy", "sort"));
+    if (assume_sorted) fail_usage(option_ref("assume-sorted") + " streams the sorted input; it cannot be combined with " + option_ref("strategy", "bitmap"));
     return DedupePath::bitmap;
   }
   if (assume_sorted) return DedupePath::stream;

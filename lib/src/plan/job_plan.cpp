@@ -38,7 +38,7 @@ Plan base_plan(const PlanRequest& j) {
 void require_stream_budget(const PlanRequest& j, uint64_t least, const char* what) {
   const uint64_t need = uint64_t(kStreamSlots) * least * j.sort.record_size;
   if (j.sort.memory < need)
-    fail_usage("--memory " + format_bytes(j.sort.memory) + " is too small to " + what + " " +
+    fail_usage(option_ref("memory", format_bytes(j.sort.memory)) + " is too small to " + what + " " +
                std::to_string(j.sort.record_size) + "-byte records (need at least " + format_bytes(need) + ")");
 }
 
@@ -176,7 +176,7 @@ Plan plan_dedupe(const PlanRequest& j) {
   } catch (const Error& e) {
     if (e.code() != ExitCode::usage || (!o.assume_sorted && o.strategy == DedupeStrategy::sort)) throw;
     planned = false;
-    why = e.what();
+    why = e.message();
     p = base_plan(j);
   }
   p.command = CommandKind::dedupe;
@@ -220,7 +220,7 @@ Plan plan_bfs(const PlanRequest& j) {
   if (!j.graph_known) return p;
   const bool fits = j.vertices <= j.max_device_vertices;
   if (!fits && j.device == Device::cuda)
-    fail_usage("--device cuda: graphs of 2^32 or more vertices are not supported on the GPU yet");
+    fail_usage(option_ref("device", "cuda") + ": graphs of 2^32 or more vertices are not supported on the GPU yet");
   b.on_device = j.device_budget > 0 && fits;
   if (b.on_device) b.device = graph::plan_bfs_device(j.vertices, j.edges, j.device_budget);
   return p;

@@ -71,11 +71,11 @@ namespace {
 std::string plan_partition(const PlanInput& in, uint64_t chunk_cap, Plan& p) {
   const uint64_t cap = std::min<uint64_t>(chunk_cap, in.memory / in.sort_bytes_per_record);
   const uint64_t target = cap * kBucketFillPercent / 100;
-  if (target == 0) return "--memory " + format_bytes(in.memory) + " does not hold one record's sort";
+  if (target == 0) return option_ref("memory", format_bytes(in.memory)) + " does not hold one record's sort";
   const uint64_t buckets = std::max<uint64_t>(2, (p.records + target - 1) / target);
   if (buckets > kMaxBuckets)
     return "it would need " + std::to_string(buckets) + " buckets, more than the " + std::to_string(kMaxBuckets) +
-           " allowed (raise --memory, or use --ooc merge)";
+           " allowed (raise " + option_ref("memory") + ", or use " + option_ref("ooc", "merge") + ")";
   p.mode = PlanMode::partition;
   p.run_records = 0;
   p.buckets = size_t(buckets);
@@ -88,8 +88,8 @@ std::string plan_partition(const PlanInput& in, uint64_t chunk_cap, Plan& p) {
   p.partition_stage_bytes =
       size_t(std::max<uint64_t>(record_pages, std::min<uint64_t>(kMaxStageBytes, in.memory / 4 / buckets) / page * page));
   if (2 * buckets * p.partition_stage_bytes > in.memory / 2)
-    return "--memory " + format_bytes(in.memory) + " is too small to stage " + std::to_string(buckets) +
-           " buckets (raise --memory, or use --ooc merge)";
+    return option_ref("memory", format_bytes(in.memory)) + " is too small to stage " + std::to_string(buckets) +
+           " buckets (raise " + option_ref("memory") + ", or use " + option_ref("ooc", "merge") + ")";
   const uint64_t chunk_records = std::max<uint64_t>(1, std::min<uint64_t>((uint64_t(64) << 20) / in.record_size, in.memory / 12));
   p.partition_chunk_bytes = size_t(chunk_records * in.record_size);
   p.temp_bytes = p.records * in.record_size;
@@ -119,11 +119,11 @@ void plan_merge_tree(const PlanInput& in, Plan& p) {
   p.merge_threads = mt;
   uint64_t max_k = in.memory / (min_buf * mt);
   max_k = max_k > 1 ? max_k - 1 : 0;
-  if (max_k < 2) fail_usage("--memory " + format_bytes(in.memory) + " is too small to merge runs of " +
+  if (max_k < 2) fail_usage(option_ref("memory", format_bytes(in.memory)) + " is too small to merge runs of " +
                             std::to_string(in.record_size) + "-byte records (need at least " +
                             format_bytes(3 * min_buf) + ")");
   size_t k = in.fan_in ? in.fan_in : kDefaultFanIn;
-  if (k < 2) fail_usage("--fan-in must be at least 2");
+  if (k < 2) fail_usage(option_ref("fan-in") + " must be at least 2");
   if (k > max_k) { k = size_t(max_k); p.fan_in_clamped = in.fan_in != 0; }
   p.fan_in = k;
   p.levels = merge_tree(p.run_sizes, in.record_size, k, &p.temp_bytes);
@@ -141,7 +141,7 @@ Plan make_plan(const PlanInput& in) {
   if (in.record_size == 0) fail_usage("record size must be at least 1");
   uint64_t min_mem = minimum_memory(in);
   if (in.memory < min_mem)
-    fail_usage("--memory " + format_bytes(in.memory) + " is below the minimum of " + format_bytes(min_mem));
+    fail_usage(option_ref("memory", format_bytes(in.memory)) + " is below the minimum of " + format_bytes(min_mem));
 
   Plan p;
   p.input_bytes = in.input_bytes;
@@ -192,7 +192,7 @@ Plan make_plan(const PlanInput& in) {
     Plan part = p;
     const std::string why = plan_partition(in, chunk_cap, part);
     if (why.empty()) return part;
-    if (in.ooc == OocMethod::partition) fail_usage("--ooc partition: " + why);
+    if (in.ooc == OocMethod::partition) fail_usage(option_ref("ooc", "partition") + ": " + why);
   }
   if (!runs_fit_in_memory) {
     p.mode = PlanMode::external;

@@ -203,9 +203,9 @@ bool dirs_can_keep_job(const std::vector<std::string>& dirs, bool resume,
     const std::string unsafe = io::entries_not_safe_in(st, dir);
     if (unsafe.empty()) continue;
     if (resume)
-      throw Error(ExitCode::io, unsafe + ": --resume keeps no job there (use a directory of your own, or a sticky one "
+      throw Error(ExitCode::io, unsafe + ": " + option_ref("resume") + " keeps no job there (use a directory of your own, or a sticky one "
                                          "such as /tmp: -T DIR)");
-    if (note) note(unsafe + ": this job keeps no pieces there for --resume (-T DIR of your own allows it)");
+    if (note) note(unsafe + ": this job keeps no pieces there for " + option_ref("resume") + " (-T DIR of your own allows it)");
     return false;
   }
   return true;
