@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <mutex>
 #include <numeric>
 #include <random>
 #include <string>
@@ -124,6 +125,77 @@ MemoryOptions spill_options(const TestDir& dir) {
   return o;
 }
 
+// What unique gives, from the stable order: the first record of each group of equal
+// keys, the group's size and that record's index.
+struct Groups {
+  Bytes records;
+  std::vector<uint64_t> counts, first;
+  bool operator==(const Groups& o) const { return records == o.records && counts == o.counts && first == o.first; }
+};
+
+Groups unique_oracle(const Format& f, const Bytes& data) {
+  const size_t rs = f.record_size, n = data.size() / rs;
+  const std::vector<uint64_t> perm = gxsort_test::stable_order(f, data);
+  Groups want;
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned char* r = &data[perm[i] * rs];
+    if (i == 0 || !same_key(f, &data[perm[i - 1] * rs], r)) {
+      want.records.insert(want.records.end(), r, r + rs);
+      want.counts.push_back(0);
+      want.first.push_back(perm[i]);
+    }
+    ++want.counts.back();
+  }
+  return want;
+}
+
+Groups unique_of(const Format& f, const Bytes& data, const MemoryOptions& o) {
+  const size_t rs = f.record_size, n = data.size() / rs;
+  Bytes out(data.size());
+  std::vector<uint64_t> counts(n), first(n);
+  const size_t groups = unique(data.data(), n, f, out.data(), counts.data(), first.data(), o);
+  counts.resize(groups);
+  first.resize(groups);
+  return {Bytes(out.begin(), out.begin() + long(groups * rs)), counts, first};
+}
+
+// k sorted inputs of a merge: input i holds sizes[i % sizes.size()] records (empty and
+// one-record inputs among the others), keys drawn as `dist` draws them (duplicates:
+// ties within and across the inputs), each sorted stably.
+std::vector<Bytes> sorted_inputs(const Format& f, size_t k, const std::vector<size_t>& sizes, Dist dist,
+                                 uint64_t seed) {
+  std::vector<Bytes> parts;
+  for (size_t i = 0; i < k; ++i) {
+    const Bytes part = make_records(f, sizes[i % sizes.size()], dist, seed + i);
+    parts.push_back(permuted(part, gxsort_test::stable_order(f, part), f.record_size));
+  }
+  return parts;
+}
+
+constexpr unsigned char kPast = 0xAB;  // the byte after a merge's output, which it must not write
+
+// The oracle of a merge: the stable sort of its inputs laid end to end, then kPast.
+Bytes merge_oracle(const Format& f, const std::vector<Bytes>& parts) {
+  Bytes all;
+  for (const Bytes& p : parts) all.insert(all.end(), p.begin(), p.end());
+  Bytes want = permuted(all, gxsort_test::stable_order(f, all), f.record_size);
+  want.push_back(kPast);
+  return want;
+}
+
+// merge() of the inputs into a buffer with room for them and kPast after.
+Bytes merged(const Format& f, const std::vector<Bytes>& parts, const MemoryOptions& o) {
+  std::vector<SortedRecords> in;
+  size_t bytes = 0;
+  for (const Bytes& p : parts) {
+    in.push_back({p.data(), p.size() / f.record_size});
+    bytes += p.size();
+  }
+  Bytes out(bytes + 1, kPast);
+  merge(in, f, out.data(), o);
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("memory api: sort and argsort equal a stable sort") {
@@ -152,27 +224,13 @@ TEST_CASE("memory api: unique gives the first record, count and first index of e
         CAPTURE(f.describe());
         CAPTURE(n);
         const Bytes data = make_records(f, n, dist, n + 7);
-        const size_t rs = f.record_size;
-        const std::vector<uint64_t> perm = gxsort_test::stable_order(f, data);
-        Bytes want;
-        std::vector<uint64_t> want_counts, want_first;
-        for (size_t i = 0; i < n; ++i) {
-          const unsigned char* r = &data[perm[i] * rs];
-          if (i == 0 || !same_key(f, &data[perm[i - 1] * rs], r)) {
-            want.insert(want.end(), r, r + rs);
-            want_counts.push_back(0);
-            want_first.push_back(perm[i]);
-          }
-          ++want_counts.back();
-        }
+        const Groups want = unique_oracle(f, data);
+        const Groups got = unique_of(f, data, small_options());
+        CHECK(got.records == want.records);
+        CHECK(got.counts == want.counts);
+        CHECK(got.first == want.first);
         Bytes out(data.size());
-        std::vector<uint64_t> counts(n), first(n);
-        const size_t groups = unique(data.data(), n, f, out.data(), counts.data(), first.data(), small_options());
-        REQUIRE(groups == want_counts.size());
-        CHECK(Bytes(out.begin(), out.begin() + groups * rs) == want);
-        CHECK(std::vector<uint64_t>(counts.begin(), counts.begin() + groups) == want_counts);
-        CHECK(std::vector<uint64_t>(first.begin(), first.begin() + groups) == want_first);
-        CHECK(unique(data.data(), n, f, out.data(), nullptr, nullptr, small_options()) == groups);
+        CHECK(unique(data.data(), n, f, out.data(), nullptr, nullptr, small_options()) == want.counts.size());
       }
 }
 
@@ -226,6 +284,79 @@ TEST_CASE("memory api: merge is stable, ties by input order") {
   uint64_t out[3];
   CHECK_THROWS_WITH_AS(merge({{unsorted, 3}}, f, out, small_options()),
                        "merge: input 0 is not sorted: record 2 is smaller than the one before it", Error);
+}
+
+TEST_CASE("memory api: a merge of k inputs is the stable sort of them laid end to end") {
+  for (const Format& f : formats())
+    for (size_t k : {1, 2, 3, 17})
+      for (Dist dist : {Dist::duplicates, Dist::random}) {
+        CAPTURE(f.describe());
+        CAPTURE(k);
+        CAPTURE(int(dist));
+        const std::vector<Bytes> parts = sorted_inputs(f, k, {101, 0, 257, 1}, dist, 1000 * k + int(dist));
+        CHECK(merged(f, parts, small_options()) == merge_oracle(f, parts));
+      }
+  const Format f = Format::typed(KeyType::u64);
+  CHECK(merged(f, {}, small_options()) == Bytes{kPast});
+  CHECK(merged(f, {Bytes(), Bytes()}, small_options()) == Bytes{kPast});
+  uint64_t v[4] = {1, 2, 3, 4};
+  CHECK_THROWS_WITH_AS(merge({{v, 1}, {v + 2, 2}}, f, v + 1, small_options()), "merge: the output overlaps input 1",
+                       Error);
+}
+
+// Large enough for both threads (2^18 records and more: each merges an output range cut
+// by the co-rank), larger than the budget too: a merge needs no memory beyond its output,
+// so it stays in memory, and no temp file is made.
+TEST_CASE("memory api: a merge on both threads, larger than the budget, makes no temp file") {
+  TestDir dir;
+  Format reversed = Format::typed(KeyType::u32);
+  reversed.reverse = true;
+  for (const Format& f : {Format::typed(KeyType::u64), Format::typed(KeyType::f64), payload_format(), reversed})
+    for (size_t k : {3, 17}) {
+      CAPTURE(f.describe());
+      CAPTURE(k);
+      const size_t a = (size_t(1) << 19) / k | 1;
+      const std::vector<Bytes> parts = sorted_inputs(f, k, {a, 0, a + 2, 1}, Dist::duplicates, 50 + k);
+      std::atomic<uint64_t> done{0}, total{0};
+      MemoryOptions o = spill_options(dir);
+      o.progress = [&](const Progress& p) {  // called by both threads
+        CHECK(std::string(p.phase) == "merge");
+        total = p.total;
+        uint64_t d = done.load();
+        while (d < p.done && !done.compare_exchange_weak(d, p.done)) {}
+      };
+      const Bytes want = merge_oracle(f, parts);
+      CHECK(merged(f, parts, o) == want);
+      CHECK(done.load() == want.size() - 1);
+      CHECK(total.load() == want.size() - 1);
+      CHECK(dir.entries() == 0);
+    }
+}
+
+// Three interleaved inputs of 2^17 u64 on two threads: the cut between the threads'
+// ranges lies at record 2^16 of each. Two neighbours swapped in input 1 are found
+// wherever they lie, inside a range or across the cut (at = n / 2: the threads' own
+// checks do not see that pair); with input 2 unsorted too, input 1 is named.
+TEST_CASE("memory api: a merge refuses an unsorted input, naming the first") {
+  const Format f = Format::typed(KeyType::u64);
+  const size_t n = size_t(1) << 17;
+  std::vector<std::vector<uint64_t>> in(3, std::vector<uint64_t>(n));
+  for (size_t k = 0; k < 3; ++k)
+    for (size_t i = 0; i < n; ++i) in[k][i] = 3 * i + k;
+  std::vector<uint64_t> out(3 * n);
+  for (size_t at : {size_t(1), n / 2 - 2, n / 2 - 1, n / 2, n / 2 + 1, n / 2 + 2, n - 1}) {
+    for (bool two_unsorted : {false, true}) {
+      CAPTURE(at);
+      CAPTURE(two_unsorted);
+      std::vector<std::vector<uint64_t>> bad = in;
+      std::swap(bad[1][at - 1], bad[1][at]);
+      if (two_unsorted) bad[2][n - 1] = 0;
+      const std::vector<SortedRecords> refs{{bad[0].data(), n}, {bad[1].data(), n}, {bad[2].data(), n}};
+      const std::string want = "merge: input 1 is not sorted: record " + std::to_string(at) +
+                               " is smaller than the one before it";
+      CHECK_THROWS_WITH_AS(merge(refs, f, out.data(), small_options()), want.c_str(), Error);
+    }
+  }
 }
 
 TEST_CASE("memory api: sort_copy is the sort of a copy, the input untouched") {
@@ -292,7 +423,41 @@ TEST_CASE("memory api: larger than the budget goes through temp files and leaves
     argsort(data.data(), n, f, perm.data(), spill_options(dir));
     CHECK(perm == want);
     CHECK(dir.entries() == 0);
+    // Its groups cross the pieces the indexed records are read back in.
+    CHECK(unique_of(f, data, spill_options(dir)) == unique_oracle(f, data));
+    CHECK(dir.entries() == 0);
   }
+}
+
+// 50000 u64: the records with their sort's scratch fit a budget of 1 MiB (16 bytes a
+// record), the copy with indices that argsort and unique sort does not (48): the sort
+// is in memory, argsort and unique go through temp files, with the same results.
+TEST_CASE("memory api: argsort and unique spill an indexed copy larger than the budget") {
+  TestDir dir;
+  const Format f = Format::typed(KeyType::u64);
+  const size_t n = 50000;
+  const Bytes data = make_records(f, n, Dist::duplicates, 41);
+  std::mutex lock;
+  std::vector<std::string> phases;
+  MemoryOptions o = spill_options(dir);
+  o.progress = [&](const Progress& p) {
+    const std::lock_guard<std::mutex> hold(lock);
+    if (phases.empty() || phases.back() != p.phase) phases.push_back(p.phase);
+  };
+  Bytes sorted = data;
+  gxsort::sort(sorted.data(), n, f, o);
+  CHECK(phases == std::vector<std::string>{"sort"});
+  phases.clear();
+  std::vector<uint64_t> perm(n);
+  argsort(data.data(), n, f, perm.data(), o);
+  CHECK(perm == gxsort_test::stable_order(f, data));
+  REQUIRE_FALSE(phases.empty());
+  CHECK(std::find(phases.begin(), phases.end(), std::string("sort")) == phases.end());
+  phases.clear();
+  CHECK(unique_of(f, data, o) == unique_oracle(f, data));
+  REQUIRE_FALSE(phases.empty());
+  CHECK(std::find(phases.begin(), phases.end(), std::string("sort")) == phases.end());
+  CHECK(dir.entries() == 0);
 }
 
 TEST_CASE("memory api: the same bytes as gxsort sort of a file") {
@@ -332,6 +497,50 @@ TEST_CASE("memory api: two calls at once") {
   in_memory.join();
   CHECK(sa == permuted(a, gxsort_test::stable_order(f, a), f.record_size));
   CHECK(sb == permuted(b, gxsort_test::stable_order(f, b), f.record_size));
+  CHECK(dir.entries() == 0);
+}
+
+TEST_CASE("memory api: a merge and a spilled unique at once") {
+  TestDir dir;
+  const Format f = payload_format();
+  const std::vector<Bytes> parts = sorted_inputs(f, 3, {size_t(1) << 17}, Dist::duplicates, 31);
+  const Bytes data = make_records(f, (size_t(4) << 20) / f.record_size, Dist::duplicates, 32);
+  Bytes got_merge;
+  Groups got_unique;
+  std::thread merging([&] { got_merge = merged(f, parts, small_options()); });
+  std::thread spilled([&] { got_unique = unique_of(f, data, spill_options(dir)); });
+  merging.join();
+  spilled.join();
+  CHECK(got_merge == merge_oracle(f, parts));
+  CHECK(got_unique == unique_oracle(f, data));
+  CHECK(dir.entries() == 0);
+}
+
+// Cancelled at the first progress of each: Cancelled is thrown, no temp file is left.
+TEST_CASE("memory api: cancellation mid-merge, mid-argsort and mid-unique leaves nothing behind") {
+  TestDir dir;
+  const Format f = Format::typed(KeyType::u64);
+  CancelToken token;
+  std::atomic<int> reports{0};
+  MemoryOptions o = spill_options(dir);
+  o.cancel = &token;
+  o.progress = [&](const Progress&) {
+    ++reports;
+    token.cancel();
+  };
+  const std::vector<Bytes> parts = sorted_inputs(f, 3, {size_t(1) << 18}, Dist::random, 21);
+  CHECK_THROWS_AS(merged(f, parts, o), Cancelled);
+  CHECK(reports.exchange(0) >= 1);
+  token.reset();
+  const size_t n = size_t(1) << 18;  // its indexed copy: 4 MiB, spilled
+  const Bytes data = make_records(f, n, Dist::duplicates, 22);
+  std::vector<uint64_t> perm(n);
+  CHECK_THROWS_AS(argsort(data.data(), n, f, perm.data(), o), Cancelled);
+  CHECK(reports.exchange(0) >= 1);
+  CHECK(dir.entries() == 0);
+  token.reset();
+  CHECK_THROWS_AS(unique_of(f, data, o), Cancelled);
+  CHECK(reports.exchange(0) >= 1);
   CHECK(dir.entries() == 0);
 }
 

@@ -7,8 +7,12 @@
 // A buffer whose sort fits the memory budget is sorted in memory; a larger one goes
 // through the out-of-core engine: it is written to a private temp file (0600, in a
 // checked temp directory), sorted there with the budget, and read back; no temp file is
-// left on any path, errors and cancellation included. Calls share no mutable state but a
-// DeviceWorkspace the caller gives them: several may run at once in one process.
+// left on any path, errors and cancellation included. argsort and unique sort the
+// records with their indices (8 bytes more a record): a copy that does not fit the
+// budget is written to the temp file in pieces and read back in pieces, never whole in
+// memory. merge needs no memory beyond its output, whatever the budget. Calls share no
+// mutable state but a DeviceWorkspace the caller gives them: several may run at once in
+// one process.
 //
 // Errors are thrown as gxsort::Error (error.hpp): usage (bad format, unsorted merge
 // input), io (temp files, memory), DeviceError (a device buffer without a usable GPU),
@@ -116,9 +120,12 @@ struct SortedRecords {
   size_t count = 0;
 };
 
-// Stable merge of sorted buffers into `out` (room for the sum of their counts): records
-// with equal keys keep the order of the inputs, then their order within an input, as
-// `gxsort merge` does. An input that is not sorted throws Error(usage) naming it.
+// Stable merge of sorted buffers into `out` (room for the sum of their counts, not
+// overlapping them): records with equal keys keep the order of the inputs, then their
+// order within an input, as `gxsort merge` does. A K-way merge on the call's threads,
+// each taking a range of the output. An input that is not sorted throws Error(usage)
+// naming the first such input and its first record out of order; `out` then holds no
+// result. Progress (phase "merge") may be reported by several threads at once.
 void merge(const std::vector<SortedRecords>& inputs, const Format& f, void* out, const MemoryOptions& o = {});
 inline void merge(const void* a, size_t a_count, const void* b, size_t b_count, const Format& f, void* out,
                   const MemoryOptions& o = {}) {

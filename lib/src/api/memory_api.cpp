@@ -1,48 +1,93 @@
 // The in-memory entry points (gxsort/memory.hpp). argsort and unique sort a copy of the
 // records, each followed by its input index (a u64): the same stable sort as `sort`,
 // with the same key fields, so the permutation and the groups are the ones a sort of the
-// records themselves gives, in memory or through temp files alike.
+// records themselves gives, in memory or through temp files alike (a copy larger than
+// the budget is made straight into a temp file and read back piece by piece). merge is
+// the engine's CPU merge into the caller's output.
 #include "gxsort/memory.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "api/device_calls.hpp"
 #include "api/memory_sort.hpp"
 #include "backend/backend.hpp"
+#include "engine/merge.hpp"
 #include "parallel/parallel_for.hpp"
 
 namespace gxsort {
 namespace {
 
-using api::host_bytes;
 using api::records_bytes;
 
 // Records of f, each followed by its index: ordered by f's key alone.
 Format indexed_format(const Format& f) { return Format::of_keys(f.record_size + 8, f.key_fields(), f.reverse); }
-
-// The records of `data` with their indices after them, sorted stably.
-std::unique_ptr<unsigned char[]> sorted_with_indices(const void* data, size_t n, const Format& f,
-                                                     const MemoryOptions& o) {
-  const size_t rs = f.record_size, ws = rs + 8;
-  f.validate();
-  records_bytes(n, f);
-  std::unique_ptr<unsigned char[]> with = host_bytes(records_bytes(n, indexed_format(f)));
-  const auto* src = static_cast<const unsigned char*>(data);
-  parallel::parallel_for_ranges(n, o.threads, [&](size_t b, size_t e, unsigned) {
-    for (uint64_t i = b; i < e; ++i) {
-      std::memcpy(with.get() + i * ws, src + i * rs, rs);
-      std::memcpy(with.get() + i * ws + rs, &i, 8);
-    }
-  });
-  api::sort_host(with.get(), n, api::engine_options(indexed_format(f), o));
-  return with;
-}
 
 uint64_t index_at(const unsigned char* with, size_t i, size_t rs) {
   uint64_t v;
   std::memcpy(&v, with + i * (rs + 8) + rs, 8);
   return v;
 }
+
+// The records of `data` with their indices after them, sorted stably, handed to `take`
+// in sorted order (api::sort_made_records: in one piece, or in pieces through temp files
+// when the indexed copy does not fit the budget).
+void sort_with_indices(const void* data, size_t n, const Format& f, const MemoryOptions& o,
+                       const api::TakeRecords& take) {
+  const size_t rs = f.record_size, ws = rs + 8;
+  f.validate();
+  records_bytes(n, f);
+  const auto* src = static_cast<const unsigned char*>(data);
+  auto fill = [&](unsigned char* with, size_t first, size_t count) {
+    parallel::parallel_for_ranges(count, o.threads, [&](size_t b, size_t e, unsigned) {
+      for (uint64_t i = b; i < e; ++i) {
+        const uint64_t index = first + i;
+        std::memcpy(with + i * ws, src + index * rs, rs);
+        std::memcpy(with + i * ws + rs, &index, 8);
+      }
+    });
+  };
+  api::sort_made_records(n, api::engine_options(indexed_format(f), o), fill, take);
+}
+
+// unique's groups, found in the sorted indexed records piece after piece: the first
+// record of each group goes to `out`, its index to first_index, its size to counts once
+// the next group starts (or at finish()). The open group's first record is the last one
+// in `out`.
+class UniqueGroups {
+ public:
+  UniqueGroups(const Format& f, void* out, uint64_t* counts, uint64_t* first_index)
+      : f_(f), out_(static_cast<unsigned char*>(out)), counts_(counts), first_index_(first_index) {}
+  void take(const unsigned char* sorted, size_t count) {
+    const size_t rs = f_.record_size, ws = rs + 8;
+    for (size_t i = 0; i < count; ++i) {
+      const unsigned char* rec = sorted + i * ws;
+      if (groups_ && same_key(f_, out_ + (groups_ - 1) * rs, rec)) {
+        ++open_size_;
+        continue;
+      }
+      finish();
+      std::memcpy(out_ + groups_ * rs, rec, rs);
+      if (first_index_) first_index_[groups_] = index_at(sorted, i, rs);
+      ++groups_;
+      open_size_ = 1;
+    }
+  }
+  // The open group's count written; returns the number of groups.
+  size_t finish() {
+    if (counts_ && groups_) counts_[groups_ - 1] = open_size_;
+    return groups_;
+  }
+
+ private:
+  const Format& f_;
+  unsigned char* out_;
+  uint64_t* counts_;
+  uint64_t* first_index_;
+  size_t groups_ = 0;
+  uint64_t open_size_ = 0;
+};
 
 void refuse_device(const MemoryOptions& o, const char* call) {
   if (o.location == BufferLocation::device)
@@ -55,6 +100,25 @@ void check_sorted(const SortedRecords& in, size_t k, const Format& f) {
   if (i < in.count)
     fail_usage("merge: input " + std::to_string(k) + " is not sorted: record " + std::to_string(i) +
                " is smaller than the one before it");
+}
+
+// The inputs of a merge as in-memory runs, named for messages; Error(usage) when the
+// output, of room for all their records, overlaps one of them.
+std::vector<RunRef> merge_inputs(const std::vector<SortedRecords>& inputs, const Format& f, const unsigned char* out) {
+  std::vector<RunRef> runs(inputs.size());
+  size_t total = 0;
+  for (const SortedRecords& in : inputs) total += in.count;
+  const size_t out_bytes = records_bytes(total, f);
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const auto* p = static_cast<const unsigned char*>(inputs[k].data);
+    const size_t bytes = records_bytes(inputs[k].count, f);
+    if (bytes && out < p + bytes && p < out + out_bytes)
+      fail_usage("merge: the output overlaps input " + std::to_string(k));
+    runs[k].mem = p;
+    runs[k].records = inputs[k].count;
+    runs[k].name = "merge: input " + std::to_string(k);
+  }
+  return runs;
 }
 
 }  // namespace
@@ -81,27 +145,20 @@ void sort_copy(const void* in, void* out, size_t count, const Format& f, const M
 
 void argsort(const void* data, size_t count, const Format& f, uint64_t* perm, const MemoryOptions& o) {
   if (o.location == BufferLocation::device) return api::argsort_device(data, count, f, perm, o);
-  const std::unique_ptr<unsigned char[]> with = sorted_with_indices(data, count, f, o);
-  parallel::parallel_for_ranges(count, o.threads, [&](size_t b, size_t e, unsigned) {
-    for (size_t i = b; i < e; ++i) perm[i] = index_at(with.get(), i, f.record_size);
+  sort_with_indices(data, count, f, o, [&](const unsigned char* sorted, size_t first, size_t n) {
+    parallel::parallel_for_ranges(n, o.threads, [&](size_t b, size_t e, unsigned) {
+      for (size_t i = b; i < e; ++i) perm[first + i] = index_at(sorted, i, f.record_size);
+    });
   });
 }
 
 size_t unique(const void* data, size_t count, const Format& f, void* out, uint64_t* counts, uint64_t* first_index,
               const MemoryOptions& o) {
   refuse_device(o, "unique");
-  const std::unique_ptr<unsigned char[]> with = sorted_with_indices(data, count, f, o);
-  const size_t rs = f.record_size, ws = rs + 8;
-  auto* dst = static_cast<unsigned char*>(out);
-  size_t groups = 0;
-  for (size_t b = 0, e; b < count; b = e, ++groups) {
-    const unsigned char* first = with.get() + b * ws;
-    for (e = b + 1; e < count && same_key(f, first, with.get() + e * ws);) ++e;
-    std::memcpy(dst + groups * rs, first, rs);
-    if (counts) counts[groups] = e - b;
-    if (first_index) first_index[groups] = index_at(with.get(), b, rs);
-  }
-  return groups;
+  UniqueGroups groups(f, out, counts, first_index);
+  sort_with_indices(data, count, f, o,
+                    [&](const unsigned char* sorted, size_t, size_t n) { groups.take(sorted, n); });
+  return groups.finish();
 }
 
 size_t first_unsorted(const void* data, size_t count, const Format& f) {
@@ -113,20 +170,35 @@ size_t first_unsorted(const void* data, size_t count, const Format& f) {
   return count;
 }
 
-// The stable sort of the inputs laid end to end is their stable merge: ties keep the
-// inputs' order, then each input's own.
+// The engine's K-way merge (a loser tree per thread, over output ranges cut by the
+// multiway co-rank) straight into `out`, each input's order checked as it is merged. An
+// unsorted one is then named by a scan of the inputs in order: the first such input and
+// record, whichever thread met one first.
 void merge(const std::vector<SortedRecords>& inputs, const Format& f, void* out, const MemoryOptions& o) {
   refuse_device(o, "merge");
   f.validate();
+  throw_if_cancelled(o.cancel);
   auto* dst = static_cast<unsigned char*>(out);
-  size_t n = 0;
-  for (size_t k = 0; k < inputs.size(); ++k) {
-    check_sorted(inputs[k], k, f);
-    const size_t bytes = records_bytes(inputs[k].count, f);
-    if (bytes) std::memcpy(dst + n * f.record_size, inputs[k].data, bytes);
-    n += inputs[k].count;
+  const std::vector<RunRef> runs = merge_inputs(inputs, f, dst);
+  uint64_t total = 0;
+  for (const RunRef& r : runs) total += r.records;
+  std::atomic<uint64_t> done{0};
+  MergeSetup job;
+  job.format = &f;
+  job.threads = std::max(1u, o.threads);
+  job.verify_sorted = true;
+  job.progress = o.progress;
+  job.cancel = o.cancel;
+  job.context = o.context;
+  job.done_bytes = &done;
+  job.total_bytes = total * f.record_size;
+  try {
+    merge_runs_to_memory(job, runs, dst);
+  } catch (const Error& e) {
+    if (e.code() != ExitCode::usage) throw;
+    for (size_t k = 0; k < inputs.size(); ++k) check_sorted(inputs[k], k, f);
+    throw;
   }
-  api::sort_host(dst, n, api::engine_options(f, o));
 }
 
 }  // namespace gxsort

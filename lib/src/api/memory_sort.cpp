@@ -1,5 +1,6 @@
 #include "api/memory_sort.hpp"
 
+#include <algorithm>
 #include <new>
 
 #include "engine/engine.hpp"
@@ -24,22 +25,62 @@ void sort_in_memory(Backend& backend, unsigned char* data, size_t n, const Engin
   if (opt.progress) opt.progress({"sort", bytes, bytes});
 }
 
-// Out of core: the records go to a private temp file, sort_file sorts it into a second
-// one with the budget (its runs in the same directories), and the result is read back.
-// Both files are this process's temp files: removed on every path, signals included,
-// and never a resumable job (engine/job.cpp). `data` is written only by the read-back,
-// after the sort succeeded: a cancelled or failed sort leaves it untouched.
-void sort_through_files(unsigned char* data, size_t n, const EngineOptions& opt, const std::string& dir) {
-  const size_t bytes = n * opt.format.record_size;
-  io::TempFile in = io::TempFile::create(opt.context, dir, "spill");
-  in.file().write_at_parallel(data, bytes, 0, opt.threads);
+// Out of core: the records are in the private temp file `in` (`bytes` of them);
+// sort_file sorts it into a second one in `dir` with the budget (its runs in the same
+// directories), `in` is removed, and the second is returned, its records opened for
+// reading in `sorted`. Both files are this process's temp files: removed on every path,
+// signals included, and never a resumable job (engine/job.cpp).
+io::TempFile sort_spill(io::TempFile& in, uint64_t bytes, const EngineOptions& opt, const std::string& dir,
+                        io::File& sorted) {
   io::TempFile out = io::TempFile::create(opt.context, dir, "spill");  // the sorted output is renamed over it
   EngineOptions file_opt = opt;
   file_opt.fsync = false;  // read back at once, then removed
   sort_file(in.path(), out.path(), file_opt);
-  const io::File sorted = io::File::open_read(out.path());
+  in.remove();
+  sorted = io::File::open_read(out.path());
   if (sorted.size() != bytes) fail_io(out.path() + ": the sorted spill file has the wrong size");
+  return out;
+}
+
+// A buffer out of core: written to a temp file, sorted there, read back. `data` is
+// written only by the read-back, after the sort succeeded: a cancelled or failed sort
+// leaves it untouched.
+void sort_through_files(unsigned char* data, size_t n, const EngineOptions& opt, const std::string& dir) {
+  const size_t bytes = n * opt.format.record_size;
+  io::TempFile in = io::TempFile::create(opt.context, dir, "spill");
+  in.file().write_at_parallel(data, bytes, 0, opt.threads);
+  io::File sorted;
+  const io::TempFile out = sort_spill(in, bytes, opt, dir, sorted);
   sorted.read_at_parallel(data, bytes, 0, opt.threads);
+}
+
+// The records of a spilled sort_made_records go in and come out in pieces of this many:
+// a quarter of the budget, at least one record.
+size_t spill_piece_records(uint64_t memory, size_t record_size) {
+  return size_t(std::max<uint64_t>(1, memory / 4 / record_size));
+}
+
+// sort_made_records out of core: the records made piece by piece into a temp file,
+// sorted there, and read back piece by piece; never all in memory.
+void made_records_through_files(size_t n, const EngineOptions& opt, const std::string& dir, size_t piece,
+                                const FillRecords& fill, const TakeRecords& take) {
+  const size_t rs = opt.format.record_size;
+  const std::unique_ptr<unsigned char[]> buffer = host_bytes(std::min(n, piece) * rs);
+  io::TempFile in = io::TempFile::create(opt.context, dir, "spill");
+  for (size_t first = 0, count; first < n; first += count) {
+    throw_if_cancelled(opt.cancel);
+    count = std::min(piece, n - first);
+    fill(buffer.get(), first, count);
+    in.file().write_at_parallel(buffer.get(), count * rs, uint64_t(first) * rs, opt.threads);
+  }
+  io::File sorted;
+  const io::TempFile out = sort_spill(in, uint64_t(n) * rs, opt, dir, sorted);
+  for (size_t first = 0, count; first < n; first += count) {
+    throw_if_cancelled(opt.cancel);
+    count = std::min(piece, n - first);
+    sorted.read_at_parallel(buffer.get(), count * rs, uint64_t(first) * rs, opt.threads);
+    take(buffer.get(), first, count);
+  }
 }
 
 }  // namespace
@@ -71,6 +112,26 @@ void sort_host(unsigned char* data, size_t n, const EngineOptions& given) {
   opt.tmp_dirs = p.tmp_dirs;
   p = Prepared();  // its backend (a GPU's arena) goes before the file sort makes its own
   sort_through_files(data, n, opt, dir);
+}
+
+void sort_made_records(size_t n, const EngineOptions& given, const FillRecords& fill, const TakeRecords& take) {
+  throw_if_cancelled(given.cancel);
+  given.format.validate();
+  const size_t bytes = records_bytes(n, given.format);
+  EngineOptions opt = given;
+  Prepared p;
+  if (n >= 2) p = prepare(opt, bytes, kDefaultSpillDir);
+  if (n < 2 || p.plan.mode == PlanMode::in_memory) {
+    const std::unique_ptr<unsigned char[]> records = host_bytes(bytes);
+    fill(records.get(), 0, n);
+    if (n >= 2) sort_in_memory(*p.backend, records.get(), n, opt);
+    return take(records.get(), 0, n);
+  }
+  const std::string dir = p.tmp_dirs[0];
+  opt.tmp_dirs = p.tmp_dirs;
+  const size_t piece = spill_piece_records(p.memory, given.format.record_size);
+  p = Prepared();  // as sort_host's
+  made_records_through_files(n, opt, dir, piece, fill, take);
 }
 
 std::unique_ptr<unsigned char[]> host_bytes(size_t bytes) {

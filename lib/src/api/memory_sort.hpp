@@ -3,6 +3,7 @@
 // the out-of-core engine.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <memory>
 
 #include "gxsort/gxsort.hpp"
@@ -15,6 +16,16 @@ EngineOptions engine_options(const Format& f, const MemoryOptions& o);
 
 // Stable sort, in place, of n records of opt.format in host memory.
 void sort_host(unsigned char* data, size_t n, const EngineOptions& opt);
+
+// Records made by the call, sorted stably and handed back in sorted order (argsort and
+// unique: records with their index). fill(dst, first, count) writes records [first,
+// first + count) at dst; take(sorted, first, count) gets sorted records [first, first +
+// count), the pieces in order. In memory (one piece each) when the plan holds the n
+// records there; else through temp files, in pieces of a part of the budget: the
+// records are never all in memory.
+using FillRecords = std::function<void(unsigned char* dst, size_t first, size_t count)>;
+using TakeRecords = std::function<void(const unsigned char* sorted, size_t first, size_t count)>;
+void sort_made_records(size_t n, const EngineOptions& opt, const FillRecords& fill, const TakeRecords& take);
 
 // Host memory of `bytes` bytes, not initialized; OutOfMemory when there is none.
 std::unique_ptr<unsigned char[]> host_bytes(size_t bytes);

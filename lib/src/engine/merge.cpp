@@ -60,12 +60,27 @@ class OutputHasher {
   io::Xxh3 h_;
 };
 
-// Merges records [begin[i], end[i]) of each run into out from out_offset, file runs
+// Whether the record of cursor c is smaller than `prev`, the one the merge took from it
+// just before, whose key prefix is `prefix`: the cursor's input is not sorted. As
+// compare_keys(c.record(), prev) < 0, from the prefixes already at hand.
+bool before_previous(const Format& f, const RunCursor& c, uint64_t prefix, const unsigned char* prev) {
+  if (c.prefix() != prefix) return c.prefix() < prefix;
+  return compare_key_tail(f, c.record(), prev) < 0;
+}
+
+// Where a merge writes: the file `file`, or the memory at `mem` (merge_runs_to_memory),
+// whose records then go in place, without an output buffer.
+struct MergeSink {
+  const io::File* file = nullptr;
+  unsigned char* mem = nullptr;
+};
+
+// Merges records [begin[i], end[i]) of each run into out from byte out_offset, file runs
 // read ahead on `reads`. kRs: the record size when it is known at compile time (the
 // per-record copy is then a move of a word, not a call to memcpy), else 0.
 template <size_t kRs>
 uint64_t merge_range(const MergeSetup& job, const std::vector<RunRef>& runs, const std::vector<uint64_t>& begin,
-                     const std::vector<uint64_t>& end, const io::File& out, uint64_t out_offset,
+                     const std::vector<uint64_t>& end, const MergeSink& out, uint64_t out_offset,
                      parallel::BackgroundTasks* reads) {
   const Format& f = *job.format;
   const size_t rs = kRs ? kRs : f.record_size;
@@ -79,11 +94,13 @@ uint64_t merge_range(const MergeSetup& job, const std::vector<RunRef>& runs, con
   // size and the 4 KiB block, so that every flush but the last starts on a block; a
   // record size whose block exceeds the buffer budget writes through the page cache.
   const size_t block = direct_block_records(rs) * rs;
-  const bool direct = job.direct_output && block <= job.buffer_bytes && range * rs >= block;
+  const bool direct = job.direct_output && !out.mem && block <= job.buffer_bytes && range * rs >= block;
   size_t obuf_bytes = size_t(std::max<uint64_t>(std::min<uint64_t>(job.buffer_bytes / rs, range), 1)) * rs;
   if (direct) obuf_bytes = std::max<size_t>(block, std::min<uint64_t>(job.buffer_bytes, range * rs) / block * block);
-  const io::AlignedBuffer obuf_storage(obuf_bytes);
-  unsigned char* const obuf = obuf_storage.data();
+  // Memory: the "buffer" is the output itself, moved on at each flush (which then polls
+  // the token and reports progress only).
+  const io::AlignedBuffer obuf_storage = out.mem ? io::AlignedBuffer() : io::AlignedBuffer(obuf_bytes);
+  unsigned char* obuf = out.mem ? out.mem + out_offset : obuf_storage.data();
   size_t used = 0;
   // Progress counts the records merged, not written: with --unique a merge writes fewer
   // than it reads, and its progress would end short of its total.
@@ -92,8 +109,9 @@ uint64_t merge_range(const MergeSetup& job, const std::vector<RunRef>& runs, con
   auto flush = [&] {
     throw_if_cancelled(job.cancel);
     if (used) hasher.add(obuf, used, out_offset);
-    if (used && direct) out.write_direct_at(obuf, used, out_offset, 1);
-    else if (used) out.write_at(obuf, used, out_offset);
+    if (out.mem) obuf += used;
+    else if (used && direct) out.file->write_direct_at(obuf, used, out_offset, 1);
+    else if (used) out.file->write_at(obuf, used, out_offset);
     out_offset += used;
     if (job.done_bytes) {
       uint64_t d = job.done_bytes->fetch_add(taken * rs) + taken * rs;
@@ -112,6 +130,7 @@ uint64_t merge_range(const MergeSetup& job, const std::vector<RunRef>& runs, con
   while (!tree.done()) {
     RunCursor& c = tree.top();
     const size_t src = tree.top_index();
+    const uint64_t prefix = c.prefix();
     unsigned char* written = obuf + used;
     if (job.unique && have_last && compare_keys(f, last.data(), c.record()) == 0) {
       // A later record of a group already written: dropped. Check the order against
@@ -126,7 +145,7 @@ uint64_t merge_range(const MergeSetup& job, const std::vector<RunRef>& runs, con
     }
     tree.pop();
     ++taken;
-    if (job.verify_sorted && !cursors[src].done() && compare_keys(f, cursors[src].record(), written) < 0)
+    if (job.verify_sorted && !cursors[src].done() && before_previous(f, cursors[src], prefix, written))
       throw Error(ExitCode::usage, runs[src].name + ": input is not sorted: record " +
                                        std::to_string(cursors[src].position()) + " is smaller than the one before it");
     if (used == obuf_bytes) flush();
@@ -342,10 +361,27 @@ uint64_t merge_runs_on_device(const MergeSetup& job, const std::vector<RunRef>& 
   return windows.written();
 }
 
-// Merges records [from[i], to[i]) of each run into out from out_offset, on up to
+// A user's input must be sorted across the cuts that start the threads' ranges too (the
+// first one: where a segment of a resumable merge starts): each thread checks only the
+// records of its own range (merge_range).
+void check_cuts_sorted(const Format& f, const std::vector<RunRef>& runs, const std::vector<std::vector<uint64_t>>& cuts) {
+  std::vector<unsigned char> before(f.record_size), at(f.record_size);
+  for (size_t t = 0; t + 1 < cuts.size(); ++t)
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const uint64_t c = cuts[t][i];
+      if (c == 0 || c >= runs[i].records) continue;
+      read_records(runs[i], f.record_size, c - 1, 1, before.data());
+      read_records(runs[i], f.record_size, c, 1, at.data());
+      if (compare_keys(f, before.data(), at.data()) > 0)
+        throw Error(ExitCode::usage, runs[i].name + ": input is not sorted: record " + std::to_string(c) +
+                                         " is smaller than the one before it");
+    }
+}
+
+// Merges records [from[i], to[i]) of each run into out from byte out_offset, on up to
 // job.threads threads, each merging the output range between two co-rank cuts.
 uint64_t merge_on_cpu(const MergeSetup& job, const std::vector<RunRef>& runs, const std::vector<uint64_t>& from,
-                      const std::vector<uint64_t>& to, const io::File& out, uint64_t out_offset) {
+                      const std::vector<uint64_t>& to, const MergeSink& out, uint64_t out_offset) {
   const uint64_t first = std::accumulate(from.begin(), from.end(), uint64_t(0));
   const uint64_t total = std::accumulate(to.begin(), to.end(), uint64_t(0)) - first;
   unsigned threads = job.threads;
@@ -357,10 +393,13 @@ uint64_t merge_on_cpu(const MergeSetup& job, const std::vector<RunRef>& runs, co
   // output: on a block of the sums (a multiple of the 4 KiB one).
   const uint64_t align = job.sums ? job.sum_block / job.format->record_size
                                   : job.direct_output ? direct_block_records(job.format->record_size) : 1;
+  // Each search starts from the cut before it: the same cuts for sorted runs, and cuts
+  // that never go back for unsorted ones, so the threads' output ranges never overlap.
   std::vector<std::vector<uint64_t>> cuts{from};
   for (unsigned t = 1; t < threads; ++t)
-    cuts.push_back(multiway_corank(*job.format, runs, first + total * t / threads / align * align, &from));
+    cuts.push_back(multiway_corank(*job.format, runs, first + total * t / threads / align * align, &cuts.back()));
   cuts.push_back(to);
+  if (job.verify_sorted) check_cuts_sorted(*job.format, runs, cuts);
 
   // Runs written around the page cache are read from the disk: ahead, on two threads
   // per merge thread, so that a few reads are in flight while the merge works (2 GiB u64
@@ -416,7 +455,7 @@ uint64_t merge_on_cpu_with_checkpoints(const MergeSetup& job, const std::vector<
       sums.assign(size_t((next_rank - rank + sum_records - 1) / sum_records), 0);
       part.sums = &sums;
     }
-    const uint64_t seg = merge_on_cpu(part, kept, cut, next, out, at);
+    const uint64_t seg = merge_on_cpu(part, kept, cut, next, {&out, nullptr}, at);
     written += seg;
     cut.swap(next);
     rank = next_rank;
@@ -440,7 +479,13 @@ uint64_t merge_runs(const MergeSetup& job, const std::vector<RunRef>& runs, cons
   if (job.backend && job.window_records > 0 && total > 0)
     return merge_runs_on_device(job, runs, from, total, out, out_offset);
   if (job.checkpoint) return merge_on_cpu_with_checkpoints(job, runs, from, ends, out, out_offset);
-  return merge_on_cpu(job, runs, from, ends, out, out_offset);
+  return merge_on_cpu(job, runs, from, ends, {&out, nullptr}, out_offset);
+}
+
+uint64_t merge_runs_to_memory(const MergeSetup& job, const std::vector<RunRef>& runs, unsigned char* out) {
+  std::vector<uint64_t> from(runs.size(), 0), ends;
+  for (const auto& r : runs) ends.push_back(r.records);
+  return merge_on_cpu(job, runs, from, ends, {nullptr, out}, 0);
 }
 
 std::vector<PhaseStat> window_stages(const MergeSetup::StageSeconds& s) {

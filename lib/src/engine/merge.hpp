@@ -89,6 +89,10 @@ struct MergeSetup {
 MergeSetup merge_setup_of(const Prepared& p, const EngineOptions& opt, uint64_t window_records, size_t buffer_bytes);
 
 uint64_t merge_runs(const MergeSetup& job, const std::vector<RunRef>& runs, const io::File& out, uint64_t out_offset);
+// The same on the CPU into memory: `out` gets every record of the runs (the output
+// buffer of each thread is its range of `out`). From the start, without device windows,
+// checkpoints or output sums.
+uint64_t merge_runs_to_memory(const MergeSetup& job, const std::vector<RunRef>& runs, unsigned char* out);
 
 // A device merge's stages for --stats-json: the windows pinned and the output mapped,
 // the busy seconds of reading slices, merging on the device and writing windows, the
