@@ -9,36 +9,11 @@
 # commands that keep no job refuse --resume.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 command -v sort >/dev/null || { fail "GNU sort" "not installed (coreutils)"; finish; }
+source "$HERE/lines_jobs.sh"
 mkdir -p T
-"${PY[@]}" -c '
-import random
-r = random.Random(7)
-with open("in.txt", "w") as f:
-    for i in range(120000):
-        w = "".join(r.choice("abcdefgh") for _ in range(r.randint(1, 12)))
-        f.write("%s,%d,%s\n" % (w, r.randint(-500, 500), w[::-1]))
-'
-journal() { cat T/.gxsort-job.*/journal 2>/dev/null; }
-runs_kept() { journal | grep -c '^run '; }
-
-# stop_after N SIGNAL ARGS...: the sort (ARGS) stopped after its Nth journalled run and
-# sent SIGNAL there (KILL, or TERM: let go on to die of it); its exit status in RC.
-stop_after() {
-  local n=$1 sig=$2; shift 2
-  GXSORT_TEST_STOP_AT=journal:run "$GX" "$@" 2>"$WORK/last.err" &
-  local pid=$!
-  if ! stopped_when "$pid" "((\$(runs_kept) >= $n))"; then
-    wait "$pid"; RC=$?
-    fail "stopped after $n runs" "the sort ended (exit $RC) first: $(last_err)"; return 1
-  fi
-  kill -s "$sig" "$pid"
-  [[ $sig == KILL ]] || go_on "$pid"
-  wait "$pid" 2>/dev/null; RC=$?
-  # What a kill -9 leaves besides the job (its output's temp file, its list of temp
-  # directories) is `gxsort clean`'s: removed here by the dead process's id.
-  [[ $sig == KILL ]] && find . -name ".gxsort.*.$pid.*.tmp" -delete
-  return 0
-}
+resume_text 7
+runs_kept() { journalled run; }
+stop_after() { stop_after_journalled run "$@"; }
 # resumed_runs: the runs the last command reused ("resumed: N of M runs" with -v).
 resumed_runs() { grep -o 'resumed: [0-9]* of [0-9]* runs' "$WORK/last.err" | awk '{print $2}'; }
 nothing_left() {  # NAME: no job directory, no temp file

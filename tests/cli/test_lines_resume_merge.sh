@@ -10,37 +10,11 @@
 # a resume on one thread (a merge that is not split) starts the last merge over.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 command -v sort >/dev/null || { fail "GNU sort" "not installed (coreutils)"; finish; }
+source "$HERE/lines_jobs.sh"
 mkdir -p T
-"${PY[@]}" -c '
-import random
-r = random.Random(11)
-with open("in.txt", "w") as f:
-    for i in range(120000):
-        w = "".join(r.choice("abcdefgh") for _ in range(r.randint(1, 12)))
-        f.write("%s,%d,%s\n" % (w, r.randint(-500, 500), w[::-1]))
-'
-journal() { cat T/.gxsort-job.*/journal 2>/dev/null; }
-parts_kept() { journal | grep -c '^part '; }
-
-# stop_after N SIGNAL ARGS...: the sort (ARGS) stopped after its Nth journalled part of
-# the last merge and sent SIGNAL there (KILL, or TERM: let go on to die of it); its exit
-# status in RC, the parts it journalled in KEPT.
-stop_after() {
-  local n=$1 sig=$2; shift 2
-  GXSORT_TEST_STOP_AT=journal:part "$GX" "$@" 2>"$WORK/last.err" &
-  local pid=$!
-  if ! stopped_when "$pid" "((\$(parts_kept) >= $n))"; then
-    wait "$pid"; RC=$?
-    fail "stopped after $n parts" "the sort ended (exit $RC) first: $(last_err)"; return 1
-  fi
-  kill -s "$sig" "$pid"
-  [[ $sig == KILL ]] || go_on "$pid"
-  wait "$pid" 2>/dev/null; RC=$?
-  KEPT=$(parts_kept)  # after SIGTERM, a part the signal found written is journalled too
-  # The output's temp file a kill -9 leaves is `gxsort clean`'s: removed by the dead id.
-  [[ $sig == KILL ]] && find . -name ".gxsort.*.$pid.*.tmp" -delete
-  return 0
-}
+resume_text 11
+parts_kept() { journalled part; }
+stop_after() { stop_after_journalled part "$@"; }
 # resumed_parts: "K of P" parts of the last merge the last command kept (-v).
 resumed_parts() { grep -o '[0-9]* of [0-9]* parts of the last merge' "$WORK/last.err" | awk '{print $1, $3}'; }
 nothing_left() {  # NAME: no job directory, kept output or temp file

@@ -34,22 +34,29 @@ std::vector<std::string_view> choose_splitters(const std::vector<RunIndex>& inde
   return chosen;
 }
 
-// Where `run` is cut by `splitter`: the offset of its first line after the splitter (its
-// size when none). Its samples bound the block read: the cut is after the last sample
-// not after the splitter, and not after the sample that follows it.
-uint64_t find_cut(const io::TempFile& run, const RunIndex& index, std::string_view splitter,
-                  const MergeSetup& setup) {
-  const LineOrder& order = *setup.order;
-  size_t after = 0, n = index.size();  // the first sample after the splitter: a binary search
+// The first of n sorted lines (line_at(i)) after `splitter`: a binary search.
+template <class LineAt>
+size_t first_after(size_t n, std::string_view splitter, const LineOrder& order, const LineAt& line_at) {
+  size_t after = 0;
   while (n > 0) {
     const size_t half = n / 2;
-    if (compare_lines(order, splitter, index.line(after + half)) < 0) {
+    if (compare_lines(order, splitter, line_at(after + half)) < 0) {
       n = half;
     } else {
       after += half + 1;
       n -= half + 1;
     }
   }
+  return after;
+}
+
+// Where `run` is cut by `splitter`: the offset of its first line after the splitter (its
+// size when none). Its samples bound the block read: the cut is after the last sample
+// not after the splitter, and not after the sample that follows it.
+uint64_t find_cut(const io::TempFile& run, const RunIndex& index, std::string_view splitter,
+                  const MergeSetup& setup) {
+  const LineOrder& order = *setup.order;
+  const size_t after = first_after(index.size(), splitter, order, [&](size_t i) { return index.line(i); });
   uint64_t at = after == 0 ? 0 : index.offsets[after - 1];
   const uint64_t to = after == index.size() ? index.bytes : index.offsets[after];
   LineReader r(run.file(), run.path(), order.terminator, kCutBuffer, setup.max_line, at, to);
@@ -62,17 +69,7 @@ uint64_t find_cut(const io::TempFile& run, const RunIndex& index, std::string_vi
 
 // Where the block is cut by `splitter`: its first sorted position after the splitter.
 size_t find_block_cut(const SortedLines& block, std::string_view splitter, const LineOrder& order) {
-  size_t after = 0, n = block.size();
-  while (n > 0) {
-    const size_t half = n / 2;
-    if (compare_lines(order, splitter, block.line(after + half)) < 0) {
-      n = half;
-    } else {
-      after += half + 1;
-      n -= half + 1;
-    }
-  }
-  return after;
+  return first_after(block.size(), splitter, order, [&](size_t i) { return block.line(i); });
 }
 
 // The runs merged: the files (each with its index) and the block of lines sorted in
