@@ -85,6 +85,28 @@ uint64_t xxh3_blocks(const void* data, size_t n, unsigned threads) {
   return xxh3_64(sums.data(), sums.size() * sizeof(uint64_t));
 }
 
+void Xxh3Blocks::update(const void* data, size_t n) {
+  const unsigned char* at = static_cast<const unsigned char*>(data);
+  while (n > 0) {
+    const size_t take = size_t(std::min<uint64_t>(n, kSumBlock - in_block_));
+    block_.update(at, take);
+    at += take;
+    n -= take;
+    in_block_ += take;
+    if (in_block_ == kSumBlock) {
+      sums_.push_back(block_.digest());
+      block_.reset();
+      in_block_ = 0;
+    }
+  }
+}
+
+uint64_t Xxh3Blocks::digest() const {
+  std::vector<uint64_t> sums = sums_;
+  if (in_block_ > 0) sums.push_back(block_.digest());  // the last block, short
+  return xxh3_64(sums.data(), sums.size() * sizeof(uint64_t));
+}
+
 std::string hex64(uint64_t x) {
   static const char digits[] = "0123456789abcdef";
   std::string s(16, '0');

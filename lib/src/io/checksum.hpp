@@ -47,6 +47,19 @@ uint64_t xxh3_blocks_of_file(const File& f, uint64_t n, uint64_t offset, unsigne
 // The same checksum of data[0, n) in memory.
 uint64_t xxh3_blocks(const void* data, size_t n, unsigned threads);
 
+// The same checksum (4 MiB blocks) of bytes given in order, as they are written: a
+// resumable merge's part hashed from its writer's buffer, not read back.
+class Xxh3Blocks {
+ public:
+  void update(const void* data, size_t n);
+  uint64_t digest() const;
+
+ private:
+  Xxh3 block_;                  // the block being filled
+  uint64_t in_block_ = 0;       // its bytes so far
+  std::vector<uint64_t> sums_;  // the XXH3-64s of the blocks filled
+};
+
 // 16 lowercase hex digits, as xxhash's hexdigest() prints them; and back (false if not).
 std::string hex64(uint64_t x);
 bool parse_hex64(const std::string& s, uint64_t& x);

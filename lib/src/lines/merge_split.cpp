@@ -237,8 +237,9 @@ MergeCounts merge_split(const std::vector<io::TempFile>& runs, const std::vector
     MergeSetup part = setup;
     part.progress = progress.part(p);
     LineWriter w(out, split.at[p], setup.order->terminator, buffer, setup.cancel);
+    if (keeper) w.hash_blocks();  // the part's checksum for the journal, as it is written
     const MergeCounts n = merge_lines_into(readers, w, part);
-    if (keeper) keeper->keep_part(p, split, out, n.lines);
+    if (keeper) keeper->keep_part(p, split, w.checksum(), n.lines);
     lines += n.lines;
     bytes += n.bytes;
   });

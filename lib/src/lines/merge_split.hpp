@@ -48,8 +48,9 @@ class SplitKeeper {
   // Whether part p's bytes are in `out` (written by a killed run, and they check out);
   // `lines` set to its lines.
   virtual bool kept_part(size_t p, const Split& split, const io::File& out, uint64_t& lines) = 0;
-  // Part p is written into `out`.
-  virtual void keep_part(size_t p, const Split& split, const io::File& out, uint64_t lines) = 0;
+  // Part p is written into the output; `checksum`: the io::xxh3_blocks of its bytes, hashed
+  // as they were written.
+  virtual void keep_part(size_t p, const Split& split, uint64_t checksum, uint64_t lines) = 0;
 };
 
 // `runs` (indexed by `indexes`, one each, in order) and `last` (lines sorted in memory,

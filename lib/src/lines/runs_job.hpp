@@ -60,7 +60,7 @@ class RunsJob : public SplitKeeper {
   bool kept_split(const std::vector<uint64_t>& input_sizes, Split& split) override;
   void keep_split(const Split& split) override;
   bool kept_part(size_t p, const Split& split, const io::File& out, uint64_t& lines) override;
-  void keep_part(size_t p, const Split& split, const io::File& out, uint64_t lines) override;
+  void keep_part(size_t p, const Split& split, uint64_t checksum, uint64_t lines) override;
 
   // "resumed: 3 of 8 runs, 5 of 16 parts of the last merge" ("" when not resuming).
   std::string summary(size_t runs) const;

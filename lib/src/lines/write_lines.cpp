@@ -79,6 +79,7 @@ void LineWriter::flush() {
   throw_if_cancelled(cancel_);
   if (used_ == 0) return;
   if (out_) out_->write_at(buf_.get(), used_, offset_ + written_);
+  if (sum_) sum_->update(buf_.get(), used_);
   written_ += used_;
   used_ = 0;
 }
@@ -91,6 +92,10 @@ void LineWriter::put_slow(std::string_view line) {
   if (out_) {
     out_->write_at(line.data(), line.size(), offset_ + written_);
     out_->write_at(&terminator_, 1, offset_ + written_ + line.size());
+  }
+  if (sum_) {
+    sum_->update(line.data(), line.size());
+    sum_->update(&terminator_, 1);
   }
   written_ += line.size() + 1;
 }

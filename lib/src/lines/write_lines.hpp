@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gxsort/cancel.hpp"
+#include "io/checksum.hpp"
 #include "io/file.hpp"
 #include "lines/line_index.hpp"
 #include "lines/run_index.hpp"
@@ -39,6 +40,10 @@ class LineWriter {
   void flush();
   // Bytes written (flushed or not).
   uint64_t bytes() const { return written_ + used_; }
+  // The bytes written from now on hashed as they go to the file (a resumable merge's
+  // part); checksum(), once flushed: their io::xxh3_blocks.
+  void hash_blocks() { sum_ = std::make_unique<io::Xxh3Blocks>(); }
+  uint64_t checksum() const { return sum_ ? sum_->digest() : 0; }
 
  private:
   void put_slow(std::string_view line);
@@ -48,6 +53,7 @@ class LineWriter {
   size_t cap_, used_ = 0;
   std::unique_ptr<char[]> buf_;
   const CancelToken* cancel_;
+  std::unique_ptr<io::Xxh3Blocks> sum_;  // null: not hashed
 };
 
 }  // namespace gxsort::lines
