@@ -239,4 +239,46 @@ if ((killed == 0)); then
 else
   fail "runs killed before its manifest's commit" "the command ended before its manifest temp file appeared"
 fi
+# 8. A sort of lines keeps its last merge's output beside its target as records do
+# (.gxsort-job.<digest>.out): a link or a file of nobody's planted there is never written
+# through, replaced or trusted.
+source "$HERE/lines_jobs.sh"
+resume_text 5
+LSORT=(sort --lines in.txt -o "$SHARED/lines.out" --memory 1M -T T --threads 4)
+GXSORT_TEST_STOP_AT=journal:part "$GX" "${LSORT[@]}" -q 2>/dev/null &
+PID=$!
+LJOB=""
+if wait_stopped $PID; then
+  LJOB=$(cd T && find . -maxdepth 1 -type d -name '.gxsort-job.*' -printf '%f\n' | head -1)
+  [[ -n $LJOB ]] && grep -q '^part ' "T/$LJOB/journal" 2>/dev/null || LJOB=""
+fi
+kill -9 $PID 2>/dev/null; wait $PID 2>/dev/null
+if [[ -n $LJOB && -e $SHARED/$LJOB.out ]]; then
+  forget_job T "$LJOB" "$SHARED"
+  find . T "$SHARED" -maxdepth 1 -name ".gxsort.*.$PID.*.tmp" -delete
+  as_other ln -s "$WORK/victim/b" "$SHARED/$LJOB.out"
+  for resume in "" --resume; do
+    name="lines: a link planted at the job's output beside the target, sort ${resume:-(no --resume)}"
+    gx "${LSORT[@]}" $resume
+    expect_rc "$name: stops (exit 3)" 3
+    error_line "$name: one line naming it and its owner" "$SHARED/$LJOB.out" "symbolic link" "owned by nobody"
+    victim_intact "$name"
+    [[ -L $SHARED/$LJOB.out && ! -e $SHARED/lines.out && -z $(job_pieces T) && -z $(leftover_temps "$SHARED" T) ]] &&
+      pass "$name: the link left as it is, nothing else left" || fail "$name: leftovers" "$(ls -la "$SHARED" T)"
+  done
+  rm -f "$SHARED/$LJOB.out"
+  as_other sh -c "head -c 1000000 /dev/zero >'$SHARED/$LJOB.out'"
+  gx "${LSORT[@]}" --resume
+  expect_rc "lines: a file of nobody's at the job's output: --resume stops (exit 3)" 3
+  error_line "lines: a file of nobody's at the job's output: one line naming it" "$SHARED/$LJOB.out" "owned by nobody"
+  [[ $(owner_of "$SHARED/$LJOB.out") == nobody && $(stat -c %s "$SHARED/$LJOB.out") == 1000000 ]] &&
+    pass "lines: a file of nobody's at the job's output: left as it is" || fail "lines: nobody's output file" "$(ls -la "$SHARED")"
+  rm -f "$SHARED/$LJOB.out"
+  LC_ALL=C sort in.txt >lines.ref
+  gx "${LSORT[@]}"
+  same_bytes "lines: the same sort without a planted entry: GNU sort's bytes" "$SHARED/lines.out" lines.ref
+  rm -f "$SHARED/lines.out"
+else
+  fail "lines: the job's output beside the target" "the sort ended before its last merge journalled a part, or kept no output ($LJOB)"
+fi
 finish
