@@ -79,6 +79,33 @@ fi
 pass "the job's name is known in advance ($JOB)"
 forget_job "$SHARED" "$JOB" .
 
+# planted_output_cases PREFIX KEPT LINK_TO TARGET SORT...: nobody plants a link to
+# LINK_TO, then a file of theirs, at a job's output KEPT beside TARGET; SORT (with and
+# without --resume, then --resume) stops (exit 3) with one line naming it and its owner,
+# writes through nothing, leaves the entry as it is and nothing else. KEPT is gone after.
+planted_output_cases() {
+  local prefix=$1 kept=$2 link_to=$3 target=$4 resume name
+  shift 4
+  as_other ln -s "$link_to" "$kept"
+  for resume in "" --resume; do
+    name="${prefix}a link planted at the job's output beside the target, sort ${resume:-(no --resume)}"
+    gx "$@" $resume
+    expect_rc "$name: stops (exit 3)" 3
+    error_line "$name: one line naming it and its owner" "$kept" "symbolic link" "owned by nobody"
+    victim_intact "$name"
+    [[ -L $kept && ! -e $target && -z $(job_pieces T) && -z $(leftover_temps "$SHARED" T) ]] &&
+      pass "$name: the link left as it is, nothing else left" || fail "$name: leftovers" "$(ls -la "$SHARED" T)"
+  done
+  rm -f "$kept"
+  as_other sh -c "head -c 1000000 /dev/zero >'$kept'"
+  gx "$@" --resume
+  expect_rc "${prefix}a file of nobody's at the job's output: --resume stops (exit 3)" 3
+  error_line "${prefix}a file of nobody's at the job's output: one line naming it" "$kept" "owned by nobody"
+  [[ $(owner_of "$kept") == nobody && $(stat -c %s "$kept") == 1000000 ]] &&
+    pass "${prefix}a file of nobody's at the job's output: left as it is" || fail "${prefix}nobody's output file" "$(ls -la "$SHARED")"
+  rm -f "$kept"
+}
+
 # 1. A link at the job's name to a directory full of the victim's files.
 as_other ln -s "$WORK/victim" "$SHARED/$JOB"
 for resume in "" --resume; do
@@ -133,24 +160,7 @@ SORT3=(sort in.bin -o "$SHARED/out.bin" --memory 8M --ooc merge --fan-in 4 -T T 
 JOB3=$(job_of T "${SORT3[@]}")
 if [[ -n $JOB3 ]]; then
   forget_job T "$JOB3" "$SHARED"
-  as_other ln -s "$WORK/victim/a" "$SHARED/$JOB3.out"
-  for resume in "" --resume; do
-    name="a link planted at the job's output beside the target, sort ${resume:-(no --resume)}"
-    gx "${SORT3[@]}" $resume
-    expect_rc "$name: stops (exit 3)" 3
-    error_line "$name: one line naming it and its owner" "$SHARED/$JOB3.out" "symbolic link" "owned by nobody"
-    victim_intact "$name"
-    [[ -L $SHARED/$JOB3.out && ! -e $SHARED/out.bin && -z $(job_pieces T) && -z $(leftover_temps "$SHARED" T) ]] &&
-      pass "$name: the link left as it is, nothing else left" || fail "$name: leftovers" "$(ls -la "$SHARED" T)"
-  done
-  rm -f "$SHARED/$JOB3.out"
-  as_other sh -c "head -c 1000000 /dev/zero >'$SHARED/$JOB3.out'"
-  gx "${SORT3[@]}" --resume
-  expect_rc "a file of nobody's at the job's output: --resume stops (exit 3)" 3
-  error_line "a file of nobody's at the job's output: one line naming it" "$SHARED/$JOB3.out" "owned by nobody"
-  [[ $(owner_of "$SHARED/$JOB3.out") == nobody && $(stat -c %s "$SHARED/$JOB3.out") == 1000000 ]] &&
-    pass "a file of nobody's at the job's output: left as it is" || fail "nobody's output file" "$(ls -la "$SHARED")"
-  rm -f "$SHARED/$JOB3.out"
+  planted_output_cases "" "$SHARED/$JOB3.out" "$WORK/victim/a" "$SHARED/out.bin" "${SORT3[@]}"
   gx "${SORT3[@]}"
   same_bytes "the same sort without a planted entry: the bytes of a plain sort" "$SHARED/out.bin" ref.bin
   rm -f "$SHARED/out.bin"
@@ -256,24 +266,7 @@ kill -9 $PID 2>/dev/null; wait $PID 2>/dev/null
 if [[ -n $LJOB && -e $SHARED/$LJOB.out ]]; then
   forget_job T "$LJOB" "$SHARED"
   find . T "$SHARED" -maxdepth 1 -name ".gxsort.*.$PID.*.tmp" -delete
-  as_other ln -s "$WORK/victim/b" "$SHARED/$LJOB.out"
-  for resume in "" --resume; do
-    name="lines: a link planted at the job's output beside the target, sort ${resume:-(no --resume)}"
-    gx "${LSORT[@]}" $resume
-    expect_rc "$name: stops (exit 3)" 3
-    error_line "$name: one line naming it and its owner" "$SHARED/$LJOB.out" "symbolic link" "owned by nobody"
-    victim_intact "$name"
-    [[ -L $SHARED/$LJOB.out && ! -e $SHARED/lines.out && -z $(job_pieces T) && -z $(leftover_temps "$SHARED" T) ]] &&
-      pass "$name: the link left as it is, nothing else left" || fail "$name: leftovers" "$(ls -la "$SHARED" T)"
-  done
-  rm -f "$SHARED/$LJOB.out"
-  as_other sh -c "head -c 1000000 /dev/zero >'$SHARED/$LJOB.out'"
-  gx "${LSORT[@]}" --resume
-  expect_rc "lines: a file of nobody's at the job's output: --resume stops (exit 3)" 3
-  error_line "lines: a file of nobody's at the job's output: one line naming it" "$SHARED/$LJOB.out" "owned by nobody"
-  [[ $(owner_of "$SHARED/$LJOB.out") == nobody && $(stat -c %s "$SHARED/$LJOB.out") == 1000000 ]] &&
-    pass "lines: a file of nobody's at the job's output: left as it is" || fail "lines: nobody's output file" "$(ls -la "$SHARED")"
-  rm -f "$SHARED/$LJOB.out"
+  planted_output_cases "lines: " "$SHARED/$LJOB.out" "$WORK/victim/b" "$SHARED/lines.out" "${LSORT[@]}"
   LC_ALL=C sort in.txt >lines.ref
   gx "${LSORT[@]}"
   same_bytes "lines: the same sort without a planted entry: GNU sort's bytes" "$SHARED/lines.out" lines.ref

@@ -125,6 +125,16 @@ MemoryOptions spill_options(const TestDir& dir) {
   return o;
 }
 
+// `o` with `token` set at its first progress report, the reports counted in `reports`.
+MemoryOptions cancelled_at_first_progress(MemoryOptions o, CancelToken& token, std::atomic<int>& reports) {
+  o.cancel = &token;
+  o.progress = [&token, &reports](const Progress&) {
+    ++reports;
+    token.cancel();
+  };
+  return o;
+}
+
 // What unique gives, from the stable order: the first record of each group of equal
 // keys, the group's size and that record's index.
 struct Groups {
@@ -522,12 +532,7 @@ TEST_CASE("memory api: cancellation mid-merge, mid-argsort and mid-unique leaves
   const Format f = Format::typed(KeyType::u64);
   CancelToken token;
   std::atomic<int> reports{0};
-  MemoryOptions o = spill_options(dir);
-  o.cancel = &token;
-  o.progress = [&](const Progress&) {
-    ++reports;
-    token.cancel();
-  };
+  const MemoryOptions o = cancelled_at_first_progress(spill_options(dir), token, reports);
   const std::vector<Bytes> parts = sorted_inputs(f, 3, {size_t(1) << 18}, Dist::random, 21);
   CHECK_THROWS_AS(merged(f, parts, o), Cancelled);
   CHECK(reports.exchange(0) >= 1);
@@ -554,12 +559,7 @@ TEST_CASE("memory api: cancellation mid-sort leaves nothing behind") {
   const Bytes data = make_records(f, n, Dist::random, 3);
   CancelToken token;
   std::atomic<int> reports{0};
-  MemoryOptions o = spill_options(dir);
-  o.cancel = &token;
-  o.progress = [&](const Progress&) {
-    ++reports;
-    token.cancel();
-  };
+  const MemoryOptions o = cancelled_at_first_progress(spill_options(dir), token, reports);
   Bytes buf = data;
   CHECK_THROWS_AS(gxsort::sort(buf.data(), n, f, o), Cancelled);
   CHECK(reports.load() >= 1);
