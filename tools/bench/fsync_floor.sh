@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# fsync'd sorts against the disk's own write floor, measured in the same run (issue 40):
+# `dd oflag=direct` of the same bytes, and cp + sync. Rows: 16 GiB of u64 out of core
+# (OPTS, fsync'd and --no-fsync), 4 GiB of u64 and 4 GB of gensort in memory fsync'd.
+#   tools/bench/fsync_floor.sh NEW_GXSORT [BASE_GXSORT] [OOC_GiB=16]
+#   OPTS="--device cuda --device-memory 2G --memory 4G"   the out-of-core budget
+#   ONLY="ooc"   rows whose name starts so (ooc, u64, gensort)
+#   STATS_DIR=D  each sort's --stats-json there (phases and merge stages)
+# Page cache warm for the input, `sync` (untimed) before each command; each output is
+# checked sorted (gxsort check) and removed before the next command (the 64 GiB disk of
+# the GPU machine holds input, runs and output of 16 GiB, not two outputs). Prints one
+# table: seconds, and each against the row's dd floor and cp + sync.
+#   SMOKE=1 (CI): NEW $GXSORT, BASE none, sizes / 128, budgets of 1M, cpu without a GPU.
+set -euo pipefail
+source "$(dirname "$0")/common.bash"
+new=${1:-$bench_gxsort}; base=${2:-}; ooc_gib=${3:-16}
+opts_text=${OPTS:---device cuda --device-memory 2G --memory 4G}
+[[ $bench_smoke == 1 ]] && opts_text=${OPTS:---device cuda --device-memory 1M --memory 1M}
+read -r -a opts <<< "$opts_text"
+for i in "${!opts[@]}"; do  # --device cuda without a GPU: cpu in the smoke mode, else skipped
+  if [[ ${opts[i]} == --device && ${opts[i + 1]:-} == cuda ]]; then bench_device "$new" cuda; opts[i + 1]=$bench_dev; fi
+done
+dir=$(mktemp -d "${BENCH_DIR:-$bench_tmp}/gxsort-fsync.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+now() { date +%s.%N; }
+wall() { python3 -c "print(f'{$(now) - $1:.2f}')"; }
+timed() {  # command...: its wall seconds after an untimed sync
+  local t0; sync; t0=$(now); "$@"; wall "$t0"
+}
+dd_floor() { timed dd if="$dir/in.bin" of="$dir/dd.bin" bs=64M oflag=direct status=none; rm -f "$dir/dd.bin"; sync; }
+cp_sync() { timed bash -c 'cp "$1" "$2" && sync "$2"' _ "$dir/in.bin" "$dir/cp.bin"; rm -f "$dir/cp.bin"; sync; }
+sorted_or_fail() {  # output: checked sorted, then removed
+  "$new" check "$1" "${@:2}" -q || { echo "$bench_name: $1 is NOT sorted" >&2; exit 1; }
+  rm -f "$1"; sync
+}
+printf '| row | binary | s | vs dd floor | vs cp + sync |\n|---|---|---|---|---|\n'
+floors() {  # name: the dd floor and cp + sync of $dir/in.bin, as rows; sets dd_s and cp_s
+  dd_s=$(dd_floor); cp_s=$(cp_sync)
+  printf '| %s | dd oflag=direct | %s | 1.00 | %s |\n' "$1" "$dd_s" "$(bench_ratio "$dd_s" "$cp_s")"
+  printf '| %s | cp + sync | %s | %s | 1.00 |\n' "$1" "$cp_s" "$(bench_ratio "$cp_s" "$dd_s")"
+}
+sort_row() {  # name label binary check-options(one word) sort-options...
+  local name=$1 label=$2 bin=$3 check=$4 s; shift 4
+  read -r -a c <<< "$check"
+  stats=(); [[ -n ${STATS_DIR:-} ]] && stats=(--stats-json "$STATS_DIR/$(tr -c 'a-zA-Z0-9\n' _ <<< "$name $label").json")
+  s=$(timed "$bin" sort "$dir/in.bin" -o "$dir/out.bin" -q -T "$dir" "$@" "${stats[@]}")
+  sorted_or_fail "$dir/out.bin" "${c[@]}"
+  printf '| %s | %s | %s | %s | %s |\n' "$name" "$label" "$s" "$(bench_ratio "$s" "$dd_s")" "$(bench_ratio "$s" "$cp_s")"
+}
+wanted() { [[ -z ${ONLY:-} || $1 == "$ONLY"* ]]; }
+bins=(new "$new"); [[ -n $base ]] && bins+=(base "$base")
+
+if wanted ooc; then
+  name="ooc: $(bench_size "$ooc_gib") u64 (${opts[*]})"
+  "$new" gen -o "$dir/in.bin" --count $((ooc_gib * 134217728 / bench_div)) --seed 19 -q
+  floors "$name"
+  for ((b = 0; b < ${#bins[@]}; b += 2)); do
+    sort_row "$name" "${bins[b]}, fsync'd" "${bins[b + 1]}" "" "${opts[@]}"
+    sort_row "$name" "${bins[b]}, --no-fsync" "${bins[b + 1]}" "" "${opts[@]}" --no-fsync
+  done
+  rm -f "$dir/in.bin"
+fi
+bench_device "$new" cuda  # the in-memory rows: on the GPU (cpu in the smoke mode without one)
+in_memory() {  # name gen-options format-options
+  wanted "$1" || return 0
+  read -r -a g <<< "$2"; read -r -a f <<< "$3"
+  "$new" gen -o "$dir/in.bin" "${g[@]}" "${f[@]}" --seed 19 -q
+  floors "$1 in memory"
+  for ((b = 0; b < ${#bins[@]}; b += 2)); do
+    sort_row "$1 in memory" "${bins[b]}, fsync'd" "${bins[b + 1]}" "$3" "${f[@]}" --device "$bench_dev"
+  done
+  rm -f "$dir/in.bin"
+}
+in_memory "u64 $(bench_size 4)" "--count $((4 * 134217728 / bench_div))" ""
+in_memory "gensort $((4000 / bench_div)) MB" "--count $((40000000 / bench_div))" "--format gensort"
