@@ -132,8 +132,10 @@ struct HostUniqueOutputs {
   std::unique_ptr<unsigned char[]> records, counts, first_index;
   HostUniqueOutputs(size_t n, const Format& f, bool with_counts, bool with_first_index)
       : records(host_bytes(records_bytes(n, f))),
-        counts(with_counts ? host_bytes(n * sizeof(uint64_t)) : nullptr),
-        first_index(with_first_index ? host_bytes(n * sizeof(uint64_t)) : nullptr) {}
+        counts(with_counts ? host_bytes(words_bytes(n)) : nullptr),
+        first_index(with_first_index ? host_bytes(words_bytes(n)) : nullptr) {}
+  // n u64s, in bytes; Error(usage) when that overflows.
+  static size_t words_bytes(size_t n) { return records_bytes(n, Format::typed(KeyType::u64)); }
   static uint64_t* words(const std::unique_ptr<unsigned char[]>& p) { return reinterpret_cast<uint64_t*>(p.get()); }
 };
 
@@ -167,7 +169,7 @@ size_t unique_device(const void* data, size_t n, const Format& f, void* out, uin
   size_t groups = 0;
   if (out_holds_permutation(data, n, f, out) && dev->device_records_fit(f, n, true)) {
     dev->argsort_device_records(f, data, n, static_cast<uint64_t*>(out), o.stream);
-    const std::unique_ptr<unsigned char[]> order = host_bytes(n * sizeof(uint64_t));
+    const std::unique_ptr<unsigned char[]> order = host_bytes(HostUniqueOutputs::words_bytes(n));
     const uint64_t* perm = HostUniqueOutputs::words(order);
     dev->copy_from_device(order.get(), out, n * sizeof(uint64_t), o.stream);
     dev->copy_from_device(records.get(), data, bytes, o.stream);
