@@ -1,10 +1,14 @@
-// The in-memory API (gxsort/memory.hpp) on device buffers: sort and argsort of records in
-// device memory, on the caller's stream, byte-identical to a stable host sort and to the
-// API's CPU sort of the same bytes; a host pointer given as a device buffer is refused.
+// The in-memory API (gxsort/memory.hpp) on device buffers: sort, argsort, unique and merge
+// of records in device memory, on the caller's stream, byte-identical to a stable host sort
+// (and unique's groups, merge's ties by input order) and to the API's CPU calls on the
+// same bytes; a host pointer given as a device buffer is refused.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <memory>
 #include <numeric>
 #include <thread>
 #include <vector>
@@ -217,4 +221,236 @@ TEST_CASE("memory api: a workspace made on a free GPU, called when the caller ho
   check_device_calls(f, random_records(f, n, 2, 256), o);
   cudaFree(hog);
   check_device_calls(f, random_records(f, 4099, 3, 5), o);
+}
+
+namespace {
+
+// Device memory of a test, freed at scope exit (also when a CHECK fails and the case goes on).
+struct DeviceBytes {
+  void* p = nullptr;
+  explicit DeviceBytes(size_t bytes) { GXSORT_CUDA_CHECK(cudaMalloc(&p, std::max<size_t>(bytes, 1))); }
+  ~DeviceBytes() { cudaFree(p); }
+  DeviceBytes(DeviceBytes&& o) noexcept : p(o.p) { o.p = nullptr; }
+  DeviceBytes(const DeviceBytes&) = delete;
+  DeviceBytes& operator=(const DeviceBytes&) = delete;
+  uint64_t* words() const { return static_cast<uint64_t*>(p); }
+};
+
+DeviceBytes on_device(const Bytes& host) {
+  DeviceBytes d(host.size());
+  GXSORT_CUDA_CHECK(cudaMemcpy(d.p, host.data(), host.size(), cudaMemcpyHostToDevice));
+  return d;
+}
+
+template <class T>
+std::vector<T> from_device(const void* d, size_t count) {
+  std::vector<T> host(count);
+  GXSORT_CUDA_CHECK(cudaMemcpy(host.data(), d, count * sizeof(T), cudaMemcpyDeviceToHost));
+  return host;
+}
+
+// unique's results: the first record of each group of equal keys, its size, its index.
+struct Groups {
+  Bytes records;
+  std::vector<uint64_t> counts, first;
+};
+
+// The oracle, from std::stable_sort's permutation.
+Groups unique_oracle(const Format& f, const Bytes& data) {
+  const size_t rs = f.record_size, n = data.size() / rs;
+  const std::vector<uint64_t> perm = gxsort_test::stable_order(f, data);
+  Groups want;
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned char* r = &data[perm[i] * rs];
+    if (i == 0 || !same_key(f, &data[perm[i - 1] * rs], r)) {
+      want.records.insert(want.records.end(), r, r + rs);
+      want.counts.push_back(0);
+      want.first.push_back(perm[i]);
+    }
+    ++want.counts.back();
+  }
+  return want;
+}
+
+MemoryOptions device_options(MemoryOptions o, cudaStream_t stream) {
+  o.location = BufferLocation::device;
+  o.stream = reinterpret_cast<uintptr_t>(stream);
+  return o;
+}
+
+// unique of `data` in device memory (outputs on the device too) against the oracle and
+// the host unique on the CPU; once more without counts and first indices, and in place.
+void check_device_unique(const Format& f, const Bytes& data, const MemoryOptions& given = {}) {
+  const size_t rs = f.record_size, n = data.size() / rs;
+  const Groups want = unique_oracle(f, data);
+  const size_t k = want.counts.size();
+  cudaStream_t stream;
+  GXSORT_CUDA_CHECK(cudaStreamCreate(&stream));
+  const MemoryOptions o = device_options(given, stream);
+  const DeviceBytes d_data = on_device(data), d_out(data.size()), d_counts(n * 8), d_first(n * 8);
+  CHECK(unique(d_data.p, n, f, d_out.p, d_counts.words(), d_first.words(), o) == k);
+  GXSORT_CUDA_CHECK(cudaStreamSynchronize(stream));
+  CHECK(from_device<unsigned char>(d_out.p, k * rs) == want.records);
+  CHECK(from_device<uint64_t>(d_counts.p, k) == want.counts);
+  CHECK(from_device<uint64_t>(d_first.p, k) == want.first);
+  CHECK(from_device<unsigned char>(d_data.p, data.size()) == data);  // the input is not written
+  MemoryOptions cpu;
+  cpu.device = Device::cpu;
+  Bytes host_out(data.size());
+  std::vector<uint64_t> host_counts(n), host_first(n);
+  CHECK(unique(data.data(), n, f, host_out.data(), host_counts.data(), host_first.data(), cpu) == k);
+  CHECK(Bytes(host_out.begin(), host_out.begin() + long(k * rs)) == want.records);
+  const DeviceBytes d_bare(data.size());
+  CHECK(unique(d_data.p, n, f, d_bare.p, nullptr, nullptr, o) == k);
+  CHECK(from_device<unsigned char>(d_bare.p, k * rs) == want.records);
+  CHECK(unique(d_data.p, n, f, d_data.p, d_counts.words(), nullptr, o) == k);  // out is the input
+  CHECK(from_device<unsigned char>(d_data.p, k * rs) == want.records);
+  CHECK(from_device<uint64_t>(d_counts.p, k) == want.counts);
+  cudaStreamDestroy(stream);
+}
+
+// Float keys of every special value: NaNs of both signs and two payloads, signed zeros,
+// infinities, a denormal, each many times in a shuffled order.
+template <class T>
+Bytes special_floats(size_t n) {
+  const T v[] = {std::numeric_limits<T>::quiet_NaN(), -std::numeric_limits<T>::quiet_NaN(), T(0.0), T(-0.0),
+                 std::numeric_limits<T>::infinity(), -std::numeric_limits<T>::infinity(),
+                 std::numeric_limits<T>::denorm_min(), T(-1.5), T(2.0)};
+  Bytes data(n * sizeof(T));
+  uint64_t x = 5;
+  for (size_t i = 0; i < n; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    T value = v[(x >> 33) % (sizeof v / sizeof v[0])];
+    if ((x >> 20) % 7 == 0 && std::isnan(value)) {  // another NaN payload, the same sign
+      unsigned char b[sizeof(T)];
+      std::memcpy(b, &value, sizeof(T));
+      b[0] ^= 1;
+      std::memcpy(&value, b, sizeof(T));
+    }
+    std::memcpy(&data[i * sizeof(T)], &value, sizeof(T));
+  }
+  return data;
+}
+
+// The inputs of a merge: sizes[i] records each, sorted stably on the host.
+std::vector<Bytes> sorted_parts(const Format& f, const std::vector<size_t>& sizes, unsigned mod, uint64_t seed) {
+  std::vector<Bytes> parts;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const Bytes part = random_records(f, sizes[i], seed + i, mod);
+    const std::vector<uint64_t> order = gxsort_test::stable_order(f, part);
+    Bytes sorted(part.size());
+    for (size_t j = 0; j < order.size(); ++j)
+      std::memcpy(&sorted[j * f.record_size], &part[order[j] * f.record_size], f.record_size);
+    parts.push_back(sorted);
+  }
+  return parts;
+}
+
+// merge of the parts in device memory against the stable sort of them laid end to end
+// (ties by input order) and the host merge; the byte past the output is not written.
+void check_device_merge(const Format& f, const std::vector<Bytes>& parts, const MemoryOptions& given = {}) {
+  Bytes all;
+  for (const Bytes& p : parts) all.insert(all.end(), p.begin(), p.end());
+  const std::vector<uint64_t> order = gxsort_test::stable_order(f, all);
+  Bytes want(all.size());
+  for (size_t j = 0; j < order.size(); ++j)
+    std::memcpy(&want[j * f.record_size], &all[order[j] * f.record_size], f.record_size);
+  cudaStream_t stream;
+  GXSORT_CUDA_CHECK(cudaStreamCreate(&stream));
+  std::vector<std::unique_ptr<DeviceBytes>> d_parts;
+  std::vector<SortedRecords> in, host_in;
+  for (const Bytes& p : parts) {
+    d_parts.push_back(std::make_unique<DeviceBytes>(on_device(p)));
+    in.push_back({d_parts.back()->p, p.size() / f.record_size});
+    host_in.push_back({p.data(), p.size() / f.record_size});
+  }
+  Bytes past(all.size() + 1, 0xAB);
+  const DeviceBytes d_out = on_device(past);
+  merge(in, f, d_out.p, device_options(given, stream));
+  GXSORT_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const Bytes got = from_device<unsigned char>(d_out.p, all.size() + 1);
+  CHECK(Bytes(got.begin(), got.end() - 1) == want);
+  CHECK(got.back() == 0xAB);
+  MemoryOptions cpu;
+  cpu.device = Device::cpu;
+  Bytes host_out(all.size());
+  merge(host_in, f, host_out.data(), cpu);
+  CHECK(host_out == want);
+  cudaStreamDestroy(stream);
+}
+
+}  // namespace
+
+TEST_CASE("memory api: device unique gives the host unique's groups") {
+  GPU_TEST_REQUIRE_DEVICE();
+  for (const Format& f : formats())
+    for (size_t n : {size_t(0), size_t(1), size_t(2), size_t(1001), size_t(100003)})
+      for (unsigned mod : {256u, 3u}) {
+        CAPTURE(f.describe());
+        CAPTURE(n);
+        CAPTURE(mod);
+        check_device_unique(f, random_records(f, n, n + mod, mod));
+      }
+}
+
+TEST_CASE("memory api: device unique of float keys: NaNs and signed zeros as the host's") {
+  GPU_TEST_REQUIRE_DEVICE();
+  for (size_t n : {size_t(1), size_t(9), size_t(10007)}) {
+    CAPTURE(n);
+    check_device_unique(Format::typed(KeyType::f64), special_floats<double>(n));  // through the device argsort
+    check_device_unique(Format::typed(KeyType::f32), special_floats<float>(n));   // 4-byte records: the host unique
+  }
+}
+
+TEST_CASE("memory api: device unique with a workspace, and past the device budget") {
+  GPU_TEST_REQUIRE_DEVICE();
+  DeviceWorkspace ws;
+  MemoryOptions o;
+  o.workspace = &ws;
+  for (const Format& f : formats()) {
+    CAPTURE(f.describe());
+    check_device_unique(f, random_records(f, 4099, 1, 3), o);
+    check_device_calls(f, random_records(f, 4099, 2, 256), o);  // the workspace's next call
+  }
+  MemoryOptions small;
+  small.device_memory = parse_size_option("8M", "device_memory");
+  const Format f = Format::typed(KeyType::u64);
+  check_device_unique(f, random_records(f, (size_t(6) << 20) / 8 + 3, 3, 5), small);
+}
+
+TEST_CASE("memory api: device merge of 1, 2 and 3 inputs is stable, as the host merge") {
+  GPU_TEST_REQUIRE_DEVICE();
+  const std::vector<std::vector<size_t>> shapes = {
+      {0}, {1}, {1001}, {0, 0}, {1, 0}, {0, 1}, {1001, 517}, {3, 100003}, {1001, 0, 77}, {1, 1, 1}, {4099, 4097, 4101}};
+  for (const Format& f : formats())
+    for (const std::vector<size_t>& sizes : shapes)
+      for (unsigned mod : {256u, 3u}) {
+        CAPTURE(f.describe());
+        CAPTURE(sizes.size());
+        CAPTURE(sizes[0]);
+        CAPTURE(mod);
+        check_device_merge(f, sorted_parts(f, sizes, mod, sizes.size() * 100 + mod));
+      }
+  DeviceWorkspace ws;
+  MemoryOptions o;
+  o.workspace = &ws;
+  check_device_merge(Format::typed(KeyType::u64), sorted_parts(Format::typed(KeyType::u64), {5000, 7001}, 3, 9), o);
+}
+
+TEST_CASE("memory api: a device merge refuses an unsorted input as the host merge does") {
+  GPU_TEST_REQUIRE_DEVICE();
+  const Format f = Format::typed(KeyType::u64);
+  const std::vector<uint64_t> a = {1, 2, 3}, b = {1, 5, 4};
+  const DeviceBytes d_a(24), d_b(24), d_out(48);
+  GXSORT_CUDA_CHECK(cudaMemcpy(d_a.p, a.data(), 24, cudaMemcpyHostToDevice));
+  GXSORT_CUDA_CHECK(cudaMemcpy(d_b.p, b.data(), 24, cudaMemcpyHostToDevice));
+  MemoryOptions o;
+  o.location = BufferLocation::device;
+  CHECK_THROWS_WITH_AS(merge(d_a.p, 3, d_b.p, 3, f, d_out.p, o),
+                       "merge: input 1 is not sorted: record 2 is smaller than the one before it", Error);
+  std::vector<uint64_t> host_a = a, out(6);
+  CHECK_THROWS_AS(merge(host_a.data(), 3, d_b.p, 3, f, d_out.p, o), DeviceError);  // a host input
+  CHECK_THROWS_AS(merge(d_a.p, 3, d_a.p, 3, f, out.data(), o), DeviceError);        // a host output
+  uint64_t counts[3];
+  CHECK_THROWS_AS(unique(d_a.p, 3, f, d_out.p, counts, nullptr, o), DeviceError);  // host counts
 }

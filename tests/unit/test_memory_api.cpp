@@ -23,6 +23,7 @@
 
 #include "gxsort/gxsort.hpp"
 #include "gxsort/memory.hpp"
+#include "api/unique_groups.hpp"
 #include "../common/records.hpp"
 
 using namespace gxsort;
@@ -584,16 +585,45 @@ TEST_CASE("memory api: device buffers without a GPU are a DeviceError") {
     CHECK(e.code() == ExitCode::device);
     CHECK(std::string(e.what()) == "a device buffer: this gxsort was built without the CUDA backend");
   }
-  uint64_t perm[4];
+  uint64_t perm[4], out[4], counts[4];
   CHECK_THROWS_AS(argsort(v, 4, Format::typed(KeyType::u64), perm, o), DeviceError);
+  CHECK_THROWS_AS(unique(v, 4, Format::typed(KeyType::u64), out, counts, perm, o), DeviceError);
+  CHECK_THROWS_AS(merge(v, 2, v + 2, 2, Format::typed(KeyType::u64), out, o), DeviceError);
   CHECK(v[0] == 3);
 #else
   MESSAGE("built with CUDA: the device cases are in tests/cuda/test_memory_api.cu");
 #endif
-  uint64_t w[2] = {1, 0}, out[2];
+  uint64_t w[4] = {1, 0, 2, 3}, copy[2];
   MemoryOptions o2 = small_options();
   o2.location = BufferLocation::device;
-  CHECK_THROWS_AS(unique(w, 2, Format::typed(KeyType::u64), out, nullptr, nullptr, o2), Error);
+  CHECK_THROWS_WITH_AS(sort_copy(w, copy, 2, Format::typed(KeyType::u64), o2),
+                       "sort_copy: device buffers are taken by sort, argsort, unique and merge; copy to host memory first",
+                       Error);
+  // A device merge's output overlapping an input is refused before any device is asked for.
+  CHECK_THROWS_WITH_AS(merge(w, 1, w + 1, 1, Format::typed(KeyType::u64), w + 1, o2),
+                       "merge: the output overlaps input 1", Error);
+}
+
+// The group walk of a device buffer's unique: records in stable order, each with its input
+// index (api/device_calls.cpp feeds it a device argsort's), give the host unique's groups.
+TEST_CASE("memory api: unique's group walk over a stable permutation gives unique's groups") {
+  for (const Format& f : formats())
+    for (size_t n : {size_t(0), size_t(1), size_t(2), size_t(2001)})
+      for (Dist dist : {Dist::random, Dist::duplicates}) {
+        CAPTURE(f.describe());
+        CAPTURE(n);
+        const Bytes data = make_records(f, n, dist, n + 3);
+        const std::vector<uint64_t> perm = gxsort_test::stable_order(f, data);
+        Groups got{Bytes(data.size()), std::vector<uint64_t>(n), std::vector<uint64_t>(n)};
+        api::UniqueGroups walk(f, got.records.data(), got.counts.data(), got.first.data());
+        for (uint64_t i : perm) walk.add(&data[i * f.record_size], i);
+        const size_t groups = walk.finish();
+        got.records.resize(groups * f.record_size);
+        got.counts.resize(groups);
+        got.first.resize(groups);
+        CHECK(got == unique_oracle(f, data));
+        CHECK(got == unique_of(f, data, small_options()));
+      }
 }
 
 // EngineOptions::cancel on a file sort (a resumable job): Cancelled, no output, its

@@ -54,12 +54,19 @@ struct MemoryOptions {
   unsigned device_index = 0;          // the GPU: device_index mod the GPUs visible
   SizeOption device_memory;           // as --device-memory; not given: 80% of free device memory
   std::vector<std::string> tmp_dirs;  // a buffer larger than the budget spills here; empty: $TMPDIR, else /tmp
-  // Device buffers: sort and argsort run on the GPU holding them, without a host round
-  // trip, after the work queued so far on `stream` (a cudaStream_t; 0: the default
-  // stream), and are done when the call returns. sort_copy, unique and merge take host buffers.
-  // A device buffer larger than one device sort takes (2^31 records, or a working set past
+  // Device buffers (every buffer of the call): sort and argsort run on the GPU holding
+  // them, without a host round trip, after the work queued so far on `stream` (a
+  // cudaStream_t; 0: the default stream), and are done when the call returns. A device
+  // buffer larger than one device sort takes (2^31 records, or a working set past
   // device_memory or the GPU's free memory) is copied to host memory, sorted there by the
   // engine (on this GPU, through temp files past `memory`) and copied back.
+  // unique and merge take device buffers through host memory (the same results as on
+  // host buffers): unique argsorts on the GPU, its permutation in `out` (records of 8
+  // bytes or more, 8-byte aligned, `out` apart from the input; else, or past one device
+  // sort, it is the host unique of a host copy), copies the records and the permutation
+  // to host memory, finds the groups there and copies them back to its outputs; merge
+  // copies its inputs to host memory, merges them there and copies the result to `out`
+  // (host memory of twice the records). sort_copy takes host buffers.
   BufferLocation location = BufferLocation::host;
   uintptr_t stream = 0;
   // Device buffers: the GPU's streams and memory arena kept between calls (see

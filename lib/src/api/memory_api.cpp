@@ -12,6 +12,7 @@
 
 #include "api/device_calls.hpp"
 #include "api/memory_sort.hpp"
+#include "api/unique_groups.hpp"
 #include "backend/backend.hpp"
 #include "engine/merge.hpp"
 #include "parallel/parallel_for.hpp"
@@ -51,47 +52,9 @@ void sort_with_indices(const void* data, size_t n, const Format& f, const Memory
   api::sort_made_records(n, api::engine_options(indexed_format(f), o), fill, take);
 }
 
-// unique's groups, found in the sorted indexed records piece after piece: the first
-// record of each group goes to `out`, its index to first_index, its size to counts once
-// the next group starts (or at finish()). The open group's first record is the last one
-// in `out`.
-class UniqueGroups {
- public:
-  UniqueGroups(const Format& f, void* out, uint64_t* counts, uint64_t* first_index)
-      : f_(f), out_(static_cast<unsigned char*>(out)), counts_(counts), first_index_(first_index) {}
-  void take(const unsigned char* sorted, size_t count) {
-    const size_t rs = f_.record_size, ws = rs + 8;
-    for (size_t i = 0; i < count; ++i) {
-      const unsigned char* rec = sorted + i * ws;
-      if (groups_ && same_key(f_, out_ + (groups_ - 1) * rs, rec)) {
-        ++open_size_;
-        continue;
-      }
-      finish();
-      std::memcpy(out_ + groups_ * rs, rec, rs);
-      if (first_index_) first_index_[groups_] = index_at(sorted, i, rs);
-      ++groups_;
-      open_size_ = 1;
-    }
-  }
-  // The open group's count written; returns the number of groups.
-  size_t finish() {
-    if (counts_ && groups_) counts_[groups_ - 1] = open_size_;
-    return groups_;
-  }
-
- private:
-  const Format& f_;
-  unsigned char* out_;
-  uint64_t* counts_;
-  uint64_t* first_index_;
-  size_t groups_ = 0;
-  uint64_t open_size_ = 0;
-};
-
 void refuse_device(const MemoryOptions& o, const char* call) {
   if (o.location == BufferLocation::device)
-    fail_usage(std::string(call) + ": device buffers are taken by sort and argsort only; copy to host memory first");
+    fail_usage(std::string(call) + ": device buffers are taken by sort, argsort, unique and merge; copy to host memory first");
 }
 
 // Input k of a merge must be sorted: Error(usage) at its first record smaller than the one before.
@@ -154,10 +117,14 @@ void argsort(const void* data, size_t count, const Format& f, uint64_t* perm, co
 
 size_t unique(const void* data, size_t count, const Format& f, void* out, uint64_t* counts, uint64_t* first_index,
               const MemoryOptions& o) {
-  refuse_device(o, "unique");
-  UniqueGroups groups(f, out, counts, first_index);
-  sort_with_indices(data, count, f, o,
-                    [&](const unsigned char* sorted, size_t, size_t n) { groups.take(sorted, n); });
+  if (o.location == BufferLocation::device) return api::unique_device(data, count, f, out, counts, first_index, o);
+  api::UniqueGroups groups(f, out, counts, first_index);
+  sort_with_indices(data, count, f, o, [&](const unsigned char* sorted, size_t, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      const unsigned char* rec = sorted + i * (f.record_size + 8);
+      if (!groups.extend(rec)) groups.open(rec, index_at(sorted, i, f.record_size));
+    }
+  });
   return groups.finish();
 }
 
@@ -175,10 +142,13 @@ size_t first_unsorted(const void* data, size_t count, const Format& f) {
 // unsorted one is then named by a scan of the inputs in order: the first such input and
 // record, whichever thread met one first.
 void merge(const std::vector<SortedRecords>& inputs, const Format& f, void* out, const MemoryOptions& o) {
-  refuse_device(o, "merge");
   f.validate();
-  throw_if_cancelled(o.cancel);
   auto* dst = static_cast<unsigned char*>(out);
+  if (o.location == BufferLocation::device) {
+    merge_inputs(inputs, f, dst);  // the overlap check, on the device addresses
+    return api::merge_device(inputs, f, out, o);
+  }
+  throw_if_cancelled(o.cancel);
   const std::vector<RunRef> runs = merge_inputs(inputs, f, dst);
   uint64_t total = 0;
   for (const RunRef& r : runs) total += r.records;
