@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <random>
 #include <set>
@@ -24,6 +25,20 @@
 #include "io/debris.hpp"
 #include "io/safe_dir.hpp"
 #include "io/space.hpp"
+
+namespace gxsort {
+
+// The directories noted (as given, and real paths) and the list of them in
+// default_clean_dir, created at the first one.
+struct DebrisList {
+  std::mutex mu;
+  std::set<std::string> seen;
+  io::TempFile list;
+};
+
+std::shared_ptr<DebrisList> new_debris_list() { return std::make_shared<DebrisList>(); }
+
+}  // namespace gxsort
 
 namespace gxsort::io {
 namespace {
@@ -168,10 +183,10 @@ TempFile TempFile::beside(const Context& context, const std::string& target, con
 std::string default_clean_dir(const Context& context) { return context.temp_dir_or_tmp(); }
 
 void note_debris_dir(const Context& context, const std::string& dir) {
-  static std::mutex mu;
-  static std::set<std::string> seen;  // as given, and real paths
-  static TempFile list;
-  std::lock_guard<std::mutex> lock(mu);
+  if (!context.debris_list) return;  // the front end keeps no list
+  std::set<std::string>& seen = context.debris_list->seen;
+  TempFile& list = context.debris_list->list;
+  std::lock_guard<std::mutex> lock(context.debris_list->mu);
   if (!seen.insert(dir.empty() ? "." : dir).second) return;
   char* real = ::realpath(dir.empty() ? "." : dir.c_str(), nullptr);
   if (!real) return;
