@@ -47,6 +47,7 @@ constexpr int kSlots = 8192;
 // Each slot holds a heap copy of a live temp file's path, or null. The copies are never
 // freed: a signal handler on another thread may be unlinking one at any moment (a few
 // hundred bytes per temp file of a run is the price).
+// process-wide: remove_all_temps_now (async-signal-safe) unlinks every call's temp files.
 std::atomic<char*> g_paths[kSlots];
 
 int register_path(const std::string& path) {
@@ -71,6 +72,7 @@ void unregister_slot(int slot) {
 // good, so nothing is created after it; in a handler on a thread interrupted while holding
 // it, it does not wait: that thread never resumes, and its path, registered before the
 // file was created, is swept.
+// process-wide: the lock of the signal-safe sweep above, and whether this thread holds it.
 std::atomic<bool> g_creating{false};
 thread_local bool t_creating = false;
 
@@ -88,7 +90,7 @@ class CreationLock {
   CreationLock& operator=(const CreationLock&) = delete;
 };
 
-std::atomic<bool> g_swept{false};  // the lock is held for good: nothing is created any more
+std::atomic<bool> g_swept{false};  // process-wide: the lock is held for good: nothing is created any more
 
 void unlink_all() {
   if (!t_creating && !g_swept.load())
@@ -103,6 +105,7 @@ void unlink_all() {
 // ProcessExitHeld and begin_process_exit: 0 free, 1 an in-place rewrite runs (the
 // process must not end), 2 the process is ending (no rewrite may start).
 enum : int { kExitFree = 0, kExitHeld = 1, kExitBegun = 2 };
+// process-wide: the process's exit (a signal's handler) waits on a rewrite, and prints its note.
 std::atomic<int> g_exit_state{kExitFree};
 char g_held_note[2048];
 std::atomic<bool> g_held_note_ready{false};
