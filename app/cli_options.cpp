@@ -474,6 +474,7 @@ void resolve_npy(Command& cmd) {
   for (const std::string& in : cmd.inputs) {
     if (!any_npy({in})) continue;
     const NpyInput n = npy_input(in, cmd.format_given || npy_in ? &e.format : nullptr, cmd.keys);
+    if (n.stream) e.npy_streams.push_back(n.stream);  // a FIFO: the command reads on from its header
     if (!npy_in) descr = n.descr;
     e.format = n.format;
     e.format.reverse = n.format.reverse != cmd.reverse;

@@ -84,6 +84,7 @@ Context context_from_environment() {
   c.trace = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   c.tuning = tuning();
   c.test = test_hooks();
+  c.debris_list = new_debris_list();  // one for the process: `gxsort clean` finds its directories
   return c;
 }
 

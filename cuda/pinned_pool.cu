@@ -27,6 +27,7 @@ struct Registry {
 size_t mapped_length(size_t bytes) { return (bytes + 4095) / 4096 * 4096; }
 
 Registry& registry() {
+  // process-wide: pinned pages (cudaHostRegister) are the process's: the sizes of those pinned now.
   static Registry* r = new Registry;  // never destroyed: buffers may be freed during static teardown
   return *r;
 }

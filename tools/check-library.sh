@@ -7,7 +7,10 @@
 # does it start a std::thread outside lib/src/parallel/ (parallel/own_thread.hpp:
 # OwnThread, start_detached; the pool of parallel_for.hpp, BackgroundTasks). Nor does a
 # string of it name an option as the CLI spells it ("--memory"): it writes
-# option_ref("memory"), which each front end spells (gxsort/option_ref.hpp).
+# option_ref("memory"), which each front end spells (gxsort/option_ref.hpp). Nor does it
+# keep process-wide state past a call: a mutable static or namespace-scope variable is
+# marked `// process-wide: WHY` (tools/check-statics.py); the rest comes in Context or
+# EngineOptions.
 #   tools/check-library.sh [repo root]   exit 1 with a line FILE:LINE per breach
 #   tools/check-library.sh --self-test   plants breaches in a temp tree: each must be found
 set -uo pipefail
@@ -68,6 +71,17 @@ allowed_out() {
 # NAME(, std::NAME( or ::NAME(.
 call() { echo "(^|[^A-Za-z0-9_.>:]|std::|(^|[^A-Za-z0-9_])::)($1)\\s*\\("; }
 
+# mutable_statics ROOT: each unmarked mutable static of ROOT/lib and ROOT/cuda is a breach.
+mutable_statics() {
+  local hits
+  hits=$(python3 "$(dirname "${BASH_SOURCE[0]}")/check-statics.py" "$1") && return 0
+  [[ -z $hits ]] && { echo "check-library: tools/check-statics.py failed"; return 1; }
+  while IFS= read -r h; do
+    echo "check-library: $h: keeps process-wide state (a mutable static): pass it in Context or EngineOptions, or say why it must be (// process-wide: WHY)"
+  done <<< "$hits"
+  return 1
+}
+
 check() {
   local root=$1 bad=0
   forbid "$root" "reads or sets the environment: a front end puts what it needs in gxsort::Context" \
@@ -85,6 +99,7 @@ check() {
     'std::thread([^:A-Za-z0-9_]|$)' || bad=1
   forbid "$root" "names a CLI flag in a string: write option_ref(\"NAME\") (gxsort/option_ref.hpp), which each front end spells" \
     "$FLAG_IN_STRING" "${FLAG_LINES[@]}" || bad=1
+  mutable_statics "$root" || bad=1
   return $bad
 }
 
@@ -147,6 +162,44 @@ void k() { f("a"); --n; } // then "--memory" in a trailing comment
 char q = '"'; int r = --n;
 const char* d = "a -- b, x--1, \"--\" ";
 CPP
+  # Mutable statics: each unmarked one; constants, functions, members, locals and marked ones are not.
+  cat > "$tmp/lib/src/statics.cpp" <<'CPP'
+int g_count;
+static std::mutex g_lock;
+void f() { if (x) { static int calls = 0; ++calls; } }
+struct S { static int n_; int m_ = 0; static S make(int n); };
+thread_local std::vector<int> t_buf;
+std::string g_name = make_name(1);
+struct sigaction g_old;
+std::atomic<bool> g_flag{false};
+// a comment, then
+Foo::Foo() : a_(1), b_{2} { static Foo* p = new Foo(3); }
+CPP
+  cat > "$tmp/lib/src/statics_clean.cpp" <<'CPP'
+constexpr int kSlots = 8;
+const std::string kName = "x; static int y;";
+static const char* const kNames[] = {"a", "b"};
+int f(int x);
+static int g(int x) { static const int k = 2; std::vector<int> v{1, x}; return v[0] + k; }
+struct T { static T make(); static constexpr int n = 2; int member = 0; struct In { int x; } in; };
+using Alias = int;
+namespace alias = std;
+extern int g_elsewhere;
+// process-wide: a planted registry, marked above,
+// in a comment of two lines.
+static int g_marked;
+std::atomic<int> g_group[2];  // the line above is marked: a group
+int g_also_marked;  // process-wide: marked on its line
+void h() { for (int i = 0; i < 2; ++i) { auto l = [&] { return i; }; l(); } }
+Foo::Foo() : a_(1), b_{2} { int local = 0; }
+enum class E : int { a, b };
+template <class T> struct Box { T value; };
+// static int commented;
+CPP
+  printf '__device__ unsigned long long d_count;
+__constant__ int c_table[4];
+__global__ void k() { __shared__ int s[32]; }
+' > "$tmp/cuda/statics.cu"
   local allowed="${FLAG_LINES[0]#*|}"
   printf '%s\n' "$allowed" > "$tmp/lib/src/format/sniff.cpp"
   printf '%s\n' "$allowed" > "$tmp/lib/src/format/other.cpp"
@@ -160,13 +213,22 @@ CPP
               "cuda/bad.cu:2: starts"
               "lib/src/flags.cpp:1: names" "lib/src/flags.cpp:2: names" "lib/src/flags.cpp:3: names"
               "lib/src/flags.cpp:4: names" "lib/src/flags.cpp:5: names" "lib/src/flags.cpp:6: names"
-              "lib/src/format/other.cpp:1: names") ok=1
+              "lib/src/format/other.cpp:1: names"
+              "lib/src/statics.cpp:1: keeps" "lib/src/statics.cpp:2: keeps" "lib/src/statics.cpp:3: keeps"
+              "lib/src/statics.cpp:4: keeps" "lib/src/statics.cpp:5: keeps" "lib/src/statics.cpp:6: keeps"
+              "lib/src/statics.cpp:7: keeps" "lib/src/statics.cpp:8: keeps" "lib/src/statics.cpp:10: keeps"
+              "cuda/statics.cu:1: keeps") ok=1
   ((rc == 1)) || { echo "check-library self-test: planted breaches passed (exit $rc)"; ok=0; }
   for w in "${want[@]}"; do
     grep -qF "check-library: $w" <<< "$out" || { echo "check-library self-test: not found: $w"; ok=0; }
   done
-  if grep -qE "check-library: (lib/src/clean.cpp|lib/src/parallel/|lib/src/flags_clean.cpp|lib/src/format/sniff.cpp)" <<< "$out"; then
+  # (Their planted namespace-scope variables are mutable statics: that check may flag them.)
+  if grep -v ": keeps process-wide" <<< "$out" |
+       grep -qE "check-library: (lib/src/clean.cpp|lib/src/parallel/|lib/src/flags_clean.cpp|lib/src/format/sniff.cpp)"; then
     echo "check-library self-test: comments, members, parallel/, option_ref or allowed flag lines flagged: $out"; ok=0
+  fi
+  if grep -qE "check-library: (lib/src/statics_clean.cpp|cuda/statics.cu:[23]:)" <<< "$out"; then
+    echo "check-library self-test: constants, functions, members, locals or marked statics flagged: $out"; ok=0
   fi
   if grep -qE "debris.cpp|mapping_guard.cpp:[12]:" <<< "$out"; then
     echo "check-library self-test: allowed signal lines, comments or members flagged: $out"; ok=0

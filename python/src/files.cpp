@@ -23,6 +23,7 @@ EngineOptions file_options(const std::vector<std::string>& inputs, const std::st
   for (const std::string& in : inputs) {
     if (!has_npy_name(in)) continue;
     const NpyInput n = npy_input(in, given || npy_in ? &e.format : nullptr, keys);
+    if (n.stream) e.npy_streams.push_back(n.stream);  // a FIFO: the command reads on from its header
     if (!npy_in) descr = n.descr;
     e.format = n.format;
     npy_in = true;

@@ -23,10 +23,12 @@ Device device_of(const std::string& name) {
 }
 
 // What the process tells the library (gxsort/context.hpp): the temp directory of $TMPDIR,
-// as the CLI reads it.
+// as the CLI reads it, and a list of the directories `gxsort clean` must look in after
+// a kill -9 (each call its own).
 Context process_context() {
   Context c;
   if (const char* t = std::getenv("TMPDIR"); t && *t) c.temp_dir = t;
+  c.debris_list = new_debris_list();
   return c;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -48,6 +49,12 @@ struct Tuning {
   std::optional<unsigned> lines_run_writers;
 };
 
+// The directories a process's temp files and jobs went to that `gxsort clean` does not
+// look in by default, and the temp file that lists them for it (io/temp_files.hpp:
+// note_debris_dir). A front end makes one (new_debris_list) for its Context.
+struct DebrisList;
+std::shared_ptr<DebrisList> new_debris_list();
+
 struct Context {
   // The user's temp directory ($TMPDIR); empty: none given (a command's temp files go
   // beside its output, `gxsort clean` looks in /tmp).
@@ -62,6 +69,10 @@ struct Context {
   std::function<void(const std::string& line)> trace;
   Tuning tuning;
   TestHooks test;
+  // Where the directories `gxsort clean` must look in after a kill -9 are noted: copies
+  // of a Context share it, and it lives as long as they do (the CLI: the process). Null:
+  // none noted.
+  std::shared_ptr<DebrisList> debris_list;
 
   // $TMPDIR, else /tmp: where `gxsort clean` looks, and temp files go without an output's directory.
   std::string temp_dir_or_tmp() const { return temp_dir.empty() ? std::string("/tmp") : temp_dir; }

@@ -57,6 +57,10 @@ struct GraphOptions {
 
 struct RunStats;
 
+// A .npy stream npy_input opened and read the header of (engine/engine.cpp).
+struct NpyStream;
+using NpyStreams = std::vector<std::shared_ptr<NpyStream>>;
+
 struct EngineOptions {
   Format format;
   SizeOption memory;                  // host budget (--memory); not given: half of the memory limit (RAM, or the cgroup's when lower)
@@ -72,6 +76,7 @@ struct EngineOptions {
   bool fsync = true;                  // fsync the output before renaming it into place
   DirectIo direct_io = DirectIo::automatic;  // --direct-io (plan.hpp says when auto goes direct)
   std::string npy_descr;              // non-empty: outputs are .npy files of this dtype (npy_output_descr)
+  NpyStreams npy_streams;             // the command's .npy streams npy_input opened (NpyInput::stream)
   bool resume = false;                // --resume: reuse the pieces a killed run of the same job left
   OocMethod ooc = OocMethod::automatic;       // --ooc
   // --exchange of a distributed sort: auto reads the others' records where every rank is
@@ -219,9 +224,14 @@ std::vector<std::string> command_debris_dirs(const EngineOptions& opt, const std
 // format options when the user gave some, must agree; `keys`, the --key texts: names of
 // fields of a structured dtype with an optional ":desc", or OFFSET:TYPE fields), and the
 // dtype its outputs get: the input's, or `format`'s. --reverse is not applied.
+// A .npy stream (a FIFO named *.npy) can be opened and read once: npy_input hands it
+// back opened, its header read, in `stream` (null for a regular file), which the front
+// end adds to EngineOptions::npy_streams; the command's open of that path reads on from
+// there (a second open would wait for another writer, or read the data as a header).
 struct NpyInput {
   Format format;
   std::string descr;
+  std::shared_ptr<NpyStream> stream;
 };
 NpyInput npy_input(const std::string& path, const Format* given, const std::vector<std::string>& keys);
 // Whether a path names a .npy file (ends in ".npy"): how every command tells them apart.

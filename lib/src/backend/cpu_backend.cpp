@@ -68,6 +68,7 @@ void sort_tied(const Format& f, const unsigned char* src, uint64_t* keys, uint32
   const size_t rs = f.record_size, m = e - b;
   if (m <= kSmallTie) {
     const size_t segs = f.key_segments() - 1;
+    // process-wide: a thread's scratch, kept for its next group; no call's data is read from it.
     thread_local std::vector<uint64_t> tail;
     thread_local std::vector<uint32_t> order, ids;
     tail.resize(m * segs);

@@ -22,7 +22,7 @@ Prepared prepare_check(const io::File& in, const EngineOptions& opt) {
 CheckResult check_file(const std::string& path, const EngineOptions& opt) {
   const auto t0 = Clock::now();
   const Format& f = opt.format;
-  io::File in = open_input(path, f);
+  io::File in = open_input(path, f, opt.npy_streams);
   const uint64_t bytes = in.is_stream() ? pipeline::kUntilEnd : in.size();
   const size_t rs = f.record_size;
   Prepared p = prepare_check(in, opt);

@@ -284,7 +284,7 @@ ResumeReport dedupe_resume(const Prepared& p, const io::File& in, const std::str
 
 RunStats dedupe_file(const std::string& input, const std::string& output, const EngineOptions& opt) {
   const auto t_start = Clock::now();
-  io::File in = open_input(input, opt.format);
+  io::File in = open_input(input, opt.format, opt.npy_streams);
   if (output.empty()) fail_usage("an output file is required (-o FILE)");
   Prepared p = prepare_dedupe(in, output, opt);
   const DedupePlan& d = p.plan.dedupe;

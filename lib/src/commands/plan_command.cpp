@@ -15,7 +15,8 @@ namespace {
 
 // merge's inputs, opened without reading them: a runs directory stands for the runs its
 // manifest lists.
-std::vector<io::File> merge_input_files(const std::vector<std::string>& inputs, const Format& f) {
+std::vector<io::File> merge_input_files(const std::vector<std::string>& inputs, const Format& f,
+                                       const NpyStreams& npy_streams) {
   std::vector<io::File> files;
   for (const std::string& a : inputs) {
     struct stat st;
@@ -23,7 +24,7 @@ std::vector<io::File> merge_input_files(const std::vector<std::string>& inputs, 
       for (const ManifestRun& r : read_runs_manifest(a, f)) files.push_back(io::File::open_read(r.path));
       continue;
     }
-    io::File in = open_input(a, f);
+    io::File in = open_input(a, f, npy_streams);
     if (in.is_stream())
       fail_usage("plan merge: " + in.path() + " is a stream: its size is known only once it is read (merge copies it first)");
     files.push_back(std::move(in));
@@ -40,7 +41,7 @@ struct Planned {
 Planned prepare_planned(const std::string& command, const std::vector<std::string>& inputs, const std::string& output,
                         const EngineOptions& opt) {
   if (command == "merge") {
-    const std::vector<io::File> files = merge_input_files(inputs, opt.format);
+    const std::vector<io::File> files = merge_input_files(inputs, opt.format, opt.npy_streams);
     std::vector<uint64_t> records;
     std::vector<const io::File*> pointers;
     for (const io::File& f : files) {
@@ -58,7 +59,7 @@ Planned prepare_planned(const std::string& command, const std::vector<std::strin
     plan_bfs_search(p, h.n, h.m);
     return {std::move(p), {}};
   }
-  io::File in = open_input(inputs[0], opt.format);
+  io::File in = open_input(inputs[0], opt.format, opt.npy_streams);
   if (command == "runs") {
     const std::string dir = output.empty() ? io::directory_of(inputs[0]) + "/runs" : output;
     Planned r{prepare_runs(in, dir, opt), {}};

@@ -21,7 +21,7 @@ ReduceResult reduce_file(const std::string& path, ReduceOp op, ReduceAlgo algo, 
   const Format& f = opt.format;
   f.validate();
   check_reducible(f, 0);
-  io::File in = open_input(path, f);
+  io::File in = open_input(path, f, opt.npy_streams);
   const uint64_t bytes = in.is_stream() ? pipeline::kUntilEnd : in.size();
   Prepared p = prepare_reduce(in, opt);
   auto& backend = p.backend;

@@ -66,7 +66,7 @@ Prepared prepare_merge(const std::vector<uint64_t>& input_records, const std::st
 RunStats form_runs(const std::string& input, const std::string& out_dir, const EngineOptions& opt) {
   auto t_start = Clock::now();
   const Format& f = opt.format;
-  io::File in = open_input(input, f);
+  io::File in = open_input(input, f, opt.npy_streams);
   if (out_dir.empty()) fail_usage("an output directory is required (-o DIR)");
   const uint64_t bytes = in.is_stream() ? 0 : in.size();
   // Every option is checked before the directory is made: a refused run leaves nothing.
@@ -179,7 +179,7 @@ std::shared_ptr<io::TempFile> spool_stream(const Context& context, io::File& in,
 }
 
 std::vector<MergeInput> open_merge_inputs(const Context& context, const std::vector<std::string>& args,
-                                          const Format& f, const std::string& tmp_dir,
+                                          const Format& f, const NpyStreams& npy_streams, const std::string& tmp_dir,
                                           std::vector<std::string>& runs_dirs) {
   refuse_stream_named_twice(args);
   std::vector<MergeInput> out;
@@ -196,7 +196,7 @@ std::vector<MergeInput> open_merge_inputs(const Context& context, const std::vec
       }
       continue;
     }
-    io::File in = open_input(a, f);
+    io::File in = open_input(a, f, npy_streams);
     MergeInput m;
     if (in.is_stream()) {
       io::require_writable_dir(tmp_dir, "temporary");
@@ -234,7 +234,7 @@ RunStats merge_files(const std::vector<std::string>& args, const std::string& ou
   // stream input is copied whole first.
   io::Output out = io::Output::open(opt.context, output, tmp_dirs[0], "out", output_header(opt, f.record_size));
   std::vector<std::string> runs_dirs;
-  std::vector<MergeInput> inputs = open_merge_inputs(opt.context, args, f, tmp_dirs[0], runs_dirs);
+  std::vector<MergeInput> inputs = open_merge_inputs(opt.context, args, f, opt.npy_streams, tmp_dirs[0], runs_dirs);
   refuse_output_in_runs_dir(output, runs_dirs);
   std::vector<TreeInput> tree = merge_tree_inputs(inputs, f);
   uint64_t bytes = 0;

@@ -16,8 +16,8 @@ bool may_use_gpu(const std::string& command, const std::string& input, const Eng
   if (opt.device != Device::automatic || (command != "sort" && command != "dedupe") || input == "-" ||
       ::stat(input.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
     return opt.device != Device::cpu;
-  try {
-    const PlanRequest job = plan_request(kind, opt, open_input(input, opt.format).size(), false);
+  try {  // a regular file: none of npy_input's streams (they stay for the command)
+    const PlanRequest job = plan_request(kind, opt, open_input(input, opt.format, {}).size(), false);
     return choose_backend(job, machine_facts(job)).device != Device::cpu;
   } catch (const Error&) {
     return true;  // the command itself says what is wrong with the input
@@ -25,12 +25,12 @@ bool may_use_gpu(const std::string& command, const std::string& input, const Eng
 }
 
 RunStats sort_file(const std::string& input, const std::string& output, const EngineOptions& opt) {
-  io::File in = open_input(input, opt.format);
+  io::File in = open_input(input, opt.format, opt.npy_streams);
   return sort_input(in, output, opt);
 }
 
 PlanReport plan_sort(const std::string& input, const std::string& output, const EngineOptions& opt) {
-  io::File in = open_input(input, opt.format);
+  io::File in = open_input(input, opt.format, opt.npy_streams);
   const std::string tmp = default_temp_dir(!output.empty() ? output : in.is_stream() ? "-" : input);
   PlanReport r;
   if (in.is_stream()) {  // the runs' size: the rest is known when the stream ends

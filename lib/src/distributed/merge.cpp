@@ -25,7 +25,7 @@ std::vector<RunRef> open_runs(distributed::Comm& comm, const std::vector<std::st
   std::string job = "merge\n" + output + "\n" + f.describe() + "\n" + std::to_string(f.key_offset) + "\n" + opt.npy_descr;
   comm.collectively([&] {
     for (const std::string& path : inputs) {
-      files.push_back(open_input(path, f));
+      files.push_back(open_input(path, f, opt.npy_streams));
       const io::File& file = files.back();
       if (file.is_stream())
         fail_usage(path + ": " + option_ref("distributed") + " reads regular files on a file system every rank shares, not a stream");

@@ -56,7 +56,7 @@ PlanReport plan_distributed(const std::string& input, const EngineOptions& optio
   EngineOptions opt = options;
   opt.ooc = OocMethod::merge;
   const size_t rs = opt.format.record_size;
-  io::File in = open_input(input, opt.format);
+  io::File in = open_input(input, opt.format, opt.npy_streams);
   if (in.is_stream()) fail_usage(input + ": " + option_ref("distributed") + " reads a regular file, not a stream");
   const uint64_t records = in.size() / rs;
   // A rank's shape, from its own engine (memory, backend, threads) planning its slice.

@@ -55,7 +55,7 @@ void set_up(Comm& comm, Setup& s, const std::string& input, const std::string& o
             const std::string& command) {
   const size_t rs = opt.format.record_size;
   comm.collectively([&] {
-    s.in.emplace(open_input(input, opt.format));
+    s.in.emplace(open_input(input, opt.format, opt.npy_streams));
     if (s.in->is_stream())
       fail_usage(input + ": " + option_ref("distributed") + " reads a regular file on a file system every rank shares, not a stream");
   });

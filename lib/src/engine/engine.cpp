@@ -4,9 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <map>
-#include <mutex>
-#include <optional>
+#include <memory>
 
 #include "device/backend_select.hpp"
 #include "format/npy.hpp"
@@ -92,37 +90,31 @@ void refuse_other_files(io::File& in, bool is_stdin, const Format& f) {
   }
 }
 
-// A .npy stream (a FIFO named *.npy) can be opened and read once: npy_input keeps it,
-// its header read, for the command's open_input of the same path (a second open would
-// wait for another writer, or read the data as a header). Calls on other threads may
-// keep theirs at the same time: the table is locked.
-struct KeptNpyStream {
+}  // namespace
+
+// A .npy stream npy_input opened, its header read, until the command's open_input of
+// its path takes `file` (NpyInput::stream, EngineOptions::npy_streams).
+struct NpyStream {
+  std::string path;
   io::File file;
   npy::Header header;
 };
-struct KeptNpyStreams {
-  std::mutex lock;
-  std::map<std::string, KeptNpyStream> by_path;
-};
-KeptNpyStreams& kept_npy_streams() {
-  static KeptNpyStreams kept;
-  return kept;
+
+namespace {
+
+// The stream of `streams` opened for `path` that no open took yet (its file still
+// there), or null.
+NpyStream* untaken_npy_stream(const NpyStreams& streams, const std::string& path) {
+  for (const std::shared_ptr<NpyStream>& s : streams)
+    if (s && s->path == path && s->file.is_open()) return s.get();
+  return nullptr;
 }
 
 }  // namespace
 
-io::File open_input(const std::string& path, const Format& f) {
+io::File open_input(const std::string& path, const Format& f, const NpyStreams& npy_streams) {
   f.validate();
-  std::optional<KeptNpyStream> stream;
-  {
-    KeptNpyStreams& kept = kept_npy_streams();
-    std::lock_guard<std::mutex> locked(kept.lock);
-    const auto it = kept.by_path.find(path);
-    if (it != kept.by_path.end()) {
-      stream.emplace(std::move(it->second));
-      kept.by_path.erase(it);
-    }
-  }
+  NpyStream* stream = untaken_npy_stream(npy_streams, path);
   io::File in = stream ? std::move(stream->file) : io::File::open_input(path);
   if (!npy::has_npy_name(path)) refuse_other_files(in, path == "-", f);
   if (npy::has_npy_name(path)) {
@@ -143,12 +135,8 @@ bool has_npy_name(const std::string& path) { return npy::has_npy_name(path); }
 NpyInput npy_input(const std::string& path, const Format* given, const std::vector<std::string>& keys) {
   io::File in = io::File::open_input(path);
   const npy::Header h = read_npy_header(in);
-  NpyInput r{npy::format_of(in.path(), h, given, keys), h.descr};
-  if (in.is_stream()) {
-    KeptNpyStreams& kept = kept_npy_streams();
-    std::lock_guard<std::mutex> locked(kept.lock);
-    kept.by_path[path] = KeptNpyStream{std::move(in), h};
-  }
+  NpyInput r{npy::format_of(in.path(), h, given, keys), h.descr, nullptr};
+  if (in.is_stream()) r.stream = std::make_shared<NpyStream>(NpyStream{path, std::move(in), h});
   return r;
 }
 

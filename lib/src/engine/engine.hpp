@@ -48,8 +48,9 @@ void sort_mapped_input(Backend& backend, const Format& f, const io::File& in, co
 
 // Opens an input of a command (io::File::open_input: "-" and streams too) after checking
 // the format; a regular file must hold a whole number of records (a stream is checked
-// when it ends).
-io::File open_input(const std::string& path, const Format& f);
+// when it ends). A .npy stream npy_input opened (in `npy_streams`: the command's
+// EngineOptions::npy_streams) is taken from there, its header read, not opened again.
+io::File open_input(const std::string& path, const Format& f, const NpyStreams& npy_streams);
 
 // The header an output gets: a .npy header when opt.npy_descr is set (for records of
 // record_size bytes), else none.

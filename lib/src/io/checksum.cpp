@@ -32,8 +32,8 @@ uint64_t xxh3_64(const void* data, size_t n) { return XXH3_64bits(data, n); }
 
 uint64_t xxh3_of_file(const File& f, uint64_t n, uint64_t offset) {
   const size_t len = size_t(std::min<uint64_t>(uint64_t(8) << 20, std::max<uint64_t>(n, 1)));
-  // One buffer a thread, kept: the pool's threads hash many blocks, and fresh pages for
-  // each would cost a fault a page.
+  // process-wide: one buffer a thread, kept: the pool's threads hash many blocks, and
+  // fresh pages for each would cost a fault a page (no call's data is read from it).
   thread_local std::vector<unsigned char> buf;
   if (buf.size() < len) buf.resize(len);
   Xxh3 h;

@@ -17,11 +17,13 @@ namespace {
 // A fixed table a signal handler can read: begin is claimed first (0 = free), end set
 // after (0 = not ready).
 constexpr int kSlots = 256;
+// process-wide: the SIGBUS handler (the process's) reads it: fixed slots, no lock.
 std::atomic<uintptr_t> g_begin[kSlots];
 std::atomic<uintptr_t> g_end[kSlots];
 std::atomic<uint64_t> g_dev[kSlots], g_ino[kSlots];
 // Files whose mappings faulted (dev, ino + 1; 0 = free).
 constexpr int kFaults = 64;
+// process-wide: the SIGBUS handler writes it; each mapping's owner reads and clears its own.
 std::atomic<uint64_t> g_fault_dev[kFaults], g_fault_ino[kFaults];
 std::atomic<bool> g_any_fault{false};
 
@@ -39,6 +41,7 @@ void record_fault(uint64_t dev, uint64_t ino) {
 
 // The handler that was there before install_mapping_guard: what a SIGBUS the guard
 // does not explain goes to.
+// process-wide: a signal's action is the process's.
 struct sigaction g_previous;
 
 // Passes a SIGBUS on to the previous handler; under the default action (or none), the
@@ -119,7 +122,7 @@ void forget_mapping_faults(uint64_t dev, uint64_t ino) {
 namespace gxsort {
 
 void install_mapping_guard() {
-  static std::once_flag once;
+  static std::once_flag once;  // process-wide: the SIGBUS handler is the process's, installed once
   std::call_once(once, [] {
     struct sigaction sa;
     std::memset(&sa, 0, sizeof sa);

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <random>
 #include <set>
@@ -25,6 +26,20 @@
 #include "io/safe_dir.hpp"
 #include "io/space.hpp"
 
+namespace gxsort {
+
+// The directories noted (as given, and real paths) and the list of them in
+// default_clean_dir, created at the first one.
+struct DebrisList {
+  std::mutex mu;
+  std::set<std::string> seen;
+  io::TempFile list;
+};
+
+std::shared_ptr<DebrisList> new_debris_list() { return std::make_shared<DebrisList>(); }
+
+}  // namespace gxsort
+
 namespace gxsort::io {
 namespace {
 
@@ -32,6 +47,7 @@ constexpr int kSlots = 8192;
 // Each slot holds a heap copy of a live temp file's path, or null. The copies are never
 // freed: a signal handler on another thread may be unlinking one at any moment (a few
 // hundred bytes per temp file of a run is the price).
+// process-wide: remove_all_temps_now (async-signal-safe) unlinks every call's temp files.
 std::atomic<char*> g_paths[kSlots];
 
 int register_path(const std::string& path) {
@@ -56,6 +72,7 @@ void unregister_slot(int slot) {
 // good, so nothing is created after it; in a handler on a thread interrupted while holding
 // it, it does not wait: that thread never resumes, and its path, registered before the
 // file was created, is swept.
+// process-wide: the lock of the signal-safe sweep above, and whether this thread holds it.
 std::atomic<bool> g_creating{false};
 thread_local bool t_creating = false;
 
@@ -73,7 +90,7 @@ class CreationLock {
   CreationLock& operator=(const CreationLock&) = delete;
 };
 
-std::atomic<bool> g_swept{false};  // the lock is held for good: nothing is created any more
+std::atomic<bool> g_swept{false};  // process-wide: the lock is held for good: nothing is created any more
 
 void unlink_all() {
   if (!t_creating && !g_swept.load())
@@ -88,6 +105,7 @@ void unlink_all() {
 // ProcessExitHeld and begin_process_exit: 0 free, 1 an in-place rewrite runs (the
 // process must not end), 2 the process is ending (no rewrite may start).
 enum : int { kExitFree = 0, kExitHeld = 1, kExitBegun = 2 };
+// process-wide: the process's exit (a signal's handler) waits on a rewrite, and prints its note.
 std::atomic<int> g_exit_state{kExitFree};
 char g_held_note[2048];
 std::atomic<bool> g_held_note_ready{false};
@@ -168,10 +186,10 @@ TempFile TempFile::beside(const Context& context, const std::string& target, con
 std::string default_clean_dir(const Context& context) { return context.temp_dir_or_tmp(); }
 
 void note_debris_dir(const Context& context, const std::string& dir) {
-  static std::mutex mu;
-  static std::set<std::string> seen;  // as given, and real paths
-  static TempFile list;
-  std::lock_guard<std::mutex> lock(mu);
+  if (!context.debris_list) return;  // the front end keeps no list
+  std::set<std::string>& seen = context.debris_list->seen;
+  TempFile& list = context.debris_list->list;
+  std::lock_guard<std::mutex> lock(context.debris_list->mu);
   if (!seen.insert(dir.empty() ? "." : dir).second) return;
   char* real = ::realpath(dir.empty() ? "." : dir.c_str(), nullptr);
   if (!real) return;

@@ -52,11 +52,11 @@ bool is_temp_file(const std::string& path);
 std::string default_clean_dir(const Context& context);
 // After a kill -9, `gxsort clean` must find what this process left in directories it
 // does not look in by default (beside an output, a -T directory): the first time a
-// temp file or job directory goes into such a directory, its real path is added to a
-// temp file of this process in default_clean_dir() (kind kDirsKind, each path ended by
-// a NUL),
-// which clean reads and follows. Best effort: nothing when that directory is not
-// writable. Removed, like every temp file, on exit, errors and signals.
+// temp file or job directory goes into such a directory, its real path is added to the
+// list of context.debris_list, a temp file of this process in default_clean_dir() (kind
+// kDirsKind, each path ended by a NUL), which clean reads and follows. Best effort:
+// nothing when that directory is not writable, or the Context has no list. Removed,
+// like every temp file, on exit, errors and signals, and with the list's last Context.
 constexpr const char* kDirsKind = "dirs";
 void note_debris_dir(const Context& context, const std::string& dir);
 

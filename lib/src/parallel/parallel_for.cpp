@@ -49,6 +49,7 @@ class Pool {
   // Started at first use and never destroyed: a pool thread may still be asleep in it
   // when exit() runs static destructors, and nothing needs joining at exit.
   static Pool& instance() {
+    // process-wide: a cache of threads; a call's tasks are its own and leave nothing in it.
     static Pool* pool = new Pool(default_threads());
     return *pool;
   }
