@@ -6,7 +6,9 @@
 #   OPTS="--device cuda --device-memory 2G --memory 4G"   the out-of-core budget
 #   ONLY="ooc"   rows whose name starts so (ooc, u64, gensort)
 #   STATS_DIR=D  each sort's --stats-json there (phases and merge stages)
-# Page cache warm for the input, `sync` (untimed) before each command; each output is
+#   ROUNDS=N     out-of-core rounds (default 1), alternating which binary goes first
+# Page cache warm for the input, `sync` (untimed) before each command and the disk left
+# to settle (nothing in flight for half a second); each output is
 # checked sorted (gxsort check) and removed before the next command (the 64 GiB disk of
 # the GPU machine holds input, runs and output of 16 GiB, not two outputs). Prints one
 # table: seconds, and each against the row's dd floor and cp + sync.
@@ -24,8 +26,20 @@ dir=$(mktemp -d "${BENCH_DIR:-$bench_tmp}/gxsort-fsync.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 now() { date +%s.%N; }
 wall() { python3 -c "print(f'{$(now) - $1:.2f}')"; }
-timed() {  # command...: its wall seconds after an untimed sync
-  local t0; sync; t0=$(now); "$@"; wall "$t0"
+# The disk holding $dir: its /sys/class/block stat, for settle.
+disk_stat=/sys/class/block/$(basename "$(findmnt -no SOURCE -T "$dir" 2>/dev/null || echo none)")/stat
+settle() {  # after a sync: until the disk has nothing in flight and wrote and discarded
+  # nothing for half a second (a removed output's discards, on a `discard` mount, go on
+  # after rm and sync return and slowed the next command), at most 60 s
+  [[ $bench_smoke == 0 && -r $disk_stat ]] || return 0  # (CI's disk is never idle)
+  local before after i
+  for ((i = 0; i < 120; ++i)); do
+    before=$(awk '{print $7, $9, $12, $14}' "$disk_stat"); sleep 0.5; after=$(awk '{print $7, $9, $12, $14}' "$disk_stat")
+    [[ $before == "$after" && $(awk '{print $9}' "$disk_stat") == 0 ]] && return 0
+  done
+}
+timed() {  # command...: its wall seconds after an untimed sync and settle
+  local t0; sync; settle; t0=$(now); "$@"; wall "$t0"
 }
 dd_floor() { timed dd if="$dir/in.bin" of="$dir/dd.bin" bs=64M oflag=direct status=none; rm -f "$dir/dd.bin"; sync; }
 cp_sync() { timed bash -c 'cp "$1" "$2" && sync "$2"' _ "$dir/in.bin" "$dir/cp.bin"; rm -f "$dir/cp.bin"; sync; }
@@ -54,9 +68,13 @@ if wanted ooc; then
   name="ooc: $(bench_size "$ooc_gib") u64 (${opts[*]})"
   "$new" gen -o "$dir/in.bin" --count $((ooc_gib * 134217728 / bench_div)) --seed 19 -q
   floors "$name"
-  for ((b = 0; b < ${#bins[@]}; b += 2)); do
-    sort_row "$name" "${bins[b]}, fsync'd" "${bins[b + 1]}" "" "${opts[@]}"
-    sort_row "$name" "${bins[b]}, --no-fsync" "${bins[b + 1]}" "" "${opts[@]}" --no-fsync
+  for ((r = 1; r <= ${ROUNDS:-1}; r++)); do  # rounds alternate which binary goes first
+    order=(0 2); [[ ${#bins[@]} == 4 && $((r % 2)) == 0 ]] && order=(2 0)
+    for b in "${order[@]}"; do
+      [[ $b -lt ${#bins[@]} ]] || continue
+      sort_row "$name" "${bins[b]}, fsync'd" "${bins[b + 1]}" "" "${opts[@]}"
+      sort_row "$name" "${bins[b]}, --no-fsync" "${bins[b + 1]}" "" "${opts[@]}" --no-fsync
+    done
   done
   rm -f "$dir/in.bin"
 fi

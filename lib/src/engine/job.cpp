@@ -637,10 +637,9 @@ uint64_t SortJob::final_merge(const MergeSetup& job, const std::vector<TreeInput
     pending.push_back(keeper.submit([this, &refs, &block, &punched, &out, &keeper_busy, &merged, out_offset, rs, cuts, from,
                                      records, k, given, list = cuts_of_all_inputs(inputs, live, cuts)] {
       const auto t0 = std::chrono::steady_clock::now();
-      // Fsync'd behind: the punch must not wait for it. Each fsync of the journal commits
-      // the file system, which waits for the output's writeback; meanwhile the runs' dirty
-      // pages, still unpunched, were written back to the disk for nothing. A reboot that
-      // loses the line leaves runs punched past the last checkpoint it kept: they fail
+      // Fsync'd behind: a journal fsync commits the file system (waiting for the output's
+      // writeback), and unpunched runs were written back meanwhile for nothing. A reboot
+      // that loses the line leaves runs punched past the checkpoint it kept: they fail
       // verification and are formed again, as any piece a reboot cut short.
       dir_.record(final_checkpoint_piece(k, from, records, rs, given, list, out, out_offset, threads_), true);
       punch_merged_blocks(refs, block, punched, cuts, rs, merged);

@@ -210,13 +210,7 @@ class DeviceWindowMerge {
     // 6.2-7.4 s writing windows; with one, 3.4-3.9 s. -u windows shrink by an amount known
     // only as each is written, and the range's reservation would grow the file past them:
     // a mapping each there.
-    // A synced output (MergeSetup::direct_output) goes around the page cache instead, at
-    // the disk's speed as its windows come: no dirty pages of it left for the final fsync,
-    // none adding to those that start the writeback of the runs (pages punched unwritten
-    // once merged, unless the flusher got to them first).
-    direct_ = job.direct_output && !job.unique && out_offset % io::kDirectBlock == 0;
-    if (direct_) out.reserve(out_offset, total * rs_);
-    else if (!job.unique) range_.emplace(out, out_offset, total * rs_, job.threads, false);
+    if (!job.unique) range_.emplace(out, out_offset, total * rs_, job.threads, false);
     have_last_ = job.unique_after != nullptr;
     if (have_last_) std::memcpy(last_.data(), job.unique_after, rs_);
   }
@@ -257,8 +251,7 @@ class DeviceWindowMerge {
   // checkpoint taken when due, its progress reported.
   void write(pipeline::Chunk& c) {
     const size_t keep = job_.unique ? unique_carry(f_, c.data, c.bytes / rs_, last_, have_last_) * rs_ : c.bytes;
-    if (direct_) out_.write_direct_at(c.data, keep, out_offset_ + written_ * rs_, job_.threads);
-    else if (range_) range_->put(c.data, written_ * rs_, keep);
+    if (range_) range_->put(c.data, written_ * rs_, keep);
     else io::write_mapped(out_, out_offset_ + written_ * rs_, c.data, keep, job_.threads);
     written_ += keep / rs_;
     unkept_ += c.bytes;
@@ -306,7 +299,6 @@ class DeviceWindowMerge {
   std::vector<unsigned char> last_;
   bool have_last_ = false;
   uint64_t done_ = 0;
-  bool direct_ = false;
   std::optional<io::MappedRange> range_;
   uint64_t written_ = 0;  // records written so far
   uint64_t unkept_ = 0;  // input bytes merged since the last checkpoint
@@ -330,9 +322,6 @@ uint64_t merge_runs_on_device(const MergeSetup& job, const std::vector<RunRef>& 
   const uint64_t sum_records = output_sum_records(rs);
   const bool hash_windows = job.output_sums && !job.unique && w >= sum_records;
   if (hash_windows) w = w / sum_records * sum_records;
-  // Direct output (DeviceWindowMerge): windows of whole 4 KiB blocks keep each write aligned.
-  const uint64_t block = direct_block_records(rs);
-  if (job.direct_output && w >= block) w = w / block * block;
   w = std::max<uint64_t>(1, std::min<uint64_t>(w, total));
   MergeSetup::StageSeconds* secs = job.stage_seconds;
   const auto t_setup = std::chrono::steady_clock::now();

@@ -55,13 +55,9 @@ uint64_t merge_run_files(Prepared& p, const Plan& plan, std::vector<TreeInput> r
   job.threads = plan.merge_threads;
   // Runs too large for the page cache: the levels go around it, and so does the
   // output when it is synced anyway (the whole output only: O_DIRECT needs aligned
-  // offsets). A device merge's synced output goes around it unless --direct-io off: its
-  // pages would only wait for the final fsync, and as dirty pages they got the cached runs
-  // written back too (docs/benchmarks.md, fsync_floor.sh).
-  const bool device_merge = plan.window_records > 0;
+  // offsets).
   job.direct_temp = plan.direct_io;
-  job.direct_output = (plan.direct_output || (device_merge && opt.direct_io != DirectIo::off)) && opt.fsync &&
-                      out_offset == 0 && st;
+  job.direct_output = plan.direct_output && opt.fsync && out_offset == 0 && st;
   job.done_bytes = &done;
   job.total_bytes = plan.records * opt.format.record_size;
   MergeSetup::StageSeconds stages;

@@ -175,12 +175,6 @@ void File::written_elsewhere(uint64_t offset, uint64_t n) const {
   if (write_behind_ && !r.empty()) write_behind_->written(r.begin, r.end - r.begin);
 }
 
-void File::reserve(uint64_t offset, uint64_t n) const {
-  // posix_fallocate returns the error number instead of setting errno.
-  if (n == 0) return;
-  if (int err = ::posix_fallocate(fd_, off_t(base_ + offset), off_t(n))) fail_errno(path_, "cannot reserve space", err);
-}
-
 void File::discard(uint64_t offset, uint64_t n) const {
   const PageRange r = whole_pages(base_ + offset, n);
   if (!r.empty()) ::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(r.begin), off_t(r.end - r.begin));

@@ -133,9 +133,6 @@ class File {
   // write a still-dirty range before punching it). Best effort: a file system without
   // hole punching keeps the data.
   void discard(uint64_t offset, uint64_t n) const;
-  // Allocates [offset, offset + n) on the disk (posix_fallocate): a full disk fails
-  // here, before the writes. Throws io errors naming the file.
-  void reserve(uint64_t offset, uint64_t n) const;
   void sync() const;
   void close();
 
