@@ -32,8 +32,8 @@ struct SortPlan::State {
   SortRequest request;
   io::File in;
   Prepared prepared;
-  Clock::duration planning{};            // prepare's time: the run's stats count it
-  mutable std::optional<PlanReport> report;  // report(): made at its first call
+  Clock::duration planning{};         // prepare's time: the run's stats count it
+  std::optional<PlanReport> report;   // report(): made at its first call
 };
 
 SortPlan::SortPlan(std::unique_ptr<State> state) : state_(std::move(state)) {}
