@@ -44,7 +44,8 @@ int run_help(CommandRun& r) {
 
 int run_sort(CommandRun& r) {
   if (r.cmd.lines) return run_sort_lines(r);
-  return finish(r, sort_file(input_of(r.cmd), r.cmd.output, r.opt));
+  // A request, its plan (input opened, device chosen, nothing written), then its run.
+  return finish(r, gxsort::run(gxsort::plan({input_of(r.cmd), r.cmd.output, r.opt})));
 }
 
 int run_plan(CommandRun& r) {

@@ -2,10 +2,13 @@
 // and for streams, and the plan it would run.
 #include <sys/stat.h>
 
+#include <optional>
+
 #include "commands/resume_plan.hpp"
 #include "engine/engine.hpp"
 #include "engine/job.hpp"
 #include "engine/sort.hpp"
+#include "gxsort/timeline.hpp"
 
 namespace gxsort {
 
@@ -24,36 +27,91 @@ bool may_use_gpu(const std::string& command, const std::string& input, const Eng
   }
 }
 
-RunStats sort_file(const std::string& input, const std::string& output, const EngineOptions& opt) {
-  io::File in = open_input(input, opt.format, opt.npy_streams);
-  return sort_input(in, output, opt);
+// A SortPlan's parts: what plan() opened and prepared, for run() to use as they are.
+struct SortPlan::State {
+  SortRequest request;
+  io::File in;
+  Prepared prepared;
+  Clock::duration planning{};         // prepare's time: the run's stats count it
+  std::optional<PlanReport> report;   // report(): made at its first call
+};
+
+SortPlan::SortPlan(std::unique_ptr<State> state) : state_(std::move(state)) {}
+SortPlan::SortPlan(SortPlan&&) noexcept = default;
+SortPlan& SortPlan::operator=(SortPlan&&) noexcept = default;
+SortPlan::~SortPlan() = default;
+
+SortPlan::State& SortPlan::state() const {
+  if (!state_) throw Error(ExitCode::usage, "a sort's plan used after it was run or moved");
+  return *state_;
 }
 
-PlanReport plan_sort(const std::string& input, const std::string& output, const EngineOptions& opt) {
-  io::File in = open_input(input, opt.format, opt.npy_streams);
-  const std::string tmp = default_temp_dir(!output.empty() ? output : in.is_stream() ? "-" : input);
-  PlanReport r;
+namespace {
+
+// Where a sort's temp files go by default: beside its output (plan without -o: beside
+// the input; a stream's: /tmp).
+std::string default_sort_temp_dir(const SortRequest& r, const io::File& in) {
+  return default_temp_dir(!r.output.empty() ? r.output : in.is_stream() ? "-" : r.input);
+}
+
+// What `gxsort plan` shows of a planned sort (plan_sort).
+PlanReport sort_plan_report(const SortPlan::State& s) {
+  const EngineOptions& opt = s.request.options;
+  const std::string& output = s.request.output;
+  const Prepared& p = s.prepared;
+  const io::File& in = s.in;
+  PlanReport r = plan_report(p.plan);
   if (in.is_stream()) {  // the runs' size: the rest is known when the stream ends
-    Prepared p = prepare(opt, plan_request(CommandKind::sort, opt, 0, true), tmp);
-    r = plan_report(p.plan);
     r.memory = p.memory;
     r.sort.fan_in = p.plan_input.fan_in ? p.plan_input.fan_in : kDefaultFanIn;
-    r.backend = p.backend->name();
   } else {
-    Prepared p = prepare(opt, in.size(), tmp, in.path());
     if (opt.resume && output.empty()) fail_usage("plan " + option_ref("resume") + ": name the job's output (-o FILE): a job is its input, options and output");
-    const bool resumable = p.plan.mode == PlanMode::external || p.plan.mode == PlanMode::partition;
-    r = plan_report(p.plan);
     if (opt.resume) r.resume = resume_report(SortJob::inspect(p, in, output, opt));
-    r.backend = p.backend->name();
     r.device_auto_cpu = p.device.reason == DeviceReason::wide_records;
-    if (resumable) r.temp_dirs = p.tmp_dirs;
+    if (p.plan.mode == PlanMode::external || p.plan.mode == PlanMode::partition) r.temp_dirs = p.tmp_dirs;
   }
+  r.backend = p.backend->name();
   r.command = "sort";
   r.input = in.path();
   r.stream = in.is_stream();
   r.format = opt.format.describe();
   return r;
+}
+
+}  // namespace
+
+SortPlan plan(SortRequest request) {
+  auto s = std::make_unique<SortPlan::State>();
+  s->request = std::move(request);
+  const EngineOptions& opt = s->request.options;
+  s->in = open_input(s->request.input, opt.format, opt.npy_streams);
+  const auto t_start = Clock::now();
+  s->prepared = prepare_sort(s->in, opt, default_sort_temp_dir(s->request, s->in));
+  s->planning = Clock::now() - t_start;
+  return SortPlan(std::move(s));
+}
+
+const PlanReport& SortPlan::report() const {
+  State& s = state();
+  if (!s.report) s.report = sort_plan_report(s);
+  return *s.report;
+}
+
+RunStats run(SortPlan plan) {
+  SortPlan::State& s = plan.state();
+  const EngineOptions& opt = s.request.options;
+  const RunStats st = sort_prepared(s.in, s.request.output, opt, s.prepared, Clock::now() - s.planning);
+  s.prepared = Prepared();  // the backend freed (the device's memory with it)
+  timeline(opt.context, "its backend freed");
+  return st;
+}
+
+RunStats sort_file(const std::string& input, const std::string& output, const EngineOptions& opt) {
+  return run(plan({input, output, opt}));
+}
+
+PlanReport plan_sort(const std::string& input, const std::string& output, const EngineOptions& opt) {
+  return plan({input, output, opt}).report();
 }
 
 }  // namespace gxsort

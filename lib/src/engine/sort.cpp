@@ -156,14 +156,11 @@ uint64_t sort_through_runs(Prepared& p, const Plan& plan, const io::File& in, co
 // sorted in memory and written out. Otherwise every chunk becomes a run in a temp file
 // (read, sort and write overlapped) and the runs are merged, as the external plan
 // merges runs of the same size.
-RunStats sort_stream(io::File& in, const std::string& output, const EngineOptions& opt, Prepared* prepared) {
+RunStats sort_stream(io::File& in, const std::string& output, const EngineOptions& opt, Prepared& p,
+                     Clock::time_point t_start) {
   if (opt.resume) fail_usage(in.path() + ": " + option_ref("resume") + " needs a regular input file (a stream cannot be read again)");
-  auto t_start = Clock::now();
   const Format& f = opt.format;
   const size_t rs = f.record_size;
-  Prepared own;
-  if (!prepared) own = prepare(opt, plan_request(CommandKind::sort, opt, 0, true), default_temp_dir(output));
-  Prepared& p = prepared ? *prepared : own;
   const size_t run_records = p.plan.run_records;
   io::Output out = io::Output::open(opt.context, output, p.tmp_dirs[0], "out", output_header(opt, opt.format.record_size));
   check_tmp_dirs(p.tmp_dirs);
@@ -230,38 +227,49 @@ RunStats sort_stream(io::File& in, const std::string& output, const EngineOption
   return st;
 }
 
-RunStats sort_prepared(io::File& in, const std::string& output, const EngineOptions& given, Prepared& p,
-                       Clock::time_point t_start);
+RunStats sort_file_prepared(io::File& in, const std::string& output, const EngineOptions& given, Prepared& p,
+                            Clock::time_point t_start);
 
 }  // namespace
 
-RunStats sort_input(io::File& in, const std::string& output, const EngineOptions& opt) {
-  if (in.is_stream()) return sort_stream(in, output, opt, nullptr);
+Prepared prepare_sort(io::File& in, const EngineOptions& opt, const std::string& default_tmp_dir) {
+  if (in.is_stream()) return prepare(opt, plan_request(CommandKind::sort, opt, 0, true), default_tmp_dir);
   // Every plan reads the input from its start: a cold disk starts on it while the
   // device starts and the plan is made (0.3-0.4 s on the H100 host).
   in.prefetch(0, uint64_t(256) << 20);
-  auto t_start = Clock::now();
+  return prepare(opt, in.size(), default_tmp_dir, in.path());
+}
+
+RunStats sort_prepared(io::File& in, const std::string& output, const EngineOptions& opt, Prepared& p,
+                       Clock::time_point t_start) {
+  if (in.is_stream()) return sort_stream(in, output, opt, p, t_start);
+  RunStats st = sort_file_prepared(in, output, opt, p, t_start);
+  timeline(opt.context, "sort ended (its output closed)");
+  return st;
+}
+
+RunStats sort_input(io::File& in, const std::string& output, const EngineOptions& opt) {
+  const auto t_start = Clock::now();
   RunStats st;
   {
-    Prepared p = prepare(opt, in.size(), default_temp_dir(output), in.path());
+    Prepared p = prepare_sort(in, opt, default_temp_dir(output));
     st = sort_prepared(in, output, opt, p, t_start);
-    timeline(opt.context, "sort ended (its output closed)");
   }
   timeline(opt.context, "its backend freed");
   return st;
 }
 
 RunStats sort_input(io::File& in, const std::string& output, const EngineOptions& opt, Prepared& p) {
-  if (in.is_stream()) return sort_stream(in, output, opt, &p);
+  if (in.is_stream()) return sort_stream(in, output, opt, p, Clock::now());
   in.prefetch(0, uint64_t(256) << 20);
-  return sort_prepared(in, output, opt, p, Clock::now());
+  return sort_file_prepared(in, output, opt, p, Clock::now());
 }
 
 namespace {
 
 // The sort of a regular file as p.plan says; t_start: when its preparation began.
-RunStats sort_prepared(io::File& in, const std::string& output, const EngineOptions& given, Prepared& p,
-                       Clock::time_point t_start) {
+RunStats sort_file_prepared(io::File& in, const std::string& output, const EngineOptions& given, Prepared& p,
+                            Clock::time_point t_start) {
   const uint64_t bytes = in.size();
   const double t_prepare = since(t_start);
   // Every phase reports to the whole job's progress, weighed by the plan.
