@@ -256,7 +256,8 @@ PlanReport plan_sort(const std::string& input, const std::string& output, const 
 
 // gxsort plan CMD ARGS: what command CMD (sort, runs, merge, dedupe, check, reduce,
 // "graph build", bfs) would do with these inputs, output and options: the plan it runs
-// from (sizes, threads, strategy).
+// from (sizes, threads, strategy); of dedupe, runs, merge, check and reduce the report of
+// plan(XRequest) (gxsort/requests.hpp: each file function below is run(plan(XRequest))).
 PlanReport plan_command(const std::string& command, const std::vector<std::string>& inputs, const std::string& output,
                         const EngineOptions& opt);
 
