@@ -269,7 +269,7 @@ std::vector<TreeInput> merge_tree_inputs(const std::vector<MergeInput>& inputs, 
 template <>
 struct CommandPlan<MergeRequest>::State {
   MergeRequest request;
-  std::vector<MergeInput> inputs;    // of request.inputs[0, opened)
+  std::vector<MergeInput> inputs;    // of request.inputs[0, opened): plan() stops at the first it leaves
   size_t opened = 0;
   std::vector<std::string> runs_dirs;
   std::string planned_output;        // the output planned for (without one: the first input)
