@@ -45,7 +45,7 @@ int run_help(CommandRun& r) {
 int run_sort(CommandRun& r) {
   if (r.cmd.lines) return run_sort_lines(r);
   // A request, its plan (input opened, device chosen, nothing written), then its run.
-  return finish(r, gxsort::run(gxsort::plan({input_of(r.cmd), r.cmd.output, r.opt})));
+  return finish(r, gxsort::run(gxsort::plan(SortRequest{input_of(r.cmd), r.cmd.output, r.opt})));
 }
 
 int run_plan(CommandRun& r) {
@@ -66,18 +66,18 @@ int run_plan(CommandRun& r) {
 
 int run_runs(CommandRun& r) {
   if (r.cmd.lines) return run_runs_lines(r);
-  return finish(r, form_runs(input_of(r.cmd), r.cmd.output, r.opt));
+  return finish(r, gxsort::run(gxsort::plan(RunsRequest{input_of(r.cmd), r.cmd.output, r.opt})));
 }
 
 int run_merge(CommandRun& r) {
   if (r.cmd.lines) return run_merge_lines(r);
-  return finish(r, merge_files(r.cmd.inputs, r.cmd.output, r.opt));
+  return finish(r, gxsort::run(gxsort::plan(MergeRequest{r.cmd.inputs, r.cmd.output, r.opt})));
 }
 
 int run_check(CommandRun& r) {
   const Command& cmd = r.cmd;
   if (cmd.lines) return run_check_lines(r);
-  const CheckResult c = check_file(cmd.inputs[0], r.opt);
+  const CheckResult c = gxsort::run(gxsort::plan(CheckRequest{cmd.inputs[0], r.opt}));
   r.progress.finish();
   if (prints_result(cmd)) print_check(r.report, cmd.inputs[0], c, cmd.json);
   r.stats.write(c.stats, cmd.engine.fsync);
@@ -94,11 +94,11 @@ int run_gen(CommandRun& r) {
 
 int run_dedupe(CommandRun& r) {
   if (r.cmd.lines) return run_sort_lines(r, true);
-  return finish(r, dedupe_file(input_of(r.cmd), r.cmd.output, r.opt));
+  return finish(r, gxsort::run(gxsort::plan(DedupeRequest{input_of(r.cmd), r.cmd.output, r.opt})));
 }
 
 int run_reduce(CommandRun& r) {
-  const ReduceResult res = reduce_file(input_of(r.cmd), r.cmd.reduce_op, r.cmd.reduce_algo, r.opt);
+  const ReduceResult res = gxsort::run(gxsort::plan(ReduceRequest{input_of(r.cmd), r.cmd.reduce_op, r.cmd.reduce_algo, r.opt}));
   print_reduce(r.report, input_of(r.cmd), res, r.cmd.json);
   return finish(r, res.stats);
 }

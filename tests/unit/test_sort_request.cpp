@@ -124,7 +124,7 @@ TEST_CASE("a FIFO's plan is partial (its runs' size), and its run sorts what the
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   const Bytes data = gxsort_test::read_file(s.input);
   std::thread writer([&] { gxsort_test::write_file(fifo, data); });  // its open waits for plan()'s
-  SortPlan p = plan({fifo, s.output, s.opt});
+  SortPlan p = plan(SortRequest{fifo, s.output, s.opt});
   CHECK(p.report().stream);
   CHECK(p.report().input_bytes == 0);
   CHECK(p.report().sort.run_records > 0);

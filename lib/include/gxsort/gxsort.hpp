@@ -239,7 +239,7 @@ bool has_npy_name(const std::string& path);
 std::string npy_descr_for(const Format& format);
 
 // gxsort sort IN -o OUT: a stable sort of the records of IN into OUT (which may be IN):
-// run(plan({input, output, opt})) (gxsort/sort_request.hpp).
+// run(plan(SortRequest{input, output, opt})) (gxsort/sort_request.hpp).
 RunStats sort_file(const std::string& input, const std::string& output, const EngineOptions& opt);
 
 // Whether command `command` ("sort" or "dedupe") of the one input `input` may use the
@@ -251,12 +251,13 @@ RunStats sort_file(const std::string& input, const std::string& output, const En
 bool may_use_gpu(const std::string& command, const std::string& input, const EngineOptions& opt);
 
 // gxsort plan IN: what sort_file would do (with opt.resume, what a resume of its job
-// would find): plan({input, output, opt}).report().
+// would find): plan(SortRequest{input, output, opt}).report().
 PlanReport plan_sort(const std::string& input, const std::string& output, const EngineOptions& opt);
 
 // gxsort plan CMD ARGS: what command CMD (sort, runs, merge, dedupe, check, reduce,
 // "graph build", bfs) would do with these inputs, output and options: the plan it runs
-// from (sizes, threads, strategy).
+// from (sizes, threads, strategy); of dedupe, runs, merge, check and reduce the report of
+// plan(XRequest) (gxsort/requests.hpp: each file function below is run(plan(XRequest))).
 PlanReport plan_command(const std::string& command, const std::vector<std::string>& inputs, const std::string& output,
                         const EngineOptions& opt);
 
@@ -370,5 +371,6 @@ BfsResult bfs_file(const std::string& graph, const BfsOptions& b, const EngineOp
 
 }  // namespace gxsort
 
-// The sort command as a request, a plan and a run (it needs EngineOptions and RunStats).
+// The commands as requests, plans and runs (they need EngineOptions and RunStats).
 #include "gxsort/sort_request.hpp"
+#include "gxsort/requests.hpp"

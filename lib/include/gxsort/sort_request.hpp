@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "gxsort/command_plan.hpp"
 #include "gxsort/gxsort.hpp"
 #include "gxsort/plan_report.hpp"
 
@@ -19,25 +20,8 @@ struct SortRequest {
 // A sort ready to run: its input open (a stream is opened once, here) and every size its
 // executors use (the device chosen, the backend made, the budgets, the plan). A stream's
 // plan is partial: its runs' size; the merge is planned when the stream has ended.
-// Dropping it runs nothing and leaves nothing.
-class SortPlan {
- public:
-  SortPlan(SortPlan&&) noexcept;
-  SortPlan& operator=(SortPlan&&) noexcept;
-  ~SortPlan();
-  // What `gxsort plan` shows of it (plan_sort's): made at the first call (with
-  // options.resume, it reads what a killed run of the job left). Not for two threads at once.
-  const PlanReport& report() const;
-
-  struct State;  // the library's: the request, the open input, the engine's plan
-
- private:
-  explicit SortPlan(std::unique_ptr<State> state);
-  State& state() const;  // throws on a plan moved from (or run)
-  std::unique_ptr<State> state_;
-  friend SortPlan plan(SortRequest request);
-  friend RunStats run(SortPlan plan);
-};
+// Dropping it runs nothing and leaves nothing. Its report() is plan_sort's.
+using SortPlan = CommandPlan<SortRequest>;
 
 // Opens the input, checks it (format, whole records), chooses the device and plans: no
 // output, temp file or job directory made. The input's first 256 MiB are asked into the

@@ -2,6 +2,7 @@
 // streamed through the chunk scheduler.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "gxsort/gxsort.hpp"
@@ -10,6 +11,7 @@
 #include "pipeline/chunk_scheduler.hpp"
 #include "engine/engine.hpp"
 #include "backend/backend.hpp"
+#include "commands/command_plan.hpp"
 #include "commands/command_plans.hpp"
 #include "kernels/check_chunk.hpp"
 
@@ -19,13 +21,42 @@ Prepared prepare_check(const io::File& in, const EngineOptions& opt) {
   return prepare(opt, plan_request(CommandKind::check, opt, in.is_stream() ? 0 : in.size(), in.is_stream(), in.path()), "/tmp");
 }
 
-CheckResult check_file(const std::string& path, const EngineOptions& opt) {
-  const auto t0 = Clock::now();
+// A check's plan's parts: what plan() opened and prepared, for run() to use as they are.
+template <>
+struct CommandPlan<CheckRequest>::State {
+  CheckRequest request;
+  io::File in;
+  Prepared prepared;
+  Clock::duration planning{};        // open and prepare: the run's stats count it
+  std::optional<PlanReport> report;  // report(): made at its first call
+};
+
+PlanReport report_of(const CommandPlan<CheckRequest>::State& s) {
+  return command_report(s.prepared, s.request.path, s.request.options);
+}
+
+template class CommandPlan<CheckRequest>;
+
+CommandPlan<CheckRequest> plan(CheckRequest request) {
+  const auto t_start = Clock::now();
+  auto s = std::make_unique<CommandPlan<CheckRequest>::State>();
+  s->request = std::move(request);
+  const EngineOptions& opt = s->request.options;
+  s->in = open_input(s->request.path, opt.format, opt.npy_streams);
+  s->prepared = prepare_check(s->in, opt);
+  s->planning = Clock::now() - t_start;
+  return PlanAccess::make<CheckRequest>(std::move(s));
+}
+
+CheckResult run(CommandPlan<CheckRequest> plan) {
+  CommandPlan<CheckRequest>::State& s = PlanAccess::state(plan);
+  const auto t0 = Clock::now() - s.planning;
+  const EngineOptions& opt = s.request.options;
   const Format& f = opt.format;
-  io::File in = open_input(path, f, opt.npy_streams);
+  io::File& in = s.in;
   const uint64_t bytes = in.is_stream() ? pipeline::kUntilEnd : in.size();
   const size_t rs = f.record_size;
-  Prepared p = prepare_check(in, opt);
+  Prepared& p = s.prepared;
   auto& backend = p.backend;
   std::vector<HostBuffer> buffers;
   std::vector<unsigned char*> slots;
@@ -78,5 +109,7 @@ CheckResult check_file(const std::string& path, const EngineOptions& opt) {
   r.stats.phases.push_back({"check", r.stats.seconds, r.stats.input_bytes, 0});
   return r;
 }
+
+CheckResult check_file(const std::string& path, const EngineOptions& opt) { return run(plan(CheckRequest{path, opt})); }
 
 }  // namespace gxsort

@@ -18,6 +18,10 @@ Prepared prepare_runs(const io::File& in, const std::string& out_dir, const Engi
 Prepared prepare_merge(const std::vector<uint64_t>& input_records, const std::string& output, const EngineOptions& opt);
 Prepared prepare_dedupe(const io::File& in, const std::string& output, const EngineOptions& opt);
 
+// What every command's report holds (gxsort/requests.hpp): its plan, backend, input and
+// format (with options.resume: a resume report, empty where the job keeps no pieces).
+PlanReport command_report(const Prepared& p, const std::string& input, const EngineOptions& opt);
+
 // plan CMD --resume: what a resume of the job would find and what it would have left
 // (commands/resume_plan.hpp); neither pieces nor stages where the job keeps no pieces.
 ResumeReport dedupe_resume(const Prepared& p, const io::File& in, const std::string& output, const EngineOptions& opt);

@@ -18,6 +18,7 @@
 #include "io/debris.hpp"
 #include "resume/staged_job.hpp"
 #include "pipeline/chunk_scheduler.hpp"
+#include "commands/command_plan.hpp"
 #include "commands/command_plans.hpp"
 #include "commands/resume_plan.hpp"
 #include "engine/job.hpp"
@@ -282,11 +283,47 @@ ResumeReport dedupe_resume(const Prepared& p, const io::File& in, const std::str
   return resume_report(r);
 }
 
-RunStats dedupe_file(const std::string& input, const std::string& output, const EngineOptions& opt) {
+// A dedupe's plan's parts: what plan() opened and prepared, for run() to use as they are.
+template <>
+struct CommandPlan<DedupeRequest>::State {
+  DedupeRequest request;
+  io::File in;
+  std::string planned_output;        // the output planned for (without one: the input, or "-")
+  Prepared prepared;
+  Clock::duration planning{};        // open and prepare: the run's stats count it
+  std::optional<PlanReport> report;  // report(): made at its first call
+};
+
+PlanReport report_of(const CommandPlan<DedupeRequest>::State& s) {
+  const EngineOptions& opt = s.request.options;
+  PlanReport r = command_report(s.prepared, s.request.input, opt);
+  if (opt.resume) r.resume = dedupe_resume(s.prepared, s.in, s.planned_output, opt);
+  return r;
+}
+
+template class CommandPlan<DedupeRequest>;
+
+CommandPlan<DedupeRequest> plan(DedupeRequest request) {
   const auto t_start = Clock::now();
-  io::File in = open_input(input, opt.format, opt.npy_streams);
+  auto s = std::make_unique<CommandPlan<DedupeRequest>::State>();
+  s->request = std::move(request);
+  const EngineOptions& opt = s->request.options;
+  s->in = open_input(s->request.input, opt.format, opt.npy_streams);
+  const std::string& output = s->request.output;
+  s->planned_output = !output.empty() ? output : s->in.is_stream() ? "-" : s->request.input;
+  s->prepared = prepare_dedupe(s->in, s->planned_output, opt);
+  s->planning = Clock::now() - t_start;
+  return PlanAccess::make<DedupeRequest>(std::move(s));
+}
+
+RunStats run(CommandPlan<DedupeRequest> plan) {
+  CommandPlan<DedupeRequest>::State& s = PlanAccess::state(plan);
+  const auto t_start = Clock::now() - s.planning;
+  const EngineOptions& opt = s.request.options;
+  const std::string& output = s.request.output;
   if (output.empty()) fail_usage("an output file is required (-o FILE)");
-  Prepared p = prepare_dedupe(in, output, opt);
+  io::File& in = s.in;
+  Prepared& p = s.prepared;
   const DedupePlan& d = p.plan.dedupe;
   RunStats st;
   st.command = "dedupe";
@@ -311,6 +348,10 @@ RunStats dedupe_file(const std::string& input, const std::string& output, const 
     dedupe_by_sort_and_group(p, in, output, opt, st, t_start);
   }
   return st;
+}
+
+RunStats dedupe_file(const std::string& input, const std::string& output, const EngineOptions& opt) {
+  return run(plan(DedupeRequest{input, output, opt}));
 }
 
 }  // namespace gxsort

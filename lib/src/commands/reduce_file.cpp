@@ -2,11 +2,13 @@
 // the backend and the partials are combined in file order.
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "gxsort/gxsort.hpp"
 #include "io/file.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "kernels/reduce.hpp"
+#include "commands/command_plan.hpp"
 #include "commands/command_plans.hpp"
 #include "engine/engine.hpp"
 
@@ -16,16 +18,47 @@ Prepared prepare_reduce(const io::File& in, const EngineOptions& opt) {
   return prepare(opt, plan_request(CommandKind::reduce, opt, in.is_stream() ? 0 : in.size(), in.is_stream(), in.path()), "/tmp");
 }
 
-ReduceResult reduce_file(const std::string& path, ReduceOp op, ReduceAlgo algo, const EngineOptions& opt) {
-  auto t0 = std::chrono::steady_clock::now();
+// A reduce's plan's parts: what plan() opened and prepared, for run() to use as they are.
+template <>
+struct CommandPlan<ReduceRequest>::State {
+  ReduceRequest request;
+  io::File in;
+  Prepared prepared;
+  Clock::duration planning{};        // open and prepare (and start the device): a phase of the run's stats
+  std::optional<PlanReport> report;  // report(): made at its first call
+};
+
+PlanReport report_of(const CommandPlan<ReduceRequest>::State& s) {
+  return command_report(s.prepared, s.request.path, s.request.options);
+}
+
+template class CommandPlan<ReduceRequest>;
+
+CommandPlan<ReduceRequest> plan(ReduceRequest request) {
+  const auto t_start = Clock::now();
+  auto s = std::make_unique<CommandPlan<ReduceRequest>::State>();
+  s->request = std::move(request);
+  const EngineOptions& opt = s->request.options;
+  opt.format.validate();
+  check_reducible(opt.format, 0);
+  s->in = open_input(s->request.path, opt.format, opt.npy_streams);
+  s->prepared = prepare_reduce(s->in, opt);
+  s->planning = Clock::now() - t_start;
+  return PlanAccess::make<ReduceRequest>(std::move(s));
+}
+
+ReduceResult run(CommandPlan<ReduceRequest> plan) {
+  CommandPlan<ReduceRequest>::State& s = PlanAccess::state(plan);
+  const auto t0 = Clock::now() - s.planning;
+  const EngineOptions& opt = s.request.options;
+  const ReduceOp op = s.request.op;
+  const ReduceAlgo algo = s.request.algo;
   const Format& f = opt.format;
-  f.validate();
-  check_reducible(f, 0);
-  io::File in = open_input(path, f, opt.npy_streams);
+  io::File& in = s.in;
   const uint64_t bytes = in.is_stream() ? pipeline::kUntilEnd : in.size();
-  Prepared p = prepare_reduce(in, opt);
+  Prepared& p = s.prepared;
   auto& backend = p.backend;
-  const double t_start = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double t_start = std::chrono::duration<double>(s.planning).count();
 
   // Chunks are whole reduction blocks (results must not depend on the chunking): the plan's.
   const size_t rs = f.record_size;
@@ -65,10 +98,14 @@ ReduceResult reduce_file(const std::string& path, ReduceOp op, ReduceAlgo algo, 
   r.stats.mode = std::string(choice_name(op, kReduceOps)) + "/" + choice_name(algo, kReduceAlgos);
   r.stats.records = read / rs;
   r.stats.input_bytes = read;
-  r.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.stats.seconds = since(t0);
   r.stats.phases.push_back({"open and start the device", t_start, 0, 0});
   r.stats.phases.push_back({"reduce", r.stats.seconds - t_start, read, 0});
   return r;
+}
+
+ReduceResult reduce_file(const std::string& path, ReduceOp op, ReduceAlgo algo, const EngineOptions& opt) {
+  return run(plan(ReduceRequest{path, op, algo, opt}));
 }
 
 }  // namespace gxsort

@@ -4,14 +4,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <optional>
 
 #include "io/checksum.hpp"
 #include "io/safe_dir.hpp"
 #include "io/output.hpp"
 #include "io/space.hpp"
 #include "pipeline/chunk_scheduler.hpp"
+#include "commands/command_plan.hpp"
 #include "commands/command_plans.hpp"
 #include "commands/runs_dir.hpp"
 #include "commands/stream_inputs.hpp"
@@ -63,14 +66,49 @@ Prepared prepare_merge(const std::vector<uint64_t>& input_records, const std::st
   return prepare(opt, std::move(job), default_temp_dir(output));
 }
 
-RunStats form_runs(const std::string& input, const std::string& out_dir, const EngineOptions& opt) {
-  auto t_start = Clock::now();
+// A runs' plan's parts: what plan() opened and prepared, for run() to use as they are.
+template <>
+struct CommandPlan<RunsRequest>::State {
+  RunsRequest request;
+  io::File in;
+  std::string planned_dir;           // the directory planned for (without one: INPUT's runs/)
+  Prepared prepared;
+  Clock::duration planning{};        // open and prepare: the run's stats count it
+  std::optional<PlanReport> report;  // report(): made at its first call
+};
+
+PlanReport report_of(const CommandPlan<RunsRequest>::State& s) {
+  const EngineOptions& opt = s.request.options;
+  PlanReport r = command_report(s.prepared, s.request.input, opt);
+  if (opt.resume) r.resume = resume_report(SortJob::inspect_runs(s.prepared, s.in, s.planned_dir, opt));
+  return r;
+}
+
+template class CommandPlan<RunsRequest>;
+
+CommandPlan<RunsRequest> plan(RunsRequest request) {
+  const auto t_start = Clock::now();
+  auto s = std::make_unique<CommandPlan<RunsRequest>::State>();
+  s->request = std::move(request);
+  const RunsRequest& r = s->request;
+  s->in = open_input(r.input, r.options.format, r.options.npy_streams);
+  s->planned_dir = !r.out_dir.empty() ? r.out_dir : io::directory_of(r.input) + "/runs";
+  s->prepared = prepare_runs(s->in, s->planned_dir, r.options);
+  s->planning = Clock::now() - t_start;
+  return PlanAccess::make<RunsRequest>(std::move(s));
+}
+
+RunStats run(CommandPlan<RunsRequest> plan) {
+  CommandPlan<RunsRequest>::State& s = PlanAccess::state(plan);
+  const auto t_start = Clock::now() - s.planning;
+  const std::string& out_dir = s.request.out_dir;
+  const EngineOptions& opt = s.request.options;
   const Format& f = opt.format;
-  io::File in = open_input(input, f, opt.npy_streams);
+  io::File& in = s.in;
   if (out_dir.empty()) fail_usage("an output directory is required (-o DIR)");
   const uint64_t bytes = in.is_stream() ? 0 : in.size();
-  // Every option is checked before the directory is made: a refused run leaves nothing.
-  Prepared p = prepare_runs(in, out_dir, opt);
+  // Every option was checked by the plan, before the directory is made: a refused run leaves nothing.
+  Prepared& p = s.prepared;
   CreatedDir dir(out_dir);
   check_runs_dir_empty(out_dir);
   // Runs sized as the external plan sizes them: read, sort and write of three chunks
@@ -140,6 +178,10 @@ RunStats form_runs(const std::string& input, const std::string& out_dir, const E
   return st;
 }
 
+RunStats form_runs(const std::string& input, const std::string& out_dir, const EngineOptions& opt) {
+  return run(plan(RunsRequest{input, out_dir, opt}));
+}
+
 // A stream can be read once: standard input named twice, in any spelling ("-",
 // /dev/stdin, /dev/fd/0, /proc/self/fd/0), or one FIFO twice, is refused before anything
 // is read.
@@ -159,9 +201,10 @@ void refuse_stream_named_twice(const std::vector<std::string>& args) {
 namespace {
 
 // One argument of `merge`, opened: a user's sorted file, a run of a runs directory
-// (with the size and checksum its manifest gives), or a stream spooled to a temp file.
+// (with the size and checksum its manifest gives), or a stream, spooled to a temp file
+// by the run.
 struct MergeInput {
-  std::shared_ptr<io::File> file;
+  std::shared_ptr<io::File> file;  // null once a stream is spooled
   std::shared_ptr<io::TempFile> spool;
   bool from_manifest = false;
   uint64_t checksum = 0;
@@ -178,35 +221,32 @@ std::shared_ptr<io::TempFile> spool_stream(const Context& context, io::File& in,
   return t;
 }
 
-std::vector<MergeInput> open_merge_inputs(const Context& context, const std::vector<std::string>& args,
-                                          const Format& f, const NpyStreams& npy_streams, const std::string& tmp_dir,
-                                          std::vector<std::string>& runs_dirs) {
-  refuse_stream_named_twice(args);
-  std::vector<MergeInput> out;
-  for (const auto& a : args) {
-    struct stat st;
-    if (a != "-" && ::stat(a.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-      runs_dirs.push_back(a);
-      for (ListedRun& r : open_listed_runs(a, runs_format(f))) {
-        MergeInput m;
-        m.file = std::move(r.file);
-        m.from_manifest = true;
-        m.checksum = r.checksum;
-        out.push_back(std::move(m));
-      }
-      continue;
+// Whether plan() opens argument `a`: a runs directory or a regular file, whose open
+// never waits. The rest ("-", a FIFO, what is missing) the run opens, after the output
+// is checked and in order: a FIFO's writer may feed them one after another.
+bool opens_in_plan(const std::string& a) {
+  struct stat st;
+  return a != "-" && ::stat(a.c_str(), &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode));
+}
+
+// Opens argument `a` of a merge into `out` (a runs directory: the runs its manifest lists).
+void open_merge_input(const std::string& a, const Format& f, const NpyStreams& npy_streams, std::vector<MergeInput>& out,
+                      std::vector<std::string>& runs_dirs) {
+  struct stat st;
+  if (a != "-" && ::stat(a.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    runs_dirs.push_back(a);
+    for (ListedRun& r : open_listed_runs(a, runs_format(f))) {
+      MergeInput m;
+      m.file = std::move(r.file);
+      m.from_manifest = true;
+      m.checksum = r.checksum;
+      out.push_back(std::move(m));
     }
-    io::File in = open_input(a, f, npy_streams);
-    MergeInput m;
-    if (in.is_stream()) {
-      io::require_writable_dir(tmp_dir, "temporary");
-      m.spool = spool_stream(context, in, f, tmp_dir);
-    } else {
-      m.file = std::make_shared<io::File>(std::move(in));
-    }
-    out.push_back(std::move(m));
+    return;
   }
-  return out;
+  MergeInput m;
+  m.file = std::make_shared<io::File>(open_input(a, f, npy_streams));
+  out.push_back(std::move(m));
 }
 
 // The merge tree's inputs: each opened input (a spooled stream: its temp file) with its
@@ -224,25 +264,91 @@ std::vector<TreeInput> merge_tree_inputs(const std::vector<MergeInput>& inputs, 
 
 }  // namespace
 
-RunStats merge_files(const std::vector<std::string>& args, const std::string& output, const EngineOptions& opt) {
-  auto t_start = Clock::now();
-  const Format& f = opt.format;
-  f.validate();
-  if (args.empty()) fail_usage("merge needs at least one input file");
-  const std::vector<std::string> tmp_dirs = temp_dirs(opt, default_temp_dir(output));
-  // The output is checked (a directory, not writable) before any input is read: a
-  // stream input is copied whole first.
-  io::Output out = io::Output::open(opt.context, output, tmp_dirs[0], "out", output_header(opt, f.record_size));
+// A merge's plan's parts: the arguments plan() opened and, where none is a stream, the
+// merge planned over them; run() opens the rest and plans then.
+template <>
+struct CommandPlan<MergeRequest>::State {
+  MergeRequest request;
+  std::vector<MergeInput> inputs;    // of request.inputs[0, opened): plan() stops at the first it leaves
+  size_t opened = 0;
   std::vector<std::string> runs_dirs;
-  std::vector<MergeInput> inputs = open_merge_inputs(opt.context, args, f, opt.npy_streams, tmp_dirs[0], runs_dirs);
-  refuse_output_in_runs_dir(output, runs_dirs);
-  std::vector<TreeInput> tree = merge_tree_inputs(inputs, f);
+  std::string planned_output;        // the output planned for (without one: the first input)
+  bool planned = false;              // prepared: no stream among the inputs
+  Prepared prepared;
+  Clock::duration planning{};        // open and prepare: the run's stats count it
+  std::optional<PlanReport> report;  // report(): made at its first call
+};
+
+PlanReport report_of(const CommandPlan<MergeRequest>::State& s) {
+  const EngineOptions& opt = s.request.options;
+  if (!s.planned) {  // a stream among them: a pseudo file plan() opened, or the first argument it left
+    std::string name;
+    for (const MergeInput& m : s.inputs)
+      if (name.empty() && m.file->is_stream()) name = m.file->path();
+    if (name.empty()) name = open_input(s.request.inputs[s.opened], opt.format, opt.npy_streams).path();
+    fail_usage("plan merge: " + name + " is a stream: its size is known only once it is read (merge copies it first)");
+  }
+  PlanReport r = command_report(s.prepared, s.request.inputs[0], opt);
+  std::vector<const io::File*> files;
+  for (const MergeInput& m : s.inputs) files.push_back(m.file.get());
+  if (opt.resume) r.resume = resume_report(SortJob::inspect_merge(s.prepared, files, s.planned_output, opt));
+  return r;
+}
+
+template class CommandPlan<MergeRequest>;
+
+CommandPlan<MergeRequest> plan(MergeRequest request) {
+  const auto t_start = Clock::now();
+  auto s = std::make_unique<CommandPlan<MergeRequest>::State>();
+  s->request = std::move(request);
+  const std::vector<std::string>& args = s->request.inputs;
+  const EngineOptions& opt = s->request.options;
+  opt.format.validate();
+  if (args.empty()) fail_usage("merge needs at least one input file");
+  refuse_stream_named_twice(args);
+  for (; s->opened < args.size() && opens_in_plan(args[s->opened]); ++s->opened)
+    open_merge_input(args[s->opened], opt.format, opt.npy_streams, s->inputs, s->runs_dirs);
+  s->planned_output = s->request.output.empty() ? args[0] : s->request.output;
+  s->planned = s->opened == args.size() &&
+               std::none_of(s->inputs.begin(), s->inputs.end(), [](const MergeInput& m) { return m.file->is_stream(); });
+  if (s->planned) {  // merging needs no run formation: the tree is planned for the files as given
+    std::vector<uint64_t> records;
+    for (const TreeInput& t : merge_tree_inputs(s->inputs, opt.format)) records.push_back(t.records);
+    s->prepared = prepare_merge(records, s->planned_output, opt);
+  }
+  s->planning = Clock::now() - t_start;
+  return PlanAccess::make<MergeRequest>(std::move(s));
+}
+
+namespace {
+
+// The arguments plan() left opened, in order, and every stream copied to a temp file in
+// `tmp_dir` (after the output is checked: a stream is read whole first).
+void open_and_spool(CommandPlan<MergeRequest>::State& s, const std::string& tmp_dir) {
+  const EngineOptions& opt = s.request.options;
+  const auto spool = [&](MergeInput& m) {
+    if (!m.file || !m.file->is_stream()) return;
+    io::require_writable_dir(tmp_dir, "temporary");
+    m.spool = spool_stream(opt.context, *m.file, opt.format, tmp_dir);
+    m.file.reset();
+  };
+  for (MergeInput& m : s.inputs) spool(m);
+  for (; s.opened < s.request.inputs.size(); ++s.opened) {
+    const size_t first = s.inputs.size();
+    open_merge_input(s.request.inputs[s.opened], opt.format, opt.npy_streams, s.inputs, s.runs_dirs);
+    for (size_t i = first; i < s.inputs.size(); ++i) spool(s.inputs[i]);
+  }
+}
+
+// The merge of the plan's opened inputs (`tree`) into `out`.
+RunStats merge_into(CommandPlan<MergeRequest>::State& s, io::Output& out, std::vector<TreeInput> tree, Clock::time_point t_start) {
+  const EngineOptions& opt = s.request.options;
+  const Format& f = opt.format;
+  const std::string& output = s.request.output;
+  const std::vector<MergeInput>& inputs = s.inputs;
+  Prepared& p = s.prepared;
   uint64_t bytes = 0;
   for (const auto& t : tree) bytes += t.records * f.record_size;
-  std::vector<uint64_t> records;
-  for (const auto& t : tree) records.push_back(t.records);
-  // Merging needs no run formation: the tree is planned for the files as given.
-  Prepared p = prepare_merge(records, output, opt);
   const Plan& plan = p.plan;
   std::vector<io::SpaceNeed> needs{{out.space_dir(), bytes, "the output"}};
   if (plan.levels.size() > 1) {
@@ -300,6 +406,32 @@ RunStats merge_files(const std::vector<std::string>& args, const std::string& ou
   commit_outputs({&out}, st, t_start, opt);
   if (sort_job) sort_job->finish();
   return st;
+}
+
+}  // namespace
+
+RunStats run(CommandPlan<MergeRequest> plan) {
+  CommandPlan<MergeRequest>::State& s = PlanAccess::state(plan);
+  const auto t_start = Clock::now() - s.planning;
+  const EngineOptions& opt = s.request.options;
+  const std::string& output = s.request.output;
+  const std::vector<std::string> tmp_dirs = temp_dirs(opt, default_temp_dir(output));
+  // The output is checked (a directory, not writable) before any stream is read: a
+  // stream input is copied whole first.
+  io::Output out = io::Output::open(opt.context, output, tmp_dirs[0], "out", output_header(opt, opt.format.record_size));
+  open_and_spool(s, tmp_dirs[0]);
+  refuse_output_in_runs_dir(output, s.runs_dirs);
+  std::vector<TreeInput> tree = merge_tree_inputs(s.inputs, opt.format);
+  if (!s.planned) {  // a stream was among them: the tree is planned now, for the copies
+    std::vector<uint64_t> records;
+    for (const TreeInput& t : tree) records.push_back(t.records);
+    s.prepared = prepare_merge(records, output, opt);
+  }
+  return merge_into(s, out, std::move(tree), t_start);
+}
+
+RunStats merge_files(const std::vector<std::string>& args, const std::string& output, const EngineOptions& opt) {
+  return run(plan(MergeRequest{args, output, opt}));
 }
 
 }  // namespace gxsort

@@ -4,6 +4,7 @@
 
 #include <optional>
 
+#include "commands/command_plan.hpp"
 #include "commands/resume_plan.hpp"
 #include "engine/engine.hpp"
 #include "engine/job.hpp"
@@ -28,6 +29,7 @@ bool may_use_gpu(const std::string& command, const std::string& input, const Eng
 }
 
 // A SortPlan's parts: what plan() opened and prepared, for run() to use as they are.
+template <>
 struct SortPlan::State {
   SortRequest request;
   io::File in;
@@ -35,16 +37,6 @@ struct SortPlan::State {
   Clock::duration planning{};         // prepare's time: the run's stats count it
   std::optional<PlanReport> report;   // report(): made at its first call
 };
-
-SortPlan::SortPlan(std::unique_ptr<State> state) : state_(std::move(state)) {}
-SortPlan::SortPlan(SortPlan&&) noexcept = default;
-SortPlan& SortPlan::operator=(SortPlan&&) noexcept = default;
-SortPlan::~SortPlan() = default;
-
-SortPlan::State& SortPlan::state() const {
-  if (!state_) throw Error(ExitCode::usage, "a sort's plan used after it was run or moved");
-  return *state_;
-}
 
 namespace {
 
@@ -54,8 +46,10 @@ std::string default_sort_temp_dir(const SortRequest& r, const io::File& in) {
   return default_temp_dir(!r.output.empty() ? r.output : in.is_stream() ? "-" : r.input);
 }
 
+}  // namespace
+
 // What `gxsort plan` shows of a planned sort (plan_sort).
-PlanReport sort_plan_report(const SortPlan::State& s) {
+PlanReport report_of(const SortPlan::State& s) {
   const EngineOptions& opt = s.request.options;
   const std::string& output = s.request.output;
   const Prepared& p = s.prepared;
@@ -78,7 +72,7 @@ PlanReport sort_plan_report(const SortPlan::State& s) {
   return r;
 }
 
-}  // namespace
+template class CommandPlan<SortRequest>;
 
 SortPlan plan(SortRequest request) {
   auto s = std::make_unique<SortPlan::State>();
@@ -88,17 +82,11 @@ SortPlan plan(SortRequest request) {
   const auto t_start = Clock::now();
   s->prepared = prepare_sort(s->in, opt, default_sort_temp_dir(s->request, s->in));
   s->planning = Clock::now() - t_start;
-  return SortPlan(std::move(s));
-}
-
-const PlanReport& SortPlan::report() const {
-  State& s = state();
-  if (!s.report) s.report = sort_plan_report(s);
-  return *s.report;
+  return PlanAccess::make<SortRequest>(std::move(s));
 }
 
 RunStats run(SortPlan plan) {
-  SortPlan::State& s = plan.state();
+  SortPlan::State& s = PlanAccess::state(plan);
   const EngineOptions& opt = s.request.options;
   const RunStats st = sort_prepared(s.in, s.request.output, opt, s.prepared, Clock::now() - s.planning);
   s.prepared = Prepared();  // the backend freed (the device's memory with it)
@@ -107,11 +95,11 @@ RunStats run(SortPlan plan) {
 }
 
 RunStats sort_file(const std::string& input, const std::string& output, const EngineOptions& opt) {
-  return run(plan({input, output, opt}));
+  return run(plan(SortRequest{input, output, opt}));
 }
 
 PlanReport plan_sort(const std::string& input, const std::string& output, const EngineOptions& opt) {
-  return plan({input, output, opt}).report();
+  return plan(SortRequest{input, output, opt}).report();
 }
 
 }  // namespace gxsort

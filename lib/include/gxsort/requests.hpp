@@ -1,0 +1,65 @@
+// dedupe, runs, merge, check and reduce as typed requests, as the sort is
+// (gxsort/sort_request.hpp): plan() opens, stats, probes and plans, writing nothing (no
+// output, temp file or job directory); a front end may look at the plan's report()
+// (plan_command's for that command); run() runs exactly that plan. The file functions
+// (dedupe_file, form_runs, merge_files, check_file, reduce_file) are run(plan(...)).
+// A plan dropped unrun runs nothing and leaves nothing. Their plans are named
+// CommandPlan<XRequest> (plan/plan.hpp's DedupePlan, BfsPlan... are parts of the engine's
+// Plan). Included by gxsort.hpp, at its end.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "gxsort/command_plan.hpp"
+#include "gxsort/gxsort.hpp"
+
+namespace gxsort {
+
+// gxsort dedupe INPUT -o OUTPUT. Without an output it plans (as if into INPUT, a
+// stream's into standard output); its run refuses.
+struct DedupeRequest {
+  std::string input, output;
+  EngineOptions options;
+};
+CommandPlan<DedupeRequest> plan(DedupeRequest request);
+RunStats run(CommandPlan<DedupeRequest> plan);
+
+// gxsort runs INPUT -o OUT_DIR. Without a directory it plans (as if into INPUT's
+// directory's runs/); its run refuses.
+struct RunsRequest {
+  std::string input, out_dir;
+  EngineOptions options;
+};
+CommandPlan<RunsRequest> plan(RunsRequest request);
+RunStats run(CommandPlan<RunsRequest> plan);
+
+// gxsort merge INPUTS... -o OUTPUT (a runs directory stands for its runs). Without an
+// output it plans (as if into the first input). A stream among the inputs is copied to
+// a temp file by the run, which plans the merge then: its plan has no report (refused).
+struct MergeRequest {
+  std::vector<std::string> inputs;
+  std::string output;
+  EngineOptions options;
+};
+CommandPlan<MergeRequest> plan(MergeRequest request);
+RunStats run(CommandPlan<MergeRequest> plan);
+
+// gxsort check PATH.
+struct CheckRequest {
+  std::string path;
+  EngineOptions options;
+};
+CommandPlan<CheckRequest> plan(CheckRequest request);
+CheckResult run(CommandPlan<CheckRequest> plan);
+
+// gxsort reduce PATH --op OP --algo ALGO (the plan is the same for every op and algo).
+struct ReduceRequest {
+  std::string path;
+  ReduceOp op = ReduceOp::sum;
+  ReduceAlgo algo = ReduceAlgo::flat;
+  EngineOptions options;
+};
+CommandPlan<ReduceRequest> plan(ReduceRequest request);
+ReduceResult run(CommandPlan<ReduceRequest> plan);
+
+}  // namespace gxsort
