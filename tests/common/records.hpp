@@ -29,6 +29,31 @@ inline std::vector<uint64_t> stable_order(const Format& f, const Bytes& in) {
   return idx;
 }
 
+// What unique gives, from the stable order: the first record of each group of equal
+// keys, the group's size and that record's index (np.unique's return_counts and
+// return_index): the oracle of the memory API's unique, host and device.
+struct Groups {
+  Bytes records;
+  std::vector<uint64_t> counts, first;
+  bool operator==(const Groups& o) const { return records == o.records && counts == o.counts && first == o.first; }
+};
+
+inline Groups unique_oracle(const Format& f, const Bytes& data) {
+  const size_t rs = f.record_size, n = data.size() / rs;
+  const std::vector<uint64_t> perm = stable_order(f, data);
+  Groups want;
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned char* r = &data[perm[i] * rs];
+    if (i == 0 || !gxsort::same_key(f, &data[perm[i - 1] * rs], r)) {
+      want.records.insert(want.records.end(), r, r + rs);
+      want.counts.push_back(0);
+      want.first.push_back(perm[i]);
+    }
+    ++want.counts.back();
+  }
+  return want;
+}
+
 // The oracle: the records in stable order, one per group of equal keys (the first or
 // the last in input order), optionally followed by its count.
 inline Bytes oracle(const Format& f, const Bytes& in, bool count, bool keep_last) {

@@ -249,28 +249,8 @@ std::vector<T> from_device(const void* d, size_t count) {
   return host;
 }
 
-// unique's results: the first record of each group of equal keys, its size, its index.
-struct Groups {
-  Bytes records;
-  std::vector<uint64_t> counts, first;
-};
-
-// The oracle, from std::stable_sort's permutation.
-Groups unique_oracle(const Format& f, const Bytes& data) {
-  const size_t rs = f.record_size, n = data.size() / rs;
-  const std::vector<uint64_t> perm = gxsort_test::stable_order(f, data);
-  Groups want;
-  for (size_t i = 0; i < n; ++i) {
-    const unsigned char* r = &data[perm[i] * rs];
-    if (i == 0 || !same_key(f, &data[perm[i - 1] * rs], r)) {
-      want.records.insert(want.records.end(), r, r + rs);
-      want.counts.push_back(0);
-      want.first.push_back(perm[i]);
-    }
-    ++want.counts.back();
-  }
-  return want;
-}
+using gxsort_test::Groups;
+using gxsort_test::unique_oracle;
 
 MemoryOptions device_options(MemoryOptions o, cudaStream_t stream) {
   o.location = BufferLocation::device;

@@ -136,29 +136,8 @@ MemoryOptions cancelled_at_first_progress(MemoryOptions o, CancelToken& token, s
   return o;
 }
 
-// What unique gives, from the stable order: the first record of each group of equal
-// keys, the group's size and that record's index.
-struct Groups {
-  Bytes records;
-  std::vector<uint64_t> counts, first;
-  bool operator==(const Groups& o) const { return records == o.records && counts == o.counts && first == o.first; }
-};
-
-Groups unique_oracle(const Format& f, const Bytes& data) {
-  const size_t rs = f.record_size, n = data.size() / rs;
-  const std::vector<uint64_t> perm = gxsort_test::stable_order(f, data);
-  Groups want;
-  for (size_t i = 0; i < n; ++i) {
-    const unsigned char* r = &data[perm[i] * rs];
-    if (i == 0 || !same_key(f, &data[perm[i - 1] * rs], r)) {
-      want.records.insert(want.records.end(), r, r + rs);
-      want.counts.push_back(0);
-      want.first.push_back(perm[i]);
-    }
-    ++want.counts.back();
-  }
-  return want;
-}
+using gxsort_test::Groups;
+using gxsort_test::unique_oracle;
 
 Groups unique_of(const Format& f, const Bytes& data, const MemoryOptions& o) {
   const size_t rs = f.record_size, n = data.size() / rs;

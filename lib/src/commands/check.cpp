@@ -23,12 +23,8 @@ Prepared prepare_check(const io::File& in, const EngineOptions& opt) {
 
 // A check's plan's parts: what plan() opened and prepared, for run() to use as they are.
 template <>
-struct CommandPlan<CheckRequest>::State {
-  CheckRequest request;
+struct CommandPlan<CheckRequest>::State : PlanStateBase<CheckRequest> {
   io::File in;
-  Prepared prepared;
-  Clock::duration planning{};        // open and prepare: the run's stats count it
-  std::optional<PlanReport> report;  // report(): made at its first call
 };
 
 PlanReport report_of(const CommandPlan<CheckRequest>::State& s) {

@@ -1,16 +1,29 @@
 // The members of every CommandPlan (gxsort/command_plan.hpp), for the command files that
-// define a plan's State: each defines `template <> struct CommandPlan<R>::State` (holding
-// `std::optional<PlanReport> report`) and `PlanReport report_of(const CommandPlan<R>::State&)`
+// define a plan's State: each defines `template <> struct CommandPlan<R>::State` (a
+// PlanStateBase<R>) and `PlanReport report_of(const CommandPlan<R>::State&)`
 // in namespace gxsort, then instantiates `template class CommandPlan<R>;`. Included only
 // there: elsewhere a plan's members are the ones these files instantiate.
 #pragma once
 #include <memory>
+#include <optional>
 
+#include "engine/engine.hpp"
 #include "gxsort/error.hpp"
 #include "gxsort/command_plan.hpp"
 #include "gxsort/gxsort.hpp"
 
 namespace gxsort {
+
+// What every command's State holds (each derives from it and adds its open inputs):
+// the request, the engine's preparation, the time planning took (the run's stats
+// count it) and report() once made.
+template <class R>
+struct PlanStateBase {
+  R request;
+  Prepared prepared;
+  Clock::duration planning{};
+  std::optional<PlanReport> report;  // report(): made at its first call
+};
 
 // How the library makes a plan and reaches its State (private to front ends).
 struct PlanAccess {

@@ -285,13 +285,9 @@ ResumeReport dedupe_resume(const Prepared& p, const io::File& in, const std::str
 
 // A dedupe's plan's parts: what plan() opened and prepared, for run() to use as they are.
 template <>
-struct CommandPlan<DedupeRequest>::State {
-  DedupeRequest request;
+struct CommandPlan<DedupeRequest>::State : PlanStateBase<DedupeRequest> {
   io::File in;
   std::string planned_output;        // the output planned for (without one: the input, or "-")
-  Prepared prepared;
-  Clock::duration planning{};        // open and prepare: the run's stats count it
-  std::optional<PlanReport> report;  // report(): made at its first call
 };
 
 PlanReport report_of(const CommandPlan<DedupeRequest>::State& s) {

@@ -20,12 +20,8 @@ Prepared prepare_reduce(const io::File& in, const EngineOptions& opt) {
 
 // A reduce's plan's parts: what plan() opened and prepared, for run() to use as they are.
 template <>
-struct CommandPlan<ReduceRequest>::State {
-  ReduceRequest request;
+struct CommandPlan<ReduceRequest>::State : PlanStateBase<ReduceRequest> {
   io::File in;
-  Prepared prepared;
-  Clock::duration planning{};        // open and prepare (and start the device): a phase of the run's stats
-  std::optional<PlanReport> report;  // report(): made at its first call
 };
 
 PlanReport report_of(const CommandPlan<ReduceRequest>::State& s) {

@@ -68,13 +68,9 @@ Prepared prepare_merge(const std::vector<uint64_t>& input_records, const std::st
 
 // A runs' plan's parts: what plan() opened and prepared, for run() to use as they are.
 template <>
-struct CommandPlan<RunsRequest>::State {
-  RunsRequest request;
+struct CommandPlan<RunsRequest>::State : PlanStateBase<RunsRequest> {
   io::File in;
   std::string planned_dir;           // the directory planned for (without one: INPUT's runs/)
-  Prepared prepared;
-  Clock::duration planning{};        // open and prepare: the run's stats count it
-  std::optional<PlanReport> report;  // report(): made at its first call
 };
 
 PlanReport report_of(const CommandPlan<RunsRequest>::State& s) {
@@ -267,16 +263,12 @@ std::vector<TreeInput> merge_tree_inputs(const std::vector<MergeInput>& inputs, 
 // A merge's plan's parts: the arguments plan() opened and, where none is a stream, the
 // merge planned over them; run() opens the rest and plans then.
 template <>
-struct CommandPlan<MergeRequest>::State {
-  MergeRequest request;
+struct CommandPlan<MergeRequest>::State : PlanStateBase<MergeRequest> {
   std::vector<MergeInput> inputs;    // of request.inputs[0, opened): plan() stops at the first it leaves
   size_t opened = 0;
   std::vector<std::string> runs_dirs;
   std::string planned_output;        // the output planned for (without one: the first input)
   bool planned = false;              // prepared: no stream among the inputs
-  Prepared prepared;
-  Clock::duration planning{};        // open and prepare: the run's stats count it
-  std::optional<PlanReport> report;  // report(): made at its first call
 };
 
 PlanReport report_of(const CommandPlan<MergeRequest>::State& s) {

@@ -30,12 +30,8 @@ bool may_use_gpu(const std::string& command, const std::string& input, const Eng
 
 // A SortPlan's parts: what plan() opened and prepared, for run() to use as they are.
 template <>
-struct SortPlan::State {
-  SortRequest request;
+struct SortPlan::State : PlanStateBase<SortRequest> {
   io::File in;
-  Prepared prepared;
-  Clock::duration planning{};         // prepare's time: the run's stats count it
-  std::optional<PlanReport> report;   // report(): made at its first call
 };
 
 namespace {
