@@ -104,7 +104,7 @@ int run_reduce(CommandRun& r) {
 }
 
 int run_graph_build(CommandRun& r) {
-  const GraphBuildResult res = graph_build(input_of(r.cmd), r.cmd.output, r.opt.graph.build, r.opt);
+  const GraphBuildResult res = gxsort::run(gxsort::plan(GraphBuildRequest{input_of(r.cmd), r.cmd.output, r.opt.graph.build, r.opt}));
   if (prints_result(r.cmd)) print_graph_build(r.report, r.cmd.output, res, r.cmd.json);
   return finish(r, res.stats);
 }

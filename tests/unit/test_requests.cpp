@@ -1,7 +1,7 @@
-// dedupe, runs, merge, check and reduce as requests (gxsort/requests.hpp): plan() writes
-// nothing, its report is plan_command's for that command (with and without --resume), a
-// plan dropped unrun leaves nothing, and run() of it gives what the file functions give
-// (and what std::sort says); in memory and out of core (a small --memory).
+// dedupe, runs, merge, check, reduce and graph build as requests (gxsort/requests.hpp):
+// plan() writes nothing, its report is plan_command's for that command (with and without
+// --resume), a plan dropped unrun leaves nothing, and run() of it gives what the file
+// functions give (and what std::sort says); in memory and out of core (a small --memory).
 #include <doctest/doctest.h>
 
 #include <sys/stat.h>
@@ -73,10 +73,34 @@ struct Setup {
   }
 };
 
+// An edge list of kEdges scrambled edges (repeats and self loops among them) over
+// kVertices vertices, for graph build; a graph built from it, for bfs.
+constexpr uint64_t kVertices = 1 << 12, kEdges = 1 << 17;
+
+struct GraphSetup {
+  TempDir inputs{"gxsort-reqs-gin"}, outputs{"gxsort-reqs-gout"}, temps{"gxsort-reqs-gtmp"};
+  std::string edges = inputs.file("edges.txt"), graph = outputs.file("g.csr");
+  std::vector<std::string> input_names{"edges.txt"};
+  EngineOptions opt;
+  explicit GraphSetup(const char* memory) {
+    std::string text;
+    for (uint64_t i = 0; i < kEdges; ++i)
+      text += std::to_string(key(i) % kVertices) + " " + std::to_string(key(i * 7 + 3) % kVertices) + "\n";
+    gxsort_test::write_file(edges, Bytes(text.begin(), text.end()));
+    opt = gxsort_test::cpu_opts(Format::typed(KeyType::u64), memory);
+    opt.tmp_dirs = {temps.path};
+  }
+  void check_nothing_written() const {
+    CHECK(entries(temps.path).empty());
+    CHECK(entries(outputs.path).empty());
+    CHECK(entries(inputs.path) == input_names);
+  }
+};
+
 // plan(request) with and without --resume: nothing written (its report made too, nor
 // once dropped), and its report is `gxsort plan COMMAND`'s (text and JSON).
-template <class Request>
-void check_plan(const Setup& s, Request request, const std::string& command, const std::vector<std::string>& inputs,
+template <class Request, class Fixture>
+void check_plan(const Fixture& s, Request request, const std::string& command, const std::vector<std::string>& inputs,
                 const std::string& output) {
   for (const bool resume : {false, true}) {
     CAPTURE(resume);
@@ -204,6 +228,26 @@ TEST_CASE("check and reduce as requests: plans that write nothing, plan_command'
   }
 }
 
+TEST_CASE("graph build as a request: a plan that writes nothing, plan_command's report, graph_build's CSR") {
+  for (const char* memory : kMemories) {
+    CAPTURE(memory);
+    GraphSetup s(memory);
+    GraphBuildOptions build;
+    build.symmetrize = true;
+    s.opt.graph.build = build;  // what plan_command reads
+    check_plan(s, GraphBuildRequest{s.edges, s.graph, build, s.opt}, "graph build", {s.edges}, s.graph);
+    const GraphBuildResult got = run(plan(GraphBuildRequest{s.edges, s.graph, build, s.opt}));
+    CHECK(entries(s.temps.path).empty());
+    const std::string want_path = s.inputs.file("want.csr");
+    const GraphBuildResult want = graph_build(s.edges, want_path, build, s.opt);
+    CHECK(got.input_edges == kEdges);
+    CHECK(got.vertices == want.vertices);
+    CHECK(got.edges == want.edges);
+    CHECK((got.edges > 0 && got.edges < 2 * kEdges));  // repeats and loops dropped
+    CHECK(gxsort_test::read_file(s.graph) == gxsort_test::read_file(want_path));
+  }
+}
+
 TEST_CASE("a command's plan run or moved from refuses to be used again; a run without an output refuses") {
   Setup s("");
   CommandPlan<CheckRequest> p = plan(CheckRequest{s.input, s.opt});
@@ -215,4 +259,7 @@ TEST_CASE("a command's plan run or moved from refuses to be used again; a run wi
   CHECK_THROWS_AS(run(plan(DedupeRequest{s.input, "", s.opt})), Error);
   CHECK_THROWS_AS(run(plan(RunsRequest{s.input, "", s.opt})), Error);
   s.check_nothing_written();
+  GraphSetup g("");
+  CHECK_THROWS_AS(run(plan(GraphBuildRequest{g.edges, "", {}, g.opt})), Error);
+  g.check_nothing_written();
 }

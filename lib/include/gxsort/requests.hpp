@@ -1,8 +1,9 @@
-// dedupe, runs, merge, check and reduce as typed requests, as the sort is
+// dedupe, runs, merge, check, reduce and graph build as typed requests, as the sort is
 // (gxsort/sort_request.hpp): plan() opens, stats, probes and plans, writing nothing (no
 // output, temp file or job directory); a front end may look at the plan's report()
 // (plan_command's for that command); run() runs exactly that plan. The file functions
-// (dedupe_file, form_runs, merge_files, check_file, reduce_file) are run(plan(...)).
+// (dedupe_file, form_runs, merge_files, check_file, reduce_file, graph_build) are
+// run(plan(...)).
 // A plan dropped unrun runs nothing and leaves nothing. Their plans are named
 // CommandPlan<XRequest> (plan/plan.hpp's DedupePlan, BfsPlan... are parts of the engine's
 // Plan). Included by gxsort.hpp, at its end.
@@ -61,5 +62,15 @@ struct ReduceRequest {
 };
 CommandPlan<ReduceRequest> plan(ReduceRequest request);
 ReduceResult run(CommandPlan<ReduceRequest> plan);
+
+// gxsort graph build INPUT -o GRAPH. Without an output it plans; its run refuses. The
+// run checks the request (--skip-header, --ids, --renumber) before it writes anything.
+struct GraphBuildRequest {
+  std::string input, output;
+  GraphBuildOptions build;
+  EngineOptions options;
+};
+CommandPlan<GraphBuildRequest> plan(GraphBuildRequest request);
+GraphBuildResult run(CommandPlan<GraphBuildRequest> plan);
 
 }  // namespace gxsort

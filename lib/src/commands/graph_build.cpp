@@ -28,6 +28,7 @@
 #include "io/debris.hpp"
 #include "resume/staged_job.hpp"
 #include "parallel/parallel_for.hpp"
+#include "commands/command_plan.hpp"
 #include "commands/command_plans.hpp"
 #include "commands/graph_renumber.hpp"
 #include "commands/resume_plan.hpp"
@@ -666,12 +667,43 @@ void open_renumbered(Renumbered& r, const std::string& map_path, const std::stri
 
 }  // namespace
 
-GraphBuildResult graph_build(const std::string& input, const std::string& output, const GraphBuildOptions& g,
-                             const EngineOptions& opt) {
-  const auto t0 = std::chrono::steady_clock::now();
+// A graph build's plan's parts: the input plan() opened; its Plan (prepared.plan) has
+// no backend (the edge sort makes its own once the edges are counted).
+template <>
+struct CommandPlan<GraphBuildRequest>::State : PlanStateBase<GraphBuildRequest> {
+  io::File in;
+};
+
+PlanReport report_of(const CommandPlan<GraphBuildRequest>::State& s) {
+  const GraphBuildRequest& req = s.request;
+  PlanReport r = plan_report(s.prepared.plan);
+  if (req.options.resume) r.resume = graph_build_resume(s.in, req.input, req.output, req.build, req.options);
+  r.input = req.input;
+  r.format = req.options.format.describe();
+  return r;
+}
+
+template class CommandPlan<GraphBuildRequest>;
+
+CommandPlan<GraphBuildRequest> plan(GraphBuildRequest request) {
+  const auto t_start = Clock::now();
+  auto s = std::make_unique<CommandPlan<GraphBuildRequest>::State>();
+  s->request = std::move(request);
+  s->in = io::File::open_input(s->request.input);
+  s->prepared.plan = plan_graph_build(s->in, s->request.input, s->request.build, s->request.options);
+  s->planning = Clock::now() - t_start;
+  return PlanAccess::make<GraphBuildRequest>(std::move(s));
+}
+
+GraphBuildResult run(CommandPlan<GraphBuildRequest> planned) {
+  CommandPlan<GraphBuildRequest>::State& s = PlanAccess::state(planned);
+  const auto t0 = Clock::now() - s.planning;
+  const std::string &input = s.request.input, &output = s.request.output;
+  const GraphBuildOptions& g = s.request.build;
+  const EngineOptions& opt = s.request.options;
   const EdgeFormat fmt = checked_request(input, output, g, opt);
   const std::string map_path = id_map_path(input, output, g);
-  io::File in = io::File::open_input(input);
+  io::File& in = s.in;
   graph::refuse_compressed_edges(in);
   if (opt.resume && in.is_stream()) fail_usage(in.path() + ": " + option_ref("resume") + " needs a regular input file (a stream cannot be read again)");
   const std::vector<std::string> tmp_dirs = temp_dirs(opt, default_temp_dir(output));
@@ -680,7 +712,7 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
   io::Output out = io::Output::open(opt.context, output, tmp_dirs[0]);
   Renumbered renumbered;
   open_renumbered(renumbered, map_path, tmp_dirs[0], opt);
-  const Plan plan = plan_graph_build(in, input, g, opt);
+  const Plan& plan = s.prepared.plan;
   std::unique_ptr<resume::StagedJob> job = open_job(in, fmt, g, output, out, tmp_dirs, plan, opt);
   GraphBuildResult res;
   res.stats.command = "graph build";
@@ -727,6 +759,11 @@ GraphBuildResult graph_build(const std::string& input, const std::string& output
   commit_outputs(outputs, res.stats, t0, opt);
   if (job) job->finish();  // after the commit: killed in between, a resume writes the CSR again
   return res;
+}
+
+GraphBuildResult graph_build(const std::string& input, const std::string& output, const GraphBuildOptions& g,
+                             const EngineOptions& opt) {
+  return run(plan(GraphBuildRequest{input, output, g, opt}));
 }
 
 }  // namespace gxsort

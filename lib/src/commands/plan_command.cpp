@@ -1,7 +1,7 @@
 // gxsort plan CMD ARGS...: the plan of any command, made by the same preparation the
-// command runs from: the report of plan(XRequest) (gxsort/requests.hpp), or for graph
-// build and bfs their preparation (commands/command_plans.hpp). Nothing is written: no
-// output, no temp file, no directory.
+// command runs from: the report of plan(XRequest) (gxsort/requests.hpp), bfs's still
+// its preparation (commands/command_plans.hpp). Nothing is written: no output, no temp
+// file, no directory.
 #include "commands/command_plans.hpp"
 #include "graph/graph.hpp"
 
@@ -41,13 +41,7 @@ PlanReport plan_command(const std::string& command, const std::vector<std::strin
   if (command == "reduce") return plan(ReduceRequest{inputs[0], ReduceOp::sum, ReduceAlgo::flat, opt}).report();
   if (command == "bfs") return bfs_report(inputs[0], opt);
   if (command != "graph build") fail_usage("plan: no plan for '" + command + "'");
-  // graph build: no backend (the edge sort makes its own once the edges are counted)
-  io::File in = io::File::open_input(inputs[0]);
-  PlanReport r = plan_report(plan_graph_build(in, inputs[0], opt.graph.build, opt));
-  if (opt.resume) r.resume = graph_build_resume(in, inputs[0], output, opt.graph.build, opt);
-  r.input = inputs[0];
-  r.format = opt.format.describe();
-  return r;
+  return plan(GraphBuildRequest{inputs[0], output, opt.graph.build, opt}).report();
 }
 
 }  // namespace gxsort
