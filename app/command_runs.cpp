@@ -110,7 +110,7 @@ int run_graph_build(CommandRun& r) {
 }
 
 int run_bfs(CommandRun& r) {
-  const BfsResult res = bfs_file(input_of(r.cmd), r.opt.graph.bfs, r.opt);
+  const BfsResult res = gxsort::run(gxsort::plan(BfsRequest{input_of(r.cmd), r.opt.graph.bfs, r.opt}));
   if (prints_result(r.cmd)) print_bfs(r.report, input_of(r.cmd), res, r.cmd.json);
   return finish(r, res.stats);
 }

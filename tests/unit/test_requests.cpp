@@ -1,4 +1,4 @@
-// dedupe, runs, merge, check, reduce and graph build as requests (gxsort/requests.hpp):
+// dedupe, runs, merge, check, reduce, graph build and bfs as requests (gxsort/requests.hpp):
 // plan() writes nothing, its report is plan_command's for that command (with and without
 // --resume), a plan dropped unrun leaves nothing, and run() of it gives what the file
 // functions give (and what std::sort says); in memory and out of core (a small --memory).
@@ -246,6 +246,39 @@ TEST_CASE("graph build as a request: a plan that writes nothing, plan_command's 
     CHECK((got.edges > 0 && got.edges < 2 * kEdges));  // repeats and loops dropped
     CHECK(gxsort_test::read_file(s.graph) == gxsort_test::read_file(want_path));
   }
+}
+
+TEST_CASE("bfs as a request: a plan that writes nothing, plan_command's report, bfs_file's levels and parents") {
+  GraphSetup s("");  // the graph is loaded whole: no out-of-core bfs
+  const std::string graph = s.inputs.file("g.csr");
+  GraphBuildOptions build;
+  build.symmetrize = true;
+  const GraphBuildResult built = graph_build(s.edges, graph, build, s.opt);
+  s.input_names = {"edges.txt", "g.csr"};
+  BfsOptions bfs;
+  bfs.levels_output = s.outputs.file("levels");
+  bfs.parents_output = s.outputs.file("parents");
+  s.opt.graph.bfs = bfs;  // what plan_command reads
+  check_plan(s, BfsRequest{graph, bfs, s.opt}, "bfs", {graph}, bfs.levels_output);
+  const PlanReport planned = plan(BfsRequest{graph, bfs, s.opt}).report();
+  CHECK(planned.bfs.graph_known);
+  CHECK(planned.bfs.vertices == built.vertices);
+  CHECK(planned.bfs.edges == built.edges);
+  const BfsResult got = run(plan(BfsRequest{graph, bfs, s.opt}));
+  CHECK(entries(s.temps.path).empty());
+  BfsOptions want_bfs = bfs;
+  want_bfs.levels_output = s.inputs.file("want_levels");
+  want_bfs.parents_output = s.inputs.file("want_parents");
+  const BfsResult want = bfs_file(graph, want_bfs, s.opt);
+  CHECK(got.vertices == built.vertices);
+  REQUIRE(got.searches.size() == 1);
+  REQUIRE(want.searches.size() == 1);
+  CHECK(got.searches[0].reached > 1);
+  CHECK(got.searches[0].reached == want.searches[0].reached);
+  CHECK(got.searches[0].depth == want.searches[0].depth);
+  CHECK(got.searches[0].edges_traversed == want.searches[0].edges_traversed);
+  CHECK(gxsort_test::read_file(bfs.levels_output) == gxsort_test::read_file(want_bfs.levels_output));
+  CHECK(gxsort_test::read_file(bfs.parents_output) == gxsort_test::read_file(want_bfs.parents_output));
 }
 
 TEST_CASE("a command's plan run or moved from refuses to be used again; a run without an output refuses") {

@@ -1,9 +1,9 @@
-// dedupe, runs, merge, check, reduce and graph build as typed requests, as the sort is
+// dedupe, runs, merge, check, reduce, graph build and bfs as typed requests, as the sort is
 // (gxsort/sort_request.hpp): plan() opens, stats, probes and plans, writing nothing (no
 // output, temp file or job directory); a front end may look at the plan's report()
 // (plan_command's for that command); run() runs exactly that plan. The file functions
-// (dedupe_file, form_runs, merge_files, check_file, reduce_file, graph_build) are
-// run(plan(...)).
+// (dedupe_file, form_runs, merge_files, check_file, reduce_file, graph_build, bfs_file)
+// are run(plan(...)).
 // A plan dropped unrun runs nothing and leaves nothing. Their plans are named
 // CommandPlan<XRequest> (plan/plan.hpp's DedupePlan, BfsPlan... are parts of the engine's
 // Plan). Included by gxsort.hpp, at its end.
@@ -72,5 +72,15 @@ struct GraphBuildRequest {
 };
 CommandPlan<GraphBuildRequest> plan(GraphBuildRequest request);
 GraphBuildResult run(CommandPlan<GraphBuildRequest> plan);
+
+// gxsort bfs GRAPH: planned with the graph's header (its size); a stream's header is
+// read by the run, which plans the search then.
+struct BfsRequest {
+  std::string graph;
+  BfsOptions bfs;
+  EngineOptions options;
+};
+CommandPlan<BfsRequest> plan(BfsRequest request);
+BfsResult run(CommandPlan<BfsRequest> plan);
 
 }  // namespace gxsort

@@ -12,6 +12,7 @@
 #include "gxsort/gxsort.hpp"
 #include "io/space.hpp"
 #include "io/output.hpp"
+#include "commands/command_plan.hpp"
 #include "commands/command_plans.hpp"
 #include "engine/engine.hpp"
 #include "kernels/record_hash.hpp"
@@ -127,8 +128,45 @@ std::vector<uint64_t> search_sources(const graph::CsrGraph& g, const std::vector
 
 }  // namespace
 
-BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOptions& opt) {
-  const auto t0 = Clock::now();
+// A bfs's plan's parts: the graph plan() opened, and the size its search was planned for
+// (a regular file's header; a stream's is read by the run, which plans the search then).
+template <>
+struct CommandPlan<BfsRequest>::State : PlanStateBase<BfsRequest> {
+  io::File graph;
+  bool sized = false;
+  uint64_t vertices = 0, edges = 0;
+};
+
+PlanReport report_of(const CommandPlan<BfsRequest>::State& s) {
+  return command_report(s.prepared, s.request.graph, s.request.options);
+}
+
+template class CommandPlan<BfsRequest>;
+
+// Planned before the graph is read (the load's budget), then with its size.
+CommandPlan<BfsRequest> plan(BfsRequest request) {
+  const auto t_start = Clock::now();
+  auto s = std::make_unique<CommandPlan<BfsRequest>::State>();
+  s->request = std::move(request);
+  s->prepared = prepare_bfs(s->request.options);
+  s->graph = io::File::open_input(s->request.graph);
+  if (!s->graph.is_stream()) {
+    const graph::CsrHeader h = graph::read_csr_header(s->graph);
+    plan_bfs_search(s->prepared, h.n, h.m);
+    s->sized = true;
+    s->vertices = h.n;
+    s->edges = h.m;
+  }
+  s->planning = Clock::now() - t_start;
+  return PlanAccess::make<BfsRequest>(std::move(s));
+}
+
+BfsResult run(CommandPlan<BfsRequest> planned) {
+  CommandPlan<BfsRequest>::State& s = PlanAccess::state(planned);
+  const auto t0 = Clock::now() - s.planning;
+  const std::string& path = s.request.graph;
+  const BfsOptions& b = s.request.bfs;
+  const EngineOptions& opt = s.request.options;
   if (b.random_sources > 0 && (!b.levels_output.empty() || !b.parents_output.empty()))
     fail_usage("bfs: -o and " + option_ref("parents") + " take a single " + option_ref("source") + ", not " + option_ref("random-sources"));
   if (io::same_target(b.levels_output, false, b.parents_output, false))
@@ -143,9 +181,9 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
   if (!b.parents_output.empty())
     parents_out = io::Output::open(opt.context, b.parents_output, temp_dirs(opt, default_temp_dir(b.parents_output))[0], "out", {},
                                    option_ref("parents"));
-  Prepared p = prepare_bfs(opt);
-  graph::CsrGraph g = graph::read_csr(path, p.plan.bfs.load_budget);
-  plan_bfs_search(p, g.n, g.m);
+  Prepared& p = s.prepared;
+  graph::CsrGraph g = graph::read_csr(s.graph, p.plan.bfs.load_budget);
+  if (!s.sized || g.n != s.vertices || g.m != s.edges) plan_bfs_search(p, g.n, g.m);
   BfsResult res;
   res.vertices = g.n;
   res.edges = g.m;
@@ -190,6 +228,10 @@ BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOpt
   if (!outputs.empty()) commit_outputs(outputs, res.stats, t0, opt);
   res.stats.seconds = since(t0);
   return res;
+}
+
+BfsResult bfs_file(const std::string& path, const BfsOptions& b, const EngineOptions& opt) {
+  return run(plan(BfsRequest{path, b, opt}));
 }
 
 }  // namespace gxsort

@@ -1,22 +1,9 @@
 // gxsort plan CMD ARGS...: the plan of any command, made by the same preparation the
-// command runs from: the report of plan(XRequest) (gxsort/requests.hpp), bfs's still
-// its preparation (commands/command_plans.hpp). Nothing is written: no output, no temp
-// file, no directory.
+// command runs from: the report of plan(XRequest) (gxsort/requests.hpp). Nothing is
+// written: no output, no temp file, no directory.
 #include "commands/command_plans.hpp"
-#include "graph/graph.hpp"
 
 namespace gxsort {
-namespace {
-
-// bfs: planned before the graph is read (the load's budget), then with its size.
-PlanReport bfs_report(const std::string& graph, const EngineOptions& opt) {
-  Prepared p = prepare_bfs(opt);
-  const graph::CsrHeader h = graph::read_csr_header(graph);
-  plan_bfs_search(p, h.n, h.m);
-  return command_report(p, graph, opt);
-}
-
-}  // namespace
 
 PlanReport command_report(const Prepared& p, const std::string& input, const EngineOptions& opt) {
   PlanReport r = plan_report(p.plan);
@@ -39,7 +26,7 @@ PlanReport plan_command(const std::string& command, const std::vector<std::strin
   if (command == "dedupe") return plan(DedupeRequest{inputs[0], output, opt}).report();
   if (command == "check") return plan(CheckRequest{inputs[0], opt}).report();
   if (command == "reduce") return plan(ReduceRequest{inputs[0], ReduceOp::sum, ReduceAlgo::flat, opt}).report();
-  if (command == "bfs") return bfs_report(inputs[0], opt);
+  if (command == "bfs") return plan(BfsRequest{inputs[0], opt.graph.bfs, opt}).report();
   if (command != "graph build") fail_usage("plan: no plan for '" + command + "'");
   return plan(GraphBuildRequest{inputs[0], output, opt.graph.build, opt}).report();
 }

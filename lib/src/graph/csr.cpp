@@ -81,8 +81,11 @@ CsrHeader read_header(const io::File& f) {
 
 CsrHeader read_csr_header(const std::string& path) { return read_header(io::File::open_input(path)); }
 
-CsrGraph read_csr(const std::string& path, uint64_t memory_budget) {
-  io::File f = io::File::open_input(path);
+CsrHeader read_csr_header(const io::File& f) { return read_header(f); }
+
+CsrGraph read_csr(const std::string& path, uint64_t memory_budget) { return read_csr(io::File::open_input(path), memory_budget); }
+
+CsrGraph read_csr(const io::File& f, uint64_t memory_budget) {
   const CsrHeader h = read_header(f);
   const uint64_t need = 8 * (h.n + 1) + uint64_t(h.id_bytes) * h.m;
   if (memory_budget && need > memory_budget)

@@ -9,6 +9,10 @@
 #include "gxsort/context.hpp"
 #include "gxsort/options.hpp"
 
+namespace gxsort::io {
+class File;
+}
+
 namespace gxsort::graph {
 
 // ---- the CSR file (little-endian) ----
@@ -81,6 +85,10 @@ CsrGraph csr_from_edges(std::vector<std::pair<uint64_t, uint64_t>> edges, bool s
 // more than `memory_budget` bytes (0: no limit) is refused with Error(io).
 CsrGraph read_csr(const std::string& path, uint64_t memory_budget = 0);
 CsrHeader read_csr_header(const std::string& path);
+// The same of a file opened already (a regular file's header may be read first: it is
+// read again, at its offset; a stream's is read once).
+CsrGraph read_csr(const io::File& f, uint64_t memory_budget);
+CsrHeader read_csr_header(const io::File& f);
 
 // ---- BFS ----
 struct BfsRun {
