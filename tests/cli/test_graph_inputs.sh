@@ -107,6 +107,16 @@ gx graph build pmpp.tsv --skip-header -o tsv.csr; expect_rc "TSV with --skip-hea
 same_bytes "TSV with --skip-header: the same CSR" tsv.csr pmpp.csr
 gx graph build - --skip-header -o stdin.csr <pmpp.csv; expect_rc "CSV on stdin with --skip-header" 0
 same_bytes "CSV on stdin with --skip-header: the same CSR" stdin.csr pmpp.csr
+# A wrong option is refused before the input is opened: a FIFO with no writer (whose
+# open would wait for one) gets the usage line at once (a hang ends at the timeout: exit 124).
+mkfifo edges.u32
+RC=0; timeout 20 "$GX" graph build edges.u32 --skip-header -o fifo.csr 2>"$WORK/last.err" || RC=$?
+expect_rc "--skip-header of a binary FIFO: exit 2 without waiting for a writer" 2
+err_mentions "--skip-header of a binary FIFO: refused clearly" "applies to text edge lists"
+RC=0; timeout 20 "$GX" graph build edges.u32 --ids m.ids -o fifo.csr 2>"$WORK/last.err" || RC=$?
+expect_rc "--ids without --renumber, FIFO input: exit 2 without waiting for a writer" 2
+[[ ! -e fifo.csr && ! -e m.ids ]] && pass "refused FIFO builds: nothing written" || fail "refused FIFO builds: nothing written" "$(ls)"
+rm -f edges.u32
 { echo '# FromNodeId ToNodeId'; echo '% another comment'; echo; pmpp; } >comments.txt
 gx graph build comments.txt -o comments.csr; expect_rc "comment lines still skipped" 0
 same_bytes "comment lines: the same CSR" comments.csr pmpp.csr

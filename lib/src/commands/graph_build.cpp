@@ -584,12 +584,9 @@ ResumeReport graph_build_resume(const io::File& in, const std::string& input, co
 
 namespace {
 
-// The request's own mistakes, found before any file is opened; the edge format.
-EdgeFormat checked_request(const std::string& input, const std::string& output, const GraphBuildOptions& g,
-                           const EngineOptions& opt) {
-  if (output.empty()) fail_usage("graph build: the output is required: -o GRAPH");
-  if (!io::input_named_by(output, {input}).empty())
-    fail_usage(output + ": names the input; the graph goes to another file (it would replace the edges)");
+// The options' own mistakes, found before the input is opened (a FIFO's open waits for
+// its writer); the edge format.
+EdgeFormat checked_options(const std::string& input, const GraphBuildOptions& g, const EngineOptions& opt) {
   const EdgeFormat fmt = resolve_format(g.input_format, input);
   if (g.skip_header && fmt != EdgeFormat::snap)
     fail_usage("graph build: " + option_ref("skip-header") + " applies to text edge lists (snap, CSV, TSV), not " +
@@ -598,6 +595,15 @@ EdgeFormat checked_request(const std::string& input, const std::string& output, 
   if (g.renumber != Renumber::none && opt.resume)
     fail_usage("graph build " + option_ref("renumber") + " is not resumable: run it without " + option_ref("resume"));
   return fmt;
+}
+
+// The request's mistakes a run finds before it writes (a plan needs no output).
+EdgeFormat checked_request(const std::string& input, const std::string& output, const GraphBuildOptions& g,
+                           const EngineOptions& opt) {
+  if (output.empty()) fail_usage("graph build: the output is required: -o GRAPH");
+  if (!io::input_named_by(output, {input}).empty())
+    fail_usage(output + ": names the input; the graph goes to another file (it would replace the edges)");
+  return checked_options(input, g, opt);
 }
 
 // --renumber's id map: --ids, else GRAPH.ids; "" without --renumber.
@@ -689,6 +695,7 @@ CommandPlan<GraphBuildRequest> plan(GraphBuildRequest request) {
   const auto t_start = Clock::now();
   auto s = std::make_unique<CommandPlan<GraphBuildRequest>::State>();
   s->request = std::move(request);
+  checked_options(s->request.input, s->request.build, s->request.options);
   s->in = io::File::open_input(s->request.input);
   s->prepared.plan = plan_graph_build(s->in, s->request.input, s->request.build, s->request.options);
   s->planning = Clock::now() - t_start;
