@@ -49,6 +49,14 @@ class CudaBackend final : public Backend {
   void argsort_device_records(const Format& f, const void* records, size_t n, uint64_t* perm,
                               uintptr_t stream) override;
   bool device_records_fit(const Format& f, size_t n, bool argsort) const override;
+  // unique and merge of device buffers on the device (device_unique_merge.cu).
+  size_t unique_device_records(const Format& f, const void* records, size_t n, void* out, uint64_t* counts,
+                               uint64_t* first_index, uintptr_t stream) override;
+  bool device_unique_fits(const Format& f, size_t n) const override;
+  size_t first_unsorted_device(const Format& f, const void* records, size_t n, uintptr_t stream) override;
+  void merge_device_records(const Format& f, const std::vector<DeviceSlice>& inputs, void* out,
+                            uintptr_t stream) override;
+  bool device_merge_fits(const Format& f, size_t total) const override;
   void copy_from_device(void* host, const void* device, size_t bytes, uintptr_t stream) override;
   void copy_to_device(void* device, const void* host, size_t bytes, uintptr_t stream) override;
   void release_device_memory() override;
@@ -102,6 +110,8 @@ class CudaBackend final : public Backend {
   void require_sort_fits(const Format& f, size_t n) const;
   // Device bytes one call on a caller's buffer takes from the arena, 16 MiB to spare.
   uint64_t device_records_need(const Format& f, size_t n, bool argsort) const;
+  // Whether a call needing `need` device bytes fits the budget and the memory free now.
+  bool device_need_fits(uint64_t need) const;
   // The arena made `bytes` anew when this call needs more than it holds or it holds far
   // more (sort_mu_ held).
   void fit_arena_to(uint64_t bytes);

@@ -66,18 +66,15 @@ size_t window_merge_device_bytes(const Format& f, size_t m, MergeKernel k) {
   return 2 * m * f.record_size + 2 * m * sizeof(KeyIndex) + slack;
 }
 
-void merge_window(DeviceMemory& mem, const Format& f, unsigned char* records, const std::vector<uint64_t>& slices,
-                  MergeKernel k, cudaStream_t s) {
+unsigned char* merge_slices_on_device(DeviceMemory& mem, const Format& f, unsigned char* d_rec, unsigned char* d_out,
+                                      const std::vector<uint64_t>& slices, MergeKernel k, cudaStream_t s) {
   uint64_t m = 0;
-  for (uint64_t c : slices) m += c;
-  if (m == 0) return;
-  const size_t rs = f.record_size, bytes = m * rs;
   std::vector<uint64_t> sizes;
-  for (uint64_t c : slices) if (c) sizes.push_back(c);
-
-  DeviceAllocation d_rec = mem.allocate(bytes, "merge window");
-  DeviceAllocation d_out = mem.allocate(bytes, "merge window output");
-  GXSORT_CUDA_CHECK(cudaMemcpyAsync(d_rec.get(), records, bytes, cudaMemcpyHostToDevice, s));
+  for (uint64_t c : slices) {
+    m += c;
+    if (c) sizes.push_back(c);
+  }
+  if (m == 0) return d_rec;
   if (f.flat()) {
     // Flat keys: transform to order words, merge them, transform back.
     auto run = [&](auto* keys, auto* other) {
@@ -87,22 +84,36 @@ void merge_window(DeviceMemory& mem, const Format& f, unsigned char* records, co
       K* res = sizes.size() > 1 ? merge_tree<K>(mem, keys, other, sizes, k, s) : keys;
       order_kernel<K><<<grid_for(m), kThreads, 0, s>>>(res, m, f.key_type, f.reverse, false);
       GXSORT_CUDA_CHECK_LAUNCH("unorder_kernel");
-      GXSORT_CUDA_CHECK(cudaMemcpyAsync(records, res, bytes, cudaMemcpyDeviceToHost, s));
+      return reinterpret_cast<unsigned char*>(res);
     };
-    if (rs == 4) run(static_cast<uint32_t*>(d_rec.get()), static_cast<uint32_t*>(d_out.get()));
-    else run(static_cast<uint64_t*>(d_rec.get()), static_cast<uint64_t*>(d_out.get()));
-  } else {
-    // Records: merge (key prefix, position) pairs, then gather the records by position.
-    DeviceAllocation d_ki = mem.allocate(m * sizeof(KeyIndex), "merge keys");
-    DeviceAllocation d_ki2 = mem.allocate(m * sizeof(KeyIndex), "merge keys (second buffer)");
-    const KeySpec spec = KeySpec::of(f);
-    auto* ki = static_cast<KeyIndex*>(d_ki.get());
-    key_index_kernel<<<grid_for(m), kThreads, 0, s>>>(static_cast<unsigned char*>(d_rec.get()), m, spec, ki);
-    GXSORT_CUDA_CHECK_LAUNCH("key_index_kernel");
-    KeyIndex* order = sizes.size() > 1 ? merge_tree<KeyIndex>(mem, ki, static_cast<KeyIndex*>(d_ki2.get()), sizes, k, s) : ki;
-    gather_records<size_t>(d_rec.get(), d_out.get(), order, 0, m, rs, kMaxBlocks, s);
-    GXSORT_CUDA_CHECK(cudaMemcpyAsync(records, d_out.get(), bytes, cudaMemcpyDeviceToHost, s));
+    if (f.record_size == 4) return run(reinterpret_cast<uint32_t*>(d_rec), reinterpret_cast<uint32_t*>(d_out));
+    return run(reinterpret_cast<uint64_t*>(d_rec), reinterpret_cast<uint64_t*>(d_out));
   }
+  // Records: merge (key prefix, position) pairs, then gather the records by position.
+  DeviceAllocation d_ki = mem.allocate(m * sizeof(KeyIndex), "merge keys");
+  DeviceAllocation d_ki2 = mem.allocate(m * sizeof(KeyIndex), "merge keys (second buffer)");
+  auto* ki = static_cast<KeyIndex*>(d_ki.get());
+  key_index_kernel<<<grid_for(m), kThreads, 0, s>>>(d_rec, m, KeySpec::of(f), ki);
+  GXSORT_CUDA_CHECK_LAUNCH("key_index_kernel");
+  KeyIndex* order = sizes.size() > 1 ? merge_tree<KeyIndex>(mem, ki, static_cast<KeyIndex*>(d_ki2.get()), sizes, k, s) : ki;
+  gather_records<size_t>(d_rec, d_out, order, 0, m, f.record_size, kMaxBlocks, s);
+  // The key buffers go back only after the gather read them: the stream orders reuse.
+  GXSORT_CUDA_CHECK(cudaStreamSynchronize(s));
+  return d_out;
+}
+
+void merge_window(DeviceMemory& mem, const Format& f, unsigned char* records, const std::vector<uint64_t>& slices,
+                  MergeKernel k, cudaStream_t s) {
+  uint64_t m = 0;
+  for (uint64_t c : slices) m += c;
+  if (m == 0) return;
+  const size_t bytes = m * f.record_size;
+  DeviceAllocation d_rec = mem.allocate(bytes, "merge window");
+  DeviceAllocation d_out = mem.allocate(bytes, "merge window output");
+  GXSORT_CUDA_CHECK(cudaMemcpyAsync(d_rec.get(), records, bytes, cudaMemcpyHostToDevice, s));
+  const unsigned char* merged = merge_slices_on_device(mem, f, static_cast<unsigned char*>(d_rec.get()),
+                                                       static_cast<unsigned char*>(d_out.get()), slices, k, s);
+  GXSORT_CUDA_CHECK(cudaMemcpyAsync(records, merged, bytes, cudaMemcpyDeviceToHost, s));
   GXSORT_CUDA_CHECK(cudaStreamSynchronize(s));
 }
 

@@ -10,30 +10,10 @@
 #include <thrust/system/cuda/execution_policy.h>
 
 #include "cuda_backend.cuh"
+#include "sort/caller_buffers.cuh"
 #include "sort/sort_dispatch.cuh"
 
 namespace gxsort::cuda {
-namespace {
-
-// `p` must be memory of `device` that kernels can read (device or managed memory).
-void check_device_pointer(const void* p, unsigned device, const char* what) {
-  cudaPointerAttributes a;
-  GXSORT_CUDA_CHECK(cudaPointerGetAttributes(&a, p));
-  if (a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged)
-    throw DeviceError(std::string("a device buffer: the ") + what + " pointer is not CUDA device memory");
-  if (a.type == cudaMemoryTypeDevice && a.device != int(device))
-    throw DeviceError(std::string("a device buffer: the ") + what + " is on CUDA device " + std::to_string(a.device) +
-                      ", the sort's device is " + std::to_string(device) + " (MemoryOptions::device_index)");
-}
-
-// The work queued on the caller's stream so far comes before the sort's.
-void wait_for_caller(const SortContext& c, uintptr_t stream) {
-  GXSORT_CUDA_CHECK(cudaEventRecord(c.ev, reinterpret_cast<cudaStream_t>(stream)));
-  GXSORT_CUDA_CHECK(cudaStreamWaitEvent(c.s[0], c.ev, 0));
-  GXSORT_CUDA_CHECK(cudaStreamWaitEvent(c.s[1], c.ev, 0));
-}
-
-}  // namespace
 
 uint64_t CudaBackend::device_records_need(const Format& f, size_t n, bool argsort) const {
   const uint64_t spare = uint64_t(16) << 20;
@@ -44,8 +24,10 @@ uint64_t CudaBackend::device_records_need(const Format& f, size_t n, bool argsor
 // One device sort takes 2^31 records (CUB's item counts are int), within the budget the
 // backend was made with and the memory free now (the arena's own reservation counted free).
 bool CudaBackend::device_records_fit(const Format& f, size_t n, bool argsort) const {
-  if (n > SortPolicy::kMaxRecords) return false;
-  const uint64_t need = device_records_need(f, n, argsort);
+  return n <= SortPolicy::kMaxRecords && device_need_fits(device_records_need(f, n, argsort));
+}
+
+bool CudaBackend::device_need_fits(uint64_t need) const {
   if (need > limit_) return false;
   set_device();
   size_t free_b = 0, total_b = 0;

@@ -200,11 +200,15 @@ def unique(a, return_index=False, return_inverse=False, return_counts=False, axi
 def merge(arrays: Sequence, *, order=None, descending=False, float_order="numpy", **resources):
     """The stable merge of sorted 1-D arrays of one dtype: ties keep the arrays' order,
     then each array's own. An array that is not sorted raises InputError."""
-    if any(_device.is_device_array(x) for x in arrays):
-        raise InputError("merge: device arrays are not merged on the device yet: pass host arrays (cupy.asnumpy)")
-    arrays = [_records(x, -1, "merge") for x in arrays]
+    arrays = list(arrays)
     if not arrays:
         raise InputError("merge: give at least one array")
+    on_device = [_device.is_device_array(x) for x in arrays]
+    if all(on_device):
+        return _device.merge(arrays, order, descending, float_order, resources)
+    if any(on_device):
+        raise InputError("merge: give host arrays or device arrays, not both")
+    arrays = [_records(x, -1, "merge") for x in arrays]
     dt = arrays[0].dtype
     for k, x in enumerate(arrays):
         if x.dtype != dt:
@@ -229,7 +233,7 @@ def merge(arrays: Sequence, *, order=None, descending=False, float_order="numpy"
 def is_sorted(a, *, order=None, descending=False, float_order="numpy"):
     """Whether `a` (1-D) is in the order sort(a, ...) gives (equal keys in any order)."""
     if _device.is_device_array(a):
-        raise InputError("is_sorted: device arrays are not checked on the device yet: pass a host array (cupy.asnumpy)")
+        return _device.is_sorted(a, order, descending, float_order)
     a = _records(a, -1, "is_sorted")
     p = plan(a, a.dtype, key_fields(a.dtype, order, descending), float_order)
     src = a if p.keys is None else p.keys

@@ -7,7 +7,7 @@ import atexit
 import numpy as np
 
 from . import _core
-from ._errors import InputError
+from ._errors import DeviceError, InputError
 from ._keys import key_fields, normalized_keys, plan
 from ._resources import options
 
@@ -40,7 +40,11 @@ class _OnDevice:
     """A device array as a CuPy array on its stream, and the way back to its type."""
 
     def __init__(self, a):
-        import cupy
+        try:
+            import cupy
+        except ImportError:
+            raise DeviceError("device arrays: gxsort reaches them through CuPy, which is not installed "
+                              "(pip install cupy-cuda12x, or cupy-cuda13x)") from None
 
         self.cupy = cupy
         self.torch = type(a).__module__.startswith("torch")
@@ -187,3 +191,54 @@ def unique(a, return_index, return_inverse, return_counts, axis, equal_nan, floa
             result.append(cp.diff(cp.concatenate([starts, cp.array([x.shape[0]])])))
     out = [d.back(r) for r in result]
     return out[0] if len(out) == 1 else tuple(out)
+
+
+def _same_kind(xs, call):
+    for k, x in enumerate(xs):
+        if x.dtype != xs[0].dtype:
+            raise InputError(f"{call}: array {k} has dtype {x.dtype}, array 0 {xs[0].dtype}: give arrays of one dtype")
+        if x.device.id != xs[0].device.id:
+            raise InputError(f"{call}: array {k} is on device {x.device.id}, array 0 on device {xs[0].device.id}: "
+                             "give arrays on one device")
+
+
+def _first_unsorted(d: _OnDevice, x, p, opts) -> int:
+    if x.shape[0] < 2:
+        return x.shape[0]
+    return _core.first_unsorted_device(x.data.ptr, x.shape[0], p.record_size, p.fields, x.device.id, d.stream.ptr, opts)
+
+
+def merge(arrays, order, descending, float_order, resources):
+    """The stable merge of sorted device arrays, on their GPU: of the arrays themselves
+    where their values are their keys, else a stable sort of their keys laid end to end
+    (the same order)."""
+    opts, _ = options(resources, "merge")
+    ds = [_OnDevice(a) for a in arrays]
+    d = ds[0]
+    xs = [_records(k.x, -1, "merge") for k in ds]
+    _same_kind(xs, "merge")
+    with d.stream:
+        cat = d.cupy.concatenate(xs)
+        p = plan(cat, cat.dtype, key_fields(cat.dtype, order, descending), float_order)
+        src, start = (cat if p.keys is None else p.keys), 0
+        for k, x in enumerate(xs):
+            bad = _first_unsorted(d, src[start : start + x.shape[0]], p, opts)
+            if bad < x.shape[0]:
+                raise InputError(f"merge: array {k} is not sorted: element {bad} is smaller than the one before it")
+            start += x.shape[0]
+        if p.keys is not None:
+            return d.back(cat[_argsort(d, p.keys, p, opts)])
+        out = d.cupy.empty_like(cat)
+        parts = [(x.data.ptr, x.shape[0]) for x in xs if x.shape[0]]
+        if parts:
+            _core.merge_device(parts, p.record_size, p.fields, out.data.ptr, cat.device.id, d.stream.ptr, opts)
+    return d.back(out)
+
+
+def is_sorted(a, order, descending, float_order):
+    d = _OnDevice(a)
+    x = _records(d.x, -1, "is_sorted")
+    with d.stream:
+        p = plan(x, x.dtype, key_fields(x.dtype, order, descending), float_order)
+        src = x if p.keys is None else p.keys
+        return _first_unsorted(d, src, p, {}) == src.shape[0]

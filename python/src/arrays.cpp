@@ -2,6 +2,7 @@
 // C-contiguous host arrays (numpy), or device pointers it took from
 // __cuda_array_interface__, with the records' size and key fields.
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -153,6 +154,28 @@ void argsort_device(uintptr_t data, size_t n, size_t record_size, const nb::list
   }, nb::none());
 }
 
+size_t first_unsorted_device(uintptr_t data, size_t n, size_t record_size, const nb::list& fields,
+                             unsigned device_index, uintptr_t stream, const nb::dict& options) {
+  const Format f = format_of(record_size, fields);
+  const MemoryOptions o = device_options(options, device_index, stream);
+  nb::gil_scoped_release unlocked;
+  return first_unsorted(reinterpret_cast<const void*>(data), n, f, o);
+}
+
+// inputs: (pointer, count) of each sorted device buffer.
+void merge_device(const std::vector<std::pair<uintptr_t, size_t>>& inputs, size_t record_size,
+                  const nb::list& fields, uintptr_t out, unsigned device_index, uintptr_t stream,
+                  const nb::dict& options) {
+  const Format f = format_of(record_size, fields);
+  MemoryOptions o = device_options(options, device_index, stream);
+  std::vector<SortedRecords> in;
+  for (const auto& [data, count] : inputs) in.push_back({reinterpret_cast<const void*>(data), count});
+  run_released([&](const CancelToken& c, const ProgressFn&) {
+    o.cancel = &c;
+    merge(in, f, reinterpret_cast<void*>(out), o);
+  }, nb::none());
+}
+
 }  // namespace
 
 void bind_arrays(nb::module_& m) {
@@ -169,6 +192,8 @@ void bind_arrays(nb::module_& m) {
   m.def("first_unsorted", &first_unsorted_host);
   m.def("sort_device", &sort_device);
   m.def("argsort_device", &argsort_device);
+  m.def("first_unsorted_device", &first_unsorted_device);
+  m.def("merge_device", &merge_device);
   m.def("release_device_memory", &release_device_memory);
 }
 

@@ -274,6 +274,7 @@ void check_device_unique(const Format& f, const Bytes& data, const MemoryOptions
   CHECK(from_device<uint64_t>(d_counts.p, k) == want.counts);
   CHECK(from_device<uint64_t>(d_first.p, k) == want.first);
   CHECK(from_device<unsigned char>(d_data.p, data.size()) == data);  // the input is not written
+  CHECK(first_unsorted(d_data.p, n, f, o) == first_unsorted(data.data(), n, f));
   MemoryOptions cpu;
   cpu.device = Device::cpu;
   Bytes host_out(data.size());
@@ -342,6 +343,7 @@ void check_device_merge(const Format& f, const std::vector<Bytes>& parts, const 
   for (const Bytes& p : parts) {
     d_parts.push_back(std::make_unique<DeviceBytes>(on_device(p)));
     in.push_back({d_parts.back()->p, p.size() / f.record_size});
+    CHECK(first_unsorted(in.back().data, in.back().count, f, device_options(given, stream)) == in.back().count);
     host_in.push_back({p.data(), p.size() / f.record_size});
   }
   Bytes past(all.size() + 1, 0xAB);
@@ -377,8 +379,11 @@ TEST_CASE("memory api: device unique of float keys: NaNs and signed zeros as the
   GPU_TEST_REQUIRE_DEVICE();
   for (size_t n : {size_t(1), size_t(9), size_t(10007)}) {
     CAPTURE(n);
-    check_device_unique(Format::typed(KeyType::f64), special_floats<double>(n));  // through the device argsort
-    check_device_unique(Format::typed(KeyType::f32), special_floats<float>(n));   // 4-byte records: the host unique
+    check_device_unique(Format::typed(KeyType::f64), special_floats<double>(n));
+    check_device_unique(Format::typed(KeyType::f32), special_floats<float>(n));
+    // numpy's order: every NaN one group, -0.0 and +0.0 one group
+    check_device_unique(with_float_order(Format::typed(KeyType::f64), FloatOrder::numpy), special_floats<double>(n));
+    check_device_unique(with_float_order(Format::typed(KeyType::f32), FloatOrder::numpy), special_floats<float>(n));
   }
 }
 
@@ -415,6 +420,12 @@ TEST_CASE("memory api: device merge of 1, 2 and 3 inputs is stable, as the host 
   MemoryOptions o;
   o.workspace = &ws;
   check_device_merge(Format::typed(KeyType::u64), sorted_parts(Format::typed(KeyType::u64), {5000, 7001}, 3, 9), o);
+  const Format numpy_f64 = with_float_order(Format::typed(KeyType::f64), FloatOrder::numpy);
+  check_device_merge(numpy_f64, sorted_parts(numpy_f64, {1001, 2003}, 7, 5));
+  MemoryOptions small;  // 6.4 MB of inputs: past an 8 MiB device budget, merged through host memory
+  small.device_memory = parse_size_option("8M", "device_memory");
+  check_device_merge(Format::typed(KeyType::u64), sorted_parts(Format::typed(KeyType::u64), {400003, 400001}, 5, 11),
+                     small);
 }
 
 TEST_CASE("memory api: a device merge refuses an unsorted input as the host merge does") {
@@ -428,6 +439,9 @@ TEST_CASE("memory api: a device merge refuses an unsorted input as the host merg
   o.location = BufferLocation::device;
   CHECK_THROWS_WITH_AS(merge(d_a.p, 3, d_b.p, 3, f, d_out.p, o),
                        "merge: input 1 is not sorted: record 2 is smaller than the one before it", Error);
+  CHECK(first_unsorted(d_a.p, 3, f, o) == 3);
+  CHECK(first_unsorted(d_b.p, 3, f, o) == 2);
+  CHECK(first_unsorted(d_b.p, 2, f, o) == 2);
   std::vector<uint64_t> host_a = a, out(6);
   CHECK_THROWS_AS(merge(host_a.data(), 3, d_b.p, 3, f, d_out.p, o), DeviceError);  // a host input
   CHECK_THROWS_AS(merge(d_a.p, 3, d_a.p, 3, f, out.data(), o), DeviceError);        // a host output

@@ -76,6 +76,42 @@ def test_cupy_unique_and_lexsort(cp):
     assert_equal_ints(cp.asnumpy(got), np.lexsort([b, a]), "cupy lexsort")
 
 
+MERGE_SHAPES = ((0,), (1,), (1001, 517), (3, 1 << 16, 0), (7, 7, 7))
+
+
+@pytest.mark.parametrize("dtype", ("u8", "i4", "f8", "f4", "u2"))
+def test_cupy_merge_and_is_sorted(cp, dtype):
+    # Merged on the device: the host merge's bytes (its ties by array order: -0.0 and +0.0,
+    # NaN payloads), as the stable sort of the arrays laid end to end.
+    for sizes in MERGE_SHAPES:
+        parts = [np.sort(make_array(dtype, n, seed=300 + 7 * i + n, kind="dups"), kind="stable")
+                 for i, n in enumerate(sizes)]
+        got = gxsort.merge([cp.asarray(p) for p in parts])
+        assert isinstance(got, cp.ndarray)
+        want = gxsort.merge(parts)
+        assert_same(cp.asnumpy(got), want, f"cupy merge {dtype} {sizes}")
+        cat = np.concatenate(parts)
+        assert_same(want, cat[np.argsort(cat, kind="stable")], f"host merge {dtype} {sizes}")
+        assert gxsort.is_sorted(got)
+    a = make_array(dtype, 1001, seed=310, kind="random")
+    bad = np.sort(a, kind="stable")[::-1].copy()
+    assert not gxsort.is_sorted(cp.asarray(bad)) and not gxsort.is_sorted(bad)
+    assert gxsort.is_sorted(cp.asarray(bad), descending=True) == gxsort.is_sorted(bad, descending=True)
+    with pytest.raises(gxsort.InputError) as e:
+        gxsort.merge([cp.asarray(np.sort(a)), cp.asarray(bad)])
+    with pytest.raises(gxsort.InputError) as host:
+        gxsort.merge([np.sort(a), bad])
+    assert str(e.value) == str(host.value)
+
+
+def test_torch_merge(torch):
+    a = np.sort(make_array("i8", 5001, seed=311, kind="dups"))
+    b = np.sort(make_array("i8", 333, seed=312, kind="dups"))
+    got = gxsort.merge([torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()])
+    assert isinstance(got, torch.Tensor)
+    assert_same(got.cpu().numpy(), np.sort(np.concatenate([a, b]), kind="stable"), "torch merge")
+
+
 def test_cupy_on_a_stream(cp):
     a = make_array("u8", 1 << 20, seed=203)
     with cp.cuda.Stream(non_blocking=True) as s:

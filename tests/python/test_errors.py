@@ -155,20 +155,31 @@ def test_lexsort_keys_of_different_lengths():
 
 
 class _FakeDeviceArray:
-    """Says it is CUDA memory (__cuda_array_interface__): what merge and is_sorted refuse
-    before touching it."""
+    """Says it is CUDA memory (__cuda_array_interface__), with no memory behind it."""
 
     __cuda_array_interface__ = {"shape": (3,), "typestr": "<u8", "data": (0, False), "version": 3}
 
 
-@pytest.mark.parametrize("call", ("merge", "is_sorted"))
-def test_device_arrays_where_only_host_arrays_go(call):
+def test_merge_of_host_and_device_arrays_refused():
     with pytest.raises(gxsort.InputError) as e:
-        if call == "merge":
-            gxsort.merge([_FakeDeviceArray(), np.arange(3, dtype="<u8")])
-        else:
-            gxsort.is_sorted(_FakeDeviceArray())
+        gxsort.merge([_FakeDeviceArray(), np.arange(3, dtype="<u8")])
     assert "device arrays" in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("call", ("sort", "merge", "is_sorted"))
+def test_device_arrays_without_cupy(call):
+    try:
+        import cupy  # noqa: F401
+
+        pytest.skip("cupy is installed: device arrays go to the GPU (tests/python/test_device.py)")
+    except ImportError:
+        pass
+    with pytest.raises(gxsort.DeviceError) as e:
+        if call == "merge":
+            gxsort.merge([_FakeDeviceArray(), _FakeDeviceArray()])
+        else:
+            getattr(gxsort, call)(_FakeDeviceArray())
+    assert "CuPy" in str(e.value) and "\n" not in str(e.value)
 
 
 def test_library_errors_name_keywords(tmp_path):

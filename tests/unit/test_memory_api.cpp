@@ -568,6 +568,7 @@ TEST_CASE("memory api: device buffers without a GPU are a DeviceError") {
   CHECK_THROWS_AS(argsort(v, 4, Format::typed(KeyType::u64), perm, o), DeviceError);
   CHECK_THROWS_AS(unique(v, 4, Format::typed(KeyType::u64), out, counts, perm, o), DeviceError);
   CHECK_THROWS_AS(merge(v, 2, v + 2, 2, Format::typed(KeyType::u64), out, o), DeviceError);
+  CHECK_THROWS_AS(first_unsorted(v, 4, Format::typed(KeyType::u64), o), DeviceError);
   CHECK(v[0] == 3);
 #else
   MESSAGE("built with CUDA: the device cases are in tests/cuda/test_memory_api.cu");
@@ -583,8 +584,8 @@ TEST_CASE("memory api: device buffers without a GPU are a DeviceError") {
                        "merge: the output overlaps input 1", Error);
 }
 
-// The group walk of a device buffer's unique: records in stable order, each with its input
-// index (api/device_calls.cpp feeds it a device argsort's), give the host unique's groups.
+// The group walk of unique: records in stable order, each with its input
+// index, give the host unique's groups.
 TEST_CASE("memory api: unique's group walk over a stable permutation gives unique's groups") {
   for (const Format& f : formats())
     for (size_t n : {size_t(0), size_t(1), size_t(2), size_t(2001)})

@@ -54,19 +54,13 @@ struct MemoryOptions {
   unsigned device_index = 0;          // the GPU: device_index mod the GPUs visible
   SizeOption device_memory;           // as --device-memory; not given: 80% of free device memory
   std::vector<std::string> tmp_dirs;  // a buffer larger than the budget spills here; empty: $TMPDIR, else /tmp
-  // Device buffers (every buffer of the call): sort and argsort run on the GPU holding
-  // them, without a host round trip, after the work queued so far on `stream` (a
-  // cudaStream_t; 0: the default stream), and are done when the call returns. A device
-  // buffer larger than one device sort takes (2^31 records, or a working set past
-  // device_memory or the GPU's free memory) is copied to host memory, sorted there by the
-  // engine (on this GPU, through temp files past `memory`) and copied back.
-  // unique and merge take device buffers through host memory (the same results as on
-  // host buffers): unique argsorts on the GPU, its permutation in `out` (records of 8
-  // bytes or more, 8-byte aligned, `out` apart from the input; else, or past one device
-  // sort, it is the host unique of a host copy), copies the records and the permutation
-  // to host memory, finds the groups there and copies them back to its outputs; merge
-  // copies its inputs to host memory, merges them there and copies the result to `out`
-  // (host memory of twice the records). sort_copy takes host buffers.
+  // Device buffers (every buffer of the call): sort, argsort, unique and merge run on the
+  // GPU holding them, without a host round trip, after the work queued so far on
+  // `stream` (a cudaStream_t; 0: the default stream), and are done when the call returns;
+  // the results are the host calls' bytes. Buffers larger than one device call takes (2^31
+  // records, or a working set past device_memory or the GPU's free memory) are copied to
+  // host memory, handled there by the engine (on this GPU, through temp files past
+  // `memory`) and the results copied back. sort_copy takes host buffers.
   BufferLocation location = BufferLocation::host;
   uintptr_t stream = 0;
   // Device buffers: the GPU's streams and memory arena kept between calls (see
@@ -117,9 +111,10 @@ void argsort(const void* data, size_t count, const Format& f, uint64_t* perm, co
 size_t unique(const void* data, size_t count, const Format& f, void* out, uint64_t* counts = nullptr,
               uint64_t* first_index = nullptr, const MemoryOptions& o = {});
 
-// The index of the first record whose key is smaller than the one before it (host
-// buffers); `count` when the records are sorted. Equal keys are in order.
-size_t first_unsorted(const void* data, size_t count, const Format& f);
+// The index of the first record whose key is smaller than the one before it; `count`
+// when the records are sorted. Equal keys are in order. A device buffer (o.location) is
+// read on its GPU; o's other fields serve device buffers only.
+size_t first_unsorted(const void* data, size_t count, const Format& f, const MemoryOptions& o = {});
 
 // A sorted buffer of records, an input of merge.
 struct SortedRecords {

@@ -4,7 +4,6 @@
 #include <mutex>
 
 #include "api/memory_sort.hpp"
-#include "api/unique_groups.hpp"
 #include "backend/backend.hpp"
 #include "device/backend_select.hpp"
 
@@ -87,6 +86,7 @@ class DeviceLease {
     backend_ = g.backend.get();
   }
   Backend* operator->() const { return backend_; }
+  Backend& operator*() const { return *backend_; }
 
  private:
   std::unique_ptr<Backend> own_;
@@ -124,89 +124,73 @@ void argsort_device(const void* data, size_t n, const Format& f, uint64_t* perm,
 }
 
 
-namespace {
-
-// unique's outputs in host memory, room for n groups each (counts and first indices only
-// where the caller asked for them), copied to the caller's device outputs at the end.
-struct HostUniqueOutputs {
-  std::unique_ptr<unsigned char[]> records, counts, first_index;
-  HostUniqueOutputs(size_t n, const Format& f, bool with_counts, bool with_first_index)
-      : records(host_bytes(records_bytes(n, f))),
-        counts(with_counts ? host_bytes(words_bytes(n)) : nullptr),
-        first_index(with_first_index ? host_bytes(words_bytes(n)) : nullptr) {}
-  // n u64s, in bytes; Error(usage) when that overflows.
-  static size_t words_bytes(size_t n) { return records_bytes(n, Format::typed(KeyType::u64)); }
-  static uint64_t* words(const std::unique_ptr<unsigned char[]>& p) { return reinterpret_cast<uint64_t*>(p.get()); }
-};
-
-// Whether unique may argsort on the device with `out` as the permutation's room: n u64s
-// fit in its n records, aligned, and writing it does not touch the records being sorted.
-bool out_holds_permutation(const void* data, size_t n, const Format& f, const void* out) {
-  const auto* d = static_cast<const unsigned char*>(data);
-  const auto* o = static_cast<const unsigned char*>(out);
-  const size_t bytes = n * f.record_size;
-  return f.record_size >= sizeof(uint64_t) && reinterpret_cast<uintptr_t>(out) % alignof(uint64_t) == 0 &&
-         !(o < d + bytes && d < o + bytes);
-}
-
-}  // namespace
-
-// The groups of a stable device argsort, walked on the host: records[perm[i]] in sorted
-// order with perm[i] its index, as the host unique walks its sorted indexed records.
-// Where the permutation has no room in `out`, or the records are past one device argsort,
-// the host unique of a host copy.
+// On the GPU where its work fits (cuda/device_unique_merge.cu); else the host unique of a
+// host copy, its outputs copied to the caller's.
 size_t unique_device(const void* data, size_t n, const Format& f, void* out, uint64_t* counts, uint64_t* first_index,
                      const MemoryOptions& o) {
   f.validate();
   throw_if_cancelled(o.cancel);
   DeviceLease dev(o);
   if (n == 0) return 0;
-  const size_t rs = f.record_size, bytes = records_bytes(n, f);
-  HostUniqueOutputs host(n, f, counts != nullptr, first_index != nullptr);
-  uint64_t* host_counts = HostUniqueOutputs::words(host.counts);
-  uint64_t* host_first_index = HostUniqueOutputs::words(host.first_index);
-  const std::unique_ptr<unsigned char[]> records = host_bytes(bytes);
-  size_t groups = 0;
-  if (out_holds_permutation(data, n, f, out) && dev->device_records_fit(f, n, true)) {
-    dev->argsort_device_records(f, data, n, static_cast<uint64_t*>(out), o.stream);
-    const std::unique_ptr<unsigned char[]> order = host_bytes(HostUniqueOutputs::words_bytes(n));
-    const uint64_t* perm = HostUniqueOutputs::words(order);
-    dev->copy_from_device(order.get(), out, n * sizeof(uint64_t), o.stream);
-    dev->copy_from_device(records.get(), data, bytes, o.stream);
-    throw_if_cancelled(o.cancel);
-    UniqueGroups walk(f, host.records.get(), host_counts, host_first_index);
-    for (size_t i = 0; i < n; ++i) walk.add(records.get() + perm[i] * rs, perm[i]);
-    groups = walk.finish();
-  } else {
-    dev->copy_from_device(records.get(), data, bytes, o.stream);
-    dev->release_device_memory();  // the host sort's backend reserves this GPU's memory
-    groups = gxsort::unique(records.get(), n, f, host.records.get(), host_counts, host_first_index, on_host(o));
-  }
-  dev->copy_to_device(out, host.records.get(), groups * rs, o.stream);
-  if (counts) dev->copy_to_device(counts, host_counts, groups * sizeof(uint64_t), o.stream);
-  if (first_index) dev->copy_to_device(first_index, host_first_index, groups * sizeof(uint64_t), o.stream);
+  if (dev->device_unique_fits(f, n)) return dev->unique_device_records(f, data, n, out, counts, first_index, o.stream);
+  const size_t bytes = records_bytes(n, f), words = records_bytes(n, Format::typed(KeyType::u64));
+  const std::unique_ptr<unsigned char[]> records = host_bytes(bytes), groups_out = host_bytes(bytes);
+  const std::unique_ptr<unsigned char[]> host_counts = counts ? host_bytes(words) : nullptr;
+  const std::unique_ptr<unsigned char[]> host_first = first_index ? host_bytes(words) : nullptr;
+  auto* counts_words = reinterpret_cast<uint64_t*>(host_counts.get());
+  auto* first_words = reinterpret_cast<uint64_t*>(host_first.get());
+  dev->copy_from_device(records.get(), data, bytes, o.stream);
+  dev->release_device_memory();  // the host sort's backend reserves this GPU's memory
+  const size_t groups = gxsort::unique(records.get(), n, f, groups_out.get(), counts_words, first_words, on_host(o));
+  dev->copy_to_device(out, groups_out.get(), groups * f.record_size, o.stream);
+  if (counts) dev->copy_to_device(counts, counts_words, groups * sizeof(uint64_t), o.stream);
+  if (first_index) dev->copy_to_device(first_index, first_words, groups * sizeof(uint64_t), o.stream);
   return groups;
 }
 
+size_t first_unsorted_device(const void* data, size_t n, const Format& f, const MemoryOptions& o) {
+  DeviceLease dev(o);
+  return dev->first_unsorted_device(f, data, n, o.stream);
+}
+
+namespace {
+
 // Through host memory: the inputs copied back to back, the host merge (its checks and
 // messages), the result copied to `out`.
-void merge_device(const std::vector<SortedRecords>& inputs, const Format& f, void* out, const MemoryOptions& o) {
-  throw_if_cancelled(o.cancel);
-  DeviceLease dev(o);
-  size_t total = 0;
-  for (const SortedRecords& in : inputs) total += in.count;
+void merge_through_host(Backend& dev, const std::vector<SortedRecords>& inputs, size_t total, const Format& f,
+                        void* out, const MemoryOptions& o) {
   const size_t bytes = records_bytes(total, f);
   const std::unique_ptr<unsigned char[]> copies = host_bytes(bytes), merged = host_bytes(bytes);
   std::vector<SortedRecords> on_host_inputs(inputs.size());
   size_t at = 0;
   for (size_t k = 0; k < inputs.size(); ++k) {
     const size_t in_bytes = inputs[k].count * f.record_size;
-    dev->copy_from_device(copies.get() + at, inputs[k].data, in_bytes, o.stream);
+    dev.copy_from_device(copies.get() + at, inputs[k].data, in_bytes, o.stream);
     on_host_inputs[k] = {copies.get() + at, inputs[k].count};
     at += in_bytes;
   }
   gxsort::merge(on_host_inputs, f, merged.get(), on_host(o));
-  dev->copy_to_device(out, merged.get(), bytes, o.stream);
+  dev.copy_to_device(out, merged.get(), bytes, o.stream);
+}
+
+}  // namespace
+
+// On the GPU where the merge fits, each input's order checked there first; else through
+// host memory.
+void merge_device(const std::vector<SortedRecords>& inputs, const Format& f, void* out, const MemoryOptions& o) {
+  throw_if_cancelled(o.cancel);
+  DeviceLease dev(o);
+  size_t total = 0;
+  for (const SortedRecords& in : inputs) total += in.count;
+  if (!dev->device_merge_fits(f, total)) return merge_through_host(*dev, inputs, total, f, out, o);
+  std::vector<DeviceSlice> slices;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const size_t i = dev->first_unsorted_device(f, inputs[k].data, inputs[k].count, o.stream);
+    if (i < inputs[k].count) fail_unsorted_input(k, i);
+    slices.push_back({inputs[k].data, inputs[k].count});
+  }
+  throw_if_cancelled(o.cancel);
+  dev->merge_device_records(f, slices, out, o.stream);
 }
 
 }  // namespace api

@@ -60,9 +60,7 @@ void refuse_device(const MemoryOptions& o, const char* call) {
 // Input k of a merge must be sorted: Error(usage) at its first record smaller than the one before.
 void check_sorted(const SortedRecords& in, size_t k, const Format& f) {
   const size_t i = first_unsorted(in.data, in.count, f);
-  if (i < in.count)
-    fail_usage("merge: input " + std::to_string(k) + " is not sorted: record " + std::to_string(i) +
-               " is smaller than the one before it");
+  if (i < in.count) api::fail_unsorted_input(k, i);
 }
 
 // The inputs of a merge as in-memory runs, named for messages; Error(usage) when the
@@ -128,8 +126,9 @@ size_t unique(const void* data, size_t count, const Format& f, void* out, uint64
   return groups.finish();
 }
 
-size_t first_unsorted(const void* data, size_t count, const Format& f) {
+size_t first_unsorted(const void* data, size_t count, const Format& f, const MemoryOptions& o) {
   f.validate();
+  if (o.location == BufferLocation::device) return api::first_unsorted_device(data, count, f, o);
   const auto* p = static_cast<const unsigned char*>(data);
   const size_t rs = f.record_size;
   for (size_t i = 1; i < count; ++i)

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "gxsort/gxsort.hpp"
 #include "gxsort/memory.hpp"
@@ -29,6 +30,12 @@ void sort_made_records(size_t n, const EngineOptions& opt, const FillRecords& fi
 
 // Host memory of `bytes` bytes, not initialized; OutOfMemory when there is none.
 std::unique_ptr<unsigned char[]> host_bytes(size_t bytes);
+
+// merge's refusal of input k, whose record i is smaller than the one before it (Error(usage)).
+[[noreturn]] inline void fail_unsorted_input(size_t k, size_t i) {
+  fail_usage("merge: input " + std::to_string(k) + " is not sorted: record " + std::to_string(i) +
+             " is smaller than the one before it");
+}
 
 // n records of f, in bytes; Error(usage) when that overflows.
 size_t records_bytes(size_t n, const Format& f);

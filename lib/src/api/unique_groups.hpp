@@ -2,8 +2,8 @@
 // order, each with its input index: the first record of each group goes to `out`, its
 // index to first_index, its size to counts once the next group starts (or at finish()).
 // The open group's first record is the last one in `out`. The host unique feeds it the
-// sorted records with their indices; a device buffer's unique, the records in the order
-// of their device argsort (api/device_calls.cpp): the same groups, byte for byte.
+// sorted records with their indices (a device buffer's unique finds the same groups on
+// the GPU: cuda/device_unique_merge.cu).
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -29,6 +29,18 @@ void Backend::argsort_device_records(const Format&, const void*, size_t, uint64_
   throw DeviceError("a device buffer: the " + name() + " backend has no device memory");
 }
 
+size_t Backend::unique_device_records(const Format&, const void*, size_t, void*, uint64_t*, uint64_t*, uintptr_t) {
+  throw DeviceError("a device buffer: the " + name() + " backend has no device memory");
+}
+
+size_t Backend::first_unsorted_device(const Format&, const void*, size_t, uintptr_t) {
+  throw DeviceError("a device buffer: the " + name() + " backend has no device memory");
+}
+
+void Backend::merge_device_records(const Format&, const std::vector<DeviceSlice>&, void*, uintptr_t) {
+  throw DeviceError("a device buffer: the " + name() + " backend has no device memory");
+}
+
 void Backend::copy_from_device(void*, const void*, size_t, uintptr_t) {
   throw DeviceError("a device buffer: the " + name() + " backend has no device memory");
 }

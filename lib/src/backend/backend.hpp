@@ -47,6 +47,12 @@ struct DeviceInfo {
   int major = 0, minor = 0;
 };
 
+// A caller's sorted records in device memory: an input of merge_device_records.
+struct DeviceSlice {
+  const void* data = nullptr;
+  size_t count = 0;
+};
+
 // A sort of a whole input held in device memory, fed and drained in slices, so that no
 // host buffer of the whole input is needed and file reads overlap the copies: load()
 // every slice, sort() once, then unload() the sorted slices.
@@ -108,6 +114,21 @@ class Backend {
   // set within the budget and the memory free now); false without a device. A buffer that
   // does not fit goes through host memory: copied out and back on the caller's stream.
   virtual bool device_records_fit(const Format&, size_t /*n*/, bool /*argsort*/) const { return false; }
+  // unique of a device buffer on the device (gxsort/memory.hpp's unique: its groups, first
+  // records, counts and first indices, each output null or device memory), when
+  // device_unique_fits. Default: DeviceError.
+  virtual size_t unique_device_records(const Format& f, const void* records, size_t n, void* out, uint64_t* counts,
+                                       uint64_t* first_index, uintptr_t stream);
+  virtual bool device_unique_fits(const Format&, size_t /*n*/) const { return false; }
+  // The index of the first record of a device buffer smaller than the one before it; n
+  // when the records are sorted. Default: DeviceError.
+  virtual size_t first_unsorted_device(const Format& f, const void* records, size_t n, uintptr_t stream);
+  // The stable merge of sorted device buffers (ties keep the inputs' order) into `out`, of
+  // room for all their records and apart from them, when device_merge_fits(f, their
+  // total). Default: DeviceError.
+  virtual void merge_device_records(const Format& f, const std::vector<DeviceSlice>& inputs, void* out,
+                                    uintptr_t stream);
+  virtual bool device_merge_fits(const Format&, size_t /*total*/) const { return false; }
   virtual void copy_from_device(void* host, const void* device, size_t bytes, uintptr_t stream);
   virtual void copy_to_device(void* device, const void* host, size_t bytes, uintptr_t stream);
   // Gives the device's arena back (reserved again at its next use), while nothing holds it.
