@@ -100,7 +100,7 @@ struct GraphSetup {
 // plan(request) with and without --resume: nothing written (its report made too, nor
 // once dropped), and its report is `gxsort plan COMMAND`'s (text and JSON).
 template <class Request, class Fixture>
-void check_plan(const Fixture& s, Request request, const std::string& command, const std::vector<std::string>& inputs,
+void check_plan(const Fixture& s, Request request, CommandKind command, const std::vector<std::string>& inputs,
                 const std::string& output) {
   for (const bool resume : {false, true}) {
     CAPTURE(resume);
@@ -128,7 +128,7 @@ TEST_CASE("dedupe as a request: a plan that writes nothing, plan_command's repor
       CAPTURE(count);
       Setup s(memory);
       s.opt.dedupe.count = count;  // the sort and the group pass (a staged job)
-      check_plan(s, DedupeRequest{s.input, s.output, s.opt}, "dedupe", {s.input}, s.output);
+      check_plan(s, DedupeRequest{s.input, s.output, s.opt}, CommandKind::dedupe, {s.input}, s.output);
       CHECK((plan(DedupeRequest{s.input, s.output, s.opt}).report().sort.mode == PlanMode::in_memory) == (*memory == 0));
       const RunStats st = run(plan(DedupeRequest{s.input, s.output, s.opt}));
       CHECK(entries(s.temps.path).empty());
@@ -151,7 +151,7 @@ TEST_CASE("runs as a request: a plan that makes no directory, plan_command's rep
     CAPTURE(memory);
     Setup s(memory);
     const std::string dir = s.outputs.file("runs");
-    check_plan(s, RunsRequest{s.input, dir, s.opt}, "runs", {s.input}, dir);
+    check_plan(s, RunsRequest{s.input, dir, s.opt}, CommandKind::runs, {s.input}, dir);
     const RunStats st = run(plan(RunsRequest{s.input, dir, s.opt}));
     CHECK(entries(s.temps.path).empty());
     const std::string want = s.inputs.file("want");
@@ -169,7 +169,7 @@ TEST_CASE("merge as a request: a plan that writes nothing, plan_command's report
   for (const char* memory : kMemories) {
     CAPTURE(memory);
     Setup s(memory);
-    check_plan(s, MergeRequest{s.sorted_parts, s.output, s.opt}, "merge", s.sorted_parts, s.output);
+    check_plan(s, MergeRequest{s.sorted_parts, s.output, s.opt}, CommandKind::merge, s.sorted_parts, s.output);
     CommandPlan<MergeRequest> p = plan(MergeRequest{s.sorted_parts, s.output, s.opt});
     CHECK(p.report().sort.levels.size() == 2);
     run(std::move(p));
@@ -204,8 +204,8 @@ TEST_CASE("check and reduce as requests: plans that write nothing, plan_command'
   for (const char* memory : kMemories) {
     CAPTURE(memory);
     Setup s(memory);
-    check_plan(s, CheckRequest{s.sorted_parts[0], s.opt}, "check", {s.sorted_parts[0]}, s.output);
-    check_plan(s, ReduceRequest{s.input, ReduceOp::sum, ReduceAlgo::flat, s.opt}, "reduce", {s.input}, s.output);
+    check_plan(s, CheckRequest{s.sorted_parts[0], s.opt}, CommandKind::check, {s.sorted_parts[0]}, s.output);
+    check_plan(s, ReduceRequest{s.input, ReduceOp::sum, ReduceAlgo::flat, s.opt}, CommandKind::reduce, {s.input}, s.output);
     for (const std::string& path : {s.input, s.sorted_parts[0]}) {
       const CheckResult got = run(plan(CheckRequest{path, s.opt})), want = check_file(path, s.opt);
       CHECK(got.sorted == (path != s.input));
@@ -235,7 +235,7 @@ TEST_CASE("graph build as a request: a plan that writes nothing, plan_command's 
     GraphBuildOptions build;
     build.symmetrize = true;
     s.opt.graph.build = build;  // what plan_command reads
-    check_plan(s, GraphBuildRequest{s.edges, s.graph, build, s.opt}, "graph build", {s.edges}, s.graph);
+    check_plan(s, GraphBuildRequest{s.edges, s.graph, build, s.opt}, CommandKind::graph_build, {s.edges}, s.graph);
     const GraphBuildResult got = run(plan(GraphBuildRequest{s.edges, s.graph, build, s.opt}));
     CHECK(entries(s.temps.path).empty());
     const std::string want_path = s.inputs.file("want.csr");
@@ -259,7 +259,7 @@ TEST_CASE("bfs as a request: a plan that writes nothing, plan_command's report, 
   bfs.levels_output = s.outputs.file("levels");
   bfs.parents_output = s.outputs.file("parents");
   s.opt.graph.bfs = bfs;  // what plan_command reads
-  check_plan(s, BfsRequest{graph, bfs, s.opt}, "bfs", {graph}, bfs.levels_output);
+  check_plan(s, BfsRequest{graph, bfs, s.opt}, CommandKind::bfs, {graph}, bfs.levels_output);
   const PlanReport planned = plan(BfsRequest{graph, bfs, s.opt}).report();
   CHECK(planned.bfs.graph_known);
   CHECK(planned.bfs.vertices == built.vertices);
