@@ -88,8 +88,8 @@ int run_check(CommandRun& r) {
 
 int run_gen(CommandRun& r) {
   const GraphGenOptions& graph = r.opt.graph.gen;
-  if (graph.kind != GraphKind::none) return finish(r, gen_graph(r.cmd.output, graph, r.opt));
-  return finish(r, gen_file(r.cmd.output, r.opt.format, r.cmd.gen, r.opt));
+  if (graph.kind != GraphKind::none) return finish(r, gxsort::run(gxsort::plan(GenGraphRequest{r.cmd.output, graph, r.opt})));
+  return finish(r, gxsort::run(gxsort::plan(GenRequest{r.cmd.output, r.opt.format, r.cmd.gen, r.opt})));
 }
 
 int run_dedupe(CommandRun& r) {

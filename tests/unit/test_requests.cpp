@@ -1,4 +1,4 @@
-// dedupe, runs, merge, check, reduce, graph build and bfs as requests (gxsort/requests.hpp):
+// dedupe, runs, merge, check, reduce, graph build, bfs and gen as requests (gxsort/requests.hpp):
 // plan() writes nothing, its report is plan_command's for that command (with and without
 // --resume), a plan dropped unrun leaves nothing, and run() of it gives what the file
 // functions give (and what std::sort says); in memory and out of core (a small --memory).
@@ -295,4 +295,50 @@ TEST_CASE("a command's plan run or moved from refuses to be used again; a run wi
   GraphSetup g("");
   CHECK_THROWS_AS(run(plan(GraphBuildRequest{g.edges, "", {}, g.opt})), Error);
   g.check_nothing_written();
+}
+
+TEST_CASE("gen as a request: a plan that writes nothing, its report, gen_file's and gen_graph's bytes") {
+  Setup s("");
+  GenOptions g;
+  g.count = 100000;
+  g.dist = GenDist::sorted;  // u64 record i is i: an oracle of its own
+  const Format u64 = Format::typed(KeyType::u64);
+  // Checked by the plan: more than 2^64 bytes, no graph kind.
+  CHECK_THROWS_AS(plan(GenRequest{s.output, u64, GenOptions{UINT64_MAX / 8 + 1, GenDist::uniform, 1}, s.opt}), Error);
+  CHECK_THROWS_AS(plan(GenGraphRequest{s.output, GraphGenOptions{}, s.opt}), Error);
+  {
+    const auto p = plan(GenRequest{s.output, u64, g, s.opt});
+    s.check_nothing_written();
+    CHECK(p.report().command == CommandKind::gen);
+    CHECK(p.report().output == s.output);
+    CHECK(p.report().records == g.count);
+    CHECK(p.report().record_size == 8);
+    CHECK(p.report().format == u64.describe());
+  }  // dropped unrun
+  s.check_nothing_written();
+  const RunStats st = run(plan(GenRequest{s.output, u64, g, s.opt}));
+  CHECK(st.records == g.count);
+  std::vector<uint64_t> want(g.count);
+  for (uint64_t i = 0; i < g.count; ++i) want[i] = i;
+  CHECK(gxsort_test::read_file(s.output) == bytes_of(want));
+  for (const GenDist dist : {GenDist::uniform, GenDist::zipf}) {
+    g.dist = dist;
+    run(plan(GenRequest{s.output, u64, g, s.opt}));
+    gen_file(s.outputs.file("want.bin"), u64, g, s.opt);
+    CHECK(gxsort_test::read_file(s.output) == gxsort_test::read_file(s.outputs.file("want.bin")));
+  }
+  GraphGenOptions graph;
+  graph.kind = GraphKind::rmat;
+  graph.scale = 10;
+  const std::string edges = s.outputs.file("edges.bin"), want_edges = s.outputs.file("want_edges.bin");
+  const auto gp = plan(GenGraphRequest{edges, graph, s.opt});
+  CHECK(!std::filesystem::exists(edges));
+  CHECK(entries(s.temps.path).empty());
+  CHECK(gp.report().records == graph.edge_factor << graph.scale);
+  CHECK(gp.report().record_size == 8);  // u32 pairs
+  run(plan(GenGraphRequest{edges, graph, s.opt}));
+  gen_graph(want_edges, graph, s.opt);
+  CHECK(std::filesystem::file_size(edges) == (graph.edge_factor << graph.scale) * 8);
+  CHECK(gxsort_test::read_file(edges) == gxsort_test::read_file(want_edges));
+  CHECK(entries(s.temps.path).empty());
 }
