@@ -314,9 +314,9 @@ void add_plan_cmd_options(po::options_description& all, Args& a) {
 void check_plan_operands(const CommandEntry& planned, const Args& a, const po::variables_map& vm, Command& cmd) {
   const size_t most = planned.many_inputs ? SIZE_MAX : 1;
   if (cmd.inputs.empty() || cmd.inputs.size() > most)
-    fail_usage("plan " + cmd.planned + ": expected " + (most == 1 ? "one input" : "one or more inputs") +
-               " (see gxsort plan " + cmd.planned + " --help)");
-  if (cmd.distributed) fail_usage("plan " + cmd.planned + ": --distributed plans a sort (gxsort plan IN --distributed)");
+    fail_usage("plan " + std::string(planned.name) + ": expected " + (most == 1 ? "one input" : "one or more inputs") +
+               " (see gxsort plan " + planned.name + " --help)");
+  if (cmd.distributed) fail_usage("plan " + std::string(planned.name) + ": --distributed plans a sort (gxsort plan IN --distributed)");
   if (!cmd.stats_json.empty()) fail_usage("plan: --stats-json does not apply (a plan does no work)");
   if (planned.build_planned) planned.build_planned(a, vm, cmd);
 }
@@ -405,7 +405,7 @@ Command parse_command(int argc, const char* const* argv, const CommandEntry& com
   Command cmd;
   cmd.entry = &command;
   cmd.name = command.name;
-  if (planned) cmd.planned = planned->name, cmd.planned_entry = planned;
+  if (planned) cmd.planned = *planned->kind, cmd.planned_entry = planned;
   Args a;
   po::options_description all = options_of(spec, cmd, a);
   if (planned) add_plan_cmd_options(all, a);

@@ -22,8 +22,8 @@ struct Command {
   EngineOptions engine;
   GenOptions gen;
   PlanFormat plan_format = PlanFormat::text;
-  std::string planned;              // plan CMD ARGS: the command planned ("" for plan IN: sort)
-  const CommandEntry* planned_entry = nullptr;  // its entry (null for plan IN)
+  CommandKind planned = CommandKind::sort;      // plan: the command planned (plan IN: sort)
+  const CommandEntry* planned_entry = nullptr;  // plan CMD ARGS: its entry (null for plan IN)
   ReduceOp reduce_op = ReduceOp::sum;
   ReduceAlgo reduce_algo = ReduceAlgo::flat;
   std::string stats_json;           // --stats-json FILE

@@ -55,7 +55,7 @@ int run_plan(CommandRun& r) {
     const EngineOptions rank = distributed_rank_options(r.opt, 0, cmd.ranks, cmd.threads_given);
     check_plan_format(cmd.planned, true, cmd.plan_format);
     print_plan(stdout, plan_distributed(cmd.inputs[0], rank, nullptr, cmd.ranks), cmd.plan_format);
-  } else if (!cmd.planned.empty()) {  // plan CMD ARGS
+  } else if (cmd.planned_entry) {  // plan CMD ARGS
     check_plan_format(cmd.planned, false, cmd.plan_format);
     print_plan(stdout, plan_command(cmd.planned, cmd.inputs, cmd.output, r.opt), cmd.plan_format);
   } else {
@@ -88,8 +88,8 @@ int run_check(CommandRun& r) {
 
 int run_gen(CommandRun& r) {
   const GraphGenOptions& graph = r.opt.graph.gen;
-  if (graph.kind != GraphKind::none) return finish(r, gen_graph(r.cmd.output, graph, r.opt));
-  return finish(r, gen_file(r.cmd.output, r.opt.format, r.cmd.gen, r.opt));
+  if (graph.kind != GraphKind::none) return finish(r, gxsort::run(gxsort::plan(GenGraphRequest{r.cmd.output, graph, r.opt})));
+  return finish(r, gxsort::run(gxsort::plan(GenRequest{r.cmd.output, r.opt.format, r.cmd.gen, r.opt})));
 }
 
 int run_dedupe(CommandRun& r) {
@@ -127,13 +127,13 @@ int run_clean(CommandRun& r) {
 }
 
 RunStats run_sort_rank(const Command& cmd, const EngineOptions& opt, DistributedSession& job) {
-  return sort_distributed(cmd.inputs[0], cmd.output, opt, job, cmd.name);
+  return sort_distributed(cmd.inputs[0], cmd.output, opt, job, *cmd.entry->kind);
 }
 
 RunStats run_dedupe_rank(const Command& cmd, const EngineOptions& opt, DistributedSession& job) {
   EngineOptions unique = opt;
   unique.unique = true;  // keep the first of each key: dedupe's sort strategy
-  return sort_distributed(cmd.inputs[0], cmd.output, unique, job, cmd.name);
+  return sort_distributed(cmd.inputs[0], cmd.output, unique, job, *cmd.entry->kind);
 }
 
 RunStats run_merge_rank(const Command& cmd, const EngineOptions& opt, DistributedSession& job) {

@@ -39,6 +39,7 @@ CommandEntry named(const char* name, const char* operands, const char* summary) 
 
 CommandEntry sort_entry() {
   CommandEntry e = named("sort", "IN -o OUT", "sort a binary file of fixed-size records (stable)");
+  e.kind = CommandKind::sort;
   e.groups = kReports | kRecords | kResources | kSortEngine | kUnique;
   e.more_help = kSortHelp;
   e.plannable = e.plan_default = e.npy_output = e.temp_note = e.gnu_sort = true;
@@ -58,6 +59,7 @@ CommandEntry plan_entry() {
 
 CommandEntry runs_entry() {
   CommandEntry e = named("runs", "IN -o DIR", "form sorted runs only (run files and a manifest)");
+  e.kind = CommandKind::runs;
   e.groups = kReports | kRecords | kResources | kFsync | kUnique;
   e.more_help = "Text lines (--lines, or GNU sort's -k POS1[,POS2], -t, -n, ...): run files of sorted lines (IN... read\n"
                 "one after the other), their manifest naming their order; `gxsort merge --lines DIR` merges them.\n";
@@ -68,6 +70,7 @@ CommandEntry runs_entry() {
 
 CommandEntry merge_entry() {
   CommandEntry e = named("merge", "FILE... -o OUT", "merge sorted files (a `runs` directory stands for its runs)");
+  e.kind = CommandKind::merge;
   e.groups = kReports | kRecords | kResources | kTmpDir | kFsync | kEngine | kUnique;
   e.hints = {{"--ooc", ": its inputs are sorted already, and are merged with --fan-in (--ooc chooses how `sort` goes out of core)"}};
   e.plannable = e.npy_output = e.temp_note = e.many_inputs = true;
@@ -77,6 +80,7 @@ CommandEntry merge_entry() {
 
 CommandEntry check_entry() {
   CommandEntry e = named("check", "FILE", "record count, order, duplicate keys, checksums (exit 1: not sorted)");
+  e.kind = CommandKind::check;
   e.groups = kReports | kRecords | kResources | kUnique;
   e.unique_help = "text lines: no two lines with equal keys either (GNU sort's -c -u)";
   e.quiet_help = "print nothing but errors (the exit status says whether the file is sorted)";
@@ -87,6 +91,7 @@ CommandEntry check_entry() {
 
 CommandEntry gen_entry() {
   CommandEntry e = named("gen", "-o FILE --count N", "generate test data (--dist, --seed), or an edge list (--graph)");
+  e.kind = CommandKind::gen;
   e.groups = kReports | kFormat;
   e.more_help = "Edge lists: gxsort gen -o FILE --graph rmat|uniform --scale S [--edge-factor E] [--seed X]\n";
   e.hints = {{"-r", ": gen writes records in no key order (--dist sorted|reverse)"},
@@ -99,6 +104,7 @@ CommandEntry gen_entry() {
 
 CommandEntry dedupe_entry() {
   CommandEntry e = named("dedupe", "IN -o OUT", "sorted, one record per distinct key");
+  e.kind = CommandKind::dedupe;
   e.groups = kReports | kRecords | kResources | kSortEngine;
   e.more_help = kDedupeHelp;
   e.plannable = e.npy_output = e.temp_note = true;
@@ -109,6 +115,7 @@ CommandEntry dedupe_entry() {
 
 CommandEntry reduce_entry() {
   CommandEntry e = named("reduce", "FILE --op OP", "a reduction of the keys (--algo flat|nested|cub on the GPU)");
+  e.kind = CommandKind::reduce;
   e.groups = kReports | kFormat | kResources;
   e.quiet_help = "no progress line: print the result and errors only";
   e.hints = {{"-r", ": a reduction does not depend on the order"}, {"--reverse", ": a reduction does not depend on the order"}};
@@ -119,6 +126,7 @@ CommandEntry reduce_entry() {
 
 CommandEntry graph_build_entry() {
   CommandEntry e = named("graph build", "IN -o GRAPH", "an edge list (snap|mtx|bin32|bin64) to a CSR graph");
+  e.kind = CommandKind::graph_build;
   e.groups = kReports | kResources | kSortEngine;
   e.plannable = e.temp_note = true;
   e.add_options = add_graph_build_options, e.build = build_graph_build, e.run = run_graph_build;
@@ -127,6 +135,7 @@ CommandEntry graph_build_entry() {
 
 CommandEntry bfs_entry() {
   CommandEntry e = named("bfs", "GRAPH --source S", "BFS levels (-o) and parents (--parents) of a CSR graph, with stats");
+  e.kind = CommandKind::bfs;
   e.groups = kQuiet | kStats | kResources;  // no progress line: its searches take milliseconds, its load is one read
   e.plannable = true;
   e.add_options = add_bfs_options, e.build = build_bfs, e.build_planned = bfs_request, e.run = run_bfs;

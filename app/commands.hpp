@@ -5,6 +5,7 @@
 // the app compares command names.
 #pragma once
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,7 @@ struct OptionHint {
 
 struct CommandEntry {
   const char* name = "";      // one word, or "graph build"
+  std::optional<CommandKind> kind;  // the library's command it runs (none: plan, info, clean, help)
   const char* operands = "";  // for the usage line
   const char* summary = "";
   unsigned groups = 0;   // OptionGroup bits

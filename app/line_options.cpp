@@ -45,10 +45,11 @@ void refuse_record_options(const Args& a, const po::variables_map& vm, const Com
       fail_usage(cmd.name + ": --key " + key + ": a key of binary records; text lines take GNU's -k POS1[,POS2] (-k2,2n)");
   // A sort of lines keeps its runs for --resume (lines/runs_job.hpp; plan shows them); a
   // merge or check keeps nothing.
-  if (cmd.engine.resume && cmd.name != "sort" && cmd.name != "dedupe" && cmd.name != "plan")
+  const std::optional<CommandKind> kind = cmd.entry->kind;
+  if (cmd.engine.resume && kind != CommandKind::sort && kind != CommandKind::dedupe && !cmd.entry->plans)
     fail_usage(cmd.name + ": --resume of text lines: only sort (and dedupe) keeps a job (run it again)");
   if (cmd.distributed) fail_usage(cmd.name + ": --distributed of text lines: not built yet");
-  if (cmd.name != "plan" && (cmd.json || a.json || a.dot)) fail_usage(cmd.name + (a.dot ? ": --dot" : ": --json") + lines + "have no JSON or dot report yet");
+  if (!cmd.entry->plans && (cmd.json || a.json || a.dot)) fail_usage(cmd.name + (a.dot ? ": --dot" : ": --json") + lines + "have no JSON or dot report yet");
   for (const std::string& path : cmd.inputs)
     if (has_npy_name(path)) fail_usage(path + ": a .npy file holds records, not text lines");
   if (has_npy_name(cmd.output)) fail_usage(cmd.output + ": text lines are not written as .npy");

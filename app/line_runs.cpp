@@ -75,9 +75,8 @@ int run_check_lines(CommandRun& r) {
 
 int run_plan_lines(CommandRun& r) {
   const Command& cmd = r.cmd;
-  const std::string planned = cmd.planned_entry ? cmd.planned_entry->name : "";  // "": plan IN, a sort
-  check_plan_format(planned, false, cmd.plan_format);
-  const LinesPlan p = plan_lines(planned.empty() ? "sort" : planned, cmd.inputs, cmd.output, cmd.line_order, r.opt);
+  check_plan_format(cmd.planned, false, cmd.plan_format);
+  const LinesPlan p = plan_lines(cmd.planned, cmd.inputs, cmd.output, cmd.line_order, r.opt);
   std::fputs(render_lines_plan(p, cmd.plan_format, cmd.engine.resume).c_str(), stdout);
   return 0;
 }

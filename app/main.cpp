@@ -106,7 +106,7 @@ struct EarlyCudaStart {
     const cli::EarlyGpu when = cmd.entry->early_gpu;
     if (when == cli::EarlyGpu::none) return;
     if (when == cli::EarlyGpu::unless_cpu_sort && cmd.inputs.size() == 1 &&
-        !may_use_gpu(cmd.entry->name, cmd.inputs[0], cmd.engine))
+        !may_use_gpu(*cmd.entry->kind, cmd.inputs[0], cmd.engine))
       return;
     if (when != cli::EarlyGpu::all && !cmd.distributed && cmd.engine.device != Device::cpu) show_only_the_first_gpu();
     start.emplace(cmd.engine);

@@ -44,7 +44,7 @@ std::string sort_mode_text(const LinesPlan& p) {
              std::to_string(p.chunk_lines) + " lines), else sorted runs of that size merged (a stream's size is known "
              "when it ends)\n";
     case LinesPlanMode::runs:
-      if (p.command == "runs") return "mode: sorted runs, written into the output directory\n" + runs_line(p);
+      if (p.command == CommandKind::runs) return "mode: sorted runs, written into the output directory\n" + runs_line(p);
       return "mode: sorted runs in temporary files, merged: " + text +
              " of lines and their index are more than the memory budget\n" + runs_line(p) + "merge: " +
              plural(p.merge_passes, "pass", "passes") + " with a fan-in of " + std::to_string(p.fan_in) +
@@ -54,7 +54,7 @@ std::string sort_mode_text(const LinesPlan& p) {
 }
 
 std::string resume_text(const LinesPlan& p) {
-  if (!p.resume) return "resume: " + p.command + " of text lines keeps no job: a killed run starts from the beginning\n";
+  if (!p.resume) return "resume: " + std::string(command_name(p.command)) + " of text lines keeps no job: a killed run starts from the beginning\n";
   const LinesResume& s = *p.resume;
   if (!s.resumable)
     return "resume: this job keeps no runs (in memory, a stream, or an output into a pipe): a killed run starts from "
@@ -82,7 +82,7 @@ std::string merge_mode_text(const LinesPlan& p) {
 
 std::string plan_text(const LinesPlan& p, bool resume) {
   std::ostringstream o;
-  o << "plan: " << p.command << " of text lines, in LC_ALL=C sort's order\n";
+  o << "plan: " << command_name(p.command) << " of text lines, in LC_ALL=C sort's order\n";
   o << "input: " << (p.stream ? "a stream (size unknown)" : format_bytes(p.input_bytes))
     << (p.inputs > 1 ? " in " + std::to_string(p.inputs) + " inputs" : "") << "\n";
   o << "memory budget: " << format_bytes(p.memory) << "\n";
@@ -91,8 +91,8 @@ std::string plan_text(const LinesPlan& p, bool resume) {
   else o << sort_mode_text(p);
   const bool may_spill = (p.mode != LinesPlanMode::merge || p.merge_passes > 1) && p.mode != LinesPlanMode::pass &&
                          !(p.mode == LinesPlanMode::in_memory && surely_in_memory(p));
-  if (may_spill && p.command != "runs") o << "temporary files: in " << joined(p.temp_dirs) << "\n";
-  if (p.mode == LinesPlanMode::runs && p.command != "runs")
+  if (may_spill && p.command != CommandKind::runs) o << "temporary files: in " << joined(p.temp_dirs) << "\n";
+  if (p.mode == LinesPlanMode::runs && p.command != CommandKind::runs)
     o << "resumable: " << (p.resumable ? "yes (its runs are kept for --resume)" : "no (a stream or an output into a pipe)")
       << "\n";
   o << "threads: " << p.threads;
@@ -112,7 +112,7 @@ Json resume_json(const LinesResume& r) {
 
 std::string plan_json(const LinesPlan& p, bool resume) {
   Json j = json_document("plan");
-  j["planned"] = p.command;
+  j["planned"] = command_name(p.command);
   j["lines"] = true;
   j["mode"] = lines_plan_mode_name(p.mode);
   j["backend"] = p.backend;

@@ -8,11 +8,11 @@
 
 namespace gxsort::cli {
 
-void check_plan_format(const std::string& planned, bool distributed, PlanFormat format) {
+void check_plan_format(CommandKind planned, bool distributed, PlanFormat format) {
   if (format != PlanFormat::dot) return;
   if (distributed) fail_usage("plan --distributed: --dot does not apply (each rank has its own merge)");
-  if (!planned.empty() && planned != "sort" && planned != "merge")
-    fail_usage("plan " + planned + ": --dot draws a merge tree (sort and merge); use --json");
+  if (planned != CommandKind::sort && planned != CommandKind::merge)
+    fail_usage("plan " + std::string(command_name(planned)) + ": --dot draws a merge tree (sort and merge); use --json");
 }
 
 std::string render_plan(const PlanReport& r, PlanFormat format) {

@@ -12,7 +12,7 @@ namespace gxsort::cli {
 // Refuses (Error usage), before anything is planned, a format the plan has no rendering
 // in: --dot draws the merge tree of sort and merge, not a distributed job's. `planned`:
 // the command of `plan CMD ARGS` ("" for `plan IN`).
-void check_plan_format(const std::string& planned, bool distributed, PlanFormat format);
+void check_plan_format(CommandKind planned, bool distributed, PlanFormat format);
 
 // The plan in `format`, newline-terminated; print_plan writes it to `out`.
 std::string render_plan(const PlanReport& r, PlanFormat format);

@@ -93,7 +93,7 @@ Json bfs_json(const BfsPlanReport& b) {
 // plan CMD: the command's sizes, its own part, and the sort it runs (runs, merge, dedupe's).
 void add_command(Json& j, const PlanReport& r) {
   if (!r.backend.empty()) j["backend"] = r.backend;
-  j["planned"] = r.command;
+  j["planned"] = command_name(r.command);
   j["threads"] = r.threads;
   j["memory"] = r.memory;
   j["stream"] = r.stream;
@@ -103,12 +103,13 @@ void add_command(Json& j, const PlanReport& r) {
   j["chunks"] = chunks_json(r.chunks);
   j["window_memory"] = r.window_memory;
   const bool dedupe_sorts = r.dedupe.strategy == DedupePath::sort && r.dedupe.sort_planned;
-  if (r.command == "dedupe") j["dedupe"] = dedupe_json(r.dedupe);
-  if (r.command == "graph build")
+  const CommandKind c = r.command;
+  if (c == CommandKind::dedupe) j["dedupe"] = dedupe_json(r.dedupe);
+  if (c == CommandKind::graph_build)
     j["graph"] = Json{{"parse_block_bytes", r.graph.parse_block_bytes}, {"csr_block_bytes", r.graph.csr_block_bytes},
                       {"offsets_budget", r.graph.offsets_budget}, {"max_edge_records", r.graph.max_edge_records}};
-  if (r.command == "bfs") j["bfs"] = bfs_json(r.bfs);
-  if (r.command == "runs" || r.command == "merge" || (r.command == "dedupe" && dedupe_sorts)) {
+  if (c == CommandKind::bfs) j["bfs"] = bfs_json(r.bfs);
+  if (c == CommandKind::runs || c == CommandKind::merge || (c == CommandKind::dedupe && dedupe_sorts)) {
     Json sort = Json::object();
     add_sort(sort, r);
     j["sort"] = sort;
@@ -143,7 +144,7 @@ std::string plan_json(const PlanReport& r) {
   Json j{{"format_version", kJsonFormatVersion}, {"command", "plan"}};
   if (r.distributed) {
     add_distributed(j, r);
-  } else if (r.command != "sort") {
+  } else if (r.command != CommandKind::sort) {
     add_command(j, r);
   } else if (r.stream) {  // only the runs' size is known before the stream ends
     j["mode"] = "stream";

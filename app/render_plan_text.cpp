@@ -171,10 +171,10 @@ std::string chunks_text(const ChunkPlan& c, size_t record_size, const char* unit
 }
 
 void input_text(std::ostringstream& o, const PlanReport& r) {
-  o << "command: " << r.command << "\n";
-  if (r.command == "bfs") {
+  o << "command: " << command_name(r.command) << "\n";
+  if (r.command == CommandKind::bfs) {
     if (r.bfs.graph_known) o << "graph: " << r.bfs.vertices << " vertices, " << r.bfs.edges << " edges\n";
-  } else if (r.command == "graph build") {
+  } else if (r.command == CommandKind::graph_build) {
     o << "input: " << (r.stream ? "a stream" : format_bytes(r.input_bytes)) << " of edges\n";
   } else if (r.stream) {
     o << "input: a stream (a pipe, FIFO, device or standard input): its size is known when it ends\n";
@@ -239,32 +239,33 @@ void graph_build_text(std::ostringstream& o, const GraphBuildPlanReport& g) {
 }
 
 void command_text(std::ostringstream& o, const PlanReport& r) {
-  const std::string& c = r.command;
-  if (c == "check" || c == "reduce") {
-    o << "chunks: " << chunks_text(r.chunks, r.record_size) << "\n";
-  } else if (c == "runs") {
-    o << "runs: " << (r.stream ? std::string("as many as the stream holds") : std::to_string(r.sort.runs)) << " of up to "
-      << chunks_text(r.chunks, r.record_size) << ", written to the output directory\n";
-    o << "run files: " << temp_files_text(r.sort.direct_io) << "\n";
-  } else if (c == "merge") {
-    o << "inputs: " << r.sort.runs << "\n";
-    merge_levels_text(o, r.sort);
-    o << "merge buffer: " << format_bytes(r.sort.merge_buffer_bytes) << " per input, " << r.sort.merge_threads
-      << " merge threads\n";
-    o << "temporary space: " << format_bytes(r.sort.temp_bytes) << "\n";
-  } else if (c == "dedupe") {
-    dedupe_text(o, r);
-  } else if (c == "graph build") {
-    graph_build_text(o, r.graph);
-  } else if (c == "bfs") {
-    bfs_text(o, r);
+  switch (r.command) {
+    case CommandKind::check: case CommandKind::reduce:
+      o << "chunks: " << chunks_text(r.chunks, r.record_size) << "\n";
+      break;
+    case CommandKind::runs:
+      o << "runs: " << (r.stream ? std::string("as many as the stream holds") : std::to_string(r.sort.runs)) << " of up to "
+        << chunks_text(r.chunks, r.record_size) << ", written to the output directory\n";
+      o << "run files: " << temp_files_text(r.sort.direct_io) << "\n";
+      break;
+    case CommandKind::merge:
+      o << "inputs: " << r.sort.runs << "\n";
+      merge_levels_text(o, r.sort);
+      o << "merge buffer: " << format_bytes(r.sort.merge_buffer_bytes) << " per input, " << r.sort.merge_threads
+        << " merge threads\n";
+      o << "temporary space: " << format_bytes(r.sort.temp_bytes) << "\n";
+      break;
+    case CommandKind::dedupe: dedupe_text(o, r); break;
+    case CommandKind::graph_build: graph_build_text(o, r.graph); break;
+    case CommandKind::bfs: bfs_text(o, r); break;
+    case CommandKind::sort: case CommandKind::gen: break;  // sort: plan_text's own; gen: no plan
   }
 }
 
 std::string command_plan_text(const PlanReport& r) {
   std::ostringstream o;
   if (!r.backend.empty()) o << "backend: " << r.backend << "\n";
-  if (!r.backend.empty() && r.command != "bfs") o << "format: " << format_with_width(r.format, r.record_size) << "\n";
+  if (!r.backend.empty() && r.command != CommandKind::bfs) o << "format: " << format_with_width(r.format, r.record_size) << "\n";
   input_text(o, r);
   command_text(o, r);
   if (r.resume) o << resume_text(*r.resume);
@@ -322,7 +323,7 @@ std::string distributed_text(const PlanReport& r) {
 
 std::string plan_text(const PlanReport& r) {
   if (r.distributed) return distributed_text(r);
-  if (r.command != "sort") return command_plan_text(r);
+  if (r.command != CommandKind::sort) return command_plan_text(r);
   return r.stream ? stream_sort_text(r) : file_sort_text(r);
 }
 

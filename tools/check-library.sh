@@ -8,6 +8,8 @@
 # OwnThread, start_detached; the pool of parallel_for.hpp, BackgroundTasks). Nor does a
 # string of it name an option as the CLI spells it ("--memory"): it writes
 # option_ref("memory"), which each front end spells (gxsort/option_ref.hpp). Nor does it
+# compare a string to a command's name ("sort", "graph build"): commands are CommandKind
+# values (gxsort/plan_report.hpp), command_name() their spelling. Nor does it
 # keep process-wide state past a call: a mutable static or namespace-scope variable is
 # marked `// process-wide: WHY` (tools/check-statics.py); the rest comes in Context or
 # EngineOptions.
@@ -35,6 +37,18 @@ FLAG_LINES=(
   "lib/src/format/sniff.cpp|return std::string(\"decompress it first, e.g. \`\") + decompressor(kind) + file + \" | gxsort sort - --type u64 ...\`\";"
   "lib/src/format/sniff.cpp|return \"sort its lines with \`gxsort sort --lines\" + file + \"\` (GNU sort's -k, -t, -n, ... imply --lines)\";"
 )
+
+# The lines of lib/ and cuda/ that may compare a string to a command's name, each FILE|TEXT and why.
+COMMAND_NAME_LINES=(
+  # A runs manifest's line "runs <count>" (engine/runs_manifest.hpp): a word of the file format.
+  "lib/src/engine/runs_manifest.cpp|if (!(rl >> word >> count) || word != \"runs\" || !rl.eof()) bad(2, \"expected 'runs <count>'\");"
+  # RunStats::mode, the stats' word for how the text was sorted ("in-memory", "runs").
+  "lib/src/lines/sort_lines.cpp|if (st.mode != \"runs\") return;"
+)
+
+# A string compared (==, !=, compare) to a command's name, on either side.
+COMMAND_NAMES='"(sort|merge|dedupe|runs|check|reduce|bfs|graph build|gen|plan)"'
+COMMAND_COMPARE="(==|!=)\\s*$COMMAND_NAMES|$COMMAND_NAMES\\s*(==|!=)|compare\\s*\\(\\s*$COMMAND_NAMES"
 
 # A line with a string literal that holds "--" and a letter: what comes before it is
 # text outside literals (not a // comment), char literals ('"') and whole literals.
@@ -99,6 +113,8 @@ check() {
     'std::thread([^:A-Za-z0-9_]|$)' || bad=1
   forbid "$root" "names a CLI flag in a string: write option_ref(\"NAME\") (gxsort/option_ref.hpp), which each front end spells" \
     "$FLAG_IN_STRING" "${FLAG_LINES[@]}" || bad=1
+  forbid "$root" "compares a string to a command's name: use CommandKind (gxsort/plan_report.hpp)" \
+    "$COMMAND_COMPARE" "${COMMAND_NAME_LINES[@]}" || bad=1
   mutable_statics "$root" || bad=1
   return $bad
 }
@@ -200,6 +216,21 @@ CPP
 __constant__ int c_table[4];
 __global__ void k() { __shared__ int s[32]; }
 ' > "$tmp/cuda/statics.cu"
+  # Command names compared: a breach on either side, but for the allowed lines in their file.
+  mkdir -p "$tmp/lib/src/lines"
+  cat > "$tmp/lib/src/names.cpp" <<'CPP'
+if (command == "sort") return plan_sort();
+  const bool g = "graph build" != c;
+bool r(const std::string& w) { return w.compare("runs") == 0; }
+if (st.mode != "runs") return;
+CPP
+  cat > "$tmp/lib/src/names_clean.cpp" <<'CPP'
+// if (command == "sort"): a comment
+st.command = "sort";
+if (dist == "sorted" || k == "bfs2") progress({"merge", 1, 2});
+if (command == CommandKind::sort) return command_name(command);
+CPP
+  printf '%s\n' "${COMMAND_NAME_LINES[1]#*|}" > "$tmp/lib/src/lines/sort_lines.cpp"
   local allowed="${FLAG_LINES[0]#*|}"
   printf '%s\n' "$allowed" > "$tmp/lib/src/format/sniff.cpp"
   printf '%s\n' "$allowed" > "$tmp/lib/src/format/other.cpp"
@@ -217,15 +248,17 @@ __global__ void k() { __shared__ int s[32]; }
               "lib/src/statics.cpp:1: keeps" "lib/src/statics.cpp:2: keeps" "lib/src/statics.cpp:3: keeps"
               "lib/src/statics.cpp:4: keeps" "lib/src/statics.cpp:5: keeps" "lib/src/statics.cpp:6: keeps"
               "lib/src/statics.cpp:7: keeps" "lib/src/statics.cpp:8: keeps" "lib/src/statics.cpp:10: keeps"
-              "cuda/statics.cu:1: keeps") ok=1
+              "cuda/statics.cu:1: keeps"
+              "lib/src/names.cpp:1: compares" "lib/src/names.cpp:2: compares" "lib/src/names.cpp:3: compares"
+              "lib/src/names.cpp:4: compares") ok=1
   ((rc == 1)) || { echo "check-library self-test: planted breaches passed (exit $rc)"; ok=0; }
   for w in "${want[@]}"; do
     grep -qF "check-library: $w" <<< "$out" || { echo "check-library self-test: not found: $w"; ok=0; }
   done
   # (Their planted namespace-scope variables are mutable statics: that check may flag them.)
   if grep -v ": keeps process-wide" <<< "$out" |
-       grep -qE "check-library: (lib/src/clean.cpp|lib/src/parallel/|lib/src/flags_clean.cpp|lib/src/format/sniff.cpp)"; then
-    echo "check-library self-test: comments, members, parallel/, option_ref or allowed flag lines flagged: $out"; ok=0
+       grep -qE "check-library: (lib/src/clean.cpp|lib/src/parallel/|lib/src/flags_clean.cpp|lib/src/format/sniff.cpp|lib/src/names_clean.cpp|lib/src/lines/sort_lines.cpp)"; then
+    echo "check-library self-test: comments, members, parallel/, option_ref, allowed flag or command lines flagged: $out"; ok=0
   fi
   if grep -qE "check-library: (lib/src/statics_clean.cpp|cuda/statics.cu:[23]:)" <<< "$out"; then
     echo "check-library self-test: constants, functions, members, locals or marked statics flagged: $out"; ok=0

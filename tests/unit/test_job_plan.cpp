@@ -54,7 +54,7 @@ TEST_CASE("job plan: threads resolved once, --threads kept, 0 the CPUs") {
                     CommandKind::graph_build, CommandKind::bfs}) {
     PlanRequest o = job(k, 1000, 64 << 20);
     o.input_records = {1000};
-    INFO(job_kind_name(k));
+    INFO(command_name(k));
     CHECK(make_plan(o).threads == 3);
     CHECK(make_plan(o).command == k);
   }
@@ -210,13 +210,13 @@ TEST_CASE("job plan: graph build and bfs") {
 
 TEST_CASE("job plan report: the command, its threads and its sort") {
   const PlanReport c = plan_report(make_plan(job(CommandKind::check, 1000, 64 << 20)));
-  CHECK(c.command == "check");
+  CHECK(c.command == CommandKind::check);
   CHECK(c.threads == 3);
   CHECK(c.chunks.slots > 0);
   PlanRequest m = job(CommandKind::merge, 2000, 1 << 20);
   m.input_records = {1000, 1000};
   const PlanReport mr = plan_report(make_plan(m));
-  CHECK(mr.command == "merge");
+  CHECK(mr.command == CommandKind::merge);
   CHECK(mr.sort.mode == PlanMode::external);
   CHECK(mr.sort.runs == 2);
   CHECK(mr.sort.levels.size() == 1);

@@ -41,8 +41,8 @@ EngineOptions u64_opts(const TempDir& d, const std::string& memory = "") {
 TEST_CASE("plan report: a sort in memory") {
   TempDir d;
   const std::string in = u64_file(d, "in.bin", 10000, false);
-  const PlanReport r = plan_command("sort", {in}, "", u64_opts(d));
-  CHECK(r.command == "sort");
+  const PlanReport r = plan_command(CommandKind::sort, {in}, "", u64_opts(d));
+  CHECK(r.command == CommandKind::sort);
   CHECK(r.input == in);
   CHECK_FALSE(r.backend.empty());
   CHECK_FALSE(r.stream);
@@ -64,7 +64,7 @@ TEST_CASE("plan report: an external sort, its runs and merge levels, and --resum
   o.ooc = OocMethod::merge;
   o.fan_in = 4;
   o.resume = true;
-  const PlanReport r = plan_command("sort", {in}, d.file("out.bin"), o);
+  const PlanReport r = plan_command(CommandKind::sort, {in}, d.file("out.bin"), o);
   CHECK(r.sort.mode == PlanMode::external);
   CHECK(r.memory == 1 << 20);
   REQUIRE(r.sort.run_records > 0);
@@ -89,8 +89,8 @@ TEST_CASE("plan report: merge's tree over its inputs, check's chunks, dedupe's s
   const std::string a = u64_file(d, "a.bin", 20000, true);
   EngineOptions o = u64_opts(d, "1M");
   o.fan_in = 2;
-  const PlanReport m = plan_command("merge", {a, a, a}, d.file("m.bin"), o);
-  CHECK(m.command == "merge");
+  const PlanReport m = plan_command(CommandKind::merge, {a, a, a}, d.file("m.bin"), o);
+  CHECK(m.command == CommandKind::merge);
   CHECK(m.records == 60000);
   CHECK(m.sort.runs == 3);
   REQUIRE(m.sort.levels.size() == 2);
@@ -98,16 +98,16 @@ TEST_CASE("plan report: merge's tree over its inputs, check's chunks, dedupe's s
   CHECK(m.sort.levels[1].groups == std::vector<size_t>{2});
   CHECK(m.sort.levels[1].final);
 
-  const PlanReport c = plan_command("check", {a}, "", u64_opts(d, "1M"));
-  CHECK(c.command == "check");
+  const PlanReport c = plan_command(CommandKind::check, {a}, "", u64_opts(d, "1M"));
+  CHECK(c.command == CommandKind::check);
   CHECK(c.threads == 2);
   CHECK(c.chunks.slots == 3);
   CHECK(c.chunks.chunk_bytes * c.chunks.slots <= c.memory);
 
   EngineOptions dd = u64_opts(d);
   dd.dedupe.count = true;
-  const PlanReport u = plan_command("dedupe", {a}, d.file("u.bin"), dd);
-  CHECK(u.command == "dedupe");
+  const PlanReport u = plan_command(CommandKind::dedupe, {a}, d.file("u.bin"), dd);
+  CHECK(u.command == CommandKind::dedupe);
   CHECK(u.dedupe.strategy == DedupePath::sort);
   CHECK_FALSE(u.dedupe.keep_first);  // --count: sort, then the group pass
   CHECK(u.dedupe.group.chunk_records > 0);

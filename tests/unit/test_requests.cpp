@@ -1,4 +1,4 @@
-// dedupe, runs, merge, check, reduce, graph build and bfs as requests (gxsort/requests.hpp):
+// dedupe, runs, merge, check, reduce, graph build, bfs and gen as requests (gxsort/requests.hpp):
 // plan() writes nothing, its report is plan_command's for that command (with and without
 // --resume), a plan dropped unrun leaves nothing, and run() of it gives what the file
 // functions give (and what std::sort says); in memory and out of core (a small --memory).
@@ -100,7 +100,7 @@ struct GraphSetup {
 // plan(request) with and without --resume: nothing written (its report made too, nor
 // once dropped), and its report is `gxsort plan COMMAND`'s (text and JSON).
 template <class Request, class Fixture>
-void check_plan(const Fixture& s, Request request, const std::string& command, const std::vector<std::string>& inputs,
+void check_plan(const Fixture& s, Request request, CommandKind command, const std::vector<std::string>& inputs,
                 const std::string& output) {
   for (const bool resume : {false, true}) {
     CAPTURE(resume);
@@ -128,7 +128,7 @@ TEST_CASE("dedupe as a request: a plan that writes nothing, plan_command's repor
       CAPTURE(count);
       Setup s(memory);
       s.opt.dedupe.count = count;  // the sort and the group pass (a staged job)
-      check_plan(s, DedupeRequest{s.input, s.output, s.opt}, "dedupe", {s.input}, s.output);
+      check_plan(s, DedupeRequest{s.input, s.output, s.opt}, CommandKind::dedupe, {s.input}, s.output);
       CHECK((plan(DedupeRequest{s.input, s.output, s.opt}).report().sort.mode == PlanMode::in_memory) == (*memory == 0));
       const RunStats st = run(plan(DedupeRequest{s.input, s.output, s.opt}));
       CHECK(entries(s.temps.path).empty());
@@ -151,7 +151,7 @@ TEST_CASE("runs as a request: a plan that makes no directory, plan_command's rep
     CAPTURE(memory);
     Setup s(memory);
     const std::string dir = s.outputs.file("runs");
-    check_plan(s, RunsRequest{s.input, dir, s.opt}, "runs", {s.input}, dir);
+    check_plan(s, RunsRequest{s.input, dir, s.opt}, CommandKind::runs, {s.input}, dir);
     const RunStats st = run(plan(RunsRequest{s.input, dir, s.opt}));
     CHECK(entries(s.temps.path).empty());
     const std::string want = s.inputs.file("want");
@@ -169,7 +169,7 @@ TEST_CASE("merge as a request: a plan that writes nothing, plan_command's report
   for (const char* memory : kMemories) {
     CAPTURE(memory);
     Setup s(memory);
-    check_plan(s, MergeRequest{s.sorted_parts, s.output, s.opt}, "merge", s.sorted_parts, s.output);
+    check_plan(s, MergeRequest{s.sorted_parts, s.output, s.opt}, CommandKind::merge, s.sorted_parts, s.output);
     CommandPlan<MergeRequest> p = plan(MergeRequest{s.sorted_parts, s.output, s.opt});
     CHECK(p.report().sort.levels.size() == 2);
     run(std::move(p));
@@ -204,8 +204,8 @@ TEST_CASE("check and reduce as requests: plans that write nothing, plan_command'
   for (const char* memory : kMemories) {
     CAPTURE(memory);
     Setup s(memory);
-    check_plan(s, CheckRequest{s.sorted_parts[0], s.opt}, "check", {s.sorted_parts[0]}, s.output);
-    check_plan(s, ReduceRequest{s.input, ReduceOp::sum, ReduceAlgo::flat, s.opt}, "reduce", {s.input}, s.output);
+    check_plan(s, CheckRequest{s.sorted_parts[0], s.opt}, CommandKind::check, {s.sorted_parts[0]}, s.output);
+    check_plan(s, ReduceRequest{s.input, ReduceOp::sum, ReduceAlgo::flat, s.opt}, CommandKind::reduce, {s.input}, s.output);
     for (const std::string& path : {s.input, s.sorted_parts[0]}) {
       const CheckResult got = run(plan(CheckRequest{path, s.opt})), want = check_file(path, s.opt);
       CHECK(got.sorted == (path != s.input));
@@ -235,7 +235,7 @@ TEST_CASE("graph build as a request: a plan that writes nothing, plan_command's 
     GraphBuildOptions build;
     build.symmetrize = true;
     s.opt.graph.build = build;  // what plan_command reads
-    check_plan(s, GraphBuildRequest{s.edges, s.graph, build, s.opt}, "graph build", {s.edges}, s.graph);
+    check_plan(s, GraphBuildRequest{s.edges, s.graph, build, s.opt}, CommandKind::graph_build, {s.edges}, s.graph);
     const GraphBuildResult got = run(plan(GraphBuildRequest{s.edges, s.graph, build, s.opt}));
     CHECK(entries(s.temps.path).empty());
     const std::string want_path = s.inputs.file("want.csr");
@@ -259,7 +259,7 @@ TEST_CASE("bfs as a request: a plan that writes nothing, plan_command's report, 
   bfs.levels_output = s.outputs.file("levels");
   bfs.parents_output = s.outputs.file("parents");
   s.opt.graph.bfs = bfs;  // what plan_command reads
-  check_plan(s, BfsRequest{graph, bfs, s.opt}, "bfs", {graph}, bfs.levels_output);
+  check_plan(s, BfsRequest{graph, bfs, s.opt}, CommandKind::bfs, {graph}, bfs.levels_output);
   const PlanReport planned = plan(BfsRequest{graph, bfs, s.opt}).report();
   CHECK(planned.bfs.graph_known);
   CHECK(planned.bfs.vertices == built.vertices);
@@ -295,4 +295,50 @@ TEST_CASE("a command's plan run or moved from refuses to be used again; a run wi
   GraphSetup g("");
   CHECK_THROWS_AS(run(plan(GraphBuildRequest{g.edges, "", {}, g.opt})), Error);
   g.check_nothing_written();
+}
+
+TEST_CASE("gen as a request: a plan that writes nothing, its report, gen_file's and gen_graph's bytes") {
+  Setup s("");
+  GenOptions g;
+  g.count = 100000;
+  g.dist = GenDist::sorted;  // u64 record i is i: an oracle of its own
+  const Format u64 = Format::typed(KeyType::u64);
+  // Checked by the plan: more than 2^64 bytes, no graph kind.
+  CHECK_THROWS_AS(plan(GenRequest{s.output, u64, GenOptions{UINT64_MAX / 8 + 1, GenDist::uniform, 1}, s.opt}), Error);
+  CHECK_THROWS_AS(plan(GenGraphRequest{s.output, GraphGenOptions{}, s.opt}), Error);
+  {
+    const auto p = plan(GenRequest{s.output, u64, g, s.opt});
+    s.check_nothing_written();
+    CHECK(p.report().command == CommandKind::gen);
+    CHECK(p.report().output == s.output);
+    CHECK(p.report().records == g.count);
+    CHECK(p.report().record_size == 8);
+    CHECK(p.report().format == u64.describe());
+  }  // dropped unrun
+  s.check_nothing_written();
+  const RunStats st = run(plan(GenRequest{s.output, u64, g, s.opt}));
+  CHECK(st.records == g.count);
+  std::vector<uint64_t> want(g.count);
+  for (uint64_t i = 0; i < g.count; ++i) want[i] = i;
+  CHECK(gxsort_test::read_file(s.output) == bytes_of(want));
+  for (const GenDist dist : {GenDist::uniform, GenDist::zipf}) {
+    g.dist = dist;
+    run(plan(GenRequest{s.output, u64, g, s.opt}));
+    gen_file(s.outputs.file("want.bin"), u64, g, s.opt);
+    CHECK(gxsort_test::read_file(s.output) == gxsort_test::read_file(s.outputs.file("want.bin")));
+  }
+  GraphGenOptions graph;
+  graph.kind = GraphKind::rmat;
+  graph.scale = 10;
+  const std::string edges = s.outputs.file("edges.bin"), want_edges = s.outputs.file("want_edges.bin");
+  const auto gp = plan(GenGraphRequest{edges, graph, s.opt});
+  CHECK(!std::filesystem::exists(edges));
+  CHECK(entries(s.temps.path).empty());
+  CHECK(gp.report().records == graph.edge_factor << graph.scale);
+  CHECK(gp.report().record_size == 8);  // u32 pairs
+  run(plan(GenGraphRequest{edges, graph, s.opt}));
+  gen_graph(want_edges, graph, s.opt);
+  CHECK(std::filesystem::file_size(edges) == (graph.edge_factor << graph.scale) * 8);
+  CHECK(gxsort_test::read_file(edges) == gxsort_test::read_file(want_edges));
+  CHECK(entries(s.temps.path).empty());
 }

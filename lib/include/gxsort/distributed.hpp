@@ -66,7 +66,7 @@ class DistributedSession {
 // sort --distributed (and dedupe --distributed: opt.unique). Returns the job's stats on
 // rank 0 (with every rank's in .ranks), this rank's elsewhere.
 RunStats sort_distributed(const std::string& input, const std::string& output, const EngineOptions& opt,
-                          DistributedSession& job, const std::string& command = "sort");
+                          DistributedSession& job, CommandKind command = CommandKind::sort);
 
 // merge --distributed: rank r writes records [N·r/n, N·(r+1)/n) of the stable merge of the
 // inputs, cut from each by the multiway co-rank (no exchange). Not with -u.

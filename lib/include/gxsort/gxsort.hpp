@@ -242,23 +242,23 @@ std::string npy_descr_for(const Format& format);
 // run(plan(SortRequest{input, output, opt})) (gxsort/sort_request.hpp).
 RunStats sort_file(const std::string& input, const std::string& output, const EngineOptions& opt);
 
-// Whether command `command` ("sort" or "dedupe") of the one input `input` may use the
+// Whether command `command` (sort or dedupe) of the one input `input` may use the
 // GPU: the device choice the command itself makes (--device auto gives an in-memory sort
 // of records wider than 64 bytes on 16 threads or more to the CPU backend, faster there;
 // docs/benchmarks.md), made from the input's size without planning on any backend. True
 // for any other command unless --device cpu, and for an input that is not a regular file
 // or that the command itself would refuse. The app skips the GPU's early start when false.
-bool may_use_gpu(const std::string& command, const std::string& input, const EngineOptions& opt);
+bool may_use_gpu(CommandKind command, const std::string& input, const EngineOptions& opt);
 
 // gxsort plan IN: what sort_file would do (with opt.resume, what a resume of its job
 // would find): plan(SortRequest{input, output, opt}).report().
 PlanReport plan_sort(const std::string& input, const std::string& output, const EngineOptions& opt);
 
 // gxsort plan CMD ARGS: what command CMD (sort, runs, merge, dedupe, check, reduce,
-// "graph build", bfs) would do with these inputs, output and options: the plan it runs
+// graph_build, bfs; gen has no such plan) would do with these inputs, output and options: the plan it runs
 // from (sizes, threads, strategy); of dedupe, runs, merge, check and reduce the report of
 // plan(XRequest) (gxsort/requests.hpp: each file function below is run(plan(XRequest))).
-PlanReport plan_command(const std::string& command, const std::vector<std::string>& inputs, const std::string& output,
+PlanReport plan_command(CommandKind command, const std::vector<std::string>& inputs, const std::string& output,
                         const EngineOptions& opt);
 
 // gxsort runs IN -o DIR: sorted run files DIR/run-NNNNNN.bin and DIR/manifest.txt.

@@ -109,7 +109,7 @@ enum class LinesPlanMode : uint8_t {
 const char* lines_plan_mode_name(LinesPlanMode m);  // "in-memory", "external", "stream", "merge", "pass"
 
 struct LinesPlan {
-  std::string command;  // sort, dedupe, merge, check, runs
+  CommandKind command = CommandKind::sort;  // sort, dedupe, merge, check, runs
   LinesPlanMode mode = LinesPlanMode::in_memory;
   size_t inputs = 0;
   bool stream = false;          // an input is a stream: the text's size is known when it ends
@@ -130,7 +130,7 @@ struct LinesPlan {
   bool resumable = false;       // the runs are a job's pieces, kept for --resume (sort, dedupe)
   std::optional<LinesResume> resume;   // opt.resume (sort, dedupe): what a killed run of the job left
 };
-LinesPlan plan_lines(const std::string& command, const std::vector<std::string>& inputs, const std::string& output,
+LinesPlan plan_lines(CommandKind command, const std::vector<std::string>& inputs, const std::string& output,
                      const LineOrder& order, const EngineOptions& opt);
 // gxsort runs --lines IN... -o DIR: the lines of `inputs` (as sort_lines reads them) in
 // sorted runs of at most half of opt.memory's text each (opt.unique or order.unique:

@@ -10,6 +10,13 @@
 
 namespace gxsort {
 
+// The library's commands, each a typed request (gxsort/requests.hpp, sort_request.hpp).
+// Front ends name them as they like (the CLI maps its words once, in its registry);
+// command_name gives the CLI's spelling ("sort", "graph build") that reports and plans
+// show. The library compares no command names (tools/check-library.sh).
+enum class CommandKind { sort, runs, merge, dedupe, check, reduce, graph_build, bfs, gen };
+const char* command_name(CommandKind k);
+
 // How a sort runs (plan/plan.hpp decides).
 enum class PlanMode {
   in_memory,       // one chunk: read, sort, write
@@ -150,8 +157,9 @@ struct DistributedPlanReport {
 };
 
 struct PlanReport {
-  std::string command;        // the command planned: sort, runs, merge, dedupe, check, reduce, graph build, bfs
+  CommandKind command = CommandKind::sort;  // the command planned (its name: command_name)
   std::string input;          // its (first) input
+  std::string output;         // gen: its output (the other commands' plans do not show theirs)
   std::string backend;        // "" where none is chosen yet (graph build: its sort makes its own)
   bool device_auto_cpu = false;  // --device auto took the CPU (in memory, records wider than 64 bytes)
   std::string format;         // the record format, in words

@@ -1,9 +1,9 @@
-// dedupe, runs, merge, check, reduce, graph build and bfs as typed requests, as the sort is
+// dedupe, runs, merge, check, reduce, graph build, bfs and gen as typed requests, as the sort is
 // (gxsort/sort_request.hpp): plan() opens, stats, probes and plans, writing nothing (no
 // output, temp file or job directory); a front end may look at the plan's report()
 // (plan_command's for that command); run() runs exactly that plan. The file functions
-// (dedupe_file, form_runs, merge_files, check_file, reduce_file, graph_build, bfs_file)
-// are run(plan(...)).
+// (dedupe_file, form_runs, merge_files, check_file, reduce_file, graph_build, bfs_file,
+// gen_file, gen_graph) are run(plan(...)).
 // A plan dropped unrun runs nothing and leaves nothing. Their plans are named
 // CommandPlan<XRequest> (plan/plan.hpp's DedupePlan, BfsPlan... are parts of the engine's
 // Plan). Included by gxsort.hpp, at its end.
@@ -82,5 +82,27 @@ struct BfsRequest {
 };
 CommandPlan<BfsRequest> plan(BfsRequest request);
 BfsResult run(CommandPlan<BfsRequest> plan);
+
+// gxsort gen -o OUTPUT --count N: records of `format` (GenOptions: --dist, --seed). The
+// plan checks the request and names the output's temp directory; its report() shows the
+// command, the output, the format and the records (`gxsort plan` has no gen).
+struct GenRequest {
+  std::string output;
+  Format format;
+  GenOptions gen;
+  EngineOptions options;
+};
+CommandPlan<GenRequest> plan(GenRequest request);
+RunStats run(CommandPlan<GenRequest> plan);
+
+// gxsort gen -o OUTPUT --graph rmat|uniform: an edge list (bin32 below scale 32, else
+// bin64), planned as GenRequest is (its report: the edges as records of the pairs' width).
+struct GenGraphRequest {
+  std::string output;
+  GraphGenOptions graph;
+  EngineOptions options;
+};
+CommandPlan<GenGraphRequest> plan(GenGraphRequest request);
+RunStats run(CommandPlan<GenGraphRequest> plan);
 
 }  // namespace gxsort

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "commands/command_plan.hpp"
 #include "gxsort/gxsort.hpp"
 #include "io/space.hpp"
 #include "io/output.hpp"
@@ -129,15 +130,54 @@ void gen_record(const Format& f, Dist d, uint64_t seed, uint64_t i, uint64_t n, 
 
 }  // namespace
 
-RunStats gen_file(const std::string& output, const Format& f, const GenOptions& g, const EngineOptions& opt) {
-  auto t0 = Clock::now();
-  f.validate();
+// A gen plan's parts: the request checked, and where the output's temp file goes.
+template <>
+struct CommandPlan<GenRequest>::State : PlanStateBase<GenRequest> {
+  std::string temp_dir;
+  uint64_t bytes = 0;
+};
+
+PlanReport report_of(const CommandPlan<GenRequest>::State& s) {
+  const GenRequest& r = s.request;
+  PlanReport p;
+  p.command = CommandKind::gen;
+  p.output = r.output;
+  p.backend = "cpu";
+  p.format = r.format.describe();
+  p.threads = std::max(1u, r.options.threads);
+  p.records = r.gen.count;
+  p.record_size = r.format.record_size;
+  p.temp_dirs = {s.temp_dir};
+  return p;
+}
+
+template class CommandPlan<GenRequest>;
+
+CommandPlan<GenRequest> plan(GenRequest request) {
+  const auto t_start = Clock::now();
+  auto s = std::make_unique<CommandPlan<GenRequest>::State>();
+  s->request = std::move(request);
+  const GenRequest& r = s->request;
+  r.format.validate();
+  const size_t rs = r.format.record_size;
+  if (r.gen.count > UINT64_MAX / rs)
+    fail_usage(option_ref("count", std::to_string(r.gen.count)) + " of " + std::to_string(rs) + "-byte records is more than 2^64 bytes");
+  s->bytes = r.gen.count * rs;
+  s->temp_dir = temp_dirs(r.options, default_temp_dir(r.output))[0];
+  s->planning = Clock::now() - t_start;
+  return PlanAccess::make<GenRequest>(std::move(s));
+}
+
+RunStats run(CommandPlan<GenRequest> plan) {
+  CommandPlan<GenRequest>::State& s = PlanAccess::state(plan);
+  const auto t0 = Clock::now() - s.planning;
+  const Format& f = s.request.format;
+  const GenOptions& g = s.request.gen;
+  const EngineOptions& opt = s.request.options;
   const Dist d = g.dist;
   const size_t rs = f.record_size;
-  if (g.count > UINT64_MAX / rs)
-    fail_usage(option_ref("count", std::to_string(g.count)) + " of " + std::to_string(rs) + "-byte records is more than 2^64 bytes");
-  const uint64_t bytes = g.count * rs;
-  io::Output out = io::Output::open(opt.context, output, temp_dirs(opt, default_temp_dir(output))[0], "gen", output_header(opt, f.record_size));
+  const uint64_t bytes = s.bytes;
+  io::Output out = io::Output::open(opt.context, s.request.output, s.temp_dir, "gen", output_header(opt, f.record_size));
   io::check_space(opt.context, {{out.space_dir(), bytes, "the output"}});
   const size_t chunk_records = size_t(std::max<uint64_t>(1, std::min<uint64_t>((size_t(32) << 20) / rs, g.count)));
   std::vector<std::vector<unsigned char>> buffers(3, std::vector<unsigned char>(chunk_records * rs));
@@ -161,14 +201,18 @@ RunStats gen_file(const std::string& output, const Format& f, const GenOptions& 
   cfg.phase = "generate";
   cfg.cancel = opt.cancel;
   pipeline::run_chunks(cfg, slots, st, opt.progress);
-  RunStats s;
-  s.command = "gen";
-  s.backend = "cpu";
-  s.records = g.count;
-  s.output_bytes = bytes;
-  s.phases.push_back({"generate", since(t0), 0, bytes});
-  commit_outputs({&out}, s, t0, opt);
-  return s;
+  RunStats stats;
+  stats.command = command_name(CommandKind::gen);
+  stats.backend = "cpu";
+  stats.records = g.count;
+  stats.output_bytes = bytes;
+  stats.phases.push_back({"generate", since(t0), 0, bytes});
+  commit_outputs({&out}, stats, t0, opt);
+  return stats;
+}
+
+RunStats gen_file(const std::string& output, const Format& f, const GenOptions& g, const EngineOptions& opt) {
+  return run(plan(GenRequest{output, f, g, opt}));
 }
 
 }  // namespace gxsort

@@ -14,21 +14,25 @@ PlanReport command_report(const Prepared& p, const std::string& input, const Eng
   return r;
 }
 
-PlanReport plan_command(const std::string& command, const std::vector<std::string>& inputs, const std::string& output,
+PlanReport plan_command(CommandKind command, const std::vector<std::string>& inputs, const std::string& output,
                         const EngineOptions& opt) {
-  if (inputs.empty()) fail_usage("plan " + command + ": name its input");
-  if (command == "sort") return plan_sort(inputs[0], output, opt);
+  const std::string name = command_name(command);
+  if (inputs.empty()) fail_usage("plan " + name + ": name its input");
+  if (command == CommandKind::sort) return plan_sort(inputs[0], output, opt);
   if (opt.resume && output.empty())
-    fail_usage("plan " + command + " " + option_ref("resume") + ": name the job's output (-o " + (command == "runs" ? "DIR" : "FILE") +
-               "): a job is its input, options and output");
-  if (command == "runs") return plan(RunsRequest{inputs[0], output, opt}).report();
-  if (command == "merge") return plan(MergeRequest{inputs, output, opt}).report();
-  if (command == "dedupe") return plan(DedupeRequest{inputs[0], output, opt}).report();
-  if (command == "check") return plan(CheckRequest{inputs[0], opt}).report();
-  if (command == "reduce") return plan(ReduceRequest{inputs[0], ReduceOp::sum, ReduceAlgo::flat, opt}).report();
-  if (command == "bfs") return plan(BfsRequest{inputs[0], opt.graph.bfs, opt}).report();
-  if (command != "graph build") fail_usage("plan: no plan for '" + command + "'");
-  return plan(GraphBuildRequest{inputs[0], output, opt.graph.build, opt}).report();
+    fail_usage("plan " + name + " " + option_ref("resume") + ": name the job's output (-o " +
+               (command == CommandKind::runs ? "DIR" : "FILE") + "): a job is its input, options and output");
+  switch (command) {
+    case CommandKind::runs: return plan(RunsRequest{inputs[0], output, opt}).report();
+    case CommandKind::merge: return plan(MergeRequest{inputs, output, opt}).report();
+    case CommandKind::dedupe: return plan(DedupeRequest{inputs[0], output, opt}).report();
+    case CommandKind::check: return plan(CheckRequest{inputs[0], opt}).report();
+    case CommandKind::reduce: return plan(ReduceRequest{inputs[0], ReduceOp::sum, ReduceAlgo::flat, opt}).report();
+    case CommandKind::bfs: return plan(BfsRequest{inputs[0], opt.graph.bfs, opt}).report();
+    case CommandKind::graph_build: return plan(GraphBuildRequest{inputs[0], output, opt.graph.build, opt}).report();
+    case CommandKind::sort: case CommandKind::gen: break;
+  }
+  fail_usage("plan: no plan for '" + name + "'");
 }
 
 }  // namespace gxsort

@@ -13,15 +13,14 @@
 
 namespace gxsort {
 
-bool may_use_gpu(const std::string& command, const std::string& input, const EngineOptions& opt) {
-  const CommandKind kind = command == "sort" ? CommandKind::sort : CommandKind::dedupe;
+bool may_use_gpu(CommandKind command, const std::string& input, const EngineOptions& opt) {
   struct stat st;
   // Only a regular file: a FIFO opened here and closed again could lose what its writer sent.
-  if (opt.device != Device::automatic || (command != "sort" && command != "dedupe") || input == "-" ||
+  if (opt.device != Device::automatic || (command != CommandKind::sort && command != CommandKind::dedupe) || input == "-" ||
       ::stat(input.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
     return opt.device != Device::cpu;
   try {  // a regular file: none of npy_input's streams (they stay for the command)
-    const PlanRequest job = plan_request(kind, opt, open_input(input, opt.format, {}).size(), false);
+    const PlanRequest job = plan_request(command, opt, open_input(input, opt.format, {}).size(), false);
     return choose_backend(job, machine_facts(job)).device != Device::cpu;
   } catch (const Error&) {
     return true;  // the command itself says what is wrong with the input
@@ -61,7 +60,7 @@ PlanReport report_of(const SortPlan::State& s) {
     if (p.plan.mode == PlanMode::external || p.plan.mode == PlanMode::partition) r.temp_dirs = p.tmp_dirs;
   }
   r.backend = p.backend->name();
-  r.command = "sort";
+  r.command = CommandKind::sort;
   r.input = in.path();
   r.stream = in.is_stream();
   r.format = opt.format.describe();

@@ -32,7 +32,7 @@ RankPlanReport rank_report(const distributed::RankShape& s) {
 
 PlanReport job_report(const distributed::RanksShape& j, const std::string& input, const Format& f) {
   PlanReport r;
-  r.command = "sort";
+  r.command = CommandKind::sort;
   r.input = input;
   r.format = f.describe();
   r.records = j.records;

@@ -27,9 +27,9 @@ namespace {
 // Every rank must sort the same input into the same output with the same format: checked
 // against rank 0's before any work (mpirun's MPMD form can start ranks with other options).
 void check_same_job(Comm& comm, const io::File& in, const std::string& output, const EngineOptions& opt,
-                    const std::string& command) {
+                    CommandKind command) {
   const std::string size = std::to_string(in.size());
-  const std::string job = command + "\n" + in.path() + "\n" + output + "\n" + opt.format.describe() + "\n" +
+  const std::string job = command_name(command) + std::string("\n") + in.path() + "\n" + output + "\n" + opt.format.describe() + "\n" +
                           std::to_string(opt.format.key_offset) + "\n" + (opt.unique ? "-u" : "") + "\n" + opt.npy_descr;
   const std::string size0 = comm.broadcast(size, 0), job0 = comm.broadcast(job, 0);
   comm.collectively([&] {
@@ -52,7 +52,7 @@ struct Setup {
 };
 
 void set_up(Comm& comm, Setup& s, const std::string& input, const std::string& output, const EngineOptions& opt,
-            const std::string& command) {
+            CommandKind command) {
   const size_t rs = opt.format.record_size;
   comm.collectively([&] {
     s.in.emplace(open_input(input, opt.format, opt.npy_streams));
@@ -258,10 +258,10 @@ SplitterCuts cut_at_agreed_splitters(Comm& comm, const Format& f, const RunsView
 
 // The job's stats every rank has (a collective: the runs summed, the levels the deepest
 // rank's); rank 0 adds the ranks' own (gather_stats).
-RunStats job_stats(Comm& comm, const Setup& s, const std::string& command, const Format& f, uint64_t total,
+RunStats job_stats(Comm& comm, const Setup& s, CommandKind command, const Format& f, uint64_t total,
                    size_t levels, uint64_t round_records) {
   RunStats st;
-  st.command = command;
+  st.command = command_name(command);
   st.backend = s.shape.backend;
   st.mode = "distributed (" + std::to_string(comm.size()) + " ranks)";
   st.records = s.records;
@@ -281,7 +281,7 @@ const char* local_name(PlanMode m) {
 }  // namespace distributed
 
 RunStats sort_distributed(const std::string& input, const std::string& output, const EngineOptions& options,
-                          DistributedSession& job, const std::string& command) {
+                          DistributedSession& job, CommandKind command) {
   using namespace distributed;
   Comm& comm = job.comm();
   const auto t0 = Clock::now();

@@ -20,11 +20,11 @@ namespace {
 // with the fan-in, but by runs, which keeps them).
 void plan_sort(LinesPlan& p, const lines::LineSource& src, const lines::LinesJob& job, const std::string& output,
                const EngineOptions& opt) {
-  const unsigned slots = p.command == "runs" ? 1 : lines::sort_chunk_slots(src, job.memory, job.fan_in);  // as form_line_runs, sort_lines
+  const unsigned slots = p.command == CommandKind::runs ? 1 : lines::sort_chunk_slots(src, job.memory, job.fan_in);  // as form_line_runs, sort_lines
   p.chunk_bytes = lines::chunk_buffer_bytes(src, job.memory, slots);
   p.chunk_lines = lines::chunk_max_lines(job.memory, size_t(p.chunk_bytes), slots);
   p.temp_dirs = job.tmp_dirs;
-  const bool runs_only = p.command == "runs";  // runs only: never in memory, never merged
+  const bool runs_only = p.command == CommandKind::runs;  // runs only: never in memory, never merged
   if (p.stream) {
     p.mode = runs_only ? LinesPlanMode::runs : LinesPlanMode::stream;
     return;
@@ -65,20 +65,21 @@ const char* lines_plan_mode_name(LinesPlanMode m) {
   return "";
 }
 
-LinesPlan plan_lines(const std::string& command, const std::vector<std::string>& inputs, const std::string& output,
+LinesPlan plan_lines(CommandKind command, const std::vector<std::string>& inputs, const std::string& output,
                      const LineOrder& order, const EngineOptions& opt) {
-  const bool sorts = command == "sort" || command == "dedupe" || command == "runs";
-  if (!sorts && command != "merge" && command != "check") fail_usage("plan " + command + ": not a command of text lines");
+  const bool sorts = command == CommandKind::sort || command == CommandKind::dedupe || command == CommandKind::runs;
+  if (!sorts && command != CommandKind::merge && command != CommandKind::check)
+    fail_usage("plan " + std::string(command_name(command)) + ": not a command of text lines");
   LineOrder job_order = order;
-  job_order.unique = order.unique || command == "dedupe";  // dedupe is sort -u
-  const lines::LinesJob job = lines::lines_job(job_order, opt, command == "check" ? "" : output);
+  job_order.unique = order.unique || command == CommandKind::dedupe;  // dedupe is sort -u
+  const lines::LinesJob job = lines::lines_job(job_order, opt, command == CommandKind::check ? "" : output);
   LinesPlan p;
   p.command = command;
   p.memory = job.memory;
   p.threads = job.threads;
   p.fan_in = job.fan_in;
   p.backend = sorts ? lines::prefix_backend(opt) : "cpu";
-  if (command == "merge") {
+  if (command == CommandKind::merge) {
     plan_merge(p, inputs, job);
   } else {
     const lines::LineSource src(inputs, job.order.terminator);
@@ -88,7 +89,7 @@ LinesPlan plan_lines(const std::string& command, const std::vector<std::string>&
     if (sorts) plan_sort(p, src, job, output, opt);
     else p.mode = LinesPlanMode::pass;
   }
-  if (opt.resume && (command == "sort" || command == "dedupe")) p.resume = inspect_sort_lines(inputs, output, job_order, opt);
+  if (opt.resume && (command == CommandKind::sort || command == CommandKind::dedupe)) p.resume = inspect_sort_lines(inputs, output, job_order, opt);
   return p;
 }
 

@@ -228,7 +228,7 @@ Plan plan_bfs(const PlanRequest& j) {
 
 }  // namespace
 
-const char* job_kind_name(CommandKind k) {
+const char* command_name(CommandKind k) {
   switch (k) {
     case CommandKind::sort: return "sort";
     case CommandKind::runs: return "runs";
@@ -238,6 +238,7 @@ const char* job_kind_name(CommandKind k) {
     case CommandKind::reduce: return "reduce";
     case CommandKind::graph_build: return "graph build";
     case CommandKind::bfs: return "bfs";
+    case CommandKind::gen: return "gen";
   }
   return "?";
 }
@@ -286,6 +287,7 @@ Plan make_plan(const PlanRequest& j) {
     case CommandKind::reduce: return plan_reduce(j);
     case CommandKind::graph_build: return plan_graph_build(j);
     case CommandKind::bfs: return plan_bfs(j);
+    case CommandKind::gen: break;  // writes records it makes: no engine to plan
   }
   return base_plan(j);
 }

@@ -46,9 +46,8 @@ struct PlanInput {
 
 // PlanMode and MergeLevel: gxsort/plan_report.hpp.
 
-// The commands make_plan(PlanRequest) plans (plan/plan_request.hpp).
-enum class CommandKind { sort, runs, merge, dedupe, check, reduce, graph_build, bfs };
-const char* job_kind_name(CommandKind k);
+// The commands make_plan(PlanRequest) plans (plan/plan_request.hpp): CommandKind
+// (gxsort/plan_report.hpp), but gen, which plans no engine.
 
 // A stream of chunks through the scheduler (read -> compute -> write): the chunk size and
 // the chunks in flight, within the budget.

@@ -65,7 +65,7 @@ BfsPlanReport bfs_report(const BfsPlan& b) {
 
 PlanReport plan_report(const Plan& p) {
   PlanReport r;
-  r.command = job_kind_name(p.command);
+  r.command = p.command;
   r.stream = p.stream;
   r.threads = p.threads;
   r.memory = p.memory;
