@@ -126,18 +126,19 @@ int run_clean(CommandRun& r) {
   return 0;
 }
 
+// A rank's request, planned by every rank together, then run by them.
 RunStats run_sort_rank(const Command& cmd, const EngineOptions& opt, DistributedSession& job) {
-  return sort_distributed(cmd.inputs[0], cmd.output, opt, job, *cmd.entry->kind);
+  return gxsort::run(gxsort::plan(DistributedSortRequest{cmd.inputs[0], cmd.output, opt, &job, *cmd.entry->kind}));
 }
 
 RunStats run_dedupe_rank(const Command& cmd, const EngineOptions& opt, DistributedSession& job) {
   EngineOptions unique = opt;
   unique.unique = true;  // keep the first of each key: dedupe's sort strategy
-  return sort_distributed(cmd.inputs[0], cmd.output, unique, job, *cmd.entry->kind);
+  return gxsort::run(gxsort::plan(DistributedSortRequest{cmd.inputs[0], cmd.output, unique, &job, *cmd.entry->kind}));
 }
 
 RunStats run_merge_rank(const Command& cmd, const EngineOptions& opt, DistributedSession& job) {
-  return merge_distributed(cmd.inputs, cmd.output, opt, job);
+  return gxsort::run(gxsort::plan(DistributedMergeRequest{cmd.inputs, cmd.output, opt, &job}));
 }
 
 }  // namespace gxsort::cli

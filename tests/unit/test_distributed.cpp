@@ -10,6 +10,7 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
@@ -333,4 +334,64 @@ TEST_CASE("distributed_rank_options: a rank's share of its host, its GPU, and wh
   CHECK(b.memory.bytes == uint64_t(1) << 30);
   CHECK(b.threads == 7);
   CHECK(!b.device_memory.given);  // --device cpu: no GPU budget to share
+}
+
+namespace {
+
+// The names in a directory.
+std::set<std::string> names_in(const std::string& dir) {
+  std::set<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) names.insert(e.path().filename().string());
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("distributed requests on thread ranks: plan() writes nothing, report() is plan --distributed's, run() "
+          "gives sort_file's and merge_files' bytes") {
+  TempDir dir;
+  std::mt19937_64 rng(11);
+  const Format f = Format::typed(KeyType::u64);
+  gxsort_test::write_file(dir.file("in"), gxsort_test::make_input(f, 50000, 40, rng));
+  EngineOptions o = gxsort_test::cpu_opts(f, "1M");
+  o.threads = 1;
+  o.tmp_dirs = {dir.path};
+  sort_file(dir.file("in"), dir.file("sorted"), o);
+  merge_files({dir.file("sorted"), dir.file("sorted")}, dir.file("want_merge"), o);
+  const std::set<std::string> before = names_in(dir.path);
+  gxsort_test::ThreadWorld world(3);
+  std::vector<std::string> errors(3);
+  world.run([&](int r) {
+    DistributedSession job(std::make_unique<gxsort_test::ThreadComm>(world, r));
+    try {
+      CommandPlan<DistributedSortRequest> sort = plan(DistributedSortRequest{dir.file("in"), dir.file("got"), o, &job});
+      CommandPlan<DistributedMergeRequest> merge =
+          plan(DistributedMergeRequest{{dir.file("sorted"), dir.file("sorted")}, dir.file("got_merge"), o, &job});
+      job.comm().barrier();  // every rank planned: nothing written by any
+      CHECK(names_in(dir.path) == before);
+      job.comm().barrier();
+      const PlanReport want = plan_distributed(dir.file("in"), o, &job, 0);
+      const PlanReport& got = sort.report();
+      if (!got.distributed) throw std::runtime_error("the sort's report has no distributed part");
+      CHECK(got.records == want.records);
+      CHECK(got.distributed->ranks.size() == 3);
+      CHECK(got.distributed->rounds == want.distributed->rounds);
+      CHECK(got.distributed->total_runs == want.distributed->total_runs);
+      CHECK(got.distributed->file_exchange == want.distributed->file_exchange);
+      for (size_t k = 0; k < 3; ++k) {
+        CHECK(got.distributed->ranks[k].records == want.distributed->ranks[k].records);
+        CHECK(got.distributed->ranks[k].local == want.distributed->ranks[k].local);
+        CHECK(got.distributed->ranks[k].runs == want.distributed->ranks[k].runs);
+      }
+      CHECK(merge.report().records == 100000);
+      gxsort::run(std::move(sort));
+      gxsort::run(std::move(merge));
+    } catch (const std::exception& e) {
+      errors[size_t(r)] = e.what();
+    }
+  });
+  for (const std::string& e : errors) CHECK(e == "");
+  CHECK(gxsort_test::read_file(dir.file("got")) == gxsort_test::read_file(dir.file("sorted")));
+  CHECK(gxsort_test::read_file(dir.file("got_merge")) == gxsort_test::read_file(dir.file("want_merge")));
+  CHECK(io::find_temp_files({dir.path}).empty());
 }

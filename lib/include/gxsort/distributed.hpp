@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gxsort/command_plan.hpp"
 #include "gxsort/gxsort.hpp"
 
 namespace gxsort {
@@ -63,13 +64,37 @@ class DistributedSession {
   std::unique_ptr<distributed::Comm> comm_;
 };
 
-// sort --distributed (and dedupe --distributed: opt.unique). Returns the job's stats on
-// rank 0 (with every rank's in .ranks), this rank's elsewhere.
-RunStats sort_distributed(const std::string& input, const std::string& output, const EngineOptions& opt,
-                          DistributedSession& job, CommandKind command = CommandKind::sort);
+// sort --distributed (and dedupe --distributed: options.unique, command dedupe) as a
+// typed request of one rank of `job`. Every rank calls plan() and run() together (both
+// are collective). plan() opens the input, checks that the ranks agree on the job,
+// prepares and shapes this rank's part and gathers every rank's shape, writing nothing;
+// its report() is the whole job's on every rank (plan --distributed's). run() returns the
+// job's stats on rank 0 (with every rank's in .ranks), this rank's elsewhere.
+struct DistributedSortRequest {
+  std::string input, output;
+  EngineOptions options;
+  DistributedSession* job = nullptr;  // required
+  CommandKind command = CommandKind::sort;
+};
+CommandPlan<DistributedSortRequest> plan(DistributedSortRequest request);
+RunStats run(CommandPlan<DistributedSortRequest> plan);
 
 // merge --distributed: rank r writes records [N·r/n, N·(r+1)/n) of the stable merge of the
-// inputs, cut from each by the multiway co-rank (no exchange). Not with -u.
+// inputs, cut from each by the multiway co-rank (no exchange). Not with -u. plan() opens
+// the inputs, checks that the ranks agree, finds this rank's cuts and plans its merge,
+// writing nothing; run() merges. Both collective, as the sort's.
+struct DistributedMergeRequest {
+  std::vector<std::string> inputs;
+  std::string output;
+  EngineOptions options;
+  DistributedSession* job = nullptr;  // required
+};
+CommandPlan<DistributedMergeRequest> plan(DistributedMergeRequest request);
+RunStats run(CommandPlan<DistributedMergeRequest> plan);
+
+// run(plan(...)) of the requests above.
+RunStats sort_distributed(const std::string& input, const std::string& output, const EngineOptions& opt,
+                          DistributedSession& job, CommandKind command = CommandKind::sort);
 RunStats merge_distributed(const std::vector<std::string>& inputs, const std::string& output, const EngineOptions& opt,
                            DistributedSession& job);
 

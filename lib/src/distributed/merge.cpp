@@ -8,6 +8,7 @@
 
 #include "distributed/comm.hpp"
 #include "distributed/shared_output.hpp"
+#include "commands/command_plan.hpp"
 #include "engine/engine.hpp"
 #include "engine/merge.hpp"
 #include "engine/run.hpp"
@@ -73,51 +74,91 @@ std::vector<RunRef> cut_pieces(const Format& f, const std::vector<RunRef>& runs,
 
 }  // namespace
 
-RunStats merge_distributed(const std::vector<std::string>& inputs, const std::string& output, const EngineOptions& opt,
-                           DistributedSession& dj) {
+// A distributed merge's plan: the inputs open, this rank's range of the output and its
+// cuts of the inputs, its engine and its merge's sizes (the output not yet open).
+template <>
+struct CommandPlan<DistributedMergeRequest>::State : PlanStateBase<DistributedMergeRequest> {
+  std::deque<io::File> files;  // stable addresses: the runs point at them
+  std::vector<RunRef> runs, pieces;
+  uint64_t total = 0, first = 0, last = 0;  // the inputs' records; this rank's [first, last) of the output
+  Plan merge;
+};
+
+PlanReport report_of(const CommandPlan<DistributedMergeRequest>::State& s) {
+  const EngineOptions& opt = s.request.options;
+  PlanReport r;
+  r.command = CommandKind::merge;
+  r.input = s.request.inputs.empty() ? "" : s.request.inputs[0];
+  r.format = opt.format.describe();
+  r.record_size = opt.format.record_size;
+  r.records = s.total;
+  r.input_bytes = s.total * opt.format.record_size;
+  r.backend = s.prepared.backend->name();
+  r.threads = s.prepared.threads;
+  r.memory = s.prepared.memory;
+  return r;
+}
+
+template class CommandPlan<DistributedMergeRequest>;
+
+CommandPlan<DistributedMergeRequest> plan(DistributedMergeRequest request) {
   using namespace distributed;
-  Comm& comm = dj.comm();
-  const auto t0 = Clock::now();
+  const auto t_start = Clock::now();
+  if (!request.job) fail_usage("a distributed merge's request names no DistributedSession");
+  auto st = std::make_unique<CommandPlan<DistributedMergeRequest>::State>();
+  st->request = std::move(request);
+  const DistributedMergeRequest& q = st->request;
+  const EngineOptions& opt = q.options;
   const Format& f = opt.format;
   const size_t rs = f.record_size;
-  std::deque<io::File> files;  // stable addresses: the runs point at them
-  const std::vector<RunRef> runs = open_runs(comm, inputs, output, opt, files);
-  uint64_t total = 0;
-  for (const RunRef& r : runs) total += r.records;
-  const uint64_t n = uint64_t(comm.size()), r = uint64_t(comm.rank());
-  const uint64_t first = total / n * r + total % n * r / n, last = total / n * (r + 1) + total % n * (r + 1) / n;
-  Prepared p;
+  Comm& comm = q.job->comm();
+  st->runs = open_runs(comm, q.inputs, q.output, opt, st->files);
+  for (const RunRef& run : st->runs) st->total += run.records;
+  const uint64_t n = uint64_t(comm.size()), r = uint64_t(comm.rank()), total = st->total;
+  st->first = total / n * r + total % n * r / n;
+  st->last = total / n * (r + 1) + total % n * (r + 1) / n;
+  comm.collectively([&] { st->prepared = prepare_rank(opt, (st->last - st->first) * rs, default_temp_dir(q.output)); });
+  comm.collectively([&] {
+    if (comm.rank() == 0) io::check_space(opt.context, {{io::directory_of(q.output), total * rs, "the output"}});
+    const std::vector<uint64_t> lo = multiway_corank(f, st->runs, st->first);
+    const std::vector<uint64_t> hi = multiway_corank(f, st->runs, st->last, &lo);
+    st->pieces = cut_pieces(f, st->runs, lo, hi);
+    std::vector<uint64_t> piece_records;
+    for (const RunRef& piece : st->pieces) piece_records.push_back(piece.records);
+    st->merge = plan_rank_merge(st->prepared.job, piece_records, RankMerge::in_place);
+  });
+  st->planning = Clock::now() - t_start;
+  return PlanAccess::make<DistributedMergeRequest>(std::move(st));
+}
+
+RunStats run(CommandPlan<DistributedMergeRequest> plan) {
+  using namespace distributed;
+  CommandPlan<DistributedMergeRequest>::State& s = PlanAccess::state(plan);
+  const auto t0 = Clock::now() - s.planning;
+  const EngineOptions& opt = s.request.options;
+  const size_t rs = opt.format.record_size;
+  const uint64_t total = s.total;
+  Comm& comm = s.request.job->comm();
   std::optional<SharedOutput> out;
-  std::vector<RunRef> pieces;
-  comm.collectively([&] { p = prepare_rank(opt, (last - first) * rs, default_temp_dir(output)); });
-  out.emplace(SharedOutput::open(comm, opt.context, output, output_header(opt, rs)));
+  out.emplace(SharedOutput::open(comm, opt.context, s.request.output, output_header(opt, rs)));
   out->start_write_behind();
   comm.collectively([&] {
-    if (comm.rank() == 0) io::check_space(opt.context, {{io::directory_of(output), total * rs, "the output"}});
-    const std::vector<uint64_t> lo = multiway_corank(f, runs, first);
-    const std::vector<uint64_t> hi = multiway_corank(f, runs, last, &lo);
-    pieces = cut_pieces(f, runs, lo, hi);
-  });
-  comm.collectively([&] {
     std::atomic<uint64_t> done{0};
-    std::vector<uint64_t> piece_records;
-    for (const RunRef& piece : pieces) piece_records.push_back(piece.records);
-    const Plan plan = plan_rank_merge(p.job, piece_records, RankMerge::in_place);
-    MergeSetup job = merge_setup_of(p, opt, plan.window_records, plan.memory_merge_buffer_bytes);
+    MergeSetup job = merge_setup_of(s.prepared, opt, s.merge.window_records, s.merge.memory_merge_buffer_bytes);
     job.done_bytes = &done;
-    job.total_bytes = (last - first) * rs;
+    job.total_bytes = (s.last - s.first) * rs;
     job.verify_sorted = true;
-    merge_runs(job, pieces, out->file(), first * rs);
-    for (const io::File& file : files) file.check_unchanged();
+    merge_runs(job, s.pieces, out->file(), s.first * rs);
+    for (const io::File& file : s.files) file.check_unchanged();
     out->finish_range(opt.fsync);
   });
   RunStats st;
   st.command = "merge";
-  st.backend = p.backend->name();
+  st.backend = s.prepared.backend->name();
   st.mode = "distributed merge (" + std::to_string(comm.size()) + " ranks)";
   st.records = total;
   st.input_bytes = st.output_bytes = total * rs;
-  st.runs = runs.size();
+  st.runs = s.runs.size();
   st.merge_levels = 1;
   comm.collectively([&] {
     if (comm.rank() != 0) return;
@@ -127,6 +168,11 @@ RunStats merge_distributed(const std::vector<std::string>& inputs, const std::st
     });
   });
   return st;
+}
+
+RunStats merge_distributed(const std::vector<std::string>& inputs, const std::string& output, const EngineOptions& opt,
+                           DistributedSession& job) {
+  return run(plan(DistributedMergeRequest{inputs, output, opt, &job}));
 }
 
 }  // namespace gxsort

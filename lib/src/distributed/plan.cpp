@@ -79,7 +79,14 @@ PlanReport plan_distributed(const std::string& input, const EngineOptions& optio
     for (int r = 0; r < ranks; ++r) shapes.push_back(shape_of(p, r, ranks));
   }
   const bool one_host = (!job || job->comm().host_size() == job->size()) && opt.exchange == Exchange::automatic;
-  RanksShape j = shape_job(std::move(shapes), records, rs);
+  return distributed::job_plan_report(std::move(shapes), records, input, opt, one_host);
+}
+
+namespace distributed {
+
+PlanReport job_plan_report(std::vector<RankShape> shapes, uint64_t records, const std::string& input,
+                           const EngineOptions& opt, bool one_host) {
+  RanksShape j = shape_job(std::move(shapes), records, opt.format.record_size);
   auto every_rank = [&](auto pred) { return !j.ranks.empty() && std::all_of(j.ranks.begin(), j.ranks.end(), pred); };
   j.device_exchange = one_host && !opt.unique && every_rank([](const RankShape& r) { return r.slice_fits_device; });
   j.file_exchange = one_host && !j.device_exchange &&
@@ -87,4 +94,5 @@ PlanReport plan_distributed(const std::string& input, const EngineOptions& optio
   return job_report(j, input, opt.format);
 }
 
+}  // namespace distributed
 }  // namespace gxsort

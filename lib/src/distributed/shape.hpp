@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gxsort/gxsort.hpp"
 #include "plan/plan.hpp"
 
 namespace gxsort::distributed {
@@ -89,5 +90,10 @@ RanksShape shape_job(std::vector<RankShape> ranks, uint64_t records, size_t reco
 // A RankShape as bytes and back (gathered from every rank of a job).
 std::string encode(const RankShape& s);
 RankShape decode(const std::string& bytes);
+
+// plan --distributed's report of a job of these ranks' shapes (distributed/plan.cpp);
+// one_host: every rank on one host, --exchange auto (the device and file exchanges' room).
+PlanReport job_plan_report(std::vector<RankShape> shapes, uint64_t records, const std::string& input,
+                           const EngineOptions& opt, bool one_host);
 
 }  // namespace gxsort::distributed

@@ -14,6 +14,7 @@
 #include "distributed/shared_output.hpp"
 #include "distributed/slice.hpp"
 #include "distributed/splitters.hpp"
+#include "commands/command_plan.hpp"
 #include "engine/engine.hpp"
 #include "engine/merge.hpp"
 #include "gxsort/distributed.hpp"
@@ -42,7 +43,8 @@ void check_same_job(Comm& comm, const io::File& in, const std::string& output, c
   });
 }
 
-// What a rank sets up before any work: its input, engine and plan, and the output.
+// What a rank sets up before any work: its input, engine and plan (plan_rank), and the
+// output (open_output, when the plan runs).
 struct Setup {
   std::optional<io::File> in;
   Prepared p;
@@ -51,8 +53,10 @@ struct Setup {
   uint64_t records = 0;
 };
 
-void set_up(Comm& comm, Setup& s, const std::string& input, const std::string& output, const EngineOptions& opt,
-            CommandKind command) {
+// This rank's part planned (writing nothing): its input opened, the ranks' agreement
+// checked, its engine prepared and its slice shaped.
+void plan_rank(Comm& comm, Setup& s, const std::string& input, const std::string& output, const EngineOptions& opt,
+               CommandKind command) {
   const size_t rs = opt.format.record_size;
   comm.collectively([&] {
     s.in.emplace(open_input(input, opt.format, opt.npy_streams));
@@ -74,11 +78,15 @@ void set_up(Comm& comm, Setup& s, const std::string& input, const std::string& o
       io::check_space(opt.context, {{s.p.tmp_dirs[0], slice.records * rs, "temporary runs"}});
     }
   });
-  s.out.emplace(SharedOutput::open(comm, opt.context, output, output_header(opt, rs)));
-  s.out->start_write_behind();
   comm.collectively([&] {
     if (comm.rank() == 0) io::check_space(opt.context, {{io::directory_of(output), s.records * rs, "the output"}});
   });
+}
+
+// The shared output, opened by every rank (rank 0 makes its temp file) at the run's start.
+void open_output(Comm& comm, Setup& s, const std::string& output, const EngineOptions& opt) {
+  s.out.emplace(SharedOutput::open(comm, opt.context, output, output_header(opt, opt.format.record_size)));
+  s.out->start_write_behind();
 }
 
 // The received pieces merged into `out` from byte `offset` (stable: the pieces are in
@@ -280,16 +288,52 @@ const char* local_name(PlanMode m) {
 }  // namespace
 }  // namespace distributed
 
-RunStats sort_distributed(const std::string& input, const std::string& output, const EngineOptions& options,
-                          DistributedSession& job, CommandKind command) {
+// A distributed sort's plan: this rank's Setup (the output not yet open) and every
+// rank's shape (report()).
+template <>
+struct CommandPlan<DistributedSortRequest>::State : PlanStateBase<DistributedSortRequest> {
+  distributed::Setup setup;
+  std::vector<distributed::RankShape> shapes;
+  bool one_host = false;  // every rank on this host, --exchange auto
+};
+
+PlanReport report_of(const CommandPlan<DistributedSortRequest>::State& s) {
+  PlanReport r = distributed::job_plan_report(s.shapes, s.setup.records, s.request.input, s.request.options, s.one_host);
+  r.command = s.request.command;
+  return r;
+}
+
+template class CommandPlan<DistributedSortRequest>;
+
+CommandPlan<DistributedSortRequest> plan(DistributedSortRequest request) {
   using namespace distributed;
-  Comm& comm = job.comm();
-  const auto t0 = Clock::now();
-  EngineOptions opt = options;
-  opt.ooc = OocMethod::merge;  // a rank's slice is sorted into runs, never partitioned
+  const auto t_start = Clock::now();
+  if (!request.job) fail_usage("a distributed sort's request names no DistributedSession");
+  auto st = std::make_unique<CommandPlan<DistributedSortRequest>::State>();
+  st->request = std::move(request);
+  DistributedSortRequest& r = st->request;
+  r.options.ooc = OocMethod::merge;  // a rank's slice is sorted into runs, never partitioned
+  Comm& comm = r.job->comm();
+  Setup& s = st->setup;
+  plan_rank(comm, s, r.input, r.output, r.options, r.command);
+  RankShape mine = s.shape;
+  comm.collectively([&] { mine.slice_fits_device = slice_fits_device(*s.p.backend, r.options.format, mine); });
+  for (const std::string& e : comm.allgatherv(encode(mine))) st->shapes.push_back(decode(e));
+  st->one_host = comm.host_size() == comm.size() && r.options.exchange == Exchange::automatic;
+  st->planning = Clock::now() - t_start;
+  return PlanAccess::make<DistributedSortRequest>(std::move(st));
+}
+
+RunStats run(CommandPlan<DistributedSortRequest> plan) {
+  using namespace distributed;
+  CommandPlan<DistributedSortRequest>::State& state = PlanAccess::state(plan);
+  const auto t0 = Clock::now() - state.planning;
+  const EngineOptions& opt = state.request.options;
+  const CommandKind command = state.request.command;
   const Format& f = opt.format;
-  Setup s;
-  set_up(comm, s, input, output, opt, command);
+  Comm& comm = state.request.job->comm();
+  Setup& s = state.setup;
+  open_output(comm, s, state.request.output, opt);
   RankStats me;
   me.rank = comm.rank();
   me.backend = s.shape.backend;
@@ -300,7 +344,7 @@ RunStats sort_distributed(const std::string& input, const std::string& output, c
   // Through the GPUs of one host where every rank can (device_exchange.hpp), else the
   // slice sorted into host memory or run files, whose records the ranks of one host read
   // in place (file_exchange.hpp) and MPI moves otherwise.
-  const bool one_host = comm.host_size() == comm.size() && opt.exchange == Exchange::automatic;
+  const bool one_host = state.one_host;
   auto t = Clock::now();
   LocalRuns local;
   std::optional<OnDevice> dev;
@@ -355,6 +399,11 @@ RunStats sort_distributed(const std::string& input, const std::string& output, c
     });
   });
   return st;
+}
+
+RunStats sort_distributed(const std::string& input, const std::string& output, const EngineOptions& opt,
+                          DistributedSession& job, CommandKind command) {
+  return run(plan(DistributedSortRequest{input, output, opt, &job, command}));
 }
 
 }  // namespace gxsort
