@@ -126,7 +126,9 @@ size_t CudaBackend::first_unsorted_device(const Format& f, const void* records, 
   std::lock_guard<std::mutex> lk(sort_mu_);
   set_device();
   check_device_pointer(records, device_, "records");
-  if (!mem_->fits(DeviceMemory::kAlignment)) fit_arena_to(uint64_t(1) << 20);  // a released arena: its counters
+  // The check's counters: in the arena a workspace keeps, else in one of 1 MiB (a fresh
+  // backend's arena, not yet reserved, would reserve its whole budget).
+  if (!mem_->base()) fit_arena_to(uint64_t(1) << 20);
   const auto s = reinterpret_cast<cudaStream_t>(stream);
   const CheckPartial p = check_chunk_gpu(*mem_, f, static_cast<const unsigned char*>(records), n, 0, s);
   return p.first_violation == UINT64_MAX ? n : size_t(p.first_violation);

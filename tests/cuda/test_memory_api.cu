@@ -211,10 +211,10 @@ TEST_CASE("memory api: a workspace made on a free GPU, called when the caller ho
   o.workspace = &ws;
   const Format f = Format::typed(KeyType::u64);
   check_device_calls(f, random_records(f, 1000, 1, 256), o);
-  const size_t n = (size_t(256) << 20) / 8;  // 256 MiB of keys, and their permutation
+  const size_t n = (size_t(64) << 20) / 8;  // 64 MiB of keys, and their permutation
   size_t free_b = 0, total_b = 0;
   GXSORT_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-  const size_t keep = 3 * (size_t(256) << 20);  // the keys, the permutation and 256 MiB: too little to sort in place
+  const size_t keep = 3 * (size_t(64) << 20);  // the keys, the permutation and 64 MiB: too little to sort in place
   REQUIRE(free_b > keep);
   void* hog = nullptr;
   GXSORT_CUDA_CHECK(cudaMalloc(&hog, free_b - keep));
