@@ -86,6 +86,7 @@ size_t find_heads(DeviceMemory& mem, const Format& f, const unsigned char* sorte
 
 bool CudaBackend::device_unique_fits(const Format& f, size_t n) const {
   if (n > SortPolicy::kMaxRecords) return false;
+  set_device();  // CUB's size query (unique_extra_bytes) asks the current device
   return device_need_fits(device_records_need(f, n, true) + unique_extra_bytes(n));
 }
 
@@ -144,12 +145,12 @@ bool CudaBackend::device_merge_fits(const Format& f, size_t total) const {
 
 void CudaBackend::merge_device_records(const Format& f, const std::vector<DeviceSlice>& inputs, void* out,
                                        uintptr_t stream) {
-  set_device();
-  check_device_pointer(out, device_, "output");
   std::vector<uint64_t> slices;
   for (const DeviceSlice& in : inputs) slices.push_back(in.count);
   const uint64_t total = std::accumulate(slices.begin(), slices.end(), uint64_t(0));
   if (total == 0) return;
+  set_device();
+  check_device_pointer(out, device_, "output");
   auto copy_inputs = [&](unsigned char* to, cudaStream_t s) {
     for (const DeviceSlice& in : inputs) {
       if (!in.count) continue;
@@ -160,18 +161,29 @@ void CudaBackend::merge_device_records(const Format& f, const std::vector<Device
   };
   if (!f.key_fits_prefix()) {
     copy_inputs(static_cast<unsigned char*>(out), reinterpret_cast<cudaStream_t>(stream));
-    return sort_device_records(f, out, total, stream);
+    if (total >= 2) return sort_device_records(f, out, total, stream);
+    GXSORT_CUDA_CHECK(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream)));  // the copy, done on return
+    return;
   }
   std::lock_guard<std::mutex> lk(sort_mu_);
   fit_arena_to(window_merge_device_bytes(f, total, MergeKernel::circular) + (uint64_t(16) << 20));
+  DeviceAllocation copies, aligned_out;  // released after the streams drained
   try {
     SortContext c = sort_context();
     wait_for_caller(c, stream);
-    DeviceAllocation copies = mem_->allocate(total * f.record_size, "merge: the inputs");
+    copies = mem_->allocate(total * f.record_size, "merge: the inputs");
     auto* d_rec = static_cast<unsigned char*>(copies.get());
     copy_inputs(d_rec, c.s[0]);
-    const unsigned char* merged = merge_slices_on_device(*mem_, f, d_rec, static_cast<unsigned char*>(out), slices,
-                                                         MergeKernel::circular, c.s[0]);
+    // The kernels store whole words of a record (the widest unit, up to 16 bytes, that
+    // divides it): an output not aligned so gets the result copied from the arena (the
+    // need counted room for it: window_merge_device_bytes).
+    auto* dst = static_cast<unsigned char*>(out);
+    const size_t unit = std::min<size_t>(f.record_size & (~f.record_size + 1), 16);
+    if (reinterpret_cast<uintptr_t>(out) % unit != 0) {
+      aligned_out = mem_->allocate(total * f.record_size, "merge: an aligned output");
+      dst = static_cast<unsigned char*>(aligned_out.get());
+    }
+    const unsigned char* merged = merge_slices_on_device(*mem_, f, d_rec, dst, slices, MergeKernel::circular, c.s[0]);
     if (merged != out)
       GXSORT_CUDA_CHECK(cudaMemcpyAsync(out, merged, total * f.record_size, cudaMemcpyDeviceToDevice, c.s[0]));
     GXSORT_CUDA_CHECK(cudaStreamSynchronize(c.s[0]));

@@ -21,7 +21,9 @@ size_t window_merge_device_bytes(const Format& f, size_t m, MergeKernel k);
 // one sorted sequence, in place. Keys must fit the 64-bit prefix (f.key_fits_prefix()).
 // The same merge of slices already in device memory: d_rec holds them (it is written:
 // flat keys become order words there) and d_out has room for as many records (device
-// memory, or a caller's device buffer). Returns the one of the two holding the result.
+// memory, or a caller's device buffer aligned to the widest unit, up to 16 bytes, that
+// divides a record: the kernels store such words). Returns the one of the two holding
+// the result.
 unsigned char* merge_slices_on_device(DeviceMemory& mem, const Format& f, unsigned char* d_rec, unsigned char* d_out,
                                       const std::vector<uint64_t>& slices, MergeKernel k, cudaStream_t stream);
 

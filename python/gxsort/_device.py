@@ -208,6 +208,13 @@ def _first_unsorted(d: _OnDevice, x, p, opts) -> int:
     return _core.first_unsorted_device(x.data.ptr, x.shape[0], p.record_size, p.fields, x.device.id, d.stream.ptr, opts)
 
 
+def _check_sorted(d: _OnDevice, parts, p, opts):
+    for k, x in enumerate(parts):
+        bad = _first_unsorted(d, x, p, opts)
+        if bad < x.shape[0]:
+            raise InputError(f"merge: array {k} is not sorted: element {bad} is smaller than the one before it")
+
+
 def merge(arrays, order, descending, float_order, resources):
     """The stable merge of sorted device arrays, on their GPU: of the arrays themselves
     where their values are their keys, else a stable sort of their keys laid end to end
@@ -218,21 +225,22 @@ def merge(arrays, order, descending, float_order, resources):
     xs = [_records(k.x, -1, "merge") for k in ds]
     _same_kind(xs, "merge")
     with d.stream:
+        fields = key_fields(xs[0].dtype, order, descending)
+        plans = [plan(x, x.dtype, fields, float_order) for x in xs]
+        if all(p.keys is None for p in plans):  # the values are the keys: merged where they lie
+            _check_sorted(d, xs, plans[0], opts)
+            out = d.cupy.empty(sum(x.shape[0] for x in xs), xs[0].dtype)
+            parts = [(x.data.ptr, x.shape[0]) for x in xs if x.shape[0]]
+            if parts:
+                _core.merge_device(parts, plans[0].record_size, plans[0].fields, out.data.ptr, out.device.id,
+                                   d.stream.ptr, opts)
+            return d.back(out)
         cat = d.cupy.concatenate(xs)
-        p = plan(cat, cat.dtype, key_fields(cat.dtype, order, descending), float_order)
-        src, start = (cat if p.keys is None else p.keys), 0
-        for k, x in enumerate(xs):
-            bad = _first_unsorted(d, src[start : start + x.shape[0]], p, opts)
-            if bad < x.shape[0]:
-                raise InputError(f"merge: array {k} is not sorted: element {bad} is smaller than the one before it")
-            start += x.shape[0]
-        if p.keys is not None:
-            return d.back(cat[_argsort(d, p.keys, p, opts)])
-        out = d.cupy.empty_like(cat)
-        parts = [(x.data.ptr, x.shape[0]) for x in xs if x.shape[0]]
-        if parts:
-            _core.merge_device(parts, p.record_size, p.fields, out.data.ptr, cat.device.id, d.stream.ptr, opts)
-    return d.back(out)
+        p = plan(cat, cat.dtype, fields, float_order)
+        src = cat if p.keys is None else p.keys
+        bounds = [int(b) for b in np.cumsum([0] + [x.shape[0] for x in xs])]
+        _check_sorted(d, [src[bounds[k] : bounds[k + 1]] for k in range(len(xs))], p, opts)
+        return d.back(cat[_argsort(d, src, p, opts)])
 
 
 def is_sorted(a, order, descending, float_order):

@@ -329,7 +329,9 @@ std::vector<Bytes> sorted_parts(const Format& f, const std::vector<size_t>& size
 
 // merge of the parts in device memory against the stable sort of them laid end to end
 // (ties by input order) and the host merge; the byte past the output is not written.
-void check_device_merge(const Format& f, const std::vector<Bytes>& parts, const MemoryOptions& given = {}) {
+// out_offset: the output that many bytes into its allocation (not aligned to a record's words).
+void check_device_merge(const Format& f, const std::vector<Bytes>& parts, const MemoryOptions& given = {},
+                        size_t out_offset = 0) {
   Bytes all;
   for (const Bytes& p : parts) all.insert(all.end(), p.begin(), p.end());
   const std::vector<uint64_t> order = gxsort_test::stable_order(f, all);
@@ -346,13 +348,14 @@ void check_device_merge(const Format& f, const std::vector<Bytes>& parts, const 
     CHECK(first_unsorted(in.back().data, in.back().count, f, device_options(given, stream)) == in.back().count);
     host_in.push_back({p.data(), p.size() / f.record_size});
   }
-  Bytes past(all.size() + 1, 0xAB);
+  Bytes past(out_offset + all.size() + 1, 0xAB);
   const DeviceBytes d_out = on_device(past);
-  merge(in, f, d_out.p, device_options(given, stream));
+  merge(in, f, static_cast<unsigned char*>(d_out.p) + out_offset, device_options(given, stream));
   GXSORT_CUDA_CHECK(cudaStreamSynchronize(stream));
-  const Bytes got = from_device<unsigned char>(d_out.p, all.size() + 1);
-  CHECK(Bytes(got.begin(), got.end() - 1) == want);
+  const Bytes got = from_device<unsigned char>(d_out.p, past.size());
+  CHECK(Bytes(got.begin() + long(out_offset), got.end() - 1) == want);
   CHECK(got.back() == 0xAB);
+  CHECK(Bytes(got.begin(), got.begin() + long(out_offset)) == Bytes(out_offset, 0xAB));
   MemoryOptions cpu;
   cpu.device = Device::cpu;
   Bytes host_out(all.size());
@@ -422,6 +425,13 @@ TEST_CASE("memory api: device merge of 1, 2 and 3 inputs is stable, as the host 
   check_device_merge(Format::typed(KeyType::u64), sorted_parts(Format::typed(KeyType::u64), {5000, 7001}, 3, 9), o);
   const Format numpy_f64 = with_float_order(Format::typed(KeyType::f64), FloatOrder::numpy);
   check_device_merge(numpy_f64, sorted_parts(numpy_f64, {1001, 2003}, 7, 5));
+  // An output not aligned to a record's widest word (8 or 16 bytes): merged into the arena, then copied.
+  for (const Format& f : formats())
+    for (size_t offset : {size_t(1), size_t(4), size_t(8)}) {
+      CAPTURE(f.describe());
+      CAPTURE(offset);
+      check_device_merge(f, sorted_parts(f, {1001, 517, 3}, 5, 21), {}, offset);
+    }
   MemoryOptions small;  // 6.4 MB of inputs: past an 8 MiB device budget, merged through host memory
   small.device_memory = parse_size_option("8M", "device_memory");
   check_device_merge(Format::typed(KeyType::u64), sorted_parts(Format::typed(KeyType::u64), {400003, 400001}, 5, 11),

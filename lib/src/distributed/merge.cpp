@@ -119,7 +119,6 @@ CommandPlan<DistributedMergeRequest> plan(DistributedMergeRequest request) {
   st->last = total / n * (r + 1) + total % n * (r + 1) / n;
   comm.collectively([&] { st->prepared = prepare_rank(opt, (st->last - st->first) * rs, default_temp_dir(q.output)); });
   comm.collectively([&] {
-    if (comm.rank() == 0) io::check_space(opt.context, {{io::directory_of(q.output), total * rs, "the output"}});
     const std::vector<uint64_t> lo = multiway_corank(f, st->runs, st->first);
     const std::vector<uint64_t> hi = multiway_corank(f, st->runs, st->last, &lo);
     st->pieces = cut_pieces(f, st->runs, lo, hi);
@@ -142,6 +141,9 @@ RunStats run(CommandPlan<DistributedMergeRequest> plan) {
   std::optional<SharedOutput> out;
   out.emplace(SharedOutput::open(comm, opt.context, s.request.output, output_header(opt, rs)));
   out->start_write_behind();
+  comm.collectively([&] {
+    if (comm.rank() == 0) io::check_space(opt.context, {{io::directory_of(s.request.output), total * rs, "the output"}});
+  });
   comm.collectively([&] {
     std::atomic<uint64_t> done{0};
     MergeSetup job = merge_setup_of(s.prepared, opt, s.merge.window_records, s.merge.memory_merge_buffer_bytes);

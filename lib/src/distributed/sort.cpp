@@ -78,15 +78,18 @@ void plan_rank(Comm& comm, Setup& s, const std::string& input, const std::string
       io::check_space(opt.context, {{s.p.tmp_dirs[0], slice.records * rs, "temporary runs"}});
     }
   });
+}
+
+// The shared output, opened by every rank (rank 0 makes its temp file) at the run's start,
+// then its room checked (after the open: it says what is wrong with an output that is no
+// regular file first).
+void open_output(Comm& comm, Setup& s, const std::string& output, const EngineOptions& opt) {
+  const size_t rs = opt.format.record_size;
+  s.out.emplace(SharedOutput::open(comm, opt.context, output, output_header(opt, rs)));
+  s.out->start_write_behind();
   comm.collectively([&] {
     if (comm.rank() == 0) io::check_space(opt.context, {{io::directory_of(output), s.records * rs, "the output"}});
   });
-}
-
-// The shared output, opened by every rank (rank 0 makes its temp file) at the run's start.
-void open_output(Comm& comm, Setup& s, const std::string& output, const EngineOptions& opt) {
-  s.out.emplace(SharedOutput::open(comm, opt.context, output, output_header(opt, opt.format.record_size)));
-  s.out->start_write_behind();
 }
 
 // The received pieces merged into `out` from byte `offset` (stable: the pieces are in
