@@ -49,6 +49,7 @@ class CudaBackend final : public Backend {
   void argsort_device_records(const Format& f, const void* records, size_t n, uint64_t* perm,
                               uintptr_t stream) override;
   bool device_records_fit(const Format& f, size_t n, bool argsort) const override;
+  bool sort_device_records_in_chunks(const Format& f, void* records, size_t n, uintptr_t stream) override;
   // unique and merge of device buffers on the device (device_unique_merge.cu).
   size_t unique_device_records(const Format& f, const void* records, size_t n, void* out, uint64_t* counts,
                                uint64_t* first_index, uintptr_t stream) override;
@@ -110,6 +111,11 @@ class CudaBackend final : public Backend {
   void require_sort_fits(const Format& f, size_t n) const;
   // Device bytes one call on a caller's buffer takes from the arena, 16 MiB to spare.
   uint64_t device_records_need(const Format& f, size_t n, bool argsort) const;
+  // The chunked sort of a device buffer (sort/device_chunks.cu): its device bytes for
+  // chunks of `chunk` records, and one merge of a chunk's copy into the run before it.
+  uint64_t chunked_sort_need(const Format& f, size_t chunk) const;
+  void merge_chunk_into_run(const Format& f, unsigned char* records, uint64_t r, const unsigned char* copy, uint64_t n,
+                            uint64_t window, CUstream_st* s);
   // Whether a call needing `need` device bytes fits the budget and the memory free now.
   bool device_need_fits(uint64_t need) const;
   // The arena made `bytes` anew when this call needs more than it holds or it holds far

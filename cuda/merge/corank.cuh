@@ -13,9 +13,9 @@
 #include <cstdint>
 
 #ifdef __CUDACC__
-#define GXSORT_HD __host__ __device__
+#define GXSORT_CORANK_HD __host__ __device__
 #else
-#define GXSORT_HD
+#define GXSORT_CORANK_HD
 #endif
 
 namespace gxsort::cuda {
@@ -29,7 +29,7 @@ namespace gxsort::cuda {
 // false from some t on, so the co-rank is the first t in the feasible range where it fails,
 // found by binary search in O(log(min(m, n, k))) comparisons.
 template <class Index, class ItA, class ItB>
-GXSORT_HD inline Index co_rank_generic(Index k, ItA a, Index m, ItB b, Index n) {
+GXSORT_CORANK_HD inline Index co_rank_generic(Index k, ItA a, Index m, ItB b, Index n) {
   Index lo = k > n ? k - n : Index(0);  // at least k - n elements must come from A
   Index hi = k < m ? k : m;             // at most min(k, m) can
   while (lo < hi) {
@@ -45,14 +45,14 @@ GXSORT_HD inline Index co_rank_generic(Index k, ItA a, Index m, ItB b, Index n) 
 
 // The co-rank i for output rank k (0 <= k <= m + n); j = k - i.
 template <class T>
-GXSORT_HD inline size_t co_rank(size_t k, const T* a, size_t m, const T* b, size_t n) {
+GXSORT_CORANK_HD inline size_t co_rank(size_t k, const T* a, size_t m, const T* b, size_t n) {
   return co_rank_generic<size_t>(k, a, m, b, n);
 }
 
 // Merges the next `count` outputs sequentially, starting from a[i], b[j] (stable: ties
 // take a). The caller guarantees that those outputs lie within a[0..m) and b[0..n).
 template <class T, class Index, class ItA, class ItB, class OutIt>
-GXSORT_HD inline void merge_sequential(ItA a, Index i, Index m, ItB b, Index j, Index n,
+GXSORT_CORANK_HD inline void merge_sequential(ItA a, Index i, Index m, ItB b, Index j, Index n,
                                        Index count, OutIt out) {
   for (Index t = 0; t < count; ++t) {
     bool take_a = j >= n || (i < m && !(b[j] < a[i]));

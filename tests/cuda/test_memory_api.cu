@@ -458,3 +458,31 @@ TEST_CASE("memory api: a device merge refuses an unsorted input as the host merg
   uint64_t counts[3];
   CHECK_THROWS_AS(unique(d_a.p, 3, f, d_out.p, counts, nullptr, o), DeviceError);  // host counts
 }
+
+// A buffer several times the device budget, keys of at most 8 bytes: sorted on the device
+// in chunks merged there. The host route is closed (its spill directory does not exist and
+// its budget is far below the buffer), so only the device route can pass.
+TEST_CASE("memory api: a device buffer past the device budget is sorted on the device in chunks") {
+  GPU_TEST_REQUIRE_DEVICE();
+  MemoryOptions o;
+  o.device_memory = parse_size_option("48M", "device_memory");
+  o.memory = parse_size_option("8M", "memory");
+  o.tmp_dirs = {"/nonexistent/gxsort-chunked-sort-test"};
+  o.location = BufferLocation::device;
+  for (const Format& f : formats()) {
+    if (!f.key_fits_prefix()) continue;  // wider keys: through host memory (the case above)
+    {
+      const unsigned mod = f.flat() ? 256u : 3u;  // records: many ties across the chunks, payloads telling them apart
+      CAPTURE(f.describe());
+      const size_t n = (size_t(40) << 20) / f.record_size + 7;
+      const Bytes data = random_records(f, n, 13 + mod, mod);
+      const std::vector<uint64_t> order = gxsort_test::stable_order(f, data);
+      Bytes want(data.size());
+      for (size_t i = 0; i < n; ++i)
+        std::memcpy(&want[i * f.record_size], &data[order[i] * f.record_size], f.record_size);
+      const DeviceBytes d = on_device(data);
+      gxsort::sort(d.p, n, f, o);
+      CHECK(from_device<unsigned char>(d.p, data.size()) == want);
+    }
+  }
+}

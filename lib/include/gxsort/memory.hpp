@@ -58,9 +58,11 @@ struct MemoryOptions {
   // GPU holding them, without a host round trip, after the work queued so far on
   // `stream` (a cudaStream_t; 0: the default stream), and are done when the call returns;
   // the results are the host calls' bytes. Buffers larger than one device call takes (2^31
-  // records, or a working set past device_memory or the GPU's free memory) are copied to
-  // host memory, handled there by the engine (on this GPU, through temp files past
-  // `memory`) and the results copied back. sort_copy takes host buffers.
+  // records, or a working set past device_memory or the GPU's free memory): sort sorts
+  // them on the GPU in chunks merged there (keys of at most 8 bytes, up to 16 chunks);
+  // otherwise they are copied to host memory, handled there by the engine (on this GPU,
+  // through temp files past `memory`) and the results copied back. sort_copy takes host
+  // buffers.
   BufferLocation location = BufferLocation::host;
   uintptr_t stream = 0;
   // Device buffers: the GPU's streams and memory arena kept between calls (see

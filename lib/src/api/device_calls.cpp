@@ -94,13 +94,15 @@ class DeviceLease {
   Backend* backend_ = nullptr;
 };
 
-// A buffer too large for one device sort is copied to host memory and sorted there by the
-// engine, which takes the GPU's memory in chunks and merges (temp files past the budget).
+// A buffer too large for one device sort is sorted on the device in chunks merged there;
+// where the backend cannot (keys past 8 bytes, too little device memory), copied to host
+// memory and sorted there by the engine (temp files past the budget).
 void sort_device(void* data, size_t n, const Format& f, const MemoryOptions& o) {
   f.validate();
   throw_if_cancelled(o.cancel);
   DeviceLease dev(o);
   if (n < 2 || dev->device_records_fit(f, n, false)) return dev->sort_device_records(f, data, n, o.stream);
+  if (dev->sort_device_records_in_chunks(f, data, n, o.stream)) return;
   const size_t bytes = records_bytes(n, f);
   const std::unique_ptr<unsigned char[]> host = host_bytes(bytes);
   dev->copy_from_device(host.get(), data, bytes, o.stream);

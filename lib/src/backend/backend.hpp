@@ -110,6 +110,12 @@ class Backend {
   virtual void sort_device_records(const Format& f, void* records, size_t n, uintptr_t stream);
   virtual void argsort_device_records(const Format& f, const void* records, size_t n, uint64_t* perm,
                                       uintptr_t stream);
+  // A device buffer too large for one device sort, sorted where it lies in chunks merged
+  // there (the same bytes); false, touching nothing, where this backend cannot (no device,
+  // keys past 8 bytes, a budget too small for chunks of a sixteenth).
+  virtual bool sort_device_records_in_chunks(const Format&, void* /*records*/, size_t /*n*/, uintptr_t /*stream*/) {
+    return false;
+  }
   // Whether those calls can take n records of f (one device sort: 2^31 records, its working
   // set within the budget and the memory free now); false without a device. A buffer that
   // does not fit goes through host memory: copied out and back on the caller's stream.
