@@ -6,6 +6,7 @@
 #include "cuda_backend.cuh"
 
 #include <algorithm>
+#include <cstring>
 
 #include "cuda_check.cuh"
 #include "pinned_pool.cuh"
@@ -102,14 +103,25 @@ size_t CudaBackend::max_chunk_records(const Format& f) const {
 }
 
 void CudaBackend::sort_chunk(const Format& f, unsigned char* records, size_t n, unsigned char* /*scratch*/) {
-  if (n < 2) return;
+  if (n >= 2) sort_between(f, records, records, n);
+}
+
+void CudaBackend::sort_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n,
+                            const SortedRecords& sorted) {
+  if (n == 0) return;
+  if (n == 1) std::memcpy(dst, src, f.record_size);
+  else sort_between(f, src, dst, n);
+  if (sorted) sorted(0, n);
+}
+
+void CudaBackend::sort_between(const Format& f, const unsigned char* in, unsigned char* out, size_t n) {
   std::lock_guard<std::mutex> lk(sort_mu_);
   set_device();
   require_sort_fits(f, n);
   SortBuffers w;  // outlives the try block: its buffers go back only after the streams drained
   try {
-    if (f.flat()) sort_flat_on_device(sort_context(), f, records, n, w);
-    else sort_records_on_device(sort_context(), f, records, n, w);
+    if (f.flat()) sort_flat_on_device(sort_context(), f, in, out, n, w);
+    else sort_records_on_device(sort_context(), f, in, out, n, w);
   } catch (...) {
     drain();
     throw;
@@ -131,7 +143,7 @@ void CudaBackend::require_sort_fits(const Format& f, size_t n) const {
 
 SortContext CudaBackend::sort_context() const {
   return SortContext{{streams_[0], streams_[1]}, joined_, mem_.get(), bits_host_,
-                     unsigned(multiprocessors_ * SortPolicy::kBlocksPerSM)};
+                     unsigned(multiprocessors_ * SortPolicy::kBlocksPerSM), host_threads()};
 }
 
 }  // namespace gxsort::cuda

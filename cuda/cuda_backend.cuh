@@ -38,10 +38,15 @@ class CudaBackend final : public Backend {
   // is bounded instead by max_chunk_records().
   size_t sort_scratch_bytes(const Format& f, size_t n) const override;
 
-  // Stable sort of n records in host memory (pinned for speed; pageable works), in
-  // place, byte-identical to std::stable_sort by compare_keys. `scratch` is unused.
-  // Throws Error(io) when n exceeds max_chunk_records(f) for the memory free now.
+  // Stable sort of n records in host memory (pinned, or pageable through pinned staging:
+  // host_staging.cuh), in place, byte-identical to std::stable_sort by compare_keys.
+  // `scratch` is unused. Throws Error(io) when n exceeds max_chunk_records(f) for the
+  // memory free now.
   void sort_chunk(const Format& f, unsigned char* records, size_t n, unsigned char* scratch) override;
+  // The same sort from src into dst: copied in from one and out to the other, so no host
+  // buffer of the records' size is made (the default's pinned one costs more than the sort).
+  void sort_into(const Format& f, const unsigned char* src, unsigned char* dst, size_t n,
+                 const SortedRecords& sorted) override;
 
   // The caller's device buffers (gxsort/memory.hpp), sorted where they lie by the same
   // device sort as sort_chunk, its copies device to device (sort/device_buffers.cu).
@@ -104,7 +109,8 @@ class CudaBackend final : public Backend {
 
  private:
   friend class ResidentSort;  // sort/resident_sort.cu
-  SortContext sort_context() const;  // the streams, the arena and the grid cap of one sort
+  SortContext sort_context() const;
+  void sort_between(const Format& f, const unsigned char* in, unsigned char* out, size_t n);  // the streams, the arena and the grid cap of one sort
   void set_device() const;
   void drain() noexcept;
   // Error(io) when a sort of n records of f does not fit the device's memory free now.

@@ -96,7 +96,7 @@ void CudaBackend::sort_device_records(const Format& f, void* records, size_t n, 
     SortContext c = sort_context();
     wait_for_caller(c, stream);
     if (f.flat()) sort_flat_in_place_on_device(c, f, static_cast<unsigned char*>(records), n, w);
-    else sort_records_on_device(c, f, static_cast<unsigned char*>(records), n, w);
+    else sort_records_on_device(c, f, static_cast<unsigned char*>(records), static_cast<unsigned char*>(records), n, w);
   } catch (...) {
     drain();
     throw;

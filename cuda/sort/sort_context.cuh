@@ -33,6 +33,7 @@ struct SortContext {
   DeviceMemory* mem;
   uint64_t* bits_host;             // host memory where the bits land
   unsigned grid_cap;               // blocks of a grid-stride kernel
+  unsigned host_threads;           // host threads of copies through pinned staging (host_staging.cuh)
   unsigned long long* bits = nullptr;  // device: [AND, OR]; take_bits() sets it
 
   // The accumulator, allocated now (where the sort's device byte count puts it).

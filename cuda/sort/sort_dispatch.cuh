@@ -45,11 +45,15 @@ size_t record_sort_working_set(const Format& f, size_t n);
 size_t flat_in_place_working_set(const Format& f, size_t n);
 size_t sort_bytes_per_record(const Format& f);
 
-// Stable sorts of n records in host memory, in place, with the buffers in w (sort_flat.cu,
-// sort_records.cu); `host` may be device memory too (a caller's device buffer): the copies
-// are cudaMemcpyDefault. The caller drains the streams before w goes.
-void sort_flat_on_device(SortContext c, const Format& f, unsigned char* host, size_t n, SortBuffers& w);
-void sort_records_on_device(SortContext c, const Format& f, unsigned char* host, size_t n, SortBuffers& w);
+// Stable sorts of n records in host memory from `in` into `out` (the same buffer: in
+// place; else buffers that do not overlap), with the buffers in w (sort_flat.cu,
+// sort_records.cu); both may be device memory too (a caller's device buffer): the copies
+// are cudaMemcpyDefault, or through pinned staging from and to pageable memory. The
+// caller drains the streams before w goes.
+void sort_flat_on_device(SortContext c, const Format& f, const unsigned char* in, unsigned char* out, size_t n,
+                         SortBuffers& w);
+void sort_records_on_device(SortContext c, const Format& f, const unsigned char* in, unsigned char* out, size_t n,
+                            SortBuffers& w);
 // Flat keys in device memory sorted where they lie (a caller's device buffer): no copies
 // in and out, and CUB's second buffer the only one allocated.
 void sort_flat_in_place_on_device(SortContext c, const Format& f, unsigned char* keys, size_t n, SortBuffers& w);

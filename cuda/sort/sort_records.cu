@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "gather.cuh"
+#include "host_staging.cuh"
 #include "sort/sort_dispatch.cuh"
 #include "sort/sort_kernels.cuh"
 
@@ -24,16 +25,20 @@ void allocate_record_buffers(SortContext& c, size_t n, size_t record_size, size_
   w.keys[1] = c.mem->allocate(n * key_w, "key words (radix sort double buffer)");
 }
 
+// Records of one copy slice.
+size_t slice_records(size_t R) { return std::max<size_t>(1, SortPolicy::kSliceBytes / R); }
+
 // The first pass rides on the copy-in: slice i's key words (and the identity permutation
 // in `index`) are built while slice i+1 copies.
 void copy_in_first_pass(const SortContext& c, const unsigned char* host, unsigned char* recs, size_t n, size_t R,
                         const KeyPass& pass, const KeySpec& spec, u32* index, void* keys) {
-  const size_t slice = std::max<size_t>(1, SortPolicy::kSliceBytes / R);
+  const size_t slice = slice_records(R);
+  HostStaging staging(host, nullptr, n * R, slice * R, c.host_threads);
   c.join(c.s[0], c.s[1]);
   for (size_t lo = 0, k = 0; lo < n; lo += slice, ++k) {
     const size_t hi = std::min(n, lo + slice);
     cudaStream_t st = c.s[k & 1];
-    GXSORT_CUDA_CHECK(cudaMemcpyAsync(recs + lo * R, host + lo * R, (hi - lo) * R, cudaMemcpyDefault, st));
+    staging.upload(recs + lo * R, host + lo * R, (hi - lo) * R, st);
     launch_extract_keys(pass.wide, recs, nullptr, index, keys, lo, hi, spec, c.bits, c.grid(hi - lo), st);
   }
   c.join(c.s[1], c.s[0]);
@@ -56,17 +61,19 @@ void sort_pass(const SortContext& c, const KeyPass& pass, SortBuffers& w, size_t
 }
 
 // Slice by slice, the records gathered into `out` by perm and copied back to the host:
-// the gather of slice i+1 overlaps the copy of slice i.
+// the gather of slice i+1 overlaps the copy of slice i. No perm: recs go back as they are.
 void gather_copy_out(const SortContext& c, const unsigned char* recs, unsigned char* out, const u32* perm,
                      unsigned char* host, size_t n, size_t R) {
-  const size_t slice = std::max<size_t>(1, SortPolicy::kSliceBytes / R);
+  const size_t slice = slice_records(R);
+  HostStaging staging(nullptr, host, n * R, slice * R, c.host_threads);
   c.join(c.s[0], c.s[1]);
   for (size_t lo = 0, k = 0; lo < n; lo += slice, ++k) {
     const size_t hi = std::min(n, lo + slice);
     cudaStream_t st = c.s[k & 1];
-    gather_records<u32>(recs, out, perm, lo, hi, R, c.grid_cap, st);
-    GXSORT_CUDA_CHECK(cudaMemcpyAsync(host + lo * R, out + lo * R, (hi - lo) * R, cudaMemcpyDefault, st));
+    if (perm) gather_records<u32>(recs, out, perm, lo, hi, R, c.grid_cap, st);
+    staging.download(host + lo * R, (perm ? out : recs) + lo * R, (hi - lo) * R, st);
   }
+  staging.finish();
   GXSORT_CUDA_CHECK(cudaStreamSynchronize(c.s[0]));
   GXSORT_CUDA_CHECK(cudaStreamSynchronize(c.s[1]));
 }
@@ -126,15 +133,17 @@ unsigned char* gather_sorted_records(const SortContext& c, const Format& f, size
   return out;
 }
 
-void sort_records_on_device(SortContext c, const Format& f, unsigned char* host, size_t n, SortBuffers& w) {
+void sort_records_on_device(SortContext c, const Format& f, const unsigned char* in, unsigned char* out, size_t n,
+                            SortBuffers& w) {
   allocate_record_sort(c, f, n, w);
-  const uint32_t* perm = sort_record_passes(c, f, host, n, w);
-  if (!perm) {
-    // Nothing moved (all keys equal): the host copy is already in order.
+  const uint32_t* perm = sort_record_passes(c, f, in, n, w);
+  // Nothing moved (all keys equal): in place, already in order; else the records as read
+  // (`in` may be changing: a mapping) go out as they are, through the gather's copy-out.
+  if (!perm && out == in) {
     GXSORT_CUDA_CHECK(cudaStreamSynchronize(c.s[0]));
     return;
   }
-  gather_copy_out(c, static_cast<const unsigned char*>(w.records_in.get()), take_output(c, f, n, w), perm, host, n,
+  gather_copy_out(c, static_cast<const unsigned char*>(w.records_in.get()), take_output(c, f, n, w), perm, out, n,
                   f.record_size);
 }
 

@@ -97,11 +97,7 @@ void sort_copy(const void* in, void* out, size_t count, const Format& f, const M
   const auto* src = static_cast<const unsigned char*>(in);
   auto* dst = static_cast<unsigned char*>(out);
   if (dst < src + bytes && src < dst + bytes) fail_usage("sort_copy: the output overlaps the input");
-  // In slices on the call's threads: a fresh output's page faults are taken in parallel too.
-  parallel::parallel_for_ranges(bytes, o.threads, [&](size_t b, size_t e, unsigned) {
-    std::memcpy(dst + b, src + b, e - b);
-  });
-  sort(out, count, f, o);
+  api::sort_host_copy(src, dst, count, api::engine_options(f, o));
 }
 
 void argsort(const void* data, size_t count, const Format& f, uint64_t* perm, const MemoryOptions& o) {

@@ -1,9 +1,11 @@
 #include "api/memory_sort.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <new>
 
 #include "engine/engine.hpp"
+#include "io/file.hpp"
 #include "io/temp_files.hpp"
 
 namespace gxsort::api {
@@ -101,17 +103,32 @@ EngineOptions engine_options(const Format& f, const MemoryOptions& o) {
 }
 
 void sort_host(unsigned char* data, size_t n, const EngineOptions& given) {
+  sort_host_copy(data, data, n, given);
+}
+
+void sort_host_copy(const unsigned char* in, unsigned char* out, size_t n, const EngineOptions& given) {
   throw_if_cancelled(given.cancel);
   given.format.validate();
-  if (n < 2) return;
   const uint64_t bytes = uint64_t(n) * given.format.record_size;
+  if (n < 2) {
+    if (out != in) std::memcpy(out, in, bytes);
+    return;
+  }
   EngineOptions opt = given;
   Prepared p = prepare(opt, bytes, kDefaultSpillDir);
-  if (p.plan.mode == PlanMode::in_memory) return sort_in_memory(*p.backend, data, n, opt);
+  if (p.plan.mode == PlanMode::in_memory) {
+    if (out == in) return sort_in_memory(*p.backend, out, n, opt);
+    fit_device_to_sorts(*p.backend, opt.format, n);
+    throw_if_cancelled(opt.cancel);
+    p.backend->sort_into(opt.format, in, out, n);
+    if (opt.progress) opt.progress({"sort", bytes, bytes});
+    return;
+  }
   const std::string dir = p.tmp_dirs[0];
   opt.tmp_dirs = p.tmp_dirs;
   p = Prepared();  // its backend (a GPU's arena) goes before the file sort makes its own
-  sort_through_files(data, n, opt, dir);
+  if (out != in) io::parallel_copy(out, in, bytes, opt.threads);
+  sort_through_files(out, n, opt, dir);
 }
 
 void sort_made_records(size_t n, const EngineOptions& given, const FillRecords& fill, const TakeRecords& take) {

@@ -17,6 +17,10 @@ EngineOptions engine_options(const Format& f, const MemoryOptions& o);
 
 // Stable sort, in place, of n records of opt.format in host memory.
 void sort_host(unsigned char* data, size_t n, const EngineOptions& opt);
+// The same sort from `in` into `out` (host buffers that do not overlap; `in` is not
+// written): in memory, the backend's sort_into (a GPU copies in from one and out to the
+// other); through temp files, a copy sorted in place.
+void sort_host_copy(const unsigned char* in, unsigned char* out, size_t n, const EngineOptions& opt);
 
 // Records made by the call, sorted stably and handed back in sorted order (argsort and
 // unique: records with their index). fill(dst, first, count) writes records [first,
