@@ -50,7 +50,7 @@ class CudaBackend final : public Backend {
 
   // The caller's device buffers (gxsort/memory.hpp), sorted where they lie by the same
   // device sort as sort_chunk, its copies device to device (sort/device_buffers.cu).
-  void sort_device_records(const Format& f, void* records, size_t n, uintptr_t stream) override;
+  void sort_device_records(const Format& f, const void* from, void* records, size_t n, uintptr_t stream) override;
   void argsort_device_records(const Format& f, const void* records, size_t n, uint64_t* perm,
                               uintptr_t stream) override;
   bool device_records_fit(const Format& f, size_t n, bool argsort) const override;
@@ -65,6 +65,7 @@ class CudaBackend final : public Backend {
   bool device_merge_fits(const Format& f, size_t total) const override;
   void copy_from_device(void* host, const void* device, size_t bytes, uintptr_t stream) override;
   void copy_to_device(void* device, const void* host, size_t bytes, uintptr_t stream) override;
+  void copy_on_device(void* to, const void* from, size_t bytes, uintptr_t stream) override;
   void release_device_memory() override;
 
   // The most records of format f that one sort_chunk can take with the device memory

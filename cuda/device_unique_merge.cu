@@ -161,7 +161,7 @@ void CudaBackend::merge_device_records(const Format& f, const std::vector<Device
   };
   if (!f.key_fits_prefix()) {
     copy_inputs(static_cast<unsigned char*>(out), reinterpret_cast<cudaStream_t>(stream));
-    if (total >= 2) return sort_device_records(f, out, total, stream);
+    if (total >= 2) return sort_device_records(f, out, out, total, stream);
     GXSORT_CUDA_CHECK(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream)));  // the copy, done on return
     return;
   }

@@ -77,13 +77,24 @@ void CudaBackend::copy_to_device(void* device, const void* host, size_t bytes, u
   GXSORT_CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
-// Flat keys sort where they lie; other records go through the arena. The caller
-// (api/memory_api.cpp) asked device_records_fit first.
-void CudaBackend::sort_device_records(const Format& f, void* records, size_t n, uintptr_t stream) {
-  if (n < 2) return;
+void CudaBackend::copy_on_device(void* to, const void* from, size_t bytes, uintptr_t stream) {
+  if (bytes == 0) return;
+  set_device();
+  check_device_pointer(from, device_, "records");
+  check_device_pointer(to, device_, "output");
+  const auto s = reinterpret_cast<cudaStream_t>(stream);
+  GXSORT_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, s));
+  GXSORT_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
+// Flat keys sort where they lie (made there from `from` by the first pass); other records
+// go through the arena. The caller (api/device_calls.cpp) asked device_records_fit first.
+void CudaBackend::sort_device_records(const Format& f, const void* from, void* records, size_t n, uintptr_t stream) {
+  if (n < 2) return copy_on_device(records, from, from == records ? 0 : n * f.record_size, stream);
   std::lock_guard<std::mutex> lk(sort_mu_);
   set_device();
   check_device_pointer(records, device_, "records");
+  if (from != records) check_device_pointer(from, device_, "input");
   if (n > SortPolicy::kMaxRecords) require_sort_fits(f, n);  // (throws: one device sort's limit)
   fit_arena_to(device_records_need(f, n, false));
   if (f.flat() && flat_in_place_working_set(f, n) > mem_->largest_free())
@@ -95,8 +106,10 @@ void CudaBackend::sort_device_records(const Format& f, void* records, size_t n, 
   try {
     SortContext c = sort_context();
     wait_for_caller(c, stream);
-    if (f.flat()) sort_flat_in_place_on_device(c, f, static_cast<unsigned char*>(records), n, w);
-    else sort_records_on_device(c, f, static_cast<unsigned char*>(records), static_cast<unsigned char*>(records), n, w);
+    const auto* in = static_cast<const unsigned char*>(from);
+    auto* out = static_cast<unsigned char*>(records);
+    if (f.flat()) sort_flat_in_place_on_device(c, f, in, out, n, w);
+    else sort_records_on_device(c, f, in, out, n, w);
   } catch (...) {
     drain();
     throw;

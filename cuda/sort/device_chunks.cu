@@ -104,7 +104,7 @@ bool CudaBackend::sort_device_records_in_chunks(const Format& f, void* data, siz
       SortBuffers w;
       const size_t count = std::min(chunk, n - first);
       if (count < 2) continue;  // one record: sorted
-      if (f.flat()) sort_flat_in_place_on_device(c, f, records + first * rs, count, w);
+      if (f.flat()) sort_flat_in_place_on_device(c, f, records + first * rs, records + first * rs, count, w);
       else sort_records_on_device(c, f, records + first * rs, records + first * rs, count, w);
       GXSORT_CUDA_CHECK(cudaStreamSynchronize(c.s[0]));
       GXSORT_CUDA_CHECK(cudaStreamSynchronize(c.s[1]));

@@ -55,8 +55,10 @@ void sort_flat_on_device(SortContext c, const Format& f, const unsigned char* in
 void sort_records_on_device(SortContext c, const Format& f, const unsigned char* in, unsigned char* out, size_t n,
                             SortBuffers& w);
 // Flat keys in device memory sorted where they lie (a caller's device buffer): no copies
-// in and out, and CUB's second buffer the only one allocated.
-void sort_flat_in_place_on_device(SortContext c, const Format& f, unsigned char* keys, size_t n, SortBuffers& w);
+// in and out, and CUB's second buffer the only one allocated. `from` (device memory, not
+// overlapping `keys`), when not `keys`, holds the keys: the first pass copies them over.
+void sort_flat_in_place_on_device(SortContext c, const Format& f, const unsigned char* from, unsigned char* keys,
+                                  size_t n, SortBuffers& w);
 
 // The pieces of the record sort, for a sort whose records arrive in slices
 // (resident_sort.cu): the buffers of n records; the first pass's key words (and the

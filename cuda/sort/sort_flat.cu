@@ -49,12 +49,14 @@ void sort_flat_impl(const SortContext& c, const Format& f, const unsigned char* 
   GXSORT_CUDA_CHECK(cudaStreamSynchronize(c.s[1]));
 }
 
-// In place: the order words made where the keys lie, sorted against one more buffer, and
-// turned back where the sort left them (copied back when that is the second buffer).
+// In place: the order words made where the keys lie (or from `from` into there), sorted
+// against one more buffer, and turned back where the sort left them (copied back when
+// that is the second buffer).
 template <class K>
-void sort_flat_in_place_impl(const SortContext& c, const Format& f, K* keys, size_t n, DeviceAllocation& other) {
+void sort_flat_in_place_impl(const SortContext& c, const Format& f, const K* from, K* keys, size_t n,
+                             DeviceAllocation& other) {
   c.reset_bits(c.s[0]);
-  launch_order_flat<K>(keys, n, f.key_type, f.reverse, c.bits, c.grid(n), c.s[0]);
+  launch_order_flat_from<K>(from, keys, n, f.key_type, f.reverse, c.bits, c.grid(n), c.s[0]);
   const BitRange r = c.read_bits();
   K* out = keys;
   if (!r.empty()) {  // else every key is equal: already in order
@@ -69,11 +71,16 @@ void sort_flat_in_place_impl(const SortContext& c, const Format& f, K* keys, siz
 
 }  // namespace
 
-void sort_flat_in_place_on_device(SortContext c, const Format& f, unsigned char* keys, size_t n, SortBuffers& w) {
+void sort_flat_in_place_on_device(SortContext c, const Format& f, const unsigned char* from, unsigned char* keys,
+                                  size_t n, SortBuffers& w) {
   w.keys[1] = c.mem->allocate(n * f.key_bytes, "flat keys (radix sort double buffer)");
   c.take_bits(w.bits);
-  if (f.key_bytes == 4) sort_flat_in_place_impl<uint32_t>(c, f, reinterpret_cast<uint32_t*>(keys), n, w.keys[1]);
-  else sort_flat_in_place_impl<uint64_t>(c, f, reinterpret_cast<uint64_t*>(keys), n, w.keys[1]);
+  if (f.key_bytes == 4)
+    sort_flat_in_place_impl<uint32_t>(c, f, reinterpret_cast<const uint32_t*>(from), reinterpret_cast<uint32_t*>(keys),
+                                      n, w.keys[1]);
+  else
+    sort_flat_in_place_impl<uint64_t>(c, f, reinterpret_cast<const uint64_t*>(from), reinterpret_cast<uint64_t*>(keys),
+                                      n, w.keys[1]);
 }
 
 void sort_flat_on_device(SortContext c, const Format& f, const unsigned char* in, unsigned char* out, size_t n,

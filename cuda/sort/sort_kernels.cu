@@ -36,14 +36,15 @@ __device__ void fold_bits(u64 a, u64 o, unsigned long long* bits) {
 
 template <class K>
 __global__ void __launch_bounds__(SortPolicy::kThreads)
-    order_flat_kernel(K* keys, size_t n, KeyType t, bool reverse, unsigned long long* bits) {
+    order_flat_kernel(const K* from, K* keys, size_t n, KeyType t, bool reverse, unsigned long long* bits) {
   u64 a = ~u64(0), o = 0;
-  const bool identity = !reverse && (t == KeyType::u32 || t == KeyType::u64);  // the words are the keys
+  // In place, unsigned ascending keys are their words: read, not written.
+  const bool write = from != keys || reverse || (t != KeyType::u32 && t != KeyType::u64);
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
     K k;
-    if constexpr (sizeof(K) == 4) k = order32(t, keys[i], reverse);
-    else k = order64(t, keys[i], reverse);
-    if (!identity) keys[i] = k;
+    if constexpr (sizeof(K) == 4) k = order32(t, from[i], reverse);
+    else k = order64(t, from[i], reverse);
+    if (write) keys[i] = k;
     a &= k;
     o |= k;
   }
@@ -89,7 +90,13 @@ void launch_extract(const unsigned char* records, const u32* perm, u32* index, v
 template <class K>
 void launch_order_flat(K* keys, size_t n, KeyType t, bool reverse, unsigned long long* bits, unsigned grid,
                        cudaStream_t s) {
-  order_flat_kernel<K><<<grid, SortPolicy::kThreads, 0, s>>>(keys, n, t, reverse, bits);
+  launch_order_flat_from<K>(keys, keys, n, t, reverse, bits, grid, s);
+}
+
+template <class K>
+void launch_order_flat_from(const K* from, K* keys, size_t n, KeyType t, bool reverse, unsigned long long* bits,
+                            unsigned grid, cudaStream_t s) {
+  order_flat_kernel<K><<<grid, SortPolicy::kThreads, 0, s>>>(from, keys, n, t, reverse, bits);
   GXSORT_CUDA_CHECK_LAUNCH("order_flat_kernel");
 }
 
@@ -108,6 +115,10 @@ void launch_extract_keys(bool wide, const unsigned char* records, const u32* per
 
 template void launch_order_flat<u32>(u32*, size_t, KeyType, bool, unsigned long long*, unsigned, cudaStream_t);
 template void launch_order_flat<u64>(u64*, size_t, KeyType, bool, unsigned long long*, unsigned, cudaStream_t);
+template void launch_order_flat_from<u32>(const u32*, u32*, size_t, KeyType, bool, unsigned long long*, unsigned,
+                                          cudaStream_t);
+template void launch_order_flat_from<u64>(const u64*, u64*, size_t, KeyType, bool, unsigned long long*, unsigned,
+                                          cudaStream_t);
 template void launch_unorder_flat<u32>(u32*, size_t, KeyType, bool, unsigned, cudaStream_t);
 template void launch_unorder_flat<u64>(u64*, size_t, KeyType, bool, unsigned, cudaStream_t);
 

@@ -16,6 +16,10 @@ namespace gxsort::cuda {
 template <class K>
 void launch_order_flat(K* keys, size_t n, KeyType t, bool reverse, unsigned long long* bits, unsigned grid,
                        cudaStream_t s);
+// The same from `from` into `keys` (a sorted copy's first pass: the copy made with it).
+template <class K>
+void launch_order_flat_from(const K* from, K* keys, size_t n, KeyType t, bool reverse, unsigned long long* bits,
+                            unsigned grid, cudaStream_t s);
 // Order words back into keys, in place.
 template <class K>
 void launch_unorder_flat(K* keys, size_t n, KeyType t, bool reverse, unsigned grid, cudaStream_t s);

@@ -144,6 +144,16 @@ void sort_device(uintptr_t data, size_t n, size_t record_size, const nb::list& f
   }, nb::none());
 }
 
+void sort_copy_device(uintptr_t in, uintptr_t out, size_t n, size_t record_size, const nb::list& fields,
+                      unsigned device_index, uintptr_t stream, const nb::dict& options) {
+  const Format f = format_of(record_size, fields);
+  MemoryOptions o = device_options(options, device_index, stream);
+  run_released([&](const CancelToken& c, const ProgressFn&) {
+    o.cancel = &c;
+    sort_copy(reinterpret_cast<const void*>(in), reinterpret_cast<void*>(out), n, f, o);
+  }, nb::none());
+}
+
 void argsort_device(uintptr_t data, size_t n, size_t record_size, const nb::list& fields, uintptr_t perm,
                     unsigned device_index, uintptr_t stream, const nb::dict& options) {
   const Format f = format_of(record_size, fields);
@@ -191,6 +201,7 @@ void bind_arrays(nb::module_& m) {
         none("progress"));
   m.def("first_unsorted", &first_unsorted_host);
   m.def("sort_device", &sort_device);
+  m.def("sort_copy_device", &sort_copy_device);
   m.def("argsort_device", &argsort_device);
   m.def("first_unsorted_device", &first_unsorted_device);
   m.def("merge_device", &merge_device);

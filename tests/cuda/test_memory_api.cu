@@ -44,8 +44,8 @@ std::vector<Format> formats() {
           Format::gensort()};
 }
 
-// Sorts and argsorts `data` in device memory on a stream of the test's own, with `o`'s
-// resources (a workspace, a device budget).
+// Sorts, sorts a copy of, and argsorts `data` in device memory on a stream of the test's
+// own, with `o`'s resources (a workspace, a device budget).
 void check_device_calls(const Format& f, const Bytes& data, MemoryOptions o = {}) {
   const size_t n = data.size() / f.record_size;
   const std::vector<uint64_t> want = gxsort_test::stable_order(f, data);
@@ -55,13 +55,19 @@ void check_device_calls(const Format& f, const Bytes& data, MemoryOptions o = {}
   cudaStream_t stream;
   GXSORT_CUDA_CHECK(cudaStreamCreate(&stream));
   void* d_data = nullptr;
+  void* d_copy = nullptr;
   uint64_t* d_perm = nullptr;
   GXSORT_CUDA_CHECK(cudaMalloc(&d_data, std::max<size_t>(data.size(), 1)));
+  GXSORT_CUDA_CHECK(cudaMalloc(&d_copy, std::max<size_t>(data.size(), 1)));
   GXSORT_CUDA_CHECK(cudaMalloc(&d_perm, std::max<size_t>(n, 1) * 8));
   GXSORT_CUDA_CHECK(cudaMemcpyAsync(d_data, data.data(), data.size(), cudaMemcpyHostToDevice, stream));
   o.location = BufferLocation::device;
   o.stream = reinterpret_cast<uintptr_t>(stream);
   argsort(d_data, n, f, d_perm, o);  // ordered after the copy queued on the stream
+  sort_copy(d_data, d_copy, n, f, o);
+  Bytes input_after(data.size()), copy(data.size());
+  GXSORT_CUDA_CHECK(cudaMemcpyAsync(input_after.data(), d_data, data.size(), cudaMemcpyDeviceToHost, stream));
+  GXSORT_CUDA_CHECK(cudaMemcpyAsync(copy.data(), d_copy, data.size(), cudaMemcpyDeviceToHost, stream));
   gxsort::sort(d_data, n, f, o);
   Bytes got(data.size());
   std::vector<uint64_t> perm(n);
@@ -69,6 +75,8 @@ void check_device_calls(const Format& f, const Bytes& data, MemoryOptions o = {}
   GXSORT_CUDA_CHECK(cudaMemcpyAsync(perm.data(), d_perm, n * 8, cudaMemcpyDeviceToHost, stream));
   GXSORT_CUDA_CHECK(cudaStreamSynchronize(stream));
   CHECK(got == want_sorted);
+  CHECK(copy == want_sorted);
+  CHECK(input_after == data);
   CHECK(perm == want);
   Bytes on_cpu = data;
   MemoryOptions cpu;
@@ -76,6 +84,7 @@ void check_device_calls(const Format& f, const Bytes& data, MemoryOptions o = {}
   gxsort::sort(on_cpu.data(), n, f, cpu);
   CHECK(got == on_cpu);
   cudaFree(d_data);
+  cudaFree(d_copy);
   cudaFree(d_perm);
   cudaStreamDestroy(stream);
 }
@@ -480,7 +489,10 @@ TEST_CASE("memory api: a device buffer past the device budget is sorted on the d
       Bytes want(data.size());
       for (size_t i = 0; i < n; ++i)
         std::memcpy(&want[i * f.record_size], &data[order[i] * f.record_size], f.record_size);
-      const DeviceBytes d = on_device(data);
+      const DeviceBytes d = on_device(data), copy = on_device(Bytes(data.size()));
+      sort_copy(d.p, copy.p, n, f, o);
+      CHECK(from_device<unsigned char>(copy.p, data.size()) == want);
+      CHECK(from_device<unsigned char>(d.p, data.size()) == data);
       gxsort::sort(d.p, n, f, o);
       CHECK(from_device<unsigned char>(d.p, data.size()) == want);
     }

@@ -61,8 +61,7 @@ struct MemoryOptions {
   // records, or a working set past device_memory or the GPU's free memory): sort sorts
   // them on the GPU in chunks merged there (keys of at most 8 bytes, up to 16 chunks);
   // otherwise they are copied to host memory, handled there by the engine (on this GPU,
-  // through temp files past `memory`) and the results copied back. sort_copy takes host
-  // buffers.
+  // through temp files past `memory`) and the results copied back.
   BufferLocation location = BufferLocation::host;
   uintptr_t stream = 0;
   // Device buffers: the GPU's streams and memory arena kept between calls (see
@@ -95,8 +94,9 @@ class DeviceWorkspace {
 // Stable sort, in place, of `count` records of format f at `data`.
 void sort(void* data, size_t count, const Format& f, const MemoryOptions& o = {});
 
-// A stable sorted copy (np.sort): the `count` records at `in` sorted into `out` (host
-// buffers that do not overlap), the copy made by the call's threads; `in` is not written.
+// A stable sorted copy (np.sort): the `count` records at `in` sorted into `out` (buffers
+// that do not overlap, both host or both device memory); `in` is not written. The copy
+// is the sort's first pass, not one more: a GPU reads `in` and writes `out`.
 void sort_copy(const void* in, void* out, size_t count, const Format& f, const MemoryOptions& o = {});
 
 // The stable sorting permutation: perm[i] is the input index of the record that a stable

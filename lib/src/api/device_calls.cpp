@@ -94,14 +94,12 @@ class DeviceLease {
   Backend* backend_ = nullptr;
 };
 
-// A buffer too large for one device sort is sorted on the device in chunks merged there;
-// where the backend cannot (keys past 8 bytes, too little device memory), copied to host
-// memory and sorted there by the engine (temp files past the budget).
-void sort_device(void* data, size_t n, const Format& f, const MemoryOptions& o) {
-  f.validate();
-  throw_if_cancelled(o.cancel);
-  DeviceLease dev(o);
-  if (n < 2 || dev->device_records_fit(f, n, false)) return dev->sort_device_records(f, data, n, o.stream);
+namespace {
+
+// The records in `data` sorted in place past one device sort: on the device in chunks
+// merged there; where the backend cannot (keys past 8 bytes, too little device memory),
+// copied to host memory and sorted there by the engine (temp files past the budget).
+void sort_device_past_one_sort(DeviceLease& dev, void* data, size_t n, const Format& f, const MemoryOptions& o) {
   if (dev->sort_device_records_in_chunks(f, data, n, o.stream)) return;
   const size_t bytes = records_bytes(n, f);
   const std::unique_ptr<unsigned char[]> host = host_bytes(bytes);
@@ -109,6 +107,23 @@ void sort_device(void* data, size_t n, const Format& f, const MemoryOptions& o) 
   dev->release_device_memory();  // the host sort's backend reserves this GPU's memory
   sort_host(host.get(), n, engine_options(f, on_host(o)));
   dev->copy_to_device(data, host.get(), bytes, o.stream);
+}
+
+}  // namespace
+
+void sort_device(void* data, size_t n, const Format& f, const MemoryOptions& o) {
+  sort_copy_device(data, data, n, f, o);
+}
+
+// One device sort copies as it goes (its first pass reads `in`); past one, `out` gets a
+// copy that is then sorted in place.
+void sort_copy_device(const void* in, void* out, size_t n, const Format& f, const MemoryOptions& o) {
+  f.validate();
+  throw_if_cancelled(o.cancel);
+  DeviceLease dev(o);
+  if (n < 2 || dev->device_records_fit(f, n, false)) return dev->sort_device_records(f, in, out, n, o.stream);
+  if (in != out) dev->copy_on_device(out, in, records_bytes(n, f), o.stream);
+  sort_device_past_one_sort(dev, out, n, f, o);
 }
 
 void argsort_device(const void* data, size_t n, const Format& f, uint64_t* perm, const MemoryOptions& o) {

@@ -12,6 +12,7 @@
 namespace gxsort::api {
 
 void sort_device(void* data, size_t n, const Format& f, const MemoryOptions& o);
+void sort_copy_device(const void* in, void* out, size_t n, const Format& f, const MemoryOptions& o);
 void argsort_device(const void* data, size_t n, const Format& f, uint64_t* perm, const MemoryOptions& o);
 size_t unique_device(const void* data, size_t n, const Format& f, void* out, uint64_t* counts, uint64_t* first_index,
                      const MemoryOptions& o);

@@ -52,11 +52,6 @@ void sort_with_indices(const void* data, size_t n, const Format& f, const Memory
   api::sort_made_records(n, api::engine_options(indexed_format(f), o), fill, take);
 }
 
-void refuse_device(const MemoryOptions& o, const char* call) {
-  if (o.location == BufferLocation::device)
-    fail_usage(std::string(call) + ": device buffers are taken by sort, argsort, unique and merge; copy to host memory first");
-}
-
 // Input k of a merge must be sorted: Error(usage) at its first record smaller than the one before.
 void check_sorted(const SortedRecords& in, size_t k, const Format& f) {
   const size_t i = first_unsorted(in.data, in.count, f);
@@ -91,12 +86,12 @@ void sort(void* data, size_t count, const Format& f, const MemoryOptions& o) {
 }
 
 void sort_copy(const void* in, void* out, size_t count, const Format& f, const MemoryOptions& o) {
-  refuse_device(o, "sort_copy");
   f.validate();
   const size_t bytes = records_bytes(count, f);
   const auto* src = static_cast<const unsigned char*>(in);
   auto* dst = static_cast<unsigned char*>(out);
-  if (dst < src + bytes && src < dst + bytes) fail_usage("sort_copy: the output overlaps the input");
+  if (bytes && dst < src + bytes && src < dst + bytes) fail_usage("sort_copy: the output overlaps the input");
+  if (o.location == BufferLocation::device) return api::sort_copy_device(in, out, count, f, o);
   api::sort_host_copy(src, dst, count, api::engine_options(f, o));
 }
 

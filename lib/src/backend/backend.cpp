@@ -21,7 +21,7 @@ void Backend::sort_into(const Format& f, const unsigned char* src, unsigned char
   if (sorted) sorted(0, n);
 }
 
-void Backend::sort_device_records(const Format&, void*, size_t, uintptr_t) {
+void Backend::sort_device_records(const Format&, const void*, void*, size_t, uintptr_t) {
   throw DeviceError("a device buffer: the " + name() + " backend has no device memory");
 }
 
@@ -46,6 +46,10 @@ void Backend::copy_from_device(void*, const void*, size_t, uintptr_t) {
 }
 
 void Backend::copy_to_device(void*, const void*, size_t, uintptr_t) {
+  throw DeviceError("a device buffer: the " + name() + " backend has no device memory");
+}
+
+void Backend::copy_on_device(void*, const void*, size_t, uintptr_t) {
   throw DeviceError("a device buffer: the " + name() + " backend has no device memory");
 }
 

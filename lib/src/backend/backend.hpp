@@ -104,10 +104,11 @@ class Backend {
                          const SortedRecords& sorted = {});
 
   // Buffers in this device's memory (the in-memory API's device pointers, gxsort/memory.hpp):
-  // a stable sort of n records in place, or their stable permutation into perm (n u64s,
-  // device memory too), ordered after the work queued on the caller's `stream` (a
-  // cudaStream_t) and done when the call returns. Default: DeviceError (no device).
-  virtual void sort_device_records(const Format& f, void* records, size_t n, uintptr_t stream);
+  // a stable sort of the n records at `from` into `records` (the same buffer: in place;
+  // else apart from it), or their stable permutation into perm (n u64s, device memory
+  // too), ordered after the work queued on the caller's `stream` (a cudaStream_t) and done
+  // when the call returns. Default: DeviceError (no device).
+  virtual void sort_device_records(const Format& f, const void* from, void* records, size_t n, uintptr_t stream);
   virtual void argsort_device_records(const Format& f, const void* records, size_t n, uint64_t* perm,
                                       uintptr_t stream);
   // A device buffer too large for one device sort, sorted where it lies in chunks merged
@@ -137,6 +138,7 @@ class Backend {
   virtual bool device_merge_fits(const Format&, size_t /*total*/) const { return false; }
   virtual void copy_from_device(void* host, const void* device, size_t bytes, uintptr_t stream);
   virtual void copy_to_device(void* device, const void* host, size_t bytes, uintptr_t stream);
+  virtual void copy_on_device(void* to, const void* from, size_t bytes, uintptr_t stream);
   // Gives the device's arena back (reserved again at its next use), while nothing holds it.
   virtual void release_device_memory() {}
 
