@@ -29,6 +29,7 @@ bool CudaBackend::device_records_fit(const Format& f, size_t n, bool argsort) co
 
 bool CudaBackend::device_need_fits(uint64_t need) const {
   if (need > limit_) return false;
+  if (mem_->base() && need <= mem_->budget()) return true;  // the arena holds it already: no driver query
   set_device();
   size_t free_b = 0, total_b = 0;
   GXSORT_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));

@@ -138,30 +138,30 @@ void sort_device(uintptr_t data, size_t n, size_t record_size, const nb::list& f
                  uintptr_t stream, const nb::dict& options) {
   const Format f = format_of(record_size, fields);
   MemoryOptions o = device_options(options, device_index, stream);
-  run_released([&](const CancelToken& c, const ProgressFn&) {
+  run_device_call(n * f.record_size, [&](const CancelToken& c) {
     o.cancel = &c;
     sort(reinterpret_cast<void*>(data), n, f, o);
-  }, nb::none());
+  });
 }
 
 void sort_copy_device(uintptr_t in, uintptr_t out, size_t n, size_t record_size, const nb::list& fields,
                       unsigned device_index, uintptr_t stream, const nb::dict& options) {
   const Format f = format_of(record_size, fields);
   MemoryOptions o = device_options(options, device_index, stream);
-  run_released([&](const CancelToken& c, const ProgressFn&) {
+  run_device_call(n * f.record_size, [&](const CancelToken& c) {
     o.cancel = &c;
     sort_copy(reinterpret_cast<const void*>(in), reinterpret_cast<void*>(out), n, f, o);
-  }, nb::none());
+  });
 }
 
 void argsort_device(uintptr_t data, size_t n, size_t record_size, const nb::list& fields, uintptr_t perm,
                     unsigned device_index, uintptr_t stream, const nb::dict& options) {
   const Format f = format_of(record_size, fields);
   MemoryOptions o = device_options(options, device_index, stream);
-  run_released([&](const CancelToken& c, const ProgressFn&) {
+  run_device_call(n * f.record_size, [&](const CancelToken& c) {
     o.cancel = &c;
     argsort(reinterpret_cast<const void*>(data), n, f, reinterpret_cast<uint64_t*>(perm), o);
-  }, nb::none());
+  });
 }
 
 size_t first_unsorted_device(uintptr_t data, size_t n, size_t record_size, const nb::list& fields,
@@ -179,11 +179,15 @@ void merge_device(const std::vector<std::pair<uintptr_t, size_t>>& inputs, size_
   const Format f = format_of(record_size, fields);
   MemoryOptions o = device_options(options, device_index, stream);
   std::vector<SortedRecords> in;
-  for (const auto& [data, count] : inputs) in.push_back({reinterpret_cast<const void*>(data), count});
-  run_released([&](const CancelToken& c, const ProgressFn&) {
+  size_t total = 0;
+  for (const auto& [data, count] : inputs) {
+    in.push_back({reinterpret_cast<const void*>(data), count});
+    total += count;
+  }
+  run_device_call(total * f.record_size, [&](const CancelToken& c) {
     o.cancel = &c;
     merge(in, f, reinterpret_cast<void*>(out), o);
-  }, nb::none());
+  });
 }
 
 }  // namespace

@@ -36,6 +36,12 @@ EngineOptions engine_options(const nb::dict& options);
 // is raised as the package's exception of its exit code (gxsort._errors).
 void run_released(const std::function<void(const CancelToken&, const ProgressFn&)>& work, nb::handle progress);
 
+// A device call on `bytes` of device memory: below kWatchedDeviceBytes on the calling
+// thread with the GIL released (it ends within milliseconds: starting a watched worker
+// cost more than the sort of a small array), else as run_released.
+constexpr size_t kWatchedDeviceBytes = size_t(256) << 20;
+void run_device_call(size_t bytes, const std::function<void(const CancelToken&)>& work);
+
 // Registers the translation of library errors into the package's exceptions.
 void register_errors(nb::module_& m);
 

@@ -87,6 +87,13 @@ void run_released(const std::function<void(const CancelToken&, const ProgressFn&
   if (shared->error) std::rethrow_exception(shared->error);
 }
 
+void run_device_call(size_t bytes, const std::function<void(const CancelToken&)>& work) {
+  if (bytes >= kWatchedDeviceBytes) return run_released([&](const CancelToken& c, const ProgressFn&) { work(c); }, nb::none());
+  const CancelToken never;
+  nb::gil_scoped_release unlocked;
+  work(never);
+}
+
 void register_errors(nb::module_& m) {
   (void)m;
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
