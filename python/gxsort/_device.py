@@ -93,19 +93,16 @@ def _perm(d: _OnDevice, x, order, descending, float_order, opts):
         return p, _argsort(d, x if p.keys is None else p.keys, p, opts)
 
 
-def _output(d: _OnDevice, x, a, out, fill=True):
-    """The device array a sort writes: a copy of x, or `out` (x's dtype and shape on its
-    device; `a` itself: in place, no second array of its size). fill=False: not filled
-    (the sort copies as it goes), unless `out` overlaps x."""
+def _output(d: _OnDevice, x, a, out):
+    """The device array a sort writes, not filled: a new one, or `out` (x's dtype and
+    shape on its device; `a` itself: in place, no second array of its size)."""
     if out is None:
-        return x.copy() if fill else d.cupy.empty_like(x)
+        return d.cupy.empty_like(x)
     if out is a:
         return x
     y = _OnDevice(out).x
     if y.dtype != x.dtype or y.shape != x.shape or y.device.id != x.device.id or not y.flags.c_contiguous:
         raise InputError(f"out=: give a contiguous device array of dtype {x.dtype} and shape {x.shape} on device {x.device.id}")
-    if fill or _overlap(x, y):
-        y[...] = x
     return y
 
 
@@ -119,17 +116,23 @@ def sort(a, axis, order, descending, float_order, out, resources):
     x = _records(d.x, axis, "sort")
     with d.stream:
         p = plan(x, x.dtype, key_fields(x.dtype, order, descending), float_order)
-        if p.keys is None:
-            y = _output(d, x, a, out, fill=False)
-            if y.shape[0] and (y is x or _overlap(x, y)):
-                _core.sort_device(y.data.ptr, y.shape[0], p.record_size, p.fields, y.device.id, d.stream.ptr, opts)
-            elif y.shape[0]:  # the sort's first pass is the copy
-                _core.sort_copy_device(x.data.ptr, y.data.ptr, y.shape[0], p.record_size, p.fields, y.device.id,
-                                       d.stream.ptr, opts)
-        else:
-            y = _output(d, x, a, out)
-            y[...] = x[_argsort(d, p.keys, p, opts)]
+        y = _output(d, x, a, out)
+        if y.shape[0]:
+            _sort_into(d, x, y, p, opts)
     return out if out is not None else d.back(y)
+
+
+def _sort_into(d: _OnDevice, x, y, p, opts):
+    """x sorted into y (x itself, or an array that may overlap it)."""
+    if p.keys is not None:
+        y[...] = x[_argsort(d, p.keys, p, opts)]  # x[perm] is made before y is written
+    elif y is x or _overlap(x, y):
+        if y is not x:
+            y[...] = x.copy()  # an elementwise copy between overlapping views would race
+        _core.sort_device(y.data.ptr, y.shape[0], p.record_size, p.fields, y.device.id, d.stream.ptr, opts)
+    else:  # the sort's first pass is the copy
+        _core.sort_copy_device(x.data.ptr, y.data.ptr, y.shape[0], p.record_size, p.fields, y.device.id,
+                               d.stream.ptr, opts)
 
 
 def argsort(a, axis, order, descending, float_order, resources):

@@ -144,6 +144,42 @@ def test_device_cuda_host_array_matches_cpu():
     assert_same(gxsort.sort(a, device="cuda"), a[np.argsort(a, kind="stable")], "host array on cuda")
 
 
+def test_device_cuda_host_arrays_past_a_staging_slice():
+    """Host arrays past one 64 MiB copy slice go to the GPU and back through pinned staging
+    (cuda/host_staging.cu): a sorted copy, an in-place sort, and argsort's indexed records."""
+    need_gpu()
+    a = make_array("i8", (2 << 26) // 8 + 5, seed=206, kind="dups")
+    want = np.sort(a, kind="stable")
+    before = a.copy()
+    assert_same(gxsort.sort(a, device="cuda"), want, "sorted copy past a slice")
+    assert_same(a, before, "the input is untouched")
+    b = a.copy()
+    assert gxsort.sort(b, out=b, device="cuda") is b
+    assert_same(b, want, "in place past a slice")
+    f = make_array("f4", (3 << 25) // 4 + 3, seed=207, kind="dups")
+    assert_equal_ints(gxsort.argsort(f, device="cuda"), np.argsort(f, kind="stable"), "argsort past a slice")
+
+
+def test_cupy_sort_into_out(cp):
+    """out=: another array (the sort's first pass is the copy), the input itself, and an
+    array overlapping the input (copied first)."""
+    n = 1001
+    a = make_array("f8", n, seed=208, kind="dups")
+    want = a[np.argsort(a, kind="stable")]
+    d = cp.asarray(a)
+    o = cp.empty_like(d)
+    assert gxsort.sort(d, out=o) is o
+    assert_same(cp.asnumpy(o), want, "out= another array")
+    assert_same(cp.asnumpy(d), a, "the input is untouched")
+    big = cp.empty(2 * n, d.dtype)
+    big[:n] = d
+    shifted = big[n // 2:n // 2 + n]
+    gxsort.sort(big[:n], out=shifted)
+    assert_same(cp.asnumpy(shifted), want, "out= overlapping the input")
+    assert gxsort.sort(d, out=d) is d
+    assert_same(cp.asnumpy(d), want, "in place")
+
+
 def test_release_device_memory_without_a_gpu_call():
     gxsort.release_device_memory()  # nothing held: a no-op on any machine
     gxsort.release_device_memory()
