@@ -28,7 +28,7 @@ void sort_host(HostOut a, size_t n, size_t record_size, const nb::list& fields, 
   need_room(a.nbytes(), n, f, "sort");
   MemoryOptions o = memory_options(options);
   void* data = a.data();
-  run_released([&](const CancelToken& c, const ProgressFn& p) {
+  run_call(n * f.record_size, kWatchedHostBytes, [&](const CancelToken& c, const ProgressFn& p) {
     o.cancel = &c;
     o.progress = p;
     sort(data, n, f, o);
@@ -43,7 +43,7 @@ void sort_copy_host(HostIn in, HostOut out, size_t n, size_t record_size, const 
   MemoryOptions o = memory_options(options);
   const void* src = in.data();
   void* dst = out.data();
-  run_released([&](const CancelToken& c, const ProgressFn& p) {
+  run_call(n * f.record_size, kWatchedHostBytes, [&](const CancelToken& c, const ProgressFn& p) {
     o.cancel = &c;
     o.progress = p;
     sort_copy(src, dst, n, f, o);
@@ -58,7 +58,7 @@ void argsort_host(HostIn a, size_t n, size_t record_size, const nb::list& fields
   MemoryOptions o = memory_options(options);
   const void* data = a.data();
   uint64_t* out = perm.data();
-  run_released([&](const CancelToken& c, const ProgressFn& p) {
+  run_call(n * f.record_size, kWatchedHostBytes, [&](const CancelToken& c, const ProgressFn& p) {
     o.cancel = &c;
     o.progress = p;
     argsort(data, n, f, out, o);
@@ -75,7 +75,7 @@ size_t unique_host(HostIn a, size_t n, size_t record_size, const nb::list& field
   size_t groups = 0;
   const void* data = a.data();
   void* dst = out.data();
-  run_released([&](const CancelToken& c, const ProgressFn& p) {
+  run_call(n * f.record_size, kWatchedHostBytes, [&](const CancelToken& c, const ProgressFn& p) {
     o.cancel = &c;
     o.progress = p;
     groups = unique(data, n, f, dst, counts.data(), first_index.data(), o);
@@ -96,7 +96,7 @@ void merge_host(const std::vector<HostIn>& inputs, const std::vector<size_t>& co
   need_room(out.nbytes(), total, f, "merge");
   MemoryOptions o = memory_options(options);
   void* dst = out.data();
-  run_released([&](const CancelToken& c, const ProgressFn& p) {
+  run_call(total * f.record_size, kWatchedHostBytes, [&](const CancelToken& c, const ProgressFn& p) {
     o.cancel = &c;
     o.progress = p;
     merge(in, f, dst, o);
@@ -138,30 +138,30 @@ void sort_device(uintptr_t data, size_t n, size_t record_size, const nb::list& f
                  uintptr_t stream, const nb::dict& options) {
   const Format f = format_of(record_size, fields);
   MemoryOptions o = device_options(options, device_index, stream);
-  run_device_call(n * f.record_size, [&](const CancelToken& c) {
+  run_call(n * f.record_size, kWatchedDeviceBytes, [&](const CancelToken& c, const ProgressFn&) {
     o.cancel = &c;
     sort(reinterpret_cast<void*>(data), n, f, o);
-  });
+  }, nb::none());
 }
 
 void sort_copy_device(uintptr_t in, uintptr_t out, size_t n, size_t record_size, const nb::list& fields,
                       unsigned device_index, uintptr_t stream, const nb::dict& options) {
   const Format f = format_of(record_size, fields);
   MemoryOptions o = device_options(options, device_index, stream);
-  run_device_call(n * f.record_size, [&](const CancelToken& c) {
+  run_call(n * f.record_size, kWatchedDeviceBytes, [&](const CancelToken& c, const ProgressFn&) {
     o.cancel = &c;
     sort_copy(reinterpret_cast<const void*>(in), reinterpret_cast<void*>(out), n, f, o);
-  });
+  }, nb::none());
 }
 
 void argsort_device(uintptr_t data, size_t n, size_t record_size, const nb::list& fields, uintptr_t perm,
                     unsigned device_index, uintptr_t stream, const nb::dict& options) {
   const Format f = format_of(record_size, fields);
   MemoryOptions o = device_options(options, device_index, stream);
-  run_device_call(n * f.record_size, [&](const CancelToken& c) {
+  run_call(n * f.record_size, kWatchedDeviceBytes, [&](const CancelToken& c, const ProgressFn&) {
     o.cancel = &c;
     argsort(reinterpret_cast<const void*>(data), n, f, reinterpret_cast<uint64_t*>(perm), o);
-  });
+  }, nb::none());
 }
 
 size_t first_unsorted_device(uintptr_t data, size_t n, size_t record_size, const nb::list& fields,
@@ -184,10 +184,10 @@ void merge_device(const std::vector<std::pair<uintptr_t, size_t>>& inputs, size_
     in.push_back({reinterpret_cast<const void*>(data), count});
     total += count;
   }
-  run_device_call(total * f.record_size, [&](const CancelToken& c) {
+  run_call(total * f.record_size, kWatchedDeviceBytes, [&](const CancelToken& c, const ProgressFn&) {
     o.cancel = &c;
     merge(in, f, reinterpret_cast<void*>(out), o);
-  });
+  }, nb::none());
 }
 
 }  // namespace

@@ -36,11 +36,13 @@ EngineOptions engine_options(const nb::dict& options);
 // is raised as the package's exception of its exit code (gxsort._errors).
 void run_released(const std::function<void(const CancelToken&, const ProgressFn&)>& work, nb::handle progress);
 
-// A device call on `bytes` of device memory: below kWatchedDeviceBytes on the calling
-// thread with the GIL released (it ends within milliseconds: starting a watched worker
-// cost more than the sort of a small array), else as run_released.
-constexpr size_t kWatchedDeviceBytes = size_t(256) << 20;
-void run_device_call(size_t bytes, const std::function<void(const CancelToken&)>& work);
+// A call on `bytes` of records: below `watched_from` and without a progress callback, on
+// the calling thread with the GIL released (it ends within milliseconds, and starting the
+// watched worker cost more than sorting a small array); else as run_released.
+constexpr size_t kWatchedHostBytes = size_t(16) << 20;     // a CPU sort of this takes milliseconds
+constexpr size_t kWatchedDeviceBytes = size_t(256) << 20;  // a GPU's, one
+void run_call(size_t bytes, size_t watched_from, const std::function<void(const CancelToken&, const ProgressFn&)>& work,
+              nb::handle progress);
 
 // Registers the translation of library errors into the package's exceptions.
 void register_errors(nb::module_& m);

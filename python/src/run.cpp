@@ -87,11 +87,12 @@ void run_released(const std::function<void(const CancelToken&, const ProgressFn&
   if (shared->error) std::rethrow_exception(shared->error);
 }
 
-void run_device_call(size_t bytes, const std::function<void(const CancelToken&)>& work) {
-  if (bytes >= kWatchedDeviceBytes) return run_released([&](const CancelToken& c, const ProgressFn&) { work(c); }, nb::none());
+void run_call(size_t bytes, size_t watched_from, const std::function<void(const CancelToken&, const ProgressFn&)>& work,
+              nb::handle progress) {
+  if (bytes >= watched_from || (progress && !progress.is_none())) return run_released(work, progress);
   const CancelToken never;
   nb::gil_scoped_release unlocked;
-  work(never);
+  work(never, ProgressFn());
 }
 
 void register_errors(nb::module_& m) {
