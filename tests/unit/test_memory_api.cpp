@@ -23,6 +23,7 @@
 
 #include "gxsort/gxsort.hpp"
 #include "gxsort/memory.hpp"
+#include "api/memory_sort.hpp"
 #include "api/unique_groups.hpp"
 #include "../common/records.hpp"
 
@@ -645,4 +646,19 @@ TEST_CASE("engine: a cancelled file sort keeps its job for --resume") {
   unlink(in.c_str());
   unlink(out.c_str());
   CHECK(dir.entries() == 0);
+}
+
+// Under device auto, a host buffer of at most 4 MiB a thread is sorted on the CPU (faster
+// there than a GPU's start and copies); a device asked for is kept at every size.
+TEST_CASE("memory api: host buffers of at most 4 MiB a thread go to the CPU under device auto") {
+  using gxsort::api::host_buffer_device;
+  const uint64_t MiB = uint64_t(1) << 20;
+  CHECK(host_buffer_device(Device::automatic, 64 * MiB, 16) == Device::cpu);
+  CHECK(host_buffer_device(Device::automatic, 64 * MiB + 1, 16) == Device::automatic);
+  CHECK(host_buffer_device(Device::automatic, 8 * MiB, 2) == Device::cpu);
+  CHECK(host_buffer_device(Device::automatic, 8 * MiB + 1, 2) == Device::automatic);
+  CHECK(host_buffer_device(Device::automatic, 4 * MiB, 0) == Device::cpu);  // 0 threads count as 1
+  CHECK(host_buffer_device(Device::automatic, 0, 1) == Device::cpu);
+  CHECK(host_buffer_device(Device::cuda, 1, 16) == Device::cuda);
+  CHECK(host_buffer_device(Device::cpu, 1024 * MiB, 16) == Device::cpu);
 }

@@ -50,7 +50,9 @@ enum class BufferLocation {
 struct MemoryOptions {
   SizeOption memory;                  // host budget, as --memory; not given: half of the memory limit
   unsigned threads = default_threads();
-  Device device = Device::automatic;  // the backend that sorts host buffers (auto: a GPU when usable)
+  // The backend that sorts host buffers. auto: a GPU when usable, except buffers of at
+  // most 4 MiB a thread, which the CPU sorts faster than a GPU starts and copies them.
+  Device device = Device::automatic;
   unsigned device_index = 0;          // the GPU: device_index mod the GPUs visible
   SizeOption device_memory;           // as --device-memory; not given: 80% of free device memory
   std::vector<std::string> tmp_dirs;  // a buffer larger than the budget spills here; empty: $TMPDIR, else /tmp

@@ -102,6 +102,11 @@ EngineOptions engine_options(const Format& f, const MemoryOptions& o) {
   return opt;
 }
 
+Device host_buffer_device(Device asked, uint64_t bytes, unsigned threads) {
+  if (asked != Device::automatic || bytes > kCpuBytesPerThread * std::max(1u, threads)) return asked;
+  return Device::cpu;
+}
+
 void sort_host(unsigned char* data, size_t n, const EngineOptions& given) {
   sort_host_copy(data, data, n, given);
 }
@@ -115,6 +120,7 @@ void sort_host_copy(const unsigned char* in, unsigned char* out, size_t n, const
     return;
   }
   EngineOptions opt = given;
+  opt.device = host_buffer_device(opt.device, bytes, opt.threads);
   Prepared p = prepare(opt, bytes, kDefaultSpillDir);
   if (p.plan.mode == PlanMode::in_memory) {
     if (out == in) return sort_in_memory(*p.backend, out, n, opt);
@@ -136,6 +142,7 @@ void sort_made_records(size_t n, const EngineOptions& given, const FillRecords& 
   given.format.validate();
   const size_t bytes = records_bytes(n, given.format);
   EngineOptions opt = given;
+  opt.device = host_buffer_device(opt.device, bytes, opt.threads);
   Prepared p;
   if (n >= 2) p = prepare(opt, bytes, kDefaultSpillDir);
   if (n < 2 || p.plan.mode == PlanMode::in_memory) {

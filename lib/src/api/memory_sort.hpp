@@ -15,6 +15,12 @@ namespace gxsort::api {
 // The engine options of an in-memory call: its resources, records of format f.
 EngineOptions engine_options(const Format& f, const MemoryOptions& o);
 
+// The backend of an in-memory sort of `bytes` in host memory: `asked`, except that under
+// Device::automatic a buffer of at most kCpuBytesPerThread a thread is the CPU's (it sorts
+// one that small faster than a GPU starts, fits its arena and copies it in and out).
+constexpr uint64_t kCpuBytesPerThread = uint64_t(4) << 20;
+Device host_buffer_device(Device asked, uint64_t bytes, unsigned threads);
+
 // Stable sort, in place, of n records of opt.format in host memory.
 void sort_host(unsigned char* data, size_t n, const EngineOptions& opt);
 // The same sort from `in` into `out` (host buffers that do not overlap; `in` is not
