@@ -51,7 +51,8 @@ class _OnDevice:
         if self.torch:
             import torch
 
-            self.stream = cupy.cuda.ExternalStream(torch.cuda.current_stream(a.device).cuda_stream)
+            stream = torch.cuda.current_stream(a.device).cuda_stream
+            self.stream = cupy.cuda.ExternalStream(stream, a.device.index)  # on its device
             self.x = cupy.from_dlpack(a)
         elif isinstance(a, cupy.ndarray):
             self.stream, self.x = cupy.cuda.get_current_stream(), a

@@ -16,6 +16,10 @@ using HostIn = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
 using HostOut = nb::ndarray<nb::c_contig, nb::device::cpu>;
 using Indices = nb::ndarray<uint64_t, nb::c_contig, nb::device::cpu>;
 
+// Host calls below this many bytes run unwatched (run_call), unless a memory budget is
+// given: the array may then be sorted through temp files, which takes longer.
+size_t host_watched_from(const MemoryOptions& o) { return o.memory.given ? 0 : kWatchedHostBytes; }
+
 // `a` holds at least n records of f (the Python side sized it; a check, not a parse).
 void need_room(size_t bytes, size_t n, const Format& f, const char* what) {
   if (n > bytes / f.record_size)
@@ -28,7 +32,7 @@ void sort_host(HostOut a, size_t n, size_t record_size, const nb::list& fields, 
   need_room(a.nbytes(), n, f, "sort");
   MemoryOptions o = memory_options(options);
   void* data = a.data();
-  run_call(n * f.record_size, kWatchedHostBytes, [&](const CancelToken& c, const ProgressFn& p) {
+  run_call(n * f.record_size, host_watched_from(o), [&](const CancelToken& c, const ProgressFn& p) {
     o.cancel = &c;
     o.progress = p;
     sort(data, n, f, o);
@@ -43,7 +47,7 @@ void sort_copy_host(HostIn in, HostOut out, size_t n, size_t record_size, const 
   MemoryOptions o = memory_options(options);
   const void* src = in.data();
   void* dst = out.data();
-  run_call(n * f.record_size, kWatchedHostBytes, [&](const CancelToken& c, const ProgressFn& p) {
+  run_call(n * f.record_size, host_watched_from(o), [&](const CancelToken& c, const ProgressFn& p) {
     o.cancel = &c;
     o.progress = p;
     sort_copy(src, dst, n, f, o);
@@ -58,7 +62,7 @@ void argsort_host(HostIn a, size_t n, size_t record_size, const nb::list& fields
   MemoryOptions o = memory_options(options);
   const void* data = a.data();
   uint64_t* out = perm.data();
-  run_call(n * f.record_size, kWatchedHostBytes, [&](const CancelToken& c, const ProgressFn& p) {
+  run_call(n * f.record_size, host_watched_from(o), [&](const CancelToken& c, const ProgressFn& p) {
     o.cancel = &c;
     o.progress = p;
     argsort(data, n, f, out, o);
@@ -75,7 +79,7 @@ size_t unique_host(HostIn a, size_t n, size_t record_size, const nb::list& field
   size_t groups = 0;
   const void* data = a.data();
   void* dst = out.data();
-  run_call(n * f.record_size, kWatchedHostBytes, [&](const CancelToken& c, const ProgressFn& p) {
+  run_call(n * f.record_size, host_watched_from(o), [&](const CancelToken& c, const ProgressFn& p) {
     o.cancel = &c;
     o.progress = p;
     groups = unique(data, n, f, dst, counts.data(), first_index.data(), o);
@@ -96,7 +100,7 @@ void merge_host(const std::vector<HostIn>& inputs, const std::vector<size_t>& co
   need_room(out.nbytes(), total, f, "merge");
   MemoryOptions o = memory_options(options);
   void* dst = out.data();
-  run_call(total * f.record_size, kWatchedHostBytes, [&](const CancelToken& c, const ProgressFn& p) {
+  run_call(total * f.record_size, host_watched_from(o), [&](const CancelToken& c, const ProgressFn& p) {
     o.cancel = &c;
     o.progress = p;
     merge(in, f, dst, o);
