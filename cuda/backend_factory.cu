@@ -45,6 +45,15 @@ std::unique_ptr<Backend> make_cuda_backend(unsigned device, const SizeOption& de
   return std::make_unique<cuda::CudaBackend>(device, device_memory);
 }
 
+std::shared_ptr<void> cuda_keep_current_device() {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();  // no device: nothing to put back
+    return nullptr;
+  }
+  return std::shared_ptr<void>(nullptr, [device](void*) { cudaSetDevice(device); });
+}
+
 std::vector<DeviceInfo> cuda_list_devices(const SizeOption& device_memory) {
   std::vector<DeviceInfo> out;
   if (!cuda_device_usable()) return out;

@@ -110,8 +110,9 @@ class CudaBackend final : public Backend {
 
  private:
   friend class ResidentSort;  // sort/resident_sort.cu
-  SortContext sort_context() const;
-  void sort_between(const Format& f, const unsigned char* in, unsigned char* out, size_t n);  // the streams, the arena and the grid cap of one sort
+  SortContext sort_context() const;  // the streams, the arena and the grid cap of one sort
+  // sort_chunk (in == out) and sort_into: the sort of host records from in into out.
+  void sort_between(const Format& f, const unsigned char* in, unsigned char* out, size_t n);
   void set_device() const;
   void drain() noexcept;
   // Error(io) when a sort of n records of f does not fit the device's memory free now.

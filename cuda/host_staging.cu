@@ -1,6 +1,7 @@
 #include "host_staging.cuh"
 
 #include <algorithm>
+#include <utility>
 
 #include "cuda_check.cuh"
 #include "io/file.hpp"
@@ -27,9 +28,17 @@ HostStaging::HostStaging(const void* in, const void* out, size_t bytes, size_t s
   stage_in_ = in && pageable(in);
   stage_out_ = out && pageable(out);
   if (!stage_in_ && !stage_out_) return;
+  try {
+    slots_ = allocate_pinned(2 * slice_bytes);
+    for (cudaEvent_t& e : dma_done_) GXSORT_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  } catch (const Error&) {  // no pinned memory (or events) to spare: the driver's pageable copies, slower
+    for (cudaEvent_t& e : dma_done_)
+      if (e) cudaEventDestroy(std::exchange(e, nullptr));
+    slots_ = HostBuffer();
+    stage_in_ = stage_out_ = false;
+    return;
+  }
   slot_bytes_ = slice_bytes;
-  slots_ = allocate_pinned(2 * slice_bytes);
-  for (cudaEvent_t& e : dma_done_) GXSORT_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
 }
 
 HostStaging::~HostStaging() {
@@ -52,6 +61,7 @@ void HostStaging::upload(void* device, const void* host, size_t bytes, cudaStrea
     GXSORT_CUDA_CHECK(cudaMemcpyAsync(device, host, bytes, cudaMemcpyDefault, st));
     return;
   }
+  finish();  // a download's slot is free only once its bytes are out
   unsigned slot;
   unsigned char* p = take_slot(slot);
   io::parallel_copy(p, host, bytes, threads_);  // while the slice before is on its way

@@ -3,11 +3,12 @@
 // about 8.5 GB/s and holds the calling thread (shared/ANCHORS.md); here a slice is
 // copied by the backend's host threads into one of two pinned slots while the DMA of the
 // slice before it runs. Pinned memory (the engine's chunks), device memory and copies
-// smaller than one slice go straight, as one cudaMemcpyAsync.
+// smaller than one slice go straight, as one cudaMemcpyAsync; so does everything when no
+// pinned memory is left for the slots.
 //
-// One HostStaging serves one sort: its uploads (host to device, in any order), then its
-// downloads (device to host). A download's host bytes land by the next download, or by
-// finish(); the destructor waits for the DMA still using the slots.
+// One HostStaging serves one sort's uploads (host to device) and downloads (device to
+// host). A download's host bytes land by the next upload or download, or by finish();
+// the destructor waits for the DMA still using the slots.
 #pragma once
 #include <cuda_runtime.h>
 

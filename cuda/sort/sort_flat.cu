@@ -1,7 +1,8 @@
 // The device sort of flat typed keys: copy the keys in (through host_staging.cuh), turn
 // them into order words in place (order32 / order64 from format.hpp),
-// cub::DeviceRadixSort::SortKeys over the bits that differ, turn them back, copy out. The transform is a bijection, so equal order
-// words are equal bytes and the output is byte-identical to any stable host sort.
+// cub::DeviceRadixSort::SortKeys over the bits that differ, turn them back, copy out.
+// The transform is a bijection, so equal order words are equal bytes and the output is
+// byte-identical to any stable host sort.
 #include <algorithm>
 
 #include "host_staging.cuh"

@@ -143,8 +143,8 @@ void sort_records_on_device(SortContext c, const Format& f, const unsigned char*
     GXSORT_CUDA_CHECK(cudaStreamSynchronize(c.s[0]));
     return;
   }
-  gather_copy_out(c, static_cast<const unsigned char*>(w.records_in.get()), take_output(c, f, n, w), perm, out, n,
-                  f.record_size);
+  gather_copy_out(c, static_cast<const unsigned char*>(w.records_in.get()), perm ? take_output(c, f, n, w) : nullptr,
+                  perm, out, n, f.record_size);
 }
 
 }  // namespace gxsort::cuda

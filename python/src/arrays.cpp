@@ -19,6 +19,11 @@ using Indices = nb::ndarray<uint64_t, nb::c_contig, nb::device::cpu>;
 // Host calls below this many bytes run unwatched (run_call), unless a memory budget is
 // given: the array may then be sorted through temp files, which takes longer.
 size_t host_watched_from(const MemoryOptions& o) { return o.memory.given ? 0 : kWatchedHostBytes; }
+// Device calls likewise, unless a budget is given: past it the array goes through host
+// memory (and temp files).
+size_t device_watched_from(const MemoryOptions& o) {
+  return o.memory.given || o.device_memory.given ? 0 : kWatchedDeviceBytes;
+}
 
 // `a` holds at least n records of f (the Python side sized it; a check, not a parse).
 void need_room(size_t bytes, size_t n, const Format& f, const char* what) {
@@ -142,7 +147,7 @@ void sort_device(uintptr_t data, size_t n, size_t record_size, const nb::list& f
                  uintptr_t stream, const nb::dict& options) {
   const Format f = format_of(record_size, fields);
   MemoryOptions o = device_options(options, device_index, stream);
-  run_call(n * f.record_size, kWatchedDeviceBytes, [&](const CancelToken& c, const ProgressFn&) {
+  run_call(n * f.record_size, device_watched_from(o), [&](const CancelToken& c, const ProgressFn&) {
     o.cancel = &c;
     sort(reinterpret_cast<void*>(data), n, f, o);
   }, nb::none());
@@ -152,7 +157,7 @@ void sort_copy_device(uintptr_t in, uintptr_t out, size_t n, size_t record_size,
                       unsigned device_index, uintptr_t stream, const nb::dict& options) {
   const Format f = format_of(record_size, fields);
   MemoryOptions o = device_options(options, device_index, stream);
-  run_call(n * f.record_size, kWatchedDeviceBytes, [&](const CancelToken& c, const ProgressFn&) {
+  run_call(n * f.record_size, device_watched_from(o), [&](const CancelToken& c, const ProgressFn&) {
     o.cancel = &c;
     sort_copy(reinterpret_cast<const void*>(in), reinterpret_cast<void*>(out), n, f, o);
   }, nb::none());
@@ -162,7 +167,7 @@ void argsort_device(uintptr_t data, size_t n, size_t record_size, const nb::list
                     unsigned device_index, uintptr_t stream, const nb::dict& options) {
   const Format f = format_of(record_size, fields);
   MemoryOptions o = device_options(options, device_index, stream);
-  run_call(n * f.record_size, kWatchedDeviceBytes, [&](const CancelToken& c, const ProgressFn&) {
+  run_call(n * f.record_size, device_watched_from(o), [&](const CancelToken& c, const ProgressFn&) {
     o.cancel = &c;
     argsort(reinterpret_cast<const void*>(data), n, f, reinterpret_cast<uint64_t*>(perm), o);
   }, nb::none());
@@ -188,7 +193,7 @@ void merge_device(const std::vector<std::pair<uintptr_t, size_t>>& inputs, size_
     in.push_back({reinterpret_cast<const void*>(data), count});
     total += count;
   }
-  run_call(total * f.record_size, kWatchedDeviceBytes, [&](const CancelToken& c, const ProgressFn&) {
+  run_call(total * f.record_size, device_watched_from(o), [&](const CancelToken& c, const ProgressFn&) {
     o.cancel = &c;
     merge(in, f, reinterpret_cast<void*>(out), o);
   }, nb::none());

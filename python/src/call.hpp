@@ -2,7 +2,7 @@
 // (keyword arguments, resolved by the package's Python code into a dict), the record
 // format a dtype was mapped to, and the way a library call runs: on a worker thread,
 // with the GIL released, while the calling thread watches for Ctrl-C and delivers
-// progress to the Python callback.
+// progress to the Python callback (a short call: on the calling thread, run_call).
 #pragma once
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>

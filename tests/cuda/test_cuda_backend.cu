@@ -669,14 +669,15 @@ void check_sort_into(const Format& f, const std::vector<unsigned char>& in, size
 // Pageable memory past one 64 MiB copy slice goes through pinned staging
 // (cuda/host_staging.cuh), in place (sort_chunk) and from one buffer into another
 // (sort_into, the in-memory API's sorted copy): flat keys over two slices and a 40-byte
-// third, gensort records over two slices and a bit, and records whose keys are all equal
-// (nothing sorted: the records as read go out). Each against the pinned path.
+// third, gensort records over two slices and a bit, and flat keys and records whose keys
+// are all equal (nothing sorted: what was read goes out). Each against the pinned path.
 TEST_CASE("sort_chunk and sort_into: pageable memory past a slice goes through pinned staging") {
   GPU_TEST_REQUIRE_DEVICE();
   const unsigned threads = backend().host_threads();
   backend().set_host_threads(4);
   Rng rng(17);
   const std::pair<Format, Dist> cases[] = {{typed(KeyType::i64, true), Dist::random},
+                                           {typed(KeyType::i64, true), Dist::all_equal},  // out from the order words
                                            {Format::gensort(), Dist::random},
                                            {Format::gensort(), Dist::all_equal}};
   for (const auto& [f, d] : cases) {

@@ -95,13 +95,14 @@ TEST_CASE("memory api: device buffers sort and argsort as the host does") {
   GPU_TEST_REQUIRE_DEVICE();
   for (const Format& f : formats())
     for (size_t n : {size_t(0), size_t(1), size_t(2), size_t(1000), size_t(100003)})
-      for (unsigned mod : {256u, 3u}) {
+      for (unsigned mod : {256u, 3u, 1u}) {  // 1: every byte zero, every key equal
         CAPTURE(f.describe());
         CAPTURE(n);
         CAPTURE(mod);
         check_device_calls(f, random_records(f, n, n + mod, mod));
       }
 }
+
 
 TEST_CASE("memory api: host buffers on the GPU backend give the CPU's bytes") {
   GPU_TEST_REQUIRE_DEVICE();
@@ -499,4 +500,31 @@ TEST_CASE("memory api: a device buffer past the device budget is sorted on the d
       CHECK(from_device<unsigned char>(d.p, data.size()) == want);
     }
   }
+}
+
+// The calls run on the caller's thread: the device they make current for a buffer on
+// another GPU is not left current (CuPy and torch allocate on the current device).
+TEST_CASE("memory api: a call on another GPU's buffer leaves the caller's current device") {
+  GPU_TEST_REQUIRE_DEVICE();
+  int gpus = 0;
+  GXSORT_CUDA_CHECK(cudaGetDeviceCount(&gpus));
+  if (gpus < 2) {
+    std::printf("SKIPPED (needs two GPUs, %d visible): the caller's current device\n", gpus);
+    MESSAGE("SKIPPED: needs two GPUs");
+    return;
+  }
+  const Format f = Format::typed(KeyType::u64);
+  const Bytes data = random_records(f, 1000, 5, 256);
+  GXSORT_CUDA_CHECK(cudaSetDevice(1));
+  const DeviceBytes d = on_device(data), copy = on_device(data);
+  GXSORT_CUDA_CHECK(cudaSetDevice(0));
+  MemoryOptions o;
+  o.location = BufferLocation::device;
+  o.device_index = 1;
+  sort_copy(d.p, copy.p, 1000, f, o);
+  gxsort::sort(d.p, 1000, f, o);
+  int current = -1;
+  GXSORT_CUDA_CHECK(cudaGetDevice(&current));
+  CHECK(current == 0);
+  CHECK(from_device<unsigned char>(d.p, data.size()) == from_device<unsigned char>(copy.p, data.size()));
 }

@@ -178,6 +178,9 @@ def test_cupy_sort_into_out(cp):
     assert_same(cp.asnumpy(shifted), want, "out= overlapping the input")
     assert gxsort.sort(d, out=d) is d
     assert_same(cp.asnumpy(d), want, "in place")
+    empty = cp.empty(0, d.dtype)
+    out = cp.empty(0, d.dtype)
+    assert gxsort.sort(empty, out=out) is out
 
 
 def test_release_device_memory_without_a_gpu_call():

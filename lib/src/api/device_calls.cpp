@@ -66,10 +66,11 @@ MemoryOptions on_host(const MemoryOptions& o) {
 
 }  // namespace
 
-// The backend one call on a device buffer uses, held until the call returns.
+// The backend one call on a device buffer uses, held until the call returns; the calling
+// thread's current device is made current again after it.
 class DeviceLease {
  public:
-  explicit DeviceLease(const MemoryOptions& o) {
+  explicit DeviceLease(const MemoryOptions& o) : caller_device_(keep_current_device()) {
     if (!o.workspace) {
       own_ = device_backend(o);
       backend_ = own_.get();
@@ -89,6 +90,7 @@ class DeviceLease {
   Backend& operator*() const { return *backend_; }
 
  private:
+  std::shared_ptr<void> caller_device_;  // first: put back after everything below is gone
   std::unique_ptr<Backend> own_;
   std::unique_lock<std::mutex> busy_;
   Backend* backend_ = nullptr;

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <new>
 
+#include "device/backend_select.hpp"
 #include "engine/engine.hpp"
 #include "io/file.hpp"
 #include "io/temp_files.hpp"
@@ -121,6 +122,7 @@ void sort_host_copy(const unsigned char* in, unsigned char* out, size_t n, const
   }
   EngineOptions opt = given;
   opt.device = host_buffer_device(opt.device, bytes, opt.threads);
+  const std::shared_ptr<void> caller_device = opt.device == Device::cpu ? nullptr : keep_current_device();
   Prepared p = prepare(opt, bytes, kDefaultSpillDir);
   if (p.plan.mode == PlanMode::in_memory) {
     if (out == in) return sort_in_memory(*p.backend, out, n, opt);
@@ -143,6 +145,7 @@ void sort_made_records(size_t n, const EngineOptions& given, const FillRecords& 
   const size_t bytes = records_bytes(n, given.format);
   EngineOptions opt = given;
   opt.device = host_buffer_device(opt.device, bytes, opt.threads);
+  const std::shared_ptr<void> caller_device = opt.device == Device::cpu ? nullptr : keep_current_device();
   Prepared p;
   if (n >= 2) p = prepare(opt, bytes, kDefaultSpillDir);
   if (n < 2 || p.plan.mode == PlanMode::in_memory) {

@@ -23,6 +23,10 @@ int cuda_device_count();
 // (see cuda::device_budget). Throws Error(device) when the device is not usable.
 std::unique_ptr<Backend> make_cuda_backend(unsigned device, const SizeOption& device_memory);
 
+// The calling thread's current CUDA device, made current again when the returned guard
+// goes (null when the runtime sees no device).
+std::shared_ptr<void> cuda_keep_current_device();
+
 // Every visible device with the budget `device_memory` would give it; empty without a GPU.
 std::vector<DeviceInfo> cuda_list_devices(const SizeOption& device_memory);
 

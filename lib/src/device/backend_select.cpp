@@ -30,6 +30,14 @@ std::unique_ptr<Backend> make_backend(Device device, unsigned threads, const Siz
   return b;
 }
 
+std::shared_ptr<void> keep_current_device() {
+#if GXSORT_HAVE_CUDA
+  return cuda_keep_current_device();
+#else
+  return nullptr;
+#endif
+}
+
 unsigned visible_gpus() {
 #if GXSORT_HAVE_CUDA
   return unsigned(cuda_device_count());

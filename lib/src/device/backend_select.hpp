@@ -15,6 +15,11 @@ namespace gxsort {
 std::unique_ptr<Backend> make_backend(Device device, unsigned threads, const SizeOption& device_memory,
                                       unsigned device_index = 0);
 
+// The calling thread's current CUDA device, made current again when the returned guard
+// goes: a call that runs on its caller's thread (the in-memory API's) leaves the caller's
+// CUDA state (CuPy's and torch's current device) as it found it. Null without CUDA.
+std::shared_ptr<void> keep_current_device();
+
 // Devices visible to the CUDA backend (empty without CUDA or without a GPU).
 std::vector<DeviceInfo> list_devices(const SizeOption& device_memory);
 // How many there are, without starting any (0 without CUDA or without a GPU).
