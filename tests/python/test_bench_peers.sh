@@ -26,13 +26,18 @@ table_rows() { grep '^| ' "$1" | grep -vc '^| job |'; }
 [[ $(rows "u64 sort, numpy array") == 2 && $(rows "16-byte records by 2 u64 keys") == 2 &&
    $(rows "u64 unique (~8 copies each), numpy") == 1 ]] && pass "python_peers.py --tiny: a row for each host job and peer" ||
   fail "host rows" "$(cat peers.txt)"
-[[ $(grep "^| \(u64 sort, numpy\|16-byte records\|u64 unique (~8 copies each), numpy\)" peers.txt | grep -c '| equal |$') == 5 ]] &&
+[[ $(grep "^| \(u64 sort, numpy array\|16-byte records by 2 u64 keys\|u64 unique (~8 copies each), numpy\) |" peers.txt |
+     grep -c '| equal |$') == 5 ]] &&
   pass "python_peers.py --tiny: every host result equals numpy's" || fail "host results" "$(cat peers.txt)"
+[[ $(rows "u64 sort, numpy array, per call") == 4 &&
+   $(grep "^| u64 sort, numpy array, per call |" peers.txt | grep -c '| equal |$') == 4 ]] &&
+  pass "python_peers.py --tiny: per-call rows of four sizes, equal to np.sort's" || fail "per-call rows" "$(cat peers.txt)"
 grep -q "^| u64 memmap sort, budgets 16 MiB | 64 MiB | [0-9.]* | .*output sorted, the input's values |$" peers.txt &&
   pass "python_peers.py --tiny: the memmap over its budget sorted" || fail "memmap row" "$(cat peers.txt)"
 # Device jobs: timed where cupy/torch and a GPU are there, else a row that says why.
 [[ $(rows "u64 sort, CuPy array") -ge 1 && $(rows "int64 sort, torch CUDA tensor") -ge 1 &&
-   $(rows "u64 unique (~8 copies each), CuPy") -ge 1 && $(grep -c "^| u64 sort in place, CuPy array of" peers.txt) == 1 ]] &&
+   $(rows "u64 unique (~8 copies each), CuPy") -ge 1 && $(grep -c "^| u64 sort in place, CuPy array of" peers.txt) == 1 &&
+   $(rows "u64 sort, CuPy array, per call") -ge 1 ]] &&
   pass "python_peers.py --tiny: a row for each device job" || fail "device rows" "$(cat peers.txt)"
 ! grep -q "DIFFERS\|FAILED\|NOT SORTED\|VALUES DIFFER\|TEMP FILES LEFT" peers.txt &&
   pass "python_peers.py --tiny: no result differs, no gxsort call failed" || fail "results" "$(cat peers.txt)"

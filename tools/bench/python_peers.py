@@ -13,6 +13,9 @@ array, in one run (issue 37). The jobs (--only takes their names, comma-separate
   big-device   with --big-device [FRACTION=0.6]: a CuPy u64 array of that fraction of the
                GPU's memory, gxsort.sort(x, out=x) against cupy.sort (which needs several
                times the array: "failed: out of memory" is its expected result)
+  calls        per-call times of small u64 host arrays (2^10 to 2^20 elements, the best of
+               many calls): gxsort.sort against np.sort (quicksort)
+  cupy-calls   the same on CuPy arrays: gxsort.sort against cupy.sort, and gxsort in place
   memmap       an np.memmap in --tmp (--memmap-size, 32 GiB; 3x that on the disk, 2x with
                --in-place) with memory and device budgets of a quarter of it:
                gxsort.sort(mm, out=mm_out) (the output's pages are not flushed); the peers
@@ -50,10 +53,11 @@ except ImportError as e:  # SMOKE=1 (CI, a build without the package): skipped, 
     sys.exit(0)
 
 MIB, GIB = 1 << 20, 1 << 30
-JOBS = ("sort", "records", "unique", "cupy", "torch", "cupy-unique", "big-device", "memmap")
+JOBS = ("sort", "records", "unique", "cupy", "torch", "cupy-unique", "big-device", "calls", "cupy-calls", "memmap")
 WARM = 4096  # elements of the warm-up arrays
 CHUNK = 1 << 24  # elements per step of the generators and checks (128 MiB of u64)
 TINY_MEMMAP_MAX = 64 * MIB
+CALL_SIZES = (1 << 10, 1 << 14, 1 << 17, 1 << 20)  # elements of the per-call jobs
 RECORD = np.dtype([("key", "<u8"), ("key2", "<u8")])
 
 
@@ -71,7 +75,7 @@ def parse_size(text):
 
 
 def show_size(n):
-    return f"{n / GIB:.4g} GiB" if n >= GIB else f"{n / MIB:.4g} MiB"
+    return f"{n / GIB:.4g} GiB" if n >= GIB else f"{n / MIB:.4g} MiB" if n >= MIB else f"{n / 1024:.4g} KiB"
 
 
 # ---- inputs: splitmix64 of the indices, the same for numpy, CuPy and np.memmap ----
@@ -153,6 +157,16 @@ def out_of_memory(e):
         "out of memory" in str(e).lower()
 
 
+def seconds(s):
+    """A time cell: milliseconds' digits for calls under 10 ms (the per-call jobs)."""
+    return "" if s is None else f"{s:.6f}" if s < 0.01 else f"{s:.3f}"
+
+
+def call_rounds(n, args):
+    """Calls timed of an array of n elements in the per-call jobs: many for the small ones."""
+    return max(args.rounds, 10 if n >= 1 << 17 else 100)
+
+
 class Bench:
     """Times the calls, compares the results, prints the table's rows and keeps them for --json."""
 
@@ -174,8 +188,8 @@ class Bench:
 
     def row(self, job, nbytes, gx_s, peer, peer_s, result):
         ratio = peer_s / max(gx_s, 1e-9) if gx_s is not None and peer_s is not None else None
-        cells = [job, show_size(nbytes) if nbytes else "", "" if gx_s is None else f"{gx_s:.3f}", peer,
-                 "" if peer_s is None else f"{peer_s:.3f}", "" if ratio is None else f"{ratio:.2f}", result]
+        cells = [job, show_size(nbytes) if nbytes else "", seconds(gx_s), peer, seconds(peer_s),
+                 "" if ratio is None else f"{ratio:.2f}", result]
         print("| " + " | ".join(cells) + " |", flush=True)
         self.rows.append({"job": job, "bytes": nbytes, "gxsort_s": gx_s, "peer": peer, "peer_s": peer_s,
                           "peer_over_gxsort": ratio, "result": result})
@@ -341,6 +355,30 @@ def job_big_device(b, args, dev):
         b.fail(job, f"gxsort's output is {checked(in_order, same)}")
 
 
+def job_calls(b, args, dev):
+    for n in CALL_SIZES:
+        a = fill_random(np.empty(n, np.uint64), np, 8)
+        gxsort.sort(a), np.sort(a)  # warm-up
+        b.compare("u64 sort, numpy array, per call", n * 8, lambda: gxsort.sort(a),
+                  [("np.sort (quicksort)", lambda: np.sort(a))], np.array_equal, call_rounds(n, args))
+
+
+def job_cupy_calls(b, args, dev):
+    cp = on_device(b, dev, "u64 sort, CuPy array, per call")
+    if cp is None:
+        return
+    equal = lambda g, w: bool(cp.array_equal(g, w))
+    for n in CALL_SIZES:
+        x = fill_random(cp.empty(n, cp.uint64), cp, 8)
+        y = x.copy()
+        gxsort.sort(x), cp.sort(x), gxsort.sort(y, out=y)  # warm-up: CuPy's pool, gxsort's arena
+        rounds = call_rounds(n, args)
+        b.compare("u64 sort, CuPy array, per call", n * 8, lambda: gxsort.sort(x), [("cupy.sort", lambda: cp.sort(x))],
+                  equal, rounds)
+        b.compare("u64 sort in place (out=x), CuPy array, per call", n * 8, lambda: gxsort.sort(y, out=y),
+                  [("cupy.sort", lambda: cp.sort(x))], equal, rounds)
+
+
 def checked(in_order, same_values):
     return ("sorted" if in_order else "NOT SORTED") + ", " + ("the input's values" if same_values else "VALUES DIFFER")
 
@@ -394,7 +432,8 @@ def sort_memmap(b, args, job, work, n):
 
 
 JOB_FUNCTIONS = {"sort": job_sort, "records": job_records, "unique": job_unique, "cupy": job_cupy, "torch": job_torch,
-                 "cupy-unique": job_cupy_unique, "big-device": job_big_device, "memmap": job_memmap}
+                 "cupy-unique": job_cupy_unique, "big-device": job_big_device, "calls": job_calls,
+                 "cupy-calls": job_cupy_calls, "memmap": job_memmap}
 
 
 def parse_args():
@@ -430,7 +469,7 @@ def parse_args():
 
 def devices(jobs):
     """cupy and torch (None where missing) and why, for the device jobs asked for."""
-    if not {"cupy", "torch", "cupy-unique", "big-device"} & set(jobs):
+    if not {"cupy", "torch", "cupy-unique", "big-device", "cupy-calls"} & set(jobs):
         return {"cupy": None, "torch": None, "why_cupy": "", "why_torch": ""}
     cupy, why_cupy = load_cupy()
     torch, why_torch = load_torch(cupy, why_cupy) if "torch" in jobs else (None, "")
