@@ -368,6 +368,42 @@ TEST_CASE("memory api: sort_copy is the sort of a copy, the input untouched") {
   CHECK_THROWS_WITH_AS(sort_copy(v, v + 1, 3, f, small_options()), "sort_copy: the output overlaps the input", Error);
 }
 
+// A sorted copy past the budget: runs formed from the input and merged into the output
+// (one copy of the records on the disk), the input untouched, no temp file left; the
+// same when cancelled at the first run (the output may be partly written: it is the
+// output). With 1 MiB the merge would take two levels: the three-copy way instead.
+TEST_CASE("memory api: sort_copy larger than the budget merges runs of the input into the output") {
+  TestDir dir;
+  for (const Format& f : {Format::typed(KeyType::u64), payload_format(), composite_format()}) {
+    for (const char* memory : {"2M", "1M"}) {
+      CAPTURE(f.describe());
+      CAPTURE(memory);
+      const size_t n = (size_t(6) << 20) / f.record_size + 3;  // 6 MiB and not whole runs
+      const Bytes data = make_records(f, n, Dist::duplicates, 6);
+      std::vector<std::string> phases;
+      MemoryOptions o = spill_options(dir);
+      o.memory = parse_size_option(memory, "--memory");
+      o.progress = [&](const Progress& p) {
+        if (phases.empty() || phases.back() != p.phase) phases.push_back(p.phase);
+      };
+      Bytes out(data.size(), 0xA5);
+      sort_copy(data.data(), out.data(), n, f, o);
+      CHECK(out == permuted(data, gxsort_test::stable_order(f, data), f.record_size));
+      const bool runs = phases == std::vector<std::string>{"runs", "merge"};
+      CHECK(runs == (std::string(memory) == "2M"));
+      CHECK(dir.entries() == 0);
+      CancelToken token;
+      std::atomic<int> reports{0};
+      const Bytes before = data;
+      o.progress = {};
+      CHECK_THROWS_AS(sort_copy(data.data(), out.data(), n, f, cancelled_at_first_progress(o, token, reports)),
+                      Cancelled);
+      CHECK(data == before);
+      CHECK(dir.entries() == 0);
+    }
+  }
+}
+
 TEST_CASE("memory api: first_unsorted finds the first record smaller than the one before") {
   for (const Format& f : formats()) {
     CAPTURE(f.describe());

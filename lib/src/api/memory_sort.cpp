@@ -1,11 +1,14 @@
 #include "api/memory_sort.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <new>
+#include <vector>
 
 #include "device/backend_select.hpp"
 #include "engine/engine.hpp"
+#include "engine/merge.hpp"
 #include "io/file.hpp"
 #include "io/temp_files.hpp"
 
@@ -55,6 +58,65 @@ void sort_through_files(unsigned char* data, size_t n, const EngineOptions& opt,
   io::File sorted;
   const io::TempFile out = sort_spill(in, bytes, opt, dir, sorted);
   sorted.read_at_parallel(data, bytes, 0, opt.threads);
+}
+
+// The temp files of sort_through_runs and the records each holds.
+struct TempRuns {
+  std::vector<io::TempFile> files;
+  std::vector<uint64_t> records;
+};
+
+// Run formation from memory: each run of the plan's size sorted from `in` into a host
+// buffer (pinned on a GPU backend) and written to a private temp file of its own.
+TempRuns write_sorted_runs(Prepared& p, const unsigned char* in, size_t n, const EngineOptions& opt) {
+  const Format& f = opt.format;
+  const size_t rs = f.record_size, per_run = p.plan.run_records;
+  fit_device_to_sorts(*p.backend, f, per_run);
+  HostBuffer sorted = p.backend->allocate_host(per_run * rs);
+  TempRuns runs;
+  for (size_t first = 0; first < n; first += per_run) {
+    throw_if_cancelled(opt.cancel);
+    const size_t count = std::min(per_run, n - first);
+    p.backend->sort_into(f, in + first * rs, sorted.data(), count);
+    const std::string& dir = p.tmp_dirs[runs.files.size() % p.tmp_dirs.size()];
+    runs.files.push_back(io::TempFile::create(opt.context, dir, "run"));
+    runs.files.back().file().write_at_parallel(sorted.data(), count * rs, 0, p.threads);
+    runs.records.push_back(count);
+    if (opt.progress) opt.progress({"runs", (first + count) * rs, uint64_t(n) * rs});
+  }
+  return runs;
+}
+
+// A sorted copy larger than the budget, in one merge: runs formed from `in`, then merged
+// from their files into `out`, each run's parts dropped from its file once read. The disk
+// holds one copy of the records, written and read once (sort_through_files: three). False,
+// with nothing done, where the plan (--ooc merge) needs more than one merge level.
+bool sort_through_runs(const unsigned char* in, unsigned char* out, size_t n, const EngineOptions& given) {
+  EngineOptions opt = given;
+  opt.ooc = OocMethod::merge;
+  const uint64_t bytes = uint64_t(n) * opt.format.record_size;
+  Prepared p = prepare(opt, bytes, kDefaultSpillDir);
+  if (p.plan.mode != PlanMode::external || p.plan.levels.size() != 1 || p.plan.run_records == 0) return false;
+  const TempRuns temp = write_sorted_runs(p, in, n, opt);
+  std::vector<RunRef> runs(temp.files.size());
+  for (size_t i = 0; i < runs.size(); ++i) {
+    runs[i].file = &temp.files[i].file();
+    runs[i].records = temp.records[i];
+    runs[i].name = temp.files[i].path();
+    runs[i].discardable = true;
+  }
+  std::atomic<uint64_t> done{0};
+  MergeSetup job;
+  job.format = &opt.format;
+  job.threads = std::max(1u, p.plan.merge_threads);
+  job.buffer_bytes = std::max<size_t>(p.plan.merge_buffer_bytes, kMinMergeBuffer);
+  job.progress = opt.progress;
+  job.cancel = opt.cancel;
+  job.context = opt.context;
+  job.done_bytes = &done;
+  job.total_bytes = bytes;
+  merge_runs_to_memory(job, runs, out);
+  return true;
 }
 
 // The records of a spilled sort_made_records go in and come out in pieces of this many:
@@ -135,6 +197,9 @@ void sort_host_copy(const unsigned char* in, unsigned char* out, size_t n, const
   const std::string dir = p.tmp_dirs[0];
   opt.tmp_dirs = p.tmp_dirs;
   p = Prepared();  // its backend (a GPU's arena) goes before the file sort makes its own
+  // In place, the records stay untouched until the sort has succeeded (a merge into them
+  // could be stopped half way): the three-copy way.
+  if (out != in && sort_through_runs(in, out, n, opt)) return;
   if (out != in) io::parallel_copy(out, in, bytes, opt.threads);
   sort_through_files(out, n, opt, dir);
 }
