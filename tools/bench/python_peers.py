@@ -16,8 +16,10 @@ array, in one run (issue 37). The jobs (--only takes their names, comma-separate
   calls        per-call times of small u64 host arrays (2^10 to 2^20 elements, the best of
                many calls): gxsort.sort against np.sort (quicksort)
   cupy-calls   the same on CuPy arrays: gxsort.sort against cupy.sort, and gxsort in place
-  memmap       an np.memmap in --tmp (--memmap-size, 32 GiB; 3x that on the disk, 2x with
-               --in-place) with memory and device budgets of a quarter of it:
+  memmap       an np.memmap in --tmp (--memmap-size, 32 GiB; 3x that on the disk: the input,
+               the output and the sort's runs; 4x with --in-place, sorted through a spill
+               file so that the array is untouched until the sort succeeded) with memory
+               and device budgets of a quarter of it:
                gxsort.sort(mm, out=mm_out) (the output's pages are not flushed); the peers
                sort in memory only
 Each time is the best of --rounds calls (time.perf_counter), after a warm-up call of the
@@ -388,10 +390,10 @@ def checked(in_order, same_values):
 def job_memmap(b, args, dev):
     size, n = args.memmap_size, args.memmap_size // 8
     job = f"u64 memmap sort{' in place' if args.in_place else ''}, budgets {show_size(size // 4)}"
-    need = size * (2 if args.in_place else 3)  # input (and output) and the temp runs
+    need = size * (4 if args.in_place else 3)  # see the job's description above
     free = shutil.disk_usage(args.tmp).free
     if free < need + need // 50:
-        more = "" if args.in_place else f" (--in-place: {show_size(2 * size)})"
+        more = f" (without --in-place: {show_size(3 * size)})" if args.in_place else ""
         return b.skip(job, f"{args.tmp} has {show_size(free)} free, the job needs {show_size(need)}{more}")
     work = tempfile.mkdtemp(prefix="gxsort-pypeers.", dir=args.tmp)
     try:
@@ -443,7 +445,7 @@ def parse_args():
     p.add_argument("--records-size", type=parse_size, help="bytes of the 16-byte records (1G; --tiny 4M)")
     p.add_argument("--memmap-size", type=parse_size, help="bytes of the memmap (32G; --tiny 64M at most)")
     p.add_argument("--tmp", default=os.environ.get("TMPDIR") or "/tmp", help="where the memmap's files go")
-    p.add_argument("--in-place", action="store_true", help="the memmap sorted into itself (2x its size on disk)")
+    p.add_argument("--in-place", action="store_true", help="the memmap sorted into itself (4x its size on disk)")
     p.add_argument("--big-device", type=float, nargs="?", const=0.6, metavar="FRACTION",
                    help="the big-device job: an array of FRACTION (0.6) of the GPU's memory")
     p.add_argument("--rounds", type=int, default=1, help="calls timed per job, the best kept (1)")
