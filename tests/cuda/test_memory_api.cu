@@ -116,6 +116,15 @@ TEST_CASE("memory api: host buffers on the GPU backend give the CPU's bytes") {
     o.device = Device::cpu;
     gxsort::sort(cpu.data(), 200003, f, o);
     CHECK(gpu == cpu);
+    // A sorted copy past a 2 MiB budget: runs sorted on the GPU from pageable memory,
+    // merged from their files into the output.
+    Bytes copy(data.size());
+    MemoryOptions small;
+    small.device = Device::cuda;
+    small.memory = parse_size_option("2M", "memory");
+    small.tmp_dirs = {"/tmp"};
+    sort_copy(data.data(), copy.data(), 200003, f, small);
+    CHECK(copy == cpu);
   }
 }
 
