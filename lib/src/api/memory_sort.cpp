@@ -87,16 +87,16 @@ TempRuns write_sorted_runs(Prepared& p, const unsigned char* in, size_t n, const
   return runs;
 }
 
-// A sorted copy larger than the budget, in one merge: runs formed from `in`, then merged
-// from their files into `out`, each run's parts dropped from its file once read. The disk
-// holds one copy of the records, written and read once (sort_through_files: three). False,
-// with nothing done, where the plan (--ooc merge) needs more than one merge level.
-bool sort_through_runs(const unsigned char* in, unsigned char* out, size_t n, const EngineOptions& given) {
-  EngineOptions opt = given;
-  opt.ooc = OocMethod::merge;
-  const uint64_t bytes = uint64_t(n) * opt.format.record_size;
-  Prepared p = prepare(opt, bytes, kDefaultSpillDir);
-  if (p.plan.mode != PlanMode::external || p.plan.levels.size() != 1 || p.plan.run_records == 0) return false;
+// Whether a plan (--ooc merge) merges its runs in one level: sort_through_runs' case.
+bool merges_once(const Plan& plan) {
+  return plan.mode == PlanMode::external && plan.levels.size() == 1 && plan.run_records > 0;
+}
+
+// A sorted copy larger than the budget, in one merge (merges_once(p.plan)): runs formed
+// from `in`, then merged from their files into `out`, each run's parts dropped from its
+// file once read. The disk holds one copy of the records, written and read once
+// (sort_through_files: three).
+void sort_through_runs(Prepared& p, const unsigned char* in, unsigned char* out, size_t n, const EngineOptions& opt) {
   const TempRuns temp = write_sorted_runs(p, in, n, opt);
   std::vector<RunRef> runs(temp.files.size());
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -114,9 +114,15 @@ bool sort_through_runs(const unsigned char* in, unsigned char* out, size_t n, co
   job.cancel = opt.cancel;
   job.context = opt.context;
   job.done_bytes = &done;
-  job.total_bytes = bytes;
+  job.total_bytes = uint64_t(n) * opt.format.record_size;
   merge_runs_to_memory(job, runs, out);
-  return true;
+}
+
+// opt.device for a host buffer of `bytes` (host_buffer_device); the caller's current
+// CUDA device, kept where the sort may use a GPU.
+std::shared_ptr<void> choose_host_device(EngineOptions& opt, uint64_t bytes) {
+  opt.device = host_buffer_device(opt.device, bytes, opt.threads);
+  return opt.device == Device::cpu ? nullptr : keep_current_device();
 }
 
 // The records of a spilled sort_made_records go in and come out in pieces of this many:
@@ -183,8 +189,8 @@ void sort_host_copy(const unsigned char* in, unsigned char* out, size_t n, const
     return;
   }
   EngineOptions opt = given;
-  opt.device = host_buffer_device(opt.device, bytes, opt.threads);
-  const std::shared_ptr<void> caller_device = opt.device == Device::cpu ? nullptr : keep_current_device();
+  const std::shared_ptr<void> caller_device = choose_host_device(opt, bytes);
+  if (out != in) opt.ooc = OocMethod::merge;  // past the budget: runs merged into out, where one merge takes them
   Prepared p = prepare(opt, bytes, kDefaultSpillDir);
   if (p.plan.mode == PlanMode::in_memory) {
     if (out == in) return sort_in_memory(*p.backend, out, n, opt);
@@ -194,12 +200,13 @@ void sort_host_copy(const unsigned char* in, unsigned char* out, size_t n, const
     if (opt.progress) opt.progress({"sort", bytes, bytes});
     return;
   }
+  // In place, the records stay untouched until the sort has succeeded (a merge into them
+  // could be stopped half way): the three-copy way, as where one merge would not do.
+  if (out != in && merges_once(p.plan)) return sort_through_runs(p, in, out, n, opt);
   const std::string dir = p.tmp_dirs[0];
   opt.tmp_dirs = p.tmp_dirs;
+  opt.ooc = given.ooc;
   p = Prepared();  // its backend (a GPU's arena) goes before the file sort makes its own
-  // In place, the records stay untouched until the sort has succeeded (a merge into them
-  // could be stopped half way): the three-copy way.
-  if (out != in && sort_through_runs(in, out, n, opt)) return;
   if (out != in) io::parallel_copy(out, in, bytes, opt.threads);
   sort_through_files(out, n, opt, dir);
 }
@@ -209,8 +216,7 @@ void sort_made_records(size_t n, const EngineOptions& given, const FillRecords& 
   given.format.validate();
   const size_t bytes = records_bytes(n, given.format);
   EngineOptions opt = given;
-  opt.device = host_buffer_device(opt.device, bytes, opt.threads);
-  const std::shared_ptr<void> caller_device = opt.device == Device::cpu ? nullptr : keep_current_device();
+  const std::shared_ptr<void> caller_device = choose_host_device(opt, bytes);
   Prepared p;
   if (n >= 2) p = prepare(opt, bytes, kDefaultSpillDir);
   if (n < 2 || p.plan.mode == PlanMode::in_memory) {
