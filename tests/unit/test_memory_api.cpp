@@ -698,3 +698,32 @@ TEST_CASE("memory api: host buffers of at most 4 MiB a thread go to the CPU unde
   CHECK(host_buffer_device(Device::cuda, 1, 16) == Device::cuda);
   CHECK(host_buffer_device(Device::cpu, 1024 * MiB, 16) == Device::cpu);
 }
+
+// A host sort whose need is within the least budget a plan takes (1 MiB) is held in
+// memory without reading the machine's memory limit: under a fake cgroup limit of 1 MiB
+// (a default budget of 512 KiB, below the minimum) it still sorts, in place, into a copy
+// and as argsort's made records, while a larger one reads the limit and is refused.
+TEST_CASE("memory api: a sort within the least budget skips the memory-limit probe") {
+  TestDir d;
+  std::filesystem::create_directories(d.path + "/root/jobs");
+  std::ofstream(d.path + "/cgroup") << "0::/jobs\n";
+  std::ofstream(d.path + "/root/jobs/memory.max") << "1048576\n";
+  MemoryOptions o = small_options();
+  o.context.test.cgroup_dir = d.path;
+  const Format f = Format::typed(KeyType::u64);
+  for (size_t n : {size_t(2), size_t(1000)}) {
+    CAPTURE(n);
+    const Bytes in = make_records(f, n, Dist::duplicates, 7 + n);
+    const Bytes want = permuted(in, gxsort_test::stable_order(f, in), 8);
+    Bytes copy(in.size()), inplace = in;
+    sort_copy(in.data(), copy.data(), n, f, o);
+    sort(inplace.data(), n, f, o);
+    std::vector<uint64_t> perm(n);
+    argsort(in.data(), n, f, perm.data(), o);
+    CHECK(copy == want);
+    CHECK(inplace == want);
+    CHECK(perm == gxsort_test::stable_order(f, in));
+  }
+  Bytes big = make_records(f, 1 << 17, Dist::duplicates, 3);
+  CHECK_THROWS_WITH_AS(sort(big.data(), 1 << 17, f, o), doctest::Contains("below the minimum"), Error);
+}

@@ -125,6 +125,33 @@ std::shared_ptr<void> choose_host_device(EngineOptions& opt, uint64_t bytes) {
   return opt.device == Device::cpu ? nullptr : keep_current_device();
 }
 
+// Whether a host sort of n records is in memory under any budget, so that it can skip
+// prepare()'s probe of the machine (its cgroup and /proc files: tens of microseconds, more
+// than a sort of a thousand records): no memory= given, the CPU's, and its need within
+// kMinMemory, the least budget a plan takes (a default budget is half the memory limit of
+// a running process: more than that).
+bool held_under_any_budget(const EngineOptions& opt, size_t n) {
+  return !opt.memory.given && opt.device == Device::cpu &&
+         uint64_t(n) * cpu_sort_bytes_per_record(opt.format) <= kMinMemory;
+}
+
+// The CPU backend of a held_under_any_budget sort.
+std::unique_ptr<Backend> small_sort_backend(const EngineOptions& opt) {
+  std::unique_ptr<Backend> cpu = make_backend(Device::cpu, resolve_threads(opt.threads), opt.device_memory);
+  cpu->set_context(opt.context);
+  return cpu;
+}
+
+// An in-memory sort from `in` into `out` (the same buffer: in place) on `backend`.
+void sort_held(Backend& backend, const unsigned char* in, unsigned char* out, size_t n, const EngineOptions& opt) {
+  if (out == in) return sort_in_memory(backend, out, n, opt);
+  const uint64_t bytes = uint64_t(n) * opt.format.record_size;
+  fit_device_to_sorts(backend, opt.format, n);
+  throw_if_cancelled(opt.cancel);
+  backend.sort_into(opt.format, in, out, n);
+  if (opt.progress) opt.progress({"sort", bytes, bytes});
+}
+
 // The records of a spilled sort_made_records go in and come out in pieces of this many:
 // a quarter of the budget, at least one record.
 size_t spill_piece_records(uint64_t memory, size_t record_size) {
@@ -190,16 +217,10 @@ void sort_host_copy(const unsigned char* in, unsigned char* out, size_t n, const
   }
   EngineOptions opt = given;
   const std::shared_ptr<void> caller_device = choose_host_device(opt, bytes);
+  if (held_under_any_budget(opt, n)) return sort_held(*small_sort_backend(opt), in, out, n, opt);
   if (out != in) opt.ooc = OocMethod::merge;  // past the budget: runs merged into out, where one merge takes them
   Prepared p = prepare(opt, bytes, kDefaultSpillDir);
-  if (p.plan.mode == PlanMode::in_memory) {
-    if (out == in) return sort_in_memory(*p.backend, out, n, opt);
-    fit_device_to_sorts(*p.backend, opt.format, n);
-    throw_if_cancelled(opt.cancel);
-    p.backend->sort_into(opt.format, in, out, n);
-    if (opt.progress) opt.progress({"sort", bytes, bytes});
-    return;
-  }
+  if (p.plan.mode == PlanMode::in_memory) return sort_held(*p.backend, in, out, n, opt);
   // In place, the records stay untouched until the sort has succeeded (a merge into them
   // could be stopped half way): the three-copy way, as where one merge would not do.
   if (out != in && merges_once(p.plan)) return sort_through_runs(p, in, out, n, opt);
@@ -218,8 +239,10 @@ void sort_made_records(size_t n, const EngineOptions& given, const FillRecords& 
   EngineOptions opt = given;
   const std::shared_ptr<void> caller_device = choose_host_device(opt, bytes);
   Prepared p;
-  if (n >= 2) p = prepare(opt, bytes, kDefaultSpillDir);
-  if (n < 2 || p.plan.mode == PlanMode::in_memory) {
+  const bool held = n < 2 || held_under_any_budget(opt, n);
+  if (held && n >= 2) p.backend = small_sort_backend(opt);
+  if (!held) p = prepare(opt, bytes, kDefaultSpillDir);
+  if (held || p.plan.mode == PlanMode::in_memory) {
     const std::unique_ptr<unsigned char[]> records = host_bytes(bytes);
     fill(records.get(), 0, n);
     if (n >= 2) sort_in_memory(*p.backend, records.get(), n, opt);
