@@ -22,6 +22,13 @@ cudaError_t radix_sort(void* temp, size_t& temp_bytes, cub::DoubleBuffer<K>& key
   return cub::DeviceRadixSort::SortKeys(temp, temp_bytes, keys, u32(n), begin_bit, end_bit, s);
 }
 
+// CUB's sort of keys from one buffer into another (its second buffer in `temp`).
+template <class K>
+cudaError_t radix_sort_into(void* temp, size_t& temp_bytes, const K* in, K* out, size_t n, int begin_bit, int end_bit,
+                            cudaStream_t s) {
+  return cub::DeviceRadixSort::SortKeys(temp, temp_bytes, in, out, u32(n), begin_bit, end_bit, s);
+}
+
 template <class K>
 size_t radix_temp_bytes(bool pairs, size_t n, int begin_bit, int end_bit) {
   cub::DoubleBuffer<K> keys(nullptr, nullptr);
@@ -97,6 +104,18 @@ void sort_words(const SortContext& c, cub::DoubleBuffer<K>& keys, cub::DoubleBuf
   // `temp` goes back to the arena now; later users are queued on s[0] after the sort.
 }
 
+template <class K>
+void sort_words_into(const SortContext& c, const K* in, K* out, size_t n, BitRange r, const char* what) {
+  size_t temp_bytes = 0;
+  GXSORT_CUDA_CHECK(radix_sort_into<K>(nullptr, temp_bytes, in, out, n, r.begin, r.end, c.s[0]));
+  DeviceAllocation temp = c.mem->allocate(temp_bytes, std::string("radix sort temp storage (") + what + ")");
+  GXSORT_CUDA_CHECK(radix_sort_into<K>(temp.get(), temp_bytes, in, out, n, r.begin, r.end, c.s[0]));
+  GXSORT_CUDA_CHECK_LAUNCH("cub::DeviceRadixSort");
+}
+
+template void sort_words_into<u32>(const SortContext&, const u32*, u32*, size_t, BitRange, const char*);
+template void sort_words_into<u64>(const SortContext&, const u64*, u64*, size_t, BitRange, const char*);
+
 template void sort_words<u32>(const SortContext&, cub::DoubleBuffer<u32>&, cub::DoubleBuffer<u32>*, size_t, BitRange,
                               const char*);
 template void sort_words<u64>(const SortContext&, cub::DoubleBuffer<u64>&, cub::DoubleBuffer<u32>*, size_t, BitRange,
@@ -112,7 +131,10 @@ size_t record_sort_working_set(const Format& f, size_t n) {
 
 size_t flat_in_place_working_set(const Format& f, size_t n) {
   auto r = DeviceMemory::round_up;
-  return r(n * f.key_bytes) + r(2 * sizeof(u64)) + r(sort_temp_bytes(f, n, false));
+  size_t into = 0;  // sort_words_into's temp storage (its second buffer in it)
+  GXSORT_CUDA_CHECK(f.key_bytes == 8 ? radix_sort_into<u64>(nullptr, into, nullptr, nullptr, n, 0, 64, nullptr)
+                                     : radix_sort_into<u32>(nullptr, into, nullptr, nullptr, n, 0, 32, nullptr));
+  return r(2 * sizeof(u64)) + std::max(r(n * f.key_bytes) + r(sort_temp_bytes(f, n, false)), r(into));
 }
 
 size_t sort_bytes_per_record(const Format& f) {

@@ -36,6 +36,11 @@ template <class K>
 void sort_words(const SortContext& c, cub::DoubleBuffer<K>& keys, cub::DoubleBuffer<uint32_t>* vals, size_t n,
                 BitRange r, const char* what);
 
+// The same sort from `in` into `out` (device buffers that do not overlap; `in` is not
+// written): CUB's second buffer is in its temp storage, so the copy is the first pass.
+template <class K>
+void sort_words_into(const SortContext& c, const K* in, K* out, size_t n, BitRange r, const char* what);
+
 // Device bytes one sort of n records of format f needs, and per record without CUB's
 // temp storage and the arena's rounding (the first guess of the records that fit).
 size_t sort_working_set(const Format& f, size_t n);
@@ -56,7 +61,8 @@ void sort_records_on_device(SortContext c, const Format& f, const unsigned char*
                             SortBuffers& w);
 // Flat keys in device memory sorted where they lie (a caller's device buffer): no copies
 // in and out, and CUB's second buffer the only one allocated. `from` (device memory, not
-// overlapping `keys`), when not `keys`, holds the keys: the first pass copies them over.
+// overlapping `keys`), when not `keys`, holds the keys: the first pass copies them over
+// (for unsigned ascending keys, CUB's first pass: sort_words_into).
 void sort_flat_in_place_on_device(SortContext c, const Format& f, const unsigned char* from, unsigned char* keys,
                                   size_t n, SortBuffers& w);
 

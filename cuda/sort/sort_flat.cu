@@ -70,12 +70,31 @@ void sort_flat_in_place_impl(const SortContext& c, const Format& f, const K* fro
   GXSORT_CUDA_CHECK(cudaStreamSynchronize(c.s[0]));
 }
 
+// A sorted copy of unsigned ascending keys: one read for the bits that differ, then
+// CUB's sort from `from` into `keys`, whose first pass is the copy.
+template <class K>
+void sort_flat_copy_impl(const SortContext& c, const K* from, K* keys, size_t n) {
+  c.reset_bits(c.s[0]);
+  launch_flat_bits<K>(from, n, c.bits, c.grid(n), c.s[0]);
+  const BitRange r = c.read_bits();
+  if (r.empty()) GXSORT_CUDA_CHECK(cudaMemcpyAsync(keys, from, n * sizeof(K), cudaMemcpyDeviceToDevice, c.s[0]));
+  else sort_words_into<K>(c, from, keys, n, r, "flat keys into a copy");
+  GXSORT_CUDA_CHECK(cudaStreamSynchronize(c.s[0]));
+}
+
 }  // namespace
 
 void sort_flat_in_place_on_device(SortContext c, const Format& f, const unsigned char* from, unsigned char* keys,
                                   size_t n, SortBuffers& w) {
-  w.keys[1] = c.mem->allocate(n * f.key_bytes, "flat keys (radix sort double buffer)");
   c.take_bits(w.bits);
+  if (from != keys && words_are_keys(f.key_type, f.reverse)) {
+    if (f.key_bytes == 4)
+      return sort_flat_copy_impl<uint32_t>(c, reinterpret_cast<const uint32_t*>(from),
+                                           reinterpret_cast<uint32_t*>(keys), n);
+    return sort_flat_copy_impl<uint64_t>(c, reinterpret_cast<const uint64_t*>(from), reinterpret_cast<uint64_t*>(keys),
+                                         n);
+  }
+  w.keys[1] = c.mem->allocate(n * f.key_bytes, "flat keys (radix sort double buffer)");
   if (f.key_bytes == 4)
     sort_flat_in_place_impl<uint32_t>(c, f, reinterpret_cast<const uint32_t*>(from), reinterpret_cast<uint32_t*>(keys),
                                       n, w.keys[1]);

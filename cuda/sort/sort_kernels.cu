@@ -39,7 +39,7 @@ __global__ void __launch_bounds__(SortPolicy::kThreads)
     order_flat_kernel(const K* from, K* keys, size_t n, KeyType t, bool reverse, unsigned long long* bits) {
   u64 a = ~u64(0), o = 0;
   // In place, unsigned ascending keys are their words: read, not written.
-  const bool write = from != keys || reverse || (t != KeyType::u32 && t != KeyType::u64);
+  const bool write = from != keys || !words_are_keys(t, reverse);
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
     K k;
     if constexpr (sizeof(K) == 4) k = order32(t, from[i], reverse);
@@ -101,8 +101,15 @@ void launch_order_flat_from(const K* from, K* keys, size_t n, KeyType t, bool re
 }
 
 template <class K>
+void launch_flat_bits(const K* keys, size_t n, unsigned long long* bits, unsigned grid, cudaStream_t s) {
+  const KeyType t = sizeof(K) == 4 ? KeyType::u32 : KeyType::u64;  // in place and unsigned: nothing written
+  order_flat_kernel<K><<<grid, SortPolicy::kThreads, 0, s>>>(keys, const_cast<K*>(keys), n, t, false, bits);
+  GXSORT_CUDA_CHECK_LAUNCH("order_flat_kernel (bits only)");
+}
+
+template <class K>
 void launch_unorder_flat(K* keys, size_t n, KeyType t, bool reverse, unsigned grid, cudaStream_t s) {
-  if (!reverse && (t == KeyType::u32 || t == KeyType::u64)) return;  // unsigned ascending: the words are the keys
+  if (words_are_keys(t, reverse)) return;
   unorder_flat_kernel<K><<<grid, SortPolicy::kThreads, 0, s>>>(keys, n, t, reverse);
   GXSORT_CUDA_CHECK_LAUNCH("unorder_flat_kernel");
 }
@@ -119,6 +126,8 @@ template void launch_order_flat_from<u32>(const u32*, u32*, size_t, KeyType, boo
                                           cudaStream_t);
 template void launch_order_flat_from<u64>(const u64*, u64*, size_t, KeyType, bool, unsigned long long*, unsigned,
                                           cudaStream_t);
+template void launch_flat_bits<u32>(const u32*, size_t, unsigned long long*, unsigned, cudaStream_t);
+template void launch_flat_bits<u64>(const u64*, size_t, unsigned long long*, unsigned, cudaStream_t);
 template void launch_unorder_flat<u32>(u32*, size_t, KeyType, bool, unsigned, cudaStream_t);
 template void launch_unorder_flat<u64>(u64*, size_t, KeyType, bool, unsigned, cudaStream_t);
 

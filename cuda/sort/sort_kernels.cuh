@@ -20,6 +20,13 @@ void launch_order_flat(K* keys, size_t n, KeyType t, bool reverse, unsigned long
 template <class K>
 void launch_order_flat_from(const K* from, K* keys, size_t n, KeyType t, bool reverse, unsigned long long* bits,
                             unsigned grid, cudaStream_t s);
+// Only the bits of unsigned ascending keys (their own order words): read, not written.
+template <class K>
+void launch_flat_bits(const K* keys, size_t n, unsigned long long* bits, unsigned grid, cudaStream_t s);
+// Whether flat keys of format f are their own order words (unsigned, ascending).
+__host__ __device__ inline bool words_are_keys(KeyType t, bool reverse) {
+  return !reverse && (t == KeyType::u32 || t == KeyType::u64);
+}
 // Order words back into keys, in place.
 template <class K>
 void launch_unorder_flat(K* keys, size_t n, KeyType t, bool reverse, unsigned grid, cudaStream_t s);

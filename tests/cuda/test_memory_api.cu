@@ -39,7 +39,7 @@ Bytes random_records(const Format& f, size_t n, uint64_t seed, unsigned mod) {
 std::vector<Format> formats() {
   KeyField a = Format::single_field(KeyType::u16, 0), b = Format::single_field(KeyType::f32, 4);
   b.desc = true;
-  return {Format::typed(KeyType::u64), Format::typed(KeyType::f32),
+  return {Format::typed(KeyType::u64), Format::typed(KeyType::u32), Format::typed(KeyType::f32),
           Format::of_keys(16, {Format::single_field(KeyType::i64, 8)}, false), Format::of_keys(12, {a, b}, false),
           Format::gensort()};
 }
