@@ -371,7 +371,8 @@ TEST_CASE("memory api: sort_copy is the sort of a copy, the input untouched") {
 // A sorted copy past the budget: runs formed from the input and merged into the output
 // (one copy of the records on the disk), the input untouched, no temp file left; the
 // same when cancelled at the first run (the output may be partly written: it is the
-// output). With 1 MiB the merge would take two levels: the three-copy way instead.
+// output). With 1 MiB the merge takes two levels: into a temp file, then read into the
+// output.
 TEST_CASE("memory api: sort_copy larger than the budget merges runs of the input into the output") {
   TestDir dir;
   for (const Format& f : {Format::typed(KeyType::u64), payload_format(), composite_format()}) {
@@ -381,16 +382,20 @@ TEST_CASE("memory api: sort_copy larger than the budget merges runs of the input
       const size_t n = (size_t(6) << 20) / f.record_size + 3;  // 6 MiB and not whole runs
       const Bytes data = make_records(f, n, Dist::duplicates, 6);
       std::vector<std::string> phases;
+      size_t levels = 0;
       MemoryOptions o = spill_options(dir);
       o.memory = parse_size_option(memory, "--memory");
       o.progress = [&](const Progress& p) {
         if (phases.empty() || phases.back() != p.phase) phases.push_back(p.phase);
+        levels = std::max(levels, p.levels);
       };
       Bytes out(data.size(), 0xA5);
       sort_copy(data.data(), out.data(), n, f, o);
       CHECK(out == permuted(data, gxsort_test::stable_order(f, data), f.record_size));
-      const bool runs = phases == std::vector<std::string>{"runs", "merge"};
-      CHECK(runs == (std::string(memory) == "2M"));
+      REQUIRE_FALSE(phases.empty());
+      CHECK(phases.front() == "runs");
+      CHECK(phases == std::vector<std::string>{"runs", "merge"});
+      CHECK((levels == 2) == (std::string(memory) == "1M"));
       CHECK(dir.entries() == 0);
       CancelToken token;
       std::atomic<int> reports{0};
@@ -726,4 +731,42 @@ TEST_CASE("memory api: a sort within the least budget skips the memory-limit pro
   }
   Bytes big = make_records(f, 1 << 17, Dist::duplicates, 3);
   CHECK_THROWS_WITH_AS(sort(big.data(), 1 << 17, f, o), doctest::Contains("below the minimum"), Error);
+}
+
+// In place past the budget: runs formed from the array, merged level by level into a temp
+// file, read back. A sort cancelled in its last merge leaves the array as it was and no
+// temp file. Budgets of 1 MiB and 2 MiB: two merge levels and one.
+TEST_CASE("memory api: in place past the budget leaves the array untouched until the merge succeeded") {
+  TestDir dir;
+  for (const Format& f : {Format::typed(KeyType::u64), payload_format()}) {
+    for (const char* memory : {"2M", "1M"}) {
+      CAPTURE(f.describe());
+      CAPTURE(memory);
+      const size_t n = (size_t(6) << 20) / f.record_size + 5;
+      const Bytes data = make_records(f, n, Dist::duplicates, 9);
+      MemoryOptions o = spill_options(dir);
+      o.memory = parse_size_option(memory, "--memory");
+      std::vector<std::string> phases;
+      size_t levels = 0;
+      o.progress = [&](const Progress& p) {
+        if (phases.empty() || phases.back() != p.phase) phases.push_back(p.phase);
+        levels = std::max(levels, p.levels);
+      };
+      Bytes sorted = data;
+      gxsort::sort(sorted.data(), n, f, o);
+      CHECK(sorted == permuted(data, gxsort_test::stable_order(f, data), f.record_size));
+      CHECK(phases == std::vector<std::string>{"runs", "merge"});
+      CHECK(levels == (std::string(memory) == "1M" ? 2 : 1));
+      CHECK(dir.entries() == 0);
+      CancelToken token;
+      o.cancel = &token;
+      o.progress = [&token](const Progress& p) {
+        if (p.phase != std::string("runs") && p.level == p.levels) token.cancel();  // in the last merge
+      };
+      Bytes kept = data;
+      CHECK_THROWS_AS(gxsort::sort(kept.data(), n, f, o), Cancelled);
+      CHECK(kept == data);
+      CHECK(dir.entries() == 0);
+    }
+  }
 }

@@ -16,12 +16,13 @@ array, in one run (issue 37). The jobs (--only takes their names, comma-separate
   calls        per-call times of small u64 host arrays (2^10 to 2^20 elements, the best of
                many calls): gxsort.sort against np.sort (quicksort)
   cupy-calls   the same on CuPy arrays: gxsort.sort against cupy.sort, and gxsort in place
-  memmap       an np.memmap in --tmp (--memmap-size, 32 GiB; 3x that on the disk: the input,
-               the output and the sort's runs; 4x with --in-place, sorted through a spill
-               file so that the array is untouched until the sort succeeded) with memory
-               and device budgets of a quarter of it:
-               gxsort.sort(mm, out=mm_out) (the output's pages are not flushed); the peers
-               sort in memory only
+  memmap       an np.memmap in --tmp (--memmap-size, 32 GiB; twice that there for a sorted
+               copy, the input and the output) with memory and device budgets of a quarter
+               of it, the sort's temp files in --runs-dir (about the array's size: its runs,
+               dropped as the merge reads them): gxsort.sort(mm, out=mm_out), or
+               out=mm with --in-place (runs merged into a temp file, read back into the
+               array once the merge succeeded; the output's pages are not flushed); the
+               peers sort in memory only
 Each time is the best of --rounds calls (time.perf_counter), after a warm-up call of the
 same function on a small array, the device synchronized before and after device calls;
 each row prints the peer's seconds and peer / gxsort. Every gxsort result is compared with
@@ -31,7 +32,7 @@ a gxsort error or temp files left exit 1. Device jobs are skipped, with a row sa
 where cupy, torch or a GPU is missing. --tiny (CI): sizes of a few MiB, seconds; SMOKE=1 in
 the environment is --tiny, and without numpy or the package prints "...; skipped" (exit 0).
   PYTHONPATH=build-py/python python3 tools/bench/python_peers.py [--tiny] [--only sort,memmap]
-      [--size 4G] [--records-size 1G] [--memmap-size 32G] [--tmp DIR] [--in-place]
+      [--size 4G] [--records-size 1G] [--memmap-size 32G] [--tmp DIR] [--runs-dir DIR] [--in-place]
       [--big-device [FRACTION]] [--rounds N] [--json FILE]
 """
 import argparse
@@ -390,27 +391,29 @@ def checked(in_order, same_values):
 def job_memmap(b, args, dev):
     size, n = args.memmap_size, args.memmap_size // 8
     job = f"u64 memmap sort{' in place' if args.in_place else ''}, budgets {show_size(size // 4)}"
-    need = size * (4 if args.in_place else 3)  # see the job's description above
-    free = shutil.disk_usage(args.tmp).free
-    if free < need + need // 50:
-        more = f" (without --in-place: {show_size(3 * size)})" if args.in_place else ""
-        return b.skip(job, f"{args.tmp} has {show_size(free)} free, the job needs {show_size(need)}{more}")
+    runs_dir = args.runs_dir or args.tmp
+    needs = {args.tmp: size * (1 if args.in_place else 2)}  # see the job's description above
+    needs[runs_dir] = needs.get(runs_dir, 0) + size + size // 8
+    for where, need in needs.items():
+        free = shutil.disk_usage(where).free
+        if free < need + need // 50:
+            return b.skip(job, f"{where} has {show_size(free)} free, the job needs {show_size(need)} there")
     work = tempfile.mkdtemp(prefix="gxsort-pypeers.", dir=args.tmp)
+    runs = tempfile.mkdtemp(prefix="gxsort-pypeers-runs.", dir=runs_dir)
     try:
-        sort_memmap(b, args, job, work, n)
+        sort_memmap(b, args, job, work, runs, n)
     finally:
         gc.collect()  # the memmaps are closed before their files go
         shutil.rmtree(work)
+        shutil.rmtree(runs)
 
 
-def sort_memmap(b, args, job, work, n):
+def sort_memmap(b, args, job, work, runs, n):
     mm = np.memmap(os.path.join(work, "in.u64"), np.uint64, "w+", shape=(n,))
     fill_random(mm, np, 7)
     mm.flush()
     before = fingerprint(mm, np)
     out = mm if args.in_place else np.memmap(os.path.join(work, "out.u64"), np.uint64, "w+", shape=(n,))
-    runs = os.path.join(work, "tmp")
-    os.mkdir(runs)
     budget = n * 8 // 4
     gxsort.sort(mm[:WARM].copy())  # warm-up
     b.sync = lambda: None
@@ -445,7 +448,8 @@ def parse_args():
     p.add_argument("--records-size", type=parse_size, help="bytes of the 16-byte records (1G; --tiny 4M)")
     p.add_argument("--memmap-size", type=parse_size, help="bytes of the memmap (32G; --tiny 64M at most)")
     p.add_argument("--tmp", default=os.environ.get("TMPDIR") or "/tmp", help="where the memmap's files go")
-    p.add_argument("--in-place", action="store_true", help="the memmap sorted into itself (4x its size on disk)")
+    p.add_argument("--runs-dir", help="where the sort's temp files go (default: --tmp)")
+    p.add_argument("--in-place", action="store_true", help="the memmap sorted into itself")
     p.add_argument("--big-device", type=float, nargs="?", const=0.6, metavar="FRACTION",
                    help="the big-device job: an array of FRACTION (0.6) of the GPU's memory")
     p.add_argument("--rounds", type=int, default=1, help="calls timed per job, the best kept (1)")

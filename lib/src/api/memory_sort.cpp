@@ -60,31 +60,39 @@ void sort_through_files(unsigned char* data, size_t n, const EngineOptions& opt,
   sorted.read_at_parallel(data, bytes, 0, opt.threads);
 }
 
-// The temp files of sort_through_runs and the records each holds.
-struct TempRuns {
-  std::vector<io::TempFile> files;
-  std::vector<uint64_t> records;
-};
-
 // Run formation from memory: each run of the plan's size sorted from `in` into a host
-// buffer (pinned on a GPU backend) and written to a private temp file of its own.
-TempRuns write_sorted_runs(Prepared& p, const unsigned char* in, size_t n, const EngineOptions& opt) {
+// buffer (pinned on a GPU backend) and written to a private temp file of its own, which
+// the merge drops as it reads it.
+std::vector<TreeInput> write_sorted_runs(Prepared& p, const unsigned char* in, size_t n, const EngineOptions& opt) {
   const Format& f = opt.format;
   const size_t rs = f.record_size, per_run = p.plan.run_records;
   fit_device_to_sorts(*p.backend, f, per_run);
   HostBuffer sorted = p.backend->allocate_host(per_run * rs);
-  TempRuns runs;
+  std::vector<TreeInput> runs;
   for (size_t first = 0; first < n; first += per_run) {
     throw_if_cancelled(opt.cancel);
     const size_t count = std::min(per_run, n - first);
     p.backend->sort_into(f, in + first * rs, sorted.data(), count);
-    const std::string& dir = p.tmp_dirs[runs.files.size() % p.tmp_dirs.size()];
-    runs.files.push_back(io::TempFile::create(opt.context, dir, "run"));
-    runs.files.back().file().write_at_parallel(sorted.data(), count * rs, 0, p.threads);
-    runs.records.push_back(count);
+    const std::string& dir = p.tmp_dirs[runs.size() % p.tmp_dirs.size()];
+    TreeInput run;
+    run.temp = std::make_shared<io::TempFile>(io::TempFile::create(opt.context, dir, "run"));
+    run.temp->file().write_at_parallel(sorted.data(), count * rs, 0, p.threads);
+    run.records = count;
+    runs.push_back(std::move(run));
     if (opt.progress) opt.progress({"runs", (first + count) * rs, uint64_t(n) * rs});
   }
   return runs;
+}
+
+// The merge of the runs of p.plan (--ooc merge), on the device in windows of
+// `window_records` (0: on the CPU).
+MergeSetup runs_merge_setup(const Prepared& p, const EngineOptions& opt, uint64_t window_records,
+                            std::atomic<uint64_t>& done) {
+  MergeSetup job = merge_setup_of(p, opt, window_records, std::max<size_t>(p.plan.merge_buffer_bytes, kMinMergeBuffer));
+  job.threads = std::max(1u, p.plan.merge_threads);
+  job.done_bytes = &done;
+  job.total_bytes = p.plan.records * opt.format.record_size;
+  return job;
 }
 
 // Whether a plan (--ooc merge) merges its runs in one level: sort_through_runs' case.
@@ -93,29 +101,33 @@ bool merges_once(const Plan& plan) {
 }
 
 // A sorted copy larger than the budget, in one merge (merges_once(p.plan)): runs formed
-// from `in`, then merged from their files into `out`, each run's parts dropped from its
-// file once read. The disk holds one copy of the records, written and read once
-// (sort_through_files: three).
+// from `in`, then merged from their files into `out`. The disk holds one copy of the
+// records, written and read once.
 void sort_through_runs(Prepared& p, const unsigned char* in, unsigned char* out, size_t n, const EngineOptions& opt) {
-  const TempRuns temp = write_sorted_runs(p, in, n, opt);
-  std::vector<RunRef> runs(temp.files.size());
-  for (size_t i = 0; i < runs.size(); ++i) {
-    runs[i].file = &temp.files[i].file();
-    runs[i].records = temp.records[i];
-    runs[i].name = temp.files[i].path();
-    runs[i].discardable = true;
-  }
+  const std::vector<TreeInput> temp = write_sorted_runs(p, in, n, opt);
+  std::vector<RunRef> runs;
+  for (const TreeInput& t : temp) runs.push_back(t.ref());
   std::atomic<uint64_t> done{0};
-  MergeSetup job;
-  job.format = &opt.format;
-  job.threads = std::max(1u, p.plan.merge_threads);
-  job.buffer_bytes = std::max<size_t>(p.plan.merge_buffer_bytes, kMinMergeBuffer);
-  job.progress = opt.progress;
-  job.cancel = opt.cancel;
-  job.context = opt.context;
-  job.done_bytes = &done;
-  job.total_bytes = uint64_t(n) * opt.format.record_size;
-  merge_runs_to_memory(job, runs, out);
+  merge_runs_to_memory(runs_merge_setup(p, opt, 0, done), runs, out);
+}
+
+// Larger than the budget, in place or in more than one merge level (an external plan):
+// runs formed from `in`, merged level by level into a private temp file, which is read
+// into `out`. The merges drop what they have read, so the disk holds about one copy of
+// the records at a time; `out` is written only after the merge succeeded (a cancelled or
+// failed sort leaves an array sorted in place untouched).
+void sort_through_merged_file(Prepared& p, const unsigned char* in, unsigned char* out, size_t n,
+                              const EngineOptions& opt) {
+  io::TempFile sorted = io::TempFile::create(opt.context, p.tmp_dirs[0], "spill");
+  std::atomic<uint64_t> done{0};
+  const MergeSetup job = runs_merge_setup(p, opt, p.plan.window_records, done);
+  uint64_t records = 0;
+  merge_tree_to(job, write_sorted_runs(p, in, n, opt), p.plan.fan_in, p.tmp_dirs, sorted.file(), 0,
+                [&](size_t, double, uint64_t) { done = 0; }, &records);
+  if (records != n) fail_io(sorted.path() + ": the merged spill file has " + std::to_string(records) + " records, not " +
+                            std::to_string(n));
+  throw_if_cancelled(opt.cancel);
+  sorted.file().read_at_parallel(out, uint64_t(n) * opt.format.record_size, 0, p.threads);
 }
 
 // opt.device for a host buffer of `bytes` (host_buffer_device); the caller's current
@@ -218,12 +230,11 @@ void sort_host_copy(const unsigned char* in, unsigned char* out, size_t n, const
   EngineOptions opt = given;
   const std::shared_ptr<void> caller_device = choose_host_device(opt, bytes);
   if (held_under_any_budget(opt, n)) return sort_held(*small_sort_backend(opt), in, out, n, opt);
-  if (out != in) opt.ooc = OocMethod::merge;  // past the budget: runs merged into out, where one merge takes them
+  opt.ooc = OocMethod::merge;  // past the budget: runs from the buffer, merged
   Prepared p = prepare(opt, bytes, kDefaultSpillDir);
   if (p.plan.mode == PlanMode::in_memory) return sort_held(*p.backend, in, out, n, opt);
-  // In place, the records stay untouched until the sort has succeeded (a merge into them
-  // could be stopped half way): the three-copy way, as where one merge would not do.
   if (out != in && merges_once(p.plan)) return sort_through_runs(p, in, out, n, opt);
+  if (p.plan.mode == PlanMode::external && p.plan.run_records > 0) return sort_through_merged_file(p, in, out, n, opt);
   const std::string dir = p.tmp_dirs[0];
   opt.tmp_dirs = p.tmp_dirs;
   opt.ooc = given.ooc;
