@@ -105,12 +105,13 @@ def test_interrupt_sort_file_in_place_keeps_input(tmp_path, big_input):
     assert temp_files(work) == [] and temp_files(tmp_path) == []
 
 
-def test_interrupt_array_sort_over_budget(tmp_path):
+@pytest.mark.parametrize("in_place", [False, True])
+def test_interrupt_array_sort_over_budget(tmp_path, in_place):
     a = np.random.default_rng(8).integers(0, 2**63, 4 << 20, dtype="<u8")  # 32 MiB under 4 MiB
     before = a.copy()
 
     def call(progress):
-        gxsort.sort(a, memory="4M", tmp_dir=str(tmp_path), threads=1, progress=progress)
+        gxsort.sort(a, memory="4M", tmp_dir=str(tmp_path), threads=1, progress=progress, out=a if in_place else None)
 
     landed, stop = interrupted(call)
     assert stop.reports, "no progress was reported: the interrupt was never sent"
