@@ -60,19 +60,20 @@ void sort_through_files(unsigned char* data, size_t n, const EngineOptions& opt,
   sorted.read_at_parallel(data, bytes, 0, opt.threads);
 }
 
-// Run formation from memory: each run of the plan's size sorted from `in` into a host
+// Puts records [first, first + count) of the input, sorted, in `run` (room for a run).
+using SortRun = std::function<void(size_t first, size_t count, unsigned char* run)>;
+
+// Run formation from memory: each run of the plan's size sorted by sort_run into a host
 // buffer (pinned on a GPU backend) and written to a private temp file of its own, which
 // the merge drops as it reads it.
-std::vector<TreeInput> write_sorted_runs(Prepared& p, const unsigned char* in, size_t n, const EngineOptions& opt) {
-  const Format& f = opt.format;
-  const size_t rs = f.record_size, per_run = p.plan.run_records;
-  fit_device_to_sorts(*p.backend, f, per_run);
+std::vector<TreeInput> write_sorted_runs(Prepared& p, size_t n, const EngineOptions& opt, const SortRun& sort_run) {
+  const size_t rs = opt.format.record_size, per_run = p.plan.run_records;
   HostBuffer sorted = p.backend->allocate_host(per_run * rs);
   std::vector<TreeInput> runs;
   for (size_t first = 0; first < n; first += per_run) {
     throw_if_cancelled(opt.cancel);
     const size_t count = std::min(per_run, n - first);
-    p.backend->sort_into(f, in + first * rs, sorted.data(), count);
+    sort_run(first, count, sorted.data());
     const std::string& dir = p.tmp_dirs[runs.size() % p.tmp_dirs.size()];
     TreeInput run;
     run.temp = std::make_shared<io::TempFile>(io::TempFile::create(opt.context, dir, "run"));
@@ -82,6 +83,14 @@ std::vector<TreeInput> write_sorted_runs(Prepared& p, const unsigned char* in, s
     if (opt.progress) opt.progress({"runs", (first + count) * rs, uint64_t(n) * rs});
   }
   return runs;
+}
+
+// The runs of a caller's buffer `in`: each sorted from there into the run buffer.
+std::vector<TreeInput> runs_of_buffer(Prepared& p, const unsigned char* in, size_t n, const EngineOptions& opt) {
+  fit_device_to_sorts(*p.backend, opt.format, p.plan.run_records);
+  return write_sorted_runs(p, n, opt, [&](size_t first, size_t count, unsigned char* run) {
+    p.backend->sort_into(opt.format, in + first * opt.format.record_size, run, count);
+  });
 }
 
 // The merge of the runs of p.plan (--ooc merge), on the device in windows of
@@ -104,29 +113,36 @@ bool merges_once(const Plan& plan) {
 // from `in`, then merged from their files into `out`. The disk holds one copy of the
 // records, written and read once.
 void sort_through_runs(Prepared& p, const unsigned char* in, unsigned char* out, size_t n, const EngineOptions& opt) {
-  const std::vector<TreeInput> temp = write_sorted_runs(p, in, n, opt);
+  const std::vector<TreeInput> temp = runs_of_buffer(p, in, n, opt);
   std::vector<RunRef> runs;
   for (const TreeInput& t : temp) runs.push_back(t.ref());
   std::atomic<uint64_t> done{0};
   merge_runs_to_memory(runs_merge_setup(p, opt, 0, done), runs, out);
 }
 
-// Larger than the budget, in place or in more than one merge level (an external plan):
-// runs formed from `in`, merged level by level into a private temp file, which is read
-// into `out`. The merges drop what they have read, so the disk holds about one copy of
-// the records at a time; `out` is written only after the merge succeeded (a cancelled or
-// failed sort leaves an array sorted in place untouched).
-void sort_through_merged_file(Prepared& p, const unsigned char* in, unsigned char* out, size_t n,
-                              const EngineOptions& opt) {
+// The runs merged level by level into a private temp file, returned once the merge
+// succeeded. The merges drop what they have read: the disk holds about one copy of the
+// records at a time.
+io::TempFile merge_into_temp(const Prepared& p, std::vector<TreeInput> runs, size_t n, const EngineOptions& opt) {
   io::TempFile sorted = io::TempFile::create(opt.context, p.tmp_dirs[0], "spill");
   std::atomic<uint64_t> done{0};
   const MergeSetup job = runs_merge_setup(p, opt, p.plan.window_records, done);
   uint64_t records = 0;
-  merge_tree_to(job, write_sorted_runs(p, in, n, opt), p.plan.fan_in, p.tmp_dirs, sorted.file(), 0,
+  merge_tree_to(job, std::move(runs), p.plan.fan_in, p.tmp_dirs, sorted.file(), 0,
                 [&](size_t, double, uint64_t) { done = 0; }, &records);
   if (records != n) fail_io(sorted.path() + ": the merged spill file has " + std::to_string(records) + " records, not " +
                             std::to_string(n));
   throw_if_cancelled(opt.cancel);
+  return sorted;
+}
+
+// Larger than the budget, in place or in more than one merge level (an external plan):
+// runs formed from `in`, merged into a temp file, which is read into `out`: `out` is
+// written only after the merge succeeded (a cancelled or failed sort leaves an array
+// sorted in place untouched).
+void sort_through_merged_file(Prepared& p, const unsigned char* in, unsigned char* out, size_t n,
+                              const EngineOptions& opt) {
+  const io::TempFile sorted = merge_into_temp(p, runs_of_buffer(p, in, n, opt), n, opt);
   sorted.file().read_at_parallel(out, uint64_t(n) * opt.format.record_size, 0, p.threads);
 }
 
@@ -193,6 +209,30 @@ void made_records_through_files(size_t n, const EngineOptions& opt, const std::s
   }
 }
 
+// sort_made_records past the budget (an external plan): each run made by `fill` in the run
+// buffer and sorted there, the runs merged into a temp file (merge_into_temp), read back
+// piece by piece into `take`. The records are never all in memory.
+void made_records_through_runs(Prepared& p, size_t n, const EngineOptions& opt, const FillRecords& fill,
+                               const TakeRecords& take) {
+  const Format& f = opt.format;
+  fit_device_to_sorts(*p.backend, f, p.plan.run_records);
+  HostBuffer scratch = p.backend->allocate_host(p.backend->sort_scratch_bytes(f, p.plan.run_records));
+  std::vector<TreeInput> runs = write_sorted_runs(p, n, opt, [&](size_t first, size_t count, unsigned char* run) {
+    fill(run, first, count);
+    p.backend->sort_chunk(f, run, count, scratch.data());
+  });
+  scratch = HostBuffer();
+  const io::TempFile sorted = merge_into_temp(p, std::move(runs), n, opt);
+  const size_t piece = spill_piece_records(p.memory, f.record_size);
+  const std::unique_ptr<unsigned char[]> buffer = host_bytes(std::min(n, piece) * f.record_size);
+  for (size_t first = 0, count; first < n; first += count) {
+    throw_if_cancelled(opt.cancel);
+    count = std::min(piece, n - first);
+    sorted.file().read_at_parallel(buffer.get(), count * f.record_size, uint64_t(first) * f.record_size, p.threads);
+    take(buffer.get(), first, count);
+  }
+}
+
 }  // namespace
 
 EngineOptions engine_options(const Format& f, const MemoryOptions& o) {
@@ -252,6 +292,7 @@ void sort_made_records(size_t n, const EngineOptions& given, const FillRecords& 
   Prepared p;
   const bool held = n < 2 || held_under_any_budget(opt, n);
   if (held && n >= 2) p.backend = small_sort_backend(opt);
+  opt.ooc = OocMethod::merge;  // past the budget: runs made in memory, merged
   if (!held) p = prepare(opt, bytes, kDefaultSpillDir);
   if (held || p.plan.mode == PlanMode::in_memory) {
     const std::unique_ptr<unsigned char[]> records = host_bytes(bytes);
@@ -259,8 +300,11 @@ void sort_made_records(size_t n, const EngineOptions& given, const FillRecords& 
     if (n >= 2) sort_in_memory(*p.backend, records.get(), n, opt);
     return take(records.get(), 0, n);
   }
+  if (p.plan.mode == PlanMode::external && p.plan.run_records > 0)
+    return made_records_through_runs(p, n, opt, fill, take);
   const std::string dir = p.tmp_dirs[0];
   opt.tmp_dirs = p.tmp_dirs;
+  opt.ooc = given.ooc;
   const size_t piece = spill_piece_records(p.memory, given.format.record_size);
   p = Prepared();  // as sort_host's
   made_records_through_files(n, opt, dir, piece, fill, take);
