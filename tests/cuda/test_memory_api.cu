@@ -125,6 +125,17 @@ TEST_CASE("memory api: host buffers on the GPU backend give the CPU's bytes") {
     small.tmp_dirs = {"/tmp"};
     sort_copy(data.data(), copy.data(), 200003, f, small);
     CHECK(copy == cpu);
+    // In place past 1 MiB (two merge levels into a temp file, read back), and argsort past
+    // 2 MiB (its indexed records made and sorted on the GPU run by run, merged).
+    Bytes inplace = data;
+    MemoryOptions tiny = small;
+    tiny.memory = parse_size_option("1M", "memory");
+    gxsort::sort(inplace.data(), 200003, f, tiny);
+    CHECK(inplace == cpu);
+    std::vector<uint64_t> perm_gpu(200003), perm_cpu(200003);
+    argsort(data.data(), 200003, f, perm_gpu.data(), small);
+    argsort(data.data(), 200003, f, perm_cpu.data(), o);
+    CHECK(perm_gpu == perm_cpu);
   }
 }
 

@@ -193,3 +193,28 @@ def test_library_errors_name_keywords(tmp_path):
         gxsort.sort(np.arange(5), device_memory="lots")
     assert one_line(e).startswith("device_memory=: invalid size 'lots'"), str(e.value)
     assert not (tmp_path / "out.bin").exists()
+
+
+@pytest.fixture
+def small_tmpfs(tmp_path):
+    """A 1 MiB tmpfs (root only: the test says so and skips elsewhere)."""
+    import os
+    import subprocess
+
+    small = tmp_path / "small"
+    small.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(small)],
+                                           capture_output=True).returncode != 0:
+        pytest.skip("mounting a 1 MiB tmpfs needs root: the temp-space check is not exercised here")
+    yield small
+    subprocess.run(["umount", str(small)], check=True)
+
+
+@pytest.mark.parametrize("in_place", [False, True])
+def test_array_past_its_budget_without_temp_space(small_tmpfs, in_place):
+    a = np.random.default_rng(3).integers(0, 2**63, 4 << 20, dtype="<u8")  # 32 MiB under 4 MiB
+    before = a.copy()
+    with pytest.raises(gxsort.ResourceError, match="not enough free space"):
+        gxsort.sort(a, memory="4M", tmp_dir=str(small_tmpfs), out=a if in_place else None)
+    assert np.array_equal(a, before)
+    assert list(small_tmpfs.iterdir()) == []

@@ -10,6 +10,7 @@
 #include "engine/engine.hpp"
 #include "engine/merge.hpp"
 #include "io/file.hpp"
+#include "io/space.hpp"
 #include "io/temp_files.hpp"
 
 namespace gxsort::api {
@@ -60,6 +61,15 @@ void sort_through_files(unsigned char* data, size_t n, const EngineOptions& opt,
   sorted.read_at_parallel(data, bytes, 0, opt.threads);
 }
 
+// The runs' space, spread over the temp directories, checked before any is written (as
+// sort_file's preflight): a full disk is one line up front, not a failed write mid-merge.
+void check_runs_space(const Prepared& p) {
+  std::vector<io::SpaceNeed> needs;
+  for (const std::string& d : p.tmp_dirs)
+    needs.push_back({d, (p.plan.temp_bytes + p.tmp_dirs.size() - 1) / p.tmp_dirs.size(), "temporary runs"});
+  io::check_space(p.context, needs);
+}
+
 // Puts records [first, first + count) of the input, sorted, in `run` (room for a run).
 using SortRun = std::function<void(size_t first, size_t count, unsigned char* run)>;
 
@@ -67,6 +77,7 @@ using SortRun = std::function<void(size_t first, size_t count, unsigned char* ru
 // buffer (pinned on a GPU backend) and written to a private temp file of its own, which
 // the merge drops as it reads it.
 std::vector<TreeInput> write_sorted_runs(Prepared& p, size_t n, const EngineOptions& opt, const SortRun& sort_run) {
+  check_runs_space(p);
   const size_t rs = opt.format.record_size, per_run = p.plan.run_records;
   HostBuffer sorted = p.backend->allocate_host(per_run * rs);
   std::vector<TreeInput> runs;
@@ -85,9 +96,9 @@ std::vector<TreeInput> write_sorted_runs(Prepared& p, size_t n, const EngineOpti
   return runs;
 }
 
-// The runs of a caller's buffer `in`: each sorted from there into the run buffer.
+// The runs of a caller's buffer `in`: each sorted from there into the run buffer. (The
+// device's arena stays as the plan found it: its merge windows are sized to it.)
 std::vector<TreeInput> runs_of_buffer(Prepared& p, const unsigned char* in, size_t n, const EngineOptions& opt) {
-  fit_device_to_sorts(*p.backend, opt.format, p.plan.run_records);
   return write_sorted_runs(p, n, opt, [&](size_t first, size_t count, unsigned char* run) {
     p.backend->sort_into(opt.format, in + first * opt.format.record_size, run, count);
   });
@@ -215,7 +226,6 @@ void made_records_through_files(size_t n, const EngineOptions& opt, const std::s
 void made_records_through_runs(Prepared& p, size_t n, const EngineOptions& opt, const FillRecords& fill,
                                const TakeRecords& take) {
   const Format& f = opt.format;
-  fit_device_to_sorts(*p.backend, f, p.plan.run_records);
   HostBuffer scratch = p.backend->allocate_host(p.backend->sort_scratch_bytes(f, p.plan.run_records));
   std::vector<TreeInput> runs = write_sorted_runs(p, n, opt, [&](size_t first, size_t count, unsigned char* run) {
     fill(run, first, count);
@@ -275,6 +285,8 @@ void sort_host_copy(const unsigned char* in, unsigned char* out, size_t n, const
   if (p.plan.mode == PlanMode::in_memory) return sort_held(*p.backend, in, out, n, opt);
   if (out != in && merges_once(p.plan)) return sort_through_runs(p, in, out, n, opt);
   if (p.plan.mode == PlanMode::external && p.plan.run_records > 0) return sort_through_merged_file(p, in, out, n, opt);
+  // Runs kept in memory (the records fit the budget, their sort's scratch does not):
+  // sort_file's own way, on a spill file.
   const std::string dir = p.tmp_dirs[0];
   opt.tmp_dirs = p.tmp_dirs;
   opt.ooc = given.ooc;
