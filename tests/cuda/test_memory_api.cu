@@ -139,6 +139,28 @@ TEST_CASE("memory api: host buffers on the GPU backend give the CPU's bytes") {
   }
 }
 
+// Past a 64 MiB budget, 8M 16-byte records (i64 key): runs on the GPU, merged on the
+// device in windows the plan sized to the whole arena (which the runs leave as it was),
+// in place (into a temp file, read back); a copy merges on the CPU into its output.
+TEST_CASE("memory api: host buffers past a 64 MiB budget merge in device windows") {
+  GPU_TEST_REQUIRE_DEVICE();
+  const Format f = Format::of_keys(16, {Format::single_field(KeyType::i64, 8)}, false);
+  const size_t n = size_t(8) << 20;
+  const Bytes data = random_records(f, n, 9, 256);
+  Bytes cpu = data;
+  MemoryOptions o;
+  o.device = Device::cpu;
+  gxsort::sort(cpu.data(), n, f, o);
+  o.device = Device::cuda;
+  o.memory = parse_size_option("64M", "memory");
+  o.tmp_dirs = {"/tmp"};
+  Bytes inplace = data, copy(data.size());
+  gxsort::sort(inplace.data(), n, f, o);
+  CHECK(inplace == cpu);
+  sort_copy(data.data(), copy.data(), n, f, o);
+  CHECK(copy == cpu);
+}
+
 TEST_CASE("memory api: two device sorts at once") {
   GPU_TEST_REQUIRE_DEVICE();
   const Format f = Format::typed(KeyType::u64);

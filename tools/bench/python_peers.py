@@ -392,20 +392,23 @@ def job_memmap(b, args, dev):
     size, n = args.memmap_size, args.memmap_size // 8
     job = f"u64 memmap sort{' in place' if args.in_place else ''}, budgets {show_size(size // 4)}"
     runs_dir = args.runs_dir or args.tmp
-    needs = {args.tmp: size * (1 if args.in_place else 2)}  # see the job's description above
-    needs[runs_dir] = needs.get(runs_dir, 0) + size + size // 8
-    for where, need in needs.items():
+    for d in (args.tmp, runs_dir):
+        if not os.path.isdir(d):
+            return b.skip(job, f"{d} is not a directory")
+    needs = {}  # bytes per filesystem (see the job's description above)
+    for d, need in ((args.tmp, size * (1 if args.in_place else 2)), (runs_dir, size + size // 8)):
+        dev = os.stat(d).st_dev
+        needs[dev] = (d, needs.get(dev, (d, 0))[1] + need)
+    for where, need in needs.values():
         free = shutil.disk_usage(where).free
         if free < need + need // 50:
             return b.skip(job, f"{where} has {show_size(free)} free, the job needs {show_size(need)} there")
-    work = tempfile.mkdtemp(prefix="gxsort-pypeers.", dir=args.tmp)
-    runs = tempfile.mkdtemp(prefix="gxsort-pypeers-runs.", dir=runs_dir)
-    try:
-        sort_memmap(b, args, job, work, runs, n)
-    finally:
-        gc.collect()  # the memmaps are closed before their files go
-        shutil.rmtree(work)
-        shutil.rmtree(runs)
+    with tempfile.TemporaryDirectory(prefix="gxsort-pypeers.", dir=args.tmp) as work, \
+            tempfile.TemporaryDirectory(prefix="gxsort-pypeers-runs.", dir=runs_dir) as runs:
+        try:
+            sort_memmap(b, args, job, work, runs, n)
+        finally:
+            gc.collect()  # the memmaps are closed before their files go
 
 
 def sort_memmap(b, args, job, work, runs, n):
