@@ -3,6 +3,7 @@
 job keeps its pieces for resume=True)."""
 
 import _thread
+import signal
 import threading
 
 import numpy as np
@@ -40,7 +41,10 @@ class Interrupter:
 
 
 def interrupted(call, phase=None):
-    """Runs call(progress); True when it raised KeyboardInterrupt."""
+    """Runs call(progress); True when it raised KeyboardInterrupt. SIGINT is Python's own
+    handler meanwhile: a process started in the background by a shell (nohup, a batch
+    job, some CI runners) inherits it ignored, and interrupt_main() then does nothing."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     stop = Interrupter(phase)
     try:
         call(stop)
@@ -50,6 +54,7 @@ def interrupted(call, phase=None):
         stop.finished.set()
         stop.first_progress.set()  # the thread ends either way
         stop.thread.join()
+        signal.signal(signal.SIGINT, previous)
     return False, stop
 
 
