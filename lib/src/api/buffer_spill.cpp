@@ -106,15 +106,15 @@ io::TempFile merge_into_temp(const Prepared& p, std::vector<TreeInput> runs, siz
   return sorted;
 }
 
-// The n sorted records of `sorted` read back in pieces of `piece` through `buffer` and
-// handed to `take` in order.
-void take_in_pieces(const io::File& sorted, size_t n, size_t piece, unsigned char* buffer, const EngineOptions& opt,
-                    const TakeRecords& take) {
+// The n sorted records of `sorted` read back in pieces of `piece` through `buffer` (on
+// `threads` threads) and handed to `take` in order.
+void take_in_pieces(const io::File& sorted, size_t n, size_t piece, unsigned char* buffer, unsigned threads,
+                    const EngineOptions& opt, const TakeRecords& take) {
   const size_t rs = opt.format.record_size;
   for (size_t first = 0, count; first < n; first += count) {
     throw_if_cancelled(opt.cancel);
     count = std::min(piece, n - first);
-    sorted.read_at_parallel(buffer, count * rs, uint64_t(first) * rs, opt.threads);
+    sorted.read_at_parallel(buffer, count * rs, uint64_t(first) * rs, threads);
     take(buffer, first, count);
   }
 }
@@ -164,7 +164,7 @@ void made_records_through_runs(Prepared& p, size_t n, const EngineOptions& opt, 
   const io::TempFile sorted = merge_into_temp(p, std::move(runs), n, opt);
   const size_t piece = spill_piece_records(p.memory, f.record_size);
   const std::unique_ptr<unsigned char[]> buffer = host_bytes(std::min(n, piece) * f.record_size);
-  take_in_pieces(sorted.file(), n, piece, buffer.get(), opt, take);
+  take_in_pieces(sorted.file(), n, piece, buffer.get(), p.threads, opt, take);
 }
 
 void made_records_through_files(size_t n, const EngineOptions& opt, const std::string& dir, size_t piece,
@@ -180,7 +180,7 @@ void made_records_through_files(size_t n, const EngineOptions& opt, const std::s
   }
   io::File sorted;
   const io::TempFile out = sort_spill(in, uint64_t(n) * rs, opt, dir, sorted);
-  take_in_pieces(sorted, n, piece, buffer.get(), opt, take);
+  take_in_pieces(sorted, n, piece, buffer.get(), opt.threads, opt, take);
 }
 
 }  // namespace gxsort::api
