@@ -125,8 +125,12 @@ size_t spill_piece_records(uint64_t memory, size_t record_size) {
   return size_t(std::max<uint64_t>(1, memory / 4 / record_size));
 }
 
+bool merges_runs(const Plan& plan) {
+  return plan.mode == PlanMode::external && plan.run_records > 0;
+}
+
 bool merges_once(const Plan& plan) {
-  return plan.mode == PlanMode::external && plan.levels.size() == 1 && plan.run_records > 0;
+  return merges_runs(plan) && plan.levels.size() == 1;
 }
 
 void sort_through_runs(Prepared& p, const unsigned char* in, unsigned char* out, size_t n, const EngineOptions& opt) {

@@ -17,7 +17,11 @@ namespace gxsort::api {
 // a quarter of the budget, at least one record.
 size_t spill_piece_records(uint64_t memory, size_t record_size);
 
-// Whether a plan (--ooc merge) merges its runs in one level: sort_through_runs' case.
+// Whether a plan (--ooc merge) forms runs in temp files and merges them (an external
+// plan): sort_through_merged_file's and made_records_through_runs' case.
+bool merges_runs(const Plan& plan);
+
+// Whether it merges them in one level: sort_through_runs' case.
 bool merges_once(const Plan& plan);
 
 // A sorted copy larger than the budget, in one merge (merges_once(p.plan)): runs formed

@@ -52,6 +52,20 @@ std::unique_ptr<Backend> small_sort_backend(const EngineOptions& opt) {
   return cpu;
 }
 
+// The plan of a host sort of n records (n >= 2) on opt's device: a held_under_any_budget
+// one gets a CPU backend and Plan's default, in memory, without asking the machine; any
+// other is prepared as `--ooc merge`, so that past the budget its runs come from memory.
+Prepared prepare_host_sort(const EngineOptions& opt, size_t n, uint64_t bytes) {
+  Prepared p;
+  if (held_under_any_budget(opt, n)) {
+    p.backend = small_sort_backend(opt);
+    return p;
+  }
+  EngineOptions merged = opt;
+  merged.ooc = OocMethod::merge;
+  return prepare(merged, bytes, kDefaultSpillDir);
+}
+
 // An in-memory sort from `in` into `out` (the same buffer: in place) on `backend`.
 void sort_held(Backend& backend, const unsigned char* in, unsigned char* out, size_t n, const EngineOptions& opt) {
   if (out == in) return sort_in_memory(backend, out, n, opt);
@@ -98,17 +112,14 @@ void sort_host_copy(const unsigned char* in, unsigned char* out, size_t n, const
   }
   EngineOptions opt = given;
   const std::shared_ptr<void> caller_device = choose_host_device(opt, bytes);
-  if (held_under_any_budget(opt, n)) return sort_held(*small_sort_backend(opt), in, out, n, opt);
-  opt.ooc = OocMethod::merge;  // past the budget: runs from the buffer, merged
-  Prepared p = prepare(opt, bytes, kDefaultSpillDir);
+  Prepared p = prepare_host_sort(opt, n, bytes);
   if (p.plan.mode == PlanMode::in_memory) return sort_held(*p.backend, in, out, n, opt);
   if (out != in && merges_once(p.plan)) return sort_through_runs(p, in, out, n, opt);
-  if (p.plan.mode == PlanMode::external && p.plan.run_records > 0) return sort_through_merged_file(p, in, out, n, opt);
+  if (merges_runs(p.plan)) return sort_through_merged_file(p, in, out, n, opt);
   // Runs kept in memory (the records fit the budget, their sort's scratch does not):
   // sort_file's own way, on a spill file.
   const std::string dir = p.tmp_dirs[0];
   opt.tmp_dirs = p.tmp_dirs;
-  opt.ooc = given.ooc;
   p = Prepared();  // its backend (a GPU's arena) goes before the file sort makes its own
   if (out != in) io::parallel_copy(out, in, bytes, opt.threads);
   sort_through_files(out, n, opt, dir);
@@ -120,22 +131,16 @@ void sort_made_records(size_t n, const EngineOptions& given, const FillRecords& 
   const size_t bytes = records_bytes(n, given.format);
   EngineOptions opt = given;
   const std::shared_ptr<void> caller_device = choose_host_device(opt, bytes);
-  Prepared p;
-  const bool held = n < 2 || held_under_any_budget(opt, n);
-  if (held && n >= 2) p.backend = small_sort_backend(opt);
-  opt.ooc = OocMethod::merge;  // past the budget: runs made in memory, merged
-  if (!held) p = prepare(opt, bytes, kDefaultSpillDir);
-  if (held || p.plan.mode == PlanMode::in_memory) {
+  Prepared p = n < 2 ? Prepared() : prepare_host_sort(opt, n, bytes);
+  if (p.plan.mode == PlanMode::in_memory) {
     const std::unique_ptr<unsigned char[]> records = host_bytes(bytes);
     fill(records.get(), 0, n);
     if (n >= 2) sort_in_memory(*p.backend, records.get(), n, opt);
     return take(records.get(), 0, n);
   }
-  if (p.plan.mode == PlanMode::external && p.plan.run_records > 0)
-    return made_records_through_runs(p, n, opt, fill, take);
+  if (merges_runs(p.plan)) return made_records_through_runs(p, n, opt, fill, take);
   const std::string dir = p.tmp_dirs[0];
   opt.tmp_dirs = p.tmp_dirs;
-  opt.ooc = given.ooc;
   const size_t piece = spill_piece_records(p.memory, given.format.record_size);
   p = Prepared();  // as sort_host's
   made_records_through_files(n, opt, dir, piece, fill, take);
