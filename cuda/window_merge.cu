@@ -60,8 +60,10 @@ T* merge_tree(DeviceMemory& mem, T* a, T* b, std::vector<uint64_t> sizes, MergeK
 }  // namespace
 
 size_t window_merge_device_bytes(const Format& f, size_t m, MergeKernel k) {
-  const size_t slack = 1 << 20;  // merge temp storage, alignment
-  (void)k;
+  // The merges' temp storage (whichever element type the format merges as) and alignment.
+  const size_t slack = std::max({merge_temp_bytes<uint32_t>(k, m, 0), merge_temp_bytes<uint64_t>(k, m, 0),
+                                 merge_temp_bytes<KeyIndex>(k, m, 0)}) +
+                       (1 << 20);
   if (f.flat()) return 2 * m * f.record_size + slack;
   return 2 * m * f.record_size + 2 * m * sizeof(KeyIndex) + slack;
 }

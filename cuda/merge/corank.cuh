@@ -65,9 +65,9 @@ GXSORT_CORANK_HD inline void merge_sequential(ItA a, Index i, Index m, ItB b, In
 #ifdef __CUDACC__
 namespace gxsort::cuda {
 
-// Block-level partition (the first phase of the tiled and circular merges): splits[s] is
-// the co-rank of output rank min(s * section, m + n) for s in [0, count). One thread per
-// split point, each a binary search in global memory; count is a few thousand at most.
+// Partition (the first phase of the tiled and circular merges): splits[s] is the co-rank
+// of output rank min(s * section, m + n) for s in [0, count). One thread per split point
+// (a block's section for tiled, a tile for circular), each a binary search in global memory.
 template <class T>
 __global__ void co_rank_splits_kernel(const T* a, uint64_t m, const T* b, uint64_t n,
                                       uint64_t section, uint64_t count, uint64_t* splits) {

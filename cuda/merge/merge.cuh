@@ -57,8 +57,8 @@ void merge(MergeKernel k, const T* a, size_t na, const T* b, size_t nb, T* out, 
 template <class T, class Policy>
 void merge_basic(const T* a, size_t na, const T* b, size_t nb, T* out, cudaStream_t stream);
 
-// Temp of the tiled and circular kernels: one 64-bit split point per block boundary,
-// for the most blocks the policy allows (a few tens of KB, whatever the sizes).
+// Temp of the tiled kernel: one 64-bit split point per block boundary, for the most
+// blocks the policy allows (a few tens of KB, whatever the sizes).
 template <class Policy>
 inline size_t merge_tiled_temp_bytes(size_t /*na*/, size_t /*nb*/) {
   return (size_t(Policy::max_blocks) + 1) * sizeof(uint64_t);
@@ -67,9 +67,11 @@ template <class T, class Policy>
 void merge_tiled(const T* a, size_t na, const T* b, size_t nb, T* out, void* temp,
                  size_t temp_bytes, cudaStream_t stream);
 
+// Temp of the circular kernel: one 64-bit split point per tile boundary (8 bytes per tile
+// of about 64 bytes of output per thread: an eighth of a per cent of the output or less).
 template <class Policy>
-inline size_t merge_circular_temp_bytes(size_t /*na*/, size_t /*nb*/) {
-  return (size_t(Policy::max_blocks) + 1) * sizeof(uint64_t);
+inline size_t merge_circular_temp_bytes(size_t na, size_t nb) {
+  return ((uint64_t(na) + nb + Policy::tile - 1) / Policy::tile + 1) * sizeof(uint64_t);
 }
 template <class T, class Policy>
 void merge_circular(const T* a, size_t na, const T* b, size_t nb, T* out, void* temp,

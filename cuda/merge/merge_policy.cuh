@@ -27,9 +27,10 @@ struct TiledPolicy {
   static constexpr int max_blocks = 8192;
 };
 
-// circular: like tiled, but A and B live in shared-memory ring buffers that are refilled
-// only with what the last tiles consumed (asynchronous copies), Stages tiles ahead.
-// Shared memory per block: 2 rings + a staging tile, (2 * (Stages + 1) + 1) tiles.
+// circular: like tiled, but the co-rank of every tile is computed first, and a ring of
+// Stages + 1 shared-memory slots holds exactly the inputs of the tile being merged and of
+// the Stages tiles being loaded (asynchronous copies). Shared memory per block: Stages + 1
+// slots of a tile (plus alignment padding) and a staging tile.
 template <int Threads, int ItemsPerThread, int Stages>
 struct CircularPolicy {
   static_assert(Stages >= 1 && Stages <= 3, "pipeline depth 1..3");
@@ -37,46 +38,47 @@ struct CircularPolicy {
   static constexpr int items_per_thread = ItemsPerThread;
   static constexpr int tile = Threads * ItemsPerThread;
   static constexpr int stages = Stages;
-  // A ring must hold the tile being merged plus the Stages tiles being loaded; a multiple
-  // of 4 elements, so a 16-byte vector (4 x u32, 2 x u64) never wraps around the ring.
-  static constexpr int ring = ((Stages + 1) * tile + 3) / 4 * 4;
-  static constexpr int max_blocks = 8192;
 };
 
-// Defaults for the element sizes we instantiate: about 64 bytes of output per thread. The
-// circular default won the u64 sweep of tools/bench/merge_kernels_bench on an H200
-// (docs/merge-kernels.md): one stage, because deeper rings cost occupancy, and the kernel is
-// bound by shared-memory latency rather than by DRAM.
+// Defaults for the element sizes we instantiate. basic and tiled: about 64 bytes of output
+// per thread. circular: the winners of tools/bench/merge_kernels_bench's sweeps on an H200
+// (docs/merge-kernels.md): 384 x 12 for 8-byte keys, 512 x 20 for 4-byte ones, 512 x 7 for
+// 16-byte records, one stage (a deeper ring costs occupancy). The kernel is bound by its
+// shared-memory traffic (the co-rank searches and the merges' scattered reads), and larger
+// tiles spend less of it per element on the per-tile work.
 template <class T>
 struct DefaultMergePolicy {
   static constexpr int items64 = sizeof(T) >= 16 ? 4 : sizeof(T) >= 8 ? 8 : 16;
   using basic = BasicPolicy<256, items64>;
   using tiled = TiledPolicy<128, items64>;
-  using circular = CircularPolicy<128, items64, 1>;
+  using circular = CircularPolicy<sizeof(T) == 8 ? 384 : 512, sizeof(T) >= 16 ? 7 : sizeof(T) >= 8 ? 12 : 20, 1>;
 };
 
 // Alternative policies, exercised by the tests: odd items per thread, tiles that are not
 // powers of two, a one-warp block, a deep pipeline.
 using TiledPolicySmall = TiledPolicy<32, 3>;   // tile 96
 using TiledPolicyLarge = TiledPolicy<256, 7>;  // tile 1792
-using CircularPolicySmall = CircularPolicy<32, 1, 1>;  // tile 32, ring 64: many wrap-arounds
-using CircularPolicyOdd = CircularPolicy<96, 7, 3>;    // tile 672, ring 2688
+using CircularPolicySmall = CircularPolicy<32, 1, 1>;  // tile 32: many tiles per block
+using CircularPolicyOdd = CircularPolicy<96, 7, 3>;    // tile 672, 4 slots
 
-// Further circular candidates timed by the benchmark for uint64_t only (the sweep behind
-// the default above); instantiated for uint64_t in merge_circular.cu.
-using CircularTune128x8s2 = CircularPolicy<128, 8, 2>;
-using CircularTune128x7s1 = CircularPolicy<128, 7, 1>;
-using CircularTune128x9s1 = CircularPolicy<128, 9, 1>;
-using CircularTune64x8s1 = CircularPolicy<64, 8, 1>;
-using CircularTune256x8s1 = CircularPolicy<256, 8, 1>;
-using CircularTune256x4s1 = CircularPolicy<256, 4, 1>;
-using CircularTune128x12s1 = CircularPolicy<128, 12, 1>;
-using CircularTune64x16s1 = CircularPolicy<64, 16, 1>;
+// Further circular candidates timed by the benchmark (the sweeps behind the defaults above),
+// instantiated in merge_circular.cu for uint64_t, KeyIndex and uint32_t respectively.
+using CircularTune128x8 = CircularPolicy<128, 8, 1>;  // the default before the tile co-ranks
+using CircularTune256x10 = CircularPolicy<256, 10, 1>;
+using CircularTune384x10 = CircularPolicy<384, 10, 1>;
+using CircularTune384x13 = CircularPolicy<384, 13, 1>;
+using CircularTune512x8 = CircularPolicy<512, 8, 1>;
+using CircularTune384x12s2 = CircularPolicy<384, 12, 2>;
+using CircularTune512x5 = CircularPolicy<512, 5, 1>;
+using CircularTune512x9 = CircularPolicy<512, 9, 1>;
+using CircularTune384x8 = CircularPolicy<384, 8, 1>;
+using CircularTune512x16 = CircularPolicy<512, 16, 1>;
+using CircularTune384x24 = CircularPolicy<384, 24, 1>;
 
-// The list the benchmark sweeps, for merge_circular.cu's instantiations and the bench.
-#define GXSORT_CIRCULAR_TUNE_LIST(X)                                                  \
-  X(CircularTune128x8s2) X(CircularTune128x7s1) X(CircularTune128x9s1)               \
-  X(CircularTune64x8s1) X(CircularTune256x8s1) X(CircularTune256x4s1)                \
-  X(CircularTune128x12s1) X(CircularTune64x16s1)
+#define GXSORT_CIRCULAR_TUNE_LIST(X)                                                     \
+  X(CircularTune128x8) X(CircularTune256x10) X(CircularTune384x10) X(CircularTune384x13)    \
+  X(CircularTune512x8) X(CircularTune384x12s2)
+#define GXSORT_CIRCULAR_TUNE_LIST_PAIRS(X) X(CircularTune512x5) X(CircularTune512x9) X(CircularTune384x8)
+#define GXSORT_CIRCULAR_TUNE_LIST_U32(X) X(CircularTune512x16) X(CircularTune384x24)
 
 }  // namespace gxsort::cuda

@@ -190,7 +190,8 @@ struct Harness {
 
 const size_t kSizes[] = {0,    1,    2,    3,    5,    7,     31,    32,    33,    63,    64,   65,
                          127,  128,  129,  255,  256,  257,   1000,  1023,  1024,  1025,  2047, 2048,
-                         2049, 4095, 4096, 4097, 7919, 65535, 65536, 65537, 99991, 100000};
+                         2049, 3583, 3584, 4095, 4096, 4097, 4608, 7919, 10241, 65535, 65536, 65537,
+                         99991, 100000};
 
 }  // namespace
 
@@ -232,6 +233,38 @@ TEST_CASE("--merge-kernel names") {
   } catch (const gxsort::Error& e) {
     CHECK(e.code() == gxsort::ExitCode::usage);
   }
+}
+
+TEST_CASE("merge: temp storage smaller than merge_temp_bytes() is a usage error") {
+  GPU_TEST_REQUIRE_DEVICE();
+  // The circular kernel keeps one split point per tile, so its temp grows with the sizes.
+  const size_t n = 1 << 20;
+  const auto circular = gxsort::MergeKernel::circular;
+  const size_t need = gc::merge_temp_bytes<uint64_t>(circular, n, n);
+  CHECK(need > gc::merge_temp_bytes<uint64_t>(circular, 1, 1));
+  uint64_t *a, *b, *out;
+  void* temp;
+  GXSORT_CUDA_CHECK(cudaMalloc(&a, n * sizeof(uint64_t)));
+  GXSORT_CUDA_CHECK(cudaMalloc(&b, n * sizeof(uint64_t)));
+  GXSORT_CUDA_CHECK(cudaMalloc(&out, 2 * n * sizeof(uint64_t)));
+  GXSORT_CUDA_CHECK(cudaMalloc(&temp, need));
+  GXSORT_CUDA_CHECK(cudaMemset(a, 0, n * sizeof(uint64_t)));
+  GXSORT_CUDA_CHECK(cudaMemset(b, 0, n * sizeof(uint64_t)));
+  try {
+    gc::merge<uint64_t>(circular, a, n, b, n, out, temp, need - 8, nullptr);
+    FAIL("no exception");
+  } catch (const gxsort::Error& e) {
+    CHECK(e.code() == gxsort::ExitCode::usage);
+  }
+  GXSORT_CUDA_CHECK(cudaMemset(out, 0xFF, 2 * n * sizeof(uint64_t)));
+  gc::merge<uint64_t>(circular, a, n, b, n, out, temp, need, nullptr);
+  std::vector<uint64_t> got(2 * n);
+  GXSORT_CUDA_CHECK(cudaMemcpy(got.data(), out, got.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost));
+  CHECK(std::count(got.begin(), got.end(), uint64_t(0)) == std::ptrdiff_t(2 * n));
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(out);
+  cudaFree(temp);
 }
 
 TEST_CASE_TEMPLATE("merge kernels match std::merge: random inputs of many sizes", T, uint32_t,
@@ -384,7 +417,9 @@ TEST_CASE("merge kernels beyond 2^31 elements (uint32_t, 1.2e9 + 1.0e9)") {
   uint32_t *a, *b, *ref, *out;
   BigStats* d_stats;
   void* temp;
-  const size_t temp_bytes = 1 << 20;
+  size_t temp_bytes = 0;
+  for (auto k : {gxsort::MergeKernel::basic, gxsort::MergeKernel::tiled, gxsort::MergeKernel::circular})
+    temp_bytes = std::max(temp_bytes, gc::merge_temp_bytes<uint32_t>(k, na, nb));
   GXSORT_CUDA_CHECK(cudaMalloc(&a, na * sizeof(uint32_t)));
   GXSORT_CUDA_CHECK(cudaMalloc(&b, nb * sizeof(uint32_t)));
   GXSORT_CUDA_CHECK(cudaMalloc(&ref, total * sizeof(uint32_t)));

@@ -1,13 +1,17 @@
-// Times the merge kernels on two sorted runs of random u64 keys in device memory
-// (2 x 2^27 by default) against thrust::merge (stable, the reference) and
-// cub::DeviceMerge::MergeKeys (unstable, for reference), all in one run.
+// Times the merge kernels on two sorted runs of random keys in device memory (2 x 2^27 by
+// default) against thrust::merge (stable, the reference) and cub::DeviceMerge::MergeKeys
+// (unstable, for reference), all in one run.
 //
-//   merge_kernels_bench [--log2n N] [--reps R]
+//   merge_kernels_bench [--log2n N] [--reps R] [--type u64|u32|pairs]
 //
+// u64: 8-byte keys; u32: 4-byte keys (the high words of u64 ones); pairs: 16-byte
+// key+payload records (KeyIndex: a u64 key, the record's index as payload), compared by key.
+// Each type also times the circular policies of its tuning sweep (merge_policy.cuh).
 // Each variant: 3 warm-ups, then R timed launches (cudaEvent), interleaved round-robin
 // with the other variants so that clock drift hits all alike; the median is reported.
-// TB/s counts bytes read and written (2 x 2N x 8). Every output is compared with
-// thrust::merge's (for u64 keys a stable and an unstable merge give the same values).
+// TB/s counts bytes read and written (2 x 2N x the element size). Every output is compared
+// byte for byte with thrust::merge's (random 64-bit keys: no equal keys, so a stable and an
+// unstable merge give the same bytes).
 #include <cub/device/device_merge.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <thrust/merge.h>
@@ -18,6 +22,7 @@
 #include <ctime>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 #include "cuda_check.cuh"
 #include "merge/merge.cuh"
@@ -35,6 +40,23 @@ __global__ void random_keys_kernel(uint64_t* v, uint64_t n, uint64_t seed) {
     v[i] = x ^ (x >> 31);
   }
 }
+
+// KeyIndex runs from sorted keys: the payload is the index in both runs together.
+__global__ void pack_pairs_kernel(const uint64_t* keys, uint64_t n, uint64_t first, gc::KeyIndex* out) {
+  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    out[i] = gc::KeyIndex{keys[i], first + i};
+}
+
+// u32 runs from sorted u64 keys: their high words stay sorted.
+__global__ void high_words_kernel(const uint64_t* keys, uint64_t n, uint32_t* out) {
+  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) out[i] = uint32_t(keys[i] >> 32);
+}
+
+struct ByKey {
+  __device__ bool operator()(const gc::KeyIndex& x, const gc::KeyIndex& y) const { return x.key < y.key; }
+};
 
 __global__ void count_mismatches_kernel(const uint64_t* x, const uint64_t* y, uint64_t n,
                                         unsigned long long* count) {
@@ -59,6 +81,24 @@ void make_sorted_run(uint64_t* d, uint64_t n, uint64_t seed) {
   GXSORT_CUDA_CHECK(cudaDeviceSynchronize());
   GXSORT_CUDA_CHECK(cudaFree(t));
   GXSORT_CUDA_CHECK(cudaFree(tmp));
+}
+void make_sorted_run(uint32_t* d, uint64_t n, uint64_t seed) {
+  uint64_t* keys;
+  GXSORT_CUDA_CHECK(cudaMalloc(&keys, n * sizeof(uint64_t)));
+  make_sorted_run(keys, n, seed);
+  high_words_kernel<<<1024, 256>>>(keys, n, d);
+  GXSORT_CUDA_CHECK_LAUNCH("high_words_kernel");
+  GXSORT_CUDA_CHECK(cudaDeviceSynchronize());
+  GXSORT_CUDA_CHECK(cudaFree(keys));
+}
+void make_sorted_run(gc::KeyIndex* d, uint64_t n, uint64_t seed) {
+  uint64_t* keys;
+  GXSORT_CUDA_CHECK(cudaMalloc(&keys, n * sizeof(uint64_t)));
+  make_sorted_run(keys, n, seed);
+  pack_pairs_kernel<<<1024, 256>>>(keys, n, (seed - 1) * n, d);
+  GXSORT_CUDA_CHECK_LAUNCH("pack_pairs_kernel");
+  GXSORT_CUDA_CHECK(cudaDeviceSynchronize());
+  GXSORT_CUDA_CHECK(cudaFree(keys));
 }
 
 // Hands thrust one preallocated buffer (bump allocation; reset for every call).
@@ -85,34 +125,27 @@ struct Variant {
 
 }  // namespace
 
-int main(int argc, char** argv) try {
-  int log2n = 27, reps = 15;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string arg = argv[i];
-    if (arg == "--log2n") log2n = std::atoi(argv[i + 1]);
-    else if (arg == "--reps") reps = std::atoi(argv[i + 1]);
-    else {
-      std::fprintf(stderr, "usage: %s [--log2n N] [--reps R]\n", argv[0]);
-      return 2;
-    }
-  }
+namespace {
+
+template <class T>
+int run(int log2n, int reps, const char* what) {
   const uint64_t n = 1ull << log2n, total = 2 * n;
-  const double bytes = 2.0 * double(total) * sizeof(uint64_t);
+  const double bytes = 2.0 * double(total) * sizeof(T);
 
   cudaDeviceProp prop;
   GXSORT_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   char date[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-  std::printf("merge_kernels_bench: u64 keys, 2 x 2^%d sorted random, %s (%d SMs), %s\n", log2n,
+  std::printf("merge_kernels_bench: %s, 2 x 2^%d sorted random, %s (%d SMs), %s\n", what, log2n,
               prop.name, prop.multiProcessorCount, date);
 
-  uint64_t *a, *b, *out, *ref;
+  T *a, *b, *out, *ref;
   unsigned long long* d_count;
-  GXSORT_CUDA_CHECK(cudaMalloc(&a, n * sizeof(uint64_t)));
-  GXSORT_CUDA_CHECK(cudaMalloc(&b, n * sizeof(uint64_t)));
-  GXSORT_CUDA_CHECK(cudaMalloc(&out, total * sizeof(uint64_t)));
-  GXSORT_CUDA_CHECK(cudaMalloc(&ref, total * sizeof(uint64_t)));
+  GXSORT_CUDA_CHECK(cudaMalloc(&a, n * sizeof(T)));
+  GXSORT_CUDA_CHECK(cudaMalloc(&b, n * sizeof(T)));
+  GXSORT_CUDA_CHECK(cudaMalloc(&out, total * sizeof(T)));
+  GXSORT_CUDA_CHECK(cudaMalloc(&ref, total * sizeof(T)));
   GXSORT_CUDA_CHECK(cudaMalloc(&d_count, sizeof(unsigned long long)));
   make_sorted_run(a, n, 1);
   make_sorted_run(b, n, 2);
@@ -120,30 +153,36 @@ int main(int argc, char** argv) try {
   // Temp: the largest our kernels ask for, and CUB's.
   size_t temp_bytes = 0;
   for (auto k : {gxsort::MergeKernel::basic, gxsort::MergeKernel::tiled, gxsort::MergeKernel::circular})
-    temp_bytes = std::max(temp_bytes, gc::merge_temp_bytes<uint64_t>(k, n, n));
+    temp_bytes = std::max(temp_bytes, gc::merge_temp_bytes<T>(k, n, n));
+  auto cub_merge = [&](void* t, size_t& tb, cudaStream_t st) {
+    if constexpr (std::is_same_v<T, gc::KeyIndex>)
+      return cub::DeviceMerge::MergeKeys(t, tb, a, int64_t(n), b, int64_t(n), out, ByKey{}, st);
+    else
+      return cub::DeviceMerge::MergeKeys(t, tb, a, int64_t(n), b, int64_t(n), out, {}, st);
+  };
   size_t cub_bytes = 0;
-  GXSORT_CUDA_CHECK(cub::DeviceMerge::MergeKeys(nullptr, cub_bytes, a, int64_t(n), b, int64_t(n), out));
+  GXSORT_CUDA_CHECK(cub_merge(nullptr, cub_bytes, nullptr));
   temp_bytes = std::max({temp_bytes, cub_bytes, size_t(64) << 20});
   void* temp;
   GXSORT_CUDA_CHECK(cudaMalloc(&temp, temp_bytes));
   cudaStream_t s;
   GXSORT_CUDA_CHECK(cudaStreamCreate(&s));
 
-  gc::merge<uint64_t>(gxsort::MergeKernel::thrust, a, n, b, n, ref, nullptr, 0, s);
+  gc::merge<T>(gxsort::MergeKernel::thrust, a, n, b, n, ref, nullptr, 0, s);
   GXSORT_CUDA_CHECK(cudaStreamSynchronize(s));
 
   auto ours = [&](gxsort::MergeKernel k) {
-    return [=] { gc::merge<uint64_t>(k, a, n, b, n, out, temp, temp_bytes, s); };
+    return [=] { gc::merge<T>(k, a, n, b, n, out, temp, temp_bytes, s); };
   };
   auto circ = [&](auto policy) {
     using P = decltype(policy);
-    return [=] { gc::merge_circular<uint64_t, P>(a, n, b, n, out, temp, temp_bytes, s); };
+    return [=] { gc::merge_circular<T, P>(a, n, b, n, out, temp, temp_bytes, s); };
   };
   std::vector<Variant> vs;
   vs.push_back({"basic", ours(gxsort::MergeKernel::basic)});
   vs.push_back({"tiled", ours(gxsort::MergeKernel::tiled)});
   {
-    using P = gc::DefaultMergePolicy<uint64_t>::circular;
+    using P = typename gc::DefaultMergePolicy<T>::circular;
     vs.push_back({"circular (default " + std::to_string(P::threads) + "x" +
                       std::to_string(P::items_per_thread) + " s" + std::to_string(P::stages) + ")",
                   ours(gxsort::MergeKernel::circular)});
@@ -154,7 +193,13 @@ int main(int argc, char** argv) try {
            " s" + std::to_string(P::stages);
   };
 #define GXSORT_BENCH_TUNE(P) vs.push_back({policy_name(gc::P{}), circ(gc::P{})});
-  GXSORT_CIRCULAR_TUNE_LIST(GXSORT_BENCH_TUNE)
+  if constexpr (std::is_same_v<T, uint64_t>) {
+    GXSORT_CIRCULAR_TUNE_LIST(GXSORT_BENCH_TUNE)
+  } else if constexpr (std::is_same_v<T, uint32_t>) {
+    GXSORT_CIRCULAR_TUNE_LIST_U32(GXSORT_BENCH_TUNE)
+  } else {
+    GXSORT_CIRCULAR_TUNE_LIST_PAIRS(GXSORT_BENCH_TUNE)
+  }
   vs.push_back({"thrust::merge", ours(gxsort::MergeKernel::thrust)});
   // thrust::merge without its per-call cudaMalloc/cudaFree: its temp comes from `temp`.
   vs.push_back({"thrust::merge (temp given)", [&] {
@@ -164,8 +209,7 @@ int main(int argc, char** argv) try {
                 }});
   vs.push_back({"cub::DeviceMerge (unstable)", [&] {
                   size_t bytes_cub = temp_bytes;
-                  GXSORT_CUDA_CHECK(cub::DeviceMerge::MergeKeys(temp, bytes_cub, a, int64_t(n), b,
-                                                                int64_t(n), out, {}, s));
+                  GXSORT_CUDA_CHECK(cub_merge(temp, bytes_cub, s));
                 }});
 
   cudaEvent_t e0, e1;
@@ -173,10 +217,12 @@ int main(int argc, char** argv) try {
   GXSORT_CUDA_CHECK(cudaEventCreate(&e1));
   for (auto& v : vs) {
     // Check first (also a warm-up), then two more warm-ups.
-    GXSORT_CUDA_CHECK(cudaMemsetAsync(out, 0, total * sizeof(uint64_t), s));
+    GXSORT_CUDA_CHECK(cudaMemsetAsync(out, 0, total * sizeof(T), s));
     v.launch();
     GXSORT_CUDA_CHECK(cudaMemsetAsync(d_count, 0, sizeof(unsigned long long), s));
-    count_mismatches_kernel<<<1024, 256, 0, s>>>(out, ref, total, d_count);
+    count_mismatches_kernel<<<1024, 256, 0, s>>>(reinterpret_cast<const uint64_t*>(out),
+                                                 reinterpret_cast<const uint64_t*>(ref),
+                                                 total * sizeof(T) / sizeof(uint64_t), d_count);
     GXSORT_CUDA_CHECK_LAUNCH("count_mismatches_kernel");
     GXSORT_CUDA_CHECK(cudaMemcpyAsync(&v.mismatches, d_count, sizeof v.mismatches,
                                       cudaMemcpyDeviceToHost, s));
@@ -216,6 +262,28 @@ int main(int argc, char** argv) try {
   }
   std::printf("median of %d runs each; TB/s counts %.2f GB read + written\n", reps, bytes / 1e9);
   return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  int log2n = 27, reps = 15;
+  std::string type = "u64";
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string arg = argv[i];
+    if (arg == "--log2n") log2n = std::atoi(argv[i + 1]);
+    else if (arg == "--reps") reps = std::atoi(argv[i + 1]);
+    else if (arg == "--type") type = argv[i + 1];
+    else {
+      std::fprintf(stderr, "usage: %s [--log2n N] [--reps R] [--type u64|u32|pairs]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (type == "u64") return run<uint64_t>(log2n, reps, "u64 keys");
+  if (type == "u32") return run<uint32_t>(log2n, reps, "u32 keys");
+  if (type == "pairs") return run<gc::KeyIndex>(log2n, reps, "16-byte key+payload records");
+  std::fprintf(stderr, "merge_kernels_bench: --type is u64, u32 or pairs, not %s\n", type.c_str());
+  return 2;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "merge_kernels_bench: %s\n", e.what());
   return 4;
