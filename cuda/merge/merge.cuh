@@ -68,14 +68,18 @@ void merge_tiled(const T* a, size_t na, const T* b, size_t nb, T* out, void* tem
                  size_t temp_bytes, cudaStream_t stream);
 
 // Temp of the circular kernel: one 64-bit split point per tile boundary (8 bytes per tile
-// of about 64 bytes of output per thread: an eighth of a per cent of the output or less).
+// of thousands of elements: well under 1% of the output).
 template <class Policy>
 inline size_t merge_circular_temp_bytes(size_t na, size_t nb) {
   return ((uint64_t(na) + nb + Policy::tile - 1) / Policy::tile + 1) * sizeof(uint64_t);
 }
+// Whether a block of the policy's kernel gets its shared memory on the current device.
+template <class T, class Policy>
+bool merge_circular_fits();
+// max_blocks (tests): at most that many blocks, each then walks many tiles; 0: no limit.
 template <class T, class Policy>
 void merge_circular(const T* a, size_t na, const T* b, size_t nb, T* out, void* temp,
-                    size_t temp_bytes, cudaStream_t stream);
+                    size_t temp_bytes, cudaStream_t stream, uint64_t max_blocks = 0);
 
 template <class T>
 void merge_thrust(const T* a, size_t na, const T* b, size_t nb, T* out, cudaStream_t stream);

@@ -28,6 +28,7 @@
 //   of each tile comes from the splits in global memory, read-only during the merge.
 #include <cuda_pipeline_primitives.h>
 #include <algorithm>
+#include <atomic>
 #include <type_traits>
 #include "cuda_check.cuh"
 #include "merge/corank.cuh"
@@ -271,21 +272,48 @@ __global__ void __launch_bounds__(Policy::threads)
   __pipeline_wait_prior(0);
 }
 
-// One run of whole tiles per resident block: the slots stream through long runs, and the
-// pipeline fills once per block.
+// How many blocks of this kernel one SM of the current device holds (0: none, the policy
+// needs more shared memory than a block may have there), and the device's SM count. Found
+// once per device: the queries cost microseconds a call, which small merges would feel.
 template <class T, class Policy>
-void circular_grid(uint64_t tiles, uint64_t* tiles_per_block, uint64_t* blocks) {
-  int device = 0, sms = 0, per_sm = 0;
+int circular_blocks_per_sm(int* sms) {
+  constexpr int kCachedDevices = 64;
+  // process-wide: facts of the process's devices (their SMs, and blocks per SM + 1; 0: not
+  // yet), the same for every caller; racing first calls store the same values.
+  static std::atomic<int> cached[kCachedDevices][2];
+  int device = 0;
   GXSORT_CUDA_CHECK(cudaGetDevice(&device));
-  GXSORT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  GXSORT_CUDA_CHECK(cudaFuncSetAttribute(merge_circular_kernel<T, Policy>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         int(circular_smem_bytes<T, Policy>())));
-  GXSORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, merge_circular_kernel<T, Policy>, Policy::threads, circular_smem_bytes<T, Policy>()));
+  if (device < kCachedDevices && cached[device][1].load() != 0) {
+    *sms = cached[device][0].load();
+    return cached[device][1].load() - 1;
+  }
+  int optin = 0, per_sm = 0;
+  GXSORT_CUDA_CHECK(cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, device));
+  GXSORT_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  constexpr size_t smem = circular_smem_bytes<T, Policy>();
+  if (smem <= size_t(optin)) {
+    GXSORT_CUDA_CHECK(cudaFuncSetAttribute(merge_circular_kernel<T, Policy>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    GXSORT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, merge_circular_kernel<T, Policy>,
+                                                                    Policy::threads, smem));
+  }
+  if (device < kCachedDevices) {
+    cached[device][0].store(*sms);
+    cached[device][1].store(per_sm + 1);
+  }
+  return per_sm;
+}
+
+// One run of whole tiles per resident block (at most max_blocks blocks, when not 0): the
+// slots stream through long runs, and the pipeline fills once per block.
+template <class T, class Policy>
+void circular_grid(uint64_t tiles, uint64_t max_blocks, uint64_t* tiles_per_block, uint64_t* blocks) {
+  int sms = 0;
+  const int per_sm = circular_blocks_per_sm<T, Policy>(&sms);
   if (per_sm < 1)
     throw Error(ExitCode::device, "merge_circular: policy needs more shared memory than a block gets");
-  const uint64_t want = std::min<uint64_t>(uint64_t(sms) * per_sm, tiles);
+  uint64_t want = std::min<uint64_t>(uint64_t(sms) * per_sm, tiles);
+  if (max_blocks) want = std::min(want, max_blocks);
   *tiles_per_block = (tiles + want - 1) / want;
   *blocks = (tiles + *tiles_per_block - 1) / *tiles_per_block;
 }
@@ -293,15 +321,21 @@ void circular_grid(uint64_t tiles, uint64_t* tiles_per_block, uint64_t* blocks) 
 }  // namespace
 
 template <class T, class Policy>
+bool merge_circular_fits() {
+  int sms = 0;
+  return circular_blocks_per_sm<T, Policy>(&sms) > 0;
+}
+
+template <class T, class Policy>
 void merge_circular(const T* a, size_t na, const T* b, size_t nb, T* out, void* temp,
-                    size_t temp_bytes, cudaStream_t stream) {
+                    size_t temp_bytes, cudaStream_t stream, uint64_t max_blocks) {
   const uint64_t total = uint64_t(na) + nb;
   if (total == 0) return;
   if (temp == nullptr || temp_bytes < merge_circular_temp_bytes<Policy>(na, nb))
     throw Error(ExitCode::usage, "merge_circular: temp storage smaller than merge_temp_bytes()");
   const uint64_t tiles = (total + Policy::tile - 1) / Policy::tile;
   uint64_t tiles_per_block = 0, blocks = 0;
-  circular_grid<T, Policy>(tiles, &tiles_per_block, &blocks);
+  circular_grid<T, Policy>(tiles, max_blocks, &tiles_per_block, &blocks);
   auto* splits = static_cast<uint64_t*>(temp);
   const uint64_t count = tiles + 1;
   co_rank_splits_kernel<T>
@@ -313,10 +347,12 @@ void merge_circular(const T* a, size_t na, const T* b, size_t nb, T* out, void* 
 }
 
 #define GXSORT_INSTANTIATE_CIRCULAR(T, P)                                                        \
+  template bool merge_circular_fits<T, P>();                                                     \
   template void merge_circular<T, P>(const T*, size_t, const T*, size_t, T*, void*, size_t, \
-                                     cudaStream_t);
-#define GXSORT_INSTANTIATE_CIRCULAR_ALL(T)                     \
-  GXSORT_INSTANTIATE_CIRCULAR(T, DefaultMergePolicy<T>::circular) \
+                                     cudaStream_t, uint64_t);
+#define GXSORT_INSTANTIATE_CIRCULAR_ALL(T)                              \
+  GXSORT_INSTANTIATE_CIRCULAR(T, DefaultMergePolicy<T>::circular)          \
+  GXSORT_INSTANTIATE_CIRCULAR(T, DefaultMergePolicy<T>::circular_fallback) \
   GXSORT_INSTANTIATE_CIRCULAR(T, CircularPolicySmall)          \
   GXSORT_INSTANTIATE_CIRCULAR(T, CircularPolicyOdd)
 GXSORT_INSTANTIATE_CIRCULAR_ALL(uint32_t)

@@ -2,6 +2,7 @@
 // (merge_temp_bytes, merge) for all kernels.
 #include <thrust/execution_policy.h>
 #include <thrust/merge.h>
+#include <algorithm>
 #include <thrust/system/cuda/execution_policy.h>
 #include "cuda_check.cuh"
 #include "merge/merge.cuh"
@@ -30,7 +31,9 @@ size_t merge_temp_bytes(MergeKernel k, size_t na, size_t nb) {
   switch (k) {
     case MergeKernel::tiled: return merge_tiled_temp_bytes<typename P::tiled>(na, nb);
     case MergeKernel::automatic:  // the backend's default kernel
-    case MergeKernel::circular: return merge_circular_temp_bytes<typename P::circular>(na, nb);
+    case MergeKernel::circular:  // either policy merge() may take
+      return std::max(merge_circular_temp_bytes<typename P::circular>(na, nb),
+                      merge_circular_temp_bytes<typename P::circular_fallback>(na, nb));
     case MergeKernel::basic:
     case MergeKernel::thrust: return 0;
   }
@@ -48,7 +51,9 @@ void merge(MergeKernel k, const T* a, size_t na, const T* b, size_t nb, T* out, 
       return merge_tiled<T, typename P::tiled>(a, na, b, nb, out, temp, temp_bytes, stream);
     case MergeKernel::automatic:
     case MergeKernel::circular:
-      return merge_circular<T, typename P::circular>(a, na, b, nb, out, temp, temp_bytes, stream);
+      if (merge_circular_fits<T, typename P::circular>())
+        return merge_circular<T, typename P::circular>(a, na, b, nb, out, temp, temp_bytes, stream);
+      return merge_circular<T, typename P::circular_fallback>(a, na, b, nb, out, temp, temp_bytes, stream);
     case MergeKernel::thrust:
       return merge_thrust<T>(a, na, b, nb, out, stream);
   }

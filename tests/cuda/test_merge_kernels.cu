@@ -19,10 +19,15 @@ namespace gc = gxsort::cuda;
 
 namespace {
 
-enum class Variant { basic, tiled, tiled_small, tiled_large, circular, circular_small, circular_odd, thrust };
-constexpr Variant kVariants[] = {Variant::basic,          Variant::tiled,        Variant::tiled_small,
-                                 Variant::tiled_large,    Variant::circular,     Variant::circular_small,
-                                 Variant::circular_odd,   Variant::thrust};
+enum class Variant {
+  basic, tiled, tiled_small, tiled_large, circular, circular_fallback, circular_small, circular_odd, thrust
+};
+constexpr Variant kVariants[] = {Variant::basic,        Variant::tiled,             Variant::tiled_small,
+                                 Variant::tiled_large,  Variant::circular,          Variant::circular_fallback,
+                                 Variant::circular_small, Variant::circular_odd,    Variant::thrust};
+// The circular test policies run on at most this many blocks, so that every block walks
+// many tiles (slots reused, the pipeline's waits) even at the harness's small sizes.
+constexpr uint64_t kFewBlocks = 3;
 
 const char* variant_name(Variant v) {
   switch (v) {
@@ -31,8 +36,9 @@ const char* variant_name(Variant v) {
     case Variant::tiled_small: return "tiled<TiledPolicySmall>";
     case Variant::tiled_large: return "tiled<TiledPolicyLarge>";
     case Variant::circular: return "circular";
-    case Variant::circular_small: return "circular<CircularPolicySmall>";
-    case Variant::circular_odd: return "circular<CircularPolicyOdd>";
+    case Variant::circular_fallback: return "circular<DefaultMergePolicy::circular_fallback>";
+    case Variant::circular_small: return "circular<CircularPolicySmall>, 3 blocks";
+    case Variant::circular_odd: return "circular<CircularPolicyOdd>, 3 blocks";
     case Variant::thrust: return "thrust";
   }
   return "?";
@@ -62,11 +68,15 @@ void run_variant(Variant v, const T* a, size_t na, const T* b, size_t nb, T* out
     case Variant::tiled_large:
       gc::merge_tiled<T, gc::TiledPolicyLarge>(a, na, b, nb, out, temp, temp_bytes, nullptr);
       break;
+    case Variant::circular_fallback:
+      gc::merge_circular<T, typename gc::DefaultMergePolicy<T>::circular_fallback>(a, na, b, nb, out, temp,
+                                                                                   temp_bytes, nullptr);
+      break;
     case Variant::circular_small:
-      gc::merge_circular<T, gc::CircularPolicySmall>(a, na, b, nb, out, temp, temp_bytes, nullptr);
+      gc::merge_circular<T, gc::CircularPolicySmall>(a, na, b, nb, out, temp, temp_bytes, nullptr, kFewBlocks);
       break;
     case Variant::circular_odd:
-      gc::merge_circular<T, gc::CircularPolicyOdd>(a, na, b, nb, out, temp, temp_bytes, nullptr);
+      gc::merge_circular<T, gc::CircularPolicyOdd>(a, na, b, nb, out, temp, temp_bytes, nullptr, kFewBlocks);
       break;
   }
   GXSORT_CUDA_CHECK(cudaDeviceSynchronize());
@@ -146,8 +156,11 @@ struct Harness {
     std::merge(a.begin(), a.end(), b.begin(), b.end(), expect.begin());
     reserve(std::max(a.size(), b.size()) + 1);
     const size_t total = expect.size();
-    for (int misaligned = 0; misaligned < 2; ++misaligned) {
-      const size_t oa = misaligned ? 1 : 0, ob = misaligned ? 2 : 0, oo = misaligned ? 3 : 0;
+    // Element offsets of a, b and out: aligned, then each of a, b and out misaligned for
+    // 16-byte access in some triple (u64: a and out, then b and out; u32: all three).
+    const size_t offsets[3][3] = {{0, 0, 0}, {1, 2, 3}, {2, 1, 1}};
+    for (int misaligned = 0; misaligned < 3; ++misaligned) {
+      const size_t oa = offsets[misaligned][0], ob = offsets[misaligned][1], oo = offsets[misaligned][2];
       T* a_ptr = d_a + oa;
       T* b_ptr = d_b + ob;
       T* o_ptr = d_out + oo;
@@ -169,7 +182,7 @@ struct Harness {
             break;
           }
         INFO(what << ": na=" << a.size() << " nb=" << b.size() << " kernel=" << variant_name(v)
-                  << (misaligned ? " (misaligned pointers)" : ""));
+                  << " offsets " << oa << "," << ob << "," << oo);
         if (bad != total)
           FAIL_CHECK("first mismatch at " << bad << ": got " << show(got[bad]) << ", want "
                                           << show(expect[bad]));
@@ -190,8 +203,8 @@ struct Harness {
 
 const size_t kSizes[] = {0,    1,    2,    3,    5,    7,     31,    32,    33,    63,    64,   65,
                          127,  128,  129,  255,  256,  257,   1000,  1023,  1024,  1025,  2047, 2048,
-                         2049, 3583, 3584, 4095, 4096, 4097, 4608, 7919, 10241, 65535, 65536, 65537,
-                         99991, 100000};
+                         2049, 3583, 3584, 4095, 4096, 4097, 4608, 7919, 10240, 10241, 65535, 65536,
+                         65537, 99991, 100000};
 
 }  // namespace
 
@@ -238,20 +251,32 @@ TEST_CASE("--merge-kernel names") {
 TEST_CASE("merge: temp storage smaller than merge_temp_bytes() is a usage error") {
   GPU_TEST_REQUIRE_DEVICE();
   // The circular kernel keeps one split point per tile, so its temp grows with the sizes.
+  // merge() takes the default policy where it fits (here) and the fallback elsewhere, whose
+  // smaller tiles need more: merge_temp_bytes() covers both, and a temp smaller than the
+  // default's need is too small for either.
   const size_t n = 1 << 20;
   const auto circular = gxsort::MergeKernel::circular;
   const size_t need = gc::merge_temp_bytes<uint64_t>(circular, n, n);
+  using Default = gc::DefaultMergePolicy<uint64_t>;
+  const size_t need_default = gc::merge_circular_temp_bytes<Default::circular>(n, n);
   CHECK(need > gc::merge_temp_bytes<uint64_t>(circular, 1, 1));
+  CHECK(need >= need_default);
+  CHECK(need >= gc::merge_circular_temp_bytes<Default::circular_fallback>(n, n));
   uint64_t *a, *b, *out;
   void* temp;
   GXSORT_CUDA_CHECK(cudaMalloc(&a, n * sizeof(uint64_t)));
   GXSORT_CUDA_CHECK(cudaMalloc(&b, n * sizeof(uint64_t)));
   GXSORT_CUDA_CHECK(cudaMalloc(&out, 2 * n * sizeof(uint64_t)));
   GXSORT_CUDA_CHECK(cudaMalloc(&temp, need));
-  GXSORT_CUDA_CHECK(cudaMemset(a, 0, n * sizeof(uint64_t)));
-  GXSORT_CUDA_CHECK(cudaMemset(b, 0, n * sizeof(uint64_t)));
+  std::vector<uint64_t> evens(n), odds(n);
+  for (size_t i = 0; i < n; ++i) {
+    evens[i] = 2 * i;
+    odds[i] = 2 * i + 1;
+  }
+  GXSORT_CUDA_CHECK(cudaMemcpy(a, evens.data(), n * sizeof(uint64_t), cudaMemcpyHostToDevice));
+  GXSORT_CUDA_CHECK(cudaMemcpy(b, odds.data(), n * sizeof(uint64_t), cudaMemcpyHostToDevice));
   try {
-    gc::merge<uint64_t>(circular, a, n, b, n, out, temp, need - 8, nullptr);
+    gc::merge<uint64_t>(circular, a, n, b, n, out, temp, need_default - 8, nullptr);
     FAIL("no exception");
   } catch (const gxsort::Error& e) {
     CHECK(e.code() == gxsort::ExitCode::usage);
@@ -260,7 +285,9 @@ TEST_CASE("merge: temp storage smaller than merge_temp_bytes() is a usage error"
   gc::merge<uint64_t>(circular, a, n, b, n, out, temp, need, nullptr);
   std::vector<uint64_t> got(2 * n);
   GXSORT_CUDA_CHECK(cudaMemcpy(got.data(), out, got.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost));
-  CHECK(std::count(got.begin(), got.end(), uint64_t(0)) == std::ptrdiff_t(2 * n));
+  size_t in_place = 0;
+  for (size_t i = 0; i < got.size(); ++i) in_place += got[i] == i;
+  CHECK(in_place == got.size());
   cudaFree(a);
   cudaFree(b);
   cudaFree(out);

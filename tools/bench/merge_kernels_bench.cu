@@ -10,8 +10,9 @@
 // Each variant: 3 warm-ups, then R timed launches (cudaEvent), interleaved round-robin
 // with the other variants so that clock drift hits all alike; the median is reported.
 // TB/s counts bytes read and written (2 x 2N x the element size). Every output is compared
-// byte for byte with thrust::merge's (random 64-bit keys: no equal keys, so a stable and an
-// unstable merge give the same bytes).
+// byte for byte with thrust::merge's: the u64 and pairs keys are random 64-bit values (no
+// equal keys) and equal u32 keys are equal bytes, so a stable and an unstable merge give the
+// same bytes. The stability itself is tested in tests/cuda/test_merge_kernels.cu.
 #include <cub/device/device_merge.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <thrust/merge.h>
@@ -186,6 +187,11 @@ int run(int log2n, int reps, const char* what) {
     vs.push_back({"circular (default " + std::to_string(P::threads) + "x" +
                       std::to_string(P::items_per_thread) + " s" + std::to_string(P::stages) + ")",
                   ours(gxsort::MergeKernel::circular)});
+  }
+  {
+    using P = typename gc::DefaultMergePolicy<T>::circular_fallback;
+    vs.push_back({"circular (fallback " + std::to_string(P::threads) + "x" + std::to_string(P::items_per_thread) + ")",
+                  circ(P{})});
   }
   auto policy_name = [](auto policy) {
     using P = decltype(policy);
