@@ -390,8 +390,12 @@ sort_row() {
   row "$t" "$label" "$s"
 }
 if [ "${KERNELS:-1}" = 1 ]; then
-  step "merge kernels"
-  "$b/bench/merge_kernels_bench" > "$out/merge_bench.log" 2>&1; grep -E "^\|" "$out/merge_bench.log" | head -20
+  step "merge kernels (u64 keys, 16-byte records)"
+  for t in u64 pairs; do  # the same bytes: 2 x 2^27 u64, 2 x 2^26 records
+    n=27; [ "$t" = pairs ] && n=26
+    "$b/bench/merge_kernels_bench" --type $t --log2n $n > "$out/merge_bench_$t.log" 2>&1 || fail=1
+    grep -E "^(merge_kernels_bench|kernel|circular|thrust|cub)" "$out/merge_bench_$t.log" | head -20
+  done
   step "reduce kernels"
   "$b/bench/reduce_bench" > "$out/reduce_bench.log" 2>&1; grep -E "^\|" "$out/reduce_bench.log" | head -12
   step "dedupe kernels (PBBS case)"
