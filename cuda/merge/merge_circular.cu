@@ -275,6 +275,8 @@ __global__ void __launch_bounds__(Policy::threads)
 // How many blocks of this kernel one SM of the current device holds (0: none, the policy
 // needs more shared memory than a block may have there), and the device's SM count. Found
 // once per device: the queries cost microseconds a call, which small merges would feel.
+// (The kernel's shared-memory attribute set here lasts as long as the device's context:
+// gxsort never resets a device.)
 template <class T, class Policy>
 int circular_blocks_per_sm(int* sms) {
   constexpr int kCachedDevices = 64;
