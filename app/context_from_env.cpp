@@ -69,6 +69,9 @@ Tuning tuning() {
   const std::string profile = env("GXSORT_BFS_PROFILE");
   t.bfs_profile = !profile.empty() && profile[0] != '0';
   if (env_set("GXSORT_LINES_KEEP_LAST")) t.lines_keep_last = env_on("GXSORT_LINES_KEEP_LAST");
+  if (env_set("GXSORT_RUNS_EARLY_WRITEBACK"))
+    t.runs_early_writeback = std::strtoull(env("GXSORT_RUNS_EARLY_WRITEBACK").c_str(), nullptr, 10);
+  if (env_set("GXSORT_OUTPUT_BACKLOG")) t.output_backlog = std::strtoull(env("GXSORT_OUTPUT_BACKLOG").c_str(), nullptr, 10);
   if (env_set("GXSORT_LINES_RUN_WRITERS"))
     t.lines_run_writers = unsigned(std::max(1ul, std::strtoul(env("GXSORT_LINES_RUN_WRITERS").c_str(), nullptr, 10)));
   return t;

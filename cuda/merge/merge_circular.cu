@@ -183,9 +183,7 @@ __device__ __forceinline__ void store_warp_outputs(T* stage, const T (&items)[Po
   };
   const uint32_t warp_end = std::min<uint32_t>(warp_first + 32 * kItems, tile_out);
   // Scalars up to the first 16-byte boundary of out, 16-byte vectors, then scalars.
-  uint32_t vbegin = warp_first + uint32_t((16 - reinterpret_cast<uintptr_t>(o + warp_first) % 16) %
-                                          16 / sizeof(T));
-  if (vbegin > warp_end) vbegin = warp_end;
+  const uint32_t vbegin = std::min(warp_end, warp_first + (V - misalignment(o + warp_first)) % V);
   const uint32_t nvec = (warp_end - vbegin) / V;
   for (uint32_t q = warp_first + lane; q < vbegin; q += 32) o[q] = staged(q);
 #pragma unroll 4

@@ -41,8 +41,20 @@ ooc_case() {
     pass "$tag: stats report the last merge's checkpoints and input removal" || fail "$tag: merge_stages" "got '$stages'"
   # Run formation: its buffers' allocation, then its stages' busy seconds.
   local run_stages; run_stages=$(json_get stats.json '",".join(s["name"] for s in j["run_stages"] if s["seconds"] >= 0)' 2>/dev/null)
-  [[ $run_stages == "allocate buffers,read,sort,write runs" ]] &&
+  [[ $run_stages == "allocate buffers,read,sort,write runs,runs written back early" ]] &&
     pass "$tag: stats report run formation's stages" || fail "$tag: run_stages" "got '$run_stages'"
+  # A synced sort's runs handed to the disk as they form (at most the budget: here part
+  # of the first run), and its output written at most a page ahead of the disk (every
+  # write waits for the write-behind): the same bytes. Unsynced: neither.
+  local early
+  GXSORT_RUNS_EARLY_WRITEBACK=100000 GXSORT_OUTPUT_BACKLOG=4096 gx sort in.bin -o out9.bin -q --memory 1M --fan-in 2 \
+    --threads 2 --stats-json estats.json "${F[@]}"
+  same_bytes "$tag: runs written back early, output a page ahead of the disk, equals the oracle" out9.bin exp.bin
+  early=$(json_get estats.json '[s["bytes_written"] for s in j["run_stages"] if s["name"] == "runs written back early"][0]' 2>/dev/null)
+  [[ -n $early && $early -le 100000 ]] && pass "$tag: early writeback within its budget ($early bytes)" || fail "$tag: early writeback" "got '$early'"
+  GXSORT_RUNS_EARLY_WRITEBACK=100000 gx sort in.bin -o out9.bin -q --memory 1M --fan-in 2 --no-fsync --stats-json estats.json "${F[@]}"
+  early=$(json_get estats.json '[s["bytes_written"] for s in j["run_stages"] if s["name"] == "runs written back early"][0]' 2>/dev/null)
+  [[ $early == 0 ]] && pass "$tag: --no-fsync writes no run back early" || fail "$tag: --no-fsync early writeback" "got '$early'"
 
   gx sort in.bin -o outdir/out2.bin -q --memory 1M --fan-in 2 --threads 2 --tmp-dir tA --tmp-dir tB "${F[@]}"
   same_bytes "$tag: --threads 2, two --tmp-dir equals the oracle" outdir/out2.bin exp.bin

@@ -113,6 +113,22 @@ TEST_CASE("job plan: sort keeps the sort planner's plan and adds the windows") {
   CHECK(usage_message(job(CommandKind::sort, 100, 1000)).find("is below the minimum") != std::string::npos);
 }
 
+TEST_CASE("job plan: an external sort's runs beyond 3/4 of what the page cache keeps dirty are written back early") {
+  PlanRequest ext = job(CommandKind::sort, 50 << 20, 16 << 20);  // 400 MiB of runs
+  ext.sort.ooc = OocMethod::merge;
+  ext.sort.dirty_background_bytes = uint64_t(400) << 20;  // keeps 300 MiB dirty
+  CHECK(make_plan(ext).early_writeback_bytes == uint64_t(100) << 20);
+  ext.sort.dirty_background_bytes = uint64_t(1) << 30;  // the runs stay under it
+  CHECK(make_plan(ext).early_writeback_bytes == 0);
+  ext.sort.dirty_background_bytes = 0;  // none known: the kernel's flusher decides, as before
+  CHECK(make_plan(ext).early_writeback_bytes == 0);
+  ext.sort.dirty_background_bytes = uint64_t(400) << 20;
+  ext.sort.direct_io = DirectIo::on;  // runs around the page cache: on the disk already
+  CHECK(make_plan(ext).early_writeback_bytes == 0);
+  PlanRequest mem = job(CommandKind::sort, 5 << 20, 64 << 20);  // no runs
+  CHECK(make_plan(mem).early_writeback_bytes == 0);
+}
+
 TEST_CASE("job plan: runs and merge") {
   PlanRequest r = job(CommandKind::runs, 1000000, 1 << 20);
   const Plan rp = make_plan(r);

@@ -48,6 +48,19 @@ TEST_CASE("memory_limit: cgroup v1 memory.limit_in_bytes; no limit means RAM") {
   CHECK(memory_limit(d.file("big"), d.file("root2")).bytes == physical_memory_bytes());
 }
 
+TEST_CASE("dirty_background_bytes: vm.dirty_background_bytes, else its ratio of the available memory") {
+  TempDir d;
+  const uint64_t avail = uint64_t(100) << 30;
+  put(d.file("vm/dirty_background_bytes"), "0\n");
+  put(d.file("vm/dirty_background_ratio"), "10\n");
+  CHECK(dirty_background_bytes(avail, d.file("vm")) == avail / 100 * 10);
+  put(d.file("vm/dirty_background_ratio"), "5\n");
+  CHECK(dirty_background_bytes(avail, d.file("vm")) == avail / 100 * 5);
+  put(d.file("vm/dirty_background_bytes"), "268435456\n");  // bytes, when set, win
+  CHECK(dirty_background_bytes(avail, d.file("vm")) == 268435456ULL);
+  CHECK(dirty_background_bytes(avail, d.file("none")) == avail / 100 * 10);  // unreadable: the kernel's default
+}
+
 TEST_CASE("default_threads: the CPUs of the affinity mask") {
   cpu_set_t set;
   REQUIRE(sched_getaffinity(0, sizeof set, &set) == 0);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gxsort/error.hpp"
+#include "io/early_writeback.hpp"
 #include "io/file.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 
@@ -149,6 +150,54 @@ TEST_CASE("a write-behind file reads back what was written, also in parallel pie
   r.read_at_parallel(got.data(), got.size(), 0, 4);
   CHECK(got == data);
   unlink(path.c_str());
+}
+
+TEST_CASE("write-behind with a backlog limit: writers wait for the disk, the bytes are the same") {
+  // A limit of one page: every write (one thread's and three at once) waits until the
+  // write-behind thread has handed what is queued to the disk. A backlog that is never
+  // worked off hangs here (ctest's timeout).
+  const std::string path = unit_temp_path();
+  std::vector<unsigned char> data(size_t(9) << 20);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<unsigned char>(i * 2654435761u >> 9);
+  {
+    io::File f = io::File::create_new(path);
+    f.start_write_behind(4096);
+    f.write_at(data.data(), 4097, 0);
+    f.write_at_parallel(data.data() + 4097, data.size() - 4097, 4097, 3);
+    f.written_elsewhere(0, data.size());  // a mapping's writer: the same wait
+    f.sync();
+    f.close();
+  }
+  io::File r = io::File::open_read(path);
+  std::vector<unsigned char> got(data.size());
+  r.read_at(got.data(), got.size(), 0);
+  CHECK(got == data);
+  unlink(path.c_str());
+}
+
+TEST_CASE("early writeback: files queued in order while the budget lasts, their bytes untouched") {
+  const std::string a = unit_temp_path(), b = unit_temp_path() + "b", c = unit_temp_path() + "c";
+  std::vector<unsigned char> data(size_t(3) << 20);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<unsigned char>(i * 2654435761u >> 7);
+  io::File fa = io::File::create_new(a), fb = io::File::create_new(b), fc = io::File::create_new(c);
+  for (io::File* f : {&fa, &fb, &fc}) f->write_at(data.data(), data.size(), 0);
+  {
+    io::EarlyWriteback none(0);
+    CHECK(none.add(fa, data.size()) == 0);  // no budget: nothing queued, no thread
+    io::EarlyWriteback early(data.size() + 4096);
+    CHECK(early.add(fa, data.size()) == data.size());
+    CHECK(early.add(fb, data.size()) == 4096);  // what is left of the budget
+    CHECK(early.add(fc, data.size()) == 0);
+    fb.close();  // its writeback goes on through a descriptor of its own
+    CHECK(early.started() <= data.size() + 4096);
+  }  // stops: what was not handed on stays dirty
+  for (const std::string* p : {&a, &b, &c}) {
+    io::File r = io::File::open_read(*p);
+    std::vector<unsigned char> got(data.size());
+    r.read_at(got.data(), got.size(), 0);
+    CHECK(got == data);
+    unlink(p->c_str());
+  }
 }
 
 TEST_CASE("discard keeps the size and the bytes outside the whole pages it drops") {

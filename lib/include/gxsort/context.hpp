@@ -47,6 +47,11 @@ struct Tuning {
   // run while the next chunk is read and sorted (lines_job.cpp: the default).
   std::optional<bool> lines_keep_last;
   std::optional<unsigned> lines_run_writers;
+  // A synced sort's output and runs (tools/bench/fsync_floor.sh): the runs' bytes whose
+  // writeback starts as they form (Plan::early_writeback_bytes), and the bytes its output
+  // may be written ahead of the disk (engine/sort.cpp; 0: no limit).
+  std::optional<uint64_t> runs_early_writeback;
+  std::optional<uint64_t> output_backlog;
 };
 
 // The directories a process's temp files and jobs went to that `gxsort clean` does not

@@ -202,6 +202,7 @@ PlanRequest plan_request(CommandKind kind, const EngineOptions& opt, uint64_t in
   in.merge_threads = resolve_threads(opt.threads);
   in.direct_io = opt.direct_io;
   in.page_cache_bytes = available_memory_bytes();
+  in.dirty_background_bytes = dirty_background_bytes(in.page_cache_bytes);
   in.ooc = opt.ooc;
   return j;
 }

@@ -4,6 +4,7 @@
 
 #include "engine/job.hpp"
 #include "io/checksum.hpp"
+#include "io/early_writeback.hpp"
 #include "resume/journal.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "kernels/unique.hpp"
@@ -46,6 +47,7 @@ RunFormation form_run_files(Prepared& p, RunBuffers& buffers, const RunSource& s
   auto run_of = [&](size_t chunk) { return todo.empty() ? chunk : todo[chunk]; };
   std::vector<unsigned char*> slot_ptrs;
   for (auto& b : buffers.slots) slot_ptrs.push_back(b.data());
+  io::EarlyWriteback early(src.direct_io ? 0 : src.early_writeback);  // stops when the runs are formed
   std::mutex m;  // two writers fill rf at once
   uint64_t read_bytes = 0;
   pipeline::Stages st;
@@ -73,6 +75,7 @@ RunFormation form_run_files(Prepared& p, RunBuffers& buffers, const RunSource& s
     io::TempFile t = src.job ? src.job->create_run(r) : io::TempFile::create(p.context, dir, keep ? std::string(kind) : "run");
     run.direct = src.direct_io ? t.file().write_direct_at(c.data, c.bytes, 0, p.threads)
                                : (t.file().write_at_parallel(c.data, c.bytes, 0, p.threads), false);
+    if (!run.direct) early.add(t.file(), c.bytes);
     run.records = c.bytes / rs;
     const uint64_t sum = keep ? io::xxh3_64(c.data, c.bytes) : 0;
     std::vector<uint64_t> sums;
@@ -101,6 +104,7 @@ RunFormation form_run_files(Prepared& p, RunBuffers& buffers, const RunSource& s
   if (cfg.total_bytes) pipeline::run_chunks(cfg, slot_ptrs, st, progress);
   if (!keep) rf.checksums.clear();
   rf.input_bytes = src.job ? src.total_bytes : read_bytes;
+  rf.written_back_early = early.started();
   rf.seconds = since(t0);
   return rf;
 }
@@ -109,7 +113,8 @@ std::vector<PhaseStat> run_stages(double allocate_seconds, const RunFormation& r
   return {{"allocate buffers", allocate_seconds, 0, 0},
           {"read", rf.busy.read, 0, 0},
           {"sort", rf.busy.compute, 0, 0},
-          {"write runs", rf.busy.write, 0, 0}};
+          {"write runs", rf.busy.write, 0, 0},
+          {"runs written back early", 0, 0, rf.written_back_early}};
 }
 
 }  // namespace gxsort

@@ -30,6 +30,7 @@ struct RunSource {
   size_t preloaded_bytes = 0;   // bytes of the first run already read into slot 0 (streams)
   std::string keep_dir;         // `gxsort runs`: run files named run-NNNNNN in this directory
   bool unique = false;          // -u: each run's duplicates dropped before it is written
+  uint64_t early_writeback = 0; // bytes of the runs (cached) whose writeback starts as they form
   SortJob* job = nullptr;       // a resumable job: its runs are pieces, and those a killed
                                 // run left (or a kept merge output covers) are not formed
 };
@@ -38,6 +39,7 @@ struct RunFormation {
   std::vector<TreeInput> runs;        // in input order (ties keep it)
   std::vector<uint64_t> checksums;    // XXH3-64 of each run file (keep_dir runs only)
   uint64_t input_bytes = 0;           // bytes read (a stream's length)
+  uint64_t written_back_early = 0;    // bytes of the runs handed to the disk as they formed
   double seconds = 0;
   pipeline::Busy busy;                // the seconds each stage worked (they overlap)
 };

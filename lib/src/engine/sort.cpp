@@ -26,6 +26,9 @@
 namespace gxsort {
 namespace {
 
+// How far a synced output may be written ahead of the disk (io::File::start_write_behind).
+constexpr uint64_t kSyncedBacklog = uint64_t(512) << 20;
+
 void check_tmp_dirs(const std::vector<std::string>& dirs) {
   for (const auto& d : dirs) io::require_writable_dir(d, "temporary");
 }
@@ -143,6 +146,7 @@ uint64_t sort_through_runs(Prepared& p, const Plan& plan, const io::File& in, co
     src.run_records = plan.run_records;
     src.direct_io = plan.direct_io;
     src.unique = opt.unique;
+    if (opt.fsync) src.early_writeback = opt.context.tuning.runs_early_writeback.value_or(plan.early_writeback_bytes);
     src.job = job;
     rf = form_run_files(p, buffers, src, in, f, opt.progress);
     if (st) st->run_stages = run_stages(allocate_seconds, rf);
@@ -296,8 +300,11 @@ RunStats sort_file_prepared(io::File& in, const std::string& output, const Engin
   // The output streams to the disk while it is written, not all at the end: a synced
   // output's fsync then has little left, and an unsynced one never hits the kernel's
   // dirty-page throttle (measured slower than the synced default without this). Not a
-  // spooled one: it is read back soon.
-  if (!out.streamed()) out.file().start_write_behind();
+  // spooled one: it is read back soon. A synced one is written at most kSyncedBacklog
+  // ahead of the disk: its dirty pages would otherwise pass the flusher's threshold
+  // and have it write the runs a merge is about to drop (docs/out-of-core.md).
+  const uint64_t backlog = opt.fsync ? opt.context.tuning.output_backlog.value_or(kSyncedBacklog) : 0;
+  if (!out.streamed()) out.file().start_write_behind(backlog);
 
   std::unique_ptr<SortJob> job;
   std::unique_ptr<DeviceResidentSort> resident;

@@ -50,16 +50,23 @@ constexpr size_t kMaxSyscallBytes = size_t(64) << 20;
 // descriptor of its own (the file's number may be reused at once), stops and closes it.
 class WriteBehind {
  public:
-  explicit WriteBehind(int fd) : s_(std::make_shared<State>(::fcntl(fd, F_DUPFD_CLOEXEC, 3))) {
+  WriteBehind(int fd, uint64_t backlog_limit) : s_(std::make_shared<State>(::fcntl(fd, F_DUPFD_CLOEXEC, 3))) {
+    s_->limit = s_->fd >= 0 ? backlog_limit : 0;  // no thread works the backlog off without one
     parallel::start_detached([s = s_] { loop(*s); });
   }
   ~WriteBehind() {
     { std::lock_guard<std::mutex> l(s_->m); s_->stop = true; }
     s_->cv.notify_all();
+    s_->room.notify_all();
   }
+  // With a backlog limit, waits while more than the limit is written and not yet handed
+  // to the disk: the writer goes at the disk's pace.
   void written(uint64_t offset, uint64_t n) {
-    { std::lock_guard<std::mutex> l(s_->m); s_->queue.emplace_back(offset, n); }
+    std::unique_lock<std::mutex> l(s_->m);
+    s_->queue.emplace_back(offset, n);
+    s_->backlog += n;
     s_->cv.notify_one();
+    if (s_->limit) s_->room.wait(l, [&] { return s_->stop || s_->backlog <= s_->limit; });
   }
 
  private:
@@ -77,9 +84,14 @@ class WriteBehind {
     }
     const int fd;  // -1 when dup failed (no descriptor left): nothing is started
     std::mutex m;
-    std::condition_variable cv;
+    std::condition_variable cv, room;  // room: the backlog went down
     std::deque<std::pair<uint64_t, uint64_t>> queue;
+    uint64_t backlog = 0, limit = 0;   // bytes queued and not yet handed on; 0: no limit
     bool stop = false;
+    void handed_on(uint64_t n) {
+      { std::lock_guard<std::mutex> l(m); backlog -= std::min(backlog, n); }
+      room.notify_all();
+    }
   };
 
   static void loop(State& s) {
@@ -91,14 +103,21 @@ class WriteBehind {
       s.queue.clear();
       l.unlock();
       std::sort(ranges.begin(), ranges.end());
+      uint64_t left = 0;  // of the backlog these ranges hold (overlaps counted as given)
+      for (const auto& r : ranges) left += r.second;
       for (size_t i = 0; i < ranges.size();) {
         uint64_t b = ranges[i].first, e = b + ranges[i].second;
         for (++i; i < ranges.size() && ranges[i].first <= e; ++i) e = std::max(e, ranges[i].first + ranges[i].second);
         // May block while the device queue is full: that is why it runs here and not
         // in the writer. Errors surface at the fsync.
-        for (; b < e && !s.stopping(); b += kStep)
-          ::sync_file_range(s.fd, off_t(b), off_t(std::min(kStep, e - b)), SYNC_FILE_RANGE_WRITE);
+        for (; b < e && !s.stopping(); b += kStep) {
+          const uint64_t step = std::min(kStep, e - b);
+          ::sync_file_range(s.fd, off_t(b), off_t(step), SYNC_FILE_RANGE_WRITE);
+          s.handed_on(step);
+          left -= std::min(left, step);
+        }
       }
+      s.handed_on(left);
       l.lock();
     }
   }
@@ -164,8 +183,8 @@ int File::direct_fd() const {
 
 void File::refuse_direct() const { direct_->refused = true; }
 
-void File::start_write_behind() {
-  if (!write_behind_ && fd_ >= 0) write_behind_ = std::make_unique<WriteBehind>(fd_);
+void File::start_write_behind(uint64_t backlog_limit) {
+  if (!write_behind_ && fd_ >= 0) write_behind_ = std::make_unique<WriteBehind>(fd_, backlog_limit);
 }
 
 void File::written_elsewhere(uint64_t offset, uint64_t n) const {

@@ -122,8 +122,10 @@ class File {
   // (sync_file_range WRITE), so the disk works while later ranges are written and the
   // final sync() has little left to do, and a large unsynced output is not throttled
   // for its dirty pages all at once. Not for files that should stay in the page cache
-  // (temp runs).
-  void start_write_behind();
+  // (temp runs). backlog_limit > 0: a write waits while more than that is written and
+  // not yet handed to the disk, so that the writer goes at the disk's pace and the dirty
+  // pages it leaves stay few (a synced output: see engine/sort.cpp).
+  void start_write_behind(uint64_t backlog_limit = 0);
   // Hands the whole pages of [offset, offset + n) to the write-behind thread (if
   // started): for ranges written through a memory mapping, which write_at does not see.
   void written_elsewhere(uint64_t offset, uint64_t n) const;

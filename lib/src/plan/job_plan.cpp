@@ -79,6 +79,8 @@ Plan plan_sort(const PlanRequest& j) {
     p.chunks = stream_of(p.resident_slice_bytes / rs, rs, kStreamSlots);
   } else if (p.mode == PlanMode::external) {
     p.chunks = stream_of(p.run_records, rs, unsigned(std::min<size_t>(kStreamSlots, std::max<size_t>(1, p.runs))));
+    const uint64_t kept_dirty = j.sort.dirty_background_bytes / 4 * 3;
+    if (!p.direct_io && kept_dirty && p.input_bytes > kept_dirty) p.early_writeback_bytes = p.input_bytes - kept_dirty;
   }
   if (p.mode == PlanMode::runs_in_memory) plan_merge_in_memory(j, p.input_bytes, p);  // the data stays in memory
   else plan_windows(j, p.memory, p);

@@ -39,6 +39,7 @@ struct PlanInput {
   unsigned slots = 3;                 // chunks in flight during run formation (read, sort, write)
   DirectIo direct_io = DirectIo::automatic;
   uint64_t page_cache_bytes = 0;      // memory the page cache can have (MemAvailable)
+  uint64_t dirty_background_bytes = 0;  // dirty pages the kernel's flusher leaves alone (platform/sizes.hpp; 0: unknown)
   OocMethod ooc = OocMethod::automatic;
   bool partition_preferred = false;   // --ooc auto takes partition when it can (the CPU backend)
   std::string input_label;            // the input, for messages ("" when none is named)
@@ -99,6 +100,12 @@ struct Plan {
   uint64_t window_records = 0;     // a device merge's records per window (device_window_records; 0: the CPU merges)
   size_t memory_merge_buffer_bytes = 0;  // runs-in-memory: the merge's output buffer
   bool direct_output = false;      // the merge's synced output bypasses the page cache
+  // Run formation before a synced output: the runs' bytes whose writeback starts as they
+  // form (io/early_writeback.hpp; 0: none). Runs through the page cache beyond 3/4 of
+  // what it keeps dirty before the flusher starts: the disk writes them while it is idle,
+  // not while it writes the output (the last quarter is the output's, written ahead of
+  // the disk).
+  uint64_t early_writeback_bytes = 0;
   StreamPlan chunks;               // check, reduce, runs: the chunks (runs: of a run each)
   size_t resident_slice_bytes = 0; // a device's resident sort: the slices copied in and out (about 64 MiB)
   DedupePlan dedupe;

@@ -118,6 +118,21 @@ uint64_t available_memory_bytes() {
   return physical_memory_bytes() / 2;
 }
 
+namespace {
+// The first number in a file, or `otherwise` where there is none.
+uint64_t number_in(const std::string& path, uint64_t otherwise) {
+  std::ifstream in(path);
+  unsigned long long v = 0;
+  return in >> v ? uint64_t(v) : otherwise;
+}
+}  // namespace
+
+uint64_t dirty_background_bytes(uint64_t available, const std::string& vm_dir) {
+  const uint64_t bytes = number_in(vm_dir + "/dirty_background_bytes", 0);
+  if (bytes) return bytes;
+  return available / 100 * std::min<uint64_t>(100, number_in(vm_dir + "/dirty_background_ratio", 10));
+}
+
 unsigned default_threads() {
   cpu_set_t set;
   if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return unsigned(CPU_COUNT(&set));

@@ -29,4 +29,10 @@ MemoryLimit memory_limit(const Context& context);
 // free memory and the page cache it could reclaim); half the RAM where not known.
 uint64_t available_memory_bytes();
 
+// What the page cache may hold dirty before the kernel's flusher starts writing it back:
+// vm.dirty_background_bytes, or vm.dirty_background_ratio of `available` (the kernel
+// takes it of the memory it could fill: free memory and the page cache, about
+// MemAvailable). The files are read from `vm_dir` (/proc/sys/vm; unit tests pass their own).
+uint64_t dirty_background_bytes(uint64_t available, const std::string& vm_dir = "/proc/sys/vm");
+
 }  // namespace gxsort
