@@ -33,6 +33,7 @@ void add_sort(Json& j, const PlanReport& r) {
   j["merge_buffer_bytes"] = s.merge_buffer_bytes;
   j["temp_bytes"] = s.temp_bytes;
   j["direct_io"] = s.direct_io;
+  j["early_writeback_bytes"] = s.early_writeback_bytes;
   j["buckets"] = s.buckets;
   j["bucket_records"] = s.bucket_records;
   j["partition_chunk_bytes"] = s.partition_chunk_bytes;

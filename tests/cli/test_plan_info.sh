@@ -65,6 +65,10 @@ gx plan big.bin --memory 1M --threads 2 --device cpu --dot
 [[ $(grep -c -- '->' "$WORK/last.out") == $(( 2 * nb )) ]] && pass "plan partition --dot: input -> each bucket -> output" || fail "plan partition --dot" "$(cat "$WORK/last.out" | tr '\n' '|')"
 gx plan big.bin --memory 1M --ooc merge --threads 2 --device cpu --json
 [[ $(jq_ 'j["mode"]') == external ]] && pass "plan --ooc merge: external" || fail "plan --ooc merge" "$(cat "$WORK/last.out")"
+# The runs written back as they form: those beyond 3/4 of what this machine's kernel keeps
+# dirty (none for so small an input on most machines), never more than the runs.
+[[ $(jq_ '0 <= j["early_writeback_bytes"] <= j["input_bytes"]') == True ]] &&
+  pass "plan --json: early_writeback_bytes within the runs ($(jq_ 'j["early_writeback_bytes"]'))" || fail "plan early_writeback_bytes" "$(cat "$WORK/last.out")"
 gx plan big.bin --memory 1M --threads 5 --device cpu --json
 [[ $(jq_ 'j["mode"]') == external ]] && pass "plan --threads 5: auto merges (all cores in every pass)" || fail "plan --threads 5 auto" "$(cat "$WORK/last.out")"
 gx plan big.bin --memory 1M --fan-in 2 --ooc partition --json

@@ -7,6 +7,7 @@
 
 #include "cli_options.hpp"
 #include "commands.hpp"
+#include "render_plan.hpp"
 #include "report_json.hpp"
 #include "reports.hpp"
 
@@ -66,4 +67,18 @@ TEST_CASE("json_text: names that are not UTF-8 stay one valid line") {
   cli::Json j;
   j["path"] = std::string("a\nb\xff");
   CHECK(cli::json_text(j) == "{\"path\":\"a\\nb\xef\xbf\xbd\"}");
+}
+
+TEST_CASE("plan text and json: the runs written back as they form, where there are any") {
+  PlanReport r;
+  r.input_bytes = uint64_t(16) << 30;
+  r.records = r.input_bytes / 8;
+  r.record_size = 8;
+  r.sort.mode = PlanMode::external;
+  r.sort.runs = 17;
+  r.sort.early_writeback_bytes = uint64_t(7) << 30;
+  CHECK(cli::plan_text(r).find("runs written back as they form (a synced output): the first 7") != std::string::npos);
+  CHECK(cli::plan_json(r).find("\"early_writeback_bytes\":7516192768") != std::string::npos);
+  r.sort.early_writeback_bytes = 0;
+  CHECK(cli::plan_text(r).find("written back as they form") == std::string::npos);
 }

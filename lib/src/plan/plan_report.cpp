@@ -20,6 +20,7 @@ SortPlanReport sort_report(const Plan& p) {
   s.levels = p.levels;
   s.temp_bytes = p.temp_bytes;
   s.direct_io = p.direct_io;
+  s.early_writeback_bytes = p.early_writeback_bytes;
   s.buckets = p.buckets;
   s.bucket_records = p.bucket_records;
   s.partition_chunk_bytes = p.partition_chunk_bytes;
