@@ -65,7 +65,7 @@ uint64_t physical_memory_bytes() {
 
 namespace {
 
-// The number in a cgroup limit file; false for "max", a missing file or no limit.
+// The number in a cgroup limit file (or a vm sysctl); false for "max", a missing file or no limit.
 bool read_limit(const std::string& path, uint64_t& bytes) {
   std::ifstream f(path);
   std::string text;
@@ -118,19 +118,11 @@ uint64_t available_memory_bytes() {
   return physical_memory_bytes() / 2;
 }
 
-namespace {
-// The first number in a file, or `otherwise` where there is none.
-uint64_t number_in(const std::string& path, uint64_t otherwise) {
-  std::ifstream in(path);
-  unsigned long long v = 0;
-  return in >> v ? uint64_t(v) : otherwise;
-}
-}  // namespace
-
 uint64_t dirty_background_bytes(uint64_t available, const std::string& vm_dir) {
-  const uint64_t bytes = number_in(vm_dir + "/dirty_background_bytes", 0);
-  if (bytes) return bytes;
-  return available / 100 * std::min<uint64_t>(100, number_in(vm_dir + "/dirty_background_ratio", 10));
+  uint64_t bytes = 0, ratio = 10;  // the kernel's default ratio where the file cannot be read
+  if (read_limit(vm_dir + "/dirty_background_bytes", bytes) && bytes) return bytes;
+  if (!read_limit(vm_dir + "/dirty_background_ratio", ratio)) ratio = 10;
+  return available / 100 * std::min<uint64_t>(ratio, 100);
 }
 
 unsigned default_threads() {
