@@ -202,7 +202,8 @@ PlanRequest plan_request(CommandKind kind, const EngineOptions& opt, uint64_t in
   in.merge_threads = resolve_threads(opt.threads);
   in.direct_io = opt.direct_io;
   in.page_cache_bytes = available_memory_bytes();
-  in.dirty_background_bytes = dirty_background_bytes(in.page_cache_bytes);
+  // A cgroup's writeback has thresholds of its own, of the memory it may have.
+  in.dirty_background_bytes = dirty_background_bytes(std::min(in.page_cache_bytes, memory_limit(opt.context).bytes));
   in.ooc = opt.ooc;
   return j;
 }
