@@ -47,7 +47,7 @@ RunFormation form_run_files(Prepared& p, RunBuffers& buffers, const RunSource& s
   auto run_of = [&](size_t chunk) { return todo.empty() ? chunk : todo[chunk]; };
   std::vector<unsigned char*> slot_ptrs;
   for (auto& b : buffers.slots) slot_ptrs.push_back(b.data());
-  io::EarlyWriteback early(src.direct_io ? 0 : src.early_writeback);  // stops when the runs are formed
+  io::EarlyWriteback early(src.early_writeback);  // stops when the runs are formed
   std::mutex m;  // two writers fill rf at once
   uint64_t read_bytes = 0;
   pipeline::Stages st;

@@ -30,7 +30,8 @@ struct RunSource {
   size_t preloaded_bytes = 0;   // bytes of the first run already read into slot 0 (streams)
   std::string keep_dir;         // `gxsort runs`: run files named run-NNNNNN in this directory
   bool unique = false;          // -u: each run's duplicates dropped before it is written
-  uint64_t early_writeback = 0; // bytes of the runs (cached) whose writeback starts as they form
+  uint64_t early_writeback = 0; // bytes of the runs whose writeback starts as they form (those
+                                // written through the cache: a direct one is on the disk already)
   SortJob* job = nullptr;       // a resumable job: its runs are pieces, and those a killed
                                 // run left (or a kept merge output covers) are not formed
 };
