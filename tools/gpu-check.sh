@@ -5,7 +5,7 @@
 #                              with MPI, sort/merge --distributed on 2-3 ranks sharing GPU 0);
 #                              at the end one table: suite or group, cases passed, failed,
 #                              skipped, seconds. The GPU tests' long cases (their full sweeps,
-#                              doctest suite "long", about 4 minutes more) run with LONG=1 only;
+#                              doctest suite "long", about 2 minutes more) run with LONG=1 only;
 #                              without it they count as skipped. SUITES=0, CUDA_TESTS=filter,
 #                              E2E_FILTER=regex, DISTRIBUTED=0: below.
 #   tools/gpu-check.sh bench   kernel and end-to-end benchmarks (tables on stdout)

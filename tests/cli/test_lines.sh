@@ -76,6 +76,19 @@ done
 # Out of core is out of core: -v says runs were made.
 gx sort -k2,2n nums.txt -o got -v "${SMALL[@]}"
 grep -q " runs, " last.err && pass "a small --memory: sorted runs merged" || fail "runs made" "$(last_err)"
+# A synced output written at most a page ahead of the disk (every write waits for its
+# write-behind): the same bytes, in memory, out of core, merged and deduplicated.
+gnu -k2,2n nums.txt >want
+GXSORT_OUTPUT_BACKLOG=4096 gx sort -k2,2n nums.txt -o got
+same_bytes "sort, the output a page ahead of the disk: GNU's bytes" got want
+GXSORT_OUTPUT_BACKLOG=4096 gx sort -k2,2n nums.txt -o got "${SMALL[@]}"
+same_bytes "sort out of core, the output a page ahead of the disk: GNU's bytes" got want
+gnu -k2,2n nums.txt >sorted.txt; gnu -k2,2n nums.txt sorted.txt >want
+GXSORT_OUTPUT_BACKLOG=4096 gx merge -k2,2n sorted.txt sorted.txt -o got
+same_bytes "merge, the output a page ahead of the disk: GNU's bytes" got want
+gnu -u mixed.txt >want
+GXSORT_OUTPUT_BACKLOG=4096 gx dedupe --lines mixed.txt -o got
+same_bytes "dedupe --lines, the output a page ahead of the disk: sort -u's lines" got want
 # Several inputs, concatenated (the one without a final newline gets it), as GNU's.
 for opts in "" "-u" "-k2,2n"; do
   gnu $opts nofinal.txt few.txt nums.txt >want

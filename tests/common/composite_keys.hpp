@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gxsort/format.hpp"
+#include "oracle_sort.hpp"
 
 namespace gxsort_test {
 
@@ -114,13 +115,13 @@ inline int oracle_compare(const Format& f, const unsigned char* a, const unsigne
   return 0;
 }
 
-// std::stable_sort of the records by oracle_compare; with `unique`, the first record of
-// each group of equal keys.
+// std::stable_sort of the records by oracle_compare (on several threads); with `unique`,
+// the first record of each group of equal keys.
 inline std::vector<unsigned char> oracle_sorted(const Format& f, const unsigned char* in, size_t n, bool unique = false) {
   const size_t rs = f.record_size;
   std::vector<size_t> idx(n);
   std::iota(idx.begin(), idx.end(), size_t(0));
-  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return oracle_compare(f, in + a * rs, in + b * rs) < 0; });
+  oracle_stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return oracle_compare(f, in + a * rs, in + b * rs) < 0; });
   std::vector<unsigned char> out;
   out.reserve(n * rs);
   for (size_t i = 0; i < n; ++i) {

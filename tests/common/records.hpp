@@ -11,6 +11,7 @@
 
 #include "gxsort/format.hpp"
 #include "gxsort/gxsort.hpp"
+#include "oracle_sort.hpp"
 #include "test_files.hpp"
 
 namespace gxsort_test {
@@ -20,12 +21,12 @@ using gxsort::KeyType;
 using gxsort::compare_keys;
 
 // The stable sorting permutation of the records of `in` (std::stable_sort of their
-// indices by compare_keys): the oracle of every sort, argsort and unique.
+// indices by compare_keys, on several threads): the oracle of every sort, argsort and unique.
 inline std::vector<uint64_t> stable_order(const Format& f, const Bytes& in) {
   const size_t rs = f.record_size, n = in.size() / rs;
   std::vector<uint64_t> idx(n);
   std::iota(idx.begin(), idx.end(), 0);
-  std::stable_sort(idx.begin(), idx.end(), [&](uint64_t a, uint64_t b) { return compare_keys(f, &in[a * rs], &in[b * rs]) < 0; });
+  oracle_stable_sort(idx.begin(), idx.end(), [&](uint64_t a, uint64_t b) { return compare_keys(f, &in[a * rs], &in[b * rs]) < 0; });
   return idx;
 }
 

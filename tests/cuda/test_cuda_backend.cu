@@ -22,6 +22,7 @@
 #include "cuda_check.cuh"
 #include "device_memory.cuh"
 #include "gpu_test_util.hpp"
+#include "../common/oracle_sort.hpp"
 #include "gxsort/format.hpp"
 #include "pinned_pool.cuh"
 
@@ -90,12 +91,13 @@ Format bytes_key(size_t record_size, size_t offset, size_t key_bytes, bool rever
   return f;
 }
 
-// The oracle: std::stable_sort of record indices by compare_keys, then gather.
+// The oracle: std::stable_sort of record indices by compare_keys (on several threads),
+// then gather.
 std::vector<unsigned char> oracle(const Format& f, const unsigned char* in, size_t n) {
   const size_t R = f.record_size;
   std::vector<size_t> idx(n);
   std::iota(idx.begin(), idx.end(), size_t(0));
-  std::stable_sort(idx.begin(), idx.end(),
+  gxsort_test::oracle_stable_sort(idx.begin(), idx.end(),
                    [&](size_t a, size_t b) { return gxsort::compare_keys(f, in + a * R, in + b * R) < 0; });
   std::vector<unsigned char> out(n * R);
   for (size_t i = 0; i < n; ++i) std::memcpy(&out[i * R], in + idx[i] * R, R);

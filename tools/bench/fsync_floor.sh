@@ -6,7 +6,9 @@
 #   OPTS="--device cuda --device-memory 2G --memory 4G"   the out-of-core budget
 #   ONLY="ooc"   rows whose name starts so (ooc, u64, gensort)
 #   STATS_DIR=D  each sort's --stats-json there (phases and merge stages)
-#   ROUNDS=N     out-of-core rounds (default 1), alternating which binary goes first
+#   ROUNDS=N     out-of-core rounds (default 1), alternating which binary goes first; each
+#                fsync'd out-of-core sort is measured against a dd floor taken just before it
+#                (this disk's speed drifts by 10-20% within minutes)
 # Page cache warm for the input, `sync` (untimed) before each command and the disk left
 # to settle (nothing in flight for half a second); each output is
 # checked sorted (gxsort check) and removed before the next command (the 64 GiB disk of
@@ -72,6 +74,10 @@ if wanted ooc; then
     order=(0 2); [[ ${#bins[@]} == 4 && $((r % 2)) == 0 ]] && order=(2 0)
     for b in "${order[@]}"; do
       [[ $b -lt ${#bins[@]} ]] || continue
+      if ((r > 1 || b > 0)); then  # a fresh floor (the first is the one above)
+        dd_s=$(dd_floor)
+        printf '| %s | dd oflag=direct | %s | 1.00 | %s |\n' "$name" "$dd_s" "$(bench_ratio "$dd_s" "$cp_s")"
+      fi
       sort_row "$name" "${bins[b]}, fsync'd" "${bins[b + 1]}" "" "${opts[@]}"
       sort_row "$name" "${bins[b]}, --no-fsync" "${bins[b + 1]}" "" "${opts[@]}" --no-fsync
     done

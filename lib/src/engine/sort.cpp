@@ -26,9 +26,6 @@
 namespace gxsort {
 namespace {
 
-// How far a synced output may be written ahead of the disk (io::File::start_write_behind).
-constexpr uint64_t kSyncedBacklog = uint64_t(512) << 20;
-
 void check_tmp_dirs(const std::vector<std::string>& dirs) {
   for (const auto& d : dirs) io::require_writable_dir(d, "temporary");
 }
@@ -297,14 +294,7 @@ RunStats sort_file_prepared(io::File& in, const std::string& output, const Engin
   st.input_bytes = st.output_bytes = bytes;
   st.runs = p.plan.runs;
   st.phases.push_back({"open and start the device", t_prepare, 0, 0});
-  // The output streams to the disk while it is written, not all at the end: a synced
-  // output's fsync then has little left, and an unsynced one never hits the kernel's
-  // dirty-page throttle (measured slower than the synced default without this). Not a
-  // spooled one: it is read back soon. A synced one is written at most kSyncedBacklog
-  // ahead of the disk: its dirty pages would otherwise pass the flusher's threshold
-  // and have it write the runs a merge is about to drop (docs/out-of-core.md).
-  const uint64_t backlog = opt.fsync ? opt.context.tuning.output_backlog.value_or(kSyncedBacklog) : 0;
-  if (!out.streamed()) out.file().start_write_behind(backlog);
+  out.start_write_behind(opt.fsync);  // (measured slower without it, even unsynced)
 
   std::unique_ptr<SortJob> job;
   std::unique_ptr<DeviceResidentSort> resident;

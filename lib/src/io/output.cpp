@@ -458,6 +458,11 @@ void Output::finish_commit(bool sync) {
 
 void Output::commit(bool sync) { commit_all({this}, sync); }
 
+void Output::start_write_behind(bool synced) {
+  if (stream_) return;
+  file().start_write_behind(synced ? context_.tuning.output_backlog.value_or(kSyncedBacklog) : 0);
+}
+
 void commit_all(const std::vector<Output*>& outputs, bool sync, const std::function<void()>& before_final) {
   for (Output* o : outputs) o->prepare_commit(sync);
   for (Output* o : outputs)

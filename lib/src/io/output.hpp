@@ -60,6 +60,14 @@ class Output {
   bool in_place() const { return in_place_; }  // a hard-linked target, rewritten in place
   const std::string& label() const { return label_; }  // the name messages use
   const Context& context() const { return context_; }  // open()'s
+  // Streams the output to the disk as it is written (File::start_write_behind), so that a
+  // synced output's final fsync has little left and an unsynced one never meets the
+  // kernel's dirty-page throttle. A `synced` one is written at most kSyncedBacklog ahead of
+  // the disk (the context's tuning.output_backlog overrides): more dirty output pages would
+  // pass the flusher's threshold and have it write back temp runs that are about to be
+  // dropped (docs/out-of-core.md). Nothing for a streamed output (its spool is read back).
+  void start_write_behind(bool synced);
+  static constexpr uint64_t kSyncedBacklog = uint64_t(512) << 20;
   // The path a regular output will have (symlinks resolved); "" for a streamed one.
   const std::string& target() const { return target_; }
   // The temp file the output is written into until commit (other processes of a

@@ -205,7 +205,7 @@ RunStats sort_lines(const std::vector<std::string>& inputs, const std::string& o
   const lines::LinesJob job = lines::lines_job(order, opt, output);
   lines::LineSource src(inputs, job.order.terminator);
   io::Output out = io::Output::open(opt.context, output, job.tmp_dirs[0], "out");
-  if (!out.streamed()) out.file().start_write_behind();  // as engine/sort.cpp: the disk works as it is written
+  out.start_write_behind(opt.fsync);
   RunStats st;
   st.command = "sort";
   st.backend = lines::prefix_backend(opt);
