@@ -9,7 +9,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
+
+#include "gxsort/error.hpp"
+#include "gxsort/options.hpp"
 
 namespace gxsort::cli {
 namespace {
@@ -20,6 +24,18 @@ std::string env(const char* name) {
   return v ? v : "";
 }
 bool env_set(const char* name) { return std::getenv(name) != nullptr; }
+// A size in bytes, as the size options take it ("512M"); a value that is none (or a
+// percentage) is said on stderr and ignored: the context is made before main's handlers.
+std::optional<uint64_t> env_bytes(const char* name) {
+  if (!env_set(name)) return std::nullopt;
+  try {
+    const SizeOption s = parse_size_option(env(name), name);
+    if (s.percent <= 0) return s.bytes;
+  } catch (const Error&) {
+  }
+  std::fprintf(stderr, "gxsort: %s=%s is not a size in bytes (\"512M\"); ignored\n", name, env(name).c_str());
+  return std::nullopt;
+}
 // Set, not empty and not "0".
 bool env_on(const char* name) {
   const std::string v = env(name);
@@ -69,9 +85,8 @@ Tuning tuning() {
   const std::string profile = env("GXSORT_BFS_PROFILE");
   t.bfs_profile = !profile.empty() && profile[0] != '0';
   if (env_set("GXSORT_LINES_KEEP_LAST")) t.lines_keep_last = env_on("GXSORT_LINES_KEEP_LAST");
-  if (env_set("GXSORT_RUNS_EARLY_WRITEBACK"))
-    t.runs_early_writeback = std::strtoull(env("GXSORT_RUNS_EARLY_WRITEBACK").c_str(), nullptr, 10);
-  if (env_set("GXSORT_OUTPUT_BACKLOG")) t.output_backlog = std::strtoull(env("GXSORT_OUTPUT_BACKLOG").c_str(), nullptr, 10);
+  t.runs_early_writeback = env_bytes("GXSORT_RUNS_EARLY_WRITEBACK");
+  t.output_backlog = env_bytes("GXSORT_OUTPUT_BACKLOG");
   if (env_set("GXSORT_LINES_RUN_WRITERS"))
     t.lines_run_writers = unsigned(std::max(1ul, std::strtoul(env("GXSORT_LINES_RUN_WRITERS").c_str(), nullptr, 10)));
   return t;

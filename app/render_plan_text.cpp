@@ -62,7 +62,7 @@ void sort_text(std::ostringstream& o, const PlanReport& r) {
       o << "temporary files: " << temp_files_text(s.direct_io) << "\n";
       if (s.early_writeback_bytes)
         o << "runs written back as they form (a synced output): the first " << format_bytes(s.early_writeback_bytes)
-          << ", beyond 3/4 of the dirty pages the kernel's flusher leaves alone\n";
+          << ", beyond 3/4 of the dirty pages the kernel's flusher leaves alone (less the output's backlog)\n";
     }
   }
   o << "temporary space: " << format_bytes(s.temp_bytes) << "\n";

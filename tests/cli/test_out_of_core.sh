@@ -163,5 +163,18 @@ oracle gen -o r.bin --count 200000 --seed 14 --dist reverse --type i64 --expect 
 gx sort r.bin -o r.out --memory 1M --fan-in 2 --type i64 -q
 same_bytes "reverse-sorted input, external" r.out r.exp
 
+# The benchmarks' knobs take sizes as the options do; a value that is none is said and
+# ignored (the sort goes on with the defaults).
+GXSORT_RUNS_EARLY_WRITEBACK=64K GXSORT_OUTPUT_BACKLOG=4K gx sort d.bin -o knobs.out --memory 1M --fan-in 2 -q \
+  --stats-json knobs.json
+same_bytes "GXSORT_RUNS_EARLY_WRITEBACK=64K GXSORT_OUTPUT_BACKLOG=4K: the oracle's bytes" knobs.out d.exp
+early=$(json_get knobs.json '[s["bytes_written"] for s in j["run_stages"] if s["name"] == "runs written back early"][0]' 2>/dev/null)
+[[ -n $early && $early -le 65536 ]] && pass "GXSORT_RUNS_EARLY_WRITEBACK=64K: at most 65536 bytes early ($early)" ||
+  fail "GXSORT_RUNS_EARLY_WRITEBACK=64K" "got '$early'"
+GXSORT_OUTPUT_BACKLOG=lots gx sort d.bin -o knobs.out --memory 1M --fan-in 2 -q
+[[ $RC == 0 ]] && grep -q "GXSORT_OUTPUT_BACKLOG=lots is not a size in bytes" "$WORK/last.err" &&
+  same_bytes "GXSORT_OUTPUT_BACKLOG=lots: said, ignored, the oracle's bytes" knobs.out d.exp ||
+  fail "GXSORT_OUTPUT_BACKLOG=lots" "exit $RC: $(last_err)"
+
 no_leftovers "no temp files left in the work dir" "$WORK"
 finish

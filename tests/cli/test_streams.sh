@@ -26,6 +26,9 @@ stream_case() {  # TAG COUNT DIST MEMORY FORMAT...
   same_bytes "$tag: cat | sort /dev/stdin -o - equals the oracle" out3.bin exp.bin
   "$GX" sort <(cat in.bin) -o out4.bin --memory "$mem" -q "$@"; RC=$?
   same_bytes "$tag: sort <(cat) equals the oracle" out4.bin exp.bin
+  # The synced output written at most a page ahead of the disk.
+  cat in.bin | GXSORT_OUTPUT_BACKLOG=4K "$GX" sort - -o out6.bin --memory "$mem" -q "$@"; RC=$?
+  same_bytes "$tag: cat | sort - -o FILE, the output a page ahead of the disk, equals the oracle" out6.bin exp.bin
   oracle dedupe in.bin -o uexp.bin "$@"
   cat in.bin | "$GX" sort - -u -o out5.bin --memory "$mem" -q "$@"; RC=$?
   same_bytes "$tag: cat | sort -u - equals the oracle's dedupe" out5.bin uexp.bin

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gxsort/error.hpp"
+#include "io/output.hpp"
 #include "kernels/reduce.hpp"
 #include "plan/plan_request.hpp"
 
@@ -114,11 +115,18 @@ TEST_CASE("job plan: sort keeps the sort planner's plan and adds the windows") {
 }
 
 TEST_CASE("job plan: an external sort's runs beyond 3/4 of what the page cache keeps dirty are written back early") {
+  const uint64_t backlog = io::Output::kSyncedBacklog;  // 512 MiB
+  PlanRequest big = job(CommandKind::sort, 400 << 20, 16 << 20);  // 3200 MiB of runs
+  big.sort.ooc = OocMethod::merge;
+  big.sort.dirty_background_bytes = uint64_t(4) << 30;  // keeps 3/4 of it, 3 GiB, dirty
+  CHECK(make_plan(big).early_writeback_bytes == uint64_t(128) << 20);
   PlanRequest ext = job(CommandKind::sort, 50 << 20, 16 << 20);  // 400 MiB of runs
   ext.sort.ooc = OocMethod::merge;
-  ext.sort.dirty_background_bytes = uint64_t(400) << 20;  // keeps 300 MiB dirty
-  CHECK(make_plan(ext).early_writeback_bytes == uint64_t(100) << 20);
-  ext.sort.dirty_background_bytes = uint64_t(1) << 30;  // the runs stay under it
+  ext.sort.dirty_background_bytes = backlog + (uint64_t(100) << 20);  // the backlog leaves 100 MiB
+  CHECK(make_plan(ext).early_writeback_bytes == uint64_t(300) << 20);
+  ext.sort.dirty_background_bytes = uint64_t(400) << 20;  // the backlog alone fills it: all early
+  CHECK(make_plan(ext).early_writeback_bytes == uint64_t(400) << 20);
+  ext.sort.dirty_background_bytes = uint64_t(1) << 30;  // the runs stay under both
   CHECK(make_plan(ext).early_writeback_bytes == 0);
   ext.sort.dirty_background_bytes = 0;  // none known: the kernel's flusher decides, as before
   CHECK(make_plan(ext).early_writeback_bytes == 0);

@@ -164,6 +164,7 @@ RunStats sort_stream(io::File& in, const std::string& output, const EngineOption
   const size_t rs = f.record_size;
   const size_t run_records = p.plan.run_records;
   io::Output out = io::Output::open(opt.context, output, p.tmp_dirs[0], "out", output_header(opt, opt.format.record_size));
+  out.start_write_behind(opt.fsync);
   check_tmp_dirs(p.tmp_dirs);
   RunStats st;
   st.command = "sort";

@@ -9,6 +9,10 @@ namespace gxsort::io {
 namespace {
 // Handed to the disk this much at a time, so that a stop waits for one call at most.
 constexpr uint64_t kStep = uint64_t(64) << 20;
+// Files waiting at most (each holds a descriptor of its own): past it, a file is left to
+// the flusher, so that a disk far behind a sort of many small runs does not double the
+// descriptors the runs hold.
+constexpr size_t kMaxQueued = 8;
 }  // namespace
 
 EarlyWriteback::EarlyWriteback(uint64_t budget) : budget_(budget) {
@@ -24,7 +28,7 @@ EarlyWriteback::~EarlyWriteback() {
 uint64_t EarlyWriteback::add(const File& f, uint64_t bytes) {
   std::lock_guard<std::mutex> l(m_);
   bytes = std::min(bytes, budget_);
-  if (!bytes || stop_ || !f.is_open()) return 0;
+  if (!bytes || stop_ || !f.is_open() || queue_.size() >= kMaxQueued) return 0;
   UniqueFd fd(::fcntl(f.fd(), F_DUPFD_CLOEXEC, 3));
   if (!fd) return 0;  // no descriptor left: the flusher writes it, as without this
   budget_ -= bytes;
@@ -50,9 +54,9 @@ void EarlyWriteback::loop() {
       l.unlock();
       // Blocks while the disk's queue is full; errors are the flusher's and the
       // merge's to meet (a run is read back from the page cache either way).
-      ::sync_file_range(item.fd.get(), off_t(b), off_t(n), SYNC_FILE_RANGE_WRITE);
+      const bool handed = ::sync_file_range(item.fd.get(), off_t(b), off_t(n), SYNC_FILE_RANGE_WRITE) == 0;
       l.lock();
-      started_ += n;
+      if (handed) started_ += n;
     }
   }
 }

@@ -24,7 +24,8 @@ class EarlyWriteback {
   EarlyWriteback(const EarlyWriteback&) = delete;
   EarlyWriteback& operator=(const EarlyWriteback&) = delete;
   // The first `bytes` of f (written): queued while the budget lasts. Returns the bytes
-  // queued (the budget left, at most; 0 after it is spent or without a descriptor).
+  // queued (the budget left, at most; 0 after it is spent, without a descriptor, or while
+  // 8 files wait: the rest is the flusher's).
   uint64_t add(const File& f, uint64_t bytes);
   uint64_t started() const;  // bytes handed to the disk so far
 

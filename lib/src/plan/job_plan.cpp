@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gxsort/error.hpp"
+#include "io/output.hpp"
 #include "kernels/key_bitmap.hpp"
 #include "kernels/reduce.hpp"
 #include "plan/plan_request.hpp"
@@ -18,6 +19,16 @@ constexpr uint64_t kMemoryMergeWindow = uint64_t(16) << 20; // data held in memo
 constexpr size_t kMemoryMergeBuffer = size_t(4) << 20;       // a merge of pieces in place: the output buffer
 constexpr size_t kResidentSliceBytes = size_t(64) << 20;  // the resident sort's slices in and out
 constexpr size_t kParseBlockBytes = size_t(64) << 20;     // graph build: binary edges per block
+
+// The runs' bytes to write back as they form: those beyond what may stay dirty, 3/4 of
+// the flusher's threshold and at most what the synced output's backlog
+// (io::Output::kSyncedBacklog) leaves of it. 0 where the threshold is unknown.
+uint64_t early_writeback_bytes(uint64_t run_bytes, uint64_t dirty_background) {
+  if (!dirty_background) return 0;
+  const uint64_t beside_output = dirty_background - std::min(dirty_background, io::Output::kSyncedBacklog);
+  const uint64_t kept_dirty = std::min(dirty_background / 4 * 3, beside_output);
+  return run_bytes > kept_dirty ? run_bytes - kept_dirty : 0;
+}
 
 // The common part of every plan: the input, the budget, the threads.
 Plan base_plan(const PlanRequest& j) {
@@ -79,8 +90,7 @@ Plan plan_sort(const PlanRequest& j) {
     p.chunks = stream_of(p.resident_slice_bytes / rs, rs, kStreamSlots);
   } else if (p.mode == PlanMode::external) {
     p.chunks = stream_of(p.run_records, rs, unsigned(std::min<size_t>(kStreamSlots, std::max<size_t>(1, p.runs))));
-    const uint64_t kept_dirty = j.sort.dirty_background_bytes / 4 * 3;
-    if (!p.direct_io && kept_dirty && p.input_bytes > kept_dirty) p.early_writeback_bytes = p.input_bytes - kept_dirty;
+    if (!p.direct_io) p.early_writeback_bytes = early_writeback_bytes(p.input_bytes, j.sort.dirty_background_bytes);
   }
   if (p.mode == PlanMode::runs_in_memory) plan_merge_in_memory(j, p.input_bytes, p);  // the data stays in memory
   else plan_windows(j, p.memory, p);

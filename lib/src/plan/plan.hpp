@@ -102,9 +102,9 @@ struct Plan {
   bool direct_output = false;      // the merge's synced output bypasses the page cache
   // Run formation before a synced output: the runs' bytes whose writeback starts as they
   // form (io/early_writeback.hpp; 0: none). Runs through the page cache beyond 3/4 of
-  // what it keeps dirty before the flusher starts: the disk writes them while it is idle,
-  // not while it writes the output (the last quarter is the output's, written ahead of
-  // the disk).
+  // what it keeps dirty before the flusher starts, and beyond what the output's backlog
+  // (written ahead of the disk) leaves of that: the disk writes them while it is idle,
+  // not while it writes the output.
   uint64_t early_writeback_bytes = 0;
   StreamPlan chunks;               // check, reduce, runs: the chunks (runs: of a run each)
   size_t resident_slice_bytes = 0; // a device's resident sort: the slices copied in and out (about 64 MiB)
