@@ -85,6 +85,7 @@ stages=$(json_get stats.json '"/".join(",".join(s["name"] for s in r["stages"][:
 if [[ $stages == "$(printf 'allocate buffers,read,sort,write runs/%.0s' 1 2 3)allocate buffers,read,sort,write runs" ]]; then
   pass "u64, --memory 1M: --stats-json gives each rank's run formation stages"
 else fail "u64, --memory 1M: each rank's stages" "got '$stages'"; fi
+GXSORT_OUTPUT_BACKLOG=4K like_plain "u64, --memory 1M, every rank's range a page ahead of the disk" 4 --memory 1M
 DIST_ONLY=(--exchange mpi)
 like_plain "u64, --memory 1M, --exchange mpi" 4 --memory 1M --stats-json stats.json
 DIST_ONLY=()
@@ -179,6 +180,7 @@ for fmt in REC GS; do
   gx sort u1 -o m1 -q "${F[@]}"; gx sort u2 -o m2 -q "${F[@]}"
   "$GX" gen -o m3 --count 0 -q "${F[@]}"
   for np in 1 3 4; do merge_like_plain "merge --distributed, $fmt, few keys" "$np" "${F[@]}"; done
+  GXSORT_OUTPUT_BACKLOG=4K merge_like_plain "merge --distributed, $fmt, every rank's range a page ahead of the disk" 3 "${F[@]}"
   unset -n F
 done
 rm -f outdir/got.bin

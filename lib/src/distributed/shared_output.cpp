@@ -12,6 +12,7 @@ namespace gxsort::distributed {
 SharedOutput SharedOutput::open(Comm& comm, const Context& context, const std::string& path, const io::OutputHeader& header) {
   SharedOutput o;
   o.label_ = path;
+  o.synced_backlog_ = io::Output::synced_backlog(context);
   comm.collectively([&] {
     if (comm.rank() != 0) return;
     o.output_.emplace(io::Output::open(context, path, io::directory_of(path), "out", header));

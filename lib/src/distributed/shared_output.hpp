@@ -25,8 +25,12 @@ class SharedOutput {
   const io::File& file() const { return output_ ? output_->file() : file_; }
   const std::string& label() const { return label_; }
   // This rank's writes start their writeback as they are made (io::File::start_write_behind):
-  // the final sync then has little left.
-  void start_write_behind() { output_ ? output_->file().start_write_behind() : file_.start_write_behind(); }
+  // the final sync then has little left. A `synced` one's writes go at most
+  // io::Output::synced_backlog ahead of the disk, as io::Output::start_write_behind's.
+  void start_write_behind(bool synced) {
+    const uint64_t backlog = synced ? synced_backlog_ : 0;
+    output_ ? output_->file().start_write_behind(backlog) : file_.start_write_behind(backlog);
+  }
   // Collective: the byte where a range of `bytes` of this rank starts.
   static uint64_t offset_of(Comm& comm, uint64_t bytes);
   // This rank's range is written: synced (unless `sync` is false) and, but on rank 0,
@@ -41,6 +45,7 @@ class SharedOutput {
   std::optional<io::Output> output_;  // rank 0
   io::File file_;                     // the others: the same temp file
   std::string label_;
+  uint64_t synced_backlog_ = io::Output::kSyncedBacklog;
 };
 
 // Copies the first `bytes` of `src` into `out` at byte `offset` (the range of a -u rank,

@@ -458,9 +458,13 @@ void Output::finish_commit(bool sync) {
 
 void Output::commit(bool sync) { commit_all({this}, sync); }
 
+uint64_t Output::synced_backlog(const Context& context) {
+  return context.tuning.output_backlog.value_or(kSyncedBacklog);
+}
+
 void Output::start_write_behind(bool synced) {
   if (stream_) return;
-  file().start_write_behind(synced ? context_.tuning.output_backlog.value_or(kSyncedBacklog) : 0);
+  file().start_write_behind(synced ? synced_backlog(context_) : 0);
 }
 
 void commit_all(const std::vector<Output*>& outputs, bool sync, const std::function<void()>& before_final) {

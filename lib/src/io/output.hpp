@@ -68,6 +68,9 @@ class Output {
   // dropped (docs/out-of-core.md). Nothing for a streamed output (its spool is read back).
   void start_write_behind(bool synced);
   static constexpr uint64_t kSyncedBacklog = uint64_t(512) << 20;
+  // What a synced output is written ahead of the disk at most: kSyncedBacklog, or the
+  // context's tuning (0: no limit).
+  static uint64_t synced_backlog(const Context& context);
   // The path a regular output will have (symlinks resolved); "" for a streamed one.
   const std::string& target() const { return target_; }
   // The temp file the output is written into until commit (other processes of a
