@@ -5,7 +5,8 @@
 #   tools/bench/fsync_floor.sh NEW_GXSORT [BASE_GXSORT] [OOC_GiB=16]
 #   OPTS="--device cuda --device-memory 2G --memory 4G"   the out-of-core budget
 #   ONLY="ooc"   rows whose name starts so (ooc, u64, gensort)
-#   STATS_DIR=D  each sort's --stats-json there (phases and merge stages)
+#   STATS_DIR=D  each sort's --stats-json there (phases and merge stages; an out-of-core
+#                round's number in its name)
 #   ROUNDS=N     out-of-core rounds (default 1), alternating which binary goes first; each
 #                fsync'd out-of-core sort is measured against a dd floor taken just before it
 #                (this disk's speed drifts by 10-20% within minutes)
@@ -58,11 +59,14 @@ floors() {  # name: the dd floor and cp + sync of $dir/in.bin, as rows; sets dd_
 sort_row() {  # name label binary check-options(one word) sort-options...
   local name=$1 label=$2 bin=$3 check=$4 s; shift 4
   read -r -a c <<< "$check"
-  stats=(); [[ -n ${STATS_DIR:-} ]] && stats=(--stats-json "$STATS_DIR/$(tr -c 'a-zA-Z0-9\n' _ <<< "$name $label").json")
+  stats=(); [[ -n ${STATS_DIR:-} ]] && stats=(--stats-json "$STATS_DIR/$(tr -c 'a-zA-Z0-9\n' _ <<< "$name $label${round:+ round $round}").json")
   s=$(timed "$bin" sort "$dir/in.bin" -o "$dir/out.bin" -q -T "$dir" "$@" "${stats[@]}")
   sorted_or_fail "$dir/out.bin" "${c[@]}"
-  printf '| %s | %s | %s | %s | %s |\n' "$name" "$label" "$s" "$(bench_ratio "$s" "$dd_s")" "$(bench_ratio "$s" "$cp_s")"
+  ratio=$(bench_ratio "$s" "$dd_s")
+  printf '| %s | %s | %s | %s | %s |\n' "$name" "$label" "$s" "$ratio" "$(bench_ratio "$s" "$cp_s")"
 }
+declare -A ooc_ratios=()  # binary: its out-of-core fsync'd ratios to the floor, for the last line
+median() { python3 -c "import statistics, sys; print(f'{statistics.median(map(float, sys.argv[1:])):.2f}')" "$@"; }
 wanted() { [[ -z ${ONLY:-} || $1 == "$ONLY"* ]]; }
 bins=(new "$new"); [[ -n $base ]] && bins+=(base "$base")
 
@@ -78,8 +82,9 @@ if wanted ooc; then
         dd_s=$(dd_floor)
         printf '| %s | dd oflag=direct | %s | 1.00 | %s |\n' "$name" "$dd_s" "$(bench_ratio "$dd_s" "$cp_s")"
       fi
-      sort_row "$name" "${bins[b]}, fsync'd" "${bins[b + 1]}" "" "${opts[@]}"
-      sort_row "$name" "${bins[b]}, --no-fsync" "${bins[b + 1]}" "" "${opts[@]}" --no-fsync
+      round=$r sort_row "$name" "${bins[b]}, fsync'd" "${bins[b + 1]}" "" "${opts[@]}"
+      ooc_ratios[${bins[b]}]+=" $ratio"
+      round=$r sort_row "$name" "${bins[b]}, --no-fsync" "${bins[b + 1]}" "" "${opts[@]}" --no-fsync
     done
   done
   rm -f "$dir/in.bin"
@@ -97,3 +102,8 @@ in_memory() {  # name gen-options format-options
 }
 in_memory "u64 $(bench_size 4)" "--count $((4 * 134217728 / bench_div))" ""
 in_memory "gensort $((4000 / bench_div)) MB" "--count $((40000000 / bench_div))" "--format gensort"
+for b in "${!ooc_ratios[@]}"; do  # (n/a in the smoke mode where a floor took 0.00 s)
+  read -r -a rs <<< "${ooc_ratios[$b]}"
+  [[ " ${rs[*]} " == *" n/a "* ]] && m=n/a || m=$(median "${rs[@]}")
+  echo "out of core, fsync'd, $b against the floor before it: ${rs[*]} (median $m)"
+done
