@@ -36,6 +36,14 @@ std::optional<uint64_t> env_bytes(const char* name) {
   std::fprintf(stderr, "gxsort: %s=%s is not a size in bytes (\"512M\"); ignored\n", name, env(name).c_str());
   return std::nullopt;
 }
+// A count ("2"); anything else is said on stderr and ignored, as env_bytes does.
+std::optional<size_t> env_count(const char* name) {
+  if (!env_set(name)) return std::nullopt;
+  const std::string v = env(name);
+  if (!v.empty() && v.size() < 10 && v.find_first_not_of("0123456789") == std::string::npos) return size_t(std::stoul(v));
+  std::fprintf(stderr, "gxsort: %s=%s is not a count (\"2\"); ignored\n", name, v.c_str());
+  return std::nullopt;
+}
 // Set, not empty and not "0".
 bool env_on(const char* name) {
   const std::string v = env(name);
@@ -87,6 +95,7 @@ Tuning tuning() {
   if (env_set("GXSORT_LINES_KEEP_LAST")) t.lines_keep_last = env_on("GXSORT_LINES_KEEP_LAST");
   t.runs_early_writeback = env_bytes("GXSORT_RUNS_EARLY_WRITEBACK");
   t.output_backlog = env_bytes("GXSORT_OUTPUT_BACKLOG");
+  t.sort_kept_runs = env_count("GXSORT_SORT_KEPT_RUNS");
   if (env_set("GXSORT_LINES_RUN_WRITERS"))
     t.lines_run_writers = unsigned(std::max(1ul, std::strtoul(env("GXSORT_LINES_RUN_WRITERS").c_str(), nullptr, 10)));
   return t;

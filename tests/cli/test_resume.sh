@@ -98,7 +98,7 @@ if kill_when "plan --resume" '^final ' 4; then
 fi
 gx plan in.bin --memory 6M --resume
 expect_rc "plan --resume without -o: exit 2" 2
-SORT=(sort in.bin -o out.bin --memory 24M --ooc merge -T T)   # ~25 runs: one merge, of the runs
+SORT=(sort in.bin -o out.bin --memory 24M --ooc merge -T T)   # ~25 runs: one merge, of the runs (the last held in memory)
 final_case "one level, killed after 5 checkpoints" 5
 # --unique: a group of equal keys may straddle a checkpoint; the resume drops its rest.
 gx gen -o uin.bin --count $((24 * 1024 * 1024)) --seed 12 --dist zipf -q
@@ -120,6 +120,11 @@ if kill_when "damaged output" '^final ' 6; then
   grep -q "gxsort: note: resume: checkpoint [0-9]* of the last merge (bytes [0-9]*\.\.[0-9]* of .*) discarded: its XXH3 is not the journal.s; the last merge" "$WORK/last.err" &&
     pass "a damaged output segment: its checkpoint discarded with a note" || fail "checkpoint note" "$(last_err)"
 fi
+# The last runs this plan keeps in memory for its merge (Plan::kept_runs): never
+# journalled, so a resume forms them again.
+gx plan "${SORT[@]:1}" --json
+held=$(json_get "$WORK/last.out" 'j["kept_runs"]')
+[[ ${held:-0} -ge 1 ]] && pass "one level: the plan keeps its last $held runs in memory" || fail "one level: runs kept in memory" "got '$held'"
 # A kept piece damaged beyond its checkpoint's cut: formed again, the checkpoint still used.
 if kill_when "damaged piece under the last merge" '^final ' 3; then
   piece=$(ls T/.gxsort-job.*/run-000002.bin)
@@ -132,16 +137,17 @@ if kill_when "damaged piece under the last merge" '^final ' 3; then
   # their files (the case below); one it does not, formed again, says its file is missing.
   r=$(grep -o 'resumed: [0-9]* of [0-9]* runs' "$WORK/last.err")
   gone=$(grep -c 'discarded: its file is missing' "$WORK/last.err")
-  [[ $r =~ resumed:\ ([0-9]+)\ of\ ([0-9]+) ]] && ((BASH_REMATCH[1] + 1 + gone == BASH_REMATCH[2])) &&
+  [[ $r =~ resumed:\ ([0-9]+)\ of\ ([0-9]+) ]] && ((BASH_REMATCH[1] + 1 + gone + held == BASH_REMATCH[2])) &&
     grep -q 'resume: run 2 (.*) discarded: the XXH3 of its bytes' "$WORK/last.err" &&
-    pass "the damaged run formed again, the others reused ($r, $gone removed before the kill)" ||
+    pass "the damaged run formed again, the others reused ($r, $gone removed before the kill, $held held in memory)" ||
     fail "the damaged run formed again" "'$r' $(last_err)"
   grep -q 'the last merge from [1-9]' "$WORK/last.err" && pass "the checkpoint still used" || fail "checkpoint used" "$(last_err)"
 fi
 
 # Killed after the last merge ended (its last checkpoint covers every input) and removed
 # its inputs, before the commit (the output's fsync is a wide window): the resume forms
-# nothing again, reads nothing, and commits the output the checkpoints vouch for.
+# again only the runs that were held in memory, reads nothing else, and commits the
+# output the checkpoints vouch for.
 total=$((24 * 1024 * 1024))
 if kill_when "killed after the last merge" "^final [0-9]* 0 $total " 1; then
   left=$(ls T/.gxsort-job.*/ | grep -c '\.bin$')
@@ -151,8 +157,8 @@ if kill_when "killed after the last merge" "^final [0-9]* 0 $total " 1; then
   same_bytes "killed after the last merge: --resume gives the bytes of a plain sort" out.bin ref.bin
   r=$(grep -o 'resumed: [0-9]* of [0-9]* runs, [0-9]* of [0-9]* merge outputs, the last merge from [0-9]*%' "$WORK/last.err")
   [[ $r =~ resumed:\ ([0-9]+)\ of\ ([0-9]+)\ runs,\ ([0-9]+)\ of\ ([0-9]+)\ merge\ outputs,\ the\ last\ merge\ from\ 100% ]] &&
-    ((BASH_REMATCH[1] == BASH_REMATCH[2] && BASH_REMATCH[3] == BASH_REMATCH[4])) && ! grep -q 'discarded' "$WORK/last.err" &&
-    pass "killed after the last merge: every input reused without its file, none discarded ($r)" ||
+    ((BASH_REMATCH[1] + held == BASH_REMATCH[2] && BASH_REMATCH[3] == BASH_REMATCH[4])) && ! grep -q 'discarded' "$WORK/last.err" &&
+    pass "killed after the last merge: every journalled input reused without its file, none discarded ($r)" ||
     fail "killed after the last merge: nothing formed again" "'$r' $(last_err)"
   [[ -z "$(ls -A T)" && -z "$(ls -a . | grep '^\.gxsort')" ]] && pass "killed after the last merge: success leaves nothing" ||
     fail "killed after the last merge: leftovers" "$(ls -A T; ls -a . | grep gxsort)"

@@ -6,7 +6,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -80,6 +82,41 @@ TEST_CASE("the busy seconds of each stage are its functions' time, the writers' 
     CHECK(busy.compute <= wall);
     CHECK(busy.write <= wall * writers);
   }
+}
+
+TEST_CASE("a chunk the write stage holds keeps its slot: no later chunk is read into it") {
+  // 4 chunks in 3 slots, the last 3 held, 2 writers. Chunk 0's write waits until chunks
+  // 1 and 2 (held) are written by the other writer, so the held chunks' writes end first:
+  // chunk 3 must still be read into chunk 0's slot, the only one released (a FIFO of
+  // released slots gave it chunk 1's, overwriting a held run: the bug this guards against).
+  std::vector<std::vector<unsigned char>> bufs(3, std::vector<unsigned char>(10));
+  std::vector<unsigned char*> ptrs;
+  for (auto& b : bufs) ptrs.push_back(b.data());
+  std::mutex m;
+  std::condition_variable cv;
+  size_t held_written = 0;
+  std::vector<size_t> slot_of(4, 99);
+  std::vector<unsigned char> first_byte(4, 0);
+  pipeline::Stages st;
+  st.read = [&](pipeline::Chunk& c) {
+    std::memset(c.data, int(c.index + 1), c.bytes);
+    std::lock_guard<std::mutex> l(m);
+    slot_of[c.index] = c.slot;
+  };
+  st.write = [&](pipeline::Chunk& c) {
+    std::unique_lock<std::mutex> l(m);
+    if (c.index == 0) cv.wait(l, [&] { return held_written == 2; });
+    c.held = c.index >= 1;
+    if (c.index == 1 || c.index == 2) ++held_written;
+    cv.notify_all();
+  };
+  pipeline::Config cfg;
+  cfg.total_bytes = 40;
+  cfg.chunk_bytes = 10;
+  cfg.write_threads = 2;
+  pipeline::run_chunks(cfg, ptrs, st, nullptr);
+  CHECK(slot_of[3] == slot_of[0]);
+  for (size_t i = 1; i < 4; ++i) CHECK(ptrs[slot_of[i]][0] == i + 1);  // each held chunk's data intact
 }
 
 TEST_CASE("an error in any stage stops the pipeline and is rethrown") {

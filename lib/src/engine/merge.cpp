@@ -497,10 +497,12 @@ std::vector<PhaseStat> window_stages(const MergeSetup::StageSeconds& s) {
 
 RunRef TreeInput::ref() const {
   RunRef r;
+  r.mem = mem;
   r.file = temp ? &temp->file() : file.get();
   r.records = records;
   r.offset = offset;
-  r.name = temp ? temp->path() : file ? file->path() : piece;  // no file: a consumed piece (engine/job.hpp)
+  // No file: a run held in memory, or a consumed piece (engine/job.hpp).
+  r.name = temp ? temp->path() : file ? file->path() : mem ? "a run held in memory" : piece;
   r.discardable = bool(temp) || discardable;
   r.direct = direct;
   return r;

@@ -21,6 +21,7 @@ struct EngineOptions;  // gxsort/gxsort.hpp
 struct PhaseStat;      // gxsort/gxsort.hpp
 
 class Backend;
+class HostBuffer;  // backend/backend.hpp
 
 struct MergeSetup {
   const Format* format = nullptr;
@@ -99,11 +100,15 @@ uint64_t merge_runs_to_memory(const MergeSetup& job, const std::vector<RunRef>& 
 // pipeline's wall time, then the unmapping and unpinning; none for a merge on the CPU.
 std::vector<PhaseStat> window_stages(const MergeSetup::StageSeconds& s);
 
-// A sorted input to the merge tree: a temp file we own, or a user's file.
+// A sorted input to the merge tree: a temp file we own, a user's file, or a run held in
+// memory.
 struct TreeInput {
   std::shared_ptr<io::TempFile> temp;  // owned run (deleted after it is merged)
   std::shared_ptr<io::File> file;      // a user's sorted file, or a job's piece (resume/),
                                        // deleted with its last owner
+  std::shared_ptr<const HostBuffer> held;  // a run kept in run formation's buffer (Plan::kept_runs),
+                                           // freed with its last owner; its records at `mem`
+  const unsigned char* mem = nullptr;
   uint64_t records = 0;
   uint64_t offset = 0;                 // its first record's byte in the file (several inputs may
                                        // share one file: the pieces a distributed sort received)

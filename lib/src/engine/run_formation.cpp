@@ -1,6 +1,8 @@
 #include "engine/run_formation.hpp"
 
+#include <memory>
 #include <mutex>
+#include <stdexcept>
 
 #include "engine/job.hpp"
 #include "io/checksum.hpp"
@@ -34,6 +36,30 @@ std::vector<size_t> runs_to_form(const RunSource& src, RunFormation& rf) {
   return todo;
 }
 
+// Kept runs hold their chunk buffers to the end (Chunk::held): only the last `slots` runs
+// may be kept, so that the reader always has a buffer that is not held.
+void check_kept_buffers(const RunSource& src, const RunBuffers& buffers) {
+  if (src.keep_from == SIZE_MAX) return;
+  const uint64_t runs = src.total_bytes == pipeline::kUntilEnd ? UINT64_MAX
+                                                               : (src.total_bytes + buffers.run_bytes - 1) / buffers.run_bytes;
+  if (runs - std::min<uint64_t>(runs, src.keep_from) > buffers.slots.size())
+    throw std::logic_error("run formation: more runs kept in memory than it has chunk buffers");
+}
+
+// Run r stays in its chunk buffer: the buffer leaves `buffers` with it, and the scheduler
+// reads no later chunk into it (Chunk::held).
+void keep_in_memory(RunBuffers& buffers, pipeline::Chunk& c, size_t rs, RunFormation& rf, size_t r) {
+  TreeInput run;
+  c.held = true;
+  run.held = std::make_shared<const HostBuffer>(std::move(buffers.slots.at(c.slot)));
+  run.mem = c.data;
+  run.records = c.bytes / rs;
+  if (rf.runs.size() <= r) rf.runs.resize(r + 1);
+  rf.checksums.resize(rf.runs.size());
+  rf.runs[r] = std::move(run);
+  rf.kept_bytes += c.bytes;
+}
+
 }  // namespace
 
 RunFormation form_run_files(Prepared& p, RunBuffers& buffers, const RunSource& src, const io::File& in,
@@ -47,6 +73,7 @@ RunFormation form_run_files(Prepared& p, RunBuffers& buffers, const RunSource& s
   auto run_of = [&](size_t chunk) { return todo.empty() ? chunk : todo[chunk]; };
   std::vector<unsigned char*> slot_ptrs;
   for (auto& b : buffers.slots) slot_ptrs.push_back(b.data());
+  check_kept_buffers(src, buffers);
   io::EarlyWriteback early(src.early_writeback);  // stops when the runs are formed
   std::mutex m;  // two writers fill rf at once
   uint64_t read_bytes = 0;
@@ -68,6 +95,11 @@ RunFormation form_run_files(Prepared& p, RunBuffers& buffers, const RunSource& s
   };
   st.write = [&](pipeline::Chunk& c) {
     const size_t r = run_of(c.index);
+    if (r >= src.keep_from) {
+      std::lock_guard<std::mutex> l(m);
+      keep_in_memory(buffers, c, rs, rf, r);
+      return;
+    }
     TreeInput run;
     const std::string dir = keep ? src.keep_dir : p.tmp_dirs[r % p.tmp_dirs.size()];
     char kind[32];
@@ -114,7 +146,8 @@ std::vector<PhaseStat> run_stages(double allocate_seconds, const RunFormation& r
           {"read", rf.busy.read, 0, 0},
           {"sort", rf.busy.compute, 0, 0},
           {"write runs", rf.busy.write, 0, 0},
-          {"runs written back early", 0, 0, rf.written_back_early}};
+          {"runs written back early", 0, 0, rf.written_back_early},
+          {"runs kept in memory", 0, 0, rf.kept_bytes}};
 }
 
 }  // namespace gxsort

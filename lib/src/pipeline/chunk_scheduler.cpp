@@ -113,7 +113,7 @@ class ChunkRun {
           done_ += until_end_ ? c->bytes : std::min<uint64_t>(cfg_.chunk_bytes, cfg_.total_bytes - c->offset);
           if (progress_) progress_({cfg_.phase, done_, shown_total_});
         }
-        free_slots_.push(*c);
+        if (!c->held) free_slots_.push(*c);
       }
     } catch (...) { fail(std::current_exception()); }
   }

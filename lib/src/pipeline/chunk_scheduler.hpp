@@ -23,6 +23,8 @@ struct Chunk {
   unsigned char* data = nullptr;
   size_t capacity = 0;         // bytes the slot buffer holds
   size_t slot = 0;             // which slot buffer (stages may keep per-slot state)
+  bool held = false;           // set by the write stage: the chunk keeps its slot buffer, which
+                               // no later chunk is read into (the run formation's kept runs)
 };
 
 struct Stages {

@@ -106,6 +106,12 @@ struct Plan {
   // (written ahead of the disk) leaves of that: the disk writes them while it is idle,
   // not while it writes the output.
   uint64_t early_writeback_bytes = 0;
+  // The external sort with one merge level: its last runs stay in the chunk buffers
+  // run formation sorted them in, for the merge to read from memory (at most the
+  // formation's slots, half the budget): they are never written, and the disk writes
+  // only the output and the other runs. window_memory is what they leave of the budget.
+  size_t kept_runs = 0;
+  uint64_t kept_run_bytes = 0;
   StreamPlan chunks;               // check, reduce, runs: the chunks (runs: of a run each)
   size_t resident_slice_bytes = 0; // a device's resident sort: the slices copied in and out (about 64 MiB)
   DedupePlan dedupe;

@@ -5,6 +5,7 @@
 // layout. Pure: no I/O, no backend; `gxsort plan CMD` shows it, the command runs it.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@ struct PlanRequest {
   bool distributed = false;      // a rank of sort or merge --distributed (its slice's job)
   uint64_t window_records = 0;   // the backend's device merge window (0: the CPU merges)
   uint64_t device_budget = 0;    // bytes of the backend's device arena (0: no device)
+  std::optional<size_t> kept_runs;  // a benchmark's override of Plan::kept_runs (Tuning::sort_kept_runs)
 
   // merge: the records of each input, in argument order.
   std::vector<uint64_t> input_records;
