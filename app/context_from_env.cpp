@@ -95,7 +95,7 @@ Tuning tuning() {
   if (env_set("GXSORT_LINES_KEEP_LAST")) t.lines_keep_last = env_on("GXSORT_LINES_KEEP_LAST");
   t.runs_early_writeback = env_bytes("GXSORT_RUNS_EARLY_WRITEBACK");
   t.output_backlog = env_bytes("GXSORT_OUTPUT_BACKLOG");
-  t.sort_kept_runs = env_count("GXSORT_SORT_KEPT_RUNS");
+  t.sort_held_runs = env_count("GXSORT_SORT_HELD_RUNS");
   if (env_set("GXSORT_LINES_RUN_WRITERS"))
     t.lines_run_writers = unsigned(std::max(1ul, std::strtoul(env("GXSORT_LINES_RUN_WRITERS").c_str(), nullptr, 10)));
   return t;

@@ -34,8 +34,8 @@ void add_sort(Json& j, const PlanReport& r) {
   j["temp_bytes"] = s.temp_bytes;
   j["direct_io"] = s.direct_io;
   j["early_writeback_bytes"] = s.early_writeback_bytes;
-  j["kept_runs"] = s.kept_runs;
-  j["kept_run_bytes"] = s.kept_run_bytes;
+  j["held_runs"] = s.held_runs;
+  j["held_run_bytes"] = s.held_run_bytes;
   j["buckets"] = s.buckets;
   j["bucket_records"] = s.bucket_records;
   j["partition_chunk_bytes"] = s.partition_chunk_bytes;

@@ -60,9 +60,9 @@ void sort_text(std::ostringstream& o, const PlanReport& r) {
     if (s.mode == PlanMode::external) {
       o << "merge buffer: " << format_bytes(s.merge_buffer_bytes) << " per input\n";
       o << "temporary files: " << temp_files_text(s.direct_io) << "\n";
-      if (s.kept_runs)
-        o << "runs kept in memory for the merge (never written): the last " << s.kept_runs << ", "
-          << format_bytes(s.kept_run_bytes) << "\n";
+      if (s.held_runs)
+        o << "runs held in memory for the merge (never written): the last " << s.held_runs << ", "
+          << format_bytes(s.held_run_bytes) << "\n";
       if (s.early_writeback_bytes)
         o << "runs written back as they form (a synced output): the first " << format_bytes(s.early_writeback_bytes)
           << ", beyond 3/4 of the dirty pages the kernel's flusher leaves alone (less the output's backlog)\n";

@@ -41,7 +41,7 @@ ooc_case() {
     pass "$tag: stats report the last merge's checkpoints and input removal" || fail "$tag: merge_stages" "got '$stages'"
   # Run formation: its buffers' allocation, then its stages' busy seconds.
   local run_stages; run_stages=$(json_get stats.json '",".join(s["name"] for s in j["run_stages"] if s["seconds"] >= 0)' 2>/dev/null)
-  [[ $run_stages == "allocate buffers,read,sort,write runs,runs written back early,runs kept in memory" ]] &&
+  [[ $run_stages == "allocate buffers,read,sort,write runs,runs written back early,runs held in memory" ]] &&
     pass "$tag: stats report run formation's stages" || fail "$tag: run_stages" "got '$run_stages'"
   # A synced sort's runs handed to the disk as they form (at most the budget: here part
   # of the first run), and its output written at most a page ahead of the disk (every
@@ -176,9 +176,9 @@ GXSORT_OUTPUT_BACKLOG=lots gx sort d.bin -o knobs.out --memory 1M --fan-in 2 -q
   same_bytes "GXSORT_OUTPUT_BACKLOG=lots: said, ignored, the oracle's bytes" knobs.out d.exp ||
   fail "GXSORT_OUTPUT_BACKLOG=lots" "exit $RC: $(last_err)"
 
-# A one-level merge holds the last runs in their chunk buffers (Plan::kept_runs): they
+# A one-level merge holds the last runs in their chunk buffers (Plan::held_runs): they
 # are never written, and the merge reads them from memory. The same bytes as the oracle,
-# with -u and --reverse too; GXSORT_SORT_KEPT_RUNS=3 holds every slot's run (a device
+# with -u and --reverse too; GXSORT_SORT_HELD_RUNS=3 holds every slot's run (a device
 # merge's plan does: the scheduler must not read a later chunk into a held buffer), =0
 # writes every run.
 held_case() {  # TAG COUNT SEED FORMAT...
@@ -189,13 +189,13 @@ held_case() {  # TAG COUNT SEED FORMAT...
   oracle dedupe h.bin -o hu.exp "${F[@]}"
   oracle sort h.bin -o hr.exp --reverse "${F[@]}"
   gx plan h.bin --memory 1M --ooc merge --json "${F[@]}"
-  local plan; plan=$(json_get "$WORK/last.out" '(len(j["levels"]), j["kept_runs"], j["kept_run_bytes"])' 2>/dev/null)
+  local plan; plan=$(json_get "$WORK/last.out" '(len(j["levels"]), j["held_runs"], j["held_run_bytes"])' 2>/dev/null)
   if [[ $plan =~ ^\(1,\ ([1-9][0-9]*),\ ([0-9]+)\)$ ]]; then pass "$tag: the plan holds its last ${BASH_REMATCH[1]} runs in memory"
   else fail "$tag: the plan holds runs in memory" "got '$plan'"; return; fi
   local bytes=${BASH_REMATCH[2]} kept
   gx sort h.bin -o h.out --memory 1M --ooc merge --threads 2 --stats-json h.json -q "${F[@]}"
   same_bytes "$tag: runs held in memory: the oracle's bytes" h.out h.exp
-  kept=$(json_get h.json '[s["bytes_written"] for s in j["run_stages"] if s["name"] == "runs kept in memory"][0]' 2>/dev/null)
+  kept=$(json_get h.json '[s["bytes_written"] for s in j["run_stages"] if s["name"] == "runs held in memory"][0]' 2>/dev/null)
   [[ $kept == "$bytes" ]] && pass "$tag: stats report the plan's $bytes bytes kept in memory" || fail "$tag: kept bytes" "got '$kept', plan $bytes"
   gx sort h.bin -o h.out --memory 1M --ooc merge -u -q "${F[@]}"
   same_bytes "$tag: runs held in memory, -u: the oracle's bytes" h.out hu.exp
@@ -203,21 +203,31 @@ held_case() {  # TAG COUNT SEED FORMAT...
   same_bytes "$tag: runs held in memory, --reverse --no-fsync: the oracle's bytes" h.out hr.exp
   local t
   for t in 1 2; do
-    GXSORT_SORT_KEPT_RUNS=3 gx sort h.bin -o h.out --memory 1M --ooc merge --threads $t --stats-json h.json -q "${F[@]}"
-    same_bytes "$tag: GXSORT_SORT_KEPT_RUNS=3 (every slot's run held), --threads $t: the oracle's bytes" h.out h.exp
-    kept=$(json_get h.json '[s["bytes_written"] for s in j["run_stages"] if s["name"] == "runs kept in memory"][0]' 2>/dev/null)
-    ((kept > bytes)) && pass "$tag: GXSORT_SORT_KEPT_RUNS=3 holds more ($kept bytes)" || fail "$tag: GXSORT_SORT_KEPT_RUNS=3" "got '$kept'"
+    GXSORT_SORT_HELD_RUNS=3 gx sort h.bin -o h.out --memory 1M --ooc merge --threads $t --stats-json h.json -q "${F[@]}"
+    same_bytes "$tag: GXSORT_SORT_HELD_RUNS=3 (every slot's run held), --threads $t: the oracle's bytes" h.out h.exp
+    kept=$(json_get h.json '[s["bytes_written"] for s in j["run_stages"] if s["name"] == "runs held in memory"][0]' 2>/dev/null)
+    ((kept > bytes)) && pass "$tag: GXSORT_SORT_HELD_RUNS=3 holds more ($kept bytes)" || fail "$tag: GXSORT_SORT_HELD_RUNS=3" "got '$kept'"
   done
-  GXSORT_SORT_KEPT_RUNS=0 gx sort h.bin -o h.out --memory 1M --ooc merge --stats-json h.json -q "${F[@]}"
-  same_bytes "$tag: GXSORT_SORT_KEPT_RUNS=0: the oracle's bytes" h.out h.exp
-  kept=$(json_get h.json '[s["bytes_written"] for s in j["run_stages"] if s["name"] == "runs kept in memory"][0]' 2>/dev/null)
-  [[ $kept == 0 ]] && pass "$tag: GXSORT_SORT_KEPT_RUNS=0 keeps none" || fail "$tag: GXSORT_SORT_KEPT_RUNS=0" "got '$kept'"
+  GXSORT_SORT_HELD_RUNS=0 gx sort h.bin -o h.out --memory 1M --ooc merge --stats-json h.json -q "${F[@]}"
+  same_bytes "$tag: GXSORT_SORT_HELD_RUNS=0: the oracle's bytes" h.out h.exp
+  kept=$(json_get h.json '[s["bytes_written"] for s in j["run_stages"] if s["name"] == "runs held in memory"][0]' 2>/dev/null)
+  [[ $kept == 0 ]] && pass "$tag: GXSORT_SORT_HELD_RUNS=0 keeps none" || fail "$tag: GXSORT_SORT_HELD_RUNS=0" "got '$kept'"
 }
 held_case "u64, runs held" 300001 21 --type u64
 held_case "24-byte records, runs held" 60001 22 --record-size 24 --key-offset 8 --key-type i64
-GXSORT_SORT_KEPT_RUNS=two gx sort h.bin -o h.out --memory 1M --ooc merge -q --record-size 24 --key-offset 8 --key-type i64
-[[ $RC == 0 ]] && grep -q 'GXSORT_SORT_KEPT_RUNS=two is not a count' "$WORK/last.err" &&
-  same_bytes "GXSORT_SORT_KEPT_RUNS=two: said, ignored, the oracle's bytes" h.out h.exp || fail "GXSORT_SORT_KEPT_RUNS=two" "exit $RC: $(last_err)"
+# dedupe's sort holds them too (-u's; and the stable sort before --keep last's group
+# pass, whose stats say nothing of its runs).
+H24=(--record-size 24 --key-offset 8 --key-type i64)
+for keep in last first; do
+  oracle dedupe h.bin -o hd.exp --keep $keep "${H24[@]}"
+  gx dedupe h.bin -o hd.out --memory 1M --strategy sort --ooc merge --keep $keep --stats-json hd.json -q "${H24[@]}"
+  same_bytes "dedupe --keep $keep, runs held in memory: the oracle's bytes" hd.out hd.exp
+done
+held=$(json_get hd.json '[s["bytes_written"] for s in j["run_stages"] if s["name"] == "runs held in memory"][0]' 2>/dev/null)
+((${held:-0} > 0)) && pass "dedupe: its sort held runs in memory ($held bytes)" || fail "dedupe: runs held" "got '$held'"
+GXSORT_SORT_HELD_RUNS=two gx sort h.bin -o h.out --memory 1M --ooc merge -q --record-size 24 --key-offset 8 --key-type i64
+[[ $RC == 0 ]] && grep -q 'GXSORT_SORT_HELD_RUNS=two is not a count' "$WORK/last.err" &&
+  same_bytes "GXSORT_SORT_HELD_RUNS=two: said, ignored, the oracle's bytes" h.out h.exp || fail "GXSORT_SORT_HELD_RUNS=two" "exit $RC: $(last_err)"
 
 no_leftovers "no temp files left in the work dir" "$WORK"
 finish

@@ -120,10 +120,10 @@ if kill_when "damaged output" '^final ' 6; then
   grep -q "gxsort: note: resume: checkpoint [0-9]* of the last merge (bytes [0-9]*\.\.[0-9]* of .*) discarded: its XXH3 is not the journal.s; the last merge" "$WORK/last.err" &&
     pass "a damaged output segment: its checkpoint discarded with a note" || fail "checkpoint note" "$(last_err)"
 fi
-# The last runs this plan keeps in memory for its merge (Plan::kept_runs): never
+# The last runs this plan keeps in memory for its merge (Plan::held_runs): never
 # journalled, so a resume forms them again.
 gx plan "${SORT[@]:1}" --json
-held=$(json_get "$WORK/last.out" 'j["kept_runs"]')
+held=$(json_get "$WORK/last.out" 'j["held_runs"]')
 [[ ${held:-0} -ge 1 ]] && pass "one level: the plan keeps its last $held runs in memory" || fail "one level: runs kept in memory" "got '$held'"
 # A kept piece damaged beyond its checkpoint's cut: formed again, the checkpoint still used.
 if kill_when "damaged piece under the last merge" '^final ' 3; then

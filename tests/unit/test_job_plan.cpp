@@ -137,47 +137,59 @@ TEST_CASE("job plan: an external sort's runs beyond 3/4 of what the page cache k
   CHECK(make_plan(mem).early_writeback_bytes == 0);
 }
 
-TEST_CASE("job plan: an external sort with one merge level keeps its last runs in memory for the merge") {
+TEST_CASE("job plan: an external sort with one merge level holds its last runs in memory for the merge") {
   // 10M + 1000 u64 in 16 MiB on the CPU's 16 bytes a record: 3 slots of at most
   // 512K-record (4 MiB) runs and their scratch; 21 runs of equal size (the last 10
   // records short: 10486760 = 20 x 499370 + 499360); one level.
   PlanRequest one = job(CommandKind::sort, (10 << 20) + 1000, 16 << 20);
   one.sort.ooc = OocMethod::merge;
+  CHECK(make_plan(one).held_runs == 0);  // only where the executor holds them (the API writes every run)
+  one.hold_runs = true;
   const Plan p = make_plan(one);
   REQUIRE(p.mode == PlanMode::external);
   REQUIRE(p.runs == 21);
   CHECK(p.run_records == 499370);
   CHECK(p.run_sizes.back() == 499360);
   REQUIRE(p.levels.size() == 1);
-  CHECK(p.kept_runs == 2);  // the CPU merge keeps half the budget: two runs in the rest
-  CHECK(p.kept_run_bytes == (499370 + 499360) * 8);
-  CHECK(p.window_memory == p.memory - p.kept_run_bytes);
-  CHECK(p.temp_bytes == p.input_bytes - p.kept_run_bytes);
-  CHECK(p.bytes_written == 2 * p.input_bytes - p.kept_run_bytes);
-  CHECK(p.bytes_read == 2 * p.input_bytes - p.kept_run_bytes);
+  CHECK(p.held_runs == 2);  // the CPU merge keeps half the budget: two runs in the rest
+  CHECK(p.held_run_bytes == (499370 + 499360) * 8);
+  CHECK(p.window_memory == p.memory - p.held_run_bytes);
+  CHECK(p.temp_bytes == p.input_bytes - p.held_run_bytes);
+  CHECK(p.bytes_written == 2 * p.input_bytes);  // the stages' bytes: the merge still reads them
+  CHECK(p.bytes_read == 2 * p.input_bytes);
+  // The CPU merge's read buffers: the budget the held runs leave, shared by the other 19
+  // inputs and the output buffer (one merge thread: 3 asked, the budget's minimum buffers).
+  CHECK(p.merge_buffer_bytes == (p.memory - p.held_run_bytes) / (p.merge_threads * 20) / 8 * 8);
   // The early writeback counts only the runs that are written.
   one.sort.dirty_background_bytes = io::Output::kSyncedBacklog + (uint64_t(20) << 20);  // keeps 20 MiB dirty
-  CHECK(make_plan(one).early_writeback_bytes == p.input_bytes - p.kept_run_bytes - (uint64_t(20) << 20));
+  CHECK(make_plan(one).early_writeback_bytes == p.input_bytes - p.held_run_bytes - (uint64_t(20) << 20));
   one.sort.dirty_background_bytes = 0;
-  // A benchmark's count: at most the slots.
+  // A benchmark's count: at most the slots, and an eighth of the budget left to the merge.
   for (size_t k : {0, 1, 2, 3, 5}) {
-    one.kept_runs = k;
-    CHECK(make_plan(one).kept_runs == std::min<size_t>(k, 3));
-    CHECK(make_plan(one).window_memory == p.memory - make_plan(one).kept_run_bytes);
+    one.held_runs = k;
+    CHECK(make_plan(one).held_runs == std::min<size_t>(k, 3));
+    CHECK(make_plan(one).window_memory == p.memory - make_plan(one).held_run_bytes);
   }
-  one.kept_runs.reset();
+  PlanRequest big_runs = one;  // runs of a third of the budget (no sort scratch): two fit in 7/8
+  big_runs.sort.sort_bytes_per_record = 8;
+  big_runs.held_runs = 3;
+  const Plan b = make_plan(big_runs);
+  REQUIRE(b.levels.size() == 1);
+  CHECK(b.held_runs == 2);
+  CHECK(b.window_memory >= b.memory / 8);
+  one.held_runs.reset();
   // A device merge keeps its windows, at most a quarter of the budget: every slot's run.
   one.window_records = 1 << 20;
   const Plan d = make_plan(one);
-  CHECK(d.kept_runs == 3);
-  CHECK(d.kept_run_bytes == (2 * 499370 + 499360) * 8);
-  CHECK(d.window_memory == d.memory - d.kept_run_bytes);
+  CHECK(d.held_runs == 3);
+  CHECK(d.held_run_bytes == (2 * 499370 + 499360) * 8);
+  CHECK(d.window_memory == d.memory - d.held_run_bytes);
   CHECK(d.window_records == d.window_memory / (kWindowSlots * 8));
   one.window_records = 0;
   // Several merge levels: an intermediate merge would hold them through its level.
   one.sort.fan_in = 4;
   REQUIRE(make_plan(one).levels.size() > 1);
-  CHECK(make_plan(one).kept_runs == 0);
+  CHECK(make_plan(one).held_runs == 0);
   CHECK(make_plan(one).window_memory == make_plan(one).memory);
 }
 

@@ -52,9 +52,9 @@ struct Tuning {
   // may be written ahead of the disk (engine/sort.cpp; 0: no limit).
   std::optional<uint64_t> runs_early_writeback;
   std::optional<uint64_t> output_backlog;
-  // The external sort's runs kept in memory for its merge (Plan::kept_runs): this many,
+  // The external sort's runs held in memory for its merge (Plan::held_runs): this many,
   // at most the formation's slots and never every run (0: every run written).
-  std::optional<size_t> sort_kept_runs;
+  std::optional<size_t> sort_held_runs;
 };
 
 // The directories a process's temp files and jobs went to that `gxsort clean` does not

@@ -107,8 +107,8 @@ RunStats run(CommandPlan<RunsRequest> plan) {
   Prepared& p = s.prepared;
   CreatedDir dir(out_dir);
   check_runs_dir_empty(out_dir);
-  // Runs sized as the external plan sizes them: read, sort and write of three chunks
-  // fit in --memory.
+  // Runs of the external plan's largest size (`runs` does not even them out, as the
+  // sort does): read, sort and write of three chunks fit in --memory.
   RunSource src;
   src.total_bytes = in.is_stream() ? pipeline::kUntilEnd : bytes;
   src.run_records = p.plan.run_records;

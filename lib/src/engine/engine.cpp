@@ -205,7 +205,7 @@ PlanRequest plan_request(CommandKind kind, const EngineOptions& opt, uint64_t in
   // A cgroup's writeback has thresholds of its own, of the memory it may have.
   in.dirty_background_bytes = dirty_background_bytes(std::min(in.page_cache_bytes, memory_limit(opt.context).bytes));
   in.ooc = opt.ooc;
-  j.kept_runs = opt.context.tuning.sort_kept_runs;
+  j.held_runs = opt.context.tuning.sort_held_runs;
   return j;
 }
 

@@ -106,7 +106,7 @@ struct TreeInput {
   std::shared_ptr<io::TempFile> temp;  // owned run (deleted after it is merged)
   std::shared_ptr<io::File> file;      // a user's sorted file, or a job's piece (resume/),
                                        // deleted with its last owner
-  std::shared_ptr<const HostBuffer> held;  // a run kept in run formation's buffer (Plan::kept_runs),
+  std::shared_ptr<const HostBuffer> held;  // a run held in run formation's buffer (Plan::held_runs),
                                            // freed with its last owner; its records at `mem`
   const unsigned char* mem = nullptr;
   uint64_t records = 0;

@@ -36,19 +36,20 @@ std::vector<size_t> runs_to_form(const RunSource& src, RunFormation& rf) {
   return todo;
 }
 
-// Kept runs hold their chunk buffers to the end (Chunk::held): only the last `slots` runs
-// may be kept, so that the reader always has a buffer that is not held.
-void check_kept_buffers(const RunSource& src, const RunBuffers& buffers) {
-  if (src.keep_from == SIZE_MAX) return;
+// Held runs keep their chunk buffers to the end (Chunk::held): only the last `slots` runs
+// may be held, so that the reader always has a buffer that is not held. (A stream's runs
+// are never held: its count is unknown, and this refuses it.)
+void check_held_buffers(const RunSource& src, const RunBuffers& buffers) {
+  if (src.hold_from == SIZE_MAX) return;
   const uint64_t runs = src.total_bytes == pipeline::kUntilEnd ? UINT64_MAX
                                                                : (src.total_bytes + buffers.run_bytes - 1) / buffers.run_bytes;
-  if (runs - std::min<uint64_t>(runs, src.keep_from) > buffers.slots.size())
-    throw std::logic_error("run formation: more runs kept in memory than it has chunk buffers");
+  if (runs - std::min<uint64_t>(runs, src.hold_from) > buffers.slots.size())
+    throw std::logic_error("run formation: more runs held in memory than it has chunk buffers");
 }
 
 // Run r stays in its chunk buffer: the buffer leaves `buffers` with it, and the scheduler
 // reads no later chunk into it (Chunk::held).
-void keep_in_memory(RunBuffers& buffers, pipeline::Chunk& c, size_t rs, RunFormation& rf, size_t r) {
+void hold_in_memory(RunBuffers& buffers, pipeline::Chunk& c, size_t rs, RunFormation& rf, size_t r) {
   TreeInput run;
   c.held = true;
   run.held = std::make_shared<const HostBuffer>(std::move(buffers.slots.at(c.slot)));
@@ -57,7 +58,7 @@ void keep_in_memory(RunBuffers& buffers, pipeline::Chunk& c, size_t rs, RunForma
   if (rf.runs.size() <= r) rf.runs.resize(r + 1);
   rf.checksums.resize(rf.runs.size());
   rf.runs[r] = std::move(run);
-  rf.kept_bytes += c.bytes;
+  rf.held_bytes += c.bytes;
 }
 
 }  // namespace
@@ -73,7 +74,7 @@ RunFormation form_run_files(Prepared& p, RunBuffers& buffers, const RunSource& s
   auto run_of = [&](size_t chunk) { return todo.empty() ? chunk : todo[chunk]; };
   std::vector<unsigned char*> slot_ptrs;
   for (auto& b : buffers.slots) slot_ptrs.push_back(b.data());
-  check_kept_buffers(src, buffers);
+  check_held_buffers(src, buffers);
   io::EarlyWriteback early(src.early_writeback);  // stops when the runs are formed
   std::mutex m;  // two writers fill rf at once
   uint64_t read_bytes = 0;
@@ -95,9 +96,9 @@ RunFormation form_run_files(Prepared& p, RunBuffers& buffers, const RunSource& s
   };
   st.write = [&](pipeline::Chunk& c) {
     const size_t r = run_of(c.index);
-    if (r >= src.keep_from) {
+    if (r >= src.hold_from) {
       std::lock_guard<std::mutex> l(m);
-      keep_in_memory(buffers, c, rs, rf, r);
+      hold_in_memory(buffers, c, rs, rf, r);
       return;
     }
     TreeInput run;
@@ -147,7 +148,7 @@ std::vector<PhaseStat> run_stages(double allocate_seconds, const RunFormation& r
           {"sort", rf.busy.compute, 0, 0},
           {"write runs", rf.busy.write, 0, 0},
           {"runs written back early", 0, 0, rf.written_back_early},
-          {"runs kept in memory", 0, 0, rf.kept_bytes}};
+          {"runs held in memory", 0, 0, rf.held_bytes}};
 }
 
 }  // namespace gxsort

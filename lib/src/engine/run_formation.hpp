@@ -34,10 +34,10 @@ struct RunSource {
                                 // written through the cache: a direct one is on the disk already)
   SortJob* job = nullptr;       // a resumable job: its runs are pieces, and those a killed
                                 // run left (or a kept merge output covers) are not formed
-  // The runs from this one on stay in their chunk buffers, unwritten (Plan::kept_runs:
+  // The runs from this one on stay in their chunk buffers, unwritten (Plan::held_runs:
   // the last ones, none formed after them, so no later chunk needs their buffers); a
   // job journals nothing of them, and a resume forms them again. SIZE_MAX: none.
-  size_t keep_from = SIZE_MAX;
+  size_t hold_from = SIZE_MAX;
 };
 
 struct RunFormation {
@@ -45,7 +45,7 @@ struct RunFormation {
   std::vector<uint64_t> checksums;    // XXH3-64 of each run file (keep_dir runs only)
   uint64_t input_bytes = 0;           // bytes read (a stream's length)
   uint64_t written_back_early = 0;    // bytes of the runs handed to the disk as they formed
-  uint64_t kept_bytes = 0;            // bytes of the runs kept in memory (RunSource::keep_from)
+  uint64_t held_bytes = 0;            // bytes of the runs held in memory (RunSource::hold_from)
   double seconds = 0;
   pipeline::Busy busy;                // the seconds each stage worked (they overlap)
 };

@@ -145,7 +145,7 @@ uint64_t sort_through_runs(Prepared& p, const Plan& plan, const io::File& in, co
     src.unique = opt.unique;
     if (opt.fsync) src.early_writeback = opt.context.tuning.runs_early_writeback.value_or(plan.early_writeback_bytes);
     src.job = job;
-    if (plan.kept_runs) src.keep_from = plan.runs - plan.kept_runs;
+    if (plan.held_runs) src.hold_from = plan.runs - plan.held_runs;
     rf = form_run_files(p, buffers, src, in, f, opt.progress);
     if (st) st->run_stages = run_stages(allocate_seconds, rf);
   }
@@ -240,7 +240,9 @@ Prepared prepare_sort(io::File& in, const EngineOptions& opt, const std::string&
   // Every plan reads the input from its start: a cold disk starts on it while the
   // device starts and the plan is made (0.3-0.4 s on the H100 host).
   in.prefetch(0, uint64_t(256) << 20);
-  return prepare(opt, in.size(), default_tmp_dir, in.path());
+  PlanRequest job = plan_request(CommandKind::sort, opt, in.size(), false, in.path());
+  job.hold_runs = true;  // sort_through_runs holds the plan's last runs
+  return prepare(opt, std::move(job), default_tmp_dir);
 }
 
 RunStats sort_prepared(io::File& in, const std::string& output, const EngineOptions& opt, Prepared& p,

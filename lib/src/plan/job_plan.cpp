@@ -30,26 +30,28 @@ uint64_t early_writeback_bytes(uint64_t run_bytes, uint64_t dirty_background) {
   return run_bytes > kept_dirty ? run_bytes - kept_dirty : 0;
 }
 
-// The external sort's last runs kept in memory for its merge (Plan::kept_runs): with one
-// merge level only (an intermediate merge would hold them through its level), at most
-// the formation's slots, never every run, and within what the merge leaves of the
-// budget: a device merge's windows, at most a quarter of it (smaller windows are more
-// of them), or half for the CPU merge's read buffers. A benchmark's count
-// (PlanRequest::kept_runs) overrides the last rule.
-size_t kept_runs(const PlanRequest& j, const Plan& p) {
-  if (p.levels.size() != 1 || p.runs < 2) return 0;
-  const uint64_t most = std::min<uint64_t>(p.chunks.slots, p.runs - 1);
-  if (j.kept_runs) return size_t(std::min<uint64_t>(most, *j.kept_runs));
-  const uint64_t windows = std::min<uint64_t>(p.memory, j.window_records) * kWindowSlots * p.record_size;
-  const uint64_t merge = j.window_records ? std::min(p.memory / 4, windows) : p.memory / 2;
-  const uint64_t run_bytes = uint64_t(p.run_records) * p.record_size;
-  return size_t(std::min<uint64_t>(most, (p.memory - merge) / std::max<uint64_t>(run_bytes, 1)));
+// The external sort's last runs held in memory for its merge (Plan::held_runs), where
+// its executor holds them (PlanRequest::hold_runs): with one merge level only (an
+// intermediate merge would hold them through its level), at most the formation's slots,
+// never every run, and within what the merge keeps of the budget: a device merge's
+// windows, at most a quarter of it (smaller windows are more of them), or half for the
+// CPU merge's read buffers. A benchmark's count (PlanRequest::held_runs) may leave the
+// merge less, but an eighth at least.
+size_t held_runs(const PlanRequest& j, const Plan& p) {
+  if (!j.hold_runs || p.levels.size() != 1 || p.runs < 2) return 0;
+  const uint64_t windows = device_window_records(j.window_records, p.memory, p.record_size) * kWindowSlots * p.record_size;
+  uint64_t merge = j.window_records ? std::min(p.memory / 4, windows) : p.memory / 2;
+  if (j.held_runs) merge = p.memory / 8;
+  const uint64_t run_bytes = std::max<uint64_t>(1, uint64_t(p.run_records) * p.record_size);
+  uint64_t k = std::min<uint64_t>({p.chunks.slots, p.runs - 1, (p.memory - merge) / run_bytes});
+  if (j.held_runs) k = std::min<uint64_t>(k, *j.held_runs);
+  return size_t(k);
 }
 
-// The bytes of the kept runs: the last ones, so the last run's size counts.
-uint64_t kept_run_bytes(const Plan& p) {
+// The bytes of the held runs: the last ones, so the last run's size counts.
+uint64_t held_run_bytes(const Plan& p) {
   uint64_t bytes = 0;
-  for (size_t i = p.runs - p.kept_runs; i < p.runs; ++i) bytes += p.run_sizes[i] * p.record_size;
+  for (size_t i = p.runs - p.held_runs; i < p.runs; ++i) bytes += p.run_sizes[i] * p.record_size;
   return bytes;
 }
 
@@ -113,16 +115,17 @@ Plan plan_sort(const PlanRequest& j) {
     p.chunks = stream_of(p.resident_slice_bytes / rs, rs, kStreamSlots);
   } else if (p.mode == PlanMode::external) {
     p.chunks = stream_of(p.run_records, rs, unsigned(std::min<size_t>(kStreamSlots, std::max<size_t>(1, p.runs))));
-    p.kept_runs = kept_runs(j, p);
-    p.kept_run_bytes = kept_run_bytes(p);
-    const uint64_t kept = p.kept_run_bytes;
-    p.temp_bytes -= kept;  // neither written nor read from a file
-    p.bytes_written -= kept;
-    p.bytes_read -= kept;
-    if (!p.direct_io) p.early_writeback_bytes = early_writeback_bytes(p.input_bytes - kept, j.sort.dirty_background_bytes);
-    // The merge's buffers get what the kept runs leave (they need no read buffers).
-    plan_windows(j, p.memory - kept, p);
-    p.merge_buffer_bytes = size_t(p.merge_buffer_bytes * double(p.memory - kept) / double(p.memory)) / rs * rs;
+    p.held_runs = held_runs(j, p);
+    p.held_run_bytes = held_run_bytes(p);
+    const uint64_t held = p.held_run_bytes;
+    p.temp_bytes -= held;  // no file (the stages' bytes still count them: the merge reads them)
+    if (!p.direct_io) p.early_writeback_bytes = early_writeback_bytes(p.input_bytes - held, j.sort.dirty_background_bytes);
+    // The merge's buffers get what the held runs leave; a held run needs no read buffer.
+    plan_windows(j, p.memory - held, p);
+    if (held) {
+      const uint64_t buffers = uint64_t(p.merge_threads) * (std::min(p.fan_in, p.runs) - p.held_runs + 1);
+      p.merge_buffer_bytes = size_t((p.memory - held) / buffers / rs * rs);
+    }
     return p;
   }
   if (p.mode == PlanMode::runs_in_memory) plan_merge_in_memory(j, p.input_bytes, p);  // the data stays in memory

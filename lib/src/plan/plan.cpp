@@ -200,7 +200,7 @@ Plan make_plan(const PlanInput& in) {
   }
   p.runs = size_t((n + p.run_records - 1) / p.run_records);
   // Runs of equal size (the last at most runs - 1 records short), not full runs and a
-  // small last one: the runs kept in memory for the merge (Plan::kept_runs) are the last.
+  // small last one: the runs held in memory for the merge (Plan::held_runs) are the last.
   if (p.mode == PlanMode::external) p.run_records = size_t((n + p.runs - 1) / p.runs);
   for (size_t r = 0; r < p.runs; ++r) p.run_sizes.push_back(std::min<uint64_t>(p.run_records, n - uint64_t(r) * p.run_records));
 

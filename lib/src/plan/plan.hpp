@@ -108,10 +108,11 @@ struct Plan {
   uint64_t early_writeback_bytes = 0;
   // The external sort with one merge level: its last runs stay in the chunk buffers
   // run formation sorted them in, for the merge to read from memory (at most the
-  // formation's slots, half the budget): they are never written, and the disk writes
-  // only the output and the other runs. window_memory is what they leave of the budget.
-  size_t kept_runs = 0;
-  uint64_t kept_run_bytes = 0;
+  // formation's slots, within what the merge keeps of the budget: job_plan.cpp's
+  // held_runs): they are never written, and the disk writes only the output and the
+  // other runs. window_memory is what they leave of the budget; temp_bytes leaves them out.
+  size_t held_runs = 0;
+  uint64_t held_run_bytes = 0;
   StreamPlan chunks;               // check, reduce, runs: the chunks (runs: of a run each)
   size_t resident_slice_bytes = 0; // a device's resident sort: the slices copied in and out (about 64 MiB)
   DedupePlan dedupe;

@@ -21,8 +21,8 @@ SortPlanReport sort_report(const Plan& p) {
   s.temp_bytes = p.temp_bytes;
   s.direct_io = p.direct_io;
   s.early_writeback_bytes = p.early_writeback_bytes;
-  s.kept_runs = p.kept_runs;
-  s.kept_run_bytes = p.kept_run_bytes;
+  s.held_runs = p.held_runs;
+  s.held_run_bytes = p.held_run_bytes;
   s.buckets = p.buckets;
   s.bucket_records = p.bucket_records;
   s.partition_chunk_bytes = p.partition_chunk_bytes;

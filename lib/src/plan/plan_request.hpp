@@ -29,7 +29,12 @@ struct PlanRequest {
   bool distributed = false;      // a rank of sort or merge --distributed (its slice's job)
   uint64_t window_records = 0;   // the backend's device merge window (0: the CPU merges)
   uint64_t device_budget = 0;    // bytes of the backend's device arena (0: no device)
-  std::optional<size_t> kept_runs;  // a benchmark's override of Plan::kept_runs (Tuning::sort_kept_runs)
+  // The external sort's last runs held in memory for its merge (Plan::held_runs): only
+  // where the executor is engine/sort.cpp's run formation (the file sort, dedupe's sort;
+  // not the API's runs from memory, which writes every run); held_runs: a benchmark's
+  // count (Tuning::sort_held_runs).
+  bool hold_runs = false;
+  std::optional<size_t> held_runs;
 
   // merge: the records of each input, in argument order.
   std::vector<uint64_t> input_records;
