@@ -7,6 +7,8 @@
 #   ONLY="ooc"   rows whose name starts so (ooc, u64, gensort)
 #   STATS_DIR=D  each sort's --stats-json there (phases and merge stages; an out-of-core
 #                round's number in its name)
+#   BASE_ENV="VAR=VALUE ..."   without BASE_GXSORT: BASE is NEW run with these variables
+#                (a knob's A/B: BASE_ENV=GXSORT_SORT_HELD_RUNS=0, every run written)
 #   ROUNDS=N     out-of-core rounds (default 1), alternating which binary goes first; each
 #                fsync'd out-of-core sort is measured against a dd floor taken just before it
 #                (this disk's speed drifts by 10-20% within minutes)
@@ -27,6 +29,12 @@ for i in "${!opts[@]}"; do  # --device cuda without a GPU: cpu in the smoke mode
 done
 dir=$(mktemp -d "${BENCH_DIR:-$bench_tmp}/gxsort-fsync.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
+if [[ -z $base && -n ${BASE_ENV:-} ]]; then  # NEW under BASE_ENV, as a binary of its own
+  base=$dir/base-env
+  printf '#!/bin/sh\nexec env %s %q "$@"\n' "$BASE_ENV" "$new" >"$base"
+  chmod +x "$base"
+  echo "BASE: NEW with $BASE_ENV"
+fi
 now() { date +%s.%N; }
 wall() { python3 -c "print(f'{$(now) - $1:.2f}')"; }
 # The disk holding $dir: its /sys/class/block stat, for settle.
