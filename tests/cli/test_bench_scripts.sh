@@ -54,13 +54,17 @@ rows ooc_methods.sh '^\| (cp|--ooc merge .*|--ooc partition .*) \| [0-9.]+ \|' 3
 rows peers.sh '^\| (cp|cp \+ sync FILE|gxsort (sort|dedupe) --device cpu.*) \| [0-9.]+ \|' 5
 rows record_width.sh '^\| (8|16|32|64|100) B \| 8 MiB \| .* \| yes \|$' 5
 rows resume_cost.sh '^\| --ooc (merge|partition) \| .*\((checked)\) \|' 2
-# fsync_floor.sh's A/B of a knob: BASE is NEW under BASE_ENV, a row each.
-BASE_ENV="GXSORT_SORT_HELD_RUNS=0" ONLY=ooc bash "$ROOT/tools/bench/fsync_floor.sh" >fsync_env.txt 2>&1
+# fsync_floor.sh's A/B of a knob: BASE is NEW under BASE_ENV, a row each; with
+# STATS_DIR, a line per sort of where its time went.
+mkdir -p fsync_stats
+BASE_ENV="GXSORT_SORT_HELD_RUNS=0" ONLY=ooc STATS_DIR=fsync_stats bash "$ROOT/tools/bench/fsync_floor.sh" >fsync_env.txt 2>&1
 RC=$?
 expect_rc "fsync_floor.sh BASE_ENV=GXSORT_SORT_HELD_RUNS=0 (SMOKE=1): exits 0" 0
 [[ $(grep -Ec "^\| ooc: .* \| base, (fsync'd|--no-fsync) \| [0-9.]+ \|" fsync_env.txt) == 2 ]] &&
   grep -q "^BASE: NEW with GXSORT_SORT_HELD_RUNS=0$" fsync_env.txt && ! grep -Eiq "$BAD" fsync_env.txt &&
   pass "fsync_floor.sh BASE_ENV: BASE's two out-of-core rows" || fail "fsync_floor.sh BASE_ENV" "$(cat fsync_env.txt)"
+[[ $(grep -Ec "^stats: ooc: .*, (new|base), (fsync'd|--no-fsync), round 1: runs [0-9.]+ s \(written back early [0-9.]+ GB, held [0-9.]+ GB\), merge [0-9.]+ s" fsync_env.txt) == 4 ]] &&
+  pass "fsync_floor.sh STATS_DIR: a stats line per sort" || fail "fsync_floor.sh stats lines" "$(cat fsync_env.txt)"
 rows sort_vs_cp.sh '^\| (cp|cp \+ sync FILE|gxsort sort, .*) \(best of [0-9.]+\) \| [0-9.]+ \|' 6
 
 # Without SMOKE, a script that wants a GPU the binary lacks says so and exits 0 at once.

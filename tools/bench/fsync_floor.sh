@@ -6,7 +6,8 @@
 #   OPTS="--device cuda --device-memory 2G --memory 4G"   the out-of-core budget
 #   ONLY="ooc"   rows whose name starts so (ooc, u64, gensort)
 #   STATS_DIR=D  each sort's --stats-json there (phases and merge stages; an out-of-core
-#                round's number in its name)
+#                round's number in its name), and after the table a line per sort of where
+#                its time went (runs formed, written back early, held; the merge's stages)
 #   BASE_ENV="VAR=VALUE ..."   without BASE_GXSORT: BASE is NEW run with these variables
 #                (a knob's A/B: BASE_ENV=GXSORT_SORT_HELD_RUNS=0, every run written)
 #   ROUNDS=N     out-of-core rounds (default 1), alternating which binary goes first; each
@@ -64,6 +65,20 @@ floors() {  # name: the dd floor and cp + sync of $dir/in.bin, as rows; sets dd_
   printf '| %s | dd oflag=direct | %s | 1.00 | %s |\n' "$1" "$dd_s" "$(bench_ratio "$dd_s" "$cp_s")"
   printf '| %s | cp + sync | %s | %s | 1.00 |\n' "$1" "$cp_s" "$(bench_ratio "$cp_s" "$dd_s")"
 }
+stat_lines=()
+stats_line() {  # a --stats-json file: where its sort's time went, in one line
+  python3 - "$1" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+ph = {p["name"]: p["seconds"] for p in j.get("phases", [])}
+rs = {s["name"]: s["bytes_written"] for s in j.get("run_stages", [])}
+ms = {s["name"]: s["seconds"] for s in j.get("merge_stages", [])}
+merge = sum(v for k, v in ph.items() if k.startswith("merge level"))
+print(f"runs {ph.get('sort runs', 0):.2f} s (written back early {rs.get('runs written back early', 0) / 1e9:.2f} GB, "
+      f"held {rs.get('runs held in memory', 0) / 1e9:.2f} GB), merge {merge:.2f} s (windows written "
+      f"{ms.get('write windows', 0):.2f} s busy, checkpoints {ms.get('checkpoints (journal, punching; own thread)', 0):.2f} s busy)")
+EOF
+}
 sort_row() {  # name label binary check-options(one word) sort-options...
   local name=$1 label=$2 bin=$3 check=$4 s; shift 4
   read -r -a c <<< "$check"
@@ -72,6 +87,8 @@ sort_row() {  # name label binary check-options(one word) sort-options...
   sorted_or_fail "$dir/out.bin" "${c[@]}"
   ratio=$(bench_ratio "$s" "$dd_s")
   printf '| %s | %s | %s | %s | %s |\n' "$name" "$label" "$s" "$ratio" "$(bench_ratio "$s" "$cp_s")"
+  [[ ${#stats[@]} == 2 ]] && stat_lines+=("$name, $label${round:+, round $round}: $(stats_line "${stats[1]}")")
+  return 0
 }
 declare -A ooc_ratios=()  # binary: its out-of-core fsync'd ratios to the floor, for the last line
 median() { python3 -c "import statistics, sys; print(f'{statistics.median(map(float, sys.argv[1:])):.2f}')" "$@"; }
@@ -110,6 +127,7 @@ in_memory() {  # name gen-options format-options
 }
 in_memory "u64 $(bench_size 4)" "--count $((4 * 134217728 / bench_div))" ""
 in_memory "gensort $((4000 / bench_div)) MB" "--count $((40000000 / bench_div))" "--format gensort"
+for l in "${stat_lines[@]}"; do echo "stats: $l"; done
 for b in "${!ooc_ratios[@]}"; do  # (n/a in the smoke mode where a floor took 0.00 s)
   read -r -a rs <<< "${ooc_ratios[$b]}"
   [[ " ${rs[*]} " == *" n/a "* ]] && m=n/a || m=$(median "${rs[@]}")
