@@ -255,7 +255,7 @@ Prepared prepare_dedupe(const io::File& in, const std::string& output, const Eng
   const bool stream = in.is_stream();
   PlanRequest job = plan_request(CommandKind::dedupe, opt, stream ? 0 : in.size(), stream);
   job.dedupe_key_span = sampled_key_span(in, opt);
-  job.hold_runs = !stream;  // its sort is sort_input's: the plan's last runs held
+  job.hold_runs = true;  // its sort is sort_input's: the plan's last runs held (a stream's never are)
   return prepare(opt, std::move(job), default_temp_dir(output));
 }
 

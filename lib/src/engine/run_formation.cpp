@@ -47,6 +47,14 @@ void check_held_buffers(const RunSource& src, const RunBuffers& buffers) {
     throw std::logic_error("run formation: more runs held in memory than it has chunk buffers");
 }
 
+// Run r in its place (run order is input order: ties keep it), with its checksum.
+void place_run(RunFormation& rf, size_t r, TreeInput run, uint64_t checksum) {
+  if (rf.runs.size() <= r) rf.runs.resize(r + 1);
+  rf.checksums.resize(rf.runs.size());
+  rf.runs[r] = std::move(run);
+  rf.checksums[r] = checksum;
+}
+
 // Run r stays in its chunk buffer: the buffer leaves `buffers` with it, and the scheduler
 // reads no later chunk into it (Chunk::held).
 void hold_in_memory(RunBuffers& buffers, pipeline::Chunk& c, size_t rs, RunFormation& rf, size_t r) {
@@ -55,9 +63,7 @@ void hold_in_memory(RunBuffers& buffers, pipeline::Chunk& c, size_t rs, RunForma
   run.held = std::make_shared<const HostBuffer>(std::move(buffers.slots.at(c.slot)));
   run.mem = c.data;
   run.records = c.bytes / rs;
-  if (rf.runs.size() <= r) rf.runs.resize(r + 1);
-  rf.checksums.resize(rf.runs.size());
-  rf.runs[r] = std::move(run);
+  place_run(rf, r, std::move(run), 0);
   rf.held_bytes += c.bytes;
 }
 
@@ -116,10 +122,7 @@ RunFormation form_run_files(Prepared& p, RunBuffers& buffers, const RunSource& s
     std::lock_guard<std::mutex> l(m);
     if (src.job) run = src.job->keep_run(r, std::move(t), run.records, std::move(sums), run.direct, sum);
     else run.temp = std::make_shared<io::TempFile>(std::move(t));
-    if (rf.runs.size() <= r) { rf.runs.resize(r + 1); rf.checksums.resize(r + 1); }
-    rf.checksums.resize(rf.runs.size());
-    rf.runs[r] = std::move(run);  // run order is input order: ties keep it
-    rf.checksums[r] = sum;
+    place_run(rf, r, std::move(run), sum);
   };
   pipeline::Config cfg;
   cfg.total_bytes = src.total_bytes;

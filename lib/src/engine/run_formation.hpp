@@ -35,8 +35,8 @@ struct RunSource {
   SortJob* job = nullptr;       // a resumable job: its runs are pieces, and those a killed
                                 // run left (or a kept merge output covers) are not formed
   // The runs from this one on stay in their chunk buffers, unwritten (Plan::held_runs:
-  // the last ones, none formed after them, so no later chunk needs their buffers); a
-  // job journals nothing of them, and a resume forms them again. SIZE_MAX: none.
+  // the last ones, at most the slots; Chunk::held keeps later chunks out of their
+  // buffers); a job journals nothing of them, and a resume forms them again. SIZE_MAX: none.
   size_t hold_from = SIZE_MAX;
 };
 

@@ -24,7 +24,7 @@ struct Chunk {
   size_t capacity = 0;         // bytes the slot buffer holds
   size_t slot = 0;             // which slot buffer (stages may keep per-slot state)
   bool held = false;           // set by the write stage: the chunk keeps its slot buffer, which
-                               // no later chunk is read into (the run formation's kept runs)
+                               // no later chunk is read into (run formation's held runs)
 };
 
 struct Stages {
