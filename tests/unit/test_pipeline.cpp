@@ -8,11 +8,14 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <future>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "gxsort/cancel.hpp"
 #include "gxsort/error.hpp"
 #include "io/early_writeback.hpp"
 #include "io/file.hpp"
@@ -209,6 +212,49 @@ TEST_CASE("write-behind with a backlog limit: writers wait for the disk, the byt
   std::vector<unsigned char> got(data.size());
   r.read_at(got.data(), got.size(), 0);
   CHECK(got == data);
+  unlink(path.c_str());
+}
+
+namespace {
+// A disk that starts no writeback until released: a write-behind handing its ranges to
+// it keeps its backlog until then. Shared with the write-behind's detached thread.
+struct StalledDisk {
+  std::mutex m;
+  std::condition_variable cv;
+  bool entered = false, released = false;
+  void hand_on() {
+    std::unique_lock<std::mutex> l(m);
+    entered = true;
+    cv.notify_all();
+    cv.wait(l, [&] { return released; });
+  }
+  void wait_entered() {
+    std::unique_lock<std::mutex> l(m);
+    cv.wait(l, [&] { return entered; });
+  }
+  void release() {
+    { std::lock_guard<std::mutex> l(m); released = true; }
+    cv.notify_all();
+  }
+};
+}  // namespace
+
+TEST_CASE("a write waiting for a stalled disk's backlog throws Cancelled once its call's token is set") {
+  const std::string path = unit_temp_path();
+  auto disk = std::make_shared<StalledDisk>();
+  CancelToken token;
+  io::File f = io::File::create_new(path);
+  f.start_write_behind(1, &token, [disk](int, uint64_t, uint64_t) { disk->hand_on(); });
+  std::vector<unsigned char> data(8192, 0x5a);
+  auto writer = std::async(std::launch::async, [&] { f.write_at(data.data(), data.size(), 0); });
+  // The thread takes a range only once the writer let go of the lock, in its wait for room.
+  disk->wait_entered();
+  token.cancel();
+  const bool stopped = writer.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+  disk->release();  // a writer that ignores the token returns only now, throwing nothing
+  CHECK(stopped);
+  CHECK_THROWS_AS(writer.get(), Cancelled);
+  f.close();
   unlink(path.c_str());
 }
 

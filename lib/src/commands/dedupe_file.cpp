@@ -69,7 +69,7 @@ void dedupe_by_bitmap(Prepared& p, io::File& in, KeyBitmap& bitmap, const std::s
   io::check_space(p.context, {{out.space_dir(), in.is_stream() ? 0 : in.size(), "the output"}});
   // The keys are written in one burst at the end (up to 16 GiB): start their writeback
   // as they go so that the final fsync is not a second pass at disk speed.
-  out.start_write_behind(opt.fsync);
+  out.start_write_behind(opt.fsync, opt.cancel);
   auto t0 = Clock::now();
   std::vector<HostBuffer> buffers;
   std::vector<unsigned char*> slots;
@@ -112,7 +112,7 @@ void dedupe_by_stream(Prepared& p, io::File& in, const std::string& output, cons
   const uint64_t records = st.records;
   io::Output out = io::Output::open(p.context, output, p.tmp_dirs[0], "out", output_header(opt, out_rs));
   io::check_space(p.context, {{out.space_dir(), records * out_rs, "the output"}});
-  out.start_write_behind(opt.fsync);
+  out.start_write_behind(opt.fsync, opt.cancel);
   auto t0 = Clock::now();
   GroupPass g = make_group_pass(opt, in.path(), p.plan, true);
   const uint64_t kept = group_pass(g, *p.backend, in, records, out.file());
@@ -211,7 +211,7 @@ void dedupe_by_sort_and_group(Prepared& p, io::File& in, const std::string& outp
   const std::string sorted = job ? job->path("sorted") : temp->path();
   io::File sorted_in = io::File::open_read(sorted);
   io::check_space(p.context, {{out.space_dir(), s.records * out_rs, "the output"}});
-  out.start_write_behind(opt.fsync);
+  out.start_write_behind(opt.fsync, opt.cancel);
   auto t0 = Clock::now();
   auto host = make_cpu_backend(threads);
   GroupPass g = make_group_pass(opt, sorted, p.plan, false);

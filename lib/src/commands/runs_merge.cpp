@@ -356,7 +356,7 @@ RunStats merge_into(CommandPlan<MergeRequest>::State& s, io::Output& out, std::v
   st.records = plan.records;
   st.input_bytes = st.output_bytes = bytes;
   st.runs = tree.size();
-  out.start_write_behind(opt.fsync);
+  out.start_write_behind(opt.fsync, opt.cancel);
   std::vector<ListedRun> listed;
   for (const auto& m : inputs)
     if (m.from_manifest) listed.push_back({m.file, m.checksum});

@@ -140,7 +140,7 @@ RunStats run(CommandPlan<DistributedMergeRequest> plan) {
   Comm& comm = s.request.job->comm();
   std::optional<SharedOutput> out;
   out.emplace(SharedOutput::open(comm, opt.context, s.request.output, output_header(opt, rs)));
-  out->start_write_behind(opt.fsync);
+  out->start_write_behind(opt.fsync, opt.cancel);
   comm.collectively([&] {
     if (comm.rank() == 0) io::check_space(opt.context, {{io::directory_of(s.request.output), total * rs, "the output"}});
   });

@@ -26,10 +26,11 @@ class SharedOutput {
   const std::string& label() const { return label_; }
   // This rank's writes start their writeback as they are made (io::File::start_write_behind):
   // the final sync then has little left. A `synced` one's writes go at most
-  // io::Output::synced_backlog ahead of the disk, as io::Output::start_write_behind's.
-  void start_write_behind(bool synced) {
+  // io::Output::synced_backlog ahead of the disk, as io::Output::start_write_behind's
+  // (a wait for the disk throws Cancelled once `cancel` is set).
+  void start_write_behind(bool synced, const CancelToken* cancel) {
     const uint64_t backlog = synced ? synced_backlog_ : 0;
-    output_ ? output_->file().start_write_behind(backlog) : file_.start_write_behind(backlog);
+    output_ ? output_->file().start_write_behind(backlog, cancel) : file_.start_write_behind(backlog, cancel);
   }
   // Collective: the byte where a range of `bytes` of this rank starts.
   static uint64_t offset_of(Comm& comm, uint64_t bytes);

@@ -86,7 +86,7 @@ void plan_rank(Comm& comm, Setup& s, const std::string& input, const std::string
 void open_output(Comm& comm, Setup& s, const std::string& output, const EngineOptions& opt) {
   const size_t rs = opt.format.record_size;
   s.out.emplace(SharedOutput::open(comm, opt.context, output, output_header(opt, rs)));
-  s.out->start_write_behind(opt.fsync);
+  s.out->start_write_behind(opt.fsync, opt.cancel);
   comm.collectively([&] {
     if (comm.rank() == 0) io::check_space(opt.context, {{io::directory_of(output), s.records * rs, "the output"}});
   });

@@ -165,7 +165,7 @@ RunStats sort_stream(io::File& in, const std::string& output, const EngineOption
   const size_t rs = f.record_size;
   const size_t run_records = p.plan.run_records;
   io::Output out = io::Output::open(opt.context, output, p.tmp_dirs[0], "out", output_header(opt, opt.format.record_size));
-  out.start_write_behind(opt.fsync);
+  out.start_write_behind(opt.fsync, opt.cancel);
   check_tmp_dirs(p.tmp_dirs);
   RunStats st;
   st.command = "sort";
@@ -298,7 +298,7 @@ RunStats sort_file_prepared(io::File& in, const std::string& output, const Engin
   st.input_bytes = st.output_bytes = bytes;
   st.runs = p.plan.runs;
   st.phases.push_back({"open and start the device", t_prepare, 0, 0});
-  out.start_write_behind(opt.fsync);  // (measured slower without it, even unsynced)
+  out.start_write_behind(opt.fsync, opt.cancel);  // (measured slower without it, even unsynced)
 
   std::unique_ptr<SortJob> job;
   std::unique_ptr<DeviceResidentSort> resident;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <condition_variable>
 #include <cstring>
@@ -50,8 +51,10 @@ constexpr size_t kMaxSyscallBytes = size_t(64) << 20;
 // descriptor of its own (the file's number may be reused at once), stops and closes it.
 class WriteBehind {
  public:
-  WriteBehind(int fd, uint64_t backlog_limit) : s_(std::make_shared<State>(::fcntl(fd, F_DUPFD_CLOEXEC, 3))) {
+  WriteBehind(int fd, uint64_t backlog_limit, const CancelToken* cancel, File::HandOn hand_on)
+      : s_(std::make_shared<State>(::fcntl(fd, F_DUPFD_CLOEXEC, 3))), cancel_(cancel) {
     s_->limit = s_->fd >= 0 ? backlog_limit : 0;  // no thread works the backlog off without one
+    s_->hand_on = std::move(hand_on);
     parallel::start_detached([s = s_] { loop(*s); });
   }
   ~WriteBehind() {
@@ -66,10 +69,20 @@ class WriteBehind {
     s_->queue.emplace_back(offset, n);
     s_->backlog += n;
     s_->cv.notify_one();
-    if (s_->limit) s_->room.wait(l, [&] { return s_->stop || s_->backlog <= s_->limit; });
+    if (s_->limit) wait_for_room(l);
   }
 
  private:
+  // How often a writer waiting for the backlog looks at its call's CancelToken: a slow
+  // disk may take many seconds to work off a backlog, a cancelled call should not.
+  static constexpr std::chrono::milliseconds kCancelPoll{50};
+
+  void wait_for_room(std::unique_lock<std::mutex>& l) {
+    const auto room = [&] { return s_->stop || s_->backlog <= s_->limit; };
+    if (!cancel_) return s_->room.wait(l, room);
+    while (!s_->room.wait_for(l, kCancelPoll, room)) throw_if_cancelled(cancel_);
+  }
+
   // Writeback is started this many bytes at a time, so that the thread stops soon after
   // the file is closed, not after a whole backlog.
   static constexpr uint64_t kStep = uint64_t(64) << 20;
@@ -88,6 +101,11 @@ class WriteBehind {
     std::deque<std::pair<uint64_t, uint64_t>> queue;
     uint64_t backlog = 0, limit = 0;   // bytes queued and not yet handed on; 0: no limit
     bool stop = false;
+    File::HandOn hand_on;              // null: sync_file_range
+    void start_writeback(uint64_t offset, uint64_t n) {
+      if (hand_on) return hand_on(fd, offset, n);
+      ::sync_file_range(fd, off_t(offset), off_t(n), SYNC_FILE_RANGE_WRITE);
+    }
     void handed_on(uint64_t n) {
       { std::lock_guard<std::mutex> l(m); backlog -= std::min(backlog, n); }
       room.notify_all();
@@ -112,7 +130,7 @@ class WriteBehind {
         // in the writer. Errors surface at the fsync.
         for (; b < e && !s.stopping(); b += kStep) {
           const uint64_t step = std::min(kStep, e - b);
-          ::sync_file_range(s.fd, off_t(b), off_t(step), SYNC_FILE_RANGE_WRITE);
+          s.start_writeback(b, step);
           s.handed_on(step);
           left -= std::min(left, step);
         }
@@ -123,6 +141,7 @@ class WriteBehind {
   }
 
   std::shared_ptr<State> s_;
+  const CancelToken* cancel_;  // the call's, whose writes these are; null: not cancellable
 };
 
 struct DirectDescriptor {
@@ -183,8 +202,9 @@ int File::direct_fd() const {
 
 void File::refuse_direct() const { direct_->refused = true; }
 
-void File::start_write_behind(uint64_t backlog_limit) {
-  if (!write_behind_ && fd_ >= 0) write_behind_ = std::make_unique<WriteBehind>(fd_, backlog_limit);
+void File::start_write_behind(uint64_t backlog_limit, const CancelToken* cancel, HandOn hand_on) {
+  if (!write_behind_ && fd_ >= 0)
+    write_behind_ = std::make_unique<WriteBehind>(fd_, backlog_limit, cancel, std::move(hand_on));
 }
 
 void File::written_elsewhere(uint64_t offset, uint64_t n) const {

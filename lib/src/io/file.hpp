@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 
+#include "gxsort/cancel.hpp"
+
 namespace gxsort::io {
 
 class WriteBehind;
@@ -124,8 +126,12 @@ class File {
   // for its dirty pages all at once. Not for files that should stay in the page cache
   // (temp runs). backlog_limit > 0: a write waits while more than that is written and
   // not yet handed to the disk, so that the writer goes at the disk's pace and the dirty
-  // pages it leaves stay few (a synced output: see engine/sort.cpp).
-  void start_write_behind(uint64_t backlog_limit = 0);
+  // pages it leaves stay few (a synced output: see engine/sort.cpp). `cancel`: such a
+  // wait throws Cancelled once the token is set (a cancelled call does not wait for a
+  // slow disk). `hand_on` stands in for the writeback call (sync_file_range) where set:
+  // the unit tests' stalled disk.
+  using HandOn = std::function<void(int fd, uint64_t offset, uint64_t n)>;
+  void start_write_behind(uint64_t backlog_limit = 0, const CancelToken* cancel = nullptr, HandOn hand_on = nullptr);
   // Hands the whole pages of [offset, offset + n) to the write-behind thread (if
   // started): for ranges written through a memory mapping, which write_at does not see.
   void written_elsewhere(uint64_t offset, uint64_t n) const;

@@ -462,9 +462,9 @@ uint64_t Output::synced_backlog(const Context& context) {
   return context.tuning.output_backlog.value_or(kSyncedBacklog);
 }
 
-void Output::start_write_behind(bool synced) {
+void Output::start_write_behind(bool synced, const CancelToken* cancel) {
   if (stream_) return;
-  file().start_write_behind(synced ? synced_backlog(context_) : 0);
+  file().start_write_behind(synced ? synced_backlog(context_) : 0, cancel);
 }
 
 void commit_all(const std::vector<Output*>& outputs, bool sync, const std::function<void()>& before_final) {

@@ -66,7 +66,8 @@ class Output {
   // the disk (the context's tuning.output_backlog overrides): more dirty output pages would
   // pass the flusher's threshold and have it write back temp runs that are about to be
   // dropped (docs/out-of-core.md). Nothing for a streamed output (its spool is read back).
-  void start_write_behind(bool synced);
+  // `cancel`: the call's, so that a write waiting for the disk throws Cancelled when it is set.
+  void start_write_behind(bool synced, const CancelToken* cancel);
   static constexpr uint64_t kSyncedBacklog = uint64_t(512) << 20;
   // What a synced output is written ahead of the disk at most: kSyncedBacklog, or the
   // context's tuning (0: no limit).

@@ -45,7 +45,7 @@ RunStats merge_lines(const std::vector<std::string>& inputs, const std::string& 
   const lines::MergeInputs in = lines::open_merge_inputs(inputs, job.order);
   refuse_output_in_runs_dir(output, in.runs_dirs);
   io::Output out = io::Output::open(opt.context, output, job.tmp_dirs[0], "out");
-  out.start_write_behind(opt.fsync);
+  out.start_write_behind(opt.fsync, opt.cancel);
   std::vector<lines::MergeRun> runs(in.files.size());
   for (size_t k = 0; k < in.files.size(); ++k) {
     runs[k].input = in.files[k].get();

@@ -205,7 +205,7 @@ RunStats sort_lines(const std::vector<std::string>& inputs, const std::string& o
   const lines::LinesJob job = lines::lines_job(order, opt, output);
   lines::LineSource src(inputs, job.order.terminator);
   io::Output out = io::Output::open(opt.context, output, job.tmp_dirs[0], "out");
-  out.start_write_behind(opt.fsync);
+  out.start_write_behind(opt.fsync, opt.cancel);
   RunStats st;
   st.command = "sort";
   st.backend = lines::prefix_backend(opt);
