@@ -62,6 +62,9 @@ final_case() {  # NAME MIN [sort options]: kill after MIN checkpoints, resume, c
   same_bytes "$name: --resume gives the bytes of a plain sort" out.bin "$REF"
   local r; r=$(grep -o 'the last merge from [0-9]*%' "$WORK/last.err")
   [[ $r =~ from\ ([0-9]+)% ]] && ((BASH_REMATCH[1] > 0)) && pass "$name: merged on from a checkpoint ($r)" || fail "$name: resumed from a checkpoint" "$(last_err)"
+  # Nothing was damaged: no piece discarded (a run held in memory, journalled without a
+  # file, is formed again without a note).
+  grep -q 'discarded' "$WORK/last.err" && fail "$name: nothing discarded" "$(last_err)" || pass "$name: nothing discarded"
   [[ -z "$(ls -A T)" && -z "$(ls -a . | grep '^\.gxsort')" ]] && pass "$name: success leaves nothing" || fail "$name: leftovers" "$(ls -A T; ls -a . | grep gxsort)"
 }
 REF=ref.bin
@@ -120,8 +123,9 @@ if kill_when "damaged output" '^final ' 6; then
   grep -q "gxsort: note: resume: checkpoint [0-9]* of the last merge (bytes [0-9]*\.\.[0-9]* of .*) discarded: its XXH3 is not the journal.s; the last merge" "$WORK/last.err" &&
     pass "a damaged output segment: its checkpoint discarded with a note" || fail "checkpoint note" "$(last_err)"
 fi
-# The last runs this plan keeps in memory for its merge (Plan::held_runs): never
-# journalled, so a resume forms them again.
+# The last runs this plan keeps in memory for its merge (Plan::held_runs): journalled
+# without a file (their records alone), so a resume forms them again unless the last
+# merge's checkpoint covers them whole (the case after the next).
 gx plan "${SORT[@]:1}" --json
 held=$(json_get "$WORK/last.out" 'j["held_runs"]')
 [[ ${held:-0} -ge 1 ]] && pass "one level: the plan keeps its last $held runs in memory" || fail "one level: runs kept in memory" "got '$held'"
@@ -146,22 +150,28 @@ fi
 
 # Killed after the last merge ended (its last checkpoint covers every input) and removed
 # its inputs, before the commit (the output's fsync is a wide window): the resume forms
-# again only the runs that were held in memory, reads nothing else, and commits the
+# no run again, not even those that were held in memory (their journal lines give their
+# records, which the checkpoint covers), reads nothing of the input, and commits the
 # output the checkpoints vouch for.
 total=$((24 * 1024 * 1024))
 if kill_when "killed after the last merge" "^final [0-9]* 0 $total " 1; then
   left=$(ls T/.gxsort-job.*/ | grep -c '\.bin$')
   rm -f T/.gxsort-job.*/*.bin   # what the finished merge removes, where the kill came first
-  gx "${SORT[@]}" --resume -v
+  gx "${SORT[@]}" --resume -v --stats-json st.json
   expect_rc "killed after the last merge ($left of its inputs' files left): --resume exits 0" 0
   same_bytes "killed after the last merge: --resume gives the bytes of a plain sort" out.bin ref.bin
   r=$(grep -o 'resumed: [0-9]* of [0-9]* runs, [0-9]* of [0-9]* merge outputs, the last merge from [0-9]*%' "$WORK/last.err")
   [[ $r =~ resumed:\ ([0-9]+)\ of\ ([0-9]+)\ runs,\ ([0-9]+)\ of\ ([0-9]+)\ merge\ outputs,\ the\ last\ merge\ from\ 100% ]] &&
-    ((BASH_REMATCH[1] + held == BASH_REMATCH[2] && BASH_REMATCH[3] == BASH_REMATCH[4])) && ! grep -q 'discarded' "$WORK/last.err" &&
-    pass "killed after the last merge: every journalled input reused without its file, none discarded ($r)" ||
+    ((BASH_REMATCH[1] == BASH_REMATCH[2] && BASH_REMATCH[3] == BASH_REMATCH[4])) && ! grep -q 'discarded' "$WORK/last.err" &&
+    pass "killed after the last merge: every input reused without its file ($held held in memory), none discarded ($r)" ||
     fail "killed after the last merge: nothing formed again" "'$r' $(last_err)"
+  # Run formation's stages: no chunk read, none held (a run formed again is one or the other).
+  formed=$(json_get st.json '[(s["name"], s["seconds"], s["bytes_written"]) for s in j["run_stages"] if s["name"] in ("read", "runs held in memory") and (s["seconds"] or s["bytes_written"])]')
+  [[ $formed == "[]" ]] && pass "killed after the last merge: no run formed again (--stats-json run_stages)" ||
+    fail "killed after the last merge: no run formed again" "$formed"
   [[ -z "$(ls -A T)" && -z "$(ls -a . | grep '^\.gxsort')" ]] && pass "killed after the last merge: success leaves nothing" ||
     fail "killed after the last merge: leftovers" "$(ls -A T; ls -a . | grep gxsort)"
+  rm -f st.json
 fi
 
 # A merge of more sorted files than its fan-in: the intermediate merges are pieces, the

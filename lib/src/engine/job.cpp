@@ -85,6 +85,8 @@ bool can_resume(const std::string& input, const std::string& output, bool resume
 }
 
 std::string run_key(size_t i) { return "run " + std::to_string(i) + " 0"; }
+// A run's line without a file: it was held in memory (SortJob::keep_held_run).
+bool held_run(const resume::Piece& p) { return p.kind == "run" && p.bytes == 0; }
 std::string level_key(size_t level, size_t group) { return "level " + std::to_string(level) + " " + std::to_string(group); }
 std::string bucket_key(size_t b) { return "bucket " + std::to_string(b) + " 0"; }
 std::string out_key(size_t b) { return "out " + std::to_string(b) + " 0"; }
@@ -459,6 +461,14 @@ TreeInput SortJob::keep_run(size_t i, io::TempFile run, uint64_t records, std::v
   return piece_input(p, direct);
 }
 
+void SortJob::keep_held_run(size_t i, uint64_t records) {
+  resume::Piece p;
+  p.kind = "run";
+  p.a = i;
+  p.records = records;  // bytes 0: no file (held_run)
+  dir_.record(p, true);  // nothing waits for it, as for a written run
+}
+
 TreeInput SortJob::reuse(size_t level, size_t group) {
   if (!verified_.count(level_key(level, group))) return {};
   ++merges_reused_;
@@ -567,6 +577,10 @@ void SortJob::adopt_checkpoints(const io::File& f, size_t rs) {
     if (whole && !dir_.piece_stat(p, st)) {
       consumed_.insert(inputs[i]);
       verified_.insert(inputs[i]);
+      continue;
+    }
+    if (held_run(p)) {  // not all in the output: formed again (nothing was lost, no note)
+      dir_.forget(inputs[i]);
       continue;
     }
     const std::string why = check(p, final_cuts_.empty() ? 0 : final_cuts_[i] * rs);

@@ -59,6 +59,9 @@ class SortJob : public MergePieces {
   TreeInput keep_run(size_t i, io::TempFile run, uint64_t records, std::vector<uint64_t> sums, bool direct,
                      uint64_t checksum = 0);
   uint64_t run_checksum(size_t i) const;  // a kept run's whole XXH3-64 (gxsort runs)
+  // Run i stays in memory for the last merge (no file): journalled with its records
+  // alone, so that a resume after the merge covered it forms it no more.
+  void keep_held_run(size_t i, uint64_t records);
 
   TreeInput reuse(size_t level, size_t group) override;
   io::TempFile create(size_t level, size_t group) override;

@@ -105,6 +105,7 @@ RunFormation form_run_files(Prepared& p, RunBuffers& buffers, const RunSource& s
     if (r >= src.hold_from) {
       std::lock_guard<std::mutex> l(m);
       hold_in_memory(buffers, c, rs, rf, r);
+      if (src.job) src.job->keep_held_run(r, c.bytes / rs);
       return;
     }
     TreeInput run;

@@ -51,6 +51,8 @@ struct Piece {
                            // merging: 0 while its inputs are consumed, 1 once void (run again)
   uint64_t checksum = 0;   // bucket: XXH3-64 of its bytes; out, final: io::xxh3_blocks of the
                            // output segment (the XXH3-64 of its 4 MiB blocks' XXH3-64s)
+  // A run held in memory (Plan::held_runs) has a line with its records and no file
+  // (bytes 0): a resume whose last checkpoint covers it whole knows it is in the output.
   // run, level: XXH3-64 of each `block` bytes of the piece (the last block may be short),
   // so that a piece the final merge has partly consumed (punched) is verified from there;
   // final: the records of each input of the final merge consumed so far.
