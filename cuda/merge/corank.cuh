@@ -28,10 +28,14 @@ namespace gxsort::cuda {
 // less than it, that is when !(B[k - t - 1] < A[t]). That predicate is true for small t and
 // false from some t on, so the co-rank is the first t in the feasible range where it fails,
 // found by binary search in O(log(min(m, n, k))) comparisons.
+//
+// co_rank_within searches only [lo, hi], bounds known from the co-ranks of a smaller and a
+// larger rank (co-ranks grow with the rank); the answer is the same.
 template <class Index, class ItA, class ItB>
-GXSORT_CORANK_HD inline Index co_rank_generic(Index k, ItA a, Index m, ItB b, Index n) {
-  Index lo = k > n ? k - n : Index(0);  // at least k - n elements must come from A
-  Index hi = k < m ? k : m;             // at most min(k, m) can
+GXSORT_CORANK_HD inline Index co_rank_within(Index k, ItA a, Index m, ItB b, Index n, Index lo, Index hi) {
+  if (k > n && lo < k - n) lo = k - n;  // at least k - n elements must come from A
+  if (hi > k) hi = k;                   // at most min(k, m) can
+  if (hi > m) hi = m;
   while (lo < hi) {
     Index mid = lo + (hi - lo) / 2;  // mid < hi <= m, and 0 <= k - mid - 1 < n: both reads in range
     if (b[k - mid - 1] < a[mid]) {
@@ -41,6 +45,11 @@ GXSORT_CORANK_HD inline Index co_rank_generic(Index k, ItA a, Index m, ItB b, In
     }
   }
   return lo;
+}
+
+template <class Index, class ItA, class ItB>
+GXSORT_CORANK_HD inline Index co_rank_generic(Index k, ItA a, Index m, ItB b, Index n) {
+  return co_rank_within<Index>(k, a, m, b, n, Index(0), m);
 }
 
 // The co-rank i for output rank k (0 <= k <= m + n); j = k - i.
@@ -63,6 +72,8 @@ GXSORT_CORANK_HD inline void merge_sequential(ItA a, Index i, Index m, ItB b, In
 }  // namespace gxsort::cuda
 
 #ifdef __CUDACC__
+#include "cuda_check.cuh"
+
 namespace gxsort::cuda {
 
 // Partition (the first phase of the tiled and circular merges): splits[s] is the co-rank
@@ -76,6 +87,69 @@ __global__ void co_rank_splits_kernel(const T* a, uint64_t m, const T* b, uint64
   uint64_t k = s * section;
   if (k > m + n) k = m + n;
   splits[s] = co_rank_generic<uint64_t>(k, a, m, b, n);
+}
+
+// The co-rank of k found by a whole warp (every lane calls it with the same k): each round
+// its 32 lanes test 32 evenly spaced points of [lo, hi), so a search takes about log33 of
+// the range in rounds of dependent reads, not log2.
+template <class T>
+__device__ uint64_t co_rank_warp(uint64_t k, const T* a, uint64_t m, const T* b, uint64_t n) {
+  uint64_t lo = k > n ? k - n : 0, hi = k < m ? k : m;
+  const uint64_t lane = threadIdx.x % 32;
+  while (lo < hi) {
+    auto probe = [&](uint64_t l) { return lo + (l + 1) * (hi - lo) / 33; };  // in [lo, hi)
+    const uint64_t p = probe(lane);
+    const uint32_t after = __ballot_sync(~0u, b[k - p - 1] < a[p]);  // a[p] is not among the first k
+    if (after == 0) {
+      lo = probe(31) + 1;
+    } else {  // the co-rank is in (the last point before the first true one, the first true one]
+      const uint32_t f = __ffs(after) - 1;
+      const uint64_t lo_next = f ? probe(f - 1) + 1 : lo;
+      hi = probe(f);
+      lo = lo_next;
+    }
+  }
+  return lo;
+}
+
+// The partition in two passes (co_rank_splits_two_pass); same result as
+// co_rank_splits_kernel. A full binary search per split point reads its deep steps at
+// random across both inputs, a few times per split; bounding each search by two coarse
+// neighbours keeps it short and within a small part of the inputs.
+// Coarse pass: split points 0, stride, 2 stride, ... and the last, a warp each.
+template <class T>
+__global__ void co_rank_coarse_kernel(const T* a, uint64_t m, const T* b, uint64_t n, uint64_t section,
+                                      uint64_t count, uint32_t stride, uint64_t* splits) {
+  const uint64_t c = (uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  if (c * stride >= count - 1 + stride) return;  // whole warps leave together
+  const uint64_t s = c * stride < count - 1 ? c * stride : count - 1;
+  const uint64_t k = s * section < m + n ? s * section : m + n;
+  const uint64_t r = co_rank_warp(k, a, m, b, n);
+  if (threadIdx.x % 32 == 0) splits[s] = r;
+}
+
+// Fine pass: every other split point, between its coarse neighbours.
+template <class T>
+__global__ void co_rank_fine_kernel(const T* a, uint64_t m, const T* b, uint64_t n, uint64_t section,
+                                    uint64_t count, uint32_t stride, uint64_t* splits) {
+  const uint64_t s = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (s >= count - 1 || s % stride == 0) return;
+  const uint64_t c0 = s / stride * stride, c1 = c0 + stride < count - 1 ? c0 + stride : count - 1;
+  const uint64_t k = s * section < m + n ? s * section : m + n;
+  splits[s] = co_rank_within<uint64_t>(k, a, m, b, n, splits[c0], splits[c1]);
+}
+
+// splits[s] = the co-rank of output rank min(s * section, m + n) for s in [0, count), count >= 2.
+template <class T>
+inline void co_rank_splits_two_pass(const T* a, uint64_t m, const T* b, uint64_t n, uint64_t section,
+                                    uint64_t count, uint32_t stride, uint64_t* splits, cudaStream_t stream) {
+  const uint64_t coarse = (count - 1 + stride - 1) / stride + 1;
+  co_rank_coarse_kernel<T><<<unsigned((coarse * 32 + 255) / 256), 256, 0, stream>>>(a, m, b, n, section, count,
+                                                                                   stride, splits);
+  GXSORT_CUDA_CHECK_LAUNCH("co_rank_coarse_kernel");
+  co_rank_fine_kernel<T><<<unsigned((count + 255) / 256), 256, 0, stream>>>(a, m, b, n, section, count, stride,
+                                                                           splits);
+  GXSORT_CUDA_CHECK_LAUNCH("co_rank_fine_kernel");
 }
 
 }  // namespace gxsort::cuda

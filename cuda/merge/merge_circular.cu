@@ -1,7 +1,7 @@
 // circular-buffer merge (after PMPP 12.7, rewritten; see docs/merge-kernels.md).
 //
 // Phase 1 co-ranks the start of every tile (threads x items outputs) of the output
-// (co_rank_splits_kernel), so the elements of A and of B that each tile takes are known
+// (co_rank_splits_two_pass), so the elements of A and of B that each tile takes are known
 // before anything is loaded. Phase 2: each resident block walks a contiguous run of tiles.
 // Shared memory is a ring of Stages + 1 tile slots; a slot holds exactly one tile's inputs,
 // its part of A followed by its part of B, so each element is copied from global memory
@@ -9,14 +9,15 @@
 //
 //   1. wait for the copies of this tile, block barrier (every thread is then done with the
 //      slot the previous tile used);
-//   2. start the asynchronous copies (cp.async) of tile t + Stages into that slot: they
-//      land while this tile and the next Stages - 1 are merged, so global-memory latency
-//      is hidden;
+//   2. start the asynchronous copies of tile t + Stages into that slot (SlotLoads: bulk
+//      copies by the TMA unit on sm_90 and later, cp.async before): they land while this
+//      tile and the next Stages - 1 are merged, so global-memory latency is hidden;
 //   3. every thread co-ranks its items within the slot's A and B parts and merges them
 //      into registers;
 //   4. after a second block barrier, each warp passes its results through its own rows of
-//      the tile's slot (rows padded to an odd stride: no bank conflicts; only a warp
-//      barrier) and writes its contiguous part of the tile with coalesced 16-byte stores.
+//      the tile's slot (rows padded so that neither their writes nor their reads conflict
+//      in banks; only a warp barrier) and writes its contiguous part of the tile with
+//      coalesced 16-byte stores.
 //
 // Two block barriers per tile; shared memory is the slots alone, so more blocks fit.
 // Why the book's circular-buffer bugs cannot happen here:
@@ -27,6 +28,7 @@
 // - consumed counts read from shared memory another thread may be rewriting: the A count
 //   of each tile comes from the splits in global memory, read-only during the merge.
 #include <cuda_pipeline_primitives.h>
+#include <cuda/ptx>
 #include <algorithm>
 #include <atomic>
 #include <type_traits>
@@ -88,11 +90,22 @@ struct TileSpan {
   }
 };
 
-template <class Policy>
+// Staging rows of whole 16-byte vectors (items a multiple of the vector's elements, 4 or 8-
+// byte T): they are written and read 16 bytes at a time. 16-byte elements are vectors anyway.
+template <class T, class Policy>
+constexpr bool vector_rows() {
+  return vec_elems<T>() > 1 && Policy::items_per_thread % vec_elems<T>() == 0;
+}
+
+// Row stride (in elements) of the staging rows: thread t writes row t. Vector rows: an odd
+// number of vectors, so that the 8 lanes that one 16-byte access serves at a time hit
+// distinct banks, writing rows or reading along them. Otherwise an odd stride, which
+// spreads a warp's rows over distinct banks for 4, 8 and 16-byte elements.
+template <class T, class Policy>
 constexpr uint32_t stage_stride() {
-  // Odd row stride (in elements) of the staging rows: thread t writes row t, and an odd
-  // stride spreads a warp's rows over distinct banks for 4, 8 and 16-byte elements.
-  return Policy::items_per_thread % 2 ? Policy::items_per_thread : Policy::items_per_thread + 1;
+  constexpr uint32_t V = vec_elems<T>(), kItems = Policy::items_per_thread;
+  if constexpr (vector_rows<T, Policy>()) return (kItems / V) % 2 ? kItems : kItems + V;
+  return kItems % 2 ? kItems : kItems + 1;
 }
 
 // Slot size in elements: a tile plus the two parts' alignment padding (which also holds the
@@ -103,14 +116,96 @@ template <class T, class Policy>
 constexpr uint32_t slot_elems() {
   constexpr uint32_t V = vec_elems<T>();
   constexpr uint32_t inputs = uint32_t(Policy::tile) + 2 * V;
-  constexpr uint32_t rows = uint32_t(Policy::threads) * stage_stride<Policy>();
+  constexpr uint32_t rows = uint32_t(Policy::threads) * stage_stride<T, Policy>();
   return ((inputs > rows ? inputs : rows) + V - 1) / V * V;
 }
 
+// The slots, then one mbarrier a slot (used by the bulk copies).
 template <class T, class Policy>
 constexpr size_t circular_smem_bytes() {
-  return size_t(Policy::stages + 1) * slot_elems<T, Policy>() * sizeof(T);
+  return size_t(Policy::stages + 1) * (slot_elems<T, Policy>() * sizeof(T) + sizeof(uint64_t));
 }
+
+#if __CUDA_ARCH__ >= 900
+// Bulk copies of a tile's two parts: the 16-byte aligned middle of each by the TMA unit
+// (issued by thread 0, counted in bytes by the slot's mbarrier), the head and tail (under 16
+// bytes each) by cp.async. One instruction moves a whole part, where cp.async takes one per
+// 16 bytes through the load/store unit that the merge's shared-memory accesses need.
+template <class T, uint32_t kThreads>
+__device__ __forceinline__ void copy_bulk(T* dst_a, const T* a, uint32_t la, T* dst_b, const T* b, uint32_t lb,
+                                          uint64_t* bar) {
+  namespace ptx = ::cuda::ptx;
+  constexpr uint32_t V = vec_elems<T>();
+  const uint32_t head_a = std::min(la, (V - misalignment(a)) % V), vec_a = (la - head_a) / V;
+  const uint32_t head_b = std::min(lb, (V - misalignment(b)) % V), vec_b = (lb - head_b) / V;
+  if (threadIdx.x == 0) {
+    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, bar, (vec_a + vec_b) * 16);
+    if (vec_a) ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, dst_a + head_a, a + head_a, vec_a * 16, bar);
+    if (vec_b) ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, dst_b + head_b, b + head_b, vec_b * 16, bar);
+  }
+  auto edges = [](T* dst, const T* src, uint32_t n, uint32_t head, uint32_t tail) {
+    for (uint32_t r = threadIdx.x; r < head; r += kThreads) __pipeline_memcpy_async(dst + r, src + r, sizeof(T));
+    for (uint32_t r = tail + threadIdx.x; r < n; r += kThreads) __pipeline_memcpy_async(dst + r, src + r, sizeof(T));
+  };
+  edges(dst_a, a, la, head_a, head_a + vec_a * V);
+  edges(dst_b, b, lb, head_b, head_b + vec_b * V);
+}
+#endif
+
+// The asynchronous loads of tiles into the slots (steps 1 and 2).
+template <class T, class Policy>
+struct SlotLoads {
+  static constexpr uint32_t kSlots = Policy::stages + 1;
+  static constexpr uint32_t kSlot = slot_elems<T, Policy>();
+  static_assert(kSlot * sizeof(T) < (1u << 20), "an mbarrier counts under 1 MiB of copies a phase");
+  T* const slots;
+  uint64_t* const bars;  // one a slot: its bulk copies' completion
+  uint32_t phases = 0;   // bit s: the parity of slot s's next completion
+
+  __device__ explicit SlotLoads(unsigned char* smem)
+      : slots(reinterpret_cast<T*>(smem)),
+        bars(reinterpret_cast<uint64_t*>(smem + size_t(kSlots) * kSlot * sizeof(T))) {
+#if __CUDA_ARCH__ >= 900
+    if (threadIdx.x == 0) {
+      for (uint32_t s = 0; s < kSlots; ++s) ::cuda::ptx::mbarrier_init(bars + s, 1);
+      ::cuda::ptx::fence_mbarrier_init(::cuda::ptx::sem_release, ::cuda::ptx::scope_cluster);
+    }
+    __syncthreads();
+#endif
+  }
+
+  __device__ T* slot(uint32_t s) const { return slots + s * kSlot; }
+
+  // Starts the copies of a tile's inputs into slot s; they are one cp.async group.
+  __device__ void issue(uint32_t s, const TileSpan<T>& sp) {
+    T* const dst = slot(s);
+#if __CUDA_ARCH__ >= 900
+    copy_bulk<T, Policy::threads>(dst + sp.off_a, sp.a, sp.la, dst + sp.off_b, sp.b, sp.lb, bars + s);
+#else
+    copy_async<T, Policy::threads>(dst + sp.off_a, sp.a, sp.la);
+    copy_async<T, Policy::threads>(dst + sp.off_b, sp.b, sp.lb);
+#endif
+  }
+
+  // Waits until the copies into slot s (issued Stages groups ago) have landed; a block
+  // barrier must follow before other threads' copies are read.
+  __device__ void wait(uint32_t s) {
+    __pipeline_wait_prior(Policy::stages - 1);
+#if __CUDA_ARCH__ >= 900
+    while (!::cuda::ptx::mbarrier_try_wait_parity(bars + s, (phases >> s) & 1)) {
+    }
+    phases ^= 1u << s;
+#endif
+  }
+
+  // After this thread's last writes to a slot (the staging rows), before a bulk copy (the
+  // async proxy) may refill it: orders them before the copy's writes.
+  __device__ static void writes_done() {
+#if __CUDA_ARCH__ >= 900
+    ::cuda::ptx::fence_proxy_async(::cuda::ptx::space_shared);
+#endif
+  }
+};
 
 // Step 3: this thread's outputs [k0, k0 + count) of the tile, merged from the tile's
 // ra[0, m) (its part of A) and rb[0, n) (of B) in shared memory into items.
@@ -161,6 +256,27 @@ __device__ __forceinline__ void store16(T* o, const Staged& staged, uint32_t q) 
   }
 }
 
+// 16-byte shared-memory accesses of a vector row: a store of vals[0, 16 / sizeof(T)) to
+// the 16-byte aligned p, and a copy from the aligned shared s to the aligned global o (in
+// PTX for the same reason as store16).
+template <class T>
+__device__ __forceinline__ void store_shared16(T* p, const T* vals) {
+  uint4 v;
+  memcpy(&v, vals, 16);
+  const uint32_t addr = uint32_t(__cvta_generic_to_shared(p));
+  asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+               : "memory");
+}
+
+template <class T>
+__device__ __forceinline__ void copy16_shared_to_global(T* o, const T* s) {
+  uint4 v;
+  const uint32_t addr = uint32_t(__cvta_generic_to_shared(s));
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(addr));
+  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(o), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+               : "memory");
+}
+
 // Step 4: warp-staged stores. The warp's outputs [warp_first, warp_end) of the tile are
 // contiguous, so it can write them to o (the tile's start in the output) coalesced after
 // a warp barrier. The stage rows are the slot of the tile just merged: the block barrier
@@ -171,11 +287,17 @@ __device__ __forceinline__ void store_warp_outputs(T* stage, const T (&items)[Po
                                                    uint32_t count, T* o, uint32_t tile_out, uint32_t lane,
                                                    uint32_t warp_first) {
   constexpr uint32_t kItems = Policy::items_per_thread;
-  constexpr uint32_t kStride = stage_stride<Policy>();
+  constexpr uint32_t kStride = stage_stride<T, Policy>();
   constexpr uint32_t V = vec_elems<T>();
+  constexpr uint32_t kStep = vector_rows<T, Policy>() ? V : 1;
 #pragma unroll
-  for (uint32_t t = 0; t < kItems; ++t)
-    if (t < count) stage[threadIdx.x * kStride + t] = items[t];
+  for (uint32_t t = 0; t < kItems; t += kStep) {
+    if (t >= count) continue;
+    if constexpr (kStep > 1)
+      store_shared16(stage + threadIdx.x * kStride + t, items + t);
+    else
+      stage[threadIdx.x * kStride + t] = items[t];
+  }
   __syncwarp();
   if (warp_first >= tile_out) return;
   auto staged = [&](uint32_t q) -> const T& {
@@ -186,10 +308,12 @@ __device__ __forceinline__ void store_warp_outputs(T* stage, const T (&items)[Po
   const uint32_t vbegin = std::min(warp_end, warp_first + (V - misalignment(o + warp_first)) % V);
   const uint32_t nvec = (warp_end - vbegin) / V;
   for (uint32_t q = warp_first + lane; q < vbegin; q += 32) o[q] = staged(q);
+  if (vector_rows<T, Policy>() && vbegin % V == 0) {  // out aligned: whole vectors of a row
 #pragma unroll 4
-  for (uint32_t v = lane; v < nvec; v += 32) {
-    const uint32_t q = vbegin + v * V;
-    store16(o + q, staged, q);
+    for (uint32_t v = lane; v < nvec; v += 32) copy16_shared_to_global(o + vbegin + v * V, &staged(vbegin + v * V));
+  } else {
+#pragma unroll 4
+    for (uint32_t v = lane; v < nvec; v += 32) store16(o + vbegin + v * V, staged, vbegin + v * V);
   }
   for (uint32_t q = vbegin + nvec * V + lane; q < warp_end; q += 32) o[q] = staged(q);
 }
@@ -203,11 +327,10 @@ __global__ void __launch_bounds__(Policy::threads)
   constexpr uint32_t kTile = Policy::tile;
   constexpr uint32_t kStages = Policy::stages;
   constexpr uint32_t kSlots = kStages + 1;
-  constexpr uint32_t kSlot = slot_elems<T, Policy>();
   static_assert(kThreads % 32 == 0, "whole warps");
 
   extern __shared__ __align__(16) unsigned char smem[];
-  T* const slots = reinterpret_cast<T*>(smem);
+  SlotLoads<T, Policy> loads(smem);
 
   const uint64_t t_begin = uint64_t(blockIdx.x) * tiles_per_block;
   const uint64_t t_end = std::min(t_begin + tiles_per_block, tiles);
@@ -215,11 +338,6 @@ __global__ void __launch_bounds__(Policy::threads)
   auto span = [&](uint64_t t, uint64_t s0, uint64_t s1) {
     const uint64_t k = t * kTile;
     return TileSpan<T>(a, b, k, uint32_t(std::min<uint64_t>(kTile, total - k)), s0, s1);
-  };
-  auto issue = [&](uint32_t slot, const TileSpan<T>& sp) {
-    T* const dst = slots + slot * kSlot;
-    copy_async<T, kThreads>(dst + sp.off_a, sp.a, sp.la);
-    copy_async<T, kThreads>(dst + sp.off_b, sp.b, sp.lb);
   };
 
   // sp[i] = the co-rank of tile t + i's first output, for the tiles being merged and loaded;
@@ -230,7 +348,7 @@ __global__ void __launch_bounds__(Policy::threads)
   // Prologue: group s holds the copies of tile t_begin + s.
 #pragma unroll
   for (uint32_t s = 0; s < kStages; ++s) {
-    if (t_begin + s < t_end) issue(s, span(t_begin + s, sp[s], sp[s + 1]));
+    if (t_begin + s < t_end) loads.issue(s, span(t_begin + s, sp[s], sp[s + 1]));
     __pipeline_commit();
   }
 
@@ -239,18 +357,18 @@ __global__ void __launch_bounds__(Policy::threads)
   uint32_t slot = 0;
   for (uint64_t t = t_begin; t < t_end; ++t) {
     const uint64_t next_split = split(t + kStages + 2);
-    // 1. This tile's group has landed once at most kStages - 1 newer ones are pending.
-    __pipeline_wait_prior(kStages - 1);
+    // 1. This tile's copies have landed (at most kStages - 1 newer groups are pending).
+    loads.wait(slot);
     __syncthreads();
     // 2. Tile t + kStages goes into the slot tile t - 1 used.
     const uint32_t load_slot = slot + kStages < kSlots ? slot + kStages : slot + kStages - kSlots;
-    if (t + kStages < t_end) issue(load_slot, span(t + kStages, sp[kStages], sp[kStages + 1]));
+    if (t + kStages < t_end) loads.issue(load_slot, span(t + kStages, sp[kStages], sp[kStages + 1]));
     __pipeline_commit();
 
     // 3. This thread's items: outputs [k0, k0 + count) of the tile.
     const TileSpan<T> cur = span(t, sp[0], sp[1]);
     const uint32_t tile_out = cur.la + cur.lb;
-    const T* const tile_in = slots + slot * kSlot;
+    const T* const tile_in = loads.slot(slot);
     const uint32_t k0 = std::min<uint32_t>(threadIdx.x * kItems, tile_out);
     const uint32_t count = std::min<uint32_t>(kItems, tile_out - k0);
     T items[kItems];
@@ -258,7 +376,8 @@ __global__ void __launch_bounds__(Policy::threads)
 
     // 4. Warp-staged stores, through this tile's slot once every thread has merged.
     __syncthreads();
-    store_warp_outputs<T, Policy>(slots + slot * kSlot, items, count, out + t * kTile, tile_out, lane, warp_first);
+    store_warp_outputs<T, Policy>(loads.slot(slot), items, count, out + t * kTile, tile_out, lane, warp_first);
+    loads.writes_done();
 
 #pragma unroll
     for (uint32_t i = 0; i + 1 < kStages + 2; ++i) sp[i] = sp[i + 1];
@@ -337,10 +456,7 @@ void merge_circular(const T* a, size_t na, const T* b, size_t nb, T* out, void* 
   uint64_t tiles_per_block = 0, blocks = 0;
   circular_grid<T, Policy>(tiles, max_blocks, &tiles_per_block, &blocks);
   auto* splits = static_cast<uint64_t*>(temp);
-  const uint64_t count = tiles + 1;
-  co_rank_splits_kernel<T>
-      <<<unsigned((count + 255) / 256), 256, 0, stream>>>(a, na, b, nb, Policy::tile, count, splits);
-  GXSORT_CUDA_CHECK_LAUNCH("co_rank_splits_kernel");
+  co_rank_splits_two_pass<T>(a, na, b, nb, Policy::tile, tiles + 1, kCoarseSplitStride, splits, stream);
   merge_circular_kernel<T, Policy><<<unsigned(blocks), Policy::threads, circular_smem_bytes<T, Policy>(), stream>>>(
       a, b, total, out, tiles, tiles_per_block, splits);
   GXSORT_CUDA_CHECK_LAUNCH("merge_circular_kernel");

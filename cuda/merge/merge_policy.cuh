@@ -41,19 +41,24 @@ struct CircularPolicy {
   static constexpr int stages = Stages;
 };
 
+// The circular merge's partition co-ranks every kCoarseSplitStride-th tile boundary with a
+// full search, then each of the others between its two coarse neighbours.
+constexpr uint32_t kCoarseSplitStride = 128;
+
 // Defaults for the element sizes we instantiate. basic and tiled: about 64 bytes of output
 // per thread. circular: the winners of tools/bench/merge_kernels_bench's sweeps on an H200
-// (docs/merge-kernels.md): 384 x 12 for 8-byte keys, 512 x 20 for 4-byte ones, 512 x 7 for
+// (docs/merge-kernels.md): 320 x 18 for 8-byte keys, 384 x 28 for 4-byte ones, 512 x 11 for
 // 16-byte records, one stage (a deeper ring costs occupancy). The kernel is bound by its
 // shared-memory traffic (the co-rank searches and the merges' scattered reads), and larger
-// tiles spend less of it per element on the per-tile work.
+// tiles spend less of it per element on the per-tile work (and need fewer split points).
 template <class T>
 struct DefaultMergePolicy {
   static constexpr int items64 = sizeof(T) >= 16 ? 4 : sizeof(T) >= 8 ? 8 : 16;
   using basic = BasicPolicy<256, items64>;
   using tiled = TiledPolicy<128, items64>;
-  using circular = CircularPolicy<sizeof(T) == 8 ? 384 : 512, sizeof(T) >= 16 ? 7 : sizeof(T) >= 8 ? 12 : 20, 1>;
-  // For GPUs that give a block less shared memory than `circular` takes (80-115 KB; sm_86
+  using circular = CircularPolicy<sizeof(T) >= 16 ? 512 : sizeof(T) >= 8 ? 320 : 384,
+                                  sizeof(T) >= 16 ? 11 : sizeof(T) >= 8 ? 18 : 28, 1>;
+  // For GPUs that give a block less shared memory than `circular` takes (86-180 KB; sm_86
   // and sm_89 allow 99 KB): about 20 KB.
   using circular_fallback = CircularPolicy<128, items64, 1>;
 };
@@ -67,21 +72,16 @@ using CircularPolicyOdd = CircularPolicy<96, 7, 3>;    // tile 672, 4 slots
 
 // Further circular candidates timed by the benchmark (the sweeps behind the defaults above),
 // instantiated in merge_circular.cu for uint64_t, KeyIndex and uint32_t respectively.
-using CircularTune256x10 = CircularPolicy<256, 10, 1>;
-using CircularTune384x10 = CircularPolicy<384, 10, 1>;
-using CircularTune384x13 = CircularPolicy<384, 13, 1>;
-using CircularTune512x8 = CircularPolicy<512, 8, 1>;
-using CircularTune384x12s2 = CircularPolicy<384, 12, 2>;
-using CircularTune512x5 = CircularPolicy<512, 5, 1>;
+using CircularTune384x12 = CircularPolicy<384, 12, 1>;  // the defaults before bulk copies
+using CircularTune512x20 = CircularPolicy<512, 20, 1>;
+using CircularTune512x7 = CircularPolicy<512, 7, 1>;
+using CircularTune256x20 = CircularPolicy<256, 20, 1>;
+using CircularTune384x16 = CircularPolicy<384, 16, 1>;
 using CircularTune512x9 = CircularPolicy<512, 9, 1>;
-using CircularTune384x8 = CircularPolicy<384, 8, 1>;
-using CircularTune512x16 = CircularPolicy<512, 16, 1>;
-using CircularTune384x24 = CircularPolicy<384, 24, 1>;
+using CircularTune256x36 = CircularPolicy<256, 36, 1>;
 
-#define GXSORT_CIRCULAR_TUNE_LIST(X)                                                     \
-  X(CircularTune256x10) X(CircularTune384x10) X(CircularTune384x13)    \
-  X(CircularTune512x8) X(CircularTune384x12s2)
-#define GXSORT_CIRCULAR_TUNE_LIST_PAIRS(X) X(CircularTune512x5) X(CircularTune512x9) X(CircularTune384x8)
-#define GXSORT_CIRCULAR_TUNE_LIST_U32(X) X(CircularTune512x16) X(CircularTune384x24)
+#define GXSORT_CIRCULAR_TUNE_LIST(X) X(CircularTune384x12) X(CircularTune256x20) X(CircularTune384x16)
+#define GXSORT_CIRCULAR_TUNE_LIST_PAIRS(X) X(CircularTune512x7) X(CircularTune512x9)
+#define GXSORT_CIRCULAR_TUNE_LIST_U32(X) X(CircularTune512x20) X(CircularTune256x36)
 
 }  // namespace gxsort::cuda

@@ -232,6 +232,45 @@ TEST_CASE("co_rank on the host matches a brute-force stable merge") {
   }
 }
 
+TEST_CASE("the two-pass partition gives every split point the host co_rank gives") {
+  GPU_TEST_REQUIRE_DEVICE();
+  // Sections and strides that leave coarse ranges of 1, 2 and many split points, a last
+  // section shorter than the others, and past the end (the rank clamped to m + n).
+  std::mt19937_64 rng(11);
+  struct Shape { size_t m, n; uint64_t range, section; uint32_t stride; };
+  for (const Shape& sh : std::vector<Shape>{{0, 5, 9, 2, 1}, {7, 0, 9, 3, 2}, {1, 1, 2, 1, 128},
+                                            {1000, 999, 7, 5, 1}, {1000, 999, 7, 5, 3}, {5000, 3001, 1000, 13, 128},
+                                            {20000, 20011, 3, 7, 16}, {50000, 1, 1u << 30, 9, 128},
+                                            {77777, 66666, 1ull << 40, 1, 128}}) {
+    std::vector<uint64_t> a(sh.m), b(sh.n);
+    for (auto& x : a) x = rng() % sh.range;
+    for (auto& x : b) x = rng() % sh.range;
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    const uint64_t count = (sh.m + sh.n + sh.section - 1) / sh.section + 2;  // the last one past the end
+    uint64_t *d_a, *d_b, *d_splits;
+    GXSORT_CUDA_CHECK(cudaMalloc(&d_a, (sh.m + 1) * 8));
+    GXSORT_CUDA_CHECK(cudaMalloc(&d_b, (sh.n + 1) * 8));
+    GXSORT_CUDA_CHECK(cudaMalloc(&d_splits, count * 8));
+    GXSORT_CUDA_CHECK(cudaMemcpy(d_a, a.data(), sh.m * 8, cudaMemcpyHostToDevice));
+    GXSORT_CUDA_CHECK(cudaMemcpy(d_b, b.data(), sh.n * 8, cudaMemcpyHostToDevice));
+    GXSORT_CUDA_CHECK(cudaMemset(d_splits, 0xFF, count * 8));
+    gc::co_rank_splits_two_pass<uint64_t>(d_a, sh.m, d_b, sh.n, sh.section, count, sh.stride, d_splits, nullptr);
+    std::vector<uint64_t> got(count);
+    GXSORT_CUDA_CHECK(cudaMemcpy(got.data(), d_splits, count * 8, cudaMemcpyDeviceToHost));
+    size_t wrong = 0;
+    for (uint64_t s = 0; s < count; ++s)
+      wrong += got[s] != gc::co_rank(std::min<uint64_t>(s * sh.section, sh.m + sh.n), a.data(), sh.m, b.data(), sh.n);
+    CAPTURE(sh.m);
+    CAPTURE(sh.n);
+    CAPTURE(sh.stride);
+    CHECK(wrong == 0);
+    cudaFree(d_a);
+    cudaFree(d_b);
+    cudaFree(d_splits);
+  }
+}
+
 TEST_CASE("--merge-kernel names") {
   auto k = [](const char* t) { return gxsort::parse_choice(std::string(t), "--merge-kernel", gxsort::kMergeKernels); };
   CHECK(k("basic") == gxsort::MergeKernel::basic);

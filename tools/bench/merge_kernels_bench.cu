@@ -16,6 +16,7 @@
 // The last row, "copy", moves the same bytes with two cudaMemcpyAsync (each run to its half
 // of the output): the device's own ceiling for a pass that reads and writes them once.
 #include <cub/device/device_merge.cuh>
+#include "merge/corank.cuh"
 #include <cub/device/device_radix_sort.cuh>
 #include <thrust/merge.h>
 #include <thrust/system/cuda/execution_policy.h>
@@ -124,7 +125,7 @@ struct Variant {
   std::function<void()> launch;
   std::vector<float> ms;
   unsigned long long mismatches = 0;
-  bool merges = true;  // false: the copy, the ceiling (not compared with thrust's output)
+  bool merges = true;  // false: the copy (the ceiling) and the partitions alone: no output to compare
 };
 
 }  // namespace
@@ -226,6 +227,23 @@ int run(int log2n, int reps, const char* what) {
                }};
   copy.merges = false;
   vs.push_back(copy);
+  {  // The default circular policy's partition alone (its first phase): one full search per
+     // split point, and the two passes the merge uses.
+    using P = typename gc::DefaultMergePolicy<T>::circular;
+    const uint64_t count = (total + P::tile - 1) / P::tile + 1;
+    auto* splits = static_cast<uint64_t*>(temp);
+    Variant one{"co-rank splits, one pass", [=] {
+                  gc::co_rank_splits_kernel<T><<<unsigned((count + 255) / 256), 256, 0, s>>>(a, n, b, n, P::tile,
+                                                                                            count, splits);
+                  GXSORT_CUDA_CHECK_LAUNCH("co_rank_splits_kernel");
+                }};
+    Variant two{"co-rank splits, two passes", [=] {
+                  gc::co_rank_splits_two_pass<T>(a, n, b, n, P::tile, count, gc::kCoarseSplitStride, splits, s);
+                }};
+    one.merges = two.merges = false;
+    vs.push_back(one);
+    vs.push_back(two);
+  }
 
   cudaEvent_t e0, e1;
   GXSORT_CUDA_CHECK(cudaEventCreate(&e0));
