@@ -72,6 +72,7 @@ GXSORT_CORANK_HD inline void merge_sequential(ItA a, Index i, Index m, ItB b, In
 }  // namespace gxsort::cuda
 
 #ifdef __CUDACC__
+#include <stdexcept>
 #include "cuda_check.cuh"
 
 namespace gxsort::cuda {
@@ -143,6 +144,7 @@ __global__ void co_rank_fine_kernel(const T* a, uint64_t m, const T* b, uint64_t
 template <class T>
 inline void co_rank_splits_two_pass(const T* a, uint64_t m, const T* b, uint64_t n, uint64_t section,
                                     uint64_t count, uint32_t stride, uint64_t* splits, cudaStream_t stream) {
+  if (count < 2 || stride == 0) throw std::logic_error("co_rank_splits_two_pass: count < 2 or stride 0");
   const uint64_t coarse = (count - 1 + stride - 1) / stride + 1;
   co_rank_coarse_kernel<T><<<unsigned((coarse * 32 + 255) / 256), 256, 0, stream>>>(a, m, b, n, section, count,
                                                                                    stride, splits);

@@ -28,7 +28,17 @@
 // - consumed counts read from shared memory another thread may be rewriting: the A count
 //   of each tile comes from the splits in global memory, read-only during the merge.
 #include <cuda_pipeline_primitives.h>
+// Bulk copies need sm_90 and CCCL's cuda::ptx wrappers (CUDA 12.4 and later); elsewhere the
+// slots are filled by cp.async alone.
+#if __CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 4)
 #include <cuda/ptx>
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define GXSORT_BULK_COPIES 1
+#endif
+#endif
+#ifndef GXSORT_BULK_COPIES
+#define GXSORT_BULK_COPIES 0
+#endif
 #include <algorithm>
 #include <atomic>
 #include <type_traits>
@@ -120,13 +130,14 @@ constexpr uint32_t slot_elems() {
   return ((inputs > rows ? inputs : rows) + V - 1) / V * V;
 }
 
-// The slots, then one mbarrier a slot (used by the bulk copies).
+// The slots, then one mbarrier a slot (used by the bulk copies; 16 or 32 bytes for nothing
+// where there are none).
 template <class T, class Policy>
 constexpr size_t circular_smem_bytes() {
   return size_t(Policy::stages + 1) * (slot_elems<T, Policy>() * sizeof(T) + sizeof(uint64_t));
 }
 
-#if __CUDA_ARCH__ >= 900
+#if GXSORT_BULK_COPIES
 // Bulk copies of a tile's two parts: the 16-byte aligned middle of each by the TMA unit
 // (issued by thread 0, counted in bytes by the slot's mbarrier), the head and tail (under 16
 // bytes each) by cp.async. One instruction moves a whole part, where cp.async takes one per
@@ -165,7 +176,7 @@ struct SlotLoads {
   __device__ explicit SlotLoads(unsigned char* smem)
       : slots(reinterpret_cast<T*>(smem)),
         bars(reinterpret_cast<uint64_t*>(smem + size_t(kSlots) * kSlot * sizeof(T))) {
-#if __CUDA_ARCH__ >= 900
+#if GXSORT_BULK_COPIES
     if (threadIdx.x == 0) {
       for (uint32_t s = 0; s < kSlots; ++s) ::cuda::ptx::mbarrier_init(bars + s, 1);
       ::cuda::ptx::fence_mbarrier_init(::cuda::ptx::sem_release, ::cuda::ptx::scope_cluster);
@@ -179,7 +190,7 @@ struct SlotLoads {
   // Starts the copies of a tile's inputs into slot s; they are one cp.async group.
   __device__ void issue(uint32_t s, const TileSpan<T>& sp) {
     T* const dst = slot(s);
-#if __CUDA_ARCH__ >= 900
+#if GXSORT_BULK_COPIES
     copy_bulk<T, Policy::threads>(dst + sp.off_a, sp.a, sp.la, dst + sp.off_b, sp.b, sp.lb, bars + s);
 #else
     copy_async<T, Policy::threads>(dst + sp.off_a, sp.a, sp.la);
@@ -191,7 +202,7 @@ struct SlotLoads {
   // barrier must follow before other threads' copies are read.
   __device__ void wait(uint32_t s) {
     __pipeline_wait_prior(Policy::stages - 1);
-#if __CUDA_ARCH__ >= 900
+#if GXSORT_BULK_COPIES
     while (!::cuda::ptx::mbarrier_try_wait_parity(bars + s, (phases >> s) & 1)) {
     }
     phases ^= 1u << s;
@@ -201,7 +212,7 @@ struct SlotLoads {
   // After this thread's last writes to a slot (the staging rows), before a bulk copy (the
   // async proxy) may refill it: orders them before the copy's writes.
   __device__ static void writes_done() {
-#if __CUDA_ARCH__ >= 900
+#if GXSORT_BULK_COPIES
     ::cuda::ptx::fence_proxy_async(::cuda::ptx::space_shared);
 #endif
   }
@@ -272,7 +283,10 @@ template <class T>
 __device__ __forceinline__ void copy16_shared_to_global(T* o, const T* s) {
   uint4 v;
   const uint32_t addr = uint32_t(__cvta_generic_to_shared(s));
-  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(addr));
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(addr)
+               : "memory");
   asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(o), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
                : "memory");
 }

@@ -20,13 +20,16 @@ namespace gc = gxsort::cuda;
 namespace {
 
 enum class Variant {
-  basic, tiled, tiled_small, tiled_large, circular, circular_fallback, circular_small, circular_odd, thrust
+  basic, tiled, tiled_small, tiled_large, circular, circular_few, circular_fallback, circular_small, circular_odd,
+  thrust
 };
-constexpr Variant kVariants[] = {Variant::basic,        Variant::tiled,             Variant::tiled_small,
-                                 Variant::tiled_large,  Variant::circular,          Variant::circular_fallback,
-                                 Variant::circular_small, Variant::circular_odd,    Variant::thrust};
-// The circular test policies run on at most this many blocks, so that every block walks
-// many tiles (slots reused, the pipeline's waits) even at the harness's small sizes.
+constexpr Variant kVariants[] = {Variant::basic,          Variant::tiled,        Variant::tiled_small,
+                                 Variant::tiled_large,    Variant::circular,     Variant::circular_few,
+                                 Variant::circular_fallback, Variant::circular_small, Variant::circular_odd,
+                                 Variant::thrust};
+// The circular test policies (and the default and fallback ones once more) run on at most
+// this many blocks, so that every block walks many tiles (slots refilled after their
+// staging rows, the pipeline's waits) even at the harness's small sizes.
 constexpr uint64_t kFewBlocks = 3;
 
 const char* variant_name(Variant v) {
@@ -36,7 +39,8 @@ const char* variant_name(Variant v) {
     case Variant::tiled_small: return "tiled<TiledPolicySmall>";
     case Variant::tiled_large: return "tiled<TiledPolicyLarge>";
     case Variant::circular: return "circular";
-    case Variant::circular_fallback: return "circular<DefaultMergePolicy::circular_fallback>";
+    case Variant::circular_few: return "circular<DefaultMergePolicy::circular>, 3 blocks";
+    case Variant::circular_fallback: return "circular<DefaultMergePolicy::circular_fallback>, 3 blocks";
     case Variant::circular_small: return "circular<CircularPolicySmall>, 3 blocks";
     case Variant::circular_odd: return "circular<CircularPolicyOdd>, 3 blocks";
     case Variant::thrust: return "thrust";
@@ -70,7 +74,11 @@ void run_variant(Variant v, const T* a, size_t na, const T* b, size_t nb, T* out
       break;
     case Variant::circular_fallback:
       gc::merge_circular<T, typename gc::DefaultMergePolicy<T>::circular_fallback>(a, na, b, nb, out, temp,
-                                                                                   temp_bytes, nullptr);
+                                                                                   temp_bytes, nullptr, kFewBlocks);
+      break;
+    case Variant::circular_few:
+      gc::merge_circular<T, typename gc::DefaultMergePolicy<T>::circular>(a, na, b, nb, out, temp, temp_bytes,
+                                                                          nullptr, kFewBlocks);
       break;
     case Variant::circular_small:
       gc::merge_circular<T, gc::CircularPolicySmall>(a, na, b, nb, out, temp, temp_bytes, nullptr, kFewBlocks);
