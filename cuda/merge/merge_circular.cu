@@ -62,20 +62,36 @@ __device__ __forceinline__ uint32_t misalignment(const T* p) {
   return uint32_t(reinterpret_cast<uintptr_t>(p) % 16) / sizeof(T);
 }
 
+// How p[0, n) splits at 16-byte boundaries: `head` elements up to the first one (at most
+// n), then `vecs` whole 16-byte vectors, then the rest (from `tail()`).
+template <class T>
+struct VectorSplit {
+  uint32_t head, vecs;
+  __device__ VectorSplit(const T* p, uint32_t n)
+      : head(std::min(n, (vec_elems<T>() - misalignment(p)) % vec_elems<T>())),
+        vecs((n - head) / vec_elems<T>()) {}
+  __device__ uint32_t tail() const { return head + vecs * vec_elems<T>(); }
+};
+
+// Issues (does not commit) cp.async copies of src[0, split.head) and src[split.tail(), n)
+// to dst, element by element: the parts of a copy outside its 16-byte vectors.
+template <class T, uint32_t kThreads>
+__device__ __forceinline__ void copy_edges_async(T* dst, const T* src, uint32_t n, const VectorSplit<T>& split) {
+  for (uint32_t r = threadIdx.x; r < split.head; r += kThreads) __pipeline_memcpy_async(dst + r, src + r, sizeof(T));
+  for (uint32_t r = split.tail() + threadIdx.x; r < n; r += kThreads)
+    __pipeline_memcpy_async(dst + r, src + r, sizeof(T));
+}
+
 // Issues (does not commit) asynchronous copies of src[0, n) to dst[0, n), where dst and src
-// are equally misaligned from 16 bytes: scalars up to the first 16-byte boundary, 16-byte
-// vectors, then scalars.
+// are equally misaligned from 16 bytes: 16-byte vectors, and the elements around them.
 template <class T, uint32_t kThreads>
 __device__ __forceinline__ void copy_async(T* dst, const T* src, uint32_t n) {
   constexpr uint32_t V = vec_elems<T>();
-  const uint32_t head = std::min(n, (V - misalignment(src)) % V);
-  const uint32_t nvec = (n - head) / V;
-  const uint32_t tail = head + nvec * V;
-  for (uint32_t r = threadIdx.x; r < head; r += kThreads) __pipeline_memcpy_async(dst + r, src + r, sizeof(T));
+  const VectorSplit<T> split(src, n);
+  copy_edges_async<T, kThreads>(dst, src, n, split);
 #pragma unroll 4
-  for (uint32_t v = threadIdx.x; v < nvec; v += kThreads)
-    __pipeline_memcpy_async(dst + head + v * V, src + head + v * V, 16);
-  for (uint32_t r = tail + threadIdx.x; r < n; r += kThreads) __pipeline_memcpy_async(dst + r, src + r, sizeof(T));
+  for (uint32_t v = threadIdx.x; v < split.vecs; v += kThreads)
+    __pipeline_memcpy_async(dst + split.head + v * V, src + split.head + v * V, 16);
 }
 
 // Where one tile's inputs are, in global memory and in its slot: a[a0, a0 + la) at slot
@@ -146,20 +162,16 @@ template <class T, uint32_t kThreads>
 __device__ __forceinline__ void copy_bulk(T* dst_a, const T* a, uint32_t la, T* dst_b, const T* b, uint32_t lb,
                                           uint64_t* bar) {
   namespace ptx = ::cuda::ptx;
-  constexpr uint32_t V = vec_elems<T>();
-  const uint32_t head_a = std::min(la, (V - misalignment(a)) % V), vec_a = (la - head_a) / V;
-  const uint32_t head_b = std::min(lb, (V - misalignment(b)) % V), vec_b = (lb - head_b) / V;
+  const VectorSplit<T> sa(a, la), sb(b, lb);
   if (threadIdx.x == 0) {
-    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, bar, (vec_a + vec_b) * 16);
-    if (vec_a) ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, dst_a + head_a, a + head_a, vec_a * 16, bar);
-    if (vec_b) ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, dst_b + head_b, b + head_b, vec_b * 16, bar);
+    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, bar, (sa.vecs + sb.vecs) * 16);
+    if (sa.vecs)
+      ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, dst_a + sa.head, a + sa.head, sa.vecs * 16, bar);
+    if (sb.vecs)
+      ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, dst_b + sb.head, b + sb.head, sb.vecs * 16, bar);
   }
-  auto edges = [](T* dst, const T* src, uint32_t n, uint32_t head, uint32_t tail) {
-    for (uint32_t r = threadIdx.x; r < head; r += kThreads) __pipeline_memcpy_async(dst + r, src + r, sizeof(T));
-    for (uint32_t r = tail + threadIdx.x; r < n; r += kThreads) __pipeline_memcpy_async(dst + r, src + r, sizeof(T));
-  };
-  edges(dst_a, a, la, head_a, head_a + vec_a * V);
-  edges(dst_b, b, lb, head_b, head_b + vec_b * V);
+  copy_edges_async<T, kThreads>(dst_a, a, la, sa);
+  copy_edges_async<T, kThreads>(dst_b, b, lb, sb);
 }
 #endif
 
@@ -319,8 +331,8 @@ __device__ __forceinline__ void store_warp_outputs(T* stage, const T (&items)[Po
   };
   const uint32_t warp_end = std::min<uint32_t>(warp_first + 32 * kItems, tile_out);
   // Scalars up to the first 16-byte boundary of out, 16-byte vectors, then scalars.
-  const uint32_t vbegin = std::min(warp_end, warp_first + (V - misalignment(o + warp_first)) % V);
-  const uint32_t nvec = (warp_end - vbegin) / V;
+  const VectorSplit<T> split(o + warp_first, warp_end - warp_first);
+  const uint32_t vbegin = warp_first + split.head, nvec = split.vecs;
   for (uint32_t q = warp_first + lane; q < vbegin; q += 32) o[q] = staged(q);
   if (vector_rows<T, Policy>() && vbegin % V == 0) {  // out aligned: whole vectors of a row
 #pragma unroll 4

@@ -36,7 +36,8 @@ struct RunSource {
                                 // run left (or a kept merge output covers) are not formed
   // The runs from this one on stay in their chunk buffers, unwritten (Plan::held_runs:
   // the last ones, at most the slots; Chunk::held keeps later chunks out of their
-  // buffers); a job journals nothing of them, and a resume forms them again. SIZE_MAX: none.
+  // buffers); a job journals their records without a file (SortJob::keep_held_run), and a
+  // resume forms them again unless the last merge's checkpoint covers them. SIZE_MAX: none.
   size_t hold_from = SIZE_MAX;
 };
 
