@@ -116,28 +116,32 @@ __device__ uint64_t co_rank_warp(uint64_t k, const T* a, uint64_t m, const T* b,
 // The partition in two passes (co_rank_splits_two_pass); same result as
 // co_rank_splits_kernel. A full binary search per split point reads its deep steps at
 // random across both inputs, a few times per split; bounding each search by two coarse
-// neighbours keeps it short and within a small part of the inputs.
-// Coarse pass: split points 0, stride, 2 stride, ... and the last, a warp each.
-template <class T>
-__global__ void co_rank_coarse_kernel(const T* a, uint64_t m, const T* b, uint64_t n, uint64_t section,
-                                      uint64_t count, uint32_t stride, uint64_t* splits) {
-  const uint64_t c = (uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-  if (c * stride >= count - 1 + stride) return;  // whole warps leave together
-  const uint64_t s = c * stride < count - 1 ? c * stride : count - 1;
-  const uint64_t k = s * section < m + n ? s * section : m + n;
-  const uint64_t r = co_rank_warp(k, a, m, b, n);
-  if (threadIdx.x % 32 == 0) splits[s] = r;
-}
+// neighbours keeps it short and within a small part of the inputs. One block per interval
+// between coarse split points (0, stride, 2 stride, ..., and the last): its first two
+// warps co-rank the two ends, a warp each (the end it shares with the next interval is
+// found twice, alike); then its threads co-rank the points inside, between the ends. The
+// blocks need nothing from each other, so one launch does both passes, and no block waits
+// for the slowest coarse search of the whole grid.
+constexpr uint32_t kCoRankIntervalThreads = 128;
 
-// Fine pass: every other split point, between its coarse neighbours.
 template <class T>
-__global__ void co_rank_fine_kernel(const T* a, uint64_t m, const T* b, uint64_t n, uint64_t section,
-                                    uint64_t count, uint32_t stride, uint64_t* splits) {
-  const uint64_t s = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (s >= count - 1 || s % stride == 0) return;
-  const uint64_t c0 = s / stride * stride, c1 = c0 + stride < count - 1 ? c0 + stride : count - 1;
-  const uint64_t k = s * section < m + n ? s * section : m + n;
-  splits[s] = co_rank_within<uint64_t>(k, a, m, b, n, splits[c0], splits[c1]);
+__global__ void __launch_bounds__(kCoRankIntervalThreads)
+    co_rank_interval_kernel(const T* a, uint64_t m, const T* b, uint64_t n, uint64_t section, uint64_t count,
+                            uint32_t stride, uint64_t* splits) {
+  __shared__ uint64_t ends[2];
+  const uint64_t c0 = uint64_t(blockIdx.x) * stride;
+  const uint64_t c1 = c0 + stride < count - 1 ? c0 + stride : count - 1;
+  auto rank = [&](uint64_t s) { return s * section < m + n ? s * section : m + n; };
+  const uint32_t warp = threadIdx.x / 32;
+  if (warp < 2) {
+    const uint64_t r = co_rank_warp(rank(warp ? c1 : c0), a, m, b, n);
+    if (threadIdx.x % 32 == 0) ends[warp] = r;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) splits[c0] = ends[0];
+  if (threadIdx.x == 0 && c1 == count - 1) splits[c1] = ends[1];
+  for (uint64_t s = c0 + 1 + threadIdx.x; s < c1; s += kCoRankIntervalThreads)
+    splits[s] = co_rank_within<uint64_t>(rank(s), a, m, b, n, ends[0], ends[1]);
 }
 
 // splits[s] = the co-rank of output rank min(s * section, m + n) for s in [0, count), count >= 2.
@@ -145,13 +149,10 @@ template <class T>
 inline void co_rank_splits_two_pass(const T* a, uint64_t m, const T* b, uint64_t n, uint64_t section,
                                     uint64_t count, uint32_t stride, uint64_t* splits, cudaStream_t stream) {
   if (count < 2 || stride == 0) throw std::logic_error("co_rank_splits_two_pass: count < 2 or stride 0");
-  const uint64_t coarse = (count - 1 + stride - 1) / stride + 1;
-  co_rank_coarse_kernel<T><<<unsigned((coarse * 32 + 255) / 256), 256, 0, stream>>>(a, m, b, n, section, count,
-                                                                                   stride, splits);
-  GXSORT_CUDA_CHECK_LAUNCH("co_rank_coarse_kernel");
-  co_rank_fine_kernel<T><<<unsigned((count + 255) / 256), 256, 0, stream>>>(a, m, b, n, section, count, stride,
-                                                                           splits);
-  GXSORT_CUDA_CHECK_LAUNCH("co_rank_fine_kernel");
+  const uint64_t intervals = (count - 1 + stride - 1) / stride;
+  co_rank_interval_kernel<T><<<unsigned(intervals), kCoRankIntervalThreads, 0, stream>>>(a, m, b, n, section,
+                                                                                        count, stride, splits);
+  GXSORT_CUDA_CHECK_LAUNCH("co_rank_interval_kernel");
 }
 
 }  // namespace gxsort::cuda

@@ -42,8 +42,9 @@ struct CircularPolicy {
 };
 
 // The circular merge's partition co-ranks every kCoarseSplitStride-th tile boundary with a
-// full search, then each of the others between its two coarse neighbours.
-constexpr uint32_t kCoarseSplitStride = 128;
+// full search, then each of the others between its two coarse neighbours (64: the fastest
+// of 16 to 512 on an H200 for all three element types, docs/merge-kernels.md).
+constexpr uint32_t kCoarseSplitStride = 64;
 
 // Defaults for the element sizes we instantiate. basic and tiled: about 64 bytes of output
 // per thread. circular: the winners of tools/bench/merge_kernels_bench's sweeps on an H200

@@ -242,14 +242,16 @@ TEST_CASE("co_rank on the host matches a brute-force stable merge") {
 
 TEST_CASE("the two-pass partition gives every split point the host co_rank gives") {
   GPU_TEST_REQUIRE_DEVICE();
-  // Sections and strides that leave coarse ranges of 1, 2 and many split points, a last
-  // section shorter than the others, and past the end (the rank clamped to m + n).
+  // Sections and strides that leave coarse ranges of 1, 2 and many split points (more than
+  // a block has threads: 300), a last section shorter than the others, and past the end
+  // (the rank clamped to m + n).
   std::mt19937_64 rng(11);
   struct Shape { size_t m, n; uint64_t range, section; uint32_t stride; };
   for (const Shape& sh : std::vector<Shape>{{0, 5, 9, 2, 1}, {7, 0, 9, 3, 2}, {1, 1, 2, 1, 128},
                                             {1000, 999, 7, 5, 1}, {1000, 999, 7, 5, 3}, {5000, 3001, 1000, 13, 128},
                                             {20000, 20011, 3, 7, 16}, {50000, 1, 1u << 30, 9, 128},
-                                            {77777, 66666, 1ull << 40, 1, 128}}) {
+                                            {77777, 66666, 1ull << 40, 1, 128}, {40000, 41000, 1u << 20, 3, 64},
+                                            {60000, 50000, 1u << 20, 11, 300}}) {
     std::vector<uint64_t> a(sh.m), b(sh.n);
     for (auto& x : a) x = rng() % sh.range;
     for (auto& x : b) x = rng() % sh.range;
