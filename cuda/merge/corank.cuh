@@ -47,6 +47,31 @@ GXSORT_CORANK_HD inline Index co_rank_within(Index k, ItA a, Index m, ItB b, Ind
   return lo;
 }
 
+// co_rank_within, first testing whether the co-rank lies in (guess - reach, guess + reach]:
+// two reads at once, and if so a search of 2 * reach. A good guess (from the co-ranks of
+// two ranks around k) turns ~20 steps of dependent reads into ~12; a bad one costs a step.
+template <class Index, class ItA, class ItB>
+GXSORT_CORANK_HD inline Index co_rank_guessed(Index k, ItA a, Index m, ItB b, Index n, Index lo, Index hi,
+                                              Index guess, Index reach) {
+  if (k > n && lo < k - n) lo = k - n;
+  if (hi > k) hi = k;
+  if (hi > m) hi = m;
+  guess = guess < lo ? lo : guess > hi ? hi : guess;
+  const Index t1 = guess > lo + reach ? guess - reach : lo, t2 = guess < hi - reach ? guess + reach : hi;
+  // t1 < hi and t2 < hi keep both reads in range, as in co_rank_within's loop.
+  const bool after1 = t1 < hi && b[k - t1 - 1] < a[t1], after2 = t2 < hi && b[k - t2 - 1] < a[t2];
+  Index lo2 = lo, hi2 = hi;
+  if (t1 < hi) {
+    if (after1) hi2 = t1;  // a[t1] is not among the first k: the co-rank is at most t1
+    else lo2 = t1 + 1;
+  }
+  if (t2 < hi) {
+    if (after2) hi2 = hi2 < t2 ? hi2 : t2;
+    else lo2 = lo2 > t2 + 1 ? lo2 : t2 + 1;
+  }
+  return co_rank_within<Index>(k, a, m, b, n, lo2, hi2);
+}
+
 template <class Index, class ItA, class ItB>
 GXSORT_CORANK_HD inline Index co_rank_generic(Index k, ItA a, Index m, ItB b, Index n) {
   return co_rank_within<Index>(k, a, m, b, n, Index(0), m);
@@ -123,6 +148,7 @@ __device__ uint64_t co_rank_warp(uint64_t k, const T* a, uint64_t m, const T* b,
 // blocks need nothing from each other, so one launch does both passes, and no block waits
 // for the slowest coarse search of the whole grid.
 constexpr uint32_t kCoRankIntervalThreads = 128;
+constexpr uint64_t kCoRankGuessReach = 1024;
 
 template <class T>
 __global__ void __launch_bounds__(kCoRankIntervalThreads)
@@ -140,8 +166,14 @@ __global__ void __launch_bounds__(kCoRankIntervalThreads)
   __syncthreads();
   if (threadIdx.x == 0) splits[c0] = ends[0];
   if (threadIdx.x == 0 && c1 == count - 1) splits[c1] = ends[1];
-  for (uint64_t s = c0 + 1 + threadIdx.x; s < c1; s += kCoRankIntervalThreads)
-    splits[s] = co_rank_within<uint64_t>(rank(s), a, m, b, n, ends[0], ends[1]);
+  // Each guess is where the line between the ends puts the point (inputs of similar spread
+  // stay within a few hundred elements of it over an interval).
+  const uint64_t k0 = rank(c0), span = rank(c1) - k0;
+  const double slope = span ? double(ends[1] - ends[0]) / double(span) : 0.0;
+  for (uint64_t s = c0 + 1 + threadIdx.x; s < c1; s += kCoRankIntervalThreads) {
+    const uint64_t guess = ends[0] + uint64_t(slope * double(rank(s) - k0));
+    splits[s] = co_rank_guessed<uint64_t>(rank(s), a, m, b, n, ends[0], ends[1], guess, kCoRankGuessReach);
+  }
 }
 
 // splits[s] = the co-rank of output rank min(s * section, m + n) for s in [0, count), count >= 2.

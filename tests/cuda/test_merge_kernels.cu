@@ -235,6 +235,12 @@ TEST_CASE("co_rank on the host matches a brute-force stable merge") {
     size_t from_a = 0;
     for (size_t k = 0; k <= m + n; ++k) {
       REQUIRE(gc::co_rank(k, a.data(), m, b.data(), n) == from_a);
+      // The same from any guess (in range or not) and reach, bounded by the true co-rank's
+      // neighbourhood or not at all.
+      const uint64_t guess = rng() % (m + 3), reach = rng() % 6;
+      const uint64_t lo = rng() % 2 ? 0 : from_a - std::min<uint64_t>(from_a, rng() % 4);
+      const uint64_t hi = rng() % 2 ? m : std::min<uint64_t>(m, from_a + rng() % 4);
+      REQUIRE(gc::co_rank_guessed<uint64_t>(k, a.data(), m, b.data(), n, lo, hi, guess, reach) == from_a);
       if (k < m + n && tagged[k].second == 0) ++from_a;
     }
   }
@@ -243,15 +249,17 @@ TEST_CASE("co_rank on the host matches a brute-force stable merge") {
 TEST_CASE("the two-pass partition gives every split point the host co_rank gives") {
   GPU_TEST_REQUIRE_DEVICE();
   // Sections and strides that leave coarse ranges of 1, 2 and many split points (more than
-  // a block has threads: 300), a last section shorter than the others, and past the end
-  // (the rank clamped to m + n).
+  // a block has threads: 300), a last section shorter than the others, past the end (the
+  // rank clamped to m + n), and co-ranks far from the line between their interval's ends
+  // (keys 0 and 1 only; one input 30 times the other).
   std::mt19937_64 rng(11);
   struct Shape { size_t m, n; uint64_t range, section; uint32_t stride; };
   for (const Shape& sh : std::vector<Shape>{{0, 5, 9, 2, 1}, {7, 0, 9, 3, 2}, {1, 1, 2, 1, 128},
                                             {1000, 999, 7, 5, 1}, {1000, 999, 7, 5, 3}, {5000, 3001, 1000, 13, 128},
                                             {20000, 20011, 3, 7, 16}, {50000, 1, 1u << 30, 9, 128},
                                             {77777, 66666, 1ull << 40, 1, 128}, {40000, 41000, 1u << 20, 3, 64},
-                                            {60000, 50000, 1u << 20, 11, 300}}) {
+                                            {60000, 50000, 1u << 20, 11, 300}, {60000, 70000, 2, 5, 64},
+                                            {3000, 90000, 1u << 20, 1, 64}}) {
     std::vector<uint64_t> a(sh.m), b(sh.n);
     for (auto& x : a) x = rng() % sh.range;
     for (auto& x : b) x = rng() % sh.range;
