@@ -48,7 +48,7 @@ GXSORT_CORANK_HD inline Index co_rank_within(Index k, ItA a, Index m, ItB b, Ind
 }
 
 // co_rank_within, first testing whether the co-rank lies in (guess - reach, guess + reach]:
-// two reads at once, and if so a search of 2 * reach. A good guess (from the co-ranks of
+// two probes at once, and if so a search of 2 * reach. A good guess (from the co-ranks of
 // two ranks around k) turns ~20 steps of dependent reads into ~12; a bad one costs a step.
 template <class Index, class ItA, class ItB>
 GXSORT_CORANK_HD inline Index co_rank_guessed(Index k, ItA a, Index m, ItB b, Index n, Index lo, Index hi,
