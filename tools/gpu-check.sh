@@ -4,7 +4,8 @@
 #   tools/gpu-check.sh tests   unit tests, GPU tests, end-to-end CPU vs GPU byte identity (and,
 #                              with MPI, sort/merge --distributed on 2-3 ranks sharing GPU 0);
 #                              at the end one table: suite or group, cases passed, failed,
-#                              skipped, seconds. The GPU tests' long cases (their full sweeps,
+#                              skipped, seconds. After the GPU tests, their 8 slowest cases
+#                              (doctest --duration). The long cases (their full sweeps,
 #                              doctest suite "long", about 2 minutes more) run with LONG=1 only;
 #                              without it they count as skipped. SUITES=0, CUDA_TESTS=filter,
 #                              E2E_FILTER=regex, DISTRIBUTED=0: below.
@@ -213,9 +214,11 @@ if [ "$mode" = tests ]; then
   step "GPU tests${LONG:+ (LONG=$LONG)}"
   long=""; [ "${LONG:-0}" = 1 ] && long=--long
   t0=$(date +%s.%N)
-  "$b/gxsort_cuda_tests" $long ${CUDA_TESTS:+-tc="$CUDA_TESTS"} > "$out/cuda.log" 2>&1 || fail=1
+  "$b/gxsort_cuda_tests" $long --duration=true ${CUDA_TESTS:+-tc="$CUDA_TESTS"} > "$out/cuda.log" 2>&1 || fail=1
   doctest_row "GPU tests$([ "${LONG:-0}" = 1 ] && echo ", long cases too")" "$out/cuda.log" "$t0"
   grep -c SKIPPED "$out/cuda.log" | sed 's/^/skipped lines: /'
+  # The slowest cases (the suite must fit 120 s: what to move behind --long first).
+  sed 's/\x1b\[[0-9;]*m//g' "$out/cuda.log" | grep -E '^[0-9.]+ s: ' | sort -rn | head -8 | sed 's/^/slowest: /'
   tail -5 "$out/cuda.log"  # doctest's summary, the long cases not run, a missing GPU
   fi
   group "end to end: sort, cpu vs cuda bytes"
