@@ -153,8 +153,9 @@ constexpr uint64_t kCoRankGuessReach = 1024;
 template <class T>
 __global__ void __launch_bounds__(kCoRankIntervalThreads)
     co_rank_interval_kernel(const T* a, uint64_t m, const T* b, uint64_t n, uint64_t section, uint64_t count,
-                            uint32_t stride, uint64_t* splits) {
+                            uint32_t stride, uint64_t* splits, unsigned long long* zero) {
   __shared__ uint64_t ends[2];
+  if (zero && blockIdx.x == 0 && threadIdx.x == 0) *zero = 0;
   const uint64_t c0 = uint64_t(blockIdx.x) * stride;
   const uint64_t c1 = c0 + stride < count - 1 ? c0 + stride : count - 1;
   auto rank = [&](uint64_t s) { return s * section < m + n ? s * section : m + n; };
@@ -177,13 +178,16 @@ __global__ void __launch_bounds__(kCoRankIntervalThreads)
 }
 
 // splits[s] = the co-rank of output rank min(s * section, m + n) for s in [0, count), count >= 2.
+// The same launch sets *zero to 0 where zero is not null (the circular merge's tile counter:
+// one launch fewer before the merge).
 template <class T>
 inline void co_rank_splits_two_pass(const T* a, uint64_t m, const T* b, uint64_t n, uint64_t section,
-                                    uint64_t count, uint32_t stride, uint64_t* splits, cudaStream_t stream) {
+                                    uint64_t count, uint32_t stride, uint64_t* splits, cudaStream_t stream,
+                                    unsigned long long* zero = nullptr) {
   if (count < 2 || stride == 0) throw std::logic_error("co_rank_splits_two_pass: count < 2 or stride 0");
   const uint64_t intervals = (count - 1 + stride - 1) / stride;
   co_rank_interval_kernel<T><<<unsigned(intervals), kCoRankIntervalThreads, 0, stream>>>(a, m, b, n, section,
-                                                                                        count, stride, splits);
+                                                                                        count, stride, splits, zero);
   GXSORT_CUDA_CHECK_LAUNCH("co_rank_interval_kernel");
 }
 

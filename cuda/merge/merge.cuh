@@ -68,10 +68,11 @@ void merge_tiled(const T* a, size_t na, const T* b, size_t nb, T* out, void* tem
                  size_t temp_bytes, cudaStream_t stream);
 
 // Temp of the circular kernel: one 64-bit split point per tile boundary (8 bytes per tile
-// of thousands of elements: well under 1% of the output).
+// of thousands of elements: well under 1% of the output), then the counter that hands out
+// tiles to its blocks.
 template <class Policy>
 inline size_t merge_circular_temp_bytes(size_t na, size_t nb) {
-  return ((uint64_t(na) + nb + Policy::tile - 1) / Policy::tile + 1) * sizeof(uint64_t);
+  return ((uint64_t(na) + nb + Policy::tile - 1) / Policy::tile + 2) * sizeof(uint64_t);
 }
 // Whether a block of the policy's kernel gets its shared memory on the current device.
 template <class T, class Policy>

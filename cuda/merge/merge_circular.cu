@@ -2,8 +2,8 @@
 //
 // Phase 1 co-ranks the start of every tile (threads x items outputs) of the output
 // (co_rank_splits_two_pass), so the elements of A and of B that each tile takes are known
-// before anything is loaded. Phase 2: each resident block walks a contiguous run of tiles.
-// Shared memory is a ring of Stages + 1 tile slots; a slot holds exactly one tile's inputs,
+// before anything is loaded. Phase 2: each resident block merges tiles one after another,
+// as they are handed out (TileOrder). Shared memory is a ring of Stages + 1 tile slots; a slot holds exactly one tile's inputs,
 // its part of A followed by its part of B, so each element is copied from global memory
 // once and nothing is loaded that the tile does not use. Per tile:
 //
@@ -26,7 +26,8 @@
 // - ceil() by integer division: the tile count is (total + tile - 1) / tile in integers,
 //   and the last tile's size is min(tile, total - k).
 // - consumed counts read from shared memory another thread may be rewriting: the A count
-//   of each tile comes from the splits in global memory, read-only during the merge.
+//   of each tile comes from the splits in global memory, read-only during the merge; the
+//   copy thread 0 hands through shared memory is written and read between block barriers.
 #include <cuda_pipeline_primitives.h>
 // Bulk copies need sm_90 and CCCL's cuda::ptx wrappers (CUDA 12.4 and later); elsewhere the
 // slots are filled by cp.async alone.
@@ -146,11 +147,17 @@ constexpr uint32_t slot_elems() {
   return ((inputs > rows ? inputs : rows) + V - 1) / V * V;
 }
 
+// A tile and the co-ranks of its first output and of the next tile's: the elements of A
+// and B it takes. t >= the tile count: no tile.
+struct TileRef {
+  uint64_t t, s0, s1;
+};
+
 // The slots, then one mbarrier a slot (used by the bulk copies; 16 or 32 bytes for nothing
-// where there are none).
+// where there are none), then the TileRef that thread 0 hands to the block (TileOrder).
 template <class T, class Policy>
 constexpr size_t circular_smem_bytes() {
-  return size_t(Policy::stages + 1) * (slot_elems<T, Policy>() * sizeof(T) + sizeof(uint64_t));
+  return size_t(Policy::stages + 1) * (slot_elems<T, Policy>() * sizeof(T) + sizeof(uint64_t)) + sizeof(TileRef);
 }
 
 #if GXSORT_BULK_COPIES
@@ -198,6 +205,7 @@ struct SlotLoads {
   }
 
   __device__ T* slot(uint32_t s) const { return slots + s * kSlot; }
+  __device__ TileRef* handoff() const { return reinterpret_cast<TileRef*>(bars + kSlots); }
 
   // Starts the copies of a tile's inputs into slot s; they are one cp.async group.
   __device__ void issue(uint32_t s, const TileSpan<T>& sp) {
@@ -344,10 +352,43 @@ __device__ __forceinline__ void store_warp_outputs(T* stage, const T (&items)[Po
   for (uint32_t q = vbegin + nvec * V + lane; q < warp_end; q += 32) o[q] = staged(q);
 }
 
+// The order in which a block merges tiles: its first kFixed are fixed (block b of G takes b,
+// b + G, b + 2G, ...); after them one tile at a time comes from a counter in global memory
+// (tile kFixed * G + the counter's old value). So the blocks whose SMs get more of the
+// memory bandwidth merge more tiles, and all end within about a tile of each other (fixed
+// runs of tiles left the SMs idle for 4% of the time at the end, docs/merge-kernels.md).
+// A block gets its tiles in increasing order, so after its first t >= tiles it has none.
+// Thread 0 fetches ahead: the counter two tiles before the tile's co-ranks are handed to
+// the block, the co-ranks one tile before, so neither latency stalls the merge.
+template <uint32_t kFixed>
+struct TileOrder {
+  const uint64_t* splits;
+  uint64_t tiles;
+  unsigned long long* counter;
+  TileRef fetched{};     // thread 0: the next TileRef to hand out (its co-ranks' loads in flight)
+  uint64_t pending = 0;  // thread 0: the tile after it (its counter increment in flight)
+
+  __device__ uint64_t fixed(uint32_t q) const { return blockIdx.x + uint64_t(q) * gridDim.x; }
+  __device__ TileRef ref(uint64_t t) const {
+    return t < tiles ? TileRef{t, splits[t], splits[t + 1]} : TileRef{tiles, 0, 0};
+  }
+  // Thread 0, before the first hand_out: the last two fixed positions.
+  __device__ void start() {
+    fetched = ref(fixed(kFixed - 2));
+    pending = fixed(kFixed - 1);
+  }
+  // Thread 0, once a tile: hands out the fetched TileRef and starts fetching the next two.
+  __device__ void hand_out(TileRef* to) {
+    *to = fetched;
+    fetched = ref(pending);
+    if (pending < tiles) pending = uint64_t(kFixed) * gridDim.x + atomicAdd(counter, 1ull);
+  }
+};
+
 template <class T, class Policy>
 __global__ void __launch_bounds__(Policy::threads)
-    merge_circular_kernel(const T* a, const T* b, uint64_t total, T* out, uint64_t tiles, uint64_t tiles_per_block,
-                          const uint64_t* splits) {
+    merge_circular_kernel(const T* a, const T* b, uint64_t total, T* out, uint64_t tiles, const uint64_t* splits,
+                          unsigned long long* counter) {
   constexpr uint32_t kThreads = Policy::threads;
   constexpr uint32_t kItems = Policy::items_per_thread;
   constexpr uint32_t kTile = Policy::tile;
@@ -357,42 +398,42 @@ __global__ void __launch_bounds__(Policy::threads)
 
   extern __shared__ __align__(16) unsigned char smem[];
   SlotLoads<T, Policy> loads(smem);
-
-  const uint64_t t_begin = uint64_t(blockIdx.x) * tiles_per_block;
-  const uint64_t t_end = std::min(t_begin + tiles_per_block, tiles);
-  auto split = [&](uint64_t t) { return splits[t < tiles ? t : tiles]; };
-  auto span = [&](uint64_t t, uint64_t s0, uint64_t s1) {
-    const uint64_t k = t * kTile;
-    return TileSpan<T>(a, b, k, uint32_t(std::min<uint64_t>(kTile, total - k)), s0, s1);
+  auto span = [&](const TileRef& r) {
+    const uint64_t k = r.t * kTile;
+    return TileSpan<T>(a, b, k, uint32_t(std::min<uint64_t>(kTile, total - k)), r.s0, r.s1);
   };
 
-  // sp[i] = the co-rank of tile t + i's first output, for the tiles being merged and loaded;
-  // the last one is read a tile ahead of its use, so its latency hides behind a merge.
-  uint64_t sp[kStages + 2];
+  // ring[i]: the tile at position p + i of the block's order, for the tile being merged (p)
+  // and the kStages being loaded; thread 0's fetches are positions p + kStages + 1 and + 2.
+  TileOrder<kStages + 3> order{splits, tiles, counter};
+  TileRef ring[kStages + 1];
 #pragma unroll
-  for (uint32_t i = 0; i < kStages + 2; ++i) sp[i] = split(t_begin + i);
-  // Prologue: group s holds the copies of tile t_begin + s.
+  for (uint32_t i = 0; i <= kStages; ++i) ring[i] = order.ref(order.fixed(i));
+  if (threadIdx.x == 0) order.start();
+  // Prologue: group s holds the copies of position s.
 #pragma unroll
   for (uint32_t s = 0; s < kStages; ++s) {
-    if (t_begin + s < t_end) loads.issue(s, span(t_begin + s, sp[s], sp[s + 1]));
+    if (ring[s].t < tiles) loads.issue(s, span(ring[s]));
     __pipeline_commit();
   }
 
   const uint32_t lane = threadIdx.x % 32;
   const uint32_t warp_first = (threadIdx.x - lane) * kItems;  // the warp's first tile output
   uint32_t slot = 0;
-  for (uint64_t t = t_begin; t < t_end; ++t) {
-    const uint64_t next_split = split(t + kStages + 2);
+  while (ring[0].t < tiles) {
     // 1. This tile's copies have landed (at most kStages - 1 newer groups are pending).
     loads.wait(slot);
     __syncthreads();
-    // 2. Tile t + kStages goes into the slot tile t - 1 used.
+    // Position p + kStages + 1, read by every thread after the barrier of step 4 (and
+    // written again only after the next step 1's).
+    if (threadIdx.x == 0) order.hand_out(loads.handoff());
+    // 2. Position p + kStages goes into the slot position p - 1 used.
     const uint32_t load_slot = slot + kStages < kSlots ? slot + kStages : slot + kStages - kSlots;
-    if (t + kStages < t_end) loads.issue(load_slot, span(t + kStages, sp[kStages], sp[kStages + 1]));
+    if (ring[kStages].t < tiles) loads.issue(load_slot, span(ring[kStages]));
     __pipeline_commit();
 
     // 3. This thread's items: outputs [k0, k0 + count) of the tile.
-    const TileSpan<T> cur = span(t, sp[0], sp[1]);
+    const TileSpan<T> cur = span(ring[0]);
     const uint32_t tile_out = cur.la + cur.lb;
     const T* const tile_in = loads.slot(slot);
     const uint32_t k0 = std::min<uint32_t>(threadIdx.x * kItems, tile_out);
@@ -402,12 +443,13 @@ __global__ void __launch_bounds__(Policy::threads)
 
     // 4. Warp-staged stores, through this tile's slot once every thread has merged.
     __syncthreads();
-    store_warp_outputs<T, Policy>(loads.slot(slot), items, count, out + t * kTile, tile_out, lane, warp_first);
+    store_warp_outputs<T, Policy>(loads.slot(slot), items, count, out + ring[0].t * kTile, tile_out, lane,
+                                  warp_first);
     loads.writes_done();
 
 #pragma unroll
-    for (uint32_t i = 0; i + 1 < kStages + 2; ++i) sp[i] = sp[i + 1];
-    sp[kStages + 1] = next_split;
+    for (uint32_t i = 0; i < kStages; ++i) ring[i] = ring[i + 1];
+    ring[kStages] = *loads.handoff();
     slot = slot + 1 < kSlots ? slot + 1 : 0;
   }
   // Every copy issued was for a tile merged by now; wait anyway so that no copy into
@@ -449,18 +491,16 @@ int circular_blocks_per_sm(int* sms) {
   return per_sm;
 }
 
-// One run of whole tiles per resident block (at most max_blocks blocks, when not 0): the
-// slots stream through long runs, and the pipeline fills once per block.
+// As many blocks as the SMs hold at once (at most max_blocks, when not 0) and no more than
+// tiles: each merges tiles until none are left, so the pipeline fills once per block.
 template <class T, class Policy>
-void circular_grid(uint64_t tiles, uint64_t max_blocks, uint64_t* tiles_per_block, uint64_t* blocks) {
+uint64_t circular_grid(uint64_t tiles, uint64_t max_blocks) {
   int sms = 0;
   const int per_sm = circular_blocks_per_sm<T, Policy>(&sms);
   if (per_sm < 1)
     throw Error(ExitCode::device, "merge_circular: policy needs more shared memory than a block gets");
-  uint64_t want = std::min<uint64_t>(uint64_t(sms) * per_sm, tiles);
-  if (max_blocks) want = std::min(want, max_blocks);
-  *tiles_per_block = (tiles + want - 1) / want;
-  *blocks = (tiles + *tiles_per_block - 1) / *tiles_per_block;
+  const uint64_t blocks = std::min<uint64_t>(uint64_t(sms) * per_sm, tiles);
+  return max_blocks ? std::min(blocks, max_blocks) : blocks;
 }
 
 }  // namespace
@@ -479,12 +519,13 @@ void merge_circular(const T* a, size_t na, const T* b, size_t nb, T* out, void* 
   if (temp == nullptr || temp_bytes < merge_circular_temp_bytes<Policy>(na, nb))
     throw Error(ExitCode::usage, "merge_circular: temp storage smaller than merge_temp_bytes()");
   const uint64_t tiles = (total + Policy::tile - 1) / Policy::tile;
-  uint64_t tiles_per_block = 0, blocks = 0;
-  circular_grid<T, Policy>(tiles, max_blocks, &tiles_per_block, &blocks);
+  const uint64_t blocks = circular_grid<T, Policy>(tiles, max_blocks);
+  // temp: the tiles + 1 split points, then the tile counter (merge_circular_temp_bytes).
   auto* splits = static_cast<uint64_t*>(temp);
-  co_rank_splits_two_pass<T>(a, na, b, nb, Policy::tile, tiles + 1, kCoarseSplitStride, splits, stream);
+  auto* counter = reinterpret_cast<unsigned long long*>(splits + tiles + 1);
+  co_rank_splits_two_pass<T>(a, na, b, nb, Policy::tile, tiles + 1, kCoarseSplitStride, splits, stream, counter);
   merge_circular_kernel<T, Policy><<<unsigned(blocks), Policy::threads, circular_smem_bytes<T, Policy>(), stream>>>(
-      a, b, total, out, tiles, tiles_per_block, splits);
+      a, b, total, out, tiles, splits, counter);
   GXSORT_CUDA_CHECK_LAUNCH("merge_circular_kernel");
 }
 

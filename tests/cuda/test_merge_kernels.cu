@@ -177,8 +177,11 @@ struct Harness {
       if (!b.empty())
         GXSORT_CUDA_CHECK(cudaMemcpy(b_ptr, b.data(), b.size() * sizeof(T), cudaMemcpyHostToDevice));
       for (Variant v : kVariants) {
-        // Poison the output and the guard zone after it.
+        // Poison the output and the guard zone after it, and the temp: a kernel must not
+        // trust what a temp holds (the circular merge's tile counter starts from 0 only if
+        // its partition resets it).
         GXSORT_CUDA_CHECK(cudaMemset(o_ptr, 0xCD, (total + kGuard) * sizeof(T)));
+        GXSORT_CUDA_CHECK(cudaMemset(d_temp, 0xEE, temp_bytes));
         run_variant<T>(v, a.empty() ? nullptr : a_ptr, a.size(), b.empty() ? nullptr : b_ptr,
                        b.size(), o_ptr, d_temp, temp_bytes);
         std::vector<T> got(total + kGuard);
