@@ -29,13 +29,20 @@ namespace gxsort::cuda {
 // false from some t on, so the co-rank is the first t in the feasible range where it fails,
 // found by binary search in O(log(min(m, n, k))) comparisons.
 //
+// Narrows [lo, hi] to the co-ranks rank k can have: at least k - n of the first k outputs
+// come from A, and at most min(k, m).
+template <class Index>
+GXSORT_CORANK_HD inline void clamp_co_rank_bounds(Index k, Index m, Index n, Index& lo, Index& hi) {
+  if (k > n && lo < k - n) lo = k - n;
+  if (hi > k) hi = k;
+  if (hi > m) hi = m;
+}
+
 // co_rank_within searches only [lo, hi], bounds known from the co-ranks of a smaller and a
 // larger rank (co-ranks grow with the rank); the answer is the same.
 template <class Index, class ItA, class ItB>
 GXSORT_CORANK_HD inline Index co_rank_within(Index k, ItA a, Index m, ItB b, Index n, Index lo, Index hi) {
-  if (k > n && lo < k - n) lo = k - n;  // at least k - n elements must come from A
-  if (hi > k) hi = k;                   // at most min(k, m) can
-  if (hi > m) hi = m;
+  clamp_co_rank_bounds(k, m, n, lo, hi);
   while (lo < hi) {
     Index mid = lo + (hi - lo) / 2;  // mid < hi <= m, and 0 <= k - mid - 1 < n: both reads in range
     if (b[k - mid - 1] < a[mid]) {
@@ -53,9 +60,7 @@ GXSORT_CORANK_HD inline Index co_rank_within(Index k, ItA a, Index m, ItB b, Ind
 template <class Index, class ItA, class ItB>
 GXSORT_CORANK_HD inline Index co_rank_guessed(Index k, ItA a, Index m, ItB b, Index n, Index lo, Index hi,
                                               Index guess, Index reach) {
-  if (k > n && lo < k - n) lo = k - n;
-  if (hi > k) hi = k;
-  if (hi > m) hi = m;
+  clamp_co_rank_bounds(k, m, n, lo, hi);
   guess = guess < lo ? lo : guess > hi ? hi : guess;
   const Index t1 = guess > lo + reach ? guess - reach : lo, t2 = guess < hi - reach ? guess + reach : hi;
   // t1 < hi and t2 < hi keep both reads in range, as in co_rank_within's loop.
@@ -120,7 +125,8 @@ __global__ void co_rank_splits_kernel(const T* a, uint64_t m, const T* b, uint64
 // the range in rounds of dependent reads, not log2.
 template <class T>
 __device__ uint64_t co_rank_warp(uint64_t k, const T* a, uint64_t m, const T* b, uint64_t n) {
-  uint64_t lo = k > n ? k - n : 0, hi = k < m ? k : m;
+  uint64_t lo = 0, hi = m;
+  clamp_co_rank_bounds(k, m, n, lo, hi);
   const uint64_t lane = threadIdx.x % 32;
   while (lo < hi) {
     auto probe = [&](uint64_t l) { return lo + (l + 1) * (hi - lo) / 33; };  // in [lo, hi)
