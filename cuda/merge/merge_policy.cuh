@@ -48,17 +48,18 @@ constexpr uint32_t kCoarseSplitStride = 64;
 
 // Defaults for the element sizes we instantiate. basic and tiled: about 64 bytes of output
 // per thread. circular: the winners of tools/bench/merge_kernels_bench's sweeps on an H200
-// (docs/merge-kernels.md): 320 x 18 for 8-byte keys, 384 x 28 for 4-byte ones, 512 x 11 for
-// 16-byte records, one stage (a deeper ring costs occupancy). The kernel is bound by its
-// shared-memory traffic (the co-rank searches and the merges' scattered reads), and larger
-// tiles spend less of it per element on the per-tile work (and need fewer split points).
+// (docs/merge-kernels.md): 384 x 12 for 8-byte keys, 512 x 20 for 4-byte ones, 512 x 9 for
+// 16-byte records, one stage (a deeper ring costs occupancy). Larger tiles spend less of
+// the kernel's shared-memory traffic per element on the per-tile work (the co-rank
+// searches and the merges' scattered reads are what bind it) and need fewer split points;
+// smaller ones leave the blocks' ends closer together (tiles are handed out one at a time).
 template <class T>
 struct DefaultMergePolicy {
   static constexpr int items64 = sizeof(T) >= 16 ? 4 : sizeof(T) >= 8 ? 8 : 16;
   using basic = BasicPolicy<256, items64>;
   using tiled = TiledPolicy<128, items64>;
-  using circular = CircularPolicy<sizeof(T) >= 16 ? 512 : sizeof(T) >= 8 ? 320 : 384,
-                                  sizeof(T) >= 16 ? 11 : sizeof(T) >= 8 ? 18 : 28, 1>;
+  using circular = CircularPolicy<sizeof(T) >= 16 ? 512 : sizeof(T) >= 8 ? 384 : 512,
+                                  sizeof(T) >= 16 ? 9 : sizeof(T) >= 8 ? 12 : 20, 1>;
   // For GPUs that give a block less shared memory than `circular` takes (86-180 KB; sm_86
   // and sm_89 allow 99 KB): about 20 KB.
   using circular_fallback = CircularPolicy<128, items64, 1>;
@@ -73,16 +74,17 @@ using CircularPolicyOdd = CircularPolicy<96, 7, 3>;    // tile 672, 4 slots
 
 // Further circular candidates timed by the benchmark (the sweeps behind the defaults above),
 // instantiated in merge_circular.cu for uint64_t, KeyIndex and uint32_t respectively.
-using CircularTune384x12 = CircularPolicy<384, 12, 1>;  // the defaults before bulk copies
-using CircularTune512x20 = CircularPolicy<512, 20, 1>;
+// (320 x 18, 512 x 11 and 384 x 28: the defaults before tiles were handed out one at a time.)
+using CircularTune320x18 = CircularPolicy<320, 18, 1>;
+using CircularTune384x28 = CircularPolicy<384, 28, 1>;
 using CircularTune512x7 = CircularPolicy<512, 7, 1>;
+using CircularTune512x11 = CircularPolicy<512, 11, 1>;
 using CircularTune256x20 = CircularPolicy<256, 20, 1>;
 using CircularTune384x16 = CircularPolicy<384, 16, 1>;
-using CircularTune512x9 = CircularPolicy<512, 9, 1>;
 using CircularTune256x36 = CircularPolicy<256, 36, 1>;
 
-#define GXSORT_CIRCULAR_TUNE_LIST(X) X(CircularTune384x12) X(CircularTune256x20) X(CircularTune384x16)
-#define GXSORT_CIRCULAR_TUNE_LIST_PAIRS(X) X(CircularTune512x7) X(CircularTune512x9)
-#define GXSORT_CIRCULAR_TUNE_LIST_U32(X) X(CircularTune512x20) X(CircularTune256x36)
+#define GXSORT_CIRCULAR_TUNE_LIST(X) X(CircularTune320x18) X(CircularTune256x20) X(CircularTune384x16)
+#define GXSORT_CIRCULAR_TUNE_LIST_PAIRS(X) X(CircularTune512x7) X(CircularTune512x11)
+#define GXSORT_CIRCULAR_TUNE_LIST_U32(X) X(CircularTune384x28) X(CircularTune256x36)
 
 }  // namespace gxsort::cuda
