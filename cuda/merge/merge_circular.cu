@@ -3,15 +3,17 @@
 // Phase 1 co-ranks the start of every tile (threads x items outputs) of the output
 // (co_rank_splits_two_pass), so the elements of A and of B that each tile takes are known
 // before anything is loaded. Phase 2: each resident block merges tiles one after another,
-// as they are handed out (TileOrder). Shared memory is a ring of Stages + 1 tile slots; a slot holds exactly one tile's inputs,
-// its part of A followed by its part of B, so each element is copied from global memory
-// once and nothing is loaded that the tile does not use. Per tile:
+// as they are handed out (TileOrder). Shared memory is a ring of Stages + 1 tile slots; a
+// slot holds exactly one tile's inputs, its part of A followed by its part of B, so each
+// element is copied from global memory once and nothing is loaded that the tile does not
+// use. Per tile (p: the tile's position in the block's order):
 //
 //   1. wait for the copies of this tile, block barrier (every thread is then done with the
 //      slot the previous tile used);
-//   2. start the asynchronous copies of tile t + Stages into that slot (SlotLoads: bulk
-//      copies by the TMA unit on sm_90 and later, cp.async before): they land while this
-//      tile and the next Stages - 1 are merged, so global-memory latency is hidden;
+//   2. start the asynchronous copies of the tile at position p + Stages into that slot
+//      (SlotLoads: bulk copies by the TMA unit on sm_90 and later, cp.async before): they
+//      land while this tile and the next Stages - 1 are merged, so global-memory latency
+//      is hidden;
 //   3. every thread co-ranks its items within the slot's A and B parts and merges them
 //      into registers;
 //   4. after a second block barrier, each warp passes its results through its own rows of
@@ -19,7 +21,8 @@
 //      in banks; only a warp barrier) and writes its contiguous part of the tile with
 //      coalesced 16-byte stores.
 //
-// Two block barriers per tile; shared memory is the slots alone, so more blocks fit.
+// Two block barriers per tile; shared memory is the slots (and the 24 bytes of a hand-off),
+// so more blocks fit.
 // Why the book's circular-buffer bugs cannot happen here:
 // - partly filled buffers: a tile's inputs are given by the co-ranks of its two ends, not
 //   by what a ring happens to hold; the last tile is min(tile, what is left) outputs.

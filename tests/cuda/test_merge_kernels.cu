@@ -424,6 +424,56 @@ TEST_CASE_TEMPLATE("merge kernels match std::merge: degenerate shapes", T, uint3
 // ---- Beyond 2^31 elements ----------------------------------------------------------------
 namespace {
 
+// One circular merge of random u64 runs on exactly `blocks` blocks (max_blocks caps the
+// grid, which holds more of these policies on any GPU with 20 SMs or more), most tiles
+// taken from the tile counter. Besides the output, the counter's final value (the last
+// word of the temp, merge_circular_temp_bytes) shows the hand-out was exactly once: each
+// tile past the fixed ones (Stages + 3 a block, TileOrder) taken once, plus one claim past
+// the end by each block. A tile merged twice writes the same bytes; this catches it.
+template <class Policy>
+void check_tile_hand_out(uint64_t blocks, size_t na, size_t nb) {
+  std::mt19937_64 rng(blocks);
+  const auto a = sorted_keys<uint64_t>(na, 0, ~0ull, rng), b = sorted_keys<uint64_t>(nb, 0, 1000, rng);
+  std::vector<uint64_t> want(na + nb), got(na + nb);
+  std::merge(a.begin(), a.end(), b.begin(), b.end(), want.begin());
+  const uint64_t tiles = (na + nb + Policy::tile - 1) / Policy::tile;
+  const uint64_t fixed = uint64_t(Policy::stages + 3) * blocks;
+  REQUIRE(tiles > fixed);
+  const size_t temp_bytes = gc::merge_circular_temp_bytes<Policy>(na, nb);
+  REQUIRE(temp_bytes == (tiles + 2) * sizeof(uint64_t));
+  uint64_t *d_a, *d_b, *d_out, *d_temp;
+  GXSORT_CUDA_CHECK(cudaMalloc(&d_a, na * sizeof(uint64_t)));
+  GXSORT_CUDA_CHECK(cudaMalloc(&d_b, nb * sizeof(uint64_t)));
+  GXSORT_CUDA_CHECK(cudaMalloc(&d_out, (na + nb) * sizeof(uint64_t)));
+  GXSORT_CUDA_CHECK(cudaMalloc(&d_temp, temp_bytes));
+  GXSORT_CUDA_CHECK(cudaMemcpy(d_a, a.data(), na * sizeof(uint64_t), cudaMemcpyHostToDevice));
+  GXSORT_CUDA_CHECK(cudaMemcpy(d_b, b.data(), nb * sizeof(uint64_t), cudaMemcpyHostToDevice));
+  GXSORT_CUDA_CHECK(cudaMemset(d_temp, 0xEE, temp_bytes));
+  gc::merge_circular<uint64_t, Policy>(d_a, na, d_b, nb, d_out, d_temp, temp_bytes, nullptr, blocks);
+  GXSORT_CUDA_CHECK(cudaDeviceSynchronize());
+  GXSORT_CUDA_CHECK(cudaMemcpy(got.data(), d_out, got.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost));
+  uint64_t counter = 0;
+  GXSORT_CUDA_CHECK(cudaMemcpy(&counter, d_temp + tiles + 1, sizeof counter, cudaMemcpyDeviceToHost));
+  INFO("tile " << Policy::tile << ", stages " << Policy::stages << ", " << blocks << " blocks, " << tiles << " tiles");
+  CHECK(got == want);
+  CHECK(counter == tiles - fixed + blocks);
+  cudaFree(d_a);
+  cudaFree(d_b);
+  cudaFree(d_out);
+  cudaFree(d_temp);
+}
+
+}  // namespace
+
+TEST_CASE("circular merge: many blocks take tiles from the counter, each tile exactly once") {
+  GPU_TEST_REQUIRE_DEVICE();
+  check_tile_hand_out<gc::CircularPolicySmall>(200, 3000001, 2000003);  // 156,251 tiles of 32
+  check_tile_hand_out<gc::CircularPolicyOdd>(60, 3000001, 2000003);     // 3 stages, 7,441 tiles of 672
+  check_tile_hand_out<gc::DefaultMergePolicy<uint64_t>::circular>(40, 3000001, 2000003);
+}
+
+namespace {
+
 __device__ __host__ inline uint32_t mix(uint64_t x) {
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdull;
