@@ -12,7 +12,9 @@
 #                (a knob's A/B: BASE_ENV=GXSORT_SORT_HELD_RUNS=0, every run written)
 #   ROUNDS=N     out-of-core rounds (default 1), alternating which binary goes first; each
 #                fsync'd out-of-core sort is measured against a dd floor taken just before it
-#                (this disk's speed drifts by 10-20% within minutes)
+#                and one taken just after it (this disk's speed drifts by 10-20% within
+#                minutes: a sort that missed its goal while both floors were fast was slow
+#                itself, one whose floor after it was slow met a slower disk)
 # Page cache warm for the input, `sync` (untimed) before each command and the disk left
 # to settle (nothing in flight for half a second); each output is
 # checked sorted (gxsort check) and removed before the next command (the 64 GiB disk of
@@ -85,12 +87,12 @@ sort_row() {  # name label binary check-options(one word) sort-options...
   stats=(); [[ -n ${STATS_DIR:-} ]] && stats=(--stats-json "$STATS_DIR/$(tr -c 'a-zA-Z0-9\n' _ <<< "$name $label${round:+ round $round}").json")
   s=$(timed "$bin" sort "$dir/in.bin" -o "$dir/out.bin" -q -T "$dir" "$@" "${stats[@]}")
   sorted_or_fail "$dir/out.bin" "${c[@]}"
-  ratio=$(bench_ratio "$s" "$dd_s")
+  sort_s=$s ratio=$(bench_ratio "$s" "$dd_s")
   printf '| %s | %s | %s | %s | %s |\n' "$name" "$label" "$s" "$ratio" "$(bench_ratio "$s" "$cp_s")"
   [[ ${#stats[@]} == 2 ]] && stat_lines+=("$name, $label${round:+, round $round}: $(stats_line "${stats[1]}")")
   return 0
 }
-declare -A ooc_ratios=()  # binary: its out-of-core fsync'd ratios to the floor, for the last line
+declare -A ooc_ratios=() ooc_after=()  # binary: its out-of-core fsync'd ratios to the floors before and after
 median() { python3 -c "import statistics, sys; print(f'{statistics.median(map(float, sys.argv[1:])):.2f}')" "$@"; }
 wanted() { [[ -z ${ONLY:-} || $1 == "$ONLY"* ]]; }
 bins=(new "$new"); [[ -n $base ]] && bins+=(base "$base")
@@ -109,6 +111,10 @@ if wanted ooc; then
       fi
       round=$r sort_row "$name" "${bins[b]}, fsync'd" "${bins[b + 1]}" "" "${opts[@]}"
       ooc_ratios[${bins[b]}]+=" $ratio"
+      after_s=$(dd_floor)
+      ooc_after[${bins[b]}]+=" $(bench_ratio "$sort_s" "$after_s")"
+      printf '| %s | dd oflag=direct, after it | %s | %s | %s |\n' "$name" "$after_s" "$(bench_ratio "$after_s" "$dd_s")" \
+        "$(bench_ratio "$after_s" "$cp_s")"
       round=$r sort_row "$name" "${bins[b]}, --no-fsync" "${bins[b + 1]}" "" "${opts[@]}" --no-fsync
     done
   done
@@ -128,8 +134,12 @@ in_memory() {  # name gen-options format-options
 in_memory "u64 $(bench_size 4)" "--count $((4 * 134217728 / bench_div))" ""
 in_memory "gensort $((4000 / bench_div)) MB" "--count $((40000000 / bench_div))" "--format gensort"
 for l in "${stat_lines[@]}"; do echo "stats: $l"; done
-for b in "${!ooc_ratios[@]}"; do  # (n/a in the smoke mode where a floor took 0.00 s)
-  read -r -a rs <<< "${ooc_ratios[$b]}"
-  [[ " ${rs[*]} " == *" n/a "* ]] && m=n/a || m=$(median "${rs[@]}")
-  echo "out of core, fsync'd, $b against the floor before it: ${rs[*]} (median $m)"
+ratios_line() {  # binary, which floor, ratios...: the ratios and their median (n/a in the
+  local b=$1 which=$2 m; shift 2  # smoke mode, where a floor took 0.00 s)
+  [[ " $* " == *" n/a "* ]] && m=n/a || m=$(median "$@")
+  echo "out of core, fsync'd, $b against the floor $which it: $* (median $m)"
+}
+for b in "${!ooc_ratios[@]}"; do
+  ratios_line "$b" before ${ooc_ratios[$b]}
+  ratios_line "$b" after ${ooc_after[$b]}
 done
