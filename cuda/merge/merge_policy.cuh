@@ -60,7 +60,7 @@ struct DefaultMergePolicy {
   using tiled = TiledPolicy<128, items64>;
   using circular = CircularPolicy<sizeof(T) >= 16 ? 512 : sizeof(T) >= 8 ? 384 : 512,
                                   sizeof(T) >= 16 ? 9 : sizeof(T) >= 8 ? 12 : 20, 1>;
-  // For GPUs that give a block less shared memory than `circular` takes (86-180 KB; sm_86
+  // For GPUs that give a block less shared memory than `circular` takes (82-148 KB; sm_86
   // and sm_89 allow 99 KB): about 20 KB.
   using circular_fallback = CircularPolicy<128, items64, 1>;
 };
