@@ -102,7 +102,7 @@ program() {  # NAME ARGS...
 program merge_cpu_bench 4 4096 1
 for dist in uniform bits24 few; do program radix_cpu_bench 100000 2 1 "$dist"; done
 mkdir -p "$WORK/pcw"
-program page_cache_write "$WORK/pcw" 0.01 map 2 nopop 2 popw 2 pwrite 2 win 1 winnp 1 range 1 rangep 1 parts 2
-[[ -f $WORK/page_cache_write.txt ]] && { [[ $(grep -c '^| [a-z]* [0-9]* | [0-9.]* |' page_cache_write.txt) == 9 ]] &&
+program page_cache_write "$WORK/pcw" 0.01 map 2 nopop 2 popw 2 pwrite 2 files 2 sparse 2 win 1 winnp 1 range 1 rangep 1 parts 2
+[[ -f $WORK/page_cache_write.txt ]] && { [[ $(grep -c '^| [a-z]* [0-9]* | [0-9.]* |' page_cache_write.txt) == 11 ]] &&
   pass "bench/page_cache_write: a row for each way" || fail "page_cache_write rows" "$(cat page_cache_write.txt)"; }
 finish

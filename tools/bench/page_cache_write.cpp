@@ -7,6 +7,10 @@
 //              without pre-faulting (every page a write fault in the copy)
 //   popw T     the same, each part pre-faulted for writing first (MADV_POPULATE_WRITE)
 //   pwrite T   T threads pwrite their own parts, 64 MiB at a time
+//   files T    T threads pwrite a file each (DIR/out.N), 1/T of the bytes, 64 MiB at a time:
+//              one file's write() calls are serialized by the kernel, T files' are not
+//   sparse T   the file sized by ftruncate (no blocks reserved: a hole, as run files are)
+//              and mapped once, T threads copy their own parts in without pre-faulting
 //   win W      io::write_mapped of each W MiB window on every thread (a mapping each: the
 //              out-of-core merge's windows before session 14, and still with -u)
 //   winnp W    each W MiB window reserved and mapped once, copied in by every thread
@@ -149,6 +153,28 @@ void way_pwrite(const io::File& out, uint64_t bytes, unsigned threads) {
   });
 }
 
+void way_files(const std::string& path, uint64_t bytes, unsigned threads) {
+  on_parts(threads, bytes, [&](unsigned t, uint64_t b, uint64_t e) {
+    const std::string name = path + "." + std::to_string(t);
+    ::unlink(name.c_str());  // a killed earlier run's (DIR/out is removed so too)
+    const io::File f = io::File::create_new(name);
+    for (uint64_t at = b; at < e; at += kSlot) f.write_at(source().data(), size_t(std::min(kSlot, e - at)), at - b);
+  });
+}
+
+void remove_files(const std::string& path, unsigned threads) {  // way_files' files, once measured
+  for (unsigned t = 0; t < threads; ++t) ::unlink((path + "." + std::to_string(t)).c_str());
+}
+
+void way_sparse(const io::File& out, uint64_t bytes, unsigned threads) {
+  if (::ftruncate(out.fd(), off_t(bytes)) != 0) { std::perror("ftruncate"); std::exit(1); }
+  void* m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, out.fd(), 0);
+  if (m == MAP_FAILED) { std::perror("mmap"); std::exit(1); }
+  auto* p = static_cast<unsigned char*>(m);
+  on_parts(threads, bytes, [&](unsigned, uint64_t b, uint64_t e) { copy_part(p, b, e); });
+  ::munmap(p, bytes);
+}
+
 void way_procs(const std::string& self, const std::string& path, uint64_t bytes, unsigned procs, unsigned cores) {
   const uint64_t share = (bytes / procs + 4095) / 4096 * 4096;
   std::vector<pid_t> kids;
@@ -212,6 +238,8 @@ int main(int argc, char** argv) {
     else if (way == "nopop") way_mapped_parts(out, bytes, n, false);
     else if (way == "popw") way_mapped_parts(out, bytes, n, true);
     else if (way == "pwrite") way_pwrite(out, bytes, n);
+    else if (way == "files") way_files(path, bytes, n);
+    else if (way == "sparse") way_sparse(out, bytes, n);
     else if (way == "win") way_windows(out, bytes, uint64_t(n) << 20, cores, true);
     else if (way == "winnp") way_windows(out, bytes, uint64_t(n) << 20, cores, false);
     else if (way == "range") way_range(out, bytes, uint64_t(n) << 20, cores, false);
@@ -221,6 +249,7 @@ int main(int argc, char** argv) {
     else { std::fprintf(stderr, "unknown way %s\n", way.c_str()); return 2; }
     const double s = now() - t0;
     std::printf("| %s %u | %.3f | %.2f | %ld |\n", way.c_str(), n, s, bytes / s / 1e9, meminfo_mib("Dirty"));
+    if (way == "files") remove_files(path, n);
     std::fflush(stdout);
   }
   ::unlink(path.c_str());
