@@ -105,4 +105,15 @@ mkdir -p "$WORK/pcw"
 program page_cache_write "$WORK/pcw" 0.01 map 2 nopop 2 popw 2 pwrite 2 files 2 sparse 2 win 1 winnp 1 range 1 rangep 1 parts 2
 [[ -f $WORK/page_cache_write.txt ]] && { [[ $(grep -c '^| [a-z]* [0-9]* | [0-9.]* |' page_cache_write.txt) == 11 ]] &&
   pass "bench/page_cache_write: a row for each way" || fail "page_cache_write rows" "$(cat page_cache_write.txt)"; }
+# `files`: a file already there (a killed run's, or another user's) stops it, kept as it was,
+# and the program leaves none of its own.
+if [[ -x $BENCH/page_cache_write ]]; then
+  mkdir -p "$WORK/pcw-planted" && echo planted >"$WORK/pcw-planted/out.1"
+  "$BENCH/page_cache_write" "$WORK/pcw-planted" 0.01 files 3 >pcw-planted.txt 2>&1
+  RC=$?
+  expect_rc "bench/page_cache_write files, out.1 planted: exits 1" 1
+  [[ $(cat "$WORK/pcw-planted/out.1") == planted && $(ls "$WORK/pcw-planted") == out.1 ]] &&
+    grep -q "out.1: cannot create" pcw-planted.txt && pass "bench/page_cache_write files: the planted file kept, none of its own left" ||
+    fail "page_cache_write files, planted" "$(ls "$WORK/pcw-planted"; cat pcw-planted.txt)"
+fi
 finish

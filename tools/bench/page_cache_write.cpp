@@ -36,6 +36,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -153,12 +154,26 @@ void way_pwrite(const io::File& out, uint64_t bytes, unsigned threads) {
   });
 }
 
-void way_files(const std::string& path, uint64_t bytes, unsigned threads) {
-  on_parts(threads, bytes, [&](unsigned t, uint64_t b, uint64_t e) {
-    const std::string name = path + "." + std::to_string(t);
-    ::unlink(name.c_str());  // a killed earlier run's (DIR/out is removed so too)
-    const io::File f = io::File::create_new(name);
-    for (uint64_t at = b; at < e; at += kSlot) f.write_at(source().data(), size_t(std::min(kSlot, e - at)), at - b);
+// way_files' files DIR/out.0 .. out.(n-1): created new (O_EXCL: a file left there, a killed
+// run's or anyone's, stops the run and is never replaced), or none (exits, removing its own).
+std::vector<io::File> create_files(const std::string& path, unsigned n) {
+  std::vector<io::File> files;
+  for (unsigned t = 0; t < n; ++t) {
+    try {
+      files.push_back(io::File::create_new(path + "." + std::to_string(t)));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      for (unsigned i = 0; i < t; ++i) ::unlink((path + "." + std::to_string(i)).c_str());
+      ::unlink(path.c_str());  // DIR/out, which main created for this way
+      std::exit(1);
+    }
+  }
+  return files;
+}
+
+void way_files(const std::vector<io::File>& files, uint64_t bytes) {
+  on_parts(unsigned(files.size()), bytes, [&](unsigned t, uint64_t b, uint64_t e) {
+    for (uint64_t at = b; at < e; at += kSlot) files[t].write_at(source().data(), size_t(std::min(kSlot, e - at)), at - b);
   });
 }
 
@@ -227,18 +242,22 @@ int main(int argc, char** argv) {
     if ((way.rfind("win", 0) == 0 || way.rfind("range", 0) == 0) && (n == 0 || n > 1024)) {
       std::fprintf(stderr, "windows of 1..1024 MiB\n");
       return 2;
+    } else if (n == 0 || n > 4096) {
+      std::fprintf(stderr, "%s: 1..4096 threads, files or processes\n", way.c_str());
+      return 2;
     }
   for (auto& [way, n] : ways) {
     ::unlink(path.c_str());
     ::sync();
     { io::File::create_new(path); }
     io::File out = io::File::open_rw(path);
+    const std::vector<io::File> files = way == "files" ? create_files(path, n) : std::vector<io::File>();
     const double t0 = now();
     if (way == "map") way_map(out, 0, bytes, n);
     else if (way == "nopop") way_mapped_parts(out, bytes, n, false);
     else if (way == "popw") way_mapped_parts(out, bytes, n, true);
     else if (way == "pwrite") way_pwrite(out, bytes, n);
-    else if (way == "files") way_files(path, bytes, n);
+    else if (way == "files") way_files(files, bytes);
     else if (way == "sparse") way_sparse(out, bytes, n);
     else if (way == "win") way_windows(out, bytes, uint64_t(n) << 20, cores, true);
     else if (way == "winnp") way_windows(out, bytes, uint64_t(n) << 20, cores, false);
