@@ -154,16 +154,18 @@ void way_pwrite(const io::File& out, uint64_t bytes, unsigned threads) {
   });
 }
 
+std::string part_name(const std::string& path, unsigned t) { return path + "." + std::to_string(t); }
+
 // way_files' files DIR/out.0 .. out.(n-1): created new (O_EXCL: a file left there, a killed
 // run's or anyone's, stops the run and is never replaced), or none (exits, removing its own).
 std::vector<io::File> create_files(const std::string& path, unsigned n) {
   std::vector<io::File> files;
   for (unsigned t = 0; t < n; ++t) {
     try {
-      files.push_back(io::File::create_new(path + "." + std::to_string(t)));
+      files.push_back(io::File::create_new(part_name(path, t)));
     } catch (const std::exception& e) {
       std::fprintf(stderr, "%s\n", e.what());
-      for (unsigned i = 0; i < t; ++i) ::unlink((path + "." + std::to_string(i)).c_str());
+      for (unsigned i = 0; i < t; ++i) ::unlink(part_name(path, i).c_str());
       ::unlink(path.c_str());  // DIR/out, which main created for this way
       std::exit(1);
     }
@@ -178,7 +180,7 @@ void way_files(const std::vector<io::File>& files, uint64_t bytes) {
 }
 
 void remove_files(const std::string& path, unsigned threads) {  // way_files' files, once measured
-  for (unsigned t = 0; t < threads; ++t) ::unlink((path + "." + std::to_string(t)).c_str());
+  for (unsigned t = 0; t < threads; ++t) ::unlink(part_name(path, t).c_str());
 }
 
 void way_sparse(const io::File& out, uint64_t bytes, unsigned threads) {
