@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -88,10 +89,14 @@ void copy_part(unsigned char* dst, uint64_t begin, uint64_t end) {
   for (uint64_t at = begin; at < end; at += kSlot) std::memcpy(dst + at, source().data(), std::min(kSlot, end - at));
 }
 
-// Bytes [at, at + n) of out reserved and mapped shared, not pre-faulted (exits on errors).
-unsigned char* map_reserved(const io::File& out, uint64_t at, uint64_t n) {
-  if (int err = ::posix_fallocate(out.fd(), off_t(at), off_t(n))) {
-    std::fprintf(stderr, "fallocate: %s\n", std::strerror(err));
+// Bytes [at, at + n) of out mapped shared, not pre-faulted (exits on errors): reserved
+// first (posix_fallocate), or else only sized (ftruncate: a hole, as run files are).
+unsigned char* map_part(const io::File& out, uint64_t at, uint64_t n, bool reserve = true) {
+  int err = 0;
+  if (reserve) err = ::posix_fallocate(out.fd(), off_t(at), off_t(n));
+  else if (::ftruncate(out.fd(), off_t(at + n)) != 0) err = errno;
+  if (err) {
+    std::fprintf(stderr, "%s: %s\n", reserve ? "fallocate" : "ftruncate", std::strerror(err));
     std::exit(1);
   }
   void* p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_SHARED, out.fd(), off_t(at));
@@ -107,8 +112,8 @@ void way_map(const io::File& out, uint64_t offset, uint64_t bytes, unsigned thre
   for (uint64_t at = 0; at < bytes; at += kSlot) range.put(source().data(), at, std::min<uint64_t>(kSlot, bytes - at));
 }
 
-void way_mapped_parts(const io::File& out, uint64_t bytes, unsigned threads, bool populate) {
-  unsigned char* p = map_reserved(out, 0, bytes);
+void way_mapped_parts(const io::File& out, uint64_t bytes, unsigned threads, bool populate, bool reserve = true) {
+  unsigned char* p = map_part(out, 0, bytes, reserve);
   on_parts(threads, bytes, [&](unsigned, uint64_t b, uint64_t e) {
     if (populate && e > b) ::madvise(p + b, e - b, MADV_POPULATE_WRITE);
     copy_part(p, b, e);
@@ -124,7 +129,7 @@ void way_windows(const io::File& out, uint64_t bytes, uint64_t window, unsigned 
       io::write_mapped(out, at, source().data(), size_t(n), threads);
       continue;
     }
-    unsigned char* p = map_reserved(out, at, n);
+    unsigned char* p = map_part(out, at, n);
     on_parts(threads, n, [&](unsigned, uint64_t b, uint64_t e) { copy_part(p, b, e); });
     ::madvise(p, n, MADV_DONTNEED);
     ::munmap(p, n);
@@ -181,15 +186,6 @@ void way_files(const std::vector<io::File>& files, uint64_t bytes) {
 
 void remove_files(const std::string& path, unsigned threads) {  // way_files' files, once measured
   for (unsigned t = 0; t < threads; ++t) ::unlink(part_name(path, t).c_str());
-}
-
-void way_sparse(const io::File& out, uint64_t bytes, unsigned threads) {
-  if (::ftruncate(out.fd(), off_t(bytes)) != 0) { std::perror("ftruncate"); std::exit(1); }
-  void* m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, out.fd(), 0);
-  if (m == MAP_FAILED) { std::perror("mmap"); std::exit(1); }
-  auto* p = static_cast<unsigned char*>(m);
-  on_parts(threads, bytes, [&](unsigned, uint64_t b, uint64_t e) { copy_part(p, b, e); });
-  ::munmap(p, bytes);
 }
 
 void way_procs(const std::string& self, const std::string& path, uint64_t bytes, unsigned procs, unsigned cores) {
@@ -260,7 +256,7 @@ int main(int argc, char** argv) {
     else if (way == "popw") way_mapped_parts(out, bytes, n, true);
     else if (way == "pwrite") way_pwrite(out, bytes, n);
     else if (way == "files") way_files(files, bytes);
-    else if (way == "sparse") way_sparse(out, bytes, n);
+    else if (way == "sparse") way_mapped_parts(out, bytes, n, false, false);
     else if (way == "win") way_windows(out, bytes, uint64_t(n) << 20, cores, true);
     else if (way == "winnp") way_windows(out, bytes, uint64_t(n) << 20, cores, false);
     else if (way == "range") way_range(out, bytes, uint64_t(n) << 20, cores, false);
