@@ -96,6 +96,7 @@ Tuning tuning() {
   t.runs_early_writeback = env_bytes("GXSORT_RUNS_EARLY_WRITEBACK");
   t.output_backlog = env_bytes("GXSORT_OUTPUT_BACKLOG");
   t.sort_held_runs = env_count("GXSORT_SORT_HELD_RUNS");
+  t.sort_run_files = env_count("GXSORT_SORT_RUN_FILES");
   if (env_set("GXSORT_LINES_RUN_WRITERS"))
     t.lines_run_writers = unsigned(std::max(1ul, std::strtoul(env("GXSORT_LINES_RUN_WRITERS").c_str(), nullptr, 10)));
   return t;

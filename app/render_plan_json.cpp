@@ -36,6 +36,7 @@ void add_sort(Json& j, const PlanReport& r) {
   j["early_writeback_bytes"] = s.early_writeback_bytes;
   j["held_runs"] = s.held_runs;
   j["held_run_bytes"] = s.held_run_bytes;
+  j["run_files"] = s.run_files;
   j["buckets"] = s.buckets;
   j["bucket_records"] = s.bucket_records;
   j["partition_chunk_bytes"] = s.partition_chunk_bytes;

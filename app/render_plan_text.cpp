@@ -60,6 +60,8 @@ void sort_text(std::ostringstream& o, const PlanReport& r) {
     if (s.mode == PlanMode::external) {
       o << "merge buffer: " << format_bytes(s.merge_buffer_bytes) << " per input\n";
       o << "temporary files: " << temp_files_text(s.direct_io) << "\n";
+      if (s.run_files > 1)
+        o << "each written run in " << s.run_files << " files (written at once, merged as runs of their own)\n";
       if (s.held_runs)
         o << "runs held in memory for the merge (never written): the last " << s.held_runs << ", "
           << format_bytes(s.held_run_bytes) << "\n";

@@ -255,6 +255,10 @@ if [ "$mode" = tests ]; then
   e2e u64-unique-ooc "--count 3000017 --dist zipf" "" "-u $ooc"
   e2e u64-ooc-direct "--count 4000037 --dist uniform" "" "$ooc --direct-io on"
   e2e gensort-ooc-direct "--count 1000000 --format gensort" "--format gensort" "--device-memory 16M --memory 32M --direct-io on"
+  # Written runs each in 3 files (Plan::run_files; the default only in a larger budget):
+  # every part a merge input of its own, ties across them in input order.
+  GXSORT_SORT_RUN_FILES=3 e2e u64-ooc-run-files "--count 4000037 --dist few-unique" "" "--device-memory 8M --memory 16M --threads 2"
+  GXSORT_SORT_RUN_FILES=3 e2e rec24-ooc-run-files "--count 1000003 $R24 --key-type i64 --dist few-unique" "$R24 --key-type i64" "--device-memory 8M --memory 16M --threads 2"
   # The partition sort (the CPU's default out of core without --fan-in) on both backends.
   e2e u64-ooc-partition "--count 4000037 --dist zipf" "" "$ooc --ooc partition"
   e2e rec24-ooc-partition-unique "--count 1000003 $R24 --key-type f64 --dist bits" "$R24 --key-type f64" "--device-memory 8M --memory 8M --ooc partition -u"

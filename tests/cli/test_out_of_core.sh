@@ -202,8 +202,8 @@ held_case() {  # TAG COUNT SEED FORMAT...
   gx sort h.bin -o h.out --memory 1M --ooc merge --reverse --no-fsync -q "${F[@]}"
   same_bytes "$tag: runs held in memory, --reverse --no-fsync: the oracle's bytes" h.out hr.exp
   local t
-  for t in 1 2; do
-    GXSORT_SORT_HELD_RUNS=3 gx sort h.bin -o h.out --memory 1M --ooc merge --threads $t --stats-json h.json -q "${F[@]}"
+  for t in 1 2; do  # (on the CPU: a GPU's larger runs of u64 leave 1M room for 2 either way)
+    GXSORT_SORT_HELD_RUNS=3 gx sort h.bin -o h.out --memory 1M --ooc merge --threads $t --device cpu --stats-json h.json -q "${F[@]}"
     same_bytes "$tag: GXSORT_SORT_HELD_RUNS=3 (every slot's run held), --threads $t: the oracle's bytes" h.out h.exp
     kept=$(json_get h.json '[s["bytes_written"] for s in j["run_stages"] if s["name"] == "runs held in memory"][0]' 2>/dev/null)
     ((kept > bytes)) && pass "$tag: GXSORT_SORT_HELD_RUNS=3 holds more ($kept bytes)" || fail "$tag: GXSORT_SORT_HELD_RUNS=3" "got '$kept'"
@@ -228,6 +228,50 @@ held=$(json_get hd.json '[s["bytes_written"] for s in j["run_stages"] if s["name
 GXSORT_SORT_HELD_RUNS=two gx sort h.bin -o h.out --memory 1M --ooc merge -q --record-size 24 --key-offset 8 --key-type i64
 [[ $RC == 0 ]] && grep -q 'GXSORT_SORT_HELD_RUNS=two is not a count' "$WORK/last.err" &&
   same_bytes "GXSORT_SORT_HELD_RUNS=two: said, ignored, the oracle's bytes" h.out h.exp || fail "GXSORT_SORT_HELD_RUNS=two" "exit $RC: $(last_err)"
+
+# A synced sort's written runs each cut into several files (Plan::run_files: by default
+# with a device merge on 8 threads or more; GXSORT_SORT_RUN_FILES=N here, on any
+# backend): each part a merge input of its own, written at once. Ties (the 24-byte
+# records' payloads) keep input order across the parts: the oracle's bytes, with every
+# thread count and held-run count; none with --no-fsync or -u. (The parts must leave each
+# input a 64 KiB read buffer: 8M for 2 threads.)
+parts_case() {  # TAG COUNT SEED FORMAT...
+  local tag=$1 count=$2 seed=$3; shift 3
+  local F=("$@") t held plan
+  rm -f p.bin p.exp pu.exp p.out
+  oracle gen -o p.bin --count "$count" --seed "$seed" --dist dups --expect p.exp "${F[@]}" || { fail "$tag" "oracle gen failed"; return; }
+  oracle dedupe p.bin -o pu.exp "${F[@]}"
+  GXSORT_SORT_RUN_FILES=3 gx plan p.bin --memory 8M --ooc merge --threads 2 --json "${F[@]}"
+  plan=$(json_get "$WORK/last.out" '(len(j["levels"]), j["run_files"], j["runs"] > j["held_runs"])' 2>/dev/null)
+  [[ $plan == "(1, 3, True)" ]] && pass "$tag: GXSORT_SORT_RUN_FILES=3: the plan cuts each written run into 3 files" ||
+    { fail "$tag: the plan's run files" "got '$plan'"; return; }
+  GXSORT_SORT_RUN_FILES=3 gx plan p.bin --memory 8M --ooc merge --threads 2 "${F[@]}"
+  grep -q '^each written run in 3 files' "$WORK/last.out" && pass "$tag: plan says each run is in 3 files" || fail "$tag: plan text" "$(cat "$WORK/last.out")"
+  for t in 1 2 3; do
+    GXSORT_SORT_RUN_FILES=3 gx sort p.bin -o p.out --memory 8M --ooc merge --threads $t -q "${F[@]}"
+    same_bytes "$tag: GXSORT_SORT_RUN_FILES=3, --threads $t: the oracle's bytes" p.out p.exp
+  done
+  for held in 0 3; do
+    GXSORT_SORT_RUN_FILES=2 GXSORT_SORT_HELD_RUNS=$held gx sort p.bin -o p.out --memory 8M --ooc merge --threads 2 -q "${F[@]}"
+    same_bytes "$tag: runs in 2 files, GXSORT_SORT_HELD_RUNS=$held: the oracle's bytes" p.out p.exp
+  done
+  for opt in --no-fsync -u; do
+    GXSORT_SORT_RUN_FILES=3 gx plan p.bin --memory 8M --ooc merge --threads 2 --json $opt "${F[@]}"
+    [[ $(json_get "$WORK/last.out" 'j["run_files"]') == 1 ]] && pass "$tag: $opt: one file a run" || fail "$tag: $opt: one file a run" "$(cat "$WORK/last.out")"
+  done
+  GXSORT_SORT_RUN_FILES=3 gx sort p.bin -o p.out --memory 8M --ooc merge -u -q "${F[@]}"
+  same_bytes "$tag: GXSORT_SORT_RUN_FILES=3 -u: the oracle's bytes" p.out pu.exp
+}
+parts_case "u64, runs in files" 2400001 23 --type u64
+parts_case "24-byte records, runs in files" 600001 24 "${H24[@]}"
+for keep in last first; do
+  oracle dedupe p.bin -o pd.exp --keep $keep "${H24[@]}"
+  GXSORT_SORT_RUN_FILES=3 gx dedupe p.bin -o pd.out --memory 8M --threads 2 --strategy sort --ooc merge --keep $keep -q "${H24[@]}"
+  same_bytes "dedupe --keep $keep, runs in 3 files: the oracle's bytes" pd.out pd.exp
+done
+GXSORT_SORT_RUN_FILES=three gx sort p.bin -o p.out --memory 8M --ooc merge -q "${H24[@]}"
+[[ $RC == 0 ]] && grep -q 'GXSORT_SORT_RUN_FILES=three is not a count' "$WORK/last.err" &&
+  same_bytes "GXSORT_SORT_RUN_FILES=three: said, ignored, the oracle's bytes" p.out p.exp || fail "GXSORT_SORT_RUN_FILES=three" "exit $RC: $(last_err)"
 
 no_leftovers "no temp files left in the work dir" "$WORK"
 finish

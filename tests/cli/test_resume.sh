@@ -286,6 +286,49 @@ if kill_when "partition, killed in pass 1" '^bucket ' 1; then
   same_bytes "partition, killed as pass 1 ended: --resume gives the bytes of a plain sort" out.bin ref.bin
 fi
 
+# Runs in several files (Plan::run_files, GXSORT_SORT_RUN_FILES here): each part is a
+# piece of its own ("run I PART" in the journal, run-NNNNNN-PART.bin beside run-NNNNNN.bin).
+# Killed while the runs form, a resume reuses the runs whose parts were all kept and forms
+# again the others; a damaged part is discarded with a note and its run formed again;
+# killed in the last merge, it merges on from the checkpoint.
+export GXSORT_SORT_RUN_FILES=2
+SORT=(sort in.bin -o out.bin --memory 24M --ooc merge -T T --threads 2)   # one level, 24-32 runs: 2 files each fit its fan-in
+REF=ref.bin
+gx plan "${SORT[@]:1}" --json
+runs=$(json_get "$WORK/last.out" 'j["runs"]')
+[[ $(json_get "$WORK/last.out" '(len(j["levels"]), j["run_files"])') == "(1, 2)" ]] && pass "runs in 2 files: the plan cuts each written run in two" ||
+  fail "runs in 2 files: plan" "$(cat "$WORK/last.out")"
+if kill_when "runs in 2 files, killed during run formation" '^run ' 12; then
+  # 3 chunks in flight at most: with 12 parts journalled, runs 0-2 are whole.
+  ls T/.gxsort-job.*/ | grep -q '^run-000001-1\.bin$' && journal | grep -q '^run 1 1 ' &&
+    pass "runs in 2 files: a run's second part is a piece of its own (run-000001-1.bin, 'run 1 1')" ||
+    fail "runs in 2 files: part pieces" "$(ls T/.gxsort-job.*/; journal | head -4)"
+  gx plan "${SORT[@]:1}" --resume --json   # whole runs kept: those with every part
+  kept=$(json_get "$WORK/last.out" '(j["resume"]["runs_kept"], j["resume"]["runs_kept"] + j["resume"]["runs_to_form"] == j["runs"])')
+  [[ $kept =~ ^\(([0-9]+),\ True\)$ ]] && ((BASH_REMATCH[1] >= 3 && BASH_REMATCH[1] <= 6)) &&
+    pass "runs in 2 files: plan --resume counts the runs whose parts were all kept ($kept)" || fail "runs in 2 files: plan --resume" "$kept $(cat "$WORK/last.out")"
+  flip_byte "$(ls T/.gxsort-job.*/run-000001-1.bin)" 100
+  gx "${SORT[@]}" --resume -v
+  expect_rc "runs in 2 files, killed during run formation: --resume exits 0" 0
+  same_bytes "runs in 2 files, killed during run formation: --resume gives the bytes of a plain sort" out.bin ref.bin
+  grep -q "resume: run 1, part 1 (.*run-000001-1.bin) discarded: the XXH3 of its bytes" "$WORK/last.err" &&
+    pass "runs in 2 files: the damaged part discarded with a note naming it" || fail "runs in 2 files: damaged part note" "$(last_err)"
+  r=$(grep -o 'resumed: [0-9]* of [0-9]* runs' "$WORK/last.err")
+  [[ $r =~ resumed:\ ([0-9]+)\ of\ $runs\ runs ]] && ((BASH_REMATCH[1] >= 2 && BASH_REMATCH[1] <= 5)) &&
+    pass "runs in 2 files: the whole runs kept reused, the others formed again ($r)" || fail "runs in 2 files: reuse" "'$r' $(last_err)"
+  [[ -z "$(ls -A T)" ]] && pass "runs in 2 files: success removes the job directory" || fail "runs in 2 files: job directory removed" "$(ls -A T)"
+fi
+final_case "runs in 2 files, killed after 3 checkpoints of the last merge" 3
+# Resumed with another count of files (--no-fsync, or the knob): another job, nothing of
+# the old one taken for a whole run.
+if kill_when "runs in 2 files, resumed with one" '^run ' 12; then
+  GXSORT_SORT_RUN_FILES=1 gx "${SORT[@]}" --resume -v
+  same_bytes "runs in 2 files, resumed with one file a run: a fresh, right sort" out.bin ref.bin
+  grep -q 'resumed: 0 of' "$WORK/last.err" && pass "runs in 2 files, resumed with one: nothing reused" || fail "resumed with one file a run" "$(last_err)"
+  [[ -z "$(ls -A T)" ]] && pass "runs in 2 files, resumed with one: the old job's directory is removed" || fail "old job dir" "$(ls -A T)"
+fi
+unset GXSORT_SORT_RUN_FILES
+
 # --resume on a stream: refused.
 cat in.bin | "$GX" sort - -o o.bin --memory 6M --resume -T T -q 2>"$WORK/last.err"; RC=$?
 expect_rc "--resume of a stream: exit 2" 2

@@ -2,10 +2,12 @@
 // documented errors for budgets too small, and empty inputs.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "gxsort/error.hpp"
 #include "io/output.hpp"
+#include "engine/run_parts.hpp"
 #include "kernels/reduce.hpp"
 #include "plan/plan_request.hpp"
 
@@ -191,6 +193,97 @@ TEST_CASE("job plan: an external sort with one merge level holds its last runs i
   REQUIRE(make_plan(one).levels.size() > 1);
   CHECK(make_plan(one).held_runs == 0);
   CHECK(make_plan(one).window_memory == make_plan(one).memory);
+}
+
+TEST_CASE("job plan: a device merge's written runs each cut into files of their own (Plan::run_files)") {
+  // As above, 16 times the records and the budget: 21 runs, one level; a device merge
+  // on 16 threads keeps each part a read buffer of kMinMergeBuffer.
+  PlanRequest one = job(CommandKind::sort, (uint64_t(160) << 20) + 16000, 256 << 20);
+  one.sort.ooc = OocMethod::merge;
+  one.hold_runs = true;
+  one.threads = 16;
+  one.fsync = true;
+  CHECK(make_plan(one).run_files == 1);  // the CPU merges: its writes are not the bound
+  one.window_records = 1 << 20;
+  const Plan d = make_plan(one);
+  REQUIRE(d.levels.size() == 1);
+  REQUIRE(d.held_runs == 3);
+  CHECK(d.run_files == 3);  // 4 asked (16 threads), (fan-in 64 - 3 held) / 18 written = 3
+  // The merge's read buffers: one for each part (a held run needs none) and the output's.
+  CHECK(d.merge_buffer_bytes == (d.memory - d.held_run_bytes) / (d.merge_threads * (18 * 3 + 1)) / 8 * 8);
+  CHECK(d.merge_buffer_bytes >= kMinMergeBuffer);
+  one.threads = 8;
+  CHECK(make_plan(one).run_files == 2);  // a file for every 4 threads
+  one.threads = 2;
+  CHECK(make_plan(one).run_files == 1);
+  one.threads = 16;
+  one.sort.fan_in = 40;  // (40 - 3) / 18: 2 parts keep one merge level
+  CHECK(make_plan(one).run_files == 2);
+  CHECK(make_plan(one).levels.size() == 1);
+  one.sort.fan_in = 0;
+  // A test's count, on the CPU merge too; still within the fan-in and the buffers.
+  one.window_records = 0;
+  one.run_files = 3;
+  CHECK(make_plan(one).run_files == 3);
+  one.run_files = 100;
+  const Plan many = make_plan(one);
+  CHECK(many.run_files * (many.runs - many.held_runs) + many.held_runs <= many.fan_in);
+  CHECK(many.merge_buffer_bytes >= kMinMergeBuffer);
+  one.run_files = 3;
+  // None with -u (a run may shrink below its parts), --no-fsync, several merge levels,
+  // direct runs, or where the executor does not hold runs (the API's runs from memory).
+  one.unique = true;
+  CHECK(make_plan(one).run_files == 1);
+  one.unique = false;
+  one.fsync = false;  // --no-fsync: the flusher writes more of the runs back
+  CHECK(make_plan(one).run_files == 1);
+  one.fsync = true;
+  one.sort.fan_in = 4;
+  CHECK(make_plan(one).run_files == 1);
+  one.sort.fan_in = 0;
+  one.sort.direct_io = DirectIo::on;
+  CHECK(make_plan(one).run_files == 1);
+  one.sort.direct_io = DirectIo::automatic;
+  one.hold_runs = false;
+  CHECK(make_plan(one).run_files == 1);
+  // Never more parts than the smallest written run has records: 20 records in runs of
+  // at most 3 (7 runs, the last of 2), none held.
+  PlanRequest tiny = job(CommandKind::sort, 20, 1 << 20);
+  tiny.sort.ooc = OocMethod::merge;
+  tiny.sort.max_chunk_records = 3;
+  tiny.hold_runs = true;
+  tiny.fsync = true;
+  tiny.held_runs = 0;
+  tiny.run_files = 1000;
+  const Plan t = make_plan(tiny);
+  REQUIRE(t.mode == PlanMode::external);
+  REQUIRE(t.runs == 7);
+  CHECK(t.run_sizes.back() == 2);
+  CHECK(t.run_files == 2);
+}
+
+TEST_CASE("run parts: merge inputs of runs cut into files, and the held runs after them") {
+  const RunParts one;  // one file a run, none held: input i is run i
+  CHECK(one.first_input(7) == 7);
+  CHECK(one.run_of_input(7) == 7);
+  const RunParts p{3, 5};  // runs 0-4 in 3 files each, runs 5 on held
+  CHECK(p.parts(4) == 3);
+  CHECK(p.parts(5) == 1);
+  CHECK(p.first_input(1) == 3);
+  CHECK(p.first_input(5) == 15);
+  CHECK(p.first_input(7) == 17);  // the inputs of 7 runs
+  for (size_t x = 0; x < 17; ++x) {
+    const size_t r = p.run_of_input(x);
+    CHECK(p.first_input(r) <= x);
+    CHECK(x < p.first_input(r) + p.parts(r));
+  }
+  // Parts of consecutive records, every record in one, none empty where records >= parts.
+  for (uint64_t n : {1, 2, 3, 10, 499370}) {
+    const size_t k = n < 3 ? size_t(n) : 3;
+    CHECK(RunParts::part_begin(n, k, 0) == 0);
+    CHECK(RunParts::part_begin(n, k, k) == n);
+    for (size_t j = 0; j < k; ++j) CHECK(RunParts::part_begin(n, k, j) < RunParts::part_begin(n, k, j + 1));
+  }
 }
 
 TEST_CASE("job plan: runs and merge") {

@@ -55,6 +55,9 @@ struct Tuning {
   // The external sort's runs held in memory for its merge (Plan::held_runs): this many,
   // at most the formation's slots and never every run (0: every run written).
   std::optional<size_t> sort_held_runs;
+  // The files each of its written runs is cut into (Plan::run_files): this many where
+  // the plan allows it (1: one file a run).
+  std::optional<size_t> sort_run_files;
 };
 
 // The directories a process's temp files and jobs went to that `gxsort clean` does not

@@ -63,6 +63,7 @@ struct SortPlanReport {
   bool direct_io = false;           // temp files (and a synced output) bypass the page cache
   uint64_t early_writeback_bytes = 0;  // runs whose writeback starts as they form (a synced output)
   uint64_t held_runs = 0, held_run_bytes = 0;  // the last runs, held in memory for the merge (never written)
+  uint64_t run_files = 1;           // files each written run is cut into (merge inputs of their own)
   uint64_t buckets = 0, bucket_records = 0;  // partition
   uint64_t partition_chunk_bytes = 0, partition_stage_bytes = 0;
   uint64_t output_bytes = 0;

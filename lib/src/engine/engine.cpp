@@ -206,6 +206,9 @@ PlanRequest plan_request(CommandKind kind, const EngineOptions& opt, uint64_t in
   in.dirty_background_bytes = dirty_background_bytes(std::min(in.page_cache_bytes, memory_limit(opt.context).bytes));
   in.ooc = opt.ooc;
   j.held_runs = opt.context.tuning.sort_held_runs;
+  j.unique = opt.unique;
+  j.fsync = opt.fsync;
+  j.run_files = opt.context.tuning.sort_run_files;
   return j;
 }
 

@@ -24,12 +24,13 @@ namespace {
 // input, format, order, -u, output or plan never meets this job's pieces.
 std::string digest_of(const Prepared& p, const io::File& in, const std::string& output, const EngineOptions& opt) {
   const Format& f = opt.format;
-  std::vector<std::string> parts{"gxsort sort job 4"};
+  std::vector<std::string> parts{"gxsort sort job 5"};
   for (const std::string& s : resume::input_parts(in)) parts.push_back(s);
   for (const std::string& s : {std::to_string(f.record_size), f.key_text(), std::string(f.reverse ? "r" : "-"),
                                std::string(opt.unique ? "u" : "-"), opt.npy_descr, io::output_key(output),
                                std::string(plan_mode_name(p.plan.mode)), std::to_string(p.plan.run_records),
-                               std::to_string(p.plan.fan_in), std::to_string(p.plan.buckets)})
+                               std::to_string(p.plan.fan_in), std::to_string(p.plan.buckets),
+                               std::to_string(p.plan.run_files)})  // (a run's parts: its pieces)
     parts.push_back(s);
   return resume::job_digest(parts);
 }
@@ -84,9 +85,10 @@ bool can_resume(const std::string& input, const std::string& output, bool resume
   return io::output_can_resume(output, resume);
 }
 
-std::string run_key(size_t i) { return "run " + std::to_string(i) + " 0"; }
+std::string run_key(size_t i, size_t part = 0) { return "run " + std::to_string(i) + " " + std::to_string(part); }
 // A run's line without a file: it was held in memory (SortJob::keep_held_run).
 bool held_run(const resume::Piece& p) { return p.kind == "run" && p.bytes == 0; }
+RunParts parts_of(const Plan& plan) { return {plan.run_files, plan.held_runs ? plan.runs - plan.held_runs : SIZE_MAX}; }
 std::string level_key(size_t level, size_t group) { return "level " + std::to_string(level) + " " + std::to_string(group); }
 std::string bucket_key(size_t b) { return "bucket " + std::to_string(b) + " 0"; }
 std::string out_key(size_t b) { return "out " + std::to_string(b) + " 0"; }
@@ -164,6 +166,7 @@ std::unique_ptr<SortJob> SortJob::create(const Prepared& p, const Plan& plan, co
   job->runs_ = plan.runs;
   job->fan_in_ = plan.fan_in;
   job->run_records_ = plan.run_records;
+  job->parts_ = parts_of(plan);
   job->threads_ = p.threads;
   job->record_size_ = opt.format.record_size;
   for (const MergeLevel& lv : plan.levels)
@@ -246,6 +249,7 @@ ResumeState SortJob::peek(const std::vector<std::string>& dirs, const Plan& plan
   if (!job.dir_.active()) return r;
   job.runs_ = plan.runs;
   job.fan_in_ = plan.fan_in;
+  job.parts_ = parts_of(plan);
   r.job_dir = job.dir_.path();
   r.running = job.dir_.running();
   const std::set<std::string> consumed = job.inputs_of_started_merges();
@@ -254,8 +258,9 @@ ResumeState SortJob::peek(const std::vector<std::string>& dirs, const Plan& plan
     const bool kept = job.dir_.piece_stat(piece, st) && uint64_t(st.st_size) == piece.bytes && !consumed.count(key);
     if (!kept || (piece.kind != "run" && piece.kind != "level" && piece.kind != "bucket")) continue;
     job.verified_.insert(key);
-    if (piece.kind != "bucket") (piece.kind == "run" ? r.runs_kept : r.merges_kept) += 1;
+    if (piece.kind == "level") ++r.merges_kept;
   }
+  for (size_t i = 0; i < job.runs_; ++i) r.runs_kept += job.run_kept(i);
   if (r.runs && of != ResumeState::Of::merge) {
     const std::vector<bool> form = job.runs_to_form();
     r.runs_to_form = size_t(std::count(form.begin(), form.end(), true));
@@ -272,7 +277,7 @@ ResumeState SortJob::peek(const std::vector<std::string>& dirs, const Plan& plan
   for (const std::string& key : job.final_input_keys()) {
     const resume::Piece* piece = job.dir_.find(key);
     if (piece) inputs += piece->records;
-    else if (key.rfind("run ", 0) == 0 && plan.run_sizes.size() == plan.runs) inputs += plan.run_sizes[std::stoul(key.substr(4))];
+    else if (key.rfind("run ", 0) == 0 && plan.run_sizes.size() == plan.runs) inputs += job.part_records(plan, key);
   }
   for (size_t k = 0; const resume::Piece* c = job.dir_.find(final_key(k)); ++k) done = sum_of(c->list);
   if (inputs) r.last_merge_from = std::min(1.0, double(done) / double(inputs));
@@ -301,7 +306,7 @@ namespace {
 // A journalled piece in words, for the notes.
 std::string piece_name(const resume::Piece& p) {
   const std::string a = std::to_string(p.a);
-  if (p.kind == "run") return "run " + a;
+  if (p.kind == "run") return "run " + a + (p.b ? ", part " + std::to_string(p.b) : "");  // Plan::run_files
   if (p.kind == "level") return "merge output " + std::to_string(p.b) + " of level " + a;
   if (p.kind == "bucket") return "bucket " + a;
   if (p.kind == "out") return "the output segment of bucket " + a;
@@ -340,7 +345,8 @@ void SortJob::verify_pieces() {
       bad.push_back({key, ""});
       continue;
     }
-    const std::string why = piece.kind == "run" && piece.a >= runs_ ? "not a run of this plan" : check(piece, 0);
+    const bool ours = piece.kind != "run" || (piece.a < runs_ && piece.b < parts_.parts(size_t(piece.a)));
+    const std::string why = ours ? check(piece, 0) : "not a run of this plan";
     if (why.empty()) verified_.insert(key);
     else bad.push_back({key, why});
   }
@@ -369,17 +375,22 @@ std::vector<std::string> SortJob::merged_level(const std::vector<std::string>& i
   return next;
 }
 
-std::vector<std::string> SortJob::final_input_keys() const {
+std::vector<std::string> SortJob::run_input_keys() const {
   std::vector<std::string> items;
-  for (size_t i = 0; i < runs_; ++i) items.push_back(run_key(i));
+  for (size_t i = 0; i < runs_; ++i)
+    for (size_t j = 0; j < parts_.parts(i); ++j) items.push_back(run_key(i, j));
+  return items;
+}
+
+std::vector<std::string> SortJob::final_input_keys() const {
+  std::vector<std::string> items = run_input_keys();
   for (size_t l = 1; items.size() > fan_in_; ++l) items = merged_level(items, l);
   return items;
 }
 
 std::set<std::string> SortJob::inputs_of_started_merges() const {
   std::set<std::string> consumed;
-  std::vector<std::string> items;  // the inputs of level l
-  for (size_t i = 0; i < runs_; ++i) items.push_back(run_key(i));
+  std::vector<std::string> items = run_input_keys();  // the inputs of level l
   for (size_t l = 1; items.size() > fan_in_; ++l) {
     for (size_t b = 0, g = 0; b < items.size(); b += fan_in_, ++g)
       if (const resume::Piece* m = dir_.find(merging_key(l, g)); m && m->bytes == 0)
@@ -391,9 +402,9 @@ std::set<std::string> SortJob::inputs_of_started_merges() const {
 
 std::pair<size_t, size_t> SortJob::span(size_t level, size_t group) const {
   // The merge tree groups consecutive inputs fan_in at a time (engine/merge.cpp); a
-  // group of one is carried over. Replayed here on run index ranges.
+  // group of one is carried over. Replayed here on the ranges of the runs' inputs.
   std::vector<std::pair<size_t, size_t>> items;
-  for (size_t i = 0; i < runs_; ++i) items.push_back({i, i + 1});
+  for (size_t i = 0; i < parts_.first_input(runs_); ++i) items.push_back({i, i + 1});
   for (size_t l = 1; items.size() > fan_in_; ++l) {
     std::vector<std::pair<size_t, size_t>> next;
     for (size_t b = 0, g = 0; b < items.size(); b += fan_in_, ++g) {
@@ -407,14 +418,28 @@ std::pair<size_t, size_t> SortJob::span(size_t level, size_t group) const {
   return {0, 0};
 }
 
+bool SortJob::run_kept(size_t i) const {
+  for (size_t j = 0; j < parts_.parts(i); ++j)
+    if (!verified_.count(run_key(i, j))) return false;
+  return true;
+}
+
+uint64_t SortJob::part_records(const Plan& plan, const std::string& key) const {
+  size_t i = 0, j = 0;
+  if (std::sscanf(key.c_str(), "run %zu %zu", &i, &j) != 2 || i >= plan.run_sizes.size()) return 0;
+  const size_t k = parts_.parts(i);
+  return RunParts::part_begin(plan.run_sizes[i], k, j + 1) - RunParts::part_begin(plan.run_sizes[i], k, j);
+}
+
 std::vector<bool> SortJob::runs_to_form() const {
   std::vector<bool> form(runs_, true);
+  for (size_t i = 0; i < runs_; ++i) form[i] = !run_kept(i);
   for (const std::string& key : verified_) {
     const resume::Piece& p = *dir_.find(key);
-    if (p.kind == "run") form[p.a] = false;
     if (p.kind != "level") continue;
+    // (A merge tree has more than one level only with one file a run: a level covers whole runs.)
     const auto [first, end] = span(p.a, p.b);
-    for (size_t i = first; i < end && i < runs_; ++i) form[i] = false;
+    for (size_t x = first; x < end && x < parts_.first_input(runs_); ++x) form[parts_.run_of_input(x)] = false;
   }
   return form;
 }
@@ -432,24 +457,28 @@ TreeInput SortJob::piece_input(const resume::Piece& p, bool direct) const {
   return t;
 }
 
-TreeInput SortJob::reuse_run(size_t i) {
-  if (!verified_.count(run_key(i))) return {};
-  ++runs_reused_;
-  return piece_input(*dir_.find(run_key(i)), false);
+TreeInput SortJob::reuse_run(size_t i, size_t part) {
+  if (!verified_.count(run_key(i, part))) return {};
+  runs_reused_ += part == 0;
+  return piece_input(*dir_.find(run_key(i, part)), false);
 }
 
-io::TempFile SortJob::create_run(size_t i) {
+// (A part kept by a killed run, of a run formed again for a part that was not: the new
+// piece replaces it, the same bytes.)
+io::TempFile SortJob::create_run(size_t i, size_t part) {
   resume::Piece p;
   p.kind = "run";
   p.a = i;
+  p.b = part;
   return io::TempFile::create(dir_.context(), dir_.piece_dir(p), "run");
 }
 
-TreeInput SortJob::keep_run(size_t i, io::TempFile run, uint64_t records, std::vector<uint64_t> sums, bool direct,
-                            uint64_t checksum) {
+TreeInput SortJob::keep_run(size_t i, size_t part, io::TempFile run, uint64_t records, std::vector<uint64_t> sums,
+                            bool direct, uint64_t checksum) {
   resume::Piece p;
   p.kind = "run";
   p.a = i;
+  p.b = part;
   p.records = records;
   p.checksum = checksum;
   p.bytes = run.file().size();

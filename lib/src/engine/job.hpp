@@ -21,6 +21,7 @@
 
 #include "engine/engine.hpp"
 #include "engine/merge.hpp"
+#include "engine/run_parts.hpp"
 #include "resume/journal.hpp"
 
 namespace gxsort {
@@ -50,13 +51,14 @@ class SortJob : public MergePieces {
   ~SortJob() override;
 
   // Which of the plan's runs must be formed: those that no verified merge output covers
-  // and no verified run is.
+  // and not every part of which is a verified piece (Plan::run_files: a written run's
+  // parts are pieces of their own, "run i part"; a run formed again writes every part).
   std::vector<bool> runs_to_form() const;
-  TreeInput reuse_run(size_t i);                 // records == 0: none
-  io::TempFile create_run(size_t i);
+  TreeInput reuse_run(size_t i, size_t part);    // records == 0: none
+  io::TempFile create_run(size_t i, size_t part);
   // `sums`: resume::piece_block_bytes blocks' XXH3 (io::block_sums); `checksum`: the
   // whole run's XXH3-64 (gxsort runs: its manifest's), else 0.
-  TreeInput keep_run(size_t i, io::TempFile run, uint64_t records, std::vector<uint64_t> sums, bool direct,
+  TreeInput keep_run(size_t i, size_t part, io::TempFile run, uint64_t records, std::vector<uint64_t> sums, bool direct,
                      uint64_t checksum = 0);
   uint64_t run_checksum(size_t i) const;  // a kept run's whole XXH3-64 (gxsort runs)
   // Run i stays in memory for the last merge (no file): journalled with its records
@@ -108,7 +110,10 @@ class SortJob : public MergePieces {
   std::string segment_text(uint64_t offset, uint64_t bytes) const;
   void adopt_segments(const io::File& out);
   void adopt_checkpoints(const io::File& out, size_t record_size);
+  std::vector<std::string> run_input_keys() const;  // the runs' parts, as merge inputs
   std::vector<std::string> final_input_keys() const;
+  bool run_kept(size_t i) const;  // every part of run i is a verified piece
+  uint64_t part_records(const Plan& plan, const std::string& run_key) const;  // by the plan's run sizes
   std::vector<std::string> merged_level(const std::vector<std::string>& items, size_t level) const;
   // The inputs of the intermediate merges that started (journalled "merging"): punched.
   std::set<std::string> inputs_of_started_merges() const;
@@ -124,6 +129,7 @@ class SortJob : public MergePieces {
   bool runs_only_ = false;   // gxsort runs: no merges to report
   bool merge_only_ = false;  // gxsort merge: its inputs are the user's files, no runs to report
   size_t runs_ = 0, fan_in_ = 0, run_records_ = 0;
+  RunParts parts_;  // the merge inputs of the runs (Plan::run_files, Plan::held_runs)
   std::set<std::string> verified_;  // keys of journalled pieces whose files check out
   size_t runs_reused_ = 0, merges_reused_ = 0, merges_ = 0, discarded_ = 0;
   std::function<void(const std::string&)> note_;

@@ -1,13 +1,16 @@
 #include "engine/run_formation.hpp"
 
+#include <future>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 
 #include "engine/job.hpp"
+#include "engine/run_parts.hpp"
 #include "io/checksum.hpp"
 #include "io/early_writeback.hpp"
 #include "resume/journal.hpp"
+#include "parallel/background_tasks.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 #include "kernels/unique.hpp"
 
@@ -23,15 +26,17 @@ namespace {
 
 // The runs to form, by index: all of them, or those a job has not kept (the rest are
 // reused, or covered by a kept merge output and left out).
-std::vector<size_t> runs_to_form(const RunSource& src, RunFormation& rf) {
+std::vector<size_t> runs_to_form(const RunSource& src, const RunParts& parts, RunFormation& rf) {
   std::vector<size_t> todo;
   if (!src.job) return todo;  // empty: every chunk, in order
   const std::vector<bool> form = src.job->runs_to_form();
-  rf.runs.resize(form.size());
-  rf.checksums.resize(form.size());
+  rf.runs.resize(parts.first_input(form.size()));
+  rf.checksums.resize(rf.runs.size());
   for (size_t i = 0; i < form.size(); ++i) {
     if (form[i]) todo.push_back(i);
-    else rf.runs[i] = src.job->reuse_run(i), rf.checksums[i] = src.job->run_checksum(i);
+    else
+      for (size_t j = 0, x = parts.first_input(i); j < parts.parts(i); ++j, ++x)
+        rf.runs[x] = src.job->reuse_run(i, j), rf.checksums[x] = src.job->run_checksum(i);
   }
   return todo;
 }
@@ -47,25 +52,95 @@ void check_held_buffers(const RunSource& src, const RunBuffers& buffers) {
     throw std::logic_error("run formation: more runs held in memory than it has chunk buffers");
 }
 
-// Run r in its place (run order is input order: ties keep it), with its checksum.
-void place_run(RunFormation& rf, size_t r, TreeInput run, uint64_t checksum) {
-  if (rf.runs.size() <= r) rf.runs.resize(r + 1);
+// Merge input x in its place (input order: ties keep it), with its checksum.
+void place_run(RunFormation& rf, size_t x, TreeInput run, uint64_t checksum) {
+  if (rf.runs.size() <= x) rf.runs.resize(x + 1);
   rf.checksums.resize(rf.runs.size());
-  rf.runs[r] = std::move(run);
-  rf.checksums[r] = checksum;
+  rf.runs[x] = std::move(run);
+  rf.checksums[x] = checksum;
 }
 
 // Run r stays in its chunk buffer: the buffer leaves `buffers` with it, and the scheduler
 // reads no later chunk into it (Chunk::held).
-void hold_in_memory(RunBuffers& buffers, pipeline::Chunk& c, size_t rs, RunFormation& rf, size_t r) {
+void hold_in_memory(RunBuffers& buffers, pipeline::Chunk& c, size_t rs, RunFormation& rf, size_t x) {
   TreeInput run;
   c.held = true;
   run.held = std::make_shared<const HostBuffer>(std::move(buffers.slots.at(c.slot)));
   run.mem = c.data;
   run.records = c.bytes / rs;
-  place_run(rf, r, std::move(run), 0);
+  place_run(rf, x, std::move(run), 0);
   rf.held_bytes += c.bytes;
 }
+
+// The write stage of run formation: each sorted run to its file, or to its parts' files
+// at once (RunSource::run_files: one file's buffered writes do not get faster with
+// threads, separate files do), each part on a thread of its own.
+class RunWriter {
+ public:
+  RunWriter(Prepared& p, const RunSource& src, const Format& f, RunFormation& rf)
+      : p_(p), src_(src), rs_(f.record_size), rf_(rf), early_(src.early_writeback),
+        parts_{src.run_files, src.hold_from}, part_writers_(2 * (src.run_files - 1)) {}
+  const RunParts& parts() const { return parts_; }
+  uint64_t written_back_early() const { return early_.started(); }
+
+  // Run r, sorted in c: held in its buffer (RunSource::hold_from), or written.
+  void stage(RunBuffers& buffers, pipeline::Chunk& c, size_t r) {
+    if (r < src_.hold_from) return write(c, r);
+    std::lock_guard<std::mutex> l(m_);
+    hold_in_memory(buffers, c, rs_, rf_, parts_.first_input(r));
+    if (src_.job) src_.job->keep_held_run(r, c.bytes / rs_);
+  }
+
+ private:
+  // Its parts at once (part 0 on this thread).
+  void write(const pipeline::Chunk& c, size_t r) {
+    const size_t k = parts_.parts(r);
+    const uint64_t records = c.bytes / rs_;
+    auto part = [&, k, records](size_t j) {
+      const uint64_t b = RunParts::part_begin(records, k, j), e = RunParts::part_begin(records, k, j + 1);
+      write_part(c.data + b * rs_, (e - b) * rs_, r, j, k == 1 ? p_.threads : 1);
+    };
+    std::vector<std::future<void>> rest;
+    for (size_t j = 1; j < k; ++j) rest.push_back(part_writers_.submit([&part, j] { part(j); }));
+    try {
+      part(0);
+    } catch (...) {
+      try { parallel::wait_all(rest); } catch (...) {}  // this one's error is the one told
+      throw;
+    }
+    parallel::wait_all(rest);
+  }
+
+  void write_part(const unsigned char* data, size_t bytes, size_t r, size_t j, unsigned threads) {
+    const bool keep = !src_.keep_dir.empty();
+    const size_t x = parts_.first_input(r) + j;
+    TreeInput run;
+    const std::string dir = keep ? src_.keep_dir : p_.tmp_dirs[x % p_.tmp_dirs.size()];
+    char kind[32];
+    std::snprintf(kind, sizeof kind, "run-%06zu", r);
+    io::TempFile t = src_.job ? src_.job->create_run(r, j) : io::TempFile::create(p_.context, dir, keep ? std::string(kind) : "run");
+    run.direct = src_.direct_io ? t.file().write_direct_at(data, bytes, 0, threads)
+                                : (t.file().write_at_parallel(data, bytes, 0, threads), false);
+    if (!run.direct) early_.add(t.file(), bytes);
+    run.records = bytes / rs_;
+    const uint64_t sum = keep ? io::xxh3_64(data, bytes) : 0;
+    std::vector<uint64_t> sums;
+    if (src_.job) sums = io::block_sums(data, bytes, resume::piece_block_bytes(bytes), threads);
+    std::lock_guard<std::mutex> l(m_);
+    if (src_.job) run = src_.job->keep_run(r, j, std::move(t), run.records, std::move(sums), run.direct, sum);
+    else run.temp = std::make_shared<io::TempFile>(std::move(t));
+    place_run(rf_, x, std::move(run), sum);
+  }
+
+  Prepared& p_;
+  const RunSource& src_;
+  const size_t rs_;
+  RunFormation& rf_;
+  std::mutex m_;  // two writers fill rf_ at once
+  io::EarlyWriteback early_;  // stops when the runs are formed
+  const RunParts parts_;
+  parallel::BackgroundTasks part_writers_;  // parts 1..k-1 of the two runs written at once
+};
 
 }  // namespace
 
@@ -75,14 +150,13 @@ RunFormation form_run_files(Prepared& p, RunBuffers& buffers, const RunSource& s
   auto t0 = Clock::now();
   const size_t rs = f.record_size;
   const bool keep = !src.keep_dir.empty();
-  const std::vector<size_t> todo = runs_to_form(src, rf);
+  RunWriter writer(p, src, f, rf);
+  const std::vector<size_t> todo = runs_to_form(src, writer.parts(), rf);
   // Chunk c of the stream is run todo[c] of the input (all runs, in order, without a job).
   auto run_of = [&](size_t chunk) { return todo.empty() ? chunk : todo[chunk]; };
   std::vector<unsigned char*> slot_ptrs;
   for (auto& b : buffers.slots) slot_ptrs.push_back(b.data());
   check_held_buffers(src, buffers);
-  io::EarlyWriteback early(src.early_writeback);  // stops when the runs are formed
-  std::mutex m;  // two writers fill rf at once
   uint64_t read_bytes = 0;
   pipeline::Stages st;
   st.read = [&](pipeline::Chunk& c) {
@@ -100,31 +174,7 @@ RunFormation form_run_files(Prepared& p, RunBuffers& buffers, const RunSource& s
     p.backend->sort_chunk(f, c.data, c.bytes / rs, buffers.scratch.data());
     if (src.unique) c.bytes = unique_in_place(f, c.data, c.bytes / rs) * rs;  // runs shrink early
   };
-  st.write = [&](pipeline::Chunk& c) {
-    const size_t r = run_of(c.index);
-    if (r >= src.hold_from) {
-      std::lock_guard<std::mutex> l(m);
-      hold_in_memory(buffers, c, rs, rf, r);
-      if (src.job) src.job->keep_held_run(r, c.bytes / rs);
-      return;
-    }
-    TreeInput run;
-    const std::string dir = keep ? src.keep_dir : p.tmp_dirs[r % p.tmp_dirs.size()];
-    char kind[32];
-    std::snprintf(kind, sizeof kind, "run-%06zu", r);
-    io::TempFile t = src.job ? src.job->create_run(r) : io::TempFile::create(p.context, dir, keep ? std::string(kind) : "run");
-    run.direct = src.direct_io ? t.file().write_direct_at(c.data, c.bytes, 0, p.threads)
-                               : (t.file().write_at_parallel(c.data, c.bytes, 0, p.threads), false);
-    if (!run.direct) early.add(t.file(), c.bytes);
-    run.records = c.bytes / rs;
-    const uint64_t sum = keep ? io::xxh3_64(c.data, c.bytes) : 0;
-    std::vector<uint64_t> sums;
-    if (src.job) sums = io::block_sums(c.data, c.bytes, resume::piece_block_bytes(c.bytes), p.threads);
-    std::lock_guard<std::mutex> l(m);
-    if (src.job) run = src.job->keep_run(r, std::move(t), run.records, std::move(sums), run.direct, sum);
-    else run.temp = std::make_shared<io::TempFile>(std::move(t));
-    place_run(rf, r, std::move(run), sum);
-  };
+  st.write = [&](pipeline::Chunk& c) { writer.stage(buffers, c, run_of(c.index)); };
   pipeline::Config cfg;
   cfg.total_bytes = src.total_bytes;
   if (src.job) {  // the bytes of the runs to form
@@ -141,7 +191,7 @@ RunFormation form_run_files(Prepared& p, RunBuffers& buffers, const RunSource& s
   if (cfg.total_bytes) pipeline::run_chunks(cfg, slot_ptrs, st, progress);
   if (!keep) rf.checksums.clear();
   rf.input_bytes = src.job ? src.total_bytes : read_bytes;
-  rf.written_back_early = early.started();
+  rf.written_back_early = writer.written_back_early();
   rf.seconds = since(t0);
   return rf;
 }

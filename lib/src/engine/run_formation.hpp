@@ -39,10 +39,14 @@ struct RunSource {
   // buffers); a job journals their records without a file (SortJob::keep_held_run), and a
   // resume forms them again unless the last merge's checkpoint covers them. SIZE_MAX: none.
   size_t hold_from = SIZE_MAX;
+  // Each written run cut into this many files (Plan::run_files, engine/run_parts.hpp),
+  // written at once on threads of their own; a job journals each as a run's part.
+  size_t run_files = 1;
 };
 
 struct RunFormation {
-  std::vector<TreeInput> runs;        // in input order (ties keep it)
+  std::vector<TreeInput> runs;        // the merge's inputs in input order (ties keep it): a
+                                      // run's parts in order (RunSource::run_files)
   std::vector<uint64_t> checksums;    // XXH3-64 of each run file (keep_dir runs only)
   uint64_t input_bytes = 0;           // bytes read (a stream's length)
   uint64_t written_back_early = 0;    // bytes of the runs handed to the disk as they formed

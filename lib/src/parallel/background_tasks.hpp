@@ -7,6 +7,7 @@
 #pragma once
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <future>
 #include <mutex>
@@ -59,5 +60,19 @@ class BackgroundTasks {
   bool stop_ = false;
   std::vector<std::thread> threads_;  // last: started once the members above exist
 };
+
+// Waits for every one of `tasks` (none still runs on what the caller frees next), then
+// rethrows the first exception they held.
+inline void wait_all(std::vector<std::future<void>>& tasks) {
+  std::exception_ptr first;
+  for (auto& t : tasks) {
+    try {
+      if (t.valid()) t.get();
+    } catch (...) {
+      if (!first) first = std::current_exception();
+    }
+  }
+  if (first) std::rethrow_exception(first);
+}
 
 }  // namespace gxsort::parallel

@@ -48,6 +48,40 @@ size_t held_runs(const PlanRequest& j, const Plan& p) {
   return size_t(k);
 }
 
+// Files a written run is cut into (Plan::run_files) by default: on a host of 16 threads,
+// two runs written at once then fill 8 files, where one file's buffered writes stopped at
+// 4.4 GB/s whatever its threads and 8 files took 27 GB/s (bench/page_cache_write,
+// docs/benchmarks.md). Fewer on fewer threads: they are the same cores that read.
+constexpr size_t kMaxRunFiles = 4;
+
+// The merge's read buffer for each of `inputs` written inputs (a held run needs none),
+// `merge_threads` times, from what the held runs leave of the budget.
+size_t merge_buffer_bytes(const Plan& p, uint64_t inputs) {
+  const uint64_t buffers = uint64_t(p.merge_threads) * (inputs + 1);
+  return size_t((p.memory - p.held_run_bytes) / buffers / p.record_size * p.record_size);
+}
+
+// Plan::run_files: only where run formation's writes are the sort's bound (a device
+// merges, the output synced: the sort then waits for the disk to write the output and
+// the runs beyond what stays dirty, and runs that form sooner let it start sooner) and
+// the parts keep the plan as it is: one merge level (runs <= fan_in), its inputs still
+// within the fan-in, each still with a read buffer of kMinMergeBuffer. Not unsynced: the
+// kernel's flusher then writes the runs back, and more run files made it write more of
+// them (16 GiB with --no-fsync on the H200 host: 16.5 s against 10.1 s, docs/benchmarks.md).
+// Not with -u (a run that shrinks below the parts would leave one empty) nor direct runs
+// (written around the page cache, at the disk's speed). At most the smallest written
+// run's records, so that no part is empty.
+size_t run_files(const PlanRequest& j, const Plan& p) {
+  if (!j.hold_runs || !j.fsync || j.unique || p.direct_io || p.levels.size() != 1 || p.runs <= p.held_runs) return 1;
+  size_t k = j.run_files ? *j.run_files : (j.window_records ? std::min<size_t>(kMaxRunFiles, p.threads / 4) : 1);
+  const uint64_t written = p.runs - p.held_runs;
+  const uint64_t smallest = *std::min_element(p.run_sizes.begin(), p.run_sizes.begin() + written);
+  k = size_t(std::min<uint64_t>({k, smallest, (p.fan_in - p.held_runs) / written}));
+  const uint64_t least = std::max<uint64_t>(kMinMergeBuffer, p.record_size);
+  while (k > 1 && merge_buffer_bytes(p, written * k) < least) --k;
+  return std::max<size_t>(k, 1);
+}
+
 // The bytes of the held runs: the last ones, so the last run's size counts.
 uint64_t held_run_bytes(const Plan& p) {
   uint64_t bytes = 0;
@@ -122,10 +156,8 @@ Plan plan_sort(const PlanRequest& j) {
     if (!p.direct_io) p.early_writeback_bytes = early_writeback_bytes(p.input_bytes - held, j.sort.dirty_background_bytes);
     // The merge's buffers get what the held runs leave; a held run needs no read buffer.
     plan_windows(j, p.memory - held, p);
-    if (held) {
-      const uint64_t buffers = uint64_t(p.merge_threads) * (std::min(p.fan_in, p.runs) - p.held_runs + 1);
-      p.merge_buffer_bytes = size_t((p.memory - held) / buffers / rs * rs);
-    }
+    p.run_files = run_files(j, p);
+    if (held || p.run_files > 1) p.merge_buffer_bytes = merge_buffer_bytes(p, (std::min(p.fan_in, p.runs) - p.held_runs) * p.run_files);
     return p;
   }
   if (p.mode == PlanMode::runs_in_memory) plan_merge_in_memory(j, p.input_bytes, p);  // the data stays in memory

@@ -113,6 +113,13 @@ struct Plan {
   // other runs. window_memory is what they leave of the budget; temp_bytes leaves them out.
   size_t held_runs = 0;
   uint64_t held_run_bytes = 0;
+  // The same sort's written runs each cut into this many files of consecutive records,
+  // written at once on threads of their own (one file's buffered writes do not get
+  // faster with threads, separate files do), each a merge input of its own: with one
+  // merge level that stays one (within fan_in and the merge's buffers), a device merge,
+  // a synced output, and no -u (job_plan.cpp's run_files). The merge gives the same
+  // bytes: a run's parts are in input order, and ties go to the earlier input.
+  size_t run_files = 1;
   StreamPlan chunks;               // check, reduce, runs: the chunks (runs: of a run each)
   size_t resident_slice_bytes = 0; // a device's resident sort: the slices copied in and out (about 64 MiB)
   DedupePlan dedupe;

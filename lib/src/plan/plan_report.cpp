@@ -23,6 +23,7 @@ SortPlanReport sort_report(const Plan& p) {
   s.early_writeback_bytes = p.early_writeback_bytes;
   s.held_runs = p.held_runs;
   s.held_run_bytes = p.held_run_bytes;
+  s.run_files = p.run_files;
   s.buckets = p.buckets;
   s.bucket_records = p.bucket_records;
   s.partition_chunk_bytes = p.partition_chunk_bytes;

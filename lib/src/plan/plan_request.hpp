@@ -35,6 +35,12 @@ struct PlanRequest {
   // count (Tuning::sort_held_runs).
   bool hold_runs = false;
   std::optional<size_t> held_runs;
+  // -u: runs shrink before they are written (none is cut into files: a part could be
+  // empty); fsync: the output is synced (not --no-fsync); run_files: a benchmark's or
+  // test's count of files a run (Tuning::sort_run_files). Plan::run_files says why.
+  bool unique = false;
+  bool fsync = false;
+  std::optional<size_t> run_files;
 
   // merge: the records of each input, in argument order.
   std::vector<uint64_t> input_records;
