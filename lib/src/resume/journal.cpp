@@ -310,7 +310,7 @@ namespace {
 std::string piece_name(const Piece& p) {
   char name[64];
   if (p.kind == "level") std::snprintf(name, sizeof name, "level-%02llu-%06llu.bin", (unsigned long long)p.a, (unsigned long long)p.b);
-  else if (p.b) std::snprintf(name, sizeof name, "%s-%06llu-%llu.bin", p.kind.c_str(), (unsigned long long)p.a, (unsigned long long)p.b);  // a run's part (Plan::run_files)
+  else if (p.kind == "run" && p.b) std::snprintf(name, sizeof name, "%s-%06llu-%llu.bin", p.kind.c_str(), (unsigned long long)p.a, (unsigned long long)p.b);  // a run's part (Plan::run_files)
   else std::snprintf(name, sizeof name, "%s-%06llu.bin", p.kind.c_str(), (unsigned long long)p.a);
   return name;
 }
