@@ -88,7 +88,6 @@ bool can_resume(const std::string& input, const std::string& output, bool resume
 std::string run_key(size_t i, size_t part = 0) { return "run " + std::to_string(i) + " " + std::to_string(part); }
 // A run's line without a file: it was held in memory (SortJob::keep_held_run).
 bool held_run(const resume::Piece& p) { return p.kind == "run" && p.bytes == 0; }
-RunParts parts_of(const Plan& plan) { return {plan.run_files, plan.held_runs ? plan.runs - plan.held_runs : SIZE_MAX}; }
 std::string level_key(size_t level, size_t group) { return "level " + std::to_string(level) + " " + std::to_string(group); }
 std::string bucket_key(size_t b) { return "bucket " + std::to_string(b) + " 0"; }
 std::string out_key(size_t b) { return "out " + std::to_string(b) + " 0"; }
@@ -166,7 +165,7 @@ std::unique_ptr<SortJob> SortJob::create(const Prepared& p, const Plan& plan, co
   job->runs_ = plan.runs;
   job->fan_in_ = plan.fan_in;
   job->run_records_ = plan.run_records;
-  job->parts_ = parts_of(plan);
+  job->parts_ = RunParts::of(plan);
   job->threads_ = p.threads;
   job->record_size_ = opt.format.record_size;
   for (const MergeLevel& lv : plan.levels)
@@ -249,7 +248,7 @@ ResumeState SortJob::peek(const std::vector<std::string>& dirs, const Plan& plan
   if (!job.dir_.active()) return r;
   job.runs_ = plan.runs;
   job.fan_in_ = plan.fan_in;
-  job.parts_ = parts_of(plan);
+  job.parts_ = RunParts::of(plan);
   r.job_dir = job.dir_.path();
   r.running = job.dir_.running();
   const std::set<std::string> consumed = job.inputs_of_started_merges();

@@ -26,7 +26,8 @@ namespace {
 
 // The runs to form, by index: all of them, or those a job has not kept (the rest are
 // reused, or covered by a kept merge output and left out).
-std::vector<size_t> runs_to_form(const RunSource& src, const RunParts& parts, RunFormation& rf) {
+std::vector<size_t> runs_to_form(const RunSource& src, RunFormation& rf) {
+  const RunParts& parts = src.parts;
   std::vector<size_t> todo;
   if (!src.job) return todo;  // empty: every chunk, in order
   const std::vector<bool> form = src.job->runs_to_form();
@@ -45,10 +46,11 @@ std::vector<size_t> runs_to_form(const RunSource& src, const RunParts& parts, Ru
 // may be held, so that the reader always has a buffer that is not held. (A stream's runs
 // are never held: its count is unknown, and this refuses it.)
 void check_held_buffers(const RunSource& src, const RunBuffers& buffers) {
-  if (src.hold_from == SIZE_MAX) return;
+  const size_t hold_from = src.parts.hold_from;
+  if (hold_from == SIZE_MAX) return;
   const uint64_t runs = src.total_bytes == pipeline::kUntilEnd ? UINT64_MAX
                                                                : (src.total_bytes + buffers.run_bytes - 1) / buffers.run_bytes;
-  if (runs - std::min<uint64_t>(runs, src.hold_from) > buffers.slots.size())
+  if (runs - std::min<uint64_t>(runs, hold_from) > buffers.slots.size())
     throw std::logic_error("run formation: more runs held in memory than it has chunk buffers");
 }
 
@@ -72,48 +74,44 @@ void hold_in_memory(RunBuffers& buffers, pipeline::Chunk& c, size_t rs, RunForma
   rf.held_bytes += c.bytes;
 }
 
-// The write stage of run formation: each sorted run to its file, or to its parts' files
-// at once (RunSource::run_files: one file's buffered writes do not get faster with
-// threads, separate files do), each part on a thread of its own.
+// The write stage of run formation, on `writers` threads: each sorted run to its file,
+// or to its parts' files at once (RunSource::parts: one file's buffered writes do not get
+// faster with threads, separate files do), each part on a thread of its own.
 class RunWriter {
  public:
-  RunWriter(Prepared& p, const RunSource& src, const Format& f, RunFormation& rf)
+  RunWriter(Prepared& p, const RunSource& src, const Format& f, RunFormation& rf, unsigned writers)
       : p_(p), src_(src), rs_(f.record_size), rf_(rf), early_(src.early_writeback),
-        parts_{src.run_files, src.hold_from}, part_writers_(2 * (src.run_files - 1)) {}
-  const RunParts& parts() const { return parts_; }
+        part_writers_(unsigned(writers * (src.parts.files - 1))) {}
   uint64_t written_back_early() const { return early_.started(); }
 
-  // Run r, sorted in c: held in its buffer (RunSource::hold_from), or written.
+  // Run r, sorted in c: held in its buffer (RunParts::hold_from), or written.
   void stage(RunBuffers& buffers, pipeline::Chunk& c, size_t r) {
-    if (r < src_.hold_from) return write(c, r);
+    if (r < src_.parts.hold_from) return write(c, r);
     std::lock_guard<std::mutex> l(m_);
-    hold_in_memory(buffers, c, rs_, rf_, parts_.first_input(r));
+    hold_in_memory(buffers, c, rs_, rf_, src_.parts.first_input(r));
     if (src_.job) src_.job->keep_held_run(r, c.bytes / rs_);
   }
 
  private:
-  // Its parts at once (part 0 on this thread).
+  // Its parts at once: part 0 on this thread, the others on part_writers_.
   void write(const pipeline::Chunk& c, size_t r) {
-    const size_t k = parts_.parts(r);
+    const size_t k = src_.parts.parts(r);
     const uint64_t records = c.bytes / rs_;
     auto part = [&, k, records](size_t j) {
       const uint64_t b = RunParts::part_begin(records, k, j), e = RunParts::part_begin(records, k, j + 1);
       write_part(c.data + b * rs_, (e - b) * rs_, r, j, k == 1 ? p_.threads : 1);
     };
-    std::vector<std::future<void>> rest;
-    for (size_t j = 1; j < k; ++j) rest.push_back(part_writers_.submit([&part, j] { part(j); }));
-    try {
-      part(0);
-    } catch (...) {
-      try { parallel::wait_all(rest); } catch (...) {}  // this one's error is the one told
-      throw;
-    }
-    parallel::wait_all(rest);
+    std::packaged_task<void()> first([&part] { part(0); });  // its error is kept as the others' are
+    std::vector<std::future<void>> parts;
+    parts.push_back(first.get_future());
+    for (size_t j = 1; j < k; ++j) parts.push_back(part_writers_.submit([&part, j] { part(j); }));
+    first();
+    parallel::wait_all(parts);
   }
 
   void write_part(const unsigned char* data, size_t bytes, size_t r, size_t j, unsigned threads) {
     const bool keep = !src_.keep_dir.empty();
-    const size_t x = parts_.first_input(r) + j;
+    const size_t x = src_.parts.first_input(r) + j;
     TreeInput run;
     const std::string dir = keep ? src_.keep_dir : p_.tmp_dirs[x % p_.tmp_dirs.size()];
     char kind[32];
@@ -138,8 +136,7 @@ class RunWriter {
   RunFormation& rf_;
   std::mutex m_;  // two writers fill rf_ at once
   io::EarlyWriteback early_;  // stops when the runs are formed
-  const RunParts parts_;
-  parallel::BackgroundTasks part_writers_;  // parts 1..k-1 of the two runs written at once
+  parallel::BackgroundTasks part_writers_;  // parts 1..k-1 of the runs written at once
 };
 
 }  // namespace
@@ -150,8 +147,11 @@ RunFormation form_run_files(Prepared& p, RunBuffers& buffers, const RunSource& s
   auto t0 = Clock::now();
   const size_t rs = f.record_size;
   const bool keep = !src.keep_dir.empty();
-  RunWriter writer(p, src, f, rf);
-  const std::vector<size_t> todo = runs_to_form(src, writer.parts(), rf);
+  // Two runs are written at once, to two files: one writer is the bottleneck (the
+  // reads use every core and the sort is on the device or overlapped).
+  const unsigned writers = buffers.slots.size() >= 3 ? 2 : 1;
+  RunWriter writer(p, src, f, rf, writers);
+  const std::vector<size_t> todo = runs_to_form(src, rf);
   // Chunk c of the stream is run todo[c] of the input (all runs, in order, without a job).
   auto run_of = [&](size_t chunk) { return todo.empty() ? chunk : todo[chunk]; };
   std::vector<unsigned char*> slot_ptrs;
@@ -183,9 +183,7 @@ RunFormation form_run_files(Prepared& p, RunBuffers& buffers, const RunSource& s
   }
   cfg.chunk_bytes = buffers.run_bytes;
   cfg.phase = "sort runs";
-  // Two runs are written at once, to two files: one writer is the bottleneck (the
-  // reads use every core and the sort is on the device or overlapped).
-  cfg.write_threads = buffers.slots.size() >= 3 ? 2 : 1;
+  cfg.write_threads = writers;
   cfg.busy = &rf.busy;
   cfg.cancel = p.cancel;
   if (cfg.total_bytes) pipeline::run_chunks(cfg, slot_ptrs, st, progress);

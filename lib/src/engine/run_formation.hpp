@@ -8,6 +8,7 @@
 
 #include "engine/engine.hpp"
 #include "engine/merge.hpp"
+#include "engine/run_parts.hpp"
 #include "pipeline/chunk_scheduler.hpp"
 
 namespace gxsort { class SortJob; }
@@ -34,23 +35,23 @@ struct RunSource {
                                 // written through the cache: a direct one is on the disk already)
   SortJob* job = nullptr;       // a resumable job: its runs are pieces, and those a killed
                                 // run left (or a kept merge output covers) are not formed
-  // The runs from this one on stay in their chunk buffers, unwritten (Plan::held_runs:
-  // the last ones, at most the slots; Chunk::held keeps later chunks out of their
-  // buffers); a job journals their records without a file (SortJob::keep_held_run), and a
-  // resume forms them again unless the last merge's checkpoint covers them. SIZE_MAX: none.
-  size_t hold_from = SIZE_MAX;
-  // Each written run cut into this many files (Plan::run_files, engine/run_parts.hpp),
-  // written at once on threads of their own; a job journals each as a run's part.
-  size_t run_files = 1;
+  // The runs from parts.hold_from on stay in their chunk buffers, unwritten
+  // (Plan::held_runs: the last ones, at most the slots; Chunk::held keeps later chunks out
+  // of their buffers); a job journals their records without a file
+  // (SortJob::keep_held_run), and a resume forms them again unless the last merge's
+  // checkpoint covers them. Each written run is cut into parts.files files
+  // (Plan::run_files), written at once on threads of their own; a job journals each as a
+  // run's part. The default: every run written, one file each.
+  RunParts parts;
 };
 
 struct RunFormation {
   std::vector<TreeInput> runs;        // the merge's inputs in input order (ties keep it): a
-                                      // run's parts in order (RunSource::run_files)
+                                      // run's parts in order (RunSource::parts)
   std::vector<uint64_t> checksums;    // XXH3-64 of each run file (keep_dir runs only)
   uint64_t input_bytes = 0;           // bytes read (a stream's length)
   uint64_t written_back_early = 0;    // bytes of the runs handed to the disk as they formed
-  uint64_t held_bytes = 0;            // bytes of the runs held in memory (RunSource::hold_from)
+  uint64_t held_bytes = 0;            // bytes of the runs held in memory (RunSource::parts)
   double seconds = 0;
   pipeline::Busy busy;                // the seconds each stage worked (they overlap)
 };

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "plan/plan.hpp"
+
 namespace gxsort {
 
 struct RunParts {
@@ -22,6 +24,8 @@ struct RunParts {
   static uint64_t part_begin(uint64_t records, size_t parts, size_t j) {
     return uint64_t((unsigned __int128)records * j / parts);
   }
+  // The plan's: Plan::run_files, and its last Plan::held_runs runs held.
+  static RunParts of(const Plan& plan) { return {plan.run_files, plan.held_runs ? plan.runs - plan.held_runs : SIZE_MAX}; }
 };
 
 }  // namespace gxsort

@@ -145,8 +145,7 @@ uint64_t sort_through_runs(Prepared& p, const Plan& plan, const io::File& in, co
     src.unique = opt.unique;
     if (opt.fsync) src.early_writeback = opt.context.tuning.runs_early_writeback.value_or(plan.early_writeback_bytes);
     src.job = job;
-    if (plan.held_runs) src.hold_from = plan.runs - plan.held_runs;
-    src.run_files = plan.run_files;
+    src.parts = RunParts::of(plan);
     rf = form_run_files(p, buffers, src, in, f, opt.progress);
     if (st) st->run_stages = run_stages(allocate_seconds, rf);
   }
