@@ -161,6 +161,10 @@ void way_pwrite(const io::File& out, uint64_t bytes, unsigned threads) {
 
 std::string part_name(const std::string& path, unsigned t) { return path + "." + std::to_string(t); }
 
+void remove_files(const std::string& path, unsigned n) {  // way_files' first n files: its own
+  for (unsigned t = 0; t < n; ++t) ::unlink(part_name(path, t).c_str());
+}
+
 // way_files' files DIR/out.0 .. out.(n-1): created new (O_EXCL: a file left there, a killed
 // run's or anyone's, stops the run and is never replaced), or none (exits, removing its own).
 std::vector<io::File> create_files(const std::string& path, unsigned n) {
@@ -170,7 +174,7 @@ std::vector<io::File> create_files(const std::string& path, unsigned n) {
       files.push_back(io::File::create_new(part_name(path, t)));
     } catch (const std::exception& e) {
       std::fprintf(stderr, "%s\n", e.what());
-      for (unsigned i = 0; i < t; ++i) ::unlink(part_name(path, i).c_str());
+      remove_files(path, t);
       ::unlink(path.c_str());  // DIR/out, which main created for this way
       std::exit(1);
     }
@@ -182,10 +186,6 @@ void way_files(const std::vector<io::File>& files, uint64_t bytes) {
   on_parts(unsigned(files.size()), bytes, [&](unsigned t, uint64_t b, uint64_t e) {
     for (uint64_t at = b; at < e; at += kSlot) files[t].write_at(source().data(), size_t(std::min(kSlot, e - at)), at - b);
   });
-}
-
-void remove_files(const std::string& path, unsigned threads) {  // way_files' files, once measured
-  for (unsigned t = 0; t < threads; ++t) ::unlink(part_name(path, t).c_str());
 }
 
 void way_procs(const std::string& self, const std::string& path, uint64_t bytes, unsigned procs, unsigned cores) {
