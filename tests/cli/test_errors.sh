@@ -222,6 +222,16 @@ if try_mount "$WORK/small" size=1m; then
   err_mentions "ENOSPC in --tmp-dir: message" "No space left" "small"
   [[ -z "$(ls -A ok)" ]] && pass "ENOSPC in --tmp-dir: no output" || fail "ENOSPC in --tmp-dir: no output" "$(ls -A ok)"
   [[ "$(ls -A small)" == old.out ]] && pass "ENOSPC in --tmp-dir: no temp runs left" || fail "ENOSPC in --tmp-dir: no temp runs left" "$(ls -A small)"
+  # the same with each run in 2 files written at once (Plan::run_files): a part's error
+  # waits for the others, and none is left
+  PARTS=(big.bin -o ok/out.bin --memory 2M --threads 1 --ooc merge --tmp-dir small)
+  GXSORT_SORT_RUN_FILES=2 gx plan "${PARTS[@]}" --json
+  [[ $(json_get "$WORK/last.out" 'j["run_files"]') == 2 ]] && pass "ENOSPC in --tmp-dir, runs in 2 files: the plan cuts them" || fail "runs in 2 files: plan" "$(cat "$WORK/last.out")"
+  GXSORT_SORT_RUN_FILES=2 gx sort "${PARTS[@]}"
+  expect_rc "ENOSPC in --tmp-dir, runs in 2 files: exit 3" 3
+  err_mentions "ENOSPC in --tmp-dir, runs in 2 files: message" "No space left" "small"
+  [[ -z "$(ls -A ok)" ]] && pass "ENOSPC in --tmp-dir, runs in 2 files: no output" || fail "ENOSPC in --tmp-dir, runs in 2 files: no output" "$(ls -A ok)"
+  [[ "$(ls -A small)" == old.out ]] && pass "ENOSPC in --tmp-dir, runs in 2 files: no temp runs left" || fail "ENOSPC in --tmp-dir, runs in 2 files: no temp runs left" "$(ls -A small)"
   # the same with the runs written around the page cache (O_DIRECT, where tmpfs takes it)
   gx sort big.bin -o ok/out.bin --memory 1M --fan-in 2 --tmp-dir small --direct-io on
   expect_rc "ENOSPC in --tmp-dir, --direct-io on: exit 3" 3
